@@ -1,0 +1,96 @@
+// Benchmarks that print a ratio against a baseline measured in the same run:
+//   1. authenticated GET /api/v2/users/me on `cove serve`, against a bare fastify route answering
+//      the same bytes (requests per second, 50 connections; target ratio >= 0.5);
+//   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { CoveClient } from '../src/sdk/client.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const cove = join(root, 'bin', 'cove');
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
+const password = 'Bench-Password-2026!';
+
+function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let seen = '';
+    child[stream]?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const match = pattern.exec(seen);
+      if (match?.[1]) resolvePromise(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
+  });
+}
+
+async function requestsPerSecond(url: string, headers: Record<string, string>): Promise<number> {
+  // A short warm-up lets the JIT settle before the measured run.
+  await autocannon({ url, connections: 50, duration: 2, headers });
+  const result = await autocannon({ url, connections: 50, duration: seconds, headers });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return result.requests.average;
+}
+
+async function apiBenchmark(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cove-bench-'));
+  const server = spawn(cove, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0', '--dangerous-disable-rate-limits'], {
+    env: { ...process.env, COVE_SECRET_STORE: 'file' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let baseline: ChildProcess | undefined;
+  try {
+    const url = await started(server, 'stderr', /cove is listening url=(\S+)/);
+    const anonymous = new CoveClient({ url });
+    await anonymous.createFirstUser({ email: 'bench@example.com', username: 'bench', password });
+    const { session_token: token } = await anonymous.login('bench@example.com', password);
+    const body = await fetch(`${url}/api/v2/users/me`, { headers: { 'Service-Session-Token': token } }).then((r) => r.text());
+
+    baseline = spawn(process.execPath, [join(root, 'bench', 'baseline-server.mjs')], {
+      env: { ...process.env, BENCH_BODY: body },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const baselineUrl = await started(baseline, 'stdout', /(http:\S+)/);
+
+    const base = await requestsPerSecond(`${baselineUrl}/api/v2/users/me`, {});
+    const ours = await requestsPerSecond(`${url}/api/v2/users/me`, { 'Service-Session-Token': token });
+    const ratio = ours / base;
+    console.log(`api: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s (${body.length} bytes, 50 connections, ${seconds}s)`);
+    console.log(`api ratio (cove / bare fastify): ${ratio.toFixed(2)}  target >= 0.5  ${ratio >= 0.5 ? 'ok' : 'BELOW TARGET'}`);
+  } finally {
+    baseline?.kill('SIGTERM');
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function medianMs(command: string, args: readonly string[], runs: number): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(command, args, { stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}`);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+function startupBenchmark(): void {
+  const runs = Number(process.env['BENCH_RUNS'] ?? 25);
+  // Alternate the two so that both see the same machine state.
+  medianMs(process.execPath, ['-e', '0'], 3);
+  medianMs(cove, ['--version'], 3);
+  const node = medianMs(process.execPath, ['-e', '0'], runs);
+  const ours = medianMs(cove, ['--version'], runs);
+  const ratio = ours / node;
+  console.log(`startup: cove --version ${ours.toFixed(1)} ms, node -e 0 ${node.toFixed(1)} ms (median of ${runs})`);
+  console.log(`startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`);
+}
+
+startupBenchmark();
+await apiBenchmark();

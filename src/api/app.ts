@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { VERSION } from '../lib/version.js';
+import type { ApiContext } from './context.js';
+import { toProblem } from './problems.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
+import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
+import { validatorCompiler } from './validation.js';
+
+/** Largest JSON body any route accepts unless it says otherwise. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Options of the HTTP layer that are not deployment settings. */
+export interface AppOptions {
+  readonly logger: FastifyBaseLogger;
+  /** Log every request; off by default because it is noisy. */
+  readonly logRequests: boolean;
+}
+
+/**
+ * Builds the fastify app: one error handler in the spec's shape, the route plugins under
+ * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
+ */
+export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    disableRequestLogging: !options.logRequests,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.headers) void reply.headers(problem.headers);
+    return reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send({ message: 'Route not found.', detail: `${request.method} ${request.url.split('?')[0]}` }),
+  );
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-cove-build-version', VERSION);
+    void reply.header('x-content-type-options', 'nosniff');
+    void reply.header('x-request-id', request.id);
+  });
+
+  if (context.values.swaggerEnable) await registerSwagger(app);
+
+  await app.register(
+    async (api) => {
+      await api.register(publicGeneralRoutes, context);
+      await api.register(publicUserRoutes, context);
+      await api.register(authenticatedGeneralRoutes, context);
+      await api.register(authenticatedUserRoutes, context);
+      await api.register(apiKeyRoutes, context);
+    },
+    { prefix: '/api/v2' },
+  );
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
+  return app;
+}
+
+async function registerSwagger(app: FastifyInstance): Promise<void> {
+  const { default: swagger } = await import('@fastify/swagger');
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Cove API', version: VERSION, description: 'The /api/v2 surface of a Cove deployment.' },
+      components: {
+        securitySchemes: { SessionToken: { type: 'apiKey', in: 'header', name: 'Service-Session-Token' } },
+      },
+      security: [{ SessionToken: [] }],
+    },
+  });
+  app.get('/swagger', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,11 @@
+import type { DeploymentIdentity } from '../domain/bootstrap.js';
+import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
+import type { Store } from '../store/store.js';
+
+/** What every route plugin is given: the store, the resolved settings and the deployment identity. */
+export interface ApiContext {
+  readonly store: Store;
+  readonly values: DeploymentValues;
+  readonly sources: Readonly<Record<keyof DeploymentValues, ValueSource>>;
+  readonly identity: DeploymentIdentity;
+}

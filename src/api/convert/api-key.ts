@@ -1,0 +1,18 @@
+import type { ApiKey, ApiKeyScope } from '../../sdk/wire/index.js';
+import type { ApiKeyRow } from '../../store/queries/api-keys.js';
+
+/** A key row as the API shows it: never the hash. */
+export function toWireApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    expires_at: row.expires_at,
+    last_used: row.last_used,
+    lifetime_seconds: Number(row.lifetime_seconds),
+    login_type: row.login_type,
+    scope: row.scope as ApiKeyScope,
+    token_name: row.token_name,
+  };
+}

@@ -1,0 +1,27 @@
+import { builtInSiteRole } from '../../rbac/index.js';
+import { parseStringArray } from '../../store/json-column.js';
+import type { UserRow } from '../../store/queries/users.js';
+import type { User, UserStatus } from '../../sdk/wire/index.js';
+
+/** A user row as the API shows it; `organizationIds` come from the user's memberships. */
+export function toWireUser(row: UserRow, organizationIds: readonly string[]): User {
+  return {
+    id: row.id,
+    username: row.username,
+    name: row.name,
+    email: row.email,
+    avatar_url: row.avatar_url,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    last_seen_at: row.last_seen_at,
+    status: row.status as UserStatus,
+    login_type: row.login_type,
+    theme_preference: row.theme_preference,
+    organization_ids: [...organizationIds],
+    roles: parseStringArray(row.rbac_roles).map((name) => ({
+      name,
+      display_name: builtInSiteRole(name)?.display_name ?? name,
+      organization_id: '',
+    })),
+  };
+}

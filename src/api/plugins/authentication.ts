@@ -1,0 +1,34 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticate, type Authenticated } from '../../domain/authentication.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
+import type { ApiContext } from '../context.js';
+import { presentedToken } from '../session-token.js';
+
+/** The signed-in caller of a request, and the store as that caller sees it. */
+export interface RequestAuth extends Authenticated {
+  readonly store: AuthorizedStore;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on routes registered under `requireAuthentication`; absent elsewhere. */
+    auth?: RequestAuth;
+  }
+}
+
+/**
+ * Makes every route registered in this encapsulated context authenticated: the token becomes a
+ * subject and an authorizing store before validation runs, so a stranger gets 401 whatever the body.
+ */
+export function requireAuthentication(app: FastifyInstance, context: ApiContext): void {
+  app.addHook('onRequest', async (request) => {
+    const authenticated = await authenticate(context.store, context.values, presentedToken(request), request.ip);
+    request.auth = { ...authenticated, store: context.store.as(authenticated.subject) };
+  });
+}
+
+/** The caller of an authenticated route. Throws if a route forgot to require authentication. */
+export function authOf(request: FastifyRequest): RequestAuth {
+  if (!request.auth) throw new Error(`route ${request.routeOptions.url ?? request.url} is not authenticated`);
+  return request.auth;
+}

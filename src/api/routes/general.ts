@@ -1,0 +1,120 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { OPTION_DEFINITIONS, describeDefault, wireValue } from '../../domain/deployment-options.js';
+import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/version.js';
+import {
+  BuildInfo,
+  DeploymentConfig,
+  Experiments,
+  Response,
+  SshConfig,
+  UpdateCheck,
+  type DeploymentOption,
+} from '../../sdk/wire/index.js';
+import type { ApiContext } from '../context.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { forbidden } from '../problems.js';
+
+/** Experiments this build knows; none are needed yet, but the list is served as the spec asks. */
+const AVAILABLE_EXPERIMENTS: readonly string[] = [];
+
+/** The general and deployment endpoints that need no session. */
+export async function publicGeneralRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  app.get('/', { schema: { response: { 200: Response } } }, async () => ({
+    message: 'Cove API. See /api/v2/buildinfo, or run "cove login" to sign in.',
+  }));
+
+  app.get('/buildinfo', { schema: { response: { 200: BuildInfo } } }, async () => ({
+    external_url: context.values.accessUrl,
+    version: VERSION,
+    dashboard_url: context.values.accessUrl,
+    telemetry: false,
+    workspace_proxy: false,
+    agent_api_version: AGENT_API_VERSION,
+    provisioner_api_version: PROVISIONER_API_VERSION,
+    upgrade_message: '',
+    deployment_id: context.identity.deploymentId,
+    webpush_public_key: '',
+  }));
+
+  // No outbound call is made: without a release feed to ask, the running version is current.
+  app.get('/updatecheck', { schema: { response: { 200: UpdateCheck } } }, async () => ({
+    current: true,
+    version: VERSION,
+    url: '',
+  }));
+}
+
+/** The general and deployment endpoints that need a session. */
+export async function authenticatedGeneralRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+
+  app.post(
+    '/csp/reports',
+    { schema: { body: Type.Object({ 'csp-report': Type.Optional(Type.Record(Type.String(), Type.Unknown())) }) } },
+    async (request, reply) => {
+      request.log.warn({ csp_report: (request.body as Record<string, unknown>)['csp-report'] }, 'content security policy violation');
+      return reply.code(200).send();
+    },
+  );
+
+  app.get('/deployment/config', { schema: { response: { 200: DeploymentConfig } } }, async (request) => {
+    const { store } = authOf(request);
+    if (!store.can('read', { type: 'deployment_config' })) throw forbidden();
+    return deploymentConfig(context);
+  });
+
+  app.get('/deployment/ssh', { schema: { response: { 200: SshConfig } } }, async () => ({
+    hostname_prefix: context.values.sshHostnamePrefix,
+    hostname_suffix: '',
+    ssh_config_options: Object.fromEntries(
+      context.values.sshConfigOptions.map((option) => {
+        const [key = '', ...rest] = option.split('=');
+        return [key.trim(), rest.join('=').trim()];
+      }),
+    ),
+  }));
+
+  app.get('/experiments', { schema: { response: { 200: Experiments } } }, async () =>
+    context.values.experiments.includes('*') ? [...AVAILABLE_EXPERIMENTS] : [...context.values.experiments],
+  );
+
+  app.get('/experiments/available', { schema: { response: { 200: Experiments } } }, async () => [...AVAILABLE_EXPERIMENTS]);
+}
+
+function deploymentConfig(context: ApiContext): { config: Record<string, unknown>; options: DeploymentOption[] } {
+  const config: Record<string, unknown> = {};
+  const options: DeploymentOption[] = [];
+  for (const option of OPTION_DEFINITIONS) {
+    const value = wireValue(option, context.values);
+    setPath(config, option.configPath, value);
+    options.push({
+      name: option.name,
+      description: option.description,
+      required: false,
+      flag: option.flag,
+      flag_shorthand: option.flagShorthand ?? '',
+      env: option.env,
+      yaml: option.yaml,
+      default: option.secret ? '' : describeDefault(option),
+      value,
+      value_source: context.sources[option.key],
+      annotations: { ...(option.annotations ?? {}), ...(option.secret ? { secret: 'true' } : {}) },
+      group: { name: option.group.name, yaml: option.group.yaml, description: option.group.description },
+      use_instead: [],
+      hidden: option.hidden ?? false,
+    });
+  }
+  return { config, options };
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
+    else node = node[key] = {};
+  }
+  const last = path.at(-1);
+  if (last !== undefined) node[last] = value;
+}

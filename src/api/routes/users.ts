@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { createFirstUser, hasFirstUser, loginWithPassword } from '../../domain/users.js';
+import { HttpProblem } from '../../lib/errors.js';
+import {
+  CreateFirstUserRequest,
+  CreateFirstUserResponse,
+  LoginWithPasswordRequest,
+  LoginWithPasswordResponse,
+  Response,
+  User,
+} from '../../sdk/wire/index.js';
+import { deleteApiKey } from '../../store/queries/api-keys.js';
+import type { ApiContext } from '../context.js';
+import { toWireUser } from '../convert/user.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { clearSessionCookie, setSessionCookie } from '../session-token.js';
+
+export const UserParam = Type.Object({ user: Type.String({ minLength: 1 }) });
+
+/** First-user setup and password sign-in: the user endpoints that need no session. */
+export async function publicUserRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  app.get('/users/first', { schema: { response: { 200: Response, 404: Response } } }, async (_request, reply) => {
+    if (await hasFirstUser(context.store)) return { message: 'The initial user has already been created!' };
+    return reply.code(404).send({ message: 'The initial user has not been created!' });
+  });
+
+  app.post(
+    '/users/first',
+    { schema: { body: CreateFirstUserRequest, response: { 201: CreateFirstUserResponse } } },
+    async (request, reply) => {
+      const body = request.body as CreateFirstUserRequest;
+      if (await hasFirstUser(context.store)) throw new HttpProblem(409, 'The initial user has already been created.');
+      const created = await createFirstUser(context.store, context.identity.defaultOrganization.id, body);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.post(
+    '/users/login',
+    { schema: { body: LoginWithPasswordRequest, response: { 201: LoginWithPasswordResponse } } },
+    async (request, reply) => {
+      const body = request.body as LoginWithPasswordRequest;
+      const token = await loginWithPassword(context.store, context.values, body.email, body.password, request.ip);
+      setSessionCookie(reply, token, context.values.accessUrl.startsWith('https:'));
+      return reply.code(201).send({ session_token: token });
+    },
+  );
+}
+
+/** The user endpoints that need a session. */
+export async function authenticatedUserRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+
+  app.post('/users/logout', { schema: { response: { 200: Response } } }, async (request, reply) => {
+    const { apiKey } = authOf(request);
+    // Ending one's own session needs no permission beyond holding it.
+    await deleteApiKey(context.store.db, apiKey.id);
+    clearSessionCookie(reply);
+    return { message: 'Logged out!' };
+  });
+
+  app.get('/users/:user', { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
+    const { store } = authOf(request);
+    const user = await store.getUser((request.params as { user: string }).user);
+    return toWireUser(user, await store.getUserOrganizationIds(user.id));
+  });
+}

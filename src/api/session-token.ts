@@ -1,0 +1,36 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** Header that carries a session or API token. */
+export const SESSION_HEADER = 'service-session-token';
+/** Cookie and query parameter that carry it where a header cannot (browsers, WebSockets). */
+export const SESSION_COOKIE = 'service_session_token';
+
+/** The token a request presents: header first, then cookie, then query parameter. */
+export function presentedToken(request: FastifyRequest): string | undefined {
+  const header = request.headers[SESSION_HEADER];
+  if (typeof header === 'string' && header !== '') return header;
+  const cookie = readCookie(request.headers.cookie, SESSION_COOKIE);
+  if (cookie) return cookie;
+  const query = (request.query as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
+  return typeof query === 'string' && query !== '' ? query : undefined;
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+/** Sets the session cookie for browsers; the CLI uses the header instead. */
+export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean): void {
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])];
+  reply.header('set-cookie', `${SESSION_COOKIE}=${token}; ${attributes.join('; ')}`);
+}
+
+/** Expires the session cookie. */
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=-1`);
+}

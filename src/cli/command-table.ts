@@ -1,0 +1,22 @@
+import type { CommandSpec } from './command.js';
+
+/** A top-level command: what `cove --help` lists, and how to load the rest when it runs. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly summary: string;
+  readonly load: () => Promise<CommandSpec>;
+}
+
+/**
+ * Every top-level command. Only the one being run is loaded, so `cove --version` and `cove --help`
+ * stay fast and never load the daemon, ink or the database drivers.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'login', summary: 'Sign in to a deployment (creates its first user on a new one)', load: async () => (await import('./commands/login.js')).loginCommand },
+  { name: 'logout', summary: 'Sign out and forget the session token', load: async () => (await import('./commands/logout.js')).logoutCommand },
+  { name: 'whoami', summary: 'Show the signed-in user', load: async () => (await import('./commands/whoami.js')).whoamiCommand },
+  { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
+  { name: 'serve', aliases: ['server'], summary: 'Run the Cove daemon', load: async () => (await import('./commands/serve.js')).serveCommand },
+  { name: 'version', summary: 'Show the version of cove and of the deployment', load: async () => (await import('./commands/version.js')).versionCommand },
+];

@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { CoveClient } from '../sdk/client.js';
+import { CliError } from './cli-error.js';
+import { configDir, readSavedConfig, type SavedConfig } from './cli-config.js';
+import type { CliIo } from './io.js';
+import type { OutputFormat } from './output.js';
+import { openSecretStore, type SecretStore } from './secret-store.js';
+
+/** Options every command accepts. */
+export interface GlobalOptions {
+  readonly url?: string | undefined;
+  readonly token?: string | undefined;
+  readonly output: OutputFormat;
+  readonly verbose: boolean;
+}
+
+/** An option of a command, as commander spells it. */
+export interface OptionSpec {
+  readonly flags: string;
+  readonly description: string;
+  readonly default?: string | boolean;
+}
+
+/** A positional argument of a command. */
+export interface ArgumentSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly required?: boolean;
+  readonly variadic?: boolean;
+}
+
+/**
+ * A command declared as data: its names, arguments and options, and what it runs. Groups have
+ * `subcommands` instead of `run`. `configure` adds what cannot be declared statically (the daemon's
+ * option list for `serve`).
+ */
+export interface CommandSpec {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  readonly arguments?: readonly ArgumentSpec[];
+  readonly options?: readonly OptionSpec[];
+  readonly subcommands?: readonly CommandSpec[];
+  readonly examples?: readonly string[];
+  readonly configure?: (command: Command) => Promise<void>;
+  readonly run?: (context: CommandContext, args: readonly string[], options: Readonly<Record<string, unknown>>) => Promise<number | void>;
+}
+
+/** What a running command can reach: its streams, the global options, the saved config and the API. */
+export class CommandContext {
+  readonly io: CliIo;
+  readonly global: GlobalOptions;
+  readonly configDir: string;
+  #secrets: Promise<SecretStore> | undefined;
+
+  constructor(io: CliIo, global: GlobalOptions) {
+    this.io = io;
+    this.global = global;
+    this.configDir = configDir(io.env);
+  }
+
+  get json(): boolean {
+    return this.global.output === 'json';
+  }
+
+  savedConfig(): SavedConfig {
+    return readSavedConfig(this.configDir);
+  }
+
+  /** The keychain or the credentials file, opened once per command. */
+  secrets(): Promise<SecretStore> {
+    this.#secrets ??= openSecretStore(this.configDir, this.io.env);
+    return this.#secrets;
+  }
+
+  /** The deployment URL: `--url`, then `COVE_URL`, then the one saved by `cove login`. */
+  deploymentUrl(): string {
+    const url = this.global.url ?? this.io.env['COVE_URL'] ?? this.savedConfig().url;
+    if (!url) throw new CliError('No deployment URL is known.', { hint: 'Run "cove login <url>" first, or pass --url.' });
+    return url;
+  }
+
+  /** The session token: `--token`, then `COVE_SESSION_TOKEN`, then the stored one for this deployment. */
+  async sessionToken(url: string): Promise<string | undefined> {
+    const given = this.global.token ?? this.io.env['COVE_SESSION_TOKEN'];
+    if (given) return given;
+    return (await this.secrets()).get(url);
+  }
+
+  /** A client signed in to the deployment; fails with a clear message when nobody is signed in. */
+  async client(): Promise<CoveClient> {
+    const url = this.deploymentUrl();
+    const token = await this.sessionToken(url);
+    if (!token) throw new CliError(`You are not signed in to ${url}.`, { hint: `Run "cove login ${url}".` });
+    return new CoveClient({ url, token });
+  }
+
+  /** Writes a line for people; suppressed under `-o json` so scripts get clean output. */
+  say(line: string): void {
+    if (!this.json) this.io.stdout.write(`${line}\n`);
+  }
+}

@@ -1,0 +1,94 @@
+import { ApiError } from '../../sdk/api-error.js';
+import { CoveClient } from '../../sdk/client.js';
+import { CliError } from '../cli-error.js';
+import { writeSavedConfig } from '../cli-config.js';
+import type { CommandContext, CommandSpec } from '../command.js';
+import { printJson } from '../output.js';
+import { canPrompt, prompt } from '../prompt.js';
+
+/** `cove login [url]`: signs in, creating the first user on a deployment that has none. */
+export const loginCommand: CommandSpec = {
+  name: 'login',
+  summary: 'Sign in to a deployment (creates its first user on a new one)',
+  arguments: [{ name: 'url', description: 'Deployment URL, e.g. http://127.0.0.1:3000 (default: the saved one)' }],
+  options: [
+    { flags: '--email <email>', description: 'Email to sign in with (prompted for on a terminal)' },
+    { flags: '--password <password>', description: 'Password to sign in with (prompted for on a terminal)' },
+    { flags: '--first-user-email <email>', description: 'Email of the first user, on a deployment that has none' },
+    { flags: '--first-user-username <name>', description: 'Username of the first user' },
+    { flags: '--first-user-password <password>', description: 'Password of the first user' },
+    { flags: '--first-user-full-name <name>', description: 'Full name of the first user' },
+  ],
+  examples: [
+    'cove login http://127.0.0.1:3000',
+    "cove login http://127.0.0.1:3000 --first-user-email a@example.com --first-user-username admin --first-user-password 'S3cure!pass-phrase'",
+    'cove login --token "$COVE_SESSION_TOKEN" https://cove.example.com',
+  ],
+  async run(context, [urlArg], options) {
+    const url = normalizeUrl(urlArg ?? context.global.url ?? context.io.env['COVE_URL'] ?? context.savedConfig().url);
+    const anonymous = new CoveClient({ url });
+    try {
+      await anonymous.buildInfo();
+    } catch (error) {
+      if (error instanceof ApiError) throw new CliError(`${url} does not look like a Cove deployment (HTTP ${error.status}).`);
+      throw error;
+    }
+
+    const given = context.global.token ?? context.io.env['COVE_SESSION_TOKEN'];
+    const token = given ?? (await signIn(context, anonymous, options));
+    const user = await anonymous.withToken(token).user('me');
+
+    writeSavedConfig(context.configDir, { ...context.savedConfig(), url });
+    const secrets = await context.secrets();
+    await secrets.set(url, token);
+    if (context.json) printJson(context.io, { url, username: user.username, email: user.email, secret_store: secrets.kind });
+    else context.say(`Welcome to Cove, ${user.username}! You are signed in to ${url}.`);
+    return 0;
+  },
+};
+
+async function signIn(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {
+  if (!(await client.hasFirstUser())) return createFirstUser(context, client, options);
+  const email = await valueOrPrompt(context, options['email'], 'Email: ', '--email');
+  const password = await valueOrPrompt(context, options['password'], 'Password: ', '--password', true);
+  return (await client.login(email, password)).session_token;
+}
+
+async function createFirstUser(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {
+  context.say(`${client.url} has no users yet; creating the first one, who will own the deployment.`);
+  const email = await valueOrPrompt(context, options['firstUserEmail'], 'Email: ', '--first-user-email');
+  const username = await valueOrPrompt(context, options['firstUserUsername'], 'Username: ', '--first-user-username');
+  const password = await valueOrPrompt(context, options['firstUserPassword'], 'Password: ', '--first-user-password', true);
+  if (options['firstUserPassword'] === undefined) {
+    const again = await prompt(context.io, 'Confirm password: ', { secret: true });
+    if (again !== password) throw new CliError('The passwords do not match.');
+  }
+  const name = typeof options['firstUserFullName'] === 'string' ? options['firstUserFullName'] : undefined;
+  await client.createFirstUser({ email, username, password, ...(name ? { name } : {}) });
+  return (await client.login(email, password)).session_token;
+}
+
+async function valueOrPrompt(
+  context: CommandContext,
+  value: unknown,
+  question: string,
+  flag: string,
+  secret = false,
+): Promise<string> {
+  if (typeof value === 'string' && value !== '') return value;
+  if (!canPrompt(context.io)) throw new CliError(`${flag} is required when not running in a terminal.`);
+  const answer = (await prompt(context.io, question, { secret })).trim();
+  if (answer === '') throw new CliError(`A value for ${flag} is required.`);
+  return answer;
+}
+
+function normalizeUrl(url: string | undefined): string {
+  if (!url) throw new CliError('Which deployment? Give its URL.', { hint: 'cove login http://127.0.0.1:3000' });
+  const withScheme = /^https?:\/\//.test(url) ? url : `http://${url}`;
+  try {
+    const parsed = new URL(withScheme);
+    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    throw new CliError(`"${url}" is not a URL.`, { hint: 'cove login http://127.0.0.1:3000' });
+  }
+}

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { CliError } from '../cli-error.js';
+import type { CommandSpec } from '../command.js';
+
+type DaemonModule = typeof import('../../daemon/index.js');
+
+// The daemon (fastify, kysely, the drivers) loads only when `serve` runs or shows its help.
+const loadDaemon = (): Promise<DaemonModule> => import('../../daemon/index.js');
+
+/** `cove serve`: the daemon, with every setting of the option registry as a flag. */
+export const serveCommand: CommandSpec = {
+  name: 'serve',
+  aliases: ['server'],
+  summary: 'Run the Cove daemon',
+  description:
+    'Run the Cove daemon: the /api/v2 API, built-in provisioners and the agent relay. Every setting can ' +
+    'also come from a COVE_* environment variable or a YAML file given with --config; flags win over the ' +
+    'environment, which wins over the file.',
+  examples: [
+    'cove serve',
+    'cove serve --http-address 0.0.0.0:3000 --access-url https://cove.example.com',
+    'COVE_PG_CONNECTION_URL=postgres://cove@db/cove cove serve',
+  ],
+  async configure(command: Command) {
+    const { OPTION_DEFINITIONS, describeDefault } = await loadDaemon();
+    for (const definition of OPTION_DEFINITIONS) {
+      // The global --verbose already exists; serve reads it from there.
+      if (definition.key === 'verbose') continue;
+      const value = definition.kind === 'bool' ? '[bool]' : '<value>';
+      const flags = `${definition.flagShorthand ? `-${definition.flagShorthand}, ` : ''}--${definition.flag} ${value}`;
+      const shownDefault = definition.secret ? '' : describeDefault(definition);
+      const description = `${definition.description}\n[env: ${definition.env}${shownDefault ? `, default: ${shownDefault}` : ''}]`;
+      const option = new Option(flags, description).helpGroup(`${definition.group.name}:`);
+      if (definition.hidden) option.hideHelp();
+      command.addOption(option);
+    }
+  },
+  async run(context, _args, flags) {
+    const daemon = await loadDaemon();
+    const raw: Record<string, string> = {};
+    for (const definition of daemon.OPTION_DEFINITIONS) {
+      const value = definition.key === 'verbose' ? (context.global.verbose ? true : undefined) : flags[camel(definition.flag)];
+      if (value !== undefined) raw[definition.key] = value === true ? 'true' : String(value);
+    }
+    const configPath = raw['configFile'] ?? context.io.env['COVE_CONFIG_PATH'];
+    let resolved;
+    try {
+      resolved = daemon.resolveOptions({ flags: raw, env: context.io.env, yaml: configPath ? await readYaml(configPath) : undefined });
+    } catch (error) {
+      if (error instanceof daemon.OptionError) throw new CliError(error.message, { hint: 'See "cove serve --help".' });
+      throw error;
+    }
+    const logger = daemon.createLogger({ json: resolved.values.logJson, verbose: resolved.values.verbose });
+    let running;
+    try {
+      running = await daemon.startDaemon(resolved, { logger });
+    } catch (error) {
+      throw new CliError(`cove serve could not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    await daemon.runUntilSignal(running, logger);
+    return 0;
+  },
+};
+
+async function readYaml(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read the config file ${path}: ${(error as Error).message}`);
+  }
+  const { parse } = await import('yaml');
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new CliError(`The config file ${path} is not valid YAML: ${(error as Error).message}`);
+  }
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}

@@ -1,0 +1,139 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ApiError } from '../sdk/api-error.js';
+import { VERSION } from '../lib/version.js';
+import { CliError } from './cli-error.js';
+import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
+import { COMMANDS } from './command-table.js';
+import { processIo, type CliIo } from './io.js';
+
+/** Global options that take a value, so the requested command can be found before commander runs. */
+const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
+
+/**
+ * Runs the CLI on `argv` (as process.argv: node, script, then arguments) and returns the exit code.
+ * Never calls process.exit, so tests can run it in-process.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const program = new Command('cove')
+    .description('Cove: self-hosted remote development workspaces.')
+    .version(VERSION, '-V, --version', 'Print the version of cove')
+    .option('--url <url>', 'Deployment URL (default: $COVE_URL, or the one saved by "cove login")')
+    .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
+    .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
+    .option('--verbose', 'Show debug details and stack traces', false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  const requested = requestedCommand(argv.slice(2));
+  let exitCode = 0;
+  const setExit = (code: number | void) => {
+    exitCode = typeof code === 'number' ? code : 0;
+  };
+  for (const entry of COMMANDS) {
+    const wanted = requested !== undefined && (entry.name === requested || entry.aliases?.includes(requested));
+    if (wanted) {
+      const spec = await entry.load();
+      await register(program, spec, io, setExit);
+    } else {
+      const stub = program.command(entry.name).summary(entry.summary).description(entry.summary);
+      for (const alias of entry.aliases ?? []) stub.alias(alias);
+    }
+  }
+
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    return reportError(error, io, program.opts<{ output?: string; verbose?: boolean }>());
+  }
+}
+
+function requestedCommand(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (VALUE_OPTIONS.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+async function register(parent: Command, spec: CommandSpec, io: CliIo, setExit: (code: number | void) => void): Promise<void> {
+  const command = parent.command(spec.name).summary(spec.summary).description(spec.description ?? spec.summary);
+  for (const alias of spec.aliases ?? []) command.alias(alias);
+  for (const argument of spec.arguments ?? []) {
+    const name = `${argument.name}${argument.variadic ? '...' : ''}`;
+    command.argument(argument.required ? `<${name}>` : `[${name}]`, argument.description);
+  }
+  for (const option of spec.options ?? []) command.option(option.flags, option.description, option.default);
+  if (spec.examples?.length) command.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+  if (spec.configure) await spec.configure(command);
+  for (const sub of spec.subcommands ?? []) await register(command, sub, io, setExit);
+  const run = spec.run;
+  if (run) {
+    command.action(async (...actionArgs: unknown[]) => {
+      const self = actionArgs.at(-1) as Command;
+      const options = self.opts<Record<string, unknown>>();
+      const positional = self.args.slice(0, spec.arguments?.length ?? 0);
+      const context = new CommandContext(io, globalOptions(self.optsWithGlobals<Record<string, unknown>>()));
+      setExit(await run(context, positional, options));
+    });
+  }
+}
+
+function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
+  return {
+    url: typeof all['url'] === 'string' ? all['url'] : undefined,
+    token: typeof all['token'] === 'string' ? all['token'] : undefined,
+    output: all['output'] === 'json' ? 'json' : 'table',
+    verbose: all['verbose'] === true,
+  };
+}
+
+/** The one place errors become output: one clear line for people, a JSON object under `-o json`. */
+function reportError(error: unknown, io: CliIo, options: { output?: string; verbose?: boolean }): number {
+  const report = describeError(error);
+  if (options.output === 'json') {
+    io.stderr.write(`${JSON.stringify({ error: report }, null, 2)}\n`);
+  } else {
+    io.stderr.write(`error: ${report.message}\n`);
+    if (report.detail) io.stderr.write(`  ${report.detail}\n`);
+    for (const v of report.validations ?? []) io.stderr.write(`  ${v.field}: ${v.detail}\n`);
+    if (report.hint) io.stderr.write(`hint: ${report.hint}\n`);
+  }
+  if (options.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  return error instanceof CliError ? error.exitCode : 1;
+}
+
+interface ErrorReport {
+  readonly message: string;
+  readonly detail?: string;
+  readonly hint?: string;
+  readonly status?: number;
+  readonly validations?: readonly { field: string; detail: string }[];
+}
+
+function describeError(error: unknown): ErrorReport {
+  if (error instanceof ApiError) {
+    return {
+      message: error.message,
+      status: error.status,
+      ...(error.detail ? { detail: error.detail } : {}),
+      ...(error.hint ? { hint: error.hint } : {}),
+      ...(error.body.validations ? { validations: error.body.validations } : {}),
+    };
+  }
+  if (error instanceof CliError) return { message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    return {
+      message: `Could not reach the deployment${cause?.code ? ` (${cause.code})` : ''}.`,
+      hint: 'Check the URL, and that "cove serve" is running there.',
+    };
+  }
+  return { message: error instanceof Error ? error.message : String(error), hint: 'Run again with --verbose for details.' };
+}

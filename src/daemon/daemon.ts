@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from '../api/app.js';
+import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
+import type { ResolvedOptions } from '../domain/deployment-options.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import type { DatabaseTarget } from '../store/database.js';
+import { Store } from '../store/store.js';
+
+/** A running daemon. */
+export interface Daemon {
+  /** The base URL it listens on, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly identity: DeploymentIdentity;
+  /** Stops accepting connections, finishes requests in flight, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** What a daemon needs beyond its settings. */
+export interface DaemonDependencies {
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+/** Where the settings say the database is. */
+export function databaseTarget(options: ResolvedOptions): DatabaseTarget {
+  const { postgresUrl, dataDir } = options.values;
+  return postgresUrl ? { kind: 'postgres', url: postgresUrl } : { kind: 'sqlite', file: join(dataDir, 'cove.db') };
+}
+
+/**
+ * Opens and migrates the store, creates the deployment's identity on first start, builds the API
+ * and listens. Anything that fails on the way closes what was opened.
+ */
+export async function startDaemon(options: ResolvedOptions, dependencies: DaemonDependencies): Promise<Daemon> {
+  const { logger } = dependencies;
+  const target = databaseTarget(options);
+  const store = await Store.open(target, dependencies.clock ?? systemClock);
+  try {
+    const migration = await store.migrate();
+    if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
+    const identity = await bootstrapDeployment(store);
+    const app = await buildApp(
+      { store, values: options.values, sources: options.sources, identity },
+      { logger, logRequests: options.values.verbose },
+    );
+    const [host, port] = splitHostPort(options.values.httpAddress);
+    const address = await app.listen({ host, port });
+    const url = address;
+    logger.info(
+      { url, access_url: options.values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
+      'cove is listening',
+    );
+    return {
+      url,
+      app,
+      store,
+      identity,
+      close: async () => {
+        await app.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+function splitHostPort(address: string): [string, number] {
+  const index = address.lastIndexOf(':');
+  const host = index <= 0 ? '127.0.0.1' : address.slice(0, index).replace(/^\[|\]$/g, '');
+  const port = Number(index < 0 ? address : address.slice(index + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http-address "${address}" has no valid port`);
+  return [host, port];
+}

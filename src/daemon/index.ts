@@ -1,0 +1,13 @@
+export { startDaemon, databaseTarget, type Daemon, type DaemonDependencies } from './daemon.js';
+export { createLogger, silentLogger } from './logger.js';
+export { runUntilSignal } from './run-until-signal.js';
+export {
+  OPTION_DEFINITIONS,
+  OptionError,
+  describeDefault,
+  resolveOptions,
+  type DeploymentValues,
+  type OptionDefinition,
+  type RawValues,
+  type ResolvedOptions,
+} from '../domain/deployment-options.js';

@@ -1,0 +1,93 @@
+import { HttpProblem } from '../lib/errors.js';
+import type { Subject } from '../rbac/index.js';
+import { getApiKeyById, updateApiKey, type ApiKeyRow } from '../store/queries/api-keys.js';
+import { getUserById, updateUser, type UserRow } from '../store/queries/users.js';
+import { loadUserSubject } from '../store/subjects.js';
+import type { Store } from '../store/store.js';
+import { parseToken, secretMatches } from './api-tokens.js';
+import type { DeploymentValues } from './deployment-options.js';
+
+const SIGNED_OUT = 'You are signed out or your session has expired. Please sign in again to continue.';
+const HOUR_MS = 3_600_000;
+
+/** Who is calling, with the key they used. */
+export interface Authenticated {
+  readonly user: UserRow;
+  readonly apiKey: ApiKeyRow;
+  readonly subject: Subject;
+}
+
+/**
+ * Resolves a presented token to its user and RBAC subject, or throws the 401 that says why not.
+ * Runs with the store's own privileges because nobody is known yet: that is what it establishes.
+ * Also keeps the key alive: usage is recorded at most hourly and, unless refresh is disabled, a key
+ * used after its first hour gets its full lifetime back.
+ */
+export async function authenticate(
+  store: Store,
+  values: DeploymentValues,
+  token: string | undefined,
+  ipAddress: string,
+): Promise<Authenticated> {
+  if (!token) {
+    throw new HttpProblem(401, SIGNED_OUT, {
+      detail: 'Provide a session token in the "Service-Session-Token" header, the "service_session_token" cookie or query parameter. Run "cove login" to get one.',
+    });
+  }
+  const parsed = parseToken(token);
+  if (!parsed.ok) throw new HttpProblem(401, SIGNED_OUT, { detail: parsed.detail });
+
+  const apiKey = await getApiKeyById(store.db, parsed.id);
+  if (!apiKey) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
+  if (!secretMatches(parsed.secret, apiKey.hashed_secret)) {
+    throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key secret is invalid.' });
+  }
+  const now = store.clock.now();
+  if (Date.parse(apiKey.expires_at) <= now.getTime()) {
+    throw new HttpProblem(401, SIGNED_OUT, { detail: `API key expired at "${apiKey.expires_at}".` });
+  }
+
+  let user = await getUserById(store.db, apiKey.user_id);
+  if (!user) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
+  if (user.status === 'suspended') {
+    throw new HttpProblem(401, `User is not active (status = "${user.status}"). Contact an admin to reactivate your account.`);
+  }
+  if (user.status === 'dormant') {
+    await updateUser(store.db, user.id, { status: 'active', updated_at: now.toISOString() });
+    user = { ...user, status: 'active' };
+  }
+
+  const refreshed = await keepAlive(store, values, apiKey, ipAddress, now);
+  if (refreshed.last_used !== apiKey.last_used) {
+    await updateUser(store.db, user.id, { last_seen_at: refreshed.last_used });
+    user = { ...user, last_seen_at: refreshed.last_used };
+  }
+  const subject = await loadUserSubject(store.db, user, apiKey.scope === 'application_connect' ? 'application_connect' : 'all', {
+    disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec,
+  });
+  return { user, apiKey: refreshed, subject };
+}
+
+async function keepAlive(
+  store: Store,
+  values: DeploymentValues,
+  apiKey: ApiKeyRow,
+  ipAddress: string,
+  now: Date,
+): Promise<ApiKeyRow> {
+  const changes: Partial<ApiKeyRow> = {};
+  if (now.getTime() - Date.parse(apiKey.last_used) > HOUR_MS) {
+    changes.last_used = now.toISOString();
+    changes.ip_address = ipAddress;
+  }
+  const lifetimeMs = Number(apiKey.lifetime_seconds) * 1000;
+  const remainingMs = Date.parse(apiKey.expires_at) - now.getTime();
+  if (!values.disableSessionExpiryRefresh && remainingMs <= lifetimeMs - HOUR_MS) {
+    changes.expires_at = new Date(now.getTime() + lifetimeMs).toISOString();
+  }
+  if (Object.keys(changes).length === 0) return apiKey;
+  changes.updated_at = now.toISOString();
+  await updateApiKey(store.db, apiKey.id, changes);
+  return { ...apiKey, ...changes };
+}
+

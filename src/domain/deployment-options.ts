@@ -1,0 +1,342 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { formatDuration, msToNs, parseDuration } from '../lib/duration.js';
+
+/**
+ * Every server setting, declared once. `cove serve --help`, the `--config` YAML file, the
+ * environment and `GET /deployment/config` all read this list, so a setting cannot exist in one
+ * place and be missing from another.
+ */
+
+/** Where a resolved value came from, highest precedence first. */
+export type ValueSource = 'flag' | 'env' | 'yaml' | 'default';
+
+/** A section of settings, as `--help` and the YAML file group them. */
+export interface OptionGroup {
+  readonly name: string;
+  readonly yaml: string;
+  readonly description: string;
+}
+
+type Kind = 'string' | 'url' | 'bool' | 'int' | 'duration' | 'string-array';
+
+/** The resolved settings of one daemon. Durations are milliseconds. */
+export interface DeploymentValues {
+  readonly httpAddress: string;
+  readonly accessUrl: string;
+  readonly wildcardAccessUrl: string;
+  readonly dataDir: string;
+  readonly postgresUrl: string;
+  readonly provisionerDaemons: number;
+  readonly rateLimitApi: number;
+  readonly rateLimitDisableAll: boolean;
+  readonly sessionDurationMs: number;
+  readonly defaultTokenLifetimeMs: number;
+  readonly maxTokenLifetimeMs: number;
+  readonly maxAdminTokenLifetimeMs: number;
+  readonly disableSessionExpiryRefresh: boolean;
+  readonly disablePasswordAuth: boolean;
+  readonly disableOwnerWorkspaceExec: boolean;
+  readonly allowWorkspaceRenames: boolean;
+  readonly experiments: readonly string[];
+  readonly updateCheck: boolean;
+  readonly sshHostnamePrefix: string;
+  readonly sshConfigOptions: readonly string[];
+  readonly swaggerEnable: boolean;
+  readonly verbose: boolean;
+  readonly logJson: boolean;
+  readonly configFile: string;
+}
+
+/** One setting: its names in every source, its type, default and documentation. */
+export interface OptionDefinition {
+  readonly key: keyof DeploymentValues;
+  readonly name: string;
+  readonly description: string;
+  readonly flag: string;
+  readonly flagShorthand?: string;
+  readonly env: string;
+  /** Key inside the group's YAML section; empty for settings that cannot come from YAML. */
+  readonly yaml: string;
+  readonly group: OptionGroup;
+  /** Path of the setting inside the `config` object of `GET /deployment/config`. */
+  readonly configPath: readonly string[];
+  readonly kind: Kind;
+  readonly default: string;
+  readonly hidden?: boolean;
+  /** Redacted wherever the value is shown. */
+  readonly secret?: boolean;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+const networking: OptionGroup = { name: 'Networking', yaml: 'networking', description: 'How the daemon is reached.' };
+const database: OptionGroup = { name: 'Database', yaml: 'database', description: 'Where the daemon keeps its state.' };
+const provisioning: OptionGroup = { name: 'Provisioning', yaml: 'provisioning', description: 'Provisioner daemons built into the server.' };
+const sessions: OptionGroup = { name: 'Sessions', yaml: 'sessions', description: 'Lifetimes of sessions and API tokens.' };
+const rateLimiting: OptionGroup = { name: 'Rate Limiting', yaml: 'rate_limit', description: 'Per-user and per-IP request limits.' };
+const security: OptionGroup = { name: 'Security', yaml: 'security', description: 'Sign-in methods and privileged access.' };
+const ssh: OptionGroup = { name: 'SSH', yaml: 'ssh', description: 'What `cove config-ssh` writes for clients.' };
+const introspection: OptionGroup = { name: 'Introspection', yaml: 'introspection', description: 'Logs and API documentation.' };
+const general: OptionGroup = { name: 'General', yaml: 'general', description: 'Everything else.' };
+
+/** The whole list, in `--help` order. */
+export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
+  {
+    key: 'httpAddress', name: 'HTTP Address', flag: 'http-address', env: 'COVE_HTTP_ADDRESS', yaml: 'http_address',
+    group: networking, configPath: ['http_address'], kind: 'string', default: '127.0.0.1:3000',
+    description: 'Address and port to listen on for HTTP; use port 0 for a random free port.',
+  },
+  {
+    key: 'accessUrl', name: 'Access URL', flag: 'access-url', env: 'COVE_ACCESS_URL', yaml: 'access_url',
+    group: networking, configPath: ['access_url'], kind: 'url', default: '',
+    description: 'The URL that users and workspace agents use to reach this daemon. Defaults to http:// plus the HTTP address.',
+  },
+  {
+    key: 'wildcardAccessUrl', name: 'Wildcard Access URL', flag: 'wildcard-access-url', env: 'COVE_WILDCARD_ACCESS_URL',
+    yaml: 'wildcard_access_url', group: networking, configPath: ['wildcard_access_url'], kind: 'string', default: '',
+    description: 'Host pattern such as *.cove.example.com under which subdomain apps are served.',
+  },
+  {
+    key: 'dataDir', name: 'Data Directory', flag: 'data-dir', env: 'COVE_DATA_DIR', yaml: 'data_dir',
+    group: database, configPath: ['data_dir'], kind: 'string', default: defaultDataDir(),
+    description: 'Directory that holds the embedded database and other state.',
+  },
+  {
+    key: 'postgresUrl', name: 'PostgreSQL Connection URL', flag: 'postgres-url', env: 'COVE_PG_CONNECTION_URL',
+    yaml: 'postgres_url', group: database, configPath: ['pg_connection_url'], kind: 'string', default: '', secret: true,
+    description: 'URL of a PostgreSQL database. When empty, the embedded SQLite database in the data directory is used.',
+  },
+  {
+    key: 'provisionerDaemons', name: 'Provisioner Daemons', flag: 'provisioner-daemons', env: 'COVE_PROVISIONER_DAEMONS',
+    yaml: 'daemons', group: provisioning, configPath: ['provisioner', 'daemons'], kind: 'int', default: '3',
+    description: 'Number of provisioner daemons to run inside the server.',
+  },
+  {
+    key: 'sessionDurationMs', name: 'Session Duration', flag: 'session-duration', env: 'COVE_SESSION_DURATION',
+    yaml: 'default_duration', group: sessions, configPath: ['session_lifetime', 'default_duration'], kind: 'duration',
+    default: '24h', description: 'Lifetime of a session created by signing in with a password.',
+  },
+  {
+    key: 'defaultTokenLifetimeMs', name: 'Default Token Lifetime', flag: 'default-token-lifetime',
+    env: 'COVE_DEFAULT_TOKEN_LIFETIME', yaml: 'default_token_lifetime', group: sessions,
+    configPath: ['session_lifetime', 'default_token_lifetime'], kind: 'duration', default: '168h',
+    description: 'Lifetime of API tokens created without an explicit lifetime.',
+  },
+  {
+    key: 'maxTokenLifetimeMs', name: 'Maximum Token Lifetime', flag: 'max-token-lifetime', env: 'COVE_MAX_TOKEN_LIFETIME',
+    yaml: 'max_token_lifetime', group: sessions, configPath: ['session_lifetime', 'max_token_lifetime'], kind: 'duration',
+    default: '876600h', description: 'Longest lifetime a user may request for an API token.',
+  },
+  {
+    key: 'maxAdminTokenLifetimeMs', name: 'Maximum Admin Token Lifetime', flag: 'max-admin-token-lifetime',
+    env: 'COVE_MAX_ADMIN_TOKEN_LIFETIME', yaml: 'max_admin_token_lifetime', group: sessions,
+    configPath: ['session_lifetime', 'max_admin_token_lifetime'], kind: 'duration', default: '168h',
+    description: 'Longest lifetime an owner may request for an API token.',
+  },
+  {
+    key: 'disableSessionExpiryRefresh', name: 'Disable Session Expiry Refresh', flag: 'disable-session-expiry-refresh',
+    env: 'COVE_DISABLE_SESSION_EXPIRY_REFRESH', yaml: 'disable_expiry_refresh', group: sessions,
+    configPath: ['session_lifetime', 'disable_expiry_refresh'], kind: 'bool', default: 'false',
+    description: 'Do not extend a session or token while it is in use.',
+  },
+  {
+    key: 'rateLimitApi', name: 'API Rate Limit', flag: 'rate-limit-api', env: 'COVE_RATE_LIMIT_API', yaml: 'api',
+    group: rateLimiting, configPath: ['rate_limit', 'api'], kind: 'int', default: '512',
+    description: 'Requests per minute each user (or IP address, when anonymous) may make to one API path; 0 or less disables the limit.',
+  },
+  {
+    key: 'rateLimitDisableAll', name: 'Disable All Rate Limits', flag: 'dangerous-disable-rate-limits',
+    env: 'COVE_DANGEROUS_DISABLE_RATE_LIMITS', yaml: 'disable_all', group: rateLimiting,
+    configPath: ['rate_limit', 'disable_all'], kind: 'bool', default: 'false', hidden: true,
+    description: 'Disables every rate limit, including those on sign-in. Only for load tests.',
+  },
+  {
+    key: 'disablePasswordAuth', name: 'Disable Password Authentication', flag: 'disable-password-auth',
+    env: 'COVE_DISABLE_PASSWORD_AUTH', yaml: 'disable_password_auth', group: security,
+    configPath: ['disable_password_auth'], kind: 'bool', default: 'false',
+    description: 'Refuse password sign-in and password users (the first user can still be created).',
+  },
+  {
+    key: 'disableOwnerWorkspaceExec', name: 'Disable Owner Workspace Access', flag: 'disable-owner-workspace-access',
+    env: 'COVE_DISABLE_OWNER_WORKSPACE_ACCESS', yaml: 'disable_owner_workspace_access', group: security,
+    configPath: ['disable_owner_workspace_exec'], kind: 'bool', default: 'false',
+    description: 'Owners may not open terminals, SSH or apps in workspaces of other users.',
+  },
+  {
+    key: 'allowWorkspaceRenames', name: 'Allow Workspace Renames', flag: 'allow-workspace-renames',
+    env: 'COVE_ALLOW_WORKSPACE_RENAMES', yaml: 'allow_workspace_renames', group: general,
+    configPath: ['allow_workspace_renames'], kind: 'bool', default: 'false',
+    description: 'Let users rename their workspaces.',
+  },
+  {
+    key: 'experiments', name: 'Experiments', flag: 'experiments', env: 'COVE_EXPERIMENTS', yaml: 'experiments',
+    group: general, configPath: ['experiments'], kind: 'string-array', default: '',
+    description: 'Comma-separated experimental features to enable; `*` enables all that are safe.',
+  },
+  {
+    key: 'updateCheck', name: 'Update Check', flag: 'update-check', env: 'COVE_UPDATE_CHECK', yaml: 'update_check',
+    group: general, configPath: ['update_check'], kind: 'bool', default: 'false',
+    description: 'Periodically ask the release feed for a newer version. Off by default: the daemon makes no outbound call.',
+  },
+  {
+    key: 'sshHostnamePrefix', name: 'SSH Host Prefix', flag: 'ssh-hostname-prefix', env: 'COVE_SSH_HOSTNAME_PREFIX',
+    yaml: 'hostname_prefix', group: ssh, configPath: ['config_ssh', 'hostname_prefix'], kind: 'string', default: 'cove.',
+    description: 'Prefix of the host names that `cove config-ssh` writes for workspaces.',
+  },
+  {
+    key: 'sshConfigOptions', name: 'SSH Config Options', flag: 'ssh-config-options', env: 'COVE_SSH_CONFIG_OPTIONS',
+    yaml: 'config_options', group: ssh, configPath: ['config_ssh', 'ssh_config_options'], kind: 'string-array', default: '',
+    description: 'Extra `Key=Value` SSH options that `cove config-ssh` adds to every workspace host.',
+  },
+  {
+    key: 'swaggerEnable', name: 'Enable API Docs', flag: 'swagger-enable', env: 'COVE_SWAGGER_ENABLE', yaml: 'enable',
+    group: introspection, configPath: ['swagger', 'enable'], kind: 'bool', default: 'false',
+    description: 'Serve the OpenAPI document of the API at /swagger.',
+  },
+  {
+    key: 'verbose', name: 'Verbose', flag: 'verbose', flagShorthand: 'v', env: 'COVE_VERBOSE', yaml: 'verbose',
+    group: introspection, configPath: ['verbose'], kind: 'bool', default: 'false',
+    description: 'Log every request and debug details.',
+  },
+  {
+    key: 'logJson', name: 'JSON Logs', flag: 'log-json', env: 'COVE_LOG_JSON', yaml: 'log_json', group: introspection,
+    configPath: ['logging', 'json'], kind: 'bool', default: 'false',
+    description: 'Write logs as JSON lines instead of human-readable text.',
+  },
+  {
+    key: 'configFile', name: 'Config File', flag: 'config', flagShorthand: 'c', env: 'COVE_CONFIG_PATH', yaml: '',
+    group: general, configPath: ['config'], kind: 'string', default: '',
+    description: 'A YAML file with settings; flags and environment variables override it.',
+    annotations: { cli_only: 'true' },
+  },
+];
+
+/** The default data directory: under the user's data directory, as XDG places it. */
+export function defaultDataDir(): string {
+  const base = process.env['XDG_DATA_HOME'] || join(homedir(), '.local', 'share');
+  return join(base, 'cove');
+}
+
+/** A setting that could not be read, with where it came from. */
+export class OptionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionError';
+  }
+}
+
+/** What one source says, as raw text, keyed by option key. */
+export type RawValues = Partial<Record<keyof DeploymentValues, string>>;
+
+/** Resolved settings and where each came from. */
+export interface ResolvedOptions {
+  readonly values: DeploymentValues;
+  readonly sources: Readonly<Record<keyof DeploymentValues, ValueSource>>;
+}
+
+/**
+ * Combines the sources, flags over environment over YAML over defaults, and checks every value.
+ * Throws OptionError naming the flag, variable or key at fault.
+ */
+export function resolveOptions(input: {
+  readonly flags?: RawValues;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly yaml?: unknown;
+}): ResolvedOptions {
+  const values: Record<string, unknown> = {};
+  const sources: Record<string, ValueSource> = {};
+  const yamlValues = readYamlValues(input.yaml);
+  for (const option of OPTION_DEFINITIONS) {
+    const fromFlag = input.flags?.[option.key];
+    const fromEnv = input.env?.[option.env];
+    const fromYaml = yamlValues[option.key];
+    const [source, text, origin]: [ValueSource, string, string] =
+      fromFlag !== undefined
+        ? ['flag', fromFlag, `--${option.flag}`]
+        : fromEnv !== undefined && fromEnv !== ''
+          ? ['env', fromEnv, option.env]
+          : fromYaml !== undefined
+            ? ['yaml', fromYaml, `${option.group.yaml}.${option.yaml}`]
+            : ['default', option.default, `the default of --${option.flag}`];
+    values[option.key] = parseValue(option, text, origin);
+    sources[option.key] = source;
+  }
+  if (values['accessUrl'] === '') values['accessUrl'] = `http://${String(values['httpAddress'])}`;
+  return {
+    values: values as unknown as DeploymentValues,
+    sources: sources as Record<keyof DeploymentValues, ValueSource>,
+  };
+}
+
+function parseValue(option: OptionDefinition, text: string, origin: string): unknown {
+  switch (option.kind) {
+    case 'string':
+      return text;
+    case 'url': {
+      if (text === '') return '';
+      try {
+        const url = new URL(text);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+        return url.toString().replace(/\/$/, '');
+      } catch {
+        throw new OptionError(`${origin}: "${text}" is not an http or https URL`);
+      }
+    }
+    case 'bool': {
+      const lowered = text.trim().toLowerCase();
+      if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+      if (['false', '0', 'no', 'off', ''].includes(lowered)) return false;
+      throw new OptionError(`${origin}: "${text}" is not a boolean (use true or false)`);
+    }
+    case 'int': {
+      if (!/^-?\d+$/.test(text.trim())) throw new OptionError(`${origin}: "${text}" is not an integer`);
+      return Number(text.trim());
+    }
+    case 'duration': {
+      const ms = parseDuration(text);
+      if (ms === undefined) throw new OptionError(`${origin}: "${text}" is not a duration (for example 24h, 90m or 30s)`);
+      return ms;
+    }
+    case 'string-array':
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+  }
+}
+
+function readYamlValues(document: unknown): RawValues {
+  if (document === undefined || document === null) return {};
+  if (typeof document !== 'object' || Array.isArray(document)) throw new OptionError('the config file must hold a YAML mapping');
+  const raw: RawValues = {};
+  const root = document as Record<string, unknown>;
+  for (const option of OPTION_DEFINITIONS) {
+    if (option.yaml === '') continue;
+    const section = root[option.group.yaml];
+    if (section === undefined || section === null) continue;
+    if (typeof section !== 'object' || Array.isArray(section)) {
+      throw new OptionError(`config file: "${option.group.yaml}" must be a mapping`);
+    }
+    const value = (section as Record<string, unknown>)[option.yaml];
+    if (value === undefined || value === null) continue;
+    raw[option.key] = Array.isArray(value) ? value.map(String).join(',') : String(value);
+  }
+  return raw;
+}
+
+/** The value of one option as the deployment config shows it: durations in nanoseconds, secrets blanked. */
+export function wireValue(option: OptionDefinition, values: DeploymentValues): unknown {
+  const value = values[option.key];
+  if (option.secret) return '';
+  if (option.kind === 'duration') return msToNs(value as number);
+  return value;
+}
+
+/** The text form of a default, for `--help`. */
+export function describeDefault(option: OptionDefinition): string {
+  if (option.kind === 'duration') {
+    const ms = parseDuration(option.default);
+    return ms === undefined ? option.default : formatDuration(ms);
+  }
+  return option.default;
+}

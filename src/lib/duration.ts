@@ -1,0 +1,49 @@
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/**
+ * Parses a duration such as `24h`, `1h30m`, `168h0m0s`, `90s` or a bare number of milliseconds.
+ * Returns milliseconds, or undefined when the text is not a duration.
+ */
+export function parseDuration(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+    total += Number(match[1]) * (UNIT_MS[match[2] ?? ''] ?? Number.NaN);
+    consumed = part.lastIndex;
+  }
+  if (consumed !== trimmed.length || Number.isNaN(total)) return undefined;
+  return total;
+}
+
+/** Formats milliseconds the way parseDuration reads them back, e.g. `168h0m0s`. */
+export function formatDuration(ms: number): string {
+  if (ms % 1000 !== 0) return `${ms}ms`;
+  const seconds = ms / 1000;
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  return `${h}h${m}m${s}s`;
+}
+
+/** Milliseconds to the integer nanoseconds the wire uses for durations. */
+export function msToNs(ms: number): number {
+  return ms * 1_000_000;
+}
+
+/** Integer nanoseconds from the wire to milliseconds. */
+export function nsToMs(ns: number): number {
+  return ns / 1_000_000;
+}

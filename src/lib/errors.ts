@@ -1,0 +1,71 @@
+/** One failing field of a request, as the API reports it. */
+export interface FieldValidation {
+  readonly field: string;
+  readonly detail: string;
+}
+
+/**
+ * An error that already knows the HTTP answer it becomes: status, message, detail and validations.
+ * Domain rules and route handlers throw it; the API's one error handler writes it out.
+ */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly detail: string | undefined;
+  readonly validations: readonly FieldValidation[] | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    status: number,
+    message: string,
+    options: {
+      readonly detail?: string;
+      readonly validations?: readonly FieldValidation[];
+      readonly headers?: Readonly<Record<string, string>>;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'HttpProblem';
+    this.status = status;
+    this.detail = options.detail;
+    this.validations = options.validations;
+    this.headers = options.headers;
+  }
+}
+
+/** A row that does not exist. Reads turn it into the canonical 404. */
+export class NotFoundError extends Error {
+  constructor(what = 'resource') {
+    super(`${what} not found`);
+    this.name = 'NotFoundError';
+  }
+}
+
+/**
+ * The authorizer refused. On reads it is indistinguishable from NotFoundError so that existence
+ * never leaks; routes that answer 403 on purpose check for it explicitly.
+ */
+export class NotAuthorizedError extends Error {
+  constructor(readonly action: string, readonly resourceType: string) {
+    super(`not authorized to ${action} ${resourceType}`);
+    this.name = 'NotAuthorizedError';
+  }
+}
+
+/** A unique constraint refused a write. */
+export class ConflictError extends Error {
+  constructor(readonly constraint: string, message = `conflict on ${constraint}`) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+/** The database schema is from a newer binary than the running one. */
+export class SchemaTooNewError extends Error {
+  constructor(readonly databaseVersion: number, readonly binaryVersion: number) {
+    super(
+      `the database schema is at version ${databaseVersion}, newer than this binary knows (${binaryVersion}); ` +
+        'upgrade cove before starting it against this database',
+    );
+    this.name = 'SchemaTooNewError';
+  }
+}

@@ -1,0 +1,176 @@
+import { ApiError } from './api-error.js';
+import type {
+  ApiKey,
+  ApiKeyWithOwner,
+  BuildInfo,
+  CreateFirstUserRequest,
+  CreateFirstUserResponse,
+  CreateTokenRequest,
+  DeploymentConfig,
+  Experiments,
+  GenerateApiKeyResponse,
+  LoginWithPasswordResponse,
+  Response,
+  SshConfig,
+  TokenConfig,
+  UpdateCheck,
+  User,
+} from './wire/index.js';
+
+/** The header that carries the session token. */
+export const SESSION_TOKEN_HEADER = 'Service-Session-Token';
+
+/** How to reach a daemon. */
+export interface ClientOptions {
+  /** Base URL of the deployment, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  readonly token?: string | undefined;
+}
+
+type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+interface RequestOptions {
+  readonly body?: unknown;
+  readonly query?: Query;
+}
+
+/**
+ * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError
+ * carrying the spec's error body.
+ */
+export class CoveClient {
+  readonly url: string;
+  #token: string | undefined;
+
+  constructor(options: ClientOptions) {
+    this.url = options.url.replace(/\/+$/, '');
+    this.#token = options.token;
+  }
+
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  /** A client for the same deployment with another token. */
+  withToken(token: string | undefined): CoveClient {
+    return new CoveClient({ url: this.url, token });
+  }
+
+  /** Sends one request and parses the JSON answer; throws ApiError on any non-2xx status. */
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(`${this.url}/api/v2${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(text, response.status));
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  // General and deployment
+
+  buildInfo(): Promise<BuildInfo> {
+    return this.request('GET', '/buildinfo');
+  }
+
+  updateCheck(): Promise<UpdateCheck> {
+    return this.request('GET', '/updatecheck');
+  }
+
+  deploymentConfig(): Promise<DeploymentConfig> {
+    return this.request('GET', '/deployment/config');
+  }
+
+  deploymentSsh(): Promise<SshConfig> {
+    return this.request('GET', '/deployment/ssh');
+  }
+
+  experiments(): Promise<Experiments> {
+    return this.request('GET', '/experiments');
+  }
+
+  availableExperiments(): Promise<Experiments> {
+    return this.request('GET', '/experiments/available');
+  }
+
+  reportCsp(report: Record<string, unknown>): Promise<void> {
+    return this.request('POST', '/csp/reports', { body: { 'csp-report': report } });
+  }
+
+  // Sign-in
+
+  /** True once the deployment's first user exists. */
+  async hasFirstUser(): Promise<boolean> {
+    try {
+      await this.request<Response>('GET', '/users/first');
+      return true;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  createFirstUser(request: CreateFirstUserRequest): Promise<CreateFirstUserResponse> {
+    return this.request('POST', '/users/first', { body: request });
+  }
+
+  login(email: string, password: string): Promise<LoginWithPasswordResponse> {
+    return this.request('POST', '/users/login', { body: { email, password } });
+  }
+
+  logout(): Promise<Response> {
+    return this.request('POST', '/users/logout');
+  }
+
+  // Users
+
+  user(user = 'me'): Promise<User> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}`);
+  }
+
+  // API tokens
+
+  createToken(request: CreateTokenRequest = {}, user = 'me'): Promise<GenerateApiKeyResponse> {
+    return this.request('POST', `/users/${encodeURIComponent(user)}/keys/tokens`, { body: request });
+  }
+
+  listTokens(options: { readonly user?: string; readonly includeAll?: boolean } = {}): Promise<ApiKeyWithOwner[]> {
+    return this.request('GET', `/users/${encodeURIComponent(options.user ?? 'me')}/keys/tokens`, {
+      query: { include_all: options.includeAll || undefined },
+    });
+  }
+
+  tokenByName(name: string, user = 'me'): Promise<ApiKey> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/keys/tokens/${encodeURIComponent(name)}`);
+  }
+
+  apiKey(id: string, user = 'me'): Promise<ApiKey> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/keys/${encodeURIComponent(id)}`);
+  }
+
+  deleteApiKey(id: string, user = 'me'): Promise<void> {
+    return this.request('DELETE', `/users/${encodeURIComponent(user)}/keys/${encodeURIComponent(id)}`);
+  }
+
+  tokenConfig(user = 'me'): Promise<TokenConfig> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/keys/tokens/tokenconfig`);
+  }
+}
+
+function parseErrorBody(text: string, status: number): Response {
+  try {
+    const parsed = JSON.parse(text) as Partial<Response>;
+    if (typeof parsed.message === 'string') return parsed as Response;
+  } catch {
+    // Not JSON: a proxy or a plain-text answer. Keep the text as the message.
+  }
+  return { message: text.trim() || `HTTP ${status}` };
+}

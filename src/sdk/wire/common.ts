@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Wire schemas shared by many endpoints. Field names are exactly those of the API spec. */
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const DateTime = Type.String({ format: 'date-time' });
+
+export const ValidationError = Type.Object({ field: Type.String(), detail: Type.String() });
+export type ValidationError = Static<typeof ValidationError>;
+
+/** The body of every error and of plain acknowledgements. */
+export const Response = Type.Object({
+  message: Type.String(),
+  detail: Type.Optional(Type.String()),
+  validations: Type.Optional(Type.Array(ValidationError)),
+});
+export type Response = Static<typeof Response>;
+
+/** A role as other objects refer to it. */
+export const SlimRole = Type.Object({
+  name: Type.String(),
+  display_name: Type.String(),
+  organization_id: Type.String(),
+});
+export type SlimRole = Static<typeof SlimRole>;

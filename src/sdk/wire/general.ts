@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+export const BuildInfo = Type.Object({
+  external_url: Type.String(),
+  version: Type.String(),
+  dashboard_url: Type.String(),
+  telemetry: Type.Boolean(),
+  workspace_proxy: Type.Boolean(),
+  agent_api_version: Type.String(),
+  provisioner_api_version: Type.String(),
+  upgrade_message: Type.String(),
+  deployment_id: Type.String(),
+  webpush_public_key: Type.String(),
+});
+export type BuildInfo = Static<typeof BuildInfo>;
+
+export const UpdateCheck = Type.Object({
+  current: Type.Boolean(),
+  version: Type.String(),
+  url: Type.String(),
+});
+export type UpdateCheck = Static<typeof UpdateCheck>;
+
+export const SshConfig = Type.Object({
+  hostname_prefix: Type.String(),
+  hostname_suffix: Type.String(),
+  ssh_config_options: Type.Record(Type.String(), Type.String()),
+});
+export type SshConfig = Static<typeof SshConfig>;
+
+export const OptionGroup = Type.Object({
+  name: Type.String(),
+  yaml: Type.String(),
+  description: Type.String(),
+});
+
+export const DeploymentOption = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  required: Type.Boolean(),
+  flag: Type.String(),
+  flag_shorthand: Type.String(),
+  env: Type.String(),
+  yaml: Type.String(),
+  default: Type.String(),
+  value: Type.Unknown(),
+  value_source: Type.String(),
+  annotations: Type.Record(Type.String(), Type.String()),
+  group: OptionGroup,
+  use_instead: Type.Array(Type.Unknown()),
+  hidden: Type.Boolean(),
+});
+export type DeploymentOption = Static<typeof DeploymentOption>;
+
+export const DeploymentConfig = Type.Object({
+  config: Type.Record(Type.String(), Type.Unknown()),
+  options: Type.Array(DeploymentOption),
+});
+export type DeploymentConfig = Static<typeof DeploymentConfig>;
+
+export const Experiments = Type.Array(Type.String());
+export type Experiments = Static<typeof Experiments>;

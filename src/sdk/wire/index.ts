@@ -1,0 +1,4 @@
+export * from './api-keys.js';
+export * from './common.js';
+export * from './general.js';
+export * from './users.js';

@@ -1,0 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, SlimRole, Uuid } from './common.js';
+
+export const UserStatus = Type.Union([Type.Literal('active'), Type.Literal('dormant'), Type.Literal('suspended')]);
+export type UserStatus = Static<typeof UserStatus>;
+
+export const LoginType = Type.Union([
+  Type.Literal('password'),
+  Type.Literal('github'),
+  Type.Literal('oidc'),
+  Type.Literal('token'),
+  Type.Literal('none'),
+]);
+export type LoginType = Static<typeof LoginType>;
+
+export const User = Type.Object({
+  id: Uuid,
+  username: Type.String(),
+  name: Type.String(),
+  email: Type.String(),
+  avatar_url: Type.String(),
+  created_at: DateTime,
+  updated_at: DateTime,
+  last_seen_at: DateTime,
+  status: UserStatus,
+  login_type: Type.String(),
+  theme_preference: Type.String(),
+  organization_ids: Type.Array(Uuid),
+  roles: Type.Array(SlimRole),
+});
+export type User = Static<typeof User>;
+
+export const CreateFirstUserRequest = Type.Object({
+  email: Type.String({ format: 'email' }),
+  username: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.String()),
+  password: Type.String({ minLength: 1 }),
+  trial: Type.Optional(Type.Boolean()),
+});
+export type CreateFirstUserRequest = Static<typeof CreateFirstUserRequest>;
+
+export const CreateFirstUserResponse = Type.Object({ user_id: Uuid, organization_id: Uuid });
+export type CreateFirstUserResponse = Static<typeof CreateFirstUserResponse>;
+
+export const LoginWithPasswordRequest = Type.Object({
+  email: Type.String({ format: 'email' }),
+  password: Type.String({ minLength: 1 }),
+});
+export type LoginWithPasswordRequest = Static<typeof LoginWithPasswordRequest>;
+
+export const LoginWithPasswordResponse = Type.Object({ session_token: Type.String() });
+export type LoginWithPasswordResponse = Static<typeof LoginWithPasswordResponse>;

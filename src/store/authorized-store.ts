@@ -1,0 +1,131 @@
+import { NotAuthorizedError, NotFoundError } from '../lib/errors.js';
+import { isUuid } from '../lib/random.js';
+import {
+  apiKeyObject,
+  authorize,
+  listFilter,
+  organizationObject,
+  siteObject,
+  userObject,
+  type Action,
+  type RbacObject,
+  type ResourceType,
+  type Subject,
+} from '../rbac/index.js';
+import { allowedRows } from './authz-filter.js';
+import { withConflicts } from './db-errors.js';
+import * as apiKeys from './queries/api-keys.js';
+import * as members from './queries/members.js';
+import * as organizations from './queries/organizations.js';
+import * as users from './queries/users.js';
+import type { Store } from './store.js';
+
+/**
+ * The store as one subject sees it. Every method that reads or writes a row checks the row's RBAC
+ * object first (or filters the list in SQL), so route handlers never decide who may see what.
+ * A refused read throws NotAuthorizedError, which the API answers exactly like NotFoundError.
+ */
+export class AuthorizedStore {
+  readonly #store: Store;
+  readonly subject: Subject;
+
+  constructor(store: Store, subject: Subject) {
+    this.#store = store;
+    this.subject = subject;
+  }
+
+  /** Whether the subject may perform `action` on `object`; for checks a route reports itself. */
+  can(action: Action, object: RbacObject): boolean {
+    return authorize(this.subject, action, object);
+  }
+
+  /** Throws NotAuthorizedError unless the subject may perform `action` on a site-wide resource type. */
+  authorizeSite(action: Action, type: ResourceType): void {
+    this.#require(action, siteObject(type));
+  }
+
+  // Users
+
+  /** A user by id, username or `me`. */
+  async getUser(idOrName: string): Promise<users.UserRow> {
+    const db = this.#store.db;
+    const key = idOrName === 'me' ? this.subject.id : idOrName;
+    const row = isUuid(key) ? await users.getUserById(db, key) : await users.getUserByUsername(db, key);
+    if (!row) throw new NotFoundError('user');
+    this.#require('read', userObject(row.id));
+    return row;
+  }
+
+  /** The ids of the organizations a readable user belongs to. */
+  async getUserOrganizationIds(userId: string): Promise<string[]> {
+    this.#require('read', userObject(userId));
+    const rows = await members.listMembershipsOfUser(this.#store.db, userId);
+    return rows.map((row) => row.organization_id);
+  }
+
+  // Organizations
+
+  /** An organization by id, by name, or `default`. */
+  async getOrganization(idOrName: string): Promise<organizations.OrganizationRow> {
+    const db = this.#store.db;
+    const row =
+      idOrName === 'default' || idOrName === '00000000-0000-0000-0000-000000000000'
+        ? await organizations.getDefaultOrganization(db)
+        : isUuid(idOrName)
+          ? await organizations.getOrganizationById(db, idOrName)
+          : await organizations.getOrganizationByName(db, idOrName);
+    if (!row) throw new NotFoundError('organization');
+    this.#require('read', organizationObject(row.id));
+    return row;
+  }
+
+  /** The organizations the subject may read, by name. */
+  async listOrganizations(): Promise<organizations.OrganizationRow[]> {
+    const filter = listFilter(this.subject, 'read', 'organization');
+    return this.#store.db
+      .selectFrom('organizations')
+      .selectAll()
+      .where((eb) => allowedRows(eb, filter, { org: 'id', owner: null }))
+      .orderBy('name')
+      .execute();
+  }
+
+  // API keys
+
+  /** Stores a new key for its owner. */
+  async insertApiKey(row: apiKeys.ApiKeyRow): Promise<apiKeys.ApiKeyRow> {
+    this.#require('create', apiKeyObject(row.user_id));
+    return withConflicts(() => apiKeys.insertApiKey(this.#store.db, row));
+  }
+
+  /** One key of one user by id. */
+  async getApiKey(userId: string, keyId: string): Promise<apiKeys.ApiKeyRow> {
+    const row = await apiKeys.getApiKeyById(this.#store.db, keyId);
+    if (!row || row.user_id !== userId) throw new NotFoundError('api key');
+    this.#require('read', apiKeyObject(row.user_id));
+    return row;
+  }
+
+  /** Deletes one key of one user. */
+  async deleteApiKey(userId: string, keyId: string): Promise<void> {
+    const row = await this.getApiKey(userId, keyId);
+    this.#require('delete', apiKeyObject(row.user_id));
+    await apiKeys.deleteApiKey(this.#store.db, row.id);
+  }
+
+  /** Named tokens of one user, or of every user (`all`), filtered in SQL to what the subject may read. */
+  async listTokens(userId: string | 'all'): Promise<apiKeys.ApiKeyRow[]> {
+    const filter = listFilter(this.subject, 'read', 'api_key');
+    let query = this.#store.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('login_type', '=', 'token')
+      .where((eb) => allowedRows(eb, filter, { org: null, owner: 'user_id' }));
+    if (userId !== 'all') query = query.where('user_id', '=', userId);
+    return query.orderBy('created_at', 'desc').orderBy('id').execute();
+  }
+
+  #require(action: Action, object: RbacObject): void {
+    if (!authorize(this.subject, action, object)) throw new NotAuthorizedError(action, object.type);
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import type { Database } from './schema.js';
+
+/** Which engine a store runs on. Queries are shared; a few statements differ by dialect. */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** How to reach the database. */
+export type DatabaseTarget =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgres'; readonly url: string };
+
+/** An open kysely handle and what it runs on. */
+export interface OpenDatabase {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  readonly target: DatabaseTarget;
+}
+
+interface NativeBindingHost {
+  readonly __COVE_NATIVE?: { readonly betterSqlite3?: string };
+}
+
+/**
+ * Opens the embedded SQLite file (WAL, foreign keys, busy timeout) or a PostgreSQL pool.
+ * The drivers are imported here, lazily, so commands that never touch a database never load them.
+ */
+export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+  const dialect = target.kind === 'sqlite' ? await sqliteDialect(target.file) : await postgresDialect(target.url);
+  return { db: new Kysely<Database>({ dialect }), dialect: target.kind, target };
+}
+
+async function sqliteDialect(file: string): Promise<Dialect> {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const nativeBinding = (globalThis as NativeBindingHost).__COVE_NATIVE?.betterSqlite3;
+  const database = new BetterSqlite3(file, nativeBinding ? { nativeBinding } : {});
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('synchronous = NORMAL');
+  return new SqliteDialect({ database });
+}
+
+async function postgresDialect(url: string): Promise<Dialect> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client that loses its server must not crash the daemon; the next query reconnects.
+  pool.on('error', () => undefined);
+  return new PostgresDialect({ pool });
+}

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import { userSubject, type Permission, type Role, type ScopeName, type Subject } from '../rbac/index.js';
+import { parseJson, parseStringArray } from './json-column.js';
+import { listCustomRolesOfOrganizations } from './queries/custom-roles.js';
+import { listMembershipsOfUser } from './queries/members.js';
+import type { UserRow } from './queries/users.js';
+import type { Database } from './schema.js';
+
+/** Options of the deployment that change what built-in roles grant. */
+export interface SubjectOptions {
+  readonly disableOwnerWorkspaceExec: boolean;
+}
+
+/**
+ * Builds the RBAC subject of a user from the database: stored site roles, every membership with
+ * its organization roles, and the custom roles those memberships name. Read on every request, so
+ * role and membership changes take effect at once.
+ */
+export async function loadUserSubject(
+  db: Kysely<Database>,
+  user: UserRow,
+  scope: ScopeName,
+  options: SubjectOptions,
+): Promise<Subject> {
+  const memberships = await listMembershipsOfUser(db, user.id);
+  const orgRoles: Record<string, string[]> = {};
+  for (const membership of memberships) orgRoles[membership.organization_id] = parseStringArray(membership.roles);
+  const needsCustom = memberships.some((m) => parseStringArray(m.roles).some((name) => !name.startsWith('organization-')));
+  const customRoles = needsCustom ? await loadCustomRoles(db, Object.keys(orgRoles)) : [];
+  return userSubject({
+    id: user.id,
+    siteRoleNames: parseStringArray(user.rbac_roles),
+    orgRoles,
+    customRoles,
+    scope,
+    disableOwnerWorkspaceExec: options.disableOwnerWorkspaceExec,
+  });
+}
+
+async function loadCustomRoles(db: Kysely<Database>, organizationIds: readonly string[]): Promise<Role[]> {
+  const rows = await listCustomRolesOfOrganizations(db, organizationIds);
+  return rows.map((row) => ({
+    name: row.name,
+    display_name: row.display_name,
+    organization_id: row.organization_id,
+    site: parseJson<Permission[]>(row.site_permissions, []),
+    org: parseJson<Permission[]>(row.org_permissions, []),
+    user: parseJson<Permission[]>(row.user_permissions, []),
+  }));
+}

@@ -1,0 +1,40 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+
+/** What one in-process CLI run printed and returned. */
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A CLI user: their own config directory and environment, running `main` in-process. */
+export class CliUser {
+  readonly configDir = mkdtempSync(join(tmpdir(), 'cove-cli-'));
+
+  constructor(readonly env: Readonly<Record<string, string>> = {}) {}
+
+  async run(...args: string[]): Promise<CliResult> {
+    let stdout = '';
+    let stderr = '';
+    const collect = (append: (text: string) => void) =>
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          append(chunk.toString('utf8'));
+          done();
+        },
+      });
+    const stdin = new PassThrough();
+    stdin.end();
+    const code = await main(['node', 'cove', ...args], {
+      stdout: collect((text) => (stdout += text)),
+      stderr: collect((text) => (stderr += text)),
+      stdin,
+      env: { COVE_CONFIG_DIR: this.configDir, COVE_SECRET_STORE: 'file', ...this.env },
+    });
+    return { code, stdout, stderr };
+  }
+}

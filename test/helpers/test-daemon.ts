@@ -1,0 +1,104 @@
+import { startDaemon, silentLogger, type Daemon } from '../../src/daemon/index.js';
+import { resolveOptions, type RawValues } from '../../src/domain/deployment-options.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { hashPassword } from '../../src/domain/passwords.js';
+import { newId } from '../../src/lib/random.js';
+import { CoveClient } from '../../src/sdk/client.js';
+import { createTestDatabase, type TestDatabase } from './databases.js';
+
+/** A real daemon on a random loopback port, with its own database and a clock the test moves. */
+export interface TestDaemon {
+  readonly daemon: Daemon;
+  readonly url: string;
+  readonly clock: ManualClock;
+  readonly database: TestDatabase;
+  /** A client with no session. */
+  readonly anonymous: CoveClient;
+  close(): Promise<void>;
+}
+
+/** A strong password that passes the strength rules. */
+export const STRONG_PASSWORD = 'Correct-Horse-Battery-9';
+
+/**
+ * Starts the daemon in-process on 127.0.0.1:0. The database is a fresh SQLite file unless the test
+ * asks for PostgreSQL (or COVE_TEST_DATABASE=postgres runs every daemon test there).
+ */
+export async function startTestDaemon(
+  options: { readonly database?: 'sqlite' | 'postgres'; readonly flags?: RawValues; readonly env?: Record<string, string> } = {},
+): Promise<TestDaemon> {
+  const kind = options.database ?? (process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite');
+  const database = await createTestDatabase(kind);
+  const clock = new ManualClock(new Date('2026-01-05T10:00:00.000Z'));
+  const flags: RawValues = {
+    httpAddress: '127.0.0.1:0',
+    dataDir: database.dataDir,
+    provisionerDaemons: '0',
+    ...(database.target.kind === 'postgres' ? { postgresUrl: database.target.url } : {}),
+    ...options.flags,
+  };
+  const resolved = resolveOptions({ flags, env: options.env ?? {} });
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon(resolved, { logger: silentLogger(), clock });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return {
+    daemon,
+    url: daemon.url,
+    clock,
+    database,
+    anonymous: new CoveClient({ url: daemon.url }),
+    close: async () => {
+      await daemon.close();
+      await database.drop();
+    },
+  };
+}
+
+/** Creates the first user (the owner) and returns a client signed in as them. */
+export async function createOwner(test: TestDaemon): Promise<CoveClient> {
+  await test.anonymous.createFirstUser({ email: 'owner@example.com', username: 'owner', password: STRONG_PASSWORD });
+  const { session_token } = await test.anonymous.login('owner@example.com', STRONG_PASSWORD);
+  return test.anonymous.withToken(session_token);
+}
+
+/**
+ * Creates an active password user who belongs to the default organization and returns a client
+ * signed in as them. Written straight to the database because user creation over the API
+ * belongs to a later part of the surface; sign-in still goes through the API.
+ */
+export async function createMember(test: TestDaemon, username: string): Promise<CoveClient> {
+  const now = test.clock.now().toISOString();
+  const id = newId();
+  const email = `${username}@example.com`;
+  await test.daemon.store.db
+    .insertInto('users')
+    .values({
+      id,
+      email,
+      username,
+      name: '',
+      avatar_url: '',
+      hashed_password: await hashPassword(STRONG_PASSWORD),
+      login_type: 'password',
+      status: 'active',
+      rbac_roles: '[]',
+      theme_preference: '',
+      hashed_one_time_passcode: null,
+      one_time_passcode_expires_at: null,
+      deleted: 0,
+      created_at: now,
+      updated_at: now,
+      last_seen_at: now,
+    })
+    .execute();
+  await test.daemon.store.db
+    .insertInto('organization_members')
+    .values({ user_id: id, organization_id: test.daemon.identity.defaultOrganization.id, roles: '[]', created_at: now, updated_at: now })
+    .execute();
+  const { session_token } = await test.anonymous.login(email, STRONG_PASSWORD);
+  return test.anonymous.withToken(session_token);
+}

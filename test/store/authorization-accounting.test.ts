@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newApiKey } from '../../src/domain/sessions.js';
+import { NotAuthorizedError } from '../../src/lib/errors.js';
+import { userSubject } from '../../src/rbac/index.js';
+import { AuthorizedStore } from '../../src/store/authorized-store.js';
+import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** The world each case runs in: a store seen by a subject who may, and by one who may not. */
+interface World {
+  readonly test: TestDaemon;
+  readonly ownerId: string;
+  readonly memberId: string;
+  readonly owner: AuthorizedStore;
+  readonly member: AuthorizedStore;
+  readonly outsider: AuthorizedStore;
+}
+
+/**
+ * One authorization case per method of the authorizing store: `allowed` must succeed for a
+ * subject with the right, `denied` must be refused (or filtered to nothing, for lists).
+ * A method without a case fails the test, so a new store method cannot skip authorization.
+ */
+const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; denied(w: World): Promise<unknown> }>> = {
+  can: {
+    allowed: async (w) => assert.equal(w.owner.can('read', { type: 'deployment_config' }), true),
+    denied: async (w) => assert.equal(w.member.can('read', { type: 'deployment_config' }), false),
+  },
+  authorizeSite: {
+    allowed: async (w) => w.owner.authorizeSite('read', 'deployment_config'),
+    denied: async (w) => expectRefused(async () => w.member.authorizeSite('read', 'deployment_config')),
+  },
+  getUser: {
+    allowed: async (w) => assert.equal((await w.member.getUser('me')).id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.getUser(w.ownerId)),
+  },
+  getUserOrganizationIds: {
+    allowed: async (w) => assert.equal((await w.owner.getUserOrganizationIds(w.memberId)).length, 1),
+    denied: async (w) => expectRefused(() => w.member.getUserOrganizationIds(w.ownerId)),
+  },
+  getOrganization: {
+    allowed: async (w) => assert.equal((await w.member.getOrganization('default')).is_default, 1),
+    denied: async (w) => expectRefused(() => w.outsider.getOrganization('default')),
+  },
+  listOrganizations: {
+    allowed: async (w) => assert.equal((await w.member.listOrganizations()).length, 1),
+    denied: async (w) => assert.deepEqual(await w.outsider.listOrganizations(), []),
+  },
+  insertApiKey: {
+    allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
+    denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
+  },
+  getApiKey: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'readable'));
+      assert.equal((await w.owner.getApiKey(w.memberId, row.id)).id, row.id);
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'owner-secret'));
+      await expectRefused(() => w.member.getApiKey(w.ownerId, row.id));
+    },
+  },
+  deleteApiKey: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'deletable'));
+      await w.member.deleteApiKey(w.memberId, row.id);
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'undeletable'));
+      await expectRefused(() => w.member.deleteApiKey(w.ownerId, row.id));
+    },
+  },
+  listTokens: {
+    allowed: async (w) => {
+      await w.member.insertApiKey(key(w, w.memberId, 'listed'));
+      assert.ok((await w.owner.listTokens('all')).some((t) => t.user_id === w.memberId));
+    },
+    denied: async (w) => {
+      await w.owner.insertApiKey(key(w, w.ownerId, 'hidden'));
+      const seen = await w.member.listTokens('all');
+      assert.ok(seen.length > 0 && seen.every((t) => t.user_id === w.memberId));
+      assert.deepEqual(await w.member.listTokens(w.ownerId), []);
+    },
+  },
+};
+
+function key(w: World, userId: string, name: string) {
+  return newApiKey({ userId, loginType: 'token', scope: 'all', lifetimeMs: 3_600_000, tokenName: name, ipAddress: '', now: w.test.clock.now() }).row;
+}
+
+async function expectRefused(call: () => Promise<unknown>): Promise<void> {
+  await assert.rejects(call, (error: unknown) => error instanceof NotAuthorizedError);
+}
+
+function storeMethods(): string[] {
+  return Object.getOwnPropertyNames(AuthorizedStore.prototype).filter((name) => name !== 'constructor');
+}
+
+describe('authorizing store accounting', () => {
+  let world: World;
+  before(async () => {
+    const test = await startTestDaemon();
+    const ownerClient = await createOwner(test);
+    const memberClient = await createMember(test, 'member');
+    const ownerId = (await ownerClient.user('me')).id;
+    const memberId = (await memberClient.user('me')).id;
+    const store = test.daemon.store;
+    const subjectOf = async (token: string | undefined) => {
+      const { authenticate } = await import('../../src/domain/authentication.js');
+      const { resolveOptions } = await import('../../src/domain/deployment-options.js');
+      return (await authenticate(store, resolveOptions({}).values, token, '')).subject;
+    };
+    world = {
+      test,
+      ownerId,
+      memberId,
+      owner: store.as(await subjectOf(ownerClient.token)),
+      member: store.as(await subjectOf(memberClient.token)),
+      // A signed-in user who belongs to no organization and holds no site role.
+      outsider: store.as(userSubject({ id: '99999999-9999-4999-8999-999999999999', siteRoleNames: [], orgRoles: {} })),
+    };
+  });
+  after(async () => world.test.close());
+
+  it('has an authorization case for every method', () => {
+    const missing = storeMethods().filter((name) => !(name in CASES));
+    assert.deepEqual(missing, [], `authorizing store methods without an authorization case: ${missing.join(', ')}`);
+  });
+
+  for (const [method, testCase] of Object.entries(CASES)) {
+    it(`${method}: allows the entitled subject and refuses the other`, async () => {
+      await testCase.allowed(world);
+      await testCase.denied(world);
+    });
+  }
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { SchemaTooNewError } from '../../src/lib/errors.js';
+import { systemClock } from '../../src/lib/clock.js';
+import { LATEST_SCHEMA_VERSION } from '../../src/store/migrate.js';
+import { Store } from '../../src/store/store.js';
+import { createTestDatabase, TEST_DIALECTS } from '../helpers/databases.js';
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`migrations on ${dialect}`, () => {
+    it('migrates a new database, then does nothing on a second run', async () => {
+      const database = await createTestDatabase(dialect);
+      const store = await Store.open(database.target, systemClock);
+      try {
+        const first = await store.migrate();
+        assert.equal(first.from, 0);
+        assert.equal(first.to, LATEST_SCHEMA_VERSION);
+        assert.ok(first.applied.length >= 1);
+        const second = await store.migrate();
+        assert.deepEqual(second.applied, []);
+        assert.equal(second.from, LATEST_SCHEMA_VERSION);
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+
+    it('refuses to start against a database migrated by a newer binary', async () => {
+      const database = await createTestDatabase(dialect);
+      const store = await Store.open(database.target, systemClock);
+      try {
+        await store.migrate();
+        await store.db
+          .insertInto('cove_migrations')
+          .values({ version: LATEST_SCHEMA_VERSION + 1, name: 'from-the-future', applied_at: new Date().toISOString() })
+          .execute();
+        await assert.rejects(store.migrate(), (error: unknown) => {
+          assert.ok(error instanceof SchemaTooNewError);
+          assert.match(error.message, /newer than this binary/);
+          return true;
+        });
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+
+    it('enforces foreign keys and case-insensitive unique usernames', async () => {
+      const database = await createTestDatabase(dialect);
+      const store = await Store.open(database.target, systemClock);
+      try {
+        await store.migrate();
+        const now = new Date().toISOString();
+        const user = {
+          id: 'f1d7bd4e-8e0a-4a43-9b36-1c0f1d3a2b11', email: 'x@example.com', username: 'Alice', name: '', avatar_url: '',
+          hashed_password: '', login_type: 'password', status: 'active', rbac_roles: '[]', theme_preference: '',
+          hashed_one_time_passcode: null, one_time_passcode_expires_at: null, deleted: 0, created_at: now, updated_at: now,
+          last_seen_at: now,
+        };
+        await store.db.insertInto('users').values(user).execute();
+        await assert.rejects(
+          store.db.insertInto('users').values({ ...user, id: '0b6f5d7c-3a43-4b1e-8d7e-5f0a7c9e2d22', email: 'y@example.com', username: 'alice' }).execute(),
+        );
+        await assert.rejects(
+          store.db
+            .insertInto('organization_members')
+            .values({ user_id: user.id, organization_id: 'a0000000-0000-4000-8000-000000000000', roles: '[]', created_at: now, updated_at: now })
+            .execute(),
+        );
+        if (dialect === 'sqlite') {
+          const mode = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
+          assert.equal(mode.rows[0]?.journal_mode, 'wal');
+        }
+      } finally {
+        await store.close();
+        await database.drop();
+      }
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PostgresPubSub } from '../../src/store/pg-pubsub.js';
+import { MemoryPubSub, type PubSub } from '../../src/store/pubsub.js';
+import { PG_URL } from '../helpers/databases.js';
+
+function nextMessage(pubsub: PubSub, channel: string): Promise<{ payload: Promise<string>; stop: () => Promise<void> }> {
+  let resolve: (value: string) => void = () => undefined;
+  const payload = new Promise<string>((r) => (resolve = r));
+  return pubsub.subscribe(channel, (message) => resolve(message)).then((stop) => ({ payload, stop }));
+}
+
+async function exercise(make: () => Promise<PubSub>): Promise<void> {
+  const publisher = await make();
+  const subscriber = await make();
+  try {
+    const first = await nextMessage(subscriber, 'workspace:1');
+    const other = await nextMessage(subscriber, 'workspace:2');
+    await publisher.publish('workspace:1', '{"id":1}');
+    assert.equal(await first.payload, '{"id":1}');
+    await first.stop();
+    let lateDelivery = false;
+    const stopLate = await subscriber.subscribe('workspace:1', () => (lateDelivery = true));
+    await stopLate();
+    await publisher.publish('workspace:1', 'after unsubscribe');
+    await publisher.publish('workspace:2', 'two');
+    assert.equal(await other.payload, 'two');
+    assert.equal(lateDelivery, false);
+    await other.stop();
+  } finally {
+    await publisher.close();
+    await subscriber.close();
+  }
+}
+
+describe('pubsub', () => {
+  it('delivers in-process messages to subscribers of the channel only', async () => {
+    const shared = new MemoryPubSub();
+    await exercise(async () => shared);
+  });
+
+  it('delivers messages between PostgreSQL connections through LISTEN/NOTIFY', { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' }, async () => {
+    await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
+  });
+});
