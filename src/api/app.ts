@@ -24,8 +24,8 @@ export interface AppOptions {
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: options.logger,
-    disableRequestLogging: !options.logRequests,
+    // Request logs are at info level; without --verbose only warnings and errors reach the log.
+    loggerInstance: options.logRequests ? options.logger : options.logger.child({}, { level: 'warn' }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

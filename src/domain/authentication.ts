@@ -37,18 +37,16 @@ export async function authenticate(
   const parsed = parseToken(token);
   if (!parsed.ok) throw new HttpProblem(401, SIGNED_OUT, { detail: parsed.detail });
 
-  const apiKey = await getApiKeyById(store.db, parsed.id);
-  if (!apiKey) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
-  if (!secretMatches(parsed.secret, apiKey.hashed_secret)) {
+  const now = store.clock.now();
+  const cached = store.sessions.get(parsed.id, now.getTime());
+  const session = cached ?? (await loadSession(store, values, parsed.id));
+  if (!secretMatches(parsed.secret, session.apiKey.hashed_secret)) {
     throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key secret is invalid.' });
   }
-  const now = store.clock.now();
-  if (Date.parse(apiKey.expires_at) <= now.getTime()) {
-    throw new HttpProblem(401, SIGNED_OUT, { detail: `API key expired at "${apiKey.expires_at}".` });
+  if (Date.parse(session.apiKey.expires_at) <= now.getTime()) {
+    throw new HttpProblem(401, SIGNED_OUT, { detail: `API key expired at "${session.apiKey.expires_at}".` });
   }
-
-  let user = await getUserById(store.db, apiKey.user_id);
-  if (!user) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
+  let user = session.user;
   if (user.status === 'suspended') {
     throw new HttpProblem(401, `User is not active (status = "${user.status}"). Contact an admin to reactivate your account.`);
   }
@@ -56,16 +54,26 @@ export async function authenticate(
     await updateUser(store.db, user.id, { status: 'active', updated_at: now.toISOString() });
     user = { ...user, status: 'active' };
   }
-
-  const refreshed = await keepAlive(store, values, apiKey, ipAddress, now);
-  if (refreshed.last_used !== apiKey.last_used) {
-    await updateUser(store.db, user.id, { last_seen_at: refreshed.last_used });
-    user = { ...user, last_seen_at: refreshed.last_used };
+  const apiKey = await keepAlive(store, values, session.apiKey, ipAddress, now);
+  if (apiKey.last_used !== session.apiKey.last_used) {
+    await updateUser(store.db, user.id, { last_seen_at: apiKey.last_used });
+    user = { ...user, last_seen_at: apiKey.last_used };
   }
+  const result = { user, apiKey, subject: session.subject };
+  if (!cached || user !== session.user || apiKey !== session.apiKey) store.sessions.set(result, now.getTime());
+  return result;
+}
+
+/** Reads a key, its user and the user's subject from the database. */
+async function loadSession(store: Store, values: DeploymentValues, keyId: string): Promise<Authenticated> {
+  const apiKey = await getApiKeyById(store.db, keyId);
+  if (!apiKey) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
+  const user = await getUserById(store.db, apiKey.user_id);
+  if (!user) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
   const subject = await loadUserSubject(store.db, user, apiKey.scope === 'application_connect' ? 'application_connect' : 'all', {
     disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec,
   });
-  return { user, apiKey: refreshed, subject };
+  return { apiKey, user, subject };
 }
 
 async function keepAlive(

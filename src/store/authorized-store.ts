@@ -111,6 +111,7 @@ export class AuthorizedStore {
     const row = await this.getApiKey(userId, keyId);
     this.#require('delete', apiKeyObject(row.user_id));
     await apiKeys.deleteApiKey(this.#store.db, row.id);
+    await this.#store.invalidateSessions({ keyId: row.id });
   }
 
   /** Named tokens of one user, or of every user (`all`), filtered in SQL to what the subject may read. */

@@ -7,6 +7,10 @@ import { migrate, type MigrationResult } from './migrate.js';
 import { PostgresPubSub } from './pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from './pubsub.js';
 import type { Database } from './schema.js';
+import { SessionCache } from './session-cache.js';
+
+const SESSION_CHANNEL = 'sessions:invalidate';
+const SESSION_CACHE_TTL_MS = 60_000;
 
 /**
  * The database, its pubsub and the clock, opened once per daemon. Its `db` is the unrestricted
@@ -18,6 +22,8 @@ export class Store {
   readonly dialect: DialectName;
   readonly pubsub: PubSub;
   readonly clock: Clock;
+  readonly sessions = new SessionCache(SESSION_CACHE_TTL_MS);
+  #stopListening: (() => Promise<void>) | undefined;
 
   private constructor(db: Kysely<Database>, dialect: DialectName, pubsub: PubSub, clock: Clock) {
     this.db = db;
@@ -31,7 +37,12 @@ export class Store {
     const { db, dialect } = await openDatabase(target);
     try {
       const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url) : new MemoryPubSub();
-      return new Store(db, dialect, pubsub, clock);
+      const store = new Store(db, dialect, pubsub, clock);
+      // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.
+      store.#stopListening = await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
+        store.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
+      });
+      return store;
     } catch (error) {
       await db.destroy();
       throw error;
@@ -53,7 +64,17 @@ export class Store {
     return this.clock.now().toISOString();
   }
 
+  /**
+   * Drops cached sessions after a write that changes what they may do, here and on every replica.
+   * Call it after deleting a key or changing a user, their memberships or their roles.
+   */
+  async invalidateSessions(target: { readonly keyId?: string; readonly userId?: string } | '*'): Promise<void> {
+    this.sessions.invalidate(target);
+    await this.pubsub.publish(SESSION_CHANNEL, target === '*' ? '*' : JSON.stringify(target));
+  }
+
   async close(): Promise<void> {
+    await this.#stopListening?.();
     await this.pubsub.close();
     await this.db.destroy();
   }

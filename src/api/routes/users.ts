@@ -10,6 +10,7 @@ import {
   Response,
   User,
 } from '../../sdk/wire/index.js';
+import { memberOrgIds } from '../../rbac/index.js';
 import { deleteApiKey } from '../../store/queries/api-keys.js';
 import type { ApiContext } from '../context.js';
 import { toWireUser } from '../convert/user.js';
@@ -56,13 +57,17 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     const { apiKey } = authOf(request);
     // Ending one's own session needs no permission beyond holding it.
     await deleteApiKey(context.store.db, apiKey.id);
+    await context.store.invalidateSessions({ keyId: apiKey.id });
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });
 
   app.get('/users/:user', { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
-    const { store } = authOf(request);
-    const user = await store.getUser((request.params as { user: string }).user);
+    const { store, user: caller, subject } = authOf(request);
+    const param = (request.params as { user: string }).user;
+    // The caller and their memberships were loaded to authenticate them; `me` needs no more reads.
+    if (param === 'me') return toWireUser(caller, memberOrgIds(subject));
+    const user = await store.getUser(param);
     return toWireUser(user, await store.getUserOrganizationIds(user.id));
   });
 }
