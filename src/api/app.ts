@@ -45,10 +45,10 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   app.setNotFoundHandler(async (request, reply) =>
     reply.code(404).send({ message: 'Route not found.', detail: `${request.method} ${request.url.split('?')[0]}` }),
   );
-  app.addHook('onSend', async (request, reply) => {
-    void reply.header('x-cove-build-version', VERSION);
-    void reply.header('x-content-type-options', 'nosniff');
-    void reply.header('x-request-id', request.id);
+  // Callback style: this runs on every answer, and an async hook costs a promise each time.
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers({ 'x-cove-build-version': VERSION, 'x-content-type-options': 'nosniff', 'x-request-id': request.id });
+    done();
   });
 
   if (context.values.swaggerEnable) await registerSwagger(app);
