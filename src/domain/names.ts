@@ -1,16 +1,11 @@
-const NAME_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
+import { nameRuleError } from '../rbac/index.js';
 
 /**
  * Checks a username, organization, template or workspace name: 1–32 alphanumerics with single
  * hyphens between them, and not a word the URLs reserve. Returns what is wrong, or undefined.
+ * The rule is the one custom role names follow, so it is defined once, with them.
  */
-export function nameProblem(name: string): string | undefined {
-  if (name.length > 32) return 'must be <= 32 characters';
-  if (name.length < 1) return 'must be >= 1 character';
-  if (name === 'new' || name === 'create') return `cannot use "${name}" as a name`;
-  if (!NAME_PATTERN.test(name)) return 'must be alphanumeric with hyphens';
-  return undefined;
-}
+export const nameProblem: (name: string) => string | undefined = nameRuleError;
 
 /** Checks a person's real name: at most 128 characters, no surrounding whitespace. */
 export function realNameProblem(name: string): string | undefined {
