@@ -1,6 +1,7 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { Store } from '../store/store.js';
+import type { RateLimits } from './plugins/rate-limit.js';
 
 /** What every route plugin is given: the store, the resolved settings and the deployment identity. */
 export interface ApiContext {
@@ -8,4 +9,5 @@ export interface ApiContext {
   readonly values: DeploymentValues;
   readonly sources: Readonly<Record<keyof DeploymentValues, ValueSource>>;
   readonly identity: DeploymentIdentity;
+  readonly rateLimits: RateLimits;
 }

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../api/app.js';
+import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -44,7 +45,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
     const identity = await bootstrapDeployment(store);
     const app = await buildApp(
-      { store, values: options.values, sources: options.sources, identity },
+      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock) },
       { logger, logRequests: options.values.verbose },
     );
     const [host, port] = splitHostPort(options.values.httpAddress);

@@ -3,6 +3,7 @@ import { authenticate, type Authenticated } from '../../domain/authentication.js
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { presentedToken } from '../session-token.js';
+import { rateLimitHook } from './rate-limit.js';
 
 /** The signed-in caller of a request, and the store as that caller sees it. */
 export interface RequestAuth extends Authenticated {
@@ -25,6 +26,7 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
     const authenticated = await authenticate(context.store, context.values, presentedToken(request), request.ip);
     request.auth = { ...authenticated, store: context.store.as(authenticated.subject) };
   });
+  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
 }
 
 /** The caller of an authenticated route. Throws if a route forgot to require authentication. */

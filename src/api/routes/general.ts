@@ -14,12 +14,14 @@ import {
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
+import { rateLimitHook } from '../plugins/rate-limit.js';
 
 /** Experiments this build knows; none are needed yet, but the list is served as the spec asks. */
 const AVAILABLE_EXPERIMENTS: readonly string[] = [];
 
 /** The general and deployment endpoints that need no session. */
 export async function publicGeneralRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
   app.get('/', { schema: { response: { 200: Response } } }, async () => ({
     message: 'Cove API. See /api/v2/buildinfo, or run "cove login" to sign in.',
   }));

@@ -16,11 +16,14 @@ import type { ApiContext } from '../context.js';
 import { toWireUser } from '../convert/user.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { clearSessionCookie, setSessionCookie } from '../session-token.js';
+import { rateLimitHook } from '../plugins/rate-limit.js';
 
 export const UserParam = Type.Object({ user: Type.String({ minLength: 1 }) });
 
 /** First-user setup and password sign-in: the user endpoints that need no session. */
 export async function publicUserRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
+  const loginLimit = rateLimitHook(context.rateLimits, (limits) => limits.login);
   app.get('/users/first', { schema: { response: { 200: Response, 404: Response } } }, async (_request, reply) => {
     if (await hasFirstUser(context.store)) return { message: 'The initial user has already been created!' };
     return reply.code(404).send({ message: 'The initial user has not been created!' });
@@ -39,7 +42,7 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
 
   app.post(
     '/users/login',
-    { schema: { body: LoginWithPasswordRequest, response: { 201: LoginWithPasswordResponse } } },
+    { onRequest: loginLimit, schema: { body: LoginWithPasswordRequest, response: { 201: LoginWithPasswordResponse } } },
     async (request, reply) => {
       const body = request.body as LoginWithPasswordRequest;
       const token = await loginWithPassword(context.store, context.values, body.email, body.password, request.ip);
