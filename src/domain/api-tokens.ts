@@ -30,6 +30,10 @@ export type ParsedToken =
 
 /** Splits a presented token, saying precisely what is wrong with a malformed one. */
 export function parseToken(token: string): ParsedToken {
+  const dash = token.indexOf('-');
+  if (dash === ID_LENGTH && token.length === ID_LENGTH + 1 + SECRET_LENGTH && token.indexOf('-', dash + 1) === -1) {
+    return { ok: true, id: token.slice(0, dash), secret: token.slice(dash + 1) };
+  }
   const parts = token.split('-');
   if (parts.length !== 2) {
     return { ok: false, detail: `Invalid API key format: incorrect amount of API key parts, expected 2 got ${parts.length}` };

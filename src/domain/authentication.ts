@@ -1,7 +1,9 @@
 import { HttpProblem } from '../lib/errors.js';
+import { timingSafeEqual } from 'node:crypto';
 import type { Subject } from '../rbac/index.js';
 import { getApiKeyById, updateApiKey, type ApiKeyRow } from '../store/queries/api-keys.js';
 import { getUserById, updateUser, type UserRow } from '../store/queries/users.js';
+import type { CachedSession } from '../store/session-cache.js';
 import { loadUserSubject } from '../store/subjects.js';
 import type { Store } from '../store/store.js';
 import { parseToken, secretMatches } from './api-tokens.js';
@@ -39,8 +41,9 @@ export async function authenticate(
 
   const now = store.clock.now();
   const cached = store.sessions.get(parsed.id, now.getTime());
-  const session = cached ?? (await loadSession(store, values, parsed.id));
-  if (!secretMatches(parsed.secret, session.apiKey.hashed_secret)) {
+  const session: CachedSession = cached ?? (await loadSession(store, values, parsed.id));
+  const verified = session.verifiedSecret !== undefined && sameSecret(session.verifiedSecret, parsed.secret);
+  if (!verified && !secretMatches(parsed.secret, session.apiKey.hashed_secret)) {
     throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key secret is invalid.' });
   }
   if (Date.parse(session.apiKey.expires_at) <= now.getTime()) {
@@ -60,8 +63,14 @@ export async function authenticate(
     user = { ...user, last_seen_at: apiKey.last_used };
   }
   const result = { user, apiKey, subject: session.subject };
-  if (!cached || user !== session.user || apiKey !== session.apiKey) store.sessions.set(result, now.getTime());
+  if (!verified || user !== session.user || apiKey !== session.apiKey) {
+    store.sessions.set({ ...result, verifiedSecret: parsed.secret }, now.getTime());
+  }
   return result;
+}
+
+function sameSecret(known: string, presented: string): boolean {
+  return known.length === presented.length && timingSafeEqual(Buffer.from(known), Buffer.from(presented));
 }
 
 /** Reads a key, its user and the user's subject from the database. */

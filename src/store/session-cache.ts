@@ -7,6 +7,8 @@ export interface CachedSession {
   readonly apiKey: ApiKeyRow;
   readonly user: UserRow;
   readonly subject: Subject;
+  /** The secret that was checked against the stored hash, so later requests need not hash again. */
+  readonly verifiedSecret?: string;
 }
 
 const MAX_ENTRIES = 10_000;
