@@ -5,6 +5,7 @@ import type { ApiContext } from './context.js';
 import { toProblem } from './problems.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
+import { organizationRoutes } from './routes/organizations.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { validatorCompiler } from './validation.js';
 
@@ -62,6 +63,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(authenticatedGeneralRoutes, context);
       await api.register(authenticatedUserRoutes, context);
       await api.register(apiKeyRoutes, context);
+      await api.register(organizationRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -13,8 +13,10 @@ import type {
   Response,
   SshConfig,
   TokenConfig,
+  Organization,
   UpdateCheck,
   User,
+  ValidatePasswordResponse,
 } from './wire/index.js';
 
 /** The header that carries the session token. */
@@ -128,6 +130,20 @@ export class CoveClient {
 
   logout(): Promise<Response> {
     return this.request('POST', '/users/logout');
+  }
+
+  validatePassword(password: string): Promise<ValidatePasswordResponse> {
+    return this.request('POST', '/users/validate-password', { body: { password } });
+  }
+
+  // Organizations
+
+  organizations(): Promise<Organization[]> {
+    return this.request('GET', '/organizations');
+  }
+
+  organization(idOrName: string): Promise<Organization> {
+    return this.request('GET', `/organizations/${encodeURIComponent(idOrName)}`);
   }
 
   // Users

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { passwordWeakness } from '../../domain/passwords.js';
 import { createFirstUser, hasFirstUser, loginWithPassword } from '../../domain/users.js';
 import { HttpProblem } from '../../lib/errors.js';
 import {
@@ -9,6 +10,8 @@ import {
   LoginWithPasswordResponse,
   Response,
   User,
+  ValidatePasswordRequest,
+  ValidatePasswordResponse,
 } from '../../sdk/wire/index.js';
 import { memberOrgIds } from '../../rbac/index.js';
 import { deleteApiKey } from '../../store/queries/api-keys.js';
@@ -37,6 +40,16 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
       if (await hasFirstUser(context.store)) throw new HttpProblem(409, 'The initial user has already been created.');
       const created = await createFirstUser(context.store, context.identity.defaultOrganization.id, body);
       return reply.code(201).send(created);
+    },
+  );
+
+  // Works without a session so sign-up forms can check a password before the account exists.
+  app.post(
+    '/users/validate-password',
+    { onRequest: loginLimit, schema: { body: ValidatePasswordRequest, response: { 200: ValidatePasswordResponse } } },
+    async (request) => {
+      const weakness = passwordWeakness((request.body as ValidatePasswordRequest).password);
+      return { valid: weakness === undefined, details: weakness ?? '' };
     },
   );
 

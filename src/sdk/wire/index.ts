@@ -2,3 +2,4 @@ export * from './api-keys.js';
 export * from './common.js';
 export * from './general.js';
 export * from './users.js';
+export * from './organizations.js';
