@@ -6,6 +6,7 @@ import { toProblem } from './problems.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { roleRoutes } from './routes/roles.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { validatorCompiler } from './validation.js';
 
@@ -64,6 +65,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(authenticatedUserRoutes, context);
       await api.register(apiKeyRoutes, context);
       await api.register(organizationRoutes, context);
+      await api.register(roleRoutes, context);
     },
     { prefix: '/api/v2' },
   );

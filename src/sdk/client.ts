@@ -13,6 +13,7 @@ import type {
   Response,
   SshConfig,
   TokenConfig,
+  AssignableRole,
   Organization,
   UpdateCheck,
   User,
@@ -144,6 +145,14 @@ export class CoveClient {
 
   organization(idOrName: string): Promise<Organization> {
     return this.request('GET', `/organizations/${encodeURIComponent(idOrName)}`);
+  }
+
+  siteRoles(): Promise<AssignableRole[]> {
+    return this.request('GET', '/users/roles');
+  }
+
+  organizationRoles(organization: string): Promise<AssignableRole[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/members/roles`);
   }
 
   // Users

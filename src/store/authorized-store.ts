@@ -5,15 +5,18 @@ import {
   authorize,
   listFilter,
   organizationObject,
+  orgScoped,
   siteObject,
   userObject,
   type Action,
   type RbacObject,
   type ResourceType,
+  type Role,
   type Subject,
 } from '../rbac/index.js';
 import { allowedRows } from './authz-filter.js';
 import { withConflicts } from './db-errors.js';
+import { loadCustomRoles } from './subjects.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
@@ -88,6 +91,12 @@ export class AuthorizedStore {
       .where((eb) => allowedRows(eb, filter, { org: 'id', owner: null }))
       .orderBy('name')
       .execute();
+  }
+
+  /** The custom roles of one organization; needs read on the organization's role assignments. */
+  async listCustomRoles(organizationId: string): Promise<Role[]> {
+    this.#require('read', orgScoped('assign_org_role', organizationId));
+    return loadCustomRoles(this.#store.db, [organizationId]);
   }
 
   // API keys

@@ -37,7 +37,8 @@ export async function loadUserSubject(
   });
 }
 
-async function loadCustomRoles(db: Kysely<Database>, organizationIds: readonly string[]): Promise<Role[]> {
+/** The custom roles of some organizations, as RBAC roles. */
+export async function loadCustomRoles(db: Kysely<Database>, organizationIds: readonly string[]): Promise<Role[]> {
   const rows = await listCustomRolesOfOrganizations(db, organizationIds);
   return rows.map((row) => ({
     name: row.name,

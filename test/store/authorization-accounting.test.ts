@@ -46,6 +46,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.equal((await w.member.listOrganizations()).length, 1),
     denied: async (w) => assert.deepEqual(await w.outsider.listOrganizations(), []),
   },
+  listCustomRoles: {
+    allowed: async (w) => assert.deepEqual(await w.member.listCustomRoles((await w.member.getOrganization('default')).id), []),
+    denied: async (w) => expectRefused(async () => w.outsider.listCustomRoles((await w.owner.getOrganization('default')).id)),
+  },
   insertApiKey: {
     allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
     denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),

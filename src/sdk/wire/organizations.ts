@@ -18,3 +18,19 @@ export type ValidatePasswordRequest = Static<typeof ValidatePasswordRequest>;
 
 export const ValidatePasswordResponse = Type.Object({ valid: Type.Boolean(), details: Type.String() });
 export type ValidatePasswordResponse = Static<typeof ValidatePasswordResponse>;
+
+export const Permission = Type.Object({ negate: Type.Boolean(), resource_type: Type.String(), action: Type.String() });
+export type Permission = Static<typeof Permission>;
+
+/** A role as listings show it, with whether the caller may assign it and whether it is built in. */
+export const AssignableRole = Type.Object({
+  name: Type.String(),
+  display_name: Type.String(),
+  organization_id: Type.String(),
+  site_permissions: Type.Array(Permission),
+  organization_permissions: Type.Array(Permission),
+  user_permissions: Type.Array(Permission),
+  assignable: Type.Boolean(),
+  built_in: Type.Boolean(),
+});
+export type AssignableRole = Static<typeof AssignableRole>;

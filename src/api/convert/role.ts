@@ -1,0 +1,17 @@
+import { canAssignRole, type Role, type Subject } from '../../rbac/index.js';
+import type { AssignableRole } from '../../sdk/wire/index.js';
+
+/** A role as the role listings show it to `caller`. */
+export function toAssignableRole(role: Role, caller: Subject, builtIn: boolean): AssignableRole {
+  const copy = (list: Role['site']) => list.map((p) => ({ negate: p.negate, resource_type: p.resource_type, action: p.action }));
+  return {
+    name: role.name,
+    display_name: role.display_name,
+    organization_id: role.organization_id,
+    site_permissions: copy(role.site),
+    organization_permissions: copy(role.org),
+    user_permissions: copy(role.user),
+    assignable: canAssignRole(caller, role.name, role.organization_id, !builtIn),
+    built_in: builtIn,
+  };
+}
