@@ -7,6 +7,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
+import { authcheckRoutes } from './routes/authcheck.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { validatorCompiler } from './validation.js';
 
@@ -66,6 +67,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(apiKeyRoutes, context);
       await api.register(organizationRoutes, context);
       await api.register(roleRoutes, context);
+      await api.register(authcheckRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -20,6 +20,18 @@ import type {
   ValidatePasswordResponse,
 } from './wire/index.js';
 
+/** One named check of `POST /authcheck`. */
+export interface AuthorizationCheck {
+  readonly action: string;
+  readonly object: {
+    readonly resource_type: string;
+    readonly owner_id?: string;
+    readonly organization_id?: string;
+    readonly resource_id?: string;
+    readonly any_org?: boolean;
+  };
+}
+
 /** The header that carries the session token. */
 export const SESSION_TOKEN_HEADER = 'Service-Session-Token';
 
@@ -153,6 +165,11 @@ export class CoveClient {
 
   organizationRoles(organization: string): Promise<AssignableRole[]> {
     return this.request('GET', `/organizations/${encodeURIComponent(organization)}/members/roles`);
+  }
+
+  /** Asks which of the named checks the caller passes. */
+  authCheck(checks: Readonly<Record<string, AuthorizationCheck>>): Promise<Record<string, boolean>> {
+    return this.request('POST', '/authcheck', { body: { checks } });
   }
 
   // Users
