@@ -1,4 +1,5 @@
-import { ConflictError, HttpProblem } from '../lib/errors.js';
+import { ConflictError, HttpProblem, NotAuthorizedError } from '../lib/errors.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
 import { newId } from '../lib/random.js';
 import { withConflicts } from '../store/db-errors.js';
 import { insertApiKey } from '../store/queries/api-keys.js';
@@ -135,4 +136,101 @@ async function activateOnSignIn(store: Store, user: UserRow): Promise<UserRow> {
 /** True for errors that mean the username or email is already taken. */
 export function isDuplicateUser(error: unknown): boolean {
   return error instanceof ConflictError && /users_(username|email)/.test(error.constraint);
+}
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** The body of `POST /users`. */
+export interface CreateUserInput {
+  readonly email: string;
+  readonly username: string;
+  readonly name?: string | undefined;
+  readonly password?: string | undefined;
+  readonly login_type?: string | undefined;
+  readonly user_status?: 'active' | 'dormant' | 'suspended' | undefined;
+  readonly organization_ids?: readonly string[] | undefined;
+}
+
+/**
+ * Creates a user for an administrator, with the reference's rules in order: login type and
+ * password, organizations, uniqueness, strength. New users are dormant unless told otherwise.
+ */
+export async function createUser(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  defaultOrganizationId: string,
+  input: CreateUserInput,
+  now: Date,
+): Promise<UserRow> {
+  const loginType = input.login_type ?? 'password';
+  if (loginType !== 'password' && input.password) {
+    throw new HttpProblem(400, `Password cannot be set for non-password ("${loginType}") authentication.`);
+  }
+  if (loginType === 'password' && values.disablePasswordAuth) {
+    throw new HttpProblem(403, 'Password based authentication is disabled! Unable to provision new users with password authentication.');
+  }
+  const organizationIds = [...new Set((input.organization_ids ?? []).map((id) => (id === NIL_UUID ? defaultOrganizationId : id)))];
+  if (organizationIds.length === 0) {
+    throw new HttpProblem(
+      400,
+      'No organization specified to place the user as a member of. It is required to specify at least one organization id to place the user in.',
+      {
+        detail: "required at least 1 value for the array 'organization_ids'",
+        validations: [{ field: 'organization_ids', detail: 'Missing values, this cannot be empty' }],
+      },
+    );
+  }
+  checkNewUserFields({ email: input.email, username: input.username, name: input.name, password: input.password ?? '' });
+  for (const id of organizationIds) {
+    try {
+      await store.getOrganization(id);
+    } catch {
+      throw new HttpProblem(404, `Organization does not exist with the provided id "${id}".`);
+    }
+  }
+  let hashed = '';
+  switch (loginType) {
+    case 'none':
+      break;
+    case 'password': {
+      const weakness = passwordWeakness(input.password ?? '');
+      if (weakness) throw new HttpProblem(400, 'Password not strong enough!', { validations: [{ field: 'password', detail: weakness }] });
+      hashed = await hashPassword(input.password ?? '');
+      break;
+    }
+    case 'oidc':
+      throw new HttpProblem(400, 'You must configure OIDC before creating OIDC users.');
+    case 'github':
+      throw new HttpProblem(400, 'You must configure GitHub sign-in before creating GitHub users.');
+    default:
+      throw new HttpProblem(400, `Unsupported login type "${loginType}" for manually creating new users.`);
+  }
+  const iso = now.toISOString();
+  try {
+    return await store.insertUser(
+      {
+        id: newId(),
+        email: input.email,
+        username: input.username,
+        name: (input.name ?? '').trim(),
+        avatar_url: '',
+        hashed_password: hashed,
+        login_type: loginType,
+        status: input.user_status ?? 'dormant',
+        rbac_roles: '[]',
+        theme_preference: '',
+        hashed_one_time_passcode: null,
+        one_time_passcode_expires_at: null,
+        deleted: 0,
+        created_at: iso,
+        updated_at: iso,
+        last_seen_at: iso,
+      },
+      organizationIds,
+    );
+  } catch (error) {
+    if (isDuplicateUser(error)) throw new HttpProblem(409, 'User already exists.');
+    if (error instanceof NotAuthorizedError) throw new HttpProblem(403, 'You are not authorized to create users.');
+    throw error;
+  }
 }

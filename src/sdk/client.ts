@@ -6,6 +6,7 @@ import type {
   CreateFirstUserRequest,
   CreateFirstUserResponse,
   CreateTokenRequest,
+  CreateUserRequest,
   DeploymentConfig,
   Experiments,
   GenerateApiKeyResponse,
@@ -17,6 +18,7 @@ import type {
   Organization,
   UpdateCheck,
   User,
+  UsersResponse,
   ValidatePasswordResponse,
 } from './wire/index.js';
 
@@ -173,6 +175,14 @@ export class CoveClient {
   }
 
   // Users
+
+  createUser(request: CreateUserRequest): Promise<User> {
+    return this.request('POST', '/users', { body: request });
+  }
+
+  users(query: { readonly q?: string; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {}): Promise<UsersResponse> {
+    return this.request('GET', '/users', { query });
+  }
 
   user(user = 'me'): Promise<User> {
     return this.request('GET', `/users/${encodeURIComponent(user)}`);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { NotAuthorizedError, NotFoundError } from '../lib/errors.js';
 import { isUuid } from '../lib/random.js';
 import {
@@ -5,6 +6,7 @@ import {
   authorize,
   listFilter,
   organizationObject,
+  orgMemberObject,
   orgScoped,
   siteObject,
   userObject,
@@ -57,6 +59,54 @@ export class AuthorizedStore {
     if (!row) throw new NotFoundError('user');
     this.#require('read', userObject(row.id));
     return row;
+  }
+
+  /**
+   * Live users the subject may read, filtered in SQL, newest last, with the total that matched
+   * before paging. `role` matches a stored site role; the implicit `member` matches everyone.
+   */
+  async listUsers(query: {
+    readonly search: users.UserFilter;
+    readonly limit: number;
+    readonly offset: number;
+    readonly afterId: string | undefined;
+  }): Promise<{ rows: users.UserRow[]; count: number }> {
+    const filter = listFilter(this.subject, 'read', 'user');
+    const { search } = query;
+    let base = this.#store.db
+      .selectFrom('users')
+      .where('deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: null, owner: 'id' }));
+    if (search.status) base = base.where('status', '=', search.status);
+    if (search.loginType) base = base.where('login_type', '=', search.loginType);
+    if (search.role && search.role !== 'member') base = base.where('rbac_roles', 'like', `%"${search.role.replaceAll('"', '')}"%`);
+    if (search.text) {
+      const pattern = `%${search.text.toLowerCase()}%`;
+      base = base.where((eb) => eb.or([eb(sql`lower(username)`, 'like', pattern), eb(sql`lower(email)`, 'like', pattern)]));
+    }
+    const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+    let page = base.selectAll().orderBy('created_at').orderBy('id');
+    if (query.afterId) {
+      const after = await users.getUserById(this.#store.db, query.afterId);
+      if (after) page = page.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+    }
+    if (query.limit > 0) page = page.limit(query.limit);
+    // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
+    if (query.offset > 0) page = page.$if(query.limit <= 0 && this.#store.dialect === 'sqlite', (qb) => qb.limit(-1)).offset(query.offset);
+    return { rows: await page.execute(), count: Number(countRow?.count ?? 0) };
+  }
+
+  /** Creates a user with memberships; the caller must be able to create users and grant the memberships. */
+  async insertUser(row: users.UserRow, organizationIds: readonly string[]): Promise<users.UserRow> {
+    this.#require('create', userObject(row.id));
+    for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
+    return this.#store.db.transaction().execute(async (trx) => {
+      await withConflicts(() => users.insertUser(trx, row));
+      for (const organization_id of organizationIds) {
+        await members.insertMember(trx, { user_id: row.id, organization_id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
+      }
+      return row;
+    });
   }
 
   /** The ids of the organizations a readable user belongs to. */

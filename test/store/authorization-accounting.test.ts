@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newApiKey } from '../../src/domain/sessions.js';
 import { NotAuthorizedError } from '../../src/lib/errors.js';
+import { newId } from '../../src/lib/random.js';
 import { userSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -50,6 +51,14 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.deepEqual(await w.member.listCustomRoles((await w.member.getOrganization('default')).id), []),
     denied: async (w) => expectRefused(async () => w.outsider.listCustomRoles((await w.owner.getOrganization('default')).id)),
   },
+  listUsers: {
+    allowed: async (w) => assert.ok((await w.owner.listUsers(everyone)).rows.some((u) => u.id === w.memberId)),
+    denied: async (w) => assert.deepEqual((await w.member.listUsers(everyone)).rows.map((u) => u.id), [w.memberId]),
+  },
+  insertUser: {
+    allowed: async (w) => w.owner.insertUser(userRow(w, 'made-by-owner'), []),
+    denied: async (w) => expectRefused(() => w.member.insertUser(userRow(w, 'made-by-member'), [])),
+  },
   insertApiKey: {
     allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
     denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
@@ -87,6 +96,17 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
   },
 };
+
+const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
+
+function userRow(w: World, username: string) {
+  const now = w.test.clock.now().toISOString();
+  return {
+    id: newId(), email: `${username}@example.com`, username, name: '', avatar_url: '', hashed_password: '', login_type: 'none',
+    status: 'active', rbac_roles: '[]', theme_preference: '', hashed_one_time_passcode: null, one_time_passcode_expires_at: null,
+    deleted: 0, created_at: now, updated_at: now, last_seen_at: now,
+  };
+}
 
 function key(w: World, userId: string, name: string) {
   return newApiKey({ userId, loginType: 'token', scope: 'all', lifetimeMs: 3_600_000, tokenName: name, ipAddress: '', now: w.test.clock.now() }).row;

@@ -1,15 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { passwordWeakness } from '../../domain/passwords.js';
-import { createFirstUser, hasFirstUser, loginWithPassword } from '../../domain/users.js';
+import { parseUserSearch } from '../../domain/user-search.js';
+import { createFirstUser, createUser, hasFirstUser, loginWithPassword } from '../../domain/users.js';
 import { HttpProblem } from '../../lib/errors.js';
 import {
   CreateFirstUserRequest,
   CreateFirstUserResponse,
   LoginWithPasswordRequest,
   LoginWithPasswordResponse,
+  CreateUserRequest,
   Response,
   User,
+  UsersResponse,
   ValidatePasswordRequest,
   ValidatePasswordResponse,
 } from '../../sdk/wire/index.js';
@@ -77,6 +80,40 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });
+
+  app.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
+    const { store } = authOf(request);
+    const user = await createUser(store, context.values, context.identity.defaultOrganization.id, request.body as CreateUserRequest, context.store.clock.now());
+    return reply.code(201).send(toWireUser(user, await store.getUserOrganizationIds(user.id)));
+  });
+
+  app.get(
+    '/users',
+    {
+      schema: {
+        querystring: Type.Object({
+          q: Type.Optional(Type.String()),
+          limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+          after_id: Type.Optional(Type.String({ format: 'uuid' })),
+        }),
+        response: { 200: UsersResponse },
+      },
+    },
+    async (request) => {
+      const { store } = authOf(request);
+      const query = request.query as { q?: string; limit?: number; offset?: number; after_id?: string };
+      const { rows, count } = await store.listUsers({
+        search: parseUserSearch(query.q),
+        limit: query.limit ?? 0,
+        offset: query.offset ?? 0,
+        afterId: query.after_id,
+      });
+      const users = [];
+      for (const row of rows) users.push(toWireUser(row, await store.getUserOrganizationIds(row.id)));
+      return { users, count };
+    },
+  );
 
   app.get('/users/:user', { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
     const { store, user: caller, subject } = authOf(request);

@@ -50,3 +50,17 @@ export type LoginWithPasswordRequest = Static<typeof LoginWithPasswordRequest>;
 
 export const LoginWithPasswordResponse = Type.Object({ session_token: Type.String() });
 export type LoginWithPasswordResponse = Static<typeof LoginWithPasswordResponse>;
+
+export const CreateUserRequest = Type.Object({
+  email: Type.String({ format: 'email' }),
+  username: Type.String({ minLength: 1 }),
+  name: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  login_type: Type.Optional(Type.String()),
+  user_status: Type.Optional(UserStatus),
+  organization_ids: Type.Optional(Type.Array(Type.String({ format: 'uuid' }))),
+});
+export type CreateUserRequest = Static<typeof CreateUserRequest>;
+
+export const UsersResponse = Type.Object({ users: Type.Array(User), count: Type.Integer() });
+export type UsersResponse = Static<typeof UsersResponse>;

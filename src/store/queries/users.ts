@@ -3,6 +3,14 @@ import type { Database, UserTable } from '../schema.js';
 
 export type UserRow = Selectable<UserTable>;
 
+/** What a user list is narrowed to: free text over username and email, and exact filters. */
+export interface UserFilter {
+  readonly text: string | undefined;
+  readonly status: string | undefined;
+  readonly role: string | undefined;
+  readonly loginType: string | undefined;
+}
+
 /** A live (not deleted) user by id. */
 export async function getUserById(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
