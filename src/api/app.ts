@@ -8,6 +8,7 @@ import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/genera
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
+import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { validatorCompiler } from './validation.js';
 
@@ -68,6 +69,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(organizationRoutes, context);
       await api.register(roleRoutes, context);
       await api.register(authcheckRoutes, context);
+      await api.register(userAdminRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -184,6 +184,30 @@ export class CoveClient {
     return this.request('GET', '/users', { query });
   }
 
+  suspendUser(user: string): Promise<User> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/status/suspend`);
+  }
+
+  activateUser(user: string): Promise<User> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/status/activate`);
+  }
+
+  setSiteRoles(user: string, roles: readonly string[]): Promise<User> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/roles`, { body: { roles } });
+  }
+
+  updateProfile(user: string, profile: { readonly username: string; readonly name?: string }): Promise<User> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/profile`, { body: profile });
+  }
+
+  changePassword(user: string, body: { readonly old_password?: string; readonly password: string }): Promise<void> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/password`, { body });
+  }
+
+  deleteUser(user: string): Promise<Response> {
+    return this.request('DELETE', `/users/${encodeURIComponent(user)}`);
+  }
+
   user(user = 'me'): Promise<User> {
     return this.request('GET', `/users/${encodeURIComponent(user)}`);
   }

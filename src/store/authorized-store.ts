@@ -109,6 +109,48 @@ export class AuthorizedStore {
     });
   }
 
+  /**
+   * Changes a user's row. `kind` says which permission the change needs: `personal` fields
+   * (profile, password) need `update_personal`, everything else `update`. Sessions of the user are
+   * dropped from the cache, so a suspension takes effect on the next request.
+   */
+  async updateUser(userId: string, kind: 'personal' | 'admin', changes: Partial<Omit<users.UserRow, 'id'>>): Promise<users.UserRow> {
+    const current = await this.getUser(userId);
+    this.#require(kind === 'personal' ? 'update_personal' : 'update', userObject(current.id));
+    await withConflicts(() => users.updateUser(this.#store.db, current.id, { ...changes, updated_at: this.#store.nowIso() }));
+    await this.#store.invalidateSessions({ userId: current.id });
+    return this.getUser(current.id);
+  }
+
+  /** Replaces a user's stored site roles; needs `assign` and `unassign` on site role assignments as used. */
+  async setSiteRoles(userId: string, roles: readonly string[], changed: { readonly added: boolean; readonly removed: boolean }): Promise<users.UserRow> {
+    const current = await this.getUser(userId);
+    if (changed.added) this.#require('assign', siteObject('assign_role'));
+    if (changed.removed) this.#require('unassign', siteObject('assign_role'));
+    await users.updateUser(this.#store.db, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.#store.nowIso() });
+    await this.#store.invalidateSessions({ userId: current.id });
+    return this.getUser(current.id);
+  }
+
+  /** Soft-deletes a user and ends all their sessions. */
+  async deleteUser(userId: string): Promise<void> {
+    const current = await this.getUser(userId);
+    this.#require('delete', userObject(current.id));
+    await this.#store.db.transaction().execute(async (trx) => {
+      await users.updateUser(trx, current.id, { deleted: 1, updated_at: this.#store.nowIso() });
+      await trx.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
+    });
+    await this.#store.invalidateSessions({ userId: current.id });
+  }
+
+  /** Deletes every API key of a user, as a password change does. */
+  async deleteAllApiKeys(userId: string): Promise<void> {
+    const current = await this.getUser(userId);
+    this.#require('update_personal', userObject(current.id));
+    await this.#store.db.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
+    await this.#store.invalidateSessions({ userId: current.id });
+  }
+
   /** The ids of the organizations a readable user belongs to. */
   async getUserOrganizationIds(userId: string): Promise<string[]> {
     this.#require('read', userObject(userId));

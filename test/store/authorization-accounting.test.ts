@@ -59,6 +59,28 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.owner.insertUser(userRow(w, 'made-by-owner'), []),
     denied: async (w) => expectRefused(() => w.member.insertUser(userRow(w, 'made-by-member'), [])),
   },
+  updateUser: {
+    allowed: async (w) => w.member.updateUser(w.memberId, 'personal', { name: 'Member M' }),
+    denied: async (w) => expectRefused(() => w.member.updateUser(w.memberId, 'admin', { status: 'suspended' })),
+  },
+  setSiteRoles: {
+    allowed: async (w) => w.owner.setSiteRoles(w.memberId, [], { added: false, removed: true }),
+    denied: async (w) => expectRefused(() => w.member.setSiteRoles(w.memberId, ['owner'], { added: true, removed: false })),
+  },
+  deleteUser: {
+    allowed: async (w) => {
+      const row = await w.owner.insertUser(userRow(w, 'doomed'), []);
+      await w.owner.deleteUser(row.id);
+    },
+    denied: async (w) => expectRefused(() => w.member.deleteUser(w.memberId)),
+  },
+  deleteAllApiKeys: {
+    allowed: async (w) => {
+      const row = await w.owner.insertUser(userRow(w, 'keyless'), []);
+      await w.owner.deleteAllApiKeys(row.id);
+    },
+    denied: async (w) => expectRefused(() => w.outsider.deleteAllApiKeys(w.memberId)),
+  },
   insertApiKey: {
     allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
     denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
