@@ -15,7 +15,12 @@ import type {
   SshConfig,
   TokenConfig,
   AssignableRole,
+  CreateOrganizationRequest,
   Organization,
+  OrganizationMember,
+  OrganizationMemberWithUser,
+  PaginatedMembers,
+  UpdateOrganizationRequest,
   UpdateCheck,
   User,
   UsersResponse,
@@ -172,6 +177,34 @@ export class CoveClient {
   /** Asks which of the named checks the caller passes. */
   authCheck(checks: Readonly<Record<string, AuthorizationCheck>>): Promise<Record<string, boolean>> {
     return this.request('POST', '/authcheck', { body: { checks } });
+  }
+
+  createOrganization(request: CreateOrganizationRequest): Promise<Organization> {
+    return this.request('POST', '/organizations', { body: request });
+  }
+
+  updateOrganization(organization: string, request: UpdateOrganizationRequest): Promise<Organization> {
+    return this.request('PATCH', `/organizations/${encodeURIComponent(organization)}`, { body: request });
+  }
+
+  deleteOrganization(organization: string): Promise<Response> {
+    return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}`);
+  }
+
+  organizationMembers(organization: string): Promise<OrganizationMemberWithUser[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/members`);
+  }
+
+  paginatedMembers(organization: string, page: { readonly limit?: number; readonly offset?: number } = {}): Promise<PaginatedMembers> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/paginated-members`, { query: page });
+  }
+
+  addMember(organization: string, user: string): Promise<OrganizationMember> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}`);
+  }
+
+  removeMember(organization: string, user: string): Promise<void> {
+    return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}`);
   }
 
   // Users

@@ -25,6 +25,15 @@ import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
 import type { Store } from './store.js';
 
+/** A membership with the fields of its user that member listings show. */
+export type MemberWithUser = members.MemberRow & {
+  readonly username: string;
+  readonly name: string;
+  readonly email: string;
+  readonly avatar_url: string;
+  readonly rbac_roles: string;
+};
+
 /**
  * The store as one subject sees it. Every method that reads or writes a row checks the row's RBAC
  * object first (or filters the list in SQL), so route handlers never decide who may see what.
@@ -189,6 +198,71 @@ export class AuthorizedStore {
   async listCustomRoles(organizationId: string): Promise<Role[]> {
     this.#require('read', orgScoped('assign_org_role', organizationId));
     return loadCustomRoles(this.#store.db, [organizationId]);
+  }
+
+  /** Creates an organization with its creator as a member. */
+  async createOrganization(row: organizations.OrganizationRow): Promise<organizations.OrganizationRow> {
+    this.#require('create', siteObject('organization'));
+    return this.#store.db.transaction().execute(async (trx) => {
+      await withConflicts(() => organizations.insertOrganization(trx, row));
+      await members.insertMember(trx, { user_id: this.subject.id, organization_id: row.id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
+      return row;
+    });
+  }
+
+  /** Changes an organization's fields. */
+  async updateOrganization(id: string, changes: Partial<Omit<organizations.OrganizationRow, 'id' | 'is_default'>>): Promise<organizations.OrganizationRow> {
+    const current = await this.getOrganization(id);
+    this.#require('update', organizationObject(current.id));
+    await withConflicts(() => this.#store.db.updateTable('organizations').set({ ...changes, updated_at: this.#store.nowIso() }).where('id', '=', current.id).execute());
+    return this.getOrganization(current.id);
+  }
+
+  /** Deletes an organization and its memberships. */
+  async deleteOrganization(id: string): Promise<void> {
+    const current = await this.getOrganization(id);
+    this.#require('delete', organizationObject(current.id));
+    await this.#store.db.deleteFrom('organizations').where('id', '=', current.id).execute();
+    await this.#store.invalidateSessions('*');
+  }
+
+  /** Members of an organization the subject may read, with their users, by username; and the total. */
+  async listMembers(organizationId: string, page: { readonly limit: number; readonly offset: number }): Promise<{ rows: MemberWithUser[]; count: number }> {
+    const filter = listFilter(this.subject, 'read', 'organization_member');
+    const base = this.#store.db
+      .selectFrom('organization_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .where('m.organization_id', '=', organizationId)
+      .where('u.deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }));
+    const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+    let query = base.selectAll('m').select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles']).orderBy('u.username');
+    if (page.limit > 0) query = query.limit(page.limit);
+    if (page.offset > 0) query = query.$if(page.limit <= 0 && this.#store.dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
+    return { rows: await query.execute(), count: Number(countRow?.count ?? 0) };
+  }
+
+  /** Adds a user to an organization with no extra roles. */
+  async addMember(organizationId: string, userId: string): Promise<members.MemberRow> {
+    this.#require('create', orgMemberObject(userId, organizationId));
+    const now = this.#store.nowIso();
+    const row = await withConflicts(() =>
+      members.insertMember(this.#store.db, { user_id: userId, organization_id: organizationId, roles: '[]', created_at: now, updated_at: now }),
+    );
+    await this.#store.invalidateSessions({ userId });
+    return row;
+  }
+
+  /** Removes a user from an organization. */
+  async removeMember(organizationId: string, userId: string): Promise<void> {
+    this.#require('delete', orgMemberObject(userId, organizationId));
+    const result = await this.#store.db
+      .deleteFrom('organization_members')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new NotFoundError('member');
+    await this.#store.invalidateSessions({ userId });
   }
 
   // API keys

@@ -81,6 +81,33 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.outsider.deleteAllApiKeys(w.memberId)),
   },
+  createOrganization: {
+    allowed: async (w) => w.owner.createOrganization(orgRow(w, 'made-by-owner')),
+    denied: async (w) => expectRefused(() => w.member.createOrganization(orgRow(w, 'made-by-member'))),
+  },
+  updateOrganization: {
+    allowed: async (w) => w.owner.updateOrganization('made-by-owner', { description: 'changed' }),
+    denied: async (w) => expectRefused(() => w.member.updateOrganization('default', { description: 'mine now' })),
+  },
+  deleteOrganization: {
+    allowed: async (w) => {
+      await w.owner.createOrganization(orgRow(w, 'short-lived'));
+      await w.owner.deleteOrganization('short-lived');
+    },
+    denied: async (w) => expectRefused(() => w.member.deleteOrganization('default')),
+  },
+  listMembers: {
+    allowed: async (w) => assert.ok((await w.owner.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.length >= 2),
+    denied: async (w) => assert.deepEqual((await w.member.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.map((r) => r.user_id), [w.memberId]),
+  },
+  addMember: {
+    allowed: async (w) => w.owner.addMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
+    denied: async (w) => expectRefused(async () => w.member.addMember((await w.owner.getOrganization('made-by-owner')).id, w.ownerId)),
+  },
+  removeMember: {
+    allowed: async (w) => w.owner.removeMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.removeMember(defaultOrg(w), w.ownerId)),
+  },
   insertApiKey: {
     allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
     denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
@@ -128,6 +155,15 @@ function userRow(w: World, username: string) {
     status: 'active', rbac_roles: '[]', theme_preference: '', hashed_one_time_passcode: null, one_time_passcode_expires_at: null,
     deleted: 0, created_at: now, updated_at: now, last_seen_at: now,
   };
+}
+
+function defaultOrg(w: World): string {
+  return w.test.daemon.identity.defaultOrganization.id;
+}
+
+function orgRow(w: World, name: string) {
+  const now = w.test.clock.now().toISOString();
+  return { id: newId(), name, display_name: name, description: '', icon: '', is_default: 0, created_at: now, updated_at: now };
 }
 
 function key(w: World, userId: string, name: string) {

@@ -34,3 +34,40 @@ export const AssignableRole = Type.Object({
   built_in: Type.Boolean(),
 });
 export type AssignableRole = Static<typeof AssignableRole>;
+
+export const CreateOrganizationRequest = Type.Object({
+  name: Type.String(),
+  display_name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  icon: Type.Optional(Type.String()),
+});
+export type CreateOrganizationRequest = Static<typeof CreateOrganizationRequest>;
+
+export const UpdateOrganizationRequest = Type.Partial(CreateOrganizationRequest);
+export type UpdateOrganizationRequest = Static<typeof UpdateOrganizationRequest>;
+
+const RoleRef = Type.Object({ name: Type.String(), display_name: Type.String(), organization_id: Type.String() });
+
+export const OrganizationMember = Type.Object({
+  user_id: Uuid,
+  organization_id: Uuid,
+  created_at: DateTime,
+  updated_at: DateTime,
+  roles: Type.Array(RoleRef),
+});
+export type OrganizationMember = Static<typeof OrganizationMember>;
+
+export const OrganizationMemberWithUser = Type.Composite([
+  OrganizationMember,
+  Type.Object({
+    username: Type.String(),
+    name: Type.String(),
+    email: Type.String(),
+    avatar_url: Type.String(),
+    global_roles: Type.Array(RoleRef),
+  }),
+]);
+export type OrganizationMemberWithUser = Static<typeof OrganizationMemberWithUser>;
+
+export const PaginatedMembers = Type.Object({ members: Type.Array(OrganizationMemberWithUser), count: Type.Integer() });
+export type PaginatedMembers = Static<typeof PaginatedMembers>;

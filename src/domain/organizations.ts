@@ -1,0 +1,84 @@
+import { ConflictError, HttpProblem } from '../lib/errors.js';
+import { newId } from '../lib/random.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import { parseStringArray } from '../store/json-column.js';
+import type { OrganizationRow } from '../store/queries/organizations.js';
+import { nameProblem, ruleDetail } from './names.js';
+
+function checkName(name: string): void {
+  if (name.toLowerCase() === 'default') throw new HttpProblem(400, `Organization name "${name}" is reserved.`);
+  const problem = nameProblem(name);
+  if (problem) {
+    throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: `${ruleDetail('organization_name', name)}: ${problem}` }] });
+  }
+}
+
+function checkDisplayName(displayName: string): void {
+  if (displayName.length > 64 || displayName !== displayName.trim()) {
+    throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'display_name', detail: ruleDetail('organization_display_name', displayName) }] });
+  }
+}
+
+/** Creates an organization; its creator becomes a member. */
+export async function createOrganization(
+  store: AuthorizedStore,
+  body: { name: string; display_name?: string | undefined; description?: string | undefined; icon?: string | undefined },
+  now: Date,
+): Promise<OrganizationRow> {
+  checkName(body.name);
+  const displayName = body.display_name || body.name;
+  checkDisplayName(displayName);
+  const iso = now.toISOString();
+  try {
+    return await store.createOrganization({
+      id: newId(), name: body.name, display_name: displayName, description: body.description ?? '', icon: body.icon ?? '',
+      is_default: 0, created_at: iso, updated_at: iso,
+    });
+  } catch (error) {
+    if (error instanceof ConflictError) throw new HttpProblem(409, 'Organization already exists with that name.');
+    throw error;
+  }
+}
+
+/** Updates an organization: empty names mean unchanged; description and icon overwrite when given. */
+export async function updateOrganization(
+  store: AuthorizedStore,
+  target: string,
+  body: { name?: string | undefined; display_name?: string | undefined; description?: string | undefined; icon?: string | undefined },
+): Promise<OrganizationRow> {
+  const changes: Partial<OrganizationRow> = {};
+  if (body.name) {
+    checkName(body.name);
+    changes.name = body.name;
+  }
+  if (body.display_name) {
+    checkDisplayName(body.display_name);
+    changes.display_name = body.display_name;
+  }
+  if (body.description !== undefined) changes.description = body.description;
+  if (body.icon !== undefined) changes.icon = body.icon;
+  try {
+    return await store.updateOrganization(target, changes);
+  } catch (error) {
+    if (error instanceof ConflictError) {
+      throw new HttpProblem(409, `Organization already exists with the name "${body.name ?? ''}".`, {
+        validations: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
+      });
+    }
+    throw error;
+  }
+}
+
+/** Deletes an organization unless it is the default one or still has members besides its admins. */
+export async function deleteOrganization(store: AuthorizedStore, target: string): Promise<void> {
+  const organization = await store.getOrganization(target);
+  if (Number(organization.is_default) === 1) throw new HttpProblem(400, 'Default organization cannot be deleted.');
+  const { rows } = await store.listMembers(organization.id, { limit: 0, offset: 0 });
+  const others = rows.filter((row) => !parseStringArray(row.roles).includes('organization-admin') && row.user_id !== store.subject.id);
+  if (others.length > 0) {
+    throw new HttpProblem(400, 'Organization still has members.', {
+      detail: `cannot delete organization: organization has ${others.length} members that must be removed first`,
+    });
+  }
+  await store.deleteOrganization(organization.id);
+}
