@@ -20,6 +20,8 @@ import type {
   OrganizationMember,
   OrganizationMemberWithUser,
   PaginatedMembers,
+  CustomRoleRequest,
+  RoleObject,
   UpdateOrganizationRequest,
   UpdateCheck,
   User,
@@ -205,6 +207,22 @@ export class CoveClient {
 
   removeMember(organization: string, user: string): Promise<void> {
     return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}`);
+  }
+
+  setMemberRoles(organization: string, user: string, roles: readonly string[]): Promise<OrganizationMember> {
+    return this.request('PUT', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/roles`, { body: { roles } });
+  }
+
+  createCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject[]> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/roles`, { body: role });
+  }
+
+  updateCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject[]> {
+    return this.request('PUT', `/organizations/${encodeURIComponent(organization)}/members/roles`, { body: role });
+  }
+
+  deleteCustomRole(organization: string, name: string): Promise<RoleObject[]> {
+    return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/members/roles/${encodeURIComponent(name)}`);
   }
 
   // Users

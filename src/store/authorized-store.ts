@@ -265,6 +265,83 @@ export class AuthorizedStore {
     await this.#store.invalidateSessions({ userId });
   }
 
+  /** Replaces a member's stored organization roles; needs `assign`/`unassign` on the organization's role assignments as used. */
+  async setMemberRoles(
+    organizationId: string,
+    userId: string,
+    roles: readonly string[],
+    changed: { readonly added: boolean; readonly removed: boolean },
+  ): Promise<members.MemberRow> {
+    if (changed.added) this.#require('assign', orgScoped('assign_org_role', organizationId));
+    if (changed.removed) this.#require('unassign', orgScoped('assign_org_role', organizationId));
+    const now = this.#store.nowIso();
+    const result = await this.#store.db
+      .updateTable('organization_members')
+      .set({ roles: JSON.stringify(roles), updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new NotFoundError('member');
+    await this.#store.invalidateSessions({ userId });
+    const row = await this.getMember(organizationId, userId);
+    return row;
+  }
+
+  /** One membership the subject may read. */
+  async getMember(organizationId: string, userId: string): Promise<members.MemberRow> {
+    const row = await this.#store.db
+      .selectFrom('organization_members')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError('member');
+    this.#require('read', orgMemberObject(userId, organizationId));
+    return row;
+  }
+
+  /**
+   * Inserts (`create`) or replaces (`update`) a custom role of an organization. Its members' cached
+   * sessions are dropped so the change takes effect at once.
+   */
+  async saveCustomRole(role: Role, mode: 'create' | 'update'): Promise<void> {
+    this.#require(mode, orgScoped('assign_org_role', role.organization_id));
+    const now = this.#store.nowIso();
+    const columns = {
+      display_name: role.display_name,
+      site_permissions: JSON.stringify(role.site),
+      org_permissions: JSON.stringify(role.org),
+      user_permissions: JSON.stringify(role.user),
+      updated_at: now,
+    };
+    if (mode === 'create') {
+      await withConflicts(() =>
+        this.#store.db.insertInto('custom_roles').values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns }).execute(),
+      );
+    } else {
+      const result = await this.#store.db
+        .updateTable('custom_roles')
+        .set(columns)
+        .where('name', '=', role.name)
+        .where('organization_id', '=', role.organization_id)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw new NotFoundError('role');
+    }
+    await this.#store.invalidateSessions('*');
+  }
+
+  /** Deletes a custom role; members that held it keep the name, which then grants nothing. */
+  async deleteCustomRole(organizationId: string, name: string): Promise<boolean> {
+    this.#require('delete', orgScoped('assign_org_role', organizationId));
+    const result = await this.#store.db
+      .deleteFrom('custom_roles')
+      .where('name', '=', name)
+      .where('organization_id', '=', organizationId)
+      .executeTakeFirst();
+    await this.#store.invalidateSessions('*');
+    return Number(result.numDeletedRows) > 0;
+  }
+
   // API keys
 
   /** Stores a new key for its owner. */

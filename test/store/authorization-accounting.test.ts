@@ -108,6 +108,22 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.owner.removeMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
     denied: async (w) => expectRefused(() => w.member.removeMember(defaultOrg(w), w.ownerId)),
   },
+  getMember: {
+    allowed: async (w) => assert.equal((await w.member.getMember(defaultOrg(w), w.memberId)).user_id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.getMember(defaultOrg(w), w.ownerId)),
+  },
+  setMemberRoles: {
+    allowed: async (w) => w.owner.setMemberRoles(defaultOrg(w), w.memberId, [], { added: false, removed: true }),
+    denied: async (w) => expectRefused(() => w.member.setMemberRoles(defaultOrg(w), w.memberId, ['organization-admin'], { added: true, removed: false })),
+  },
+  saveCustomRole: {
+    allowed: async (w) => w.owner.saveCustomRole(customRole(w, 'accounting'), 'create'),
+    denied: async (w) => expectRefused(() => w.member.saveCustomRole(customRole(w, 'accounting'), 'update')),
+  },
+  deleteCustomRole: {
+    allowed: async (w) => assert.equal(await w.owner.deleteCustomRole(defaultOrg(w), 'accounting'), true),
+    denied: async (w) => expectRefused(() => w.member.deleteCustomRole(defaultOrg(w), 'accounting')),
+  },
   insertApiKey: {
     allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
     denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
@@ -164,6 +180,10 @@ function defaultOrg(w: World): string {
 function orgRow(w: World, name: string) {
   const now = w.test.clock.now().toISOString();
   return { id: newId(), name, display_name: name, description: '', icon: '', is_default: 0, created_at: now, updated_at: now };
+}
+
+function customRole(w: World, name: string) {
+  return { name, display_name: name, organization_id: defaultOrg(w), site: [], org: [], user: [] };
 }
 
 function key(w: World, userId: string, name: string) {

@@ -2,9 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { NotAuthorizedError } from '../../lib/errors.js';
 import { builtInOrgRole, builtInSiteRole, MEMBER_ROLE, ORG_ROLE_NAMES, SITE_ROLE_NAMES, type Role } from '../../rbac/index.js';
-import { AssignableRole } from '../../sdk/wire/index.js';
+import { AssignableRole, CustomRoleRequest, OrganizationMember, RoleObject } from '../../sdk/wire/index.js';
+import { setMemberRoles } from '../../domain/member-roles.js';
+import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { validateCustomOrgRole } from '../../rbac/index.js';
+import { getUserById, getUserByUsername } from '../../store/queries/users.js';
+import { isUuid } from '../../lib/random.js';
+import { toWireMember } from '../convert/member.js';
 import type { ApiContext } from '../context.js';
-import { toAssignableRole } from '../convert/role.js';
+import { toAssignableRole, toRoleObject } from '../convert/role.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
 
@@ -44,4 +50,68 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
       ];
     },
   );
+
+  const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
+  for (const [method, mode] of [['POST', 'create'], ['PUT', 'update']] as const) {
+    app.route({
+      method,
+      url: '/organizations/:organization/members/roles',
+      schema: { params: OrgParam, body: CustomRoleRequest, response: { 200: Type.Array(RoleObject) } },
+      handler: async (request) => {
+        const { store, subject } = authOf(request);
+        const organization = await store.getOrganization((request.params as { organization: string }).organization);
+        // Someone who may not manage the organization's roles learns nothing about the request.
+        if (!store.can(mode, { type: 'assign_org_role', org_id: organization.id })) throw new NotFoundError('role');
+        const body = request.body as CustomRoleRequest;
+        const checked = validateCustomOrgRole(subject, organization.id, { ...body, display_name: body.display_name ?? '' });
+        if (!checked.ok) throw new HttpProblem(400, checked.message, checked.detail ? { detail: checked.detail } : {});
+        try {
+          await store.saveCustomRole(checked.role, mode);
+        } catch (error) {
+          if (error instanceof ConflictError) {
+            throw new HttpProblem(400, 'Failed to update role permissions', { detail: `a role named "${body.name}" already exists` });
+          }
+          throw error;
+        }
+        return [toRoleObject(checked.role)];
+      },
+    });
+  }
+
+  app.delete(
+    '/organizations/:organization/members/roles/:roleName',
+    { schema: { params: Type.Object({ organization: Type.String(), roleName: Type.String() }), response: { 200: Type.Array(RoleObject) } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const params = request.params as { organization: string; roleName: string };
+      const organization = await store.getOrganization(params.organization);
+      if (!store.can('delete', { type: 'assign_org_role', org_id: organization.id })) throw forbidden();
+      if (!(await store.deleteCustomRole(organization.id, params.roleName))) {
+        throw new HttpProblem(404, `No custom role with the name ${params.roleName} found`, { detail: 'no role found' });
+      }
+      return (await store.listCustomRoles(organization.id)).map(toRoleObject);
+    },
+  );
+
+  app.put(
+    '/organizations/:organization/members/:user/roles',
+    {
+      schema: {
+        params: Type.Object({ organization: Type.String(), user: Type.String() }),
+        body: Type.Object({ roles: Type.Array(Type.String()) }),
+        response: { 200: OrganizationMember },
+      },
+    },
+    async (request) => {
+      const { store, user: caller } = authOf(request);
+      const params = request.params as { organization: string; user: string };
+      const organization = await store.getOrganization(params.organization);
+      // As on the other member routes, the user is named with the daemon's privileges; the membership is authorized.
+      const key = params.user === 'me' ? caller.id : params.user;
+      const user = isUuid(key) ? await getUserById(context.store.db, key) : await getUserByUsername(context.store.db, key);
+      if (!user) throw new NotFoundError('user');
+      return toWireMember(await setMemberRoles(store, organization.id, user.id, (request.body as { roles: string[] }).roles));
+    },
+  );
 }
+

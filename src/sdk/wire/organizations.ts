@@ -71,3 +71,22 @@ export type OrganizationMemberWithUser = Static<typeof OrganizationMemberWithUse
 
 export const PaginatedMembers = Type.Object({ members: Type.Array(OrganizationMemberWithUser), count: Type.Integer() });
 export type PaginatedMembers = Static<typeof PaginatedMembers>;
+
+export const RoleObject = Type.Object({
+  name: Type.String(),
+  display_name: Type.String(),
+  organization_id: Type.String(),
+  site_permissions: Type.Array(Permission),
+  organization_permissions: Type.Array(Permission),
+  user_permissions: Type.Array(Permission),
+});
+export type RoleObject = Static<typeof RoleObject>;
+
+export const CustomRoleRequest = Type.Object({
+  name: Type.String(),
+  display_name: Type.Optional(Type.String()),
+  site_permissions: Type.Optional(Type.Union([Type.Array(Permission), Type.Null()])),
+  organization_permissions: Type.Optional(Type.Union([Type.Array(Permission), Type.Null()])),
+  user_permissions: Type.Optional(Type.Union([Type.Array(Permission), Type.Null()])),
+});
+export type CustomRoleRequest = Static<typeof CustomRoleRequest>;

@@ -1,0 +1,42 @@
+import { HttpProblem } from '../lib/errors.js';
+import { canAssignRole, isOrgRoleName, ORG_MEMBER_ROLE } from '../rbac/index.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import { parseStringArray } from '../store/json-column.js';
+import type { MemberRow } from '../store/queries/members.js';
+
+const FORBIDDEN_DETAIL =
+  "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.";
+
+/** Replaces a member's organization roles under the assignment rules. */
+export async function setMemberRoles(
+  store: AuthorizedStore,
+  organizationId: string,
+  userId: string,
+  requested: readonly string[],
+): Promise<MemberRow> {
+  if (userId === store.subject.id) {
+    throw new HttpProblem(400, 'You cannot change your own organization roles.', {
+      detail: 'Another user with the appropriate permissions must change your roles.',
+    });
+  }
+  const member = await store.getMember(organizationId, userId);
+  const customNames = new Set((await store.listCustomRoles(organizationId)).map((role) => role.name));
+  const wanted = [...new Set(requested.filter((name) => name !== ORG_MEMBER_ROLE))];
+  for (const name of wanted) {
+    if (name.includes(':')) throw new HttpProblem(400, `attempt to assign a role "${name}", remove the ':<organization_id> suffix`);
+    if (!isOrgRoleName(name) && !customNames.has(name)) throw new HttpProblem(400, `"${name}:${organizationId}" is not a supported role`);
+  }
+  const current = parseStringArray(member.roles);
+  const added = wanted.filter((name) => !current.includes(name));
+  const removed = current.filter((name) => !wanted.includes(name));
+  const object = { type: 'assign_org_role', org_id: organizationId } as const;
+  if ((added.length > 0 && !store.can('assign', object)) || (removed.length > 0 && !store.can('unassign', object))) {
+    throw new HttpProblem(403, 'Forbidden.', { detail: FORBIDDEN_DETAIL });
+  }
+  for (const name of [...added, ...removed]) {
+    if (!canAssignRole(store.subject, name, organizationId, !isOrgRoleName(name))) {
+      throw new HttpProblem(400, `not authorized to assign role "${name}"`);
+    }
+  }
+  return store.setMemberRoles(organizationId, userId, wanted, { added: added.length > 0, removed: removed.length > 0 });
+}
