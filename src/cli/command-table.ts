@@ -17,6 +17,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'logout', summary: 'Sign out and forget the session token', load: async () => (await import('./commands/logout.js')).logoutCommand },
   { name: 'whoami', summary: 'Show the signed-in user', load: async () => (await import('./commands/whoami.js')).whoamiCommand },
   { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
+  { name: 'users', summary: 'List, create, show, suspend, activate and delete users', load: async () => (await import('./commands/users.js')).usersCommand },
+  { name: 'organizations', aliases: ['orgs', 'organization'], summary: 'Manage organizations and their members', load: async () => (await import('./commands/organizations.js')).organizationsCommand },
   { name: 'serve', aliases: ['server'], summary: 'Run the Cove daemon', load: async () => (await import('./commands/serve.js')).serveCommand },
   { name: 'version', summary: 'Show the version of cove and of the deployment', load: async () => (await import('./commands/version.js')).versionCommand },
 ];

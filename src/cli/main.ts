@@ -78,7 +78,8 @@ async function register(parent: Command, spec: CommandSpec, io: CliIo, setExit: 
     command.action(async (...actionArgs: unknown[]) => {
       const self = actionArgs.at(-1) as Command;
       const options = self.opts<Record<string, unknown>>();
-      const positional = self.args.slice(0, spec.arguments?.length ?? 0);
+      const variadic = spec.arguments?.at(-1)?.variadic === true;
+      const positional = variadic ? self.args : self.args.slice(0, spec.arguments?.length ?? 0);
       const context = new CommandContext(io, globalOptions(self.optsWithGlobals<Record<string, unknown>>()));
       setExit(await run(context, positional, options));
     });
