@@ -1,16 +1,12 @@
 import type { FastifyError } from 'fastify';
-import { ConflictError, HttpProblem, NotAuthorizedError, NotFoundError, type FieldValidation } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, NotAuthorizedError, NotFoundError, type FieldValidation } from '../lib/errors.js';
 import { ruleDetail } from '../domain/names.js';
 
 /** The canonical answer for rows that do not exist and rows the caller may not see: identical on purpose. */
 export const NOT_FOUND_MESSAGE = 'Resource not found or you do not have access to this resource';
 
 /** The canonical answer for a refused action on something the caller can see. */
-export const forbidden = (): HttpProblem =>
-  new HttpProblem(403, 'Forbidden.', {
-    detail:
-      "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.",
-  });
+export const forbidden = forbiddenProblem;
 
 /** The status, body and extra headers an error becomes. */
 export interface ProblemResponse {

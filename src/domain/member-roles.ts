@@ -1,11 +1,8 @@
-import { HttpProblem } from '../lib/errors.js';
+import { forbiddenProblem, HttpProblem } from '../lib/errors.js';
 import { canAssignRole, isOrgRoleName, ORG_MEMBER_ROLE } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
 import type { MemberRow } from '../store/queries/members.js';
-
-const FORBIDDEN_DETAIL =
-  "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.";
 
 /** Replaces a member's organization roles under the assignment rules. */
 export async function setMemberRoles(
@@ -31,7 +28,7 @@ export async function setMemberRoles(
   const removed = current.filter((name) => !wanted.includes(name));
   const object = { type: 'assign_org_role', org_id: organizationId } as const;
   if ((added.length > 0 && !store.can('assign', object)) || (removed.length > 0 && !store.can('unassign', object))) {
-    throw new HttpProblem(403, 'Forbidden.', { detail: FORBIDDEN_DETAIL });
+    throw forbiddenProblem();
   }
   for (const name of [...added, ...removed]) {
     if (!canAssignRole(store.subject, name, organizationId, !isOrgRoleName(name))) {

@@ -1,4 +1,4 @@
-import { ConflictError, HttpProblem, NotAuthorizedError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, NotAuthorizedError } from '../lib/errors.js';
 import { canAssignRole, isSiteRoleName, MEMBER_ROLE, type Subject } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
@@ -6,12 +6,9 @@ import type { UserRow } from '../store/queries/users.js';
 import { nameProblem, realNameProblem, ruleDetail } from './names.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
 
-const FORBIDDEN_DETAIL =
-  "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.";
-
 function refusedAs403<T>(work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => {
-    if (error instanceof NotAuthorizedError) throw new HttpProblem(403, 'Forbidden.', { detail: FORBIDDEN_DETAIL });
+    if (error instanceof NotAuthorizedError) throw forbiddenProblem();
     throw error;
   });
 }
@@ -43,7 +40,7 @@ export async function setUserSiteRoles(store: AuthorizedStore, target: string, r
   // Lacking the right to assign at all is a 403; trying to grant a role beyond one's own is a 400.
   const assignRole = { type: 'assign_role' } as const;
   if ((added.length > 0 && !store.can('assign', assignRole)) || (removed.length > 0 && !store.can('unassign', assignRole))) {
-    throw new HttpProblem(403, 'Forbidden.', { detail: FORBIDDEN_DETAIL });
+    throw forbiddenProblem();
   }
   checkAssignable(store.subject, [...added, ...removed]);
   return refusedAs403(store.setSiteRoles(user.id, wanted, { added: added.length > 0, removed: removed.length > 0 }));

@@ -32,6 +32,14 @@ export class HttpProblem extends Error {
   }
 }
 
+/** The canonical answer for a refused action on something the caller can see. */
+export function forbiddenProblem(): HttpProblem {
+  return new HttpProblem(403, 'Forbidden.', {
+    detail:
+      "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.",
+  });
+}
+
 /** A row that does not exist. Reads turn it into the canonical 404. */
 export class NotFoundError extends Error {
   constructor(what = 'resource') {

@@ -22,18 +22,6 @@ export type ValidatePasswordResponse = Static<typeof ValidatePasswordResponse>;
 export const Permission = Type.Object({ negate: Type.Boolean(), resource_type: Type.String(), action: Type.String() });
 export type Permission = Static<typeof Permission>;
 
-/** A role as listings show it, with whether the caller may assign it and whether it is built in. */
-export const AssignableRole = Type.Object({
-  name: Type.String(),
-  display_name: Type.String(),
-  organization_id: Type.String(),
-  site_permissions: Type.Array(Permission),
-  organization_permissions: Type.Array(Permission),
-  user_permissions: Type.Array(Permission),
-  assignable: Type.Boolean(),
-  built_in: Type.Boolean(),
-});
-export type AssignableRole = Static<typeof AssignableRole>;
 
 export const CreateOrganizationRequest = Type.Object({
   name: Type.String(),
@@ -81,6 +69,10 @@ export const RoleObject = Type.Object({
   user_permissions: Type.Array(Permission),
 });
 export type RoleObject = Static<typeof RoleObject>;
+
+/** A role as listings show it, with whether the caller may assign it and whether it is built in. */
+export const AssignableRole = Type.Composite([RoleObject, Type.Object({ assignable: Type.Boolean(), built_in: Type.Boolean() })]);
+export type AssignableRole = Static<typeof AssignableRole>;
 
 export const CustomRoleRequest = Type.Object({
   name: Type.String(),
