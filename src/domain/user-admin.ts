@@ -85,7 +85,7 @@ export async function changePassword(
   body: { old_password?: string | undefined; password: string },
 ): Promise<void> {
   const user = await store.getUser(target);
-  if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id })) throw new HttpProblem(404, 'Resource not found or you do not have access to this resource');
+  if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id })) throw new NotAuthorizedError('update_personal', 'user');
   if (user.login_type !== 'password') throw new HttpProblem(400, 'Users without password login type cannot change their password.');
   const weakness = passwordWeakness(body.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });

@@ -39,6 +39,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.equal((await w.owner.getUserOrganizationIds(w.memberId)).length, 1),
     denied: async (w) => expectRefused(() => w.member.getUserOrganizationIds(w.ownerId)),
   },
+  getOrganizationIdsOfUsers: {
+    allowed: async (w) => assert.equal((await w.owner.getOrganizationIdsOfUsers([w.ownerId, w.memberId])).get(w.memberId)?.length, 1),
+    denied: async (w) => expectRefused(() => w.member.getOrganizationIdsOfUsers([w.memberId, w.ownerId])),
+  },
   getOrganization: {
     allowed: async (w) => assert.equal((await w.member.getOrganization('default')).is_default, 1),
     denied: async (w) => expectRefused(() => w.outsider.getOrganization('default')),

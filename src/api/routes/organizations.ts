@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { createOrganization, deleteOrganization, updateOrganization } from '../../domain/organizations.js';
 import { ConflictError, HttpProblem, NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
-import { isUuid } from '../../lib/random.js';
 import {
   CreateOrganizationRequest,
   Organization,
@@ -12,8 +11,8 @@ import {
   Response,
   UpdateOrganizationRequest,
 } from '../../sdk/wire/index.js';
-import { getUserById, getUserByUsername, type UserRow } from '../../store/queries/users.js';
 import type { ApiContext } from '../context.js';
+import { resolveMemberUser } from '../member-user.js';
 import { toWireMember, toWireMemberWithUser } from '../convert/member.js';
 import { toWireOrganization } from '../convert/organization.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -26,14 +25,7 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
   requireAuthentication(app, context);
   const orgOf = (request: { params: unknown }) => (request.params as { organization: string }).organization;
 
-  // Member routes name users the caller may not be able to read as users; the membership itself is
-  // what gets authorized, so the name is resolved with the daemon's privileges.
-  const resolveUser = async (param: string, callerId: string): Promise<UserRow> => {
-    const key = param === 'me' ? callerId : param;
-    const user = isUuid(key) ? await getUserById(context.store.db, key) : await getUserByUsername(context.store.db, key);
-    if (!user) throw new HttpProblem(400, '"user" must be an existing uuid or username.', { detail: `queried user="${param}"` });
-    return user;
-  };
+  const resolveUser = (param: string, callerId: string) => resolveMemberUser(context.store, param, callerId);
 
   app.get('/organizations', { schema: { response: { 200: Type.Array(Organization) } } }, async (request) => {
     const rows = await authOf(request).store.listOrganizations();

@@ -6,10 +6,9 @@ import { AssignableRole, CustomRoleRequest, OrganizationMember, RoleObject } fro
 import { setMemberRoles } from '../../domain/member-roles.js';
 import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { validateCustomOrgRole } from '../../rbac/index.js';
-import { getUserById, getUserByUsername } from '../../store/queries/users.js';
-import { isUuid } from '../../lib/random.js';
 import { toWireMember } from '../convert/member.js';
 import type { ApiContext } from '../context.js';
+import { resolveMemberUser } from '../member-user.js';
 import { toAssignableRole, toRoleObject } from '../convert/role.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
@@ -106,10 +105,7 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
       const { store, user: caller } = authOf(request);
       const params = request.params as { organization: string; user: string };
       const organization = await store.getOrganization(params.organization);
-      // As on the other member routes, the user is named with the daemon's privileges; the membership is authorized.
-      const key = params.user === 'me' ? caller.id : params.user;
-      const user = isUuid(key) ? await getUserById(context.store.db, key) : await getUserByUsername(context.store.db, key);
-      if (!user) throw new NotFoundError('user');
+      const user = await resolveMemberUser(context.store, params.user, caller.id);
       return toWireMember(await setMemberRoles(store, organization.id, user.id, (request.body as { roles: string[] }).roles));
     },
   );

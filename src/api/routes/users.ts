@@ -109,9 +109,8 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
         offset: query.offset ?? 0,
         afterId: query.after_id,
       });
-      const users = [];
-      for (const row of rows) users.push(toWireUser(row, await store.getUserOrganizationIds(row.id)));
-      return { users, count };
+      const organizationIds = await store.getOrganizationIdsOfUsers(rows.map((row) => row.id));
+      return { users: rows.map((row) => toWireUser(row, organizationIds.get(row.id) ?? [])), count };
     },
   );
 
