@@ -1,5 +1,6 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
+import type { Mailer } from '../domain/mailer.js';
 import type { Store } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 
@@ -10,4 +11,5 @@ export interface ApiContext {
   readonly sources: Readonly<Record<keyof DeploymentValues, ValueSource>>;
   readonly identity: DeploymentIdentity;
   readonly rateLimits: RateLimits;
+  readonly mailer: Mailer;
 }

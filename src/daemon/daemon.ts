@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
+import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
@@ -45,7 +46,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
     const identity = await bootstrapDeployment(store);
     const app = await buildApp(
-      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock) },
+      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values) },
       { logger, logRequests: options.values.verbose },
     );
     const [host, port] = splitHostPort(options.values.httpAddress);

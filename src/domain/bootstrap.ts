@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ConflictError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import { withConflicts } from '../store/db-errors.js';
@@ -9,6 +10,8 @@ import type { Store } from '../store/store.js';
 export interface DeploymentIdentity {
   readonly deploymentId: string;
   readonly defaultOrganization: OrganizationRow;
+  /** Secret key for what the daemon signs (sign-in conversion states, app tokens); shared by replicas. */
+  readonly signingKey: Buffer;
 }
 
 /**
@@ -18,6 +21,7 @@ export interface DeploymentIdentity {
  */
 export async function bootstrapDeployment(store: Store): Promise<DeploymentIdentity> {
   const deploymentId = await ensureSiteValue(store.db, 'deployment_id', newId());
+  const signingKey = Buffer.from(await ensureSiteValue(store.db, 'signing_key', randomBytes(32).toString('hex')), 'hex');
   let organization = await getDefaultOrganization(store.db);
   if (!organization) {
     const now = store.nowIso();
@@ -40,5 +44,5 @@ export async function bootstrapDeployment(store: Store): Promise<DeploymentIdent
       if (!organization) throw error;
     }
   }
-  return { deploymentId, defaultOrganization: organization };
+  return { deploymentId, defaultOrganization: organization, signingKey };
 }

@@ -36,6 +36,17 @@ export interface DeploymentValues {
   readonly maxAdminTokenLifetimeMs: number;
   readonly disableSessionExpiryRefresh: boolean;
   readonly disablePasswordAuth: boolean;
+  readonly userDormancyThresholdMs: number;
+  readonly githubClientId: string;
+  readonly githubClientSecret: string;
+  readonly oidcIssuerUrl: string;
+  readonly oidcClientId: string;
+  readonly oidcClientSecret: string;
+  readonly emailSmtpHost: string;
+  readonly emailSmtpFrom: string;
+  readonly emailSmtpUsername: string;
+  readonly emailSmtpPassword: string;
+  readonly emailSmtpForceTls: boolean;
   readonly disableOwnerWorkspaceExec: boolean;
   readonly allowWorkspaceRenames: boolean;
   readonly experiments: readonly string[];
@@ -75,6 +86,8 @@ const provisioning: OptionGroup = { name: 'Provisioning', yaml: 'provisioning', 
 const sessions: OptionGroup = { name: 'Sessions', yaml: 'sessions', description: 'Lifetimes of sessions and API tokens.' };
 const rateLimiting: OptionGroup = { name: 'Rate Limiting', yaml: 'rate_limit', description: 'Per-user and per-IP request limits.' };
 const security: OptionGroup = { name: 'Security', yaml: 'security', description: 'Sign-in methods and privileged access.' };
+const oauth: OptionGroup = { name: 'OAuth2 and OIDC', yaml: 'oauth2', description: 'External sign-in providers.' };
+const email: OptionGroup = { name: 'Email', yaml: 'email', description: 'How the daemon sends mail, such as one-time passcodes.' };
 const ssh: OptionGroup = { name: 'SSH', yaml: 'ssh', description: 'What `cove config-ssh` writes for clients.' };
 const introspection: OptionGroup = { name: 'Introspection', yaml: 'introspection', description: 'Logs and API documentation.' };
 const general: OptionGroup = { name: 'General', yaml: 'general', description: 'Everything else.' };
@@ -155,6 +168,63 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     env: 'COVE_DISABLE_PASSWORD_AUTH', yaml: 'disable_password_auth', group: security,
     configPath: ['disable_password_auth'], kind: 'bool', default: 'false',
     description: 'Refuse password sign-in and password users (the first user can still be created).',
+  },
+  {
+    key: 'userDormancyThresholdMs', name: 'User Dormancy Threshold', flag: 'user-dormancy-threshold',
+    env: 'COVE_USER_DORMANCY_THRESHOLD', yaml: 'user_dormancy_threshold', group: security,
+    configPath: ['user_dormancy_threshold'], kind: 'duration', default: '2160h',
+    description: 'Active users who have not used the deployment for this long become dormant until they sign in again; 0 turns it off.',
+  },
+  {
+    key: 'githubClientId', name: 'GitHub Client ID', flag: 'oauth2-github-client-id', env: 'COVE_OAUTH2_GITHUB_CLIENT_ID',
+    yaml: 'github_client_id', group: oauth, configPath: ['oauth2', 'github', 'client_id'], kind: 'string', default: '',
+    description: 'Client ID of the GitHub OAuth app used for GitHub sign-in.',
+  },
+  {
+    key: 'githubClientSecret', name: 'GitHub Client Secret', flag: 'oauth2-github-client-secret',
+    env: 'COVE_OAUTH2_GITHUB_CLIENT_SECRET', yaml: 'github_client_secret', group: oauth,
+    configPath: ['oauth2', 'github', 'client_secret'], kind: 'string', default: '', secret: true,
+    description: 'Client secret of the GitHub OAuth app.',
+  },
+  {
+    key: 'oidcIssuerUrl', name: 'OIDC Issuer URL', flag: 'oidc-issuer-url', env: 'COVE_OIDC_ISSUER_URL', yaml: 'oidc_issuer_url',
+    group: oauth, configPath: ['oidc', 'issuer_url'], kind: 'url', default: '',
+    description: 'Issuer URL of the OpenID Connect provider used for OIDC sign-in.',
+  },
+  {
+    key: 'oidcClientId', name: 'OIDC Client ID', flag: 'oidc-client-id', env: 'COVE_OIDC_CLIENT_ID', yaml: 'oidc_client_id',
+    group: oauth, configPath: ['oidc', 'client_id'], kind: 'string', default: '',
+    description: 'Client ID registered with the OpenID Connect provider.',
+  },
+  {
+    key: 'oidcClientSecret', name: 'OIDC Client Secret', flag: 'oidc-client-secret', env: 'COVE_OIDC_CLIENT_SECRET',
+    yaml: 'oidc_client_secret', group: oauth, configPath: ['oidc', 'client_secret'], kind: 'string', default: '', secret: true,
+    description: 'Client secret registered with the OpenID Connect provider.',
+  },
+  {
+    key: 'emailSmtpHost', name: 'SMTP Host', flag: 'email-smtp-host', env: 'COVE_EMAIL_SMTP_HOST', yaml: 'smtp_host',
+    group: email, configPath: ['email', 'smarthost'], kind: 'string', default: '',
+    description: 'host:port of the SMTP server that delivers mail. When empty, no mail is sent.',
+  },
+  {
+    key: 'emailSmtpFrom', name: 'SMTP From', flag: 'email-smtp-from', env: 'COVE_EMAIL_SMTP_FROM', yaml: 'smtp_from',
+    group: email, configPath: ['email', 'from'], kind: 'string', default: '',
+    description: 'Sender address of outgoing mail, e.g. cove@example.com.',
+  },
+  {
+    key: 'emailSmtpUsername', name: 'SMTP Username', flag: 'email-smtp-username', env: 'COVE_EMAIL_SMTP_USERNAME',
+    yaml: 'smtp_username', group: email, configPath: ['email', 'auth', 'username'], kind: 'string', default: '',
+    description: 'User name for SMTP authentication (AUTH PLAIN); empty means no authentication.',
+  },
+  {
+    key: 'emailSmtpPassword', name: 'SMTP Password', flag: 'email-smtp-password', env: 'COVE_EMAIL_SMTP_PASSWORD',
+    yaml: 'smtp_password', group: email, configPath: ['email', 'auth', 'password'], kind: 'string', default: '', secret: true,
+    description: 'Password for SMTP authentication.',
+  },
+  {
+    key: 'emailSmtpForceTls', name: 'SMTP Force TLS', flag: 'email-smtp-force-tls', env: 'COVE_EMAIL_SMTP_FORCE_TLS',
+    yaml: 'smtp_force_tls', group: email, configPath: ['email', 'force_tls'], kind: 'bool', default: 'false',
+    description: 'Connect with TLS from the start (SMTPS, usually port 465) instead of upgrading with STARTTLS when offered.',
   },
   {
     key: 'disableOwnerWorkspaceExec', name: 'Disable Owner Workspace Access', flag: 'disable-owner-workspace-access',

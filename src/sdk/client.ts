@@ -27,6 +27,9 @@ import type {
   User,
   UsersResponse,
   ValidatePasswordResponse,
+  ChangePasswordWithPasscodeRequest,
+  ConvertLoginRequest,
+  ConvertLoginResponse,
 } from './wire/index.js';
 
 /** One named check of `POST /authcheck`. */
@@ -156,6 +159,20 @@ export class CoveClient {
 
   validatePassword(password: string): Promise<ValidatePasswordResponse> {
     return this.request('POST', '/users/validate-password', { body: { password } });
+  }
+
+  /** Asks for a password-reset passcode by email; answers the same whether or not the email is known. */
+  requestOneTimePasscode(email: string): Promise<void> {
+    return this.request('POST', '/users/otp/request', { body: { email } });
+  }
+
+  changePasswordWithPasscode(request: ChangePasswordWithPasscodeRequest): Promise<void> {
+    return this.request('POST', '/users/otp/change-password', { body: request });
+  }
+
+  /** Starts moving a password user to GitHub or OIDC sign-in. */
+  convertLogin(user: string, request: ConvertLoginRequest): Promise<ConvertLoginResponse> {
+    return this.request('POST', `/users/${encodeURIComponent(user)}/convert-login`, { body: request });
   }
 
   // Organizations

@@ -39,12 +39,13 @@ describe('reading organizations and validating passwords', () => {
     assert.equal(hidden.message, missing.message, 'an invisible organization looks exactly like a missing one');
   });
 
-  it('validates passwords with details that say what is wrong, without a session', async () => {
-    const weak = await test.anonymous.validatePassword('password');
+  it('validates passwords with details that say what is wrong, for signed-in callers', async () => {
+    await expectApiError(test.anonymous.validatePassword('password'), 401);
+    const weak = await member.validatePassword('password');
     assert.equal(weak.valid, false);
     assert.match(weak.details, /^insecure password, try .*using uppercase letters.*using numbers or using a longer password$/);
-    assert.deepEqual(await test.anonymous.validatePassword('Correct-Horse-Battery-9'), { valid: true, details: '' });
-    const long = await test.anonymous.validatePassword(`Aa1!${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2)}`);
+    assert.deepEqual(await member.validatePassword('Correct-Horse-Battery-9'), { valid: true, details: '' });
+    const long = await member.validatePassword(`Aa1!${'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2)}`);
     assert.deepEqual(long, { valid: false, details: 'password must be no more than 64 characters' });
   });
 });

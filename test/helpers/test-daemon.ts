@@ -1,5 +1,6 @@
 import { startDaemon, silentLogger, type Daemon } from '../../src/daemon/index.js';
 import { resolveOptions, type RawValues } from '../../src/domain/deployment-options.js';
+import { pino, type Logger } from 'pino';
 import { ManualClock } from '../../src/lib/clock.js';
 import { hashPassword } from '../../src/domain/passwords.js';
 import { newId } from '../../src/lib/random.js';
@@ -25,7 +26,12 @@ export const STRONG_PASSWORD = 'Correct-Horse-Battery-9';
  * asks for PostgreSQL (or COVE_TEST_DATABASE=postgres runs every daemon test there).
  */
 export async function startTestDaemon(
-  options: { readonly database?: 'sqlite' | 'postgres'; readonly flags?: RawValues; readonly env?: Record<string, string> } = {},
+  options: {
+    readonly database?: 'sqlite' | 'postgres';
+    readonly flags?: RawValues;
+    readonly env?: Record<string, string>;
+    readonly logger?: Logger;
+  } = {},
 ): Promise<TestDaemon> {
   const kind = options.database ?? (process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite');
   const database = await createTestDatabase(kind);
@@ -40,7 +46,7 @@ export async function startTestDaemon(
   const resolved = resolveOptions({ flags, env: options.env ?? {} });
   let daemon: Daemon;
   try {
-    daemon = await startDaemon(resolved, { logger: silentLogger(), clock });
+    daemon = await startDaemon(resolved, { logger: options.logger ?? silentLogger(), clock });
   } catch (error) {
     await database.drop();
     throw error;
@@ -101,4 +107,11 @@ export async function createMember(test: TestDaemon, username: string): Promise<
     .execute();
   const { session_token } = await test.anonymous.login(email, STRONG_PASSWORD);
   return test.anonymous.withToken(session_token);
+}
+
+/** A logger that keeps every entry in memory, for tests that check what the daemon logs. */
+export function capturingLogger(): { readonly logger: Logger; readonly lines: () => string[] } {
+  const lines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  return { logger, lines: () => [...lines] };
 }

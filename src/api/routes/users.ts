@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { passwordWeakness } from '../../domain/passwords.js';
+import { CONVERT_LOGIN_COOKIE, startLoginConversion } from '../../domain/convert-login.js';
+import { changePasswordWithPasscode, requestOneTimePasscode } from '../../domain/one-time-passcodes.js';
 import { parseUserSearch } from '../../domain/user-search.js';
 import { createFirstUser, createUser, hasFirstUser, loginWithPassword } from '../../domain/users.js';
 import { HttpProblem } from '../../lib/errors.js';
@@ -10,6 +12,10 @@ import {
   LoginWithPasswordRequest,
   LoginWithPasswordResponse,
   CreateUserRequest,
+  ChangePasswordWithPasscodeRequest,
+  ConvertLoginRequest,
+  ConvertLoginResponse,
+  RequestOneTimePasscodeRequest,
   Response,
   User,
   UsersResponse,
@@ -46,13 +52,22 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     },
   );
 
-  // Works without a session so sign-up forms can check a password before the account exists.
   app.post(
-    '/users/validate-password',
-    { onRequest: loginLimit, schema: { body: ValidatePasswordRequest, response: { 200: ValidatePasswordResponse } } },
-    async (request) => {
-      const weakness = passwordWeakness((request.body as ValidatePasswordRequest).password);
-      return { valid: weakness === undefined, details: weakness ?? '' };
+    '/users/otp/request',
+    { onRequest: loginLimit, schema: { body: RequestOneTimePasscodeRequest } },
+    async (request, reply) => {
+      const { email } = request.body as RequestOneTimePasscodeRequest;
+      await requestOneTimePasscode(context.store, context.values, context.mailer, request.log, email);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/users/otp/change-password',
+    { onRequest: loginLimit, schema: { body: ChangePasswordWithPasscodeRequest } },
+    async (request, reply) => {
+      await changePasswordWithPasscode(context.store, context.values, request.body as ChangePasswordWithPasscodeRequest);
+      return reply.code(204).send();
     },
   );
 
@@ -71,6 +86,7 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
 /** The user endpoints that need a session. */
 export async function authenticatedUserRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  const loginLimit = rateLimitHook(context.rateLimits, (limits) => limits.login);
 
   app.post('/users/logout', { schema: { response: { 200: Response } } }, async (request, reply) => {
     const { apiKey } = authOf(request);
@@ -80,6 +96,37 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });
+
+  app.post(
+    '/users/validate-password',
+    { onRequest: loginLimit, schema: { body: ValidatePasswordRequest, response: { 200: ValidatePasswordResponse } } },
+    async (request) => {
+      const weakness = passwordWeakness((request.body as ValidatePasswordRequest).password);
+      return { valid: weakness === undefined, details: weakness ?? '' };
+    },
+  );
+
+  app.post(
+    '/users/:user/convert-login',
+    { schema: { params: UserParam, body: ConvertLoginRequest, response: { 201: ConvertLoginResponse } } },
+    async (request, reply) => {
+      const { store } = authOf(request);
+      const { token, ...conversion } = await startLoginConversion(
+        store,
+        context.values,
+        context.identity,
+        (request.params as { user: string }).user,
+        request.body as ConvertLoginRequest,
+        context.store.clock.now(),
+      );
+      const secure = context.values.accessUrl.startsWith('https:') ? '; Secure' : '';
+      void reply.header(
+        'set-cookie',
+        `${CONVERT_LOGIN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Expires=${new Date(conversion.expires_at).toUTCString()}${secure}`,
+      );
+      return reply.code(201).send(conversion);
+    },
+  );
 
   app.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
     const { store } = authOf(request);

@@ -64,3 +64,27 @@ export type CreateUserRequest = Static<typeof CreateUserRequest>;
 
 export const UsersResponse = Type.Object({ users: Type.Array(User), count: Type.Integer() });
 export type UsersResponse = Static<typeof UsersResponse>;
+
+export const RequestOneTimePasscodeRequest = Type.Object({ email: Type.String({ format: 'email' }) });
+export type RequestOneTimePasscodeRequest = Static<typeof RequestOneTimePasscodeRequest>;
+
+export const ChangePasswordWithPasscodeRequest = Type.Object({
+  email: Type.String({ format: 'email' }),
+  one_time_passcode: Type.String({ minLength: 1 }),
+  password: Type.String({ minLength: 1 }),
+});
+export type ChangePasswordWithPasscodeRequest = Static<typeof ChangePasswordWithPasscodeRequest>;
+
+export const ConvertLoginRequest = Type.Object({
+  to_type: Type.String({ minLength: 1 }),
+  password: Type.String({ minLength: 1 }),
+});
+export type ConvertLoginRequest = Static<typeof ConvertLoginRequest>;
+
+export const ConvertLoginResponse = Type.Object({
+  expires_at: DateTime,
+  state_string: Type.String(),
+  to_type: Type.String(),
+  user_id: Uuid,
+});
+export type ConvertLoginResponse = Static<typeof ConvertLoginResponse>;

@@ -1,0 +1,92 @@
+import { createHmac } from 'node:crypto';
+import { HttpProblem } from '../lib/errors.js';
+import { randomAlphanumeric } from '../lib/random.js';
+import { userObject } from '../rbac/index.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { DeploymentIdentity } from './bootstrap.js';
+import type { DeploymentValues } from './deployment-options.js';
+import { verifyPassword } from './passwords.js';
+
+/** How long a started conversion may take to complete, as in the reference. */
+export const CONVERT_LOGIN_VALIDITY_MS = 5 * 60 * 1000;
+
+/** The cookie that carries the signed conversion state to the sign-in callback. */
+export const CONVERT_LOGIN_COOKIE = 'cove_oauth_convert_jwt';
+
+/** A started conversion: the wire answer plus the signed token for the cookie. */
+export interface LoginConversion {
+  readonly expires_at: string;
+  readonly state_string: string;
+  readonly to_type: 'github' | 'oidc';
+  readonly user_id: string;
+  readonly token: string;
+}
+
+/**
+ * Starts moving a password user to GitHub or OIDC sign-in. The switch itself happens when the
+ * user completes that provider's sign-in with the returned state; this only proves, with the
+ * current password, that the account's owner asked for it.
+ */
+export async function startLoginConversion(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  identity: DeploymentIdentity,
+  userParam: string,
+  input: { readonly to_type: string; readonly password: string },
+  now: Date,
+): Promise<LoginConversion> {
+  const toType = checkTargetType(input.to_type, values);
+  const user = await store.getUser(userParam);
+  if (!store.can('update_personal', userObject(user.id))) {
+    throw new HttpProblem(403, 'You are not authorized to change the login type of this user.');
+  }
+  if (user.login_type !== 'password') throw new HttpProblem(400, 'User account must have password based authentication.');
+  if (!(await verifyPassword(input.password, user.hashed_password))) throw new HttpProblem(401, 'Incorrect email or password.');
+  if (user.status === 'suspended') {
+    throw new HttpProblem(401, 'Your account is suspended. Contact an admin to reactivate your account.');
+  }
+  const state = `convert-${randomAlphanumeric(32)}`;
+  const expiresAt = new Date(now.getTime() + CONVERT_LOGIN_VALIDITY_MS);
+  const token = signJwt(identity.signingKey, {
+    iss: identity.deploymentId,
+    aud: user.id,
+    sub: state,
+    to_type: toType,
+    iat: Math.floor(now.getTime() / 1000),
+    exp: Math.floor(expiresAt.getTime() / 1000),
+  });
+  return { expires_at: expiresAt.toISOString(), state_string: state, to_type: toType, user_id: user.id, token };
+}
+
+function checkTargetType(toType: string, values: DeploymentValues): 'github' | 'oidc' {
+  switch (toType) {
+    case 'github':
+      if (!values.githubClientId || !values.githubClientSecret) {
+        throw new HttpProblem(400, 'GitHub sign-in is not configured on this deployment.', {
+          detail: 'An administrator must set --oauth2-github-client-id and --oauth2-github-client-secret first.',
+          validations: [{ field: 'to_type', detail: 'github is not configured' }],
+        });
+      }
+      return toType;
+    case 'oidc':
+      if (!values.oidcIssuerUrl || !values.oidcClientId) {
+        throw new HttpProblem(400, 'OIDC sign-in is not configured on this deployment.', {
+          detail: 'An administrator must set --oidc-issuer-url and --oidc-client-id first.',
+          validations: [{ field: 'to_type', detail: 'oidc is not configured' }],
+        });
+      }
+      return toType;
+    case 'none':
+    case 'password':
+    case 'token':
+      throw new HttpProblem(400, `Cannot convert to login type "${toType}".`);
+    default:
+      throw new HttpProblem(400, `Unknown login type "${toType}".`);
+  }
+}
+
+function signJwt(key: Buffer, claims: Readonly<Record<string, unknown>>): string {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
+  return `${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
+}
