@@ -6,9 +6,11 @@ import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
+import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
+import { PeriodicTask } from './periodic-task.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -17,9 +19,19 @@ export interface Daemon {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly identity: DeploymentIdentity;
+  /** Work on timers; tests run them by hand after moving the clock. */
+  readonly tasks: DaemonTasks;
   /** Stops accepting connections, finishes requests in flight, then closes the store. */
   close(): Promise<void>;
 }
+
+/** The daemon's periodic work. */
+export interface DaemonTasks {
+  readonly userDormancy: PeriodicTask;
+}
+
+/** How often inactive users are looked for. */
+const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
 
 /** What a daemon needs beyond its settings. */
 export interface DaemonDependencies {
@@ -49,6 +61,17 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values) },
       { logger, logRequests: options.values.verbose },
     );
+    const tasks: DaemonTasks = {
+      userDormancy: new PeriodicTask(
+        'user-dormancy',
+        USER_DORMANCY_INTERVAL_MS,
+        async () => {
+          const count = await markInactiveUsersDormant(store, store.clock.now(), options.values.userDormancyThresholdMs);
+          if (count > 0) logger.info({ count }, 'marked inactive users dormant');
+        },
+        logger,
+      ),
+    };
     const [host, port] = splitHostPort(options.values.httpAddress);
     const address = await app.listen({ host, port });
     const url = address;
@@ -56,12 +79,15 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       { url, access_url: options.values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
       'cove is listening',
     );
+    for (const task of Object.values(tasks)) task.start();
     return {
       url,
       app,
       store,
       identity,
+      tasks,
       close: async () => {
+        for (const task of Object.values(tasks)) await task.stop();
         await app.close();
         await store.close();
       },
