@@ -1,5 +1,5 @@
 import { forbiddenProblem, HttpProblem } from '../lib/errors.js';
-import { canAssignRole, isOrgRoleName, ORG_MEMBER_ROLE } from '../rbac/index.js';
+import { canAssignRole, isOrgRoleName, ORG_MEMBER_ROLE, orgScoped } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
 import type { MemberRow } from '../store/queries/members.js';
@@ -11,6 +11,13 @@ export async function setMemberRoles(
   userId: string,
   requested: readonly string[],
 ): Promise<MemberRow> {
+  // Someone who may not assign organization roles at all is refused as such, themselves included;
+  // the rule against changing one's own roles is for those who could otherwise do it.
+  const assignRoles = orgScoped('assign_org_role', organizationId);
+  if (!store.can('assign', assignRoles) && !store.can('unassign', assignRoles)) {
+    await store.getMember(organizationId, userId);
+    throw forbiddenProblem();
+  }
   if (userId === store.subject.id) {
     throw new HttpProblem(400, 'You cannot change your own organization roles.', {
       detail: 'Another user with the appropriate permissions must change your roles.',

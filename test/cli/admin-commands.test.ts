@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoveClient } from '../../src/sdk/client.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -43,5 +46,66 @@ describe('cove users and cove organizations', () => {
     assert.equal((await admin.run('orgs', 'delete', 'research')).code, 0);
     const list = JSON.parse((await admin.run('orgs', 'list', '-o', 'json')).stdout) as { name: string }[];
     assert.deepEqual(list.map((o) => o.name), ['cove']);
+  });
+
+  it('creates custom roles from flags and from a JSON file, assigns them, and the checks follow', async () => {
+    const created = await admin.run('organizations', 'create', 'labs');
+    assert.equal(created.code, 0, created.stderr);
+    const carol = new CliUser();
+    assert.equal((await admin.run('users', 'create', '--email', 'carol@example.com', '--username', 'carol', '--password', STRONG_PASSWORD)).code, 0);
+    assert.equal((await admin.run('orgs', 'members', 'add', 'carol', '-O', 'labs')).code, 0);
+    const login = await carol.run('login', test.url, '--email', 'carol@example.com', '--password', STRONG_PASSWORD);
+    assert.equal(login.code, 0, login.stderr);
+
+    const role = await admin.run('orgs', 'roles', 'create', 'template-reader', '--display-name', 'Template reader', '--permission', 'template:read', '-O', 'labs', '-o', 'json');
+    assert.equal(role.code, 0, role.stderr);
+    assert.deepEqual((JSON.parse(role.stdout) as { organization_permissions: unknown[] }[])[0]?.organization_permissions, [
+      { negate: false, resource_type: 'template', action: 'read' },
+    ]);
+    const listed = await admin.run('orgs', 'roles', 'list', '-O', 'labs');
+    assert.match(listed.stdout, /template-reader\s+Template reader\s+yes\s+template:read/);
+    assert.match(listed.stdout, /organization-admin\s+Organization Admin\s+yes\s+yes/);
+
+    const labs = JSON.parse((await admin.run('orgs', 'show', 'labs', '-o', 'json')).stdout) as { id: string };
+    const checks = {
+      read_templates: { action: 'read', object: { resource_type: 'template', organization_id: labs.id } },
+      update_templates: { action: 'update', object: { resource_type: 'template', organization_id: labs.id } },
+    };
+    const carolClient = new CoveClient({ url: test.url, token: carol.savedToken() });
+    assert.deepEqual(await carolClient.authCheck(checks), { read_templates: false, update_templates: false });
+    assert.equal((await admin.run('orgs', 'members', 'roles', 'carol', 'template-reader', '-O', 'labs')).code, 0);
+    assert.deepEqual(await carolClient.authCheck(checks), { read_templates: true, update_templates: false });
+
+    const file = join(admin.configDir, 'role.json');
+    writeFileSync(file, JSON.stringify({ name: 'template-reader', display_name: 'Template editor', organization_permissions: [
+      { negate: false, resource_type: 'template', action: 'read' },
+      { negate: false, resource_type: 'template', action: 'update' },
+    ] }));
+    assert.equal((await admin.run('orgs', 'roles', 'update', '--file', file, '-O', 'labs')).code, 0);
+    assert.deepEqual(await carolClient.authCheck(checks), { read_templates: true, update_templates: true });
+
+    const grantSelf = await carol.run('orgs', 'members', 'roles', 'carol', 'organization-admin', '-O', 'labs');
+    assert.equal(grantSelf.code, 1);
+    assert.match(grantSelf.stderr, /403|Forbidden|not allowed/i);
+    assert.equal((await admin.run('organizations', 'create', 'vault')).code, 0);
+    const otherOrg = await carol.run('orgs', 'members', 'list', '-O', 'vault');
+    assert.equal(otherOrg.code, 1, 'carol is not a member of vault');
+    assert.match(otherOrg.stderr, /404|not found/i);
+    const deleteDefault = await carol.run('orgs', 'delete', 'cove');
+    assert.equal(deleteDefault.code, 1);
+    assert.match(deleteDefault.stderr, /Forbidden|cannot be deleted/);
+
+    const badFile = join(admin.configDir, 'bad.json');
+    writeFileSync(badFile, '{ not json');
+    const bad = await admin.run('orgs', 'roles', 'create', '--file', badFile, '-O', 'labs');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /bad\.json is not valid JSON/);
+    const wildcard = await admin.run('orgs', 'roles', 'create', 'everything', '--permission', '*:*', '-O', 'labs');
+    assert.equal(wildcard.code, 1);
+
+    assert.equal((await admin.run('orgs', 'members', 'roles', 'carol', '-O', 'labs')).code, 0);
+    const deleted = await admin.run('orgs', 'roles', 'delete', 'template-reader', '-O', 'labs');
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.doesNotMatch((await admin.run('orgs', 'roles', 'list', '-O', 'labs')).stdout, /template-reader/);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -16,6 +16,14 @@ export class CliUser {
   readonly configDir = mkdtempSync(join(tmpdir(), 'cove-cli-'));
 
   constructor(readonly env: Readonly<Record<string, string>> = {}) {}
+
+  /** The session token `cove login` saved for this user (the file store holds one per deployment). */
+  savedToken(): string {
+    const secrets = JSON.parse(readFileSync(join(this.configDir, 'credentials.json'), 'utf8')) as Record<string, string>;
+    const [token] = Object.values(secrets);
+    if (!token) throw new Error('this CLI user has not signed in');
+    return token;
+  }
 
   async run(...args: string[]): Promise<CliResult> {
     let stdout = '';

@@ -1,4 +1,6 @@
-import type { Organization, OrganizationMemberWithUser } from '../../sdk/wire/index.js';
+import { readFileSync } from 'node:fs';
+import type { AssignableRole, CustomRoleRequest, Organization, OrganizationMemberWithUser, Permission, RoleObject } from '../../sdk/wire/index.js';
+import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printData, printJson } from '../output.js';
 
@@ -19,6 +21,67 @@ function printOrg(context: CommandContext, organization: Organization): void {
   if (context.json) printJson(context.io, organization);
   else printData(context.io, 'table', [organization], ORG_COLUMNS);
 }
+
+const describePermissions = (permissions: readonly Permission[]) =>
+  permissions.map((p) => `${p.negate ? '-' : ''}${p.resource_type}:${p.action}`).join(',');
+
+const ROLE_COLUMNS = [
+  { heading: 'name', value: (r: AssignableRole) => r.name },
+  { heading: 'display name', value: (r: AssignableRole) => r.display_name },
+  { heading: 'built in', value: (r: AssignableRole) => (r.built_in ? 'yes' : '') },
+  { heading: 'assignable', value: (r: AssignableRole) => (r.assignable ? 'yes' : '') },
+  { heading: 'organization permissions', value: (r: AssignableRole) => describePermissions(r.organization_permissions) },
+];
+
+/**
+ * The custom role a `roles create` or `roles update` asks for: a JSON file (`--file`, `-` for
+ * standard input) as the API takes it, with the flags on top.
+ */
+function customRoleFrom(context: CommandContext, name: string, options: Readonly<Record<string, unknown>>): CustomRoleRequest {
+  let role: CustomRoleRequest = { name };
+  const file = options['file'];
+  if (typeof file === 'string') {
+    let text: string;
+    try {
+      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+    } catch (error) {
+      throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
+    }
+    try {
+      role = { ...(JSON.parse(text) as CustomRoleRequest) };
+    } catch (error) {
+      throw new CliError(`${file} is not valid JSON: ${(error as Error).message}`, {
+        hint: 'The file holds {"name", "display_name", "organization_permissions": [{"resource_type", "action", "negate"}]}.',
+      });
+    }
+    if (name && role.name && role.name !== name) throw new CliError(`The role is named "${name}" but ${file} names "${role.name}".`);
+    role = { ...role, name: name || role.name };
+  }
+  if (!role.name) throw new CliError('Name the role, as an argument or as "name" in --file.');
+  if (typeof options['displayName'] === 'string') role = { ...role, display_name: options['displayName'] };
+  const flags = options['permission'];
+  if (Array.isArray(flags)) role = { ...role, organization_permissions: flags.flatMap((f) => String(f).split(',')).map(parsePermission) };
+  return role;
+}
+
+function parsePermission(text: string): Permission {
+  const match = /^(-)?([a-z_]+):([a-z_]+)$/.exec(text.trim());
+  if (!match?.[2] || !match[3]) {
+    throw new CliError(`"${text}" is not a permission.`, { hint: 'Write permissions as resource:action, e.g. template:read.' });
+  }
+  return { negate: match[1] === '-', resource_type: match[2], action: match[3] };
+}
+
+function printRoles(context: CommandContext, roles: readonly RoleObject[], verb: string, name: string): void {
+  if (context.json) printJson(context.io, roles);
+  else context.say(`${verb} role ${name}.`);
+}
+
+const roleOptions = [
+  { flags: '--display-name <name>', description: 'Display name' },
+  { flags: '--permission <resource:action...>', description: 'Organization permissions, e.g. template:read (repeatable, comma-separated)' },
+  { flags: '-f, --file <path>', description: 'A JSON file with the role as the API takes it; - reads standard input' },
+];
 
 const orgOption = { flags: '-O, --org <organization>', description: 'Organization name or id', default: 'default' };
 
@@ -121,6 +184,60 @@ export const organizationsCommand: CommandSpec = {
             const member = await (await context.client()).setMemberRoles(String(options['org']), user, roles);
             if (context.json) printJson(context.io, member);
             else context.say(`${user}: ${member.roles.map((r) => r.name).join(', ') || 'no extra roles'}`);
+          },
+        },
+      ],
+    },
+    {
+      name: 'roles',
+      summary: 'List, create, update and delete custom organization roles',
+      subcommands: [
+        {
+          name: 'list',
+          aliases: ['ls'],
+          summary: 'List the roles of an organization, built-in and custom',
+          options: [orgOption],
+          async run(context, _args, options) {
+            const client = await context.client();
+            const organization = await client.organization(String(options['org']));
+            printData(context.io, context.global.output, await client.organizationRoles(organization.id), ROLE_COLUMNS);
+          },
+        },
+        {
+          name: 'create',
+          summary: 'Create a custom role',
+          arguments: [{ name: 'name', description: 'Role name (or "name" in --file)' }],
+          options: [orgOption, ...roleOptions],
+          examples: [
+            'cove organizations roles create template-reader --permission template:read',
+            'cove organizations roles create --file role.json -O research',
+          ],
+          async run(context, [name = ''], options) {
+            const role = customRoleFrom(context, name, options);
+            const roles = await (await context.client()).createCustomRole(String(options['org']), role);
+            printRoles(context, roles, 'Created', role.name);
+          },
+        },
+        {
+          name: 'update',
+          summary: 'Replace the permissions of a custom role',
+          arguments: [{ name: 'name', description: 'Role name (or "name" in --file)' }],
+          options: [orgOption, ...roleOptions],
+          async run(context, [name = ''], options) {
+            const role = customRoleFrom(context, name, options);
+            const roles = await (await context.client()).updateCustomRole(String(options['org']), role);
+            printRoles(context, roles, 'Updated', role.name);
+          },
+        },
+        {
+          name: 'delete',
+          aliases: ['rm'],
+          summary: 'Delete a custom role',
+          arguments: [{ name: 'name', description: 'Role name', required: true }],
+          options: [orgOption],
+          async run(context, [name = ''], options) {
+            const roles = await (await context.client()).deleteCustomRole(String(options['org']), name);
+            printRoles(context, roles, 'Deleted', name);
           },
         },
       ],
