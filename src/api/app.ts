@@ -12,6 +12,19 @@ import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { validatorCompiler } from './validation.js';
 
+/** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
+export interface RouteEntry {
+  readonly method: string;
+  readonly url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, in order; the access-matrix test checks that each one has an entry. */
+    readonly routeList: readonly RouteEntry[];
+  }
+}
+
 /** Largest JSON body any route accepts unless it says otherwise. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -39,6 +52,13 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     forceCloseConnections: 'idle',
   });
   app.setValidatorCompiler(validatorCompiler);
+  const routeList: RouteEntry[] = [];
+  app.decorate('routeList', routeList);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routeList.push({ method, url: route.url });
+    }
+  });
   // Declared up front so every request object has the same shape, which keeps property access fast.
   app.decorateRequest('auth', undefined);
 

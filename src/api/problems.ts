@@ -40,8 +40,13 @@ export function toProblem(error: unknown): ProblemResponse {
       ...(error.headers ? { headers: error.headers } : {}),
     };
   }
-  if (error instanceof NotFoundError || error instanceof NotAuthorizedError) {
+  // A refused read looks like a missing row; a refused change to a row the caller could read is a 403.
+  if (error instanceof NotFoundError || (error instanceof NotAuthorizedError && isReadAction(error.action))) {
     return { status: 404, body: { message: NOT_FOUND_MESSAGE } };
+  }
+  if (error instanceof NotAuthorizedError) {
+    const forbidden = forbiddenProblem();
+    return { status: 403, body: compact(forbidden.message, forbidden.detail, forbidden.validations) };
   }
   if (error instanceof ConflictError) {
     return { status: 409, body: { message: 'A resource with that name already exists.', detail: error.constraint } };
@@ -113,4 +118,8 @@ function compact(message: string, detail: string | undefined, validations: reado
     ...(detail ? { detail } : {}),
     ...(validations && validations.length > 0 ? { validations: [...validations] } : {}),
   };
+}
+
+function isReadAction(action: string): boolean {
+  return action === 'read' || action === 'read_personal';
 }

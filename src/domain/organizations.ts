@@ -1,4 +1,5 @@
-import { ConflictError, HttpProblem } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem } from '../lib/errors.js';
+import { organizationObject } from '../rbac/index.js';
 import { newId } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
@@ -72,6 +73,8 @@ export async function updateOrganization(
 /** Deletes an organization unless it is the default one or still has members besides its admins. */
 export async function deleteOrganization(store: AuthorizedStore, target: string): Promise<void> {
   const organization = await store.getOrganization(target);
+  // Those who may not delete it learn nothing more about it than that.
+  if (!store.can('delete', organizationObject(organization.id))) throw forbiddenProblem();
   if (Number(organization.is_default) === 1) throw new HttpProblem(400, 'Default organization cannot be deleted.');
   const { rows } = await store.listMembers(organization.id, { limit: 0, offset: 0 });
   const others = rows.filter((row) => !parseStringArray(row.roles).includes('organization-admin') && row.user_id !== store.subject.id);

@@ -39,7 +39,7 @@ describe('organization roles and custom roles', () => {
     const [created] = await owner.createCustomRole('default', { name: 'member-reader', display_name: 'Member Reader', organization_permissions: [read] });
     assert.equal(created?.name, 'member-reader');
     await expectApiError(owner.createCustomRole('default', { name: 'member-reader', organization_permissions: [read] }), 400);
-    await expectApiError(bob.createCustomRole('default', { name: 'sneaky', organization_permissions: [read] }), 404);
+    await expectApiError(bob.createCustomRole('default', { name: 'sneaky', organization_permissions: [read] }), 403);
 
     assert.equal((await bob.organizationMembers('default')).length, 1);
     await owner.setMemberRoles('default', 'bob', ['member-reader']);

@@ -48,7 +48,7 @@ describe('deployment options', () => {
       assert.ok(!envs.has(option.env), `${option.env} declared twice`);
       flags.add(option.flag);
       envs.add(option.env);
-      assert.match(option.env, /^COVE_[A-Z_]+$/);
+      assert.match(option.env, /^COVE_[A-Z0-9_]+$/);
       assert.ok(option.description.length > 10);
     }
   });

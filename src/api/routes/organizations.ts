@@ -110,12 +110,9 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
     const organization = await store.getOrganization(orgOf(request));
     const user = await resolveUser((request.params as { user: string }).user, caller.id);
     if (user.id === caller.id) throw new HttpProblem(400, 'cannot remove self from an organization');
-    try {
-      await store.removeMember(organization.id, user.id);
-    } catch (error) {
-      if (error instanceof NotAuthorizedError) throw new NotFoundError('member');
-      throw error;
-    }
+    // A membership the caller cannot see is missing to them; one they see but may not end is a 403.
+    await store.getMember(organization.id, user.id);
+    await store.removeMember(organization.id, user.id);
     return reply.code(204).send();
   });
 }

@@ -59,8 +59,8 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
       handler: async (request) => {
         const { store, subject } = authOf(request);
         const organization = await store.getOrganization((request.params as { organization: string }).organization);
-        // Someone who may not manage the organization's roles learns nothing about the request.
-        if (!store.can(mode, { type: 'assign_org_role', org_id: organization.id })) throw new NotFoundError('role');
+        // Refused before the body is judged, so the answer says nothing about the request's contents.
+        if (!store.can(mode, { type: 'assign_org_role', org_id: organization.id })) throw forbidden();
         const body = request.body as CustomRoleRequest;
         const checked = validateCustomOrgRole(subject, organization.id, { ...body, display_name: body.display_name ?? '' });
         if (!checked.ok) throw new HttpProblem(400, checked.message, checked.detail ? { detail: checked.detail } : {});

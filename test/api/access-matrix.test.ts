@@ -1,0 +1,384 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { CoveClient } from '../../src/sdk/client.js';
+import { TEST_DIALECTS } from '../helpers/databases.js';
+import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+
+/**
+ * For every route the daemon serves, who may call it and what each caller gets. A route without
+ * an entry here fails the test, so new routes arrive with their access rules written down.
+ * 404 where a caller may not see the row, 403 where they see it but may not change it.
+ */
+
+const SUBJECTS = ['anonymous', 'member', 'otherMember', 'orgAdmin', 'owner', 'auditor', 'templateAdmin', 'userAdmin'] as const;
+type Subject = (typeof SUBJECTS)[number];
+type Expectation = Readonly<Record<Subject, number>>;
+
+/** One call: the path from the root (with `/api/v2`), a JSON body, and a token other than the subject's. */
+interface Call {
+  readonly path: string;
+  readonly body?: unknown;
+  readonly token?: string | undefined;
+}
+
+interface Entry {
+  readonly call: (world: World, subject: Subject) => Call | Promise<Call>;
+  readonly expect: Expectation;
+}
+
+/** The data every call runs against: the subjects' sessions and the rows they act on. */
+interface World {
+  readonly owner: CoveClient;
+  readonly tokens: Readonly<Record<Subject, string | undefined>>;
+  readonly ids: Readonly<Record<Subject, string>>;
+  readonly defaultOrgId: string;
+  /** An organization only the owner belongs to. */
+  readonly labsOrgId: string;
+  readonly memberTokenId: string;
+  /** A fresh active user in the default organization, for calls that change or remove one. */
+  freshUser(): Promise<{ id: string; username: string; email: string }>;
+  freshOrganization(): Promise<{ id: string; name: string }>;
+  freshSession(subject: Subject): Promise<string | undefined>;
+  unique(prefix: string): string;
+}
+
+function everyone(status: number): Expectation {
+  return Object.fromEntries(SUBJECTS.map((s) => [s, status])) as Expectation;
+}
+
+/** Anonymous callers get 401; everyone signed in gets `status` unless listed in `except`. */
+function signedIn(status: number, except: Partial<Expectation> = {}): Expectation {
+  return { ...everyone(status), anonymous: 401, ...except };
+}
+
+/** Only the listed subjects get `allowed`; other signed-in callers get `denied`. */
+function only(allowed: number, subjects: readonly Subject[], denied: number): Expectation {
+  const base = signedIn(denied);
+  return { ...base, ...Object.fromEntries(subjects.map((s) => [s, allowed])) };
+}
+
+const api = (path: string) => `/api/v2${path}`;
+
+const MATRIX: Readonly<Record<string, Entry>> = {
+  'GET /api/v2': { call: () => ({ path: api('') }), expect: everyone(200) },
+  'GET /healthz': { call: () => ({ path: '/healthz' }), expect: everyone(200) },
+  'GET /api/v2/buildinfo': { call: () => ({ path: api('/buildinfo') }), expect: everyone(200) },
+  'GET /api/v2/updatecheck': { call: () => ({ path: api('/updatecheck') }), expect: everyone(200) },
+  'GET /api/v2/users/first': { call: () => ({ path: api('/users/first') }), expect: everyone(200) },
+  'POST /api/v2/users/first': {
+    call: () => ({ path: api('/users/first'), body: { email: 'late@example.com', username: 'late', password: STRONG_PASSWORD } }),
+    expect: everyone(409),
+  },
+  'POST /api/v2/users/otp/request': {
+    call: () => ({ path: api('/users/otp/request'), body: { email: 'nobody@example.com' } }),
+    expect: everyone(204),
+  },
+  'POST /api/v2/users/otp/change-password': {
+    call: () => ({
+      path: api('/users/otp/change-password'),
+      body: { email: 'member@example.com', one_time_passcode: 'guess', password: 'A-Brand-New-Passphrase-4' },
+    }),
+    expect: everyone(400),
+  },
+  'POST /api/v2/users/login': {
+    call: () => ({ path: api('/users/login'), body: { email: 'member@example.com', password: STRONG_PASSWORD } }),
+    expect: everyone(201),
+  },
+  'POST /api/v2/users/logout': {
+    call: async (world, subject) => ({ path: api('/users/logout'), token: await world.freshSession(subject) }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/csp/reports': {
+    call: () => ({ path: api('/csp/reports'), body: { 'csp-report': { 'document-uri': 'http://x' } } }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/deployment/config': { call: () => ({ path: api('/deployment/config') }), expect: only(200, ['owner', 'auditor'], 403) },
+  'GET /api/v2/deployment/ssh': { call: () => ({ path: api('/deployment/ssh') }), expect: signedIn(200) },
+  'GET /api/v2/experiments': { call: () => ({ path: api('/experiments') }), expect: signedIn(200) },
+  'GET /api/v2/experiments/available': { call: () => ({ path: api('/experiments/available') }), expect: signedIn(200) },
+  'POST /api/v2/users/validate-password': {
+    call: () => ({ path: api('/users/validate-password'), body: { password: 'hunter2' } }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/users/:user/convert-login': {
+    call: () => ({ path: api('/users/me/convert-login'), body: { to_type: 'oidc', password: STRONG_PASSWORD } }),
+    // No OIDC provider is configured, which every signed-in caller is told.
+    expect: signedIn(400),
+  },
+  'POST /api/v2/users': {
+    call: (world) => {
+      const username = world.unique('created');
+      return {
+        path: api('/users'),
+        body: { email: `${username}@example.com`, username, password: STRONG_PASSWORD, organization_ids: [world.defaultOrgId] },
+      };
+    },
+    expect: only(201, ['owner', 'userAdmin'], 403),
+  },
+  'GET /api/v2/users': { call: () => ({ path: api('/users') }), expect: signedIn(200) },
+  'GET /api/v2/users/:user': {
+    call: () => ({ path: api('/users/member') }),
+    expect: signedIn(200, { otherMember: 404 }),
+  },
+  'POST /api/v2/users/:user/keys/tokens': {
+    call: (world) => ({ path: api('/users/member/keys/tokens'), body: { token_name: world.unique('token'), lifetime: 0 } }),
+    // Those who can see the user but not hold their keys are refused; otherMember cannot see them at all.
+    expect: signedIn(403, { member: 201, owner: 201, otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/keys/tokens': {
+    call: () => ({ path: api('/users/member/keys/tokens') }),
+    // The list is filtered to the keys the caller may read (none, for the admins without key rights).
+    expect: signedIn(200, { otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/keys/tokens/tokenconfig': {
+    call: () => ({ path: api('/users/member/keys/tokens/tokenconfig') }),
+    expect: signedIn(200, { otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/keys/tokens/:keyname': {
+    call: () => ({ path: api('/users/member/keys/tokens/matrix-token') }),
+    expect: only(200, ['member', 'owner'], 404),
+  },
+  'GET /api/v2/users/:user/keys/:keyid': {
+    call: (world) => ({ path: api(`/users/member/keys/${world.memberTokenId}`) }),
+    expect: only(200, ['member', 'owner'], 404),
+  },
+  'DELETE /api/v2/users/:user/keys/:keyid': {
+    call: async (world) => {
+      const user = await world.freshUser();
+      const { key } = await world.owner.createToken({ token_name: world.unique('doomed') }, user.id);
+      return { path: api(`/users/${user.id}/keys/${key.split('-')[0]}`) };
+    },
+    expect: only(204, ['owner'], 404),
+  },
+  'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
+  'POST /api/v2/organizations': {
+    call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
+    expect: only(201, ['owner'], 403),
+  },
+  'GET /api/v2/organizations/:organization': {
+    call: (world) => ({ path: api(`/organizations/${world.labsOrgId}`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'userAdmin'], 404),
+  },
+  'PATCH /api/v2/organizations/:organization': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}`), body: { description: world.unique('described') } }),
+    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
+  'DELETE /api/v2/organizations/:organization': {
+    call: async (world) => ({ path: api(`/organizations/${(await world.freshOrganization()).id}`) }),
+    // Site roles that read every organization see it, so they are refused rather than told it is missing.
+    expect: signedIn(403, { owner: 200, member: 404, otherMember: 404, orgAdmin: 404 }),
+  },
+  'GET /api/v2/organizations/:organization/members': {
+    call: (world) => ({ path: api(`/organizations/${world.labsOrgId}/members`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'userAdmin'], 404),
+  },
+  'GET /api/v2/organizations/:organization/paginated-members': {
+    call: (world) => ({ path: api(`/organizations/${world.labsOrgId}/paginated-members?limit=0`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'userAdmin'], 404),
+  },
+  'POST /api/v2/organizations/:organization/members/:user': {
+    call: async (world) => {
+      const user = await world.freshUser();
+      return { path: api(`/organizations/${world.defaultOrgId}/members/${user.id}`) };
+    },
+    // Already a member of the default organization: those allowed to add are told so.
+    expect: signedIn(403, { owner: 400, orgAdmin: 400, userAdmin: 400 }),
+  },
+  'DELETE /api/v2/organizations/:organization/members/:user': {
+    call: async (world) => {
+      const user = await world.freshUser();
+      return { path: api(`/organizations/${world.defaultOrgId}/members/${user.id}`) };
+    },
+    // Plain members see only their own membership.
+    expect: signedIn(403, { owner: 204, orgAdmin: 204, userAdmin: 204, member: 404, otherMember: 404 }),
+  },
+  'GET /api/v2/users/roles': { call: () => ({ path: api('/users/roles') }), expect: signedIn(200) },
+  'GET /api/v2/organizations/:organization/members/roles': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/members/roles`) }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/organizations/:organization/members/roles': {
+    call: (world) => ({
+      path: api(`/organizations/${world.defaultOrgId}/members/roles`),
+      body: { name: world.unique('role'), organization_permissions: [{ negate: false, resource_type: 'template', action: 'read' }] },
+    }),
+    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
+  'PUT /api/v2/organizations/:organization/members/roles': {
+    call: (world) => ({
+      path: api(`/organizations/${world.defaultOrgId}/members/roles`),
+      body: { name: 'matrix-role', organization_permissions: [{ negate: false, resource_type: 'template', action: 'read' }] },
+    }),
+    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
+  'DELETE /api/v2/organizations/:organization/members/roles/:roleName': {
+    call: async (world) => {
+      const name = world.unique('doomed-role');
+      await world.owner.createCustomRole(world.defaultOrgId, { name, organization_permissions: [] });
+      return { path: api(`/organizations/${world.defaultOrgId}/members/roles/${name}`) };
+    },
+    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
+  'PUT /api/v2/organizations/:organization/members/:user/roles': {
+    call: async (world) => {
+      const user = await world.freshUser();
+      return { path: api(`/organizations/${world.defaultOrgId}/members/${user.id}/roles`), body: { roles: ['organization-auditor'] } };
+    },
+    // The assignment table lets a user admin grant only organization-member.
+    expect: signedIn(403, { owner: 200, orgAdmin: 200, userAdmin: 400, member: 404, otherMember: 404 }),
+  },
+  'POST /api/v2/authcheck': {
+    call: () => ({ path: api('/authcheck'), body: { checks: { read: { action: 'read', object: { resource_type: 'template' } } } } }),
+    expect: signedIn(200),
+  },
+  'PUT /api/v2/users/:user/status/suspend': {
+    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}/status/suspend`) }),
+    // Plain members cannot see other users; the site roles that read users are refused.
+    expect: signedIn(403, { owner: 200, userAdmin: 200, member: 404, otherMember: 404 }),
+  },
+  'PUT /api/v2/users/:user/status/activate': {
+    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}/status/activate`) }),
+    expect: signedIn(403, { owner: 200, userAdmin: 200, member: 404, otherMember: 404 }),
+  },
+  'PUT /api/v2/users/:user/roles': {
+    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}/roles`), body: { roles: ['auditor'] } }),
+    // The assignment table does not let a user admin grant auditor.
+    expect: signedIn(403, { owner: 200, userAdmin: 400, member: 404, otherMember: 404 }),
+  },
+  'PUT /api/v2/users/:user/profile': {
+    call: (world) => ({ path: api('/users/member/profile'), body: { username: 'member', name: world.unique('Name') } }),
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
+  'PUT /api/v2/users/:user/password': {
+    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}/password`), body: { password: 'A-Brand-New-Passphrase-4' } }),
+    expect: signedIn(403, { owner: 204, userAdmin: 204, member: 404, otherMember: 404 }),
+  },
+  'DELETE /api/v2/users/:user': {
+    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}`) }),
+    expect: signedIn(403, { owner: 200, userAdmin: 200, member: 404, otherMember: 404 }),
+  },
+};
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+async function send(url: string, method: string, call: Call): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = {};
+  if (call.token) headers['service-session-token'] = call.token;
+  let body: string | undefined;
+  if (call.body !== undefined || METHODS_WITH_BODY.has(method)) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(call.body ?? {});
+  }
+  const response = await fetch(`${url}${call.path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  return { status: response.status, body: await response.text() };
+}
+
+async function buildWorld(test: TestDaemon): Promise<World> {
+  const owner = await createOwner(test);
+  const defaultOrgId = test.daemon.identity.defaultOrganization.id;
+  let counter = 0;
+  const unique = (prefix: string) => `${prefix}-${++counter}`;
+  const createUser = async (username: string, siteRoles: readonly string[] = []) => {
+    const user = await owner.createUser({
+      email: `${username}@example.com`,
+      username,
+      password: STRONG_PASSWORD,
+      user_status: 'active',
+      organization_ids: [defaultOrgId],
+    });
+    if (siteRoles.length > 0) await owner.setSiteRoles(user.id, [...siteRoles]);
+    return user;
+  };
+  const login = async (username: string) => (await test.anonymous.login(`${username}@example.com`, STRONG_PASSWORD)).session_token;
+
+  const usernames: Record<Exclude<Subject, 'anonymous'>, string> = {
+    member: 'member',
+    otherMember: 'other-member',
+    orgAdmin: 'org-admin',
+    owner: 'owner',
+    auditor: 'auditor',
+    templateAdmin: 'template-admin',
+    userAdmin: 'user-admin',
+  };
+  const ids: Record<string, string> = { anonymous: '', owner: (await owner.user('me')).id };
+  for (const [subject, siteRoles] of [
+    ['member', []],
+    ['otherMember', []],
+    ['orgAdmin', []],
+    ['auditor', ['auditor']],
+    ['templateAdmin', ['template-admin']],
+    ['userAdmin', ['user-admin']],
+  ] as const) {
+    ids[subject] = (await createUser(usernames[subject], siteRoles)).id;
+  }
+  await owner.setMemberRoles(defaultOrgId, usernames.orgAdmin, ['organization-admin']);
+  const tokens: Record<string, string | undefined> = { anonymous: undefined };
+  for (const [subject, username] of Object.entries(usernames)) tokens[subject] = await login(username);
+
+  const labs = await owner.createOrganization({ name: 'labs' });
+  const member = owner.withToken(tokens['member'] ?? '');
+  const token = await member.createToken({ token_name: 'matrix-token' });
+  await owner.createCustomRole(defaultOrgId, { name: 'matrix-role', organization_permissions: [] });
+
+  return {
+    owner,
+    tokens: tokens as Record<Subject, string | undefined>,
+    ids: ids as Record<Subject, string>,
+    defaultOrgId,
+    labsOrgId: labs.id,
+    memberTokenId: token.key.split('-')[0] ?? '',
+    unique,
+    freshUser: async () => {
+      const username = unique('target');
+      const user = await createUser(username);
+      return { id: user.id, username, email: user.email };
+    },
+    freshOrganization: async () => {
+      const organization = await owner.createOrganization({ name: unique('doomed-org') });
+      return { id: organization.id, name: organization.name };
+    },
+    freshSession: async (subject) => (subject === 'anonymous' ? undefined : login(usernames[subject])),
+  };
+}
+
+for (const dialect of TEST_DIALECTS) {
+  describe(`access matrix (${dialect})`, () => {
+    let test: TestDaemon;
+    let world: World;
+    before(async () => {
+      // Hundreds of calls from a handful of callers: the limits have their own tests.
+      test = await startTestDaemon({ database: dialect, flags: { rateLimitDisableAll: 'true', maxTokenLifetimeMs: '8760h' } });
+      world = await buildWorld(test);
+    });
+    after(async () => test.close());
+
+    it('has an entry for every route the daemon serves, and none for routes it does not', () => {
+      const served = test.daemon.app.routeList.map((route) => `${route.method} ${route.url}`).filter((key) => key !== 'GET /swagger');
+      const missing = served.filter((key) => !(key in MATRIX));
+      assert.deepEqual(missing, [], `routes without an access-matrix entry:\n${missing.join('\n')}`);
+      const stale = Object.keys(MATRIX).filter((key) => !served.includes(key));
+      assert.deepEqual(stale, [], `entries for routes that are not served:\n${stale.join('\n')}`);
+    });
+
+    it('answers every subject on every route as the matrix says', async () => {
+      const mismatches: string[] = [];
+      for (const [key, entry] of Object.entries(MATRIX)) {
+        const method = key.split(' ')[0] ?? 'GET';
+        for (const subject of SUBJECTS) {
+          const call = await entry.call(world, subject);
+          const token = 'token' in call ? call.token : world.tokens[subject];
+          const answer = await send(test.url, method, { ...call, token });
+          const wanted = entry.expect[subject];
+          if (answer.status !== wanted) {
+            mismatches.push(`${key} as ${subject}: wanted ${wanted}, got ${answer.status} ${answer.body.slice(0, 160)}`);
+          }
+          if (answer.status >= 400 && answer.body !== '') {
+            const problem = JSON.parse(answer.body) as { message?: unknown };
+            if (typeof problem.message !== 'string') mismatches.push(`${key} as ${subject}: ${answer.status} without a message`);
+          }
+        }
+      }
+      assert.deepEqual(mismatches, [], `\n${mismatches.join('\n')}`);
+    });
+  });
+}
