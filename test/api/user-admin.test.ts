@@ -55,6 +55,26 @@ describe('changing users', () => {
     await test.anonymous.login('dave@example.com', 'Another-Strong-Pass-7');
   });
 
+  it('refuses a weak password with the same details wherever a password is set', async () => {
+    const frank = await createMember(test, 'frank');
+    for (const weak of ['password', 'aaaaaaaaaaaaaaaa', `Aa1!${'x'.repeat(70)}`]) {
+      const { valid, details } = await owner.validatePassword(weak);
+      assert.equal(valid, false);
+      const created = await expectApiError(
+        owner.createUser({ email: 'weak@example.com', username: 'weak', password: weak, organization_ids: [test.daemon.identity.defaultOrganization.id] }),
+        400,
+      );
+      const changed = await expectApiError(frank.changePassword('me', { old_password: STRONG_PASSWORD, password: weak }), 400);
+      const reset = await expectApiError(
+        test.anonymous.changePasswordWithPasscode({ email: 'frank@example.com', one_time_passcode: 'x', password: weak }),
+        400,
+      );
+      for (const error of [created, changed, reset]) {
+        assert.deepEqual(error.body.validations, [{ field: 'password', detail: details }], `${weak}: ${error.message}`);
+      }
+    }
+  });
+
   it('deletes users, but not oneself', async () => {
     const erin = await createMember(test, 'erin');
     // A member cannot even see the owner, so the answer does not reveal them.
