@@ -31,6 +31,22 @@ describe('rate limiting', () => {
     }
   });
 
+  it('with the default limit, lets 512 of 600 requests in a minute through', async () => {
+    const test = await startTestDaemon();
+    try {
+      await createOwner(test);
+      const member = await createMember(test, 'member');
+      const headers = { 'Service-Session-Token': member.token ?? '' };
+      const statuses: number[] = [];
+      for (let i = 0; i < 600; i++) statuses.push((await rawRequest(test.url, 'GET', '/users/me', { headers })).status);
+      assert.equal(statuses.indexOf(429), 512);
+      assert.equal(statuses.filter((status) => status === 200).length, 512);
+      assert.ok(statuses.slice(512).every((status) => status === 429));
+    } finally {
+      await test.close();
+    }
+  });
+
   it('lets owners bypass the limit and refuses the bypass header from anyone else', async () => {
     const test = await startTestDaemon({ flags: { rateLimitApi: '2' } });
     try {
