@@ -45,6 +45,8 @@ async function sqliteDialect(file: string): Promise<Dialect> {
 
 async function postgresDialect(url: string): Promise<Dialect> {
   const { default: pg } = await import('pg');
+  // 64-bit integers (log ids, counts, millisecond durations) stay below 2^53; read them as numbers.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);

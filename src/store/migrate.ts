@@ -38,14 +38,14 @@ export async function migrate(
   return db.connection().execute(async (conn) => {
     if (dialect === 'postgres') await sql`select pg_advisory_lock(${PG_MIGRATION_LOCK})`.execute(conn);
     try {
-      return await applyPending(conn, migrations);
+      return await applyPending(conn, dialect, migrations);
     } finally {
       if (dialect === 'postgres') await sql`select pg_advisory_unlock(${PG_MIGRATION_LOCK})`.execute(conn);
     }
   });
 }
 
-async function applyPending(db: Kysely<Database>, migrations: readonly Migration[]): Promise<MigrationResult> {
+async function applyPending(db: Kysely<Database>, dialect: DialectName, migrations: readonly Migration[]): Promise<MigrationResult> {
   const latest = migrations.at(-1)?.version ?? 0;
   const row = await db
     .selectFrom('cove_migrations')
@@ -58,7 +58,7 @@ async function applyPending(db: Kysely<Database>, migrations: readonly Migration
   for (const migration of migrations) {
     if (migration.version <= current) continue;
     await db.transaction().execute(async (trx) => {
-      await migration.up(trx as unknown as Kysely<unknown>);
+      await migration.up(trx as unknown as Kysely<unknown>, dialect);
       await trx
         .insertInto('cove_migrations')
         .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })

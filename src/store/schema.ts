@@ -13,6 +13,14 @@ export interface Database {
   organization_members: OrganizationMemberTable;
   api_keys: ApiKeyTable;
   custom_roles: CustomRoleTable;
+  files: FileTable;
+  templates: TemplateTable;
+  template_versions: TemplateVersionTable;
+  provisioner_jobs: ProvisionerJobTable;
+  provisioner_job_logs: ProvisionerJobLogTable;
+  workspace_resources: WorkspaceResourceTable;
+  provisioner_keys: ProvisionerKeyTable;
+  provisioner_daemons: ProvisionerDaemonTable;
 }
 
 export interface MigrationTable {
@@ -91,6 +99,138 @@ export interface CustomRoleTable {
   user_permissions: string;
   created_at: string;
   updated_at: string;
+}
+
+export interface FileTable {
+  id: string;
+  /** Hex SHA-256 of the stored bytes (after a zip upload was converted to tar). */
+  hash: string;
+  created_by: string;
+  created_at: string;
+  mimetype: string;
+  size: number;
+  data: Buffer;
+}
+
+export interface TemplateTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  display_name: string;
+  description: string;
+  icon: string;
+  provisioner: string;
+  active_version_id: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  deleted: number;
+  default_ttl_ms: number;
+  activity_bump_ms: number;
+  /** Weekday bitmap, Monday = bit 0 … Sunday = bit 6. */
+  autostop_requirement_days: number;
+  autostop_requirement_weeks: number;
+  autostart_requirement_days: number;
+  allow_user_autostart: number;
+  allow_user_autostop: number;
+  allow_user_cancel_workspace_jobs: number;
+  failure_ttl_ms: number;
+  time_til_dormant_ms: number;
+  time_til_dormant_autodelete_ms: number;
+  require_active_version: number;
+  deprecation_message: string;
+  max_port_share_level: string;
+  use_classic_parameter_flow: number;
+}
+
+export interface TemplateVersionTable {
+  id: string;
+  template_id: string | null;
+  organization_id: string;
+  name: string;
+  message: string;
+  readme: string;
+  job_id: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  archived: number;
+  /** JSON arrays of what the import job found. */
+  variables: string;
+  parameters: string;
+  presets: string;
+  external_auth: string;
+}
+
+export interface ProvisionerJobTable {
+  id: string;
+  organization_id: string;
+  type: string;
+  provisioner: string;
+  storage_method: string;
+  file_id: string;
+  initiator_id: string;
+  /** JSON: template_version_id, workspace_build_id, user_variable_values, rich_parameter_values, ... */
+  input: string;
+  /** JSON object of tag name to value. */
+  tags: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  canceled_at: string | null;
+  error: string;
+  error_code: string;
+  worker_id: string | null;
+}
+
+export interface ProvisionerJobLogTable {
+  id: Generated<number>;
+  job_id: string;
+  created_at: string;
+  source: string;
+  level: string;
+  stage: string;
+  output: string;
+}
+
+export interface WorkspaceResourceTable {
+  id: string;
+  job_id: string;
+  transition: string;
+  name: string;
+  type: string;
+  hide: number;
+  icon: string;
+  daily_cost: number;
+  /** JSON array of {key, value, sensitive}. */
+  metadata: string;
+  /** JSON array of planned agents (import and dry-run jobs). */
+  planned_agents: string;
+  created_at: string;
+}
+
+export interface ProvisionerKeyTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** Hex SHA-256 of the secret. */
+  hashed_secret: string;
+  tags: string;
+  created_at: string;
+}
+
+export interface ProvisionerDaemonTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  provisioners: string;
+  tags: string;
+  key_id: string | null;
+  version: string;
+  api_version: string;
+  created_at: string;
+  last_seen_at: string | null;
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };

@@ -1,7 +1,8 @@
 import type { Migration } from './migration.js';
 import { identityMigration } from './0001-identity.js';
+import { templatesMigration } from './0002-templates.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration];
 
 export type { Migration } from './migration.js';
