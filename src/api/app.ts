@@ -4,6 +4,7 @@ import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import { toProblem } from './problems.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { fileRoutes } from './routes/files.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
@@ -90,6 +91,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(roleRoutes, context);
       await api.register(authcheckRoutes, context);
       await api.register(userAdminRoutes, context);
+      await api.register(fileRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -51,3 +51,13 @@ export function orgScoped(type: ResourceType, orgId: string, ownerId?: string): 
 export function anyOrgObject(type: ResourceType): RbacObject {
   return { type, any_org: true };
 }
+
+/** An uploaded file, owned by its uploader. */
+export function fileObject(ownerId: string, id?: string): RbacObject {
+  return id === undefined ? { type: 'file', owner_id: ownerId } : { type: 'file', id, owner_id: ownerId };
+}
+
+/** A template of an organization. */
+export function templateObject(orgId: string, id?: string): RbacObject {
+  return id === undefined ? { type: 'template', org_id: orgId } : { type: 'template', id, org_id: orgId };
+}

@@ -27,6 +27,7 @@ import type {
   User,
   UsersResponse,
   ValidatePasswordResponse,
+  UploadResponse,
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
@@ -100,6 +101,41 @@ export class CoveClient {
     const text = await response.text();
     if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(text, response.status));
     return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /**
+   * Sends a request whose body or answer is not JSON (archives). Returns the raw answer; throws
+   * ApiError on any non-2xx status like `request`.
+   */
+  async requestBytes(
+    method: string,
+    path: string,
+    options: { readonly body?: Uint8Array; readonly contentType?: string; readonly query?: Query } = {},
+  ): Promise<{ readonly status: number; readonly contentType: string; readonly body: Buffer }> {
+    const url = new URL(`${this.url}/api/v2${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = {};
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    if (options.contentType) headers['content-type'] = options.contentType;
+    const response = await fetch(url, { method, headers, ...(options.body ? { body: options.body } : {}) });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(body.toString('utf8'), response.status));
+    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body };
+  }
+
+  // Files
+
+  /** Uploads a template archive (`application/x-tar` or `application/zip`); `created` is false when the same bytes were uploaded before. */
+  async uploadFile(data: Uint8Array, contentType = 'application/x-tar'): Promise<{ readonly id: string; readonly created: boolean }> {
+    const answer = await this.requestBytes('POST', '/files', { body: data, contentType });
+    return { id: (JSON.parse(answer.body.toString('utf8')) as UploadResponse).hash, created: answer.status === 201 };
+  }
+
+  /** Downloads a file as stored (a tar), or converted to zip. */
+  async downloadFile(id: string, format?: 'zip'): Promise<Buffer> {
+    return (await this.requestBytes('GET', `/files/${encodeURIComponent(id)}`, { query: { format } })).body;
   }
 
   // General and deployment

@@ -4,6 +4,7 @@ import { isUuid } from '../lib/random.js';
 import {
   apiKeyObject,
   authorize,
+  fileObject,
   listFilter,
   organizationObject,
   orgMemberObject,
@@ -20,6 +21,7 @@ import { allowedRows } from './authz-filter.js';
 import { withConflicts } from './db-errors.js';
 import { loadCustomRoles } from './subjects.js';
 import * as apiKeys from './queries/api-keys.js';
+import * as files from './queries/files.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
@@ -389,6 +391,35 @@ export class AuthorizedStore {
       .where((eb) => allowedRows(eb, filter, { org: null, owner: 'user_id' }));
     if (userId !== 'all') query = query.where('user_id', '=', userId);
     return query.orderBy('created_at', 'desc').orderBy('id').execute();
+  }
+
+  // Files
+
+  /**
+   * Stores an upload for the subject, or returns the file they already uploaded with the same
+   * bytes (`created: false`). A race between two identical uploads ends with both getting one row.
+   */
+  async saveFile(row: files.FileRow): Promise<{ readonly file: files.FileInfo; readonly created: boolean }> {
+    this.#require('create', fileObject(row.created_by));
+    const existing = await files.getFileByHash(this.#store.db, row.hash, row.created_by);
+    if (existing) return { file: existing, created: false };
+    try {
+      await withConflicts(() => files.insertFile(this.#store.db, row));
+    } catch (error) {
+      const winner = await files.getFileByHash(this.#store.db, row.hash, row.created_by);
+      if (!winner) throw error;
+      return { file: winner, created: true };
+    }
+    const { data: _bytes, ...info } = row;
+    return { file: info, created: true };
+  }
+
+  /** A file with its bytes: its uploader may read it, and so may those who read files in general (template admins). */
+  async getFile(id: string): Promise<files.FileRow> {
+    const row = await files.getFileById(this.#store.db, id);
+    if (!row) throw new NotFoundError('file');
+    this.#require('read', fileObject(row.created_by, row.id));
+    return row;
   }
 
   #require(action: Action, object: RbacObject): void {

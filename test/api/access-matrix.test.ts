@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
@@ -19,6 +20,8 @@ interface Call {
   readonly path: string;
   readonly body?: unknown;
   readonly token?: string | undefined;
+  /** A body that is not JSON. */
+  readonly raw?: { readonly contentType: string; readonly body: Buffer };
 }
 
 interface Entry {
@@ -35,6 +38,9 @@ interface World {
   /** An organization only the owner belongs to. */
   readonly labsOrgId: string;
   readonly memberTokenId: string;
+  /** A small valid template archive, and the id of the copy the member uploaded. */
+  readonly tar: Buffer;
+  readonly memberFileId: string;
   /** A fresh active user in the default organization, for calls that change or remove one. */
   freshUser(): Promise<{ id: string; username: string; email: string }>;
   freshOrganization(): Promise<{ id: string; name: string }>;
@@ -150,6 +156,14 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     },
     expect: only(204, ['owner'], 404),
   },
+  'POST /api/v2/files': {
+    call: (world) => ({ path: api('/files'), raw: { contentType: 'application/x-tar', body: world.tar } }),
+    expect: signedIn(201),
+  },
+  'GET /api/v2/files/:fileID': {
+    call: (world) => ({ path: api(`/files/${world.memberFileId}`) }),
+    expect: only(200, ['member', 'owner', 'templateAdmin'], 404),
+  },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
@@ -264,8 +278,11 @@ const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 async function send(url: string, method: string, call: Call): Promise<{ status: number; body: string }> {
   const headers: Record<string, string> = {};
   if (call.token) headers['service-session-token'] = call.token;
-  let body: string | undefined;
-  if (call.body !== undefined || METHODS_WITH_BODY.has(method)) {
+  let body: string | Buffer | undefined;
+  if (call.raw) {
+    headers['content-type'] = call.raw.contentType;
+    body = call.raw.body;
+  } else if (call.body !== undefined || METHODS_WITH_BODY.has(method)) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(call.body ?? {});
   }
@@ -319,6 +336,8 @@ async function buildWorld(test: TestDaemon): Promise<World> {
   const member = owner.withToken(tokens['member'] ?? '');
   const token = await member.createToken({ token_name: 'matrix-token' });
   await owner.createCustomRole(defaultOrgId, { name: 'matrix-role', organization_permissions: [] });
+  const tar = await createTar({ 'echo.json': '{}' });
+  const memberFile = await member.uploadFile(await createTar({ 'echo.json': '{"parse": {}}' }));
 
   return {
     owner,
@@ -327,6 +346,8 @@ async function buildWorld(test: TestDaemon): Promise<World> {
     defaultOrgId,
     labsOrgId: labs.id,
     memberTokenId: token.key.split('-')[0] ?? '',
+    tar,
+    memberFileId: memberFile.id,
     unique,
     freshUser: async () => {
       const username = unique('target');

@@ -164,6 +164,21 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.deepEqual(await w.member.listTokens(w.ownerId), []);
     },
   },
+  saveFile: {
+    allowed: async (w) => assert.equal((await w.member.saveFile(fileRow(w, w.memberId, 'a'))).created, true),
+    denied: async (w) => expectRefused(() => w.member.saveFile(fileRow(w, w.ownerId, 'b'))),
+  },
+  getFile: {
+    allowed: async (w) => {
+      const { file } = await w.member.saveFile(fileRow(w, w.memberId, 'c'));
+      assert.equal((await w.member.getFile(file.id)).data.toString(), 'c');
+      assert.equal((await w.owner.getFile(file.id)).id, file.id);
+    },
+    denied: async (w) => {
+      const { file } = await w.owner.saveFile(fileRow(w, w.ownerId, 'd'));
+      await expectRefused(() => w.member.getFile(file.id));
+    },
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
@@ -179,6 +194,11 @@ function userRow(w: World, username: string) {
 
 function defaultOrg(w: World): string {
   return w.test.daemon.identity.defaultOrganization.id;
+}
+
+function fileRow(w: World, createdBy: string, content: string) {
+  const data = Buffer.from(content);
+  return { id: newId(), hash: `hash-${content}`, created_by: createdBy, created_at: w.test.clock.now().toISOString(), mimetype: 'application/x-tar', size: data.length, data };
 }
 
 function orgRow(w: World, name: string) {

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { ArchiveError, inspectTar, tarToZip, zipToTar } from '../lib/archive/index.js';
+import { HttpProblem } from '../lib/errors.js';
+import { newId } from '../lib/random.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { FileRow } from '../store/queries/files.js';
+
+/** Largest upload, and largest a zip may expand to: 100 MiB, as in the reference. */
+export const MAX_FILE_BYTES = 100 * 1024 * 1024;
+
+/** The content types an upload may have. */
+export const UPLOAD_TYPES: ReadonlySet<string> = new Set(['application/x-tar', 'application/zip', 'application/x-zip-compressed']);
+
+const TAR = 'application/x-tar';
+
+/**
+ * Stores an uploaded template archive for the caller. Zips are converted to tar first; either way
+ * the archive is read in full and refused, naming the entry, if anything in it is unsafe. The same
+ * bytes uploaded again by the same user give back the first file (`created: false`).
+ */
+export async function uploadFile(
+  store: AuthorizedStore,
+  contentType: string,
+  body: Buffer,
+  now: Date,
+): Promise<{ readonly id: string; readonly created: boolean }> {
+  if (!UPLOAD_TYPES.has(contentType)) throw new HttpProblem(400, `Unsupported content type header "${contentType}".`);
+  const tar = contentType === TAR ? body : await convertZip(body);
+  try {
+    await inspectTar(tar, { maxTotalBytes: MAX_FILE_BYTES * 10 });
+  } catch (error) {
+    throw archiveProblem(error);
+  }
+  const row: FileRow = {
+    id: newId(),
+    hash: createHash('sha256').update(tar).digest('hex'),
+    created_by: store.subject.id,
+    created_at: now.toISOString(),
+    mimetype: TAR,
+    size: tar.length,
+    data: tar,
+  };
+  const { file, created } = await store.saveFile(row);
+  return { id: file.id, created };
+}
+
+/** A stored file's bytes as asked for: as stored, or converted to zip (`format=zip`). */
+export async function downloadFile(
+  store: AuthorizedStore,
+  id: string,
+  format: string | undefined,
+): Promise<{ readonly contentType: string; readonly data: Buffer }> {
+  const file = await store.getFile(id);
+  if (format === undefined || format === '') return { contentType: file.mimetype, data: file.data };
+  if (format !== 'zip') throw new HttpProblem(400, 'Unsupported conversion format.', { validations: [{ field: 'format', detail: 'must be "zip"' }] });
+  if (file.mimetype !== TAR) throw new HttpProblem(400, 'Only .tar files can be converted to .zip format');
+  return { contentType: 'application/zip', data: await tarToZip(file.data, { maxTotalBytes: MAX_FILE_BYTES * 10 }) };
+}
+
+async function convertZip(body: Buffer): Promise<Buffer> {
+  try {
+    return await zipToTar(body, { maxTotalBytes: MAX_FILE_BYTES });
+  } catch (error) {
+    if (error instanceof ArchiveError && error.reason === 'too_large') {
+      throw new HttpProblem(413, 'Expanded .zip archive exceeds maximum size.', { detail: error.message });
+    }
+    throw archiveProblem(error);
+  }
+}
+
+function archiveProblem(error: unknown): unknown {
+  if (!(error instanceof ArchiveError)) return error;
+  if (error.reason === 'too_large') return new HttpProblem(413, 'The archive is too large.', { detail: error.message });
+  return new HttpProblem(400, 'The archive cannot be used.', {
+    detail: error.message,
+    validations: error.entry === undefined ? [] : [{ field: 'file', detail: error.message }],
+  });
+}
