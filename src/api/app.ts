@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import { toProblem } from './problems.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { fileRoutes } from './routes/files.js';
+import { templateVersionRoutes } from './routes/template-versions.js';
+import { provisionerRoutes } from './routes/provisioners.js';
+import { templateRoutes } from './routes/templates.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
@@ -79,6 +83,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   });
 
   if (context.values.swaggerEnable) await registerSwagger(app);
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
 
   await app.register(
     async (api) => {
@@ -92,6 +97,9 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(authcheckRoutes, context);
       await api.register(userAdminRoutes, context);
       await api.register(fileRoutes, context);
+      await api.register(templateVersionRoutes, context);
+      await api.register(provisionerRoutes, context);
+      await api.register(templateRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -12,4 +12,6 @@ export interface ApiContext {
   readonly identity: DeploymentIdentity;
   readonly rateLimits: RateLimits;
   readonly mailer: Mailer;
+  /** The secret the daemon's own provisioner daemons present; empty when none run in-process. */
+  readonly builtinProvisionerKey: string;
 }

@@ -7,10 +7,12 @@ import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstra
 import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
+import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { PeriodicTask } from './periodic-task.js';
+import { startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -21,6 +23,8 @@ export interface Daemon {
   readonly identity: DeploymentIdentity;
   /** Work on timers; tests run them by hand after moving the clock. */
   readonly tasks: DaemonTasks;
+  /** The provisioner daemons running in this process. */
+  readonly provisioners: BuiltinProvisioners;
   /** Stops accepting connections, finishes requests in flight, then closes the store. */
   close(): Promise<void>;
 }
@@ -57,8 +61,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const migration = await store.migrate();
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
     const identity = await bootstrapDeployment(store);
+    // Lives only in this process: the built-in provisioner daemons present it to their own server.
+    const builtinProvisionerKey = randomAlphanumeric(43);
     const app = await buildApp(
-      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values) },
+      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {
@@ -80,13 +86,23 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       'cove is listening',
     );
     for (const task of Object.values(tasks)) task.start();
+    const provisioners = startBuiltinProvisioners({
+      url,
+      count: options.values.provisionerDaemons,
+      key: builtinProvisionerKey,
+      dataDir: options.values.dataDir,
+      deploymentId: identity.deploymentId,
+      logger,
+    });
     return {
       url,
       app,
       store,
       identity,
       tasks,
+      provisioners,
       close: async () => {
+        await provisioners.stop();
         for (const task of Object.values(tasks)) await task.stop();
         await app.close();
         await store.close();

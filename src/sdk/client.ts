@@ -28,6 +28,23 @@ import type {
   UsersResponse,
   ValidatePasswordResponse,
   UploadResponse,
+  CreateProvisionerKeyRequest,
+  CreateProvisionerKeyResponse,
+  CreateTemplateRequest,
+  CreateTemplateVersionRequest,
+  PatchTemplateVersionRequest,
+  ProvisionerDaemon,
+  ProvisionerJob,
+  ProvisionerJobLog,
+  ProvisionerKey,
+  Template,
+  TemplateExample,
+  TemplateVersion,
+  TemplateVersionParameter,
+  TemplateVersionPreset,
+  TemplateVersionVariable,
+  UpdateTemplateMeta,
+  WorkspaceResource,
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
@@ -99,6 +116,8 @@ export class CoveClient {
     }
     const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
+    // 304 Not Modified: the request changed nothing, which is not a failure.
+    if (response.status === 304) return undefined as T;
     if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(text, response.status));
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
@@ -276,6 +295,166 @@ export class CoveClient {
 
   deleteCustomRole(organization: string, name: string): Promise<RoleObject[]> {
     return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/members/roles/${encodeURIComponent(name)}`);
+  }
+
+  // Templates and versions
+
+  templateExamples(): Promise<TemplateExample[]> {
+    return this.request('GET', '/templates/examples');
+  }
+
+  createTemplateVersion(organization: string, request: CreateTemplateVersionRequest): Promise<TemplateVersion> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/templateversions`, { body: request });
+  }
+
+  templateVersion(id: string): Promise<TemplateVersion> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}`);
+  }
+
+  updateTemplateVersion(id: string, request: PatchTemplateVersionRequest): Promise<TemplateVersion> {
+    return this.request('PATCH', `/templateversions/${encodeURIComponent(id)}`, { body: request });
+  }
+
+  cancelTemplateVersion(id: string): Promise<Response> {
+    return this.request('PATCH', `/templateversions/${encodeURIComponent(id)}/cancel`);
+  }
+
+  archiveTemplateVersion(id: string, archive = true): Promise<Response> {
+    return this.request('POST', `/templateversions/${encodeURIComponent(id)}/${archive ? 'archive' : 'unarchive'}`);
+  }
+
+  templateVersionLogs(id: string, range: { readonly after?: number; readonly before?: number } = {}): Promise<ProvisionerJobLog[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}/logs`, { query: range });
+  }
+
+  /**
+   * Follows a version's import logs over a WebSocket: calls `onLog` for the backlog after `after`
+   * and then for each new line, and resolves when the job has finished and the stream closed.
+   */
+  followTemplateVersionLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number): Promise<void> {
+    return this.#follow(`/templateversions/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
+      onLog(JSON.parse(text) as ProvisionerJobLog),
+    );
+  }
+
+  templateVersionResources(id: string): Promise<WorkspaceResource[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}/resources`);
+  }
+
+  templateVersionRichParameters(id: string): Promise<TemplateVersionParameter[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}/rich-parameters`);
+  }
+
+  templateVersionVariables(id: string): Promise<TemplateVersionVariable[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}/variables`);
+  }
+
+  templateVersionPresets(id: string): Promise<TemplateVersionPreset[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(id)}/presets`);
+  }
+
+  createTemplate(organization: string, request: CreateTemplateRequest): Promise<Template> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/templates`, { body: request });
+  }
+
+  /** Templates the caller can see, across organizations; `q` as the search syntax takes it. */
+  templates(q?: string): Promise<Template[]> {
+    return this.request('GET', '/templates', { query: { q } });
+  }
+
+  organizationTemplates(organization: string, q?: string): Promise<Template[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/templates`, { query: { q } });
+  }
+
+  template(id: string): Promise<Template> {
+    return this.request('GET', `/templates/${encodeURIComponent(id)}`);
+  }
+
+  templateByName(organization: string, name: string): Promise<Template> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/templates/${encodeURIComponent(name)}`);
+  }
+
+  /** Updates template metadata; resolves undefined when nothing changed (304). */
+  async updateTemplate(id: string, request: UpdateTemplateMeta): Promise<Template | undefined> {
+    return this.request('PATCH', `/templates/${encodeURIComponent(id)}`, { body: request });
+  }
+
+  deleteTemplate(id: string): Promise<Response> {
+    return this.request('DELETE', `/templates/${encodeURIComponent(id)}`);
+  }
+
+  templateVersions(templateId: string, query: { readonly include_archived?: boolean; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {}): Promise<TemplateVersion[]> {
+    return this.request('GET', `/templates/${encodeURIComponent(templateId)}/versions`, { query });
+  }
+
+  templateVersionByName(templateId: string, name: string): Promise<TemplateVersion> {
+    return this.request('GET', `/templates/${encodeURIComponent(templateId)}/versions/${encodeURIComponent(name)}`);
+  }
+
+  /** Makes a successfully imported version the template's active one. */
+  promoteTemplateVersion(templateId: string, versionId: string): Promise<Response> {
+    return this.request('PATCH', `/templates/${encodeURIComponent(templateId)}/versions`, { body: { id: versionId } });
+  }
+
+  archiveTemplateVersions(templateId: string, all = false): Promise<{ template_id: string; archived_ids: string[] }> {
+    return this.request('POST', `/templates/${encodeURIComponent(templateId)}/versions/archive`, { body: { all } });
+  }
+
+  // Provisioners
+
+  provisionerJobs(organization: string, query: { readonly limit?: number; readonly ids?: string; readonly status?: string; readonly tags?: string } = {}): Promise<ProvisionerJob[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerjobs`, { query });
+  }
+
+  provisionerJob(organization: string, id: string): Promise<ProvisionerJob> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerjobs/${encodeURIComponent(id)}`);
+  }
+
+  provisionerDaemons(organization: string): Promise<ProvisionerDaemon[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerdaemons`);
+  }
+
+  createProvisionerKey(organization: string, request: CreateProvisionerKeyRequest): Promise<CreateProvisionerKeyResponse> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/provisionerkeys`, { body: request });
+  }
+
+  provisionerKeys(organization: string): Promise<ProvisionerKey[]> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerkeys`);
+  }
+
+  deleteProvisionerKey(organization: string, name: string): Promise<void> {
+    return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/provisionerkeys/${encodeURIComponent(name)}`);
+  }
+
+  /** Opens a WebSocket on `path`, hands each text frame to `onMessage`, and resolves on a normal close. */
+  async #follow(path: string, query: Query, onMessage: (text: string) => void): Promise<void> {
+    const { WebSocket } = await import('ws');
+    const url = new URL(`${this.url}/api/v2${path}`);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = {};
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const socket = new WebSocket(url, { headers });
+    await new Promise<void>((resolve, reject) => {
+      socket.on('message', (data) => {
+        try {
+          onMessage(data.toString());
+        } catch (error) {
+          socket.close();
+          reject(error);
+        }
+      });
+      socket.on('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))));
+      });
+      socket.on('error', reject);
+      socket.on('close', (code, reason) => {
+        if (code === 1000 || code === 1005) resolve();
+        else reject(new Error(`the stream closed unexpectedly (${code} ${reason.toString()})`));
+      });
+    });
   }
 
   // Users

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { NotAuthorizedError, NotFoundError } from '../lib/errors.js';
+import { ConflictError, NotAuthorizedError, NotFoundError } from '../lib/errors.js';
 import { isUuid } from '../lib/random.js';
 import {
   apiKeyObject,
@@ -22,10 +22,26 @@ import { withConflicts } from './db-errors.js';
 import { loadCustomRoles } from './subjects.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
+import * as jobs from './queries/provisioner-jobs.js';
+import * as provisionerKeys from './queries/provisioner-keys.js';
+import * as templates from './queries/templates.js';
+import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
+import type { Database } from './schema.js';
 import type { Store } from './store.js';
+
+/** A template as the policy sees it, with its ACLs. */
+export function templateRbac(row: Pick<templates.TemplateRow, 'id' | 'organization_id' | 'user_acl' | 'group_acl'>): RbacObject {
+  return {
+    type: 'template',
+    id: row.id,
+    org_id: row.organization_id,
+    acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
+    acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
+  };
+}
 
 /** A membership with the fields of its user that member listings show. */
 export type MemberWithUser = members.MemberRow & {
@@ -420,6 +436,178 @@ export class AuthorizedStore {
     if (!row) throw new NotFoundError('file');
     this.#require('read', fileObject(row.created_by, row.id));
     return row;
+  }
+
+  // Templates
+
+  /** A live template by id. */
+  async getTemplate(id: string): Promise<templates.TemplateRow> {
+    const row = isUuid(id) ? await templates.getTemplateById(this.#store.db, id) : undefined;
+    if (!row) throw new NotFoundError('template');
+    this.#require('read', templateRbac(row));
+    return row;
+  }
+
+  /** A live template of an organization by name. */
+  async getTemplateByName(organizationId: string, name: string): Promise<templates.TemplateRow> {
+    const row = await templates.getTemplateByName(this.#store.db, organizationId, name);
+    if (!row) throw new NotFoundError('template');
+    this.#require('read', templateRbac(row));
+    return row;
+  }
+
+  /** Live templates the subject may read, by name; ACLs count, so the filter runs per row. */
+  async listTemplates(organizationIds?: readonly string[]): Promise<templates.TemplateRow[]> {
+    const rows = await templates.listTemplates(this.#store.db, organizationIds);
+    return rows.filter((row) => this.can('read', templateRbac(row)));
+  }
+
+  /** Creates a template from a version that belongs to no template yet, making it the active version. */
+  async insertTemplate(row: templates.TemplateRow): Promise<templates.TemplateRow> {
+    this.#require('create', orgScoped('template', row.organization_id));
+    await this.#store.db.transaction().execute(async (trx) => {
+      await withConflicts(() => templates.insertTemplate(trx, row));
+      const claimed = await trx
+        .updateTable('template_versions')
+        .set({ template_id: row.id, updated_at: row.created_at })
+        .where('id', '=', row.active_version_id)
+        .where('template_id', 'is', null)
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) throw new ConflictError('template_versions_template', 'version already belongs to a template');
+    });
+    return row;
+  }
+
+  /** Changes a template's row; `delete` marks it deleted. */
+  async updateTemplate(template: templates.TemplateRow, changes: Partial<Omit<templates.TemplateRow, 'id'>>, action: 'update' | 'delete' = 'update'): Promise<templates.TemplateRow> {
+    this.#require(action, templateRbac(template));
+    await withConflicts(() => templates.updateTemplate(this.#store.db, template.id, { ...changes, updated_at: this.#store.nowIso() }));
+    const updated = await templates.getTemplateById(this.#store.db, template.id);
+    return updated ?? { ...template, ...changes };
+  }
+
+  // Template versions
+
+  /**
+   * Creates a version and its import job together. Adding to a template needs `update` on it; a
+   * version for no template yet needs the right to create templates in the organization.
+   */
+  async insertTemplateVersion(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow, template?: templates.TemplateRow): Promise<void> {
+    this.#require(template ? 'update' : 'create', template ? templateRbac(template) : orgScoped('template', version.organization_id));
+    await this.#store.db.transaction().execute(async (trx) => {
+      await jobs.insertJob(trx, job);
+      await withConflicts(() => templates.insertTemplateVersion(trx, version));
+    });
+  }
+
+  /** A version and its import job. */
+  async getTemplateVersion(id: string): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }> {
+    const version = isUuid(id) ? await templates.getTemplateVersionById(this.#store.db, id) : undefined;
+    if (!version) throw new NotFoundError('template version');
+    this.#require('read', await this.#versionRbac(version));
+    const job = await jobs.getJobById(this.#store.db, version.job_id);
+    if (!job) throw new NotFoundError('provisioner job');
+    return { version, job };
+  }
+
+  /** The versions of a readable template, oldest first, with their jobs. */
+  async listTemplateVersions(template: templates.TemplateRow): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }[]> {
+    this.#require('read', templateRbac(template));
+    const versions = await templates.listTemplateVersions(this.#store.db, template.id);
+    const byId = new Map((await jobs.getJobsByIds(this.#store.db, versions.map((v) => v.job_id))).map((job) => [job.id, job]));
+    return versions.flatMap((version) => {
+      const job = byId.get(version.job_id);
+      return job ? [{ version, job }] : [];
+    });
+  }
+
+  /** Renames, re-describes or (un)archives a version; needs `update` on its template. */
+  async updateTemplateVersion(version: templates.TemplateVersionRow, changes: Partial<Pick<templates.TemplateVersionRow, 'name' | 'message' | 'archived'>>): Promise<void> {
+    this.#require('update', await this.#versionRbac(version));
+    await withConflicts(() => templates.updateTemplateVersion(this.#store.db, version.id, { ...changes, updated_at: this.#store.nowIso() }));
+  }
+
+  /**
+   * Asks a version's job to stop: a job no daemon has taken ends at once, a running one is
+   * `canceling` until its daemon reports. Needs `update` on the version's template.
+   */
+  async cancelTemplateVersionJob(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
+    this.#require('update', await this.#versionRbac(version));
+    const now = this.#store.nowIso();
+    await this.#store.db
+      .updateTable('provisioner_jobs')
+      .set((eb) => ({
+        canceled_at: now,
+        updated_at: now,
+        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
+      }))
+      .where('id', '=', job.id)
+      .where('completed_at', 'is', null)
+      .where('canceled_at', 'is', null)
+      .execute();
+    return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
+  }
+
+  /** The resources a version's import found (start and stop), or a dry run's, by name. */
+  async listJobResources(version: templates.TemplateVersionRow, jobId: string): Promise<jobs.WorkspaceResourceRow[]> {
+    this.#require('read', await this.#versionRbac(version));
+    return jobs.listResourcesOfJobs(this.#store.db, [jobId]);
+  }
+
+  /** Log lines of a job of a readable version. */
+  async listJobLogs(version: templates.TemplateVersionRow, jobId: string, range: { after?: number | undefined; before?: number | undefined }): Promise<jobs.ProvisionerJobLogRow[]> {
+    this.#require('read', await this.#versionRbac(version));
+    return jobs.listJobLogs(this.#store.db, jobId, range);
+  }
+
+  async #versionRbac(version: templates.TemplateVersionRow): Promise<RbacObject> {
+    if (!version.template_id) return { ...orgScoped('template', version.organization_id, version.created_by) };
+    const template = await this.#store.db.selectFrom('templates').selectAll().where('id', '=', version.template_id).executeTakeFirst();
+    return template ? templateRbac(template) : orgScoped('template', version.organization_id);
+  }
+
+  // Provisioner jobs
+
+  /** One job of an organization; only those who may read the organization's jobs see it. */
+  async getProvisionerJob(organizationId: string, jobId: string): Promise<jobs.ProvisionerJobRow> {
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    if (!job || job.organization_id !== organizationId) throw new NotFoundError('provisioner job');
+    this.#require('read', orgScoped('provisioner_jobs', organizationId));
+    return job;
+  }
+
+  /** Jobs of an organization, newest first. */
+  async listProvisionerJobs(organizationId: string, filter: { readonly limit: number; readonly ids?: readonly string[] | undefined }): Promise<jobs.ProvisionerJobRow[]> {
+    this.#require('read', orgScoped('provisioner_jobs', organizationId));
+    let query = this.#store.db.selectFrom('provisioner_jobs').selectAll().where('organization_id', '=', organizationId);
+    if (filter.ids && filter.ids.length > 0) query = query.where('id', 'in', filter.ids);
+    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  }
+
+  // Provisioner keys and daemons
+
+  /** Creates a key that lets a provisioner daemon serve the organization. */
+  async insertProvisionerKey(row: provisionerKeys.ProvisionerKeyRow): Promise<void> {
+    this.#require('create', orgScoped('provisioner_daemon', row.organization_id));
+    await withConflicts(() => provisionerKeys.insertProvisionerKey(this.#store.db, row));
+  }
+
+  /** The organization's provisioner keys (never their secrets, which are not stored). */
+  async listProvisionerKeys(organizationId: string): Promise<provisionerKeys.ProvisionerKeyRow[]> {
+    this.#require('read', orgScoped('provisioner_daemon', organizationId));
+    return provisionerKeys.listProvisionerKeys(this.#store.db, organizationId);
+  }
+
+  /** Deletes a key by name; daemons that used it are refused from their next connection on. */
+  async deleteProvisionerKey(organizationId: string, name: string): Promise<void> {
+    this.#require('delete', orgScoped('provisioner_daemon', organizationId));
+    if (!(await provisionerKeys.deleteProvisionerKey(this.#store.db, organizationId, name))) throw new NotFoundError('provisioner key');
+  }
+
+  /** The provisioner daemons that have served the organization. */
+  async listProvisionerDaemons(organizationId: string): Promise<Database['provisioner_daemons'][]> {
+    this.#require('read', orgScoped('provisioner_daemon', organizationId));
+    return this.#store.db.selectFrom('provisioner_daemons').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').execute();
   }
 
   #require(action: Action, object: RbacObject): void {

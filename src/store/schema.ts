@@ -141,6 +141,10 @@ export interface TemplateTable {
   deprecation_message: string;
   max_port_share_level: string;
   use_classic_parameter_flow: number;
+  /** JSON: user id -> actions granted on this template. */
+  user_acl: string;
+  /** JSON: group id -> actions; the organization's own id stands for everyone in it. */
+  group_acl: string;
 }
 
 export interface TemplateVersionTable {

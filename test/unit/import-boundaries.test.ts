@@ -34,15 +34,19 @@ function sourceFiles(dir: string): string[] {
 interface ImportSite {
   readonly specifier: string;
   readonly dynamic: boolean;
+  readonly typeOnly: boolean;
 }
+
+/** The domain may name the wire shapes it works with, but loads nothing of the SDK (docs/decisions.md). */
+const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { domain: ['sdk'] };
 
 function imports(text: string): ImportSite[] {
   const sites: ImportSite[] = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g)) {
-    sites.push({ specifier: match[1] ?? '', dynamic: false });
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]/g)) {
+    sites.push({ specifier: match[2] ?? '', dynamic: false, typeOnly: /^type\s/.test(match[1] ?? '') });
   }
-  for (const match of text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)) sites.push({ specifier: match[1] ?? '', dynamic: false });
-  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) sites.push({ specifier: match[1] ?? '', dynamic: true });
+  for (const match of text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)) sites.push({ specifier: match[1] ?? '', dynamic: false, typeOnly: false });
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) sites.push({ specifier: match[1] ?? '', dynamic: true, typeOnly: false });
   return sites;
 }
 
@@ -67,6 +71,7 @@ export function boundaryViolations(): string[] {
       const to = layerOf(target);
       if (to === 'outside' && site.specifier.endsWith('package.json')) continue;
       if (to && allowed.includes(to)) continue;
+      if (to && site.typeOnly && TYPE_ONLY[from]?.includes(to)) continue;
       if (from === 'cli' && to && CLI_LAZY.has(to) && site.dynamic) continue;
       violations.push(`${relative(root, file)} -> ${site.specifier} (${from} may not import ${to}${from === 'cli' && to && CLI_LAZY.has(to) ? ' except with a dynamic import()' : ''})`);
     }

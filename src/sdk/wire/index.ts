@@ -5,3 +5,5 @@ export * from './users.js';
 export * from './organizations.js';
 export * from './provisioner-protocol.js';
 export * from './files.js';
+export * from './templates.js';
+export * from './provisioners.js';

@@ -52,6 +52,9 @@ export const templatesMigration: Migration = {
       .addColumn('deprecation_message', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('max_port_share_level', 'text', (c) => c.notNull().defaultTo('owner'))
       .addColumn('use_classic_parameter_flow', 'integer', (c) => c.notNull().defaultTo(0))
+      // Template ACLs: user or group id -> actions. The group whose id is the organization's is "everyone".
+      .addColumn('user_acl', 'text', (c) => c.notNull().defaultTo('{}'))
+      .addColumn('group_acl', 'text', (c) => c.notNull().defaultTo('{}'))
       .execute();
     await db.schema
       .createIndex('templates_org_name_unique')

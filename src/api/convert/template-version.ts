@@ -1,0 +1,120 @@
+import type { JobView } from '../../domain/provisioner-job-views.js';
+import type { TemplateVersion, WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
+import { parseJson } from '../../store/json-column.js';
+import type { WorkspaceResourceRow } from '../../store/queries/provisioner-jobs.js';
+import type { TemplateVersionRow } from '../../store/queries/templates.js';
+import type { PlannedAgent } from '../../sdk/wire/index.js';
+import { toWireJob } from './provisioner-job.js';
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** A template version as the API shows it. `template_id` is the nil UUID until a template adopts it. */
+export function toWireTemplateVersion(
+  version: TemplateVersionRow,
+  job: JobView,
+  creator: { readonly id: string; readonly username: string; readonly avatar_url: string },
+  matched?: TemplateVersion['matched_provisioners'],
+): TemplateVersion {
+  return {
+    id: version.id,
+    template_id: version.template_id ?? NIL_UUID,
+    organization_id: version.organization_id,
+    created_at: version.created_at,
+    updated_at: version.updated_at,
+    name: version.name,
+    message: version.message,
+    job: toWireJob(job),
+    readme: version.readme,
+    created_by: creator,
+    archived: version.archived === 1,
+    warnings: [],
+    ...(matched ? { matched_provisioners: matched } : {}),
+  };
+}
+
+/**
+ * A resource of an import or dry run. Its agents are plans, not running agents: they have never
+ * connected, and their ids are derived from the resource so that repeated reads agree.
+ */
+export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResource {
+  const agents = parseJson<PlannedAgent[]>(row.planned_agents, []);
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    created_at: row.created_at,
+    workspace_transition: row.transition as WorkspaceResource['workspace_transition'],
+    name: row.name,
+    type: row.type,
+    icon: row.icon,
+    hide: row.hide === 1,
+    daily_cost: row.daily_cost,
+    metadata: parseJson(row.metadata, []),
+    agents: agents.map((agent, index) => plannedAgent(row, agent, index)),
+  };
+}
+
+function derivedId(base: string, index: number, salt: number): string {
+  // Replaces the last 12 hex digits with a counter: stable, unique within the resource.
+  return `${base.slice(0, 24)}${(salt * 65536 + index).toString(16).padStart(12, '0')}`;
+}
+
+function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: number): WorkspaceAgent {
+  const id = derivedId(row.id, index, 1);
+  return {
+    id,
+    resource_id: row.id,
+    name: agent.name,
+    created_at: row.created_at,
+    updated_at: row.created_at,
+    status: 'connecting',
+    lifecycle_state: 'created',
+    directory: agent.directory,
+    expanded_directory: '',
+    operating_system: agent.operating_system,
+    architecture: agent.architecture,
+    instance_id: '',
+    version: '',
+    api_version: '',
+    troubleshooting_url: agent.troubleshooting_url,
+    connection_timeout_seconds: agent.connection_timeout_seconds,
+    logs_length: 0,
+    logs_overflowed: false,
+    display_apps: [...agent.display_apps],
+    subsystems: [],
+    environment_variables: { ...agent.env },
+    health: { healthy: false, reason: 'agent is not running' },
+    startup_script_behavior: agent.startup_script_behavior,
+    log_sources: [],
+    parent_id: { uuid: '', valid: false },
+    apps: agent.apps.map((app, appIndex) => ({
+      id: derivedId(row.id, index * 256 + appIndex, 2),
+      slug: app.slug,
+      display_name: app.display_name,
+      url: app.url,
+      command: app.command,
+      icon: app.icon,
+      external: app.external,
+      subdomain: app.subdomain,
+      subdomain_name: '',
+      hidden: app.hidden,
+      group: app.group,
+      open_in: app.open_in,
+      sharing_level: app.share,
+      health: app.healthcheck ? 'initializing' : 'disabled',
+      healthcheck: app.healthcheck ?? { url: '', interval: 0, threshold: 0 },
+      statuses: [],
+    })),
+    scripts: agent.scripts.map((script, scriptIndex) => ({
+      id: derivedId(row.id, index * 256 + scriptIndex, 3),
+      log_source_id: derivedId(row.id, index * 256 + scriptIndex, 4),
+      display_name: script.display_name,
+      script: script.script,
+      cron: script.cron,
+      log_path: script.log_path,
+      run_on_start: script.run_on_start,
+      run_on_stop: script.run_on_stop,
+      start_blocks_login: script.start_blocks_login,
+      timeout: script.timeout,
+    })),
+  };
+}

@@ -1,0 +1,161 @@
+import { Value } from '@sinclair/typebox/value';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import { JOB_POSTED_CHANNEL, jobEventsChannel } from '../domain/provisioner-events.js';
+import {
+  acquireJob,
+  completeJob,
+  failJob,
+  registerDaemon,
+  touchDaemon,
+  updateJob,
+  type ConnectedDaemon,
+} from '../domain/provisioner-job-protocol.js';
+import { HttpProblem } from '../lib/errors.js';
+import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
+import type { Store } from '../store/store.js';
+
+/** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
+const ACQUIRE_POLL_MS = 5_000;
+/** How often the connection is pinged and the daemon's `last_seen_at` refreshed. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * One provisioner daemon's connection: hands it jobs when it asks, records its updates, and tells
+ * it when a job it holds is canceled. Messages are handled one at a time, in order.
+ */
+export class ProvisionerDaemonSession {
+  #acquiring = false;
+  #wake: (() => void) | undefined;
+  #closed = false;
+  #queue = Promise.resolve();
+  readonly #held = new Map<string, () => Promise<void>>();
+  #stopPosted: (() => Promise<void>) | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly store: Store,
+    private readonly daemon: ConnectedDaemon,
+    private readonly accessUrl: string,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Registers the daemon and starts serving its messages. */
+  async start(): Promise<void> {
+    await registerDaemon(this.store, this.daemon);
+    this.#stopPosted = await this.store.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
+      if (organizationId === this.daemon.organizationId) this.#wake?.();
+    });
+    this.socket.on('message', (data, isBinary) => {
+      if (isBinary) return this.#send({ type: 'error', message: 'messages are JSON text frames' });
+      this.#queue = this.#queue.then(() => this.#handle(data.toString())).catch((error: unknown) => this.#report(error));
+    });
+    this.socket.on('close', () => void this.#close());
+    this.#heartbeat = setInterval(() => {
+      if (this.socket.readyState === this.socket.OPEN) this.socket.ping();
+      void touchDaemon(this.store, this.daemon.id).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  async #handle(text: string): Promise<void> {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.#send({ type: 'error', message: 'a message is not valid JSON' });
+    }
+    if (!Value.Check(DaemonMessage, message)) {
+      const first = [...Value.Errors(DaemonMessage, message)][0];
+      return this.#send({ type: 'error', message: `a message does not follow the protocol${first ? `: ${first.path} ${first.message}` : ''}` });
+    }
+    switch (message.type) {
+      case 'acquire':
+        if (!this.#acquiring) void this.#acquireLoop();
+        return;
+      case 'cancel_acquire':
+        if (this.#acquiring) {
+          this.#acquiring = false;
+          this.#wake?.();
+        }
+        return;
+      case 'update': {
+        const { canceled } = await updateJob(this.store, this.daemon.id, message.job_id, message.logs);
+        return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
+      }
+      case 'complete':
+        await completeJob(this.store, this.daemon.id, message.job_id, message.result);
+        await this.#release(message.job_id);
+        return this.#send({ type: 'ack', job_id: message.job_id });
+      case 'fail':
+        await failJob(this.store, this.daemon.id, message.job_id, message);
+        await this.#release(message.job_id);
+        return this.#send({ type: 'ack', job_id: message.job_id });
+    }
+  }
+
+  async #acquireLoop(): Promise<void> {
+    this.#acquiring = true;
+    try {
+      while (this.#acquiring && !this.#closed) {
+        const job = await acquireJob(this.store, this.daemon, this.accessUrl);
+        if (job) {
+          this.#acquiring = false;
+          await this.#hold(job.job_id);
+          this.#send({ type: 'job', job });
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ACQUIRE_POLL_MS);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#wake = undefined;
+      }
+      if (!this.#closed) this.#send({ type: 'no_job' });
+    } catch (error) {
+      this.#acquiring = false;
+      this.#report(error);
+    }
+  }
+
+  /** Follows a held job's events so a cancel reaches the daemon at once. */
+  async #hold(jobId: string): Promise<void> {
+    const stop = await this.store.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
+      if (event === 'canceled') this.#send({ type: 'cancel', job_id: jobId });
+    });
+    this.#held.set(jobId, stop);
+  }
+
+  async #release(jobId: string): Promise<void> {
+    await this.#held.get(jobId)?.();
+    this.#held.delete(jobId);
+  }
+
+  #send(message: ServerMessage): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  #report(error: unknown): void {
+    if (error instanceof HttpProblem) {
+      this.#send({ type: 'error', message: error.message });
+      return;
+    }
+    this.log.error({ err: error, daemon: this.daemon.name }, 'provisioner daemon message failed');
+    this.#send({ type: 'error', message: 'internal error handling the message' });
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#acquiring = false;
+    this.#wake?.();
+    clearInterval(this.#heartbeat);
+    await this.#stopPosted?.();
+    for (const stop of this.#held.values()) await stop();
+    this.#held.clear();
+  }
+}

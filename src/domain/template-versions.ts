@@ -1,0 +1,159 @@
+import { createHash, randomInt } from 'node:crypto';
+import { createTar, inspectTar } from '../lib/archive/index.js';
+import { ConflictError, HttpProblem, NotFoundError } from '../lib/errors.js';
+import { newId } from '../lib/random.js';
+import { findTemplateExample, exampleFiles } from '../lib/template-examples/index.js';
+import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
+import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
+import type { Store } from '../store/store.js';
+import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
+import { normalizeTags } from './provisioner-tags.js';
+
+/** Version names: letters and digits separated by single `_`, `.` or `-`, at most 64 characters. */
+const VERSION_NAME = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/;
+
+/** What a version name breaks, or undefined. */
+export function versionNameProblem(name: string): string | undefined {
+  if (name.length > 64) return 'must be <= 64 characters';
+  if (!VERSION_NAME.test(name)) return 'must be letters and digits separated by single "_", "." or "-"';
+  return undefined;
+}
+
+/**
+ * Creates a template version and queues its import job, in one transaction. The archive comes
+ * from an uploaded file or a built-in example; the provisioner from the request or, when not
+ * given, from what the archive holds.
+ */
+export async function createTemplateVersion(
+  store: AuthorizedStore,
+  raw: Store,
+  organizationId: string,
+  input: CreateTemplateVersionRequest,
+  now: Date,
+): Promise<{ version: TemplateVersionRow; job: ProvisionerJobRow }> {
+  let template: TemplateRow | undefined;
+  if (input.template_id) {
+    try {
+      template = await store.getTemplate(input.template_id);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new HttpProblem(404, 'Template does not exist.');
+      throw error;
+    }
+    if (template.organization_id !== organizationId) throw new HttpProblem(404, 'Template does not exist.');
+  }
+  if (input.example_id && input.file_id) throw new HttpProblem(400, 'You cannot specify both an example_id and a file_id.');
+  if (!input.example_id && !input.file_id) {
+    throw new HttpProblem(400, 'Either file_id or example_id must be given.', {
+      validations: [
+        { field: 'file_id', detail: 'give the id of an uploaded archive' },
+        { field: 'example_id', detail: 'or the id of a built-in example' },
+      ],
+    });
+  }
+  const name = input.name?.trim() || generateVersionName();
+  const nameProblem = versionNameProblem(name);
+  if (nameProblem) throw new HttpProblem(400, 'Invalid template version name.', { validations: [{ field: 'name', detail: nameProblem }] });
+
+  const fileId = input.example_id ? await storeExample(store, input.example_id, now) : await readableFileId(store, input.file_id ?? '');
+  const provisioner = input.provisioner ?? (await detectProvisioner(store, fileId));
+  const versionId = newId();
+  const iso = now.toISOString();
+  const job: ProvisionerJobRow = {
+    id: newId(),
+    organization_id: organizationId,
+    type: 'template_version_import',
+    provisioner,
+    storage_method: 'file',
+    file_id: fileId,
+    initiator_id: store.subject.id,
+    input: JSON.stringify({ template_version_id: versionId, user_variable_values: input.user_variable_values ?? [] }),
+    tags: JSON.stringify(normalizeTags(store.subject.id, input.tags)),
+    created_at: iso,
+    updated_at: iso,
+    started_at: null,
+    completed_at: null,
+    canceled_at: null,
+    error: '',
+    error_code: '',
+    worker_id: null,
+  };
+  const version: TemplateVersionRow = {
+    id: versionId,
+    template_id: template?.id ?? null,
+    organization_id: organizationId,
+    name,
+    message: input.message ?? '',
+    readme: '',
+    job_id: job.id,
+    created_by: store.subject.id,
+    created_at: iso,
+    updated_at: iso,
+    archived: 0,
+    variables: '[]',
+    parameters: '[]',
+    presets: '[]',
+    external_auth: '[]',
+  };
+  try {
+    await store.insertTemplateVersion(version, job, template);
+  } catch (error) {
+    if (error instanceof ConflictError) {
+      throw new HttpProblem(409, `A template version with name "${name}" already exists for this template.`, {
+        validations: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
+      });
+    }
+    throw error;
+  }
+  await raw.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
+  return { version, job };
+}
+
+async function readableFileId(store: AuthorizedStore, fileId: string): Promise<string> {
+  try {
+    return (await store.getFile(fileId)).id;
+  } catch (error) {
+    if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') throw new HttpProblem(404, 'File not found.');
+    throw error;
+  }
+}
+
+async function storeExample(store: AuthorizedStore, exampleId: string, now: Date): Promise<string> {
+  const example = findTemplateExample(exampleId);
+  if (!example) throw new HttpProblem(400, 'Example not found.', { validations: [{ field: 'example_id', detail: `no built-in example "${exampleId}"` }] });
+  const tar = await createTar(Object.fromEntries(exampleFiles(example).map((file) => [file.path, { content: file.content, mode: file.mode }])));
+  const { file } = await store.saveFile({
+    id: newId(),
+    hash: createHash('sha256').update(tar).digest('hex'),
+    created_by: store.subject.id,
+    created_at: now.toISOString(),
+    mimetype: 'application/x-tar',
+    size: tar.length,
+    data: tar,
+  });
+  return file.id;
+}
+
+/** The provisioner an archive is for, by what it holds: template.yaml, echo.json or *.tf files. */
+async function detectProvisioner(store: AuthorizedStore, fileId: string): Promise<string> {
+  const entries = await inspectTar((await store.getFile(fileId)).data);
+  const names = new Set(entries.map((entry) => entry.path));
+  if (names.has('template.yaml') || names.has('template.yml')) return 'native';
+  if (names.has('echo.json')) return 'echo';
+  if (entries.some((entry) => entry.path.endsWith('.tf') && !entry.path.includes('/'))) return 'terraform';
+  throw new HttpProblem(400, 'The archive holds no template.', {
+    detail: 'Expected template.yaml (native), echo.json (echo) or *.tf files (terraform) at its top level, or name the provisioner.',
+    validations: [{ field: 'provisioner', detail: 'could not be detected from the archive' }],
+  });
+}
+
+const ADJECTIVES = ['amazing', 'brave', 'calm', 'clever', 'dazzling', 'eager', 'festive', 'gentle', 'happy', 'jolly', 'keen', 'lucid', 'modest', 'nifty', 'optimistic', 'quirky', 'serene', 'tender', 'upbeat', 'vibrant', 'wizardly', 'zealous'];
+const SURNAMES = ['archimedes', 'babbage', 'curie', 'darwin', 'euler', 'faraday', 'galois', 'hopper', 'jepsen', 'kepler', 'lovelace', 'meitner', 'noether', 'pascal', 'ramanujan', 'shannon', 'turing', 'volta', 'wozniak', 'yalow'];
+
+/** A readable name for a version the user did not name, e.g. `amazing_turing3`. */
+export function generateVersionName(): string {
+  const adjective = ADJECTIVES[randomInt(ADJECTIVES.length)] ?? 'happy';
+  const surname = SURNAMES[randomInt(SURNAMES.length)] ?? 'turing';
+  return `${adjective}_${surname}${randomInt(10)}`;
+}

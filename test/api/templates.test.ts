@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTar } from '../../src/lib/archive/index.js';
+import type { CoveClient } from '../../src/sdk/client.js';
+import type { ProvisionerJobLog, TemplateVersion } from '../../src/sdk/wire/index.js';
+import { expectApiError } from '../helpers/expect-api-error.js';
+import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** Follows a version's logs until its job ends and returns the version as it ended. */
+async function importVersion(client: CoveClient, version: TemplateVersion): Promise<{ version: TemplateVersion; logs: ProvisionerJobLog[] }> {
+  const logs: ProvisionerJobLog[] = [];
+  await client.followTemplateVersionLogs(version.id, (log) => logs.push(log));
+  return { version: await client.templateVersion(version.id), logs };
+}
+
+async function echoFile(client: CoveClient, echo: unknown): Promise<string> {
+  return (await client.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }))).id;
+}
+
+describe('templates and template versions', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  let member: CoveClient;
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
+    owner = await createOwner(test);
+    member = await createMember(test, 'member');
+  });
+  after(async () => test.close());
+
+  it('imports a version through a built-in daemon, with stage logs and what it found', async () => {
+    const fileId = await echoFile(owner, {
+      parse: {
+        readme: '# Echo',
+        variables: [{ name: 'region', default_value: 'eu' }],
+        parameters: [{ name: 'size', type: 'number', default_value: '2', validation_min: 1 }],
+        presets: [{ name: 'Small', default: true, parameters: [{ name: 'size', value: '1' }] }],
+      },
+      plan: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }] },
+    });
+    const created = await owner.createTemplateVersion('default', { file_id: fileId, message: 'first' });
+    assert.equal(created.job.status, 'pending');
+    assert.match(created.name, /^[a-z]+_[a-z]+\d$/);
+    const { version, logs } = await importVersion(owner, created);
+    assert.equal(version.job.status, 'succeeded', JSON.stringify(version.job));
+    assert.equal(version.readme, '# Echo');
+    const stages = [...new Set(logs.map((log) => log.stage))];
+    assert.deepEqual(stages, ['Setting up', 'Parsing template parameters', 'Detecting persistent resources', 'Detecting ephemeral resources', 'Cleaning Up']);
+    assert.ok(logs.every((log, index) => index === 0 || log.id > (logs[index - 1]?.id ?? 0)), 'logs arrive in order');
+    assert.deepEqual((await owner.templateVersionLogs(version.id)).map((log) => log.id), logs.map((log) => log.id));
+
+    const resources = await owner.templateVersionResources(version.id);
+    assert.deepEqual(resources.map((r) => [r.name, r.workspace_transition, r.agents.map((a) => a.name)]), [['box', 'start', ['main']], ['box', 'stop', ['main']]]);
+    const parameters = await owner.templateVersionRichParameters(version.id);
+    assert.deepEqual(parameters.map((p) => [p.name, p.type, p.default_value, p.validation_min]), [['size', 'number', '2', 1]]);
+    assert.deepEqual((await owner.templateVersionVariables(version.id)).map((v) => [v.name, v.value]), [['region', 'eu']]);
+    assert.deepEqual((await owner.templateVersionPresets(version.id)).map((p) => p.name), ['Small']);
+
+    const template = await owner.createTemplate('default', { name: 'echo-box', template_version_id: version.id, display_name: 'Echo box' });
+    assert.equal(template.active_version_id, version.id);
+    assert.equal(template.activity_bump_ms, 3_600_000);
+    assert.equal(template.provisioner, 'echo');
+    assert.deepEqual(template.autostart_requirement.days_of_week.length, 7);
+    assert.equal((await owner.templateByName('default', 'echo-box')).id, template.id);
+    assert.deepEqual((await member.templates()).map((t) => t.name), ['echo-box'], 'organization members can use templates');
+    const versions = await owner.templateVersions(template.id);
+    assert.deepEqual(versions.map((v) => [v.id, v.job.status, v.template_id]), [[version.id, 'succeeded', template.id]]);
+    await expectApiError(owner.createTemplate('default', { name: 'echo-box', template_version_id: version.id }), 409);
+  });
+
+  it('fails an import that misses a required variable with REQUIRED_TEMPLATE_VARIABLES, naming it', async () => {
+    const fileId = await echoFile(owner, { parse: { variables: [{ name: 'region', required: true }, { name: 'zone', default_value: 'a' }] } });
+    const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));
+    assert.equal(version.job.status, 'failed');
+    assert.equal(version.job.error_code, 'REQUIRED_TEMPLATE_VARIABLES');
+    assert.match(version.job.error ?? '', /region/);
+    const given = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId, user_variable_values: [{ name: 'region', value: 'us' }] }));
+    assert.equal(given.version.job.status, 'succeeded');
+  });
+
+  it('imports the built-in native examples by id', async () => {
+    const { version, logs } = await importVersion(owner, await owner.createTemplateVersion('default', { example_id: 'local-shell' }));
+    assert.equal(version.job.status, 'succeeded', `${version.job.error}\n${logs.map((l) => l.output).join('\n')}`);
+    const resources = await owner.templateVersionResources(version.id);
+    assert.ok(resources.some((r) => r.agents.length > 0), 'the local shell has an agent');
+    await expectApiError(owner.createTemplateVersion('default', { example_id: 'nope' }), 400);
+    assert.ok((await owner.templateExamples()).some((e) => e.id === 'local-shell'));
+  });
+
+  it('promotes, archives and finds versions by name; refuses bad input', async () => {
+    const first = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v1' }));
+    const template = await owner.createTemplate('default', { name: 'promoted', template_version_id: first.version.id });
+    const second = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { readme: 'two' } }), name: 'v2', template_id: template.id }));
+    await expectApiError(owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v2', template_id: template.id }), 409);
+    await owner.promoteTemplateVersion(template.id, second.version.id);
+    assert.equal((await owner.template(template.id)).active_version_id, second.version.id);
+    assert.equal((await owner.templateVersionByName(template.id, 'v1')).id, first.version.id);
+    const failed = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { error: 'broken' } }), template_id: template.id }));
+    assert.equal(failed.version.job.status, 'failed');
+    assert.equal(failed.version.job.error, 'broken');
+    await expectApiError(owner.promoteTemplateVersion(template.id, failed.version.id), 403);
+    const archived = await owner.archiveTemplateVersions(template.id);
+    assert.deepEqual(archived.archived_ids, [failed.version.id]);
+    assert.equal((await owner.templateVersions(template.id)).length, 2);
+    assert.equal((await owner.templateVersions(template.id, { include_archived: true })).length, 3);
+    await expectApiError(owner.createTemplateVersion('default', {}), 400);
+    await expectApiError(owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), example_id: 'local-shell' }), 400);
+    await expectApiError(member.createTemplateVersion('default', { file_id: await echoFile(member, {}) }), 403);
+  });
+
+  it('keeps scheduling fields, answers 304 for no change, hides deprecated templates unless asked', async () => {
+    const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { readme: 'sched' } }) }));
+    const template = await owner.createTemplate('default', {
+      name: 'scheduled',
+      template_version_id: version.id,
+      default_ttl_ms: 8 * 3_600_000,
+      autostop_requirement: { days_of_week: ['saturday', 'sunday'], weeks: 2 },
+      failure_ttl_ms: 120_000,
+    });
+    assert.deepEqual(template.autostop_requirement, { days_of_week: ['saturday', 'sunday'], weeks: 2 });
+    assert.equal(template.failure_ttl_ms, 120_000);
+    assert.equal(await owner.updateTemplate(template.id, { default_ttl_ms: 8 * 3_600_000 }), undefined);
+    const bad = await expectApiError(owner.updateTemplate(template.id, { failure_ttl_ms: 5, autostop_requirement: { days_of_week: ['funday'] } }), 400);
+    assert.deepEqual(bad.body.validations?.map((v) => v.field), ['failure_ttl_ms', 'autostop_requirement.days_of_week']);
+    const deprecated = await owner.updateTemplate(template.id, { deprecation_message: 'use another one' });
+    assert.equal(deprecated?.deprecated, true);
+    assert.ok(!(await owner.templates()).some((t) => t.name === 'scheduled'));
+    assert.ok((await owner.templates('deprecated:true')).some((t) => t.name === 'scheduled'));
+    await expectApiError(owner.templates('bogus:1'), 400);
+    await expectApiError(member.deleteTemplate(template.id), 403);
+    assert.equal((await owner.deleteTemplate(template.id)).message, 'Template has been deleted!');
+    await expectApiError(owner.template(template.id), 404);
+  });
+});
