@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { createEchoProvisioner } from '../provisioner/echo/echo-provisioner.js';
 import { createNativeProvisioner } from '../provisioner/native/native-provisioner.js';
 import type { Provisioner } from '../provisioner/provisioner.js';
+import { createTerraformProvisioner } from '../provisioner/terraform/terraform-provisioner.js';
 import { startProvisionerDaemon, type ProvisionerDaemonHandle } from '../provisioner/runner/index.js';
 
 /** The provisioner daemons `serve` runs in its own process. */
@@ -32,6 +33,7 @@ export function provisionerKinds(): ReadonlyMap<string, Provisioner> {
   return new Map<string, Provisioner>([
     ['native', createNativeProvisioner({ agentCommand: agentCommand() })],
     ['echo', createEchoProvisioner()],
+    ['terraform', createTerraformProvisioner()],
   ]);
 }
 

@@ -680,13 +680,13 @@ describe('native provisioner: apply', () => {
     assert.match(escape.message, /not inside the allowed directory/);
   });
 
-  it('fails before any side effect when a compute type is not available', async () => {
+  it('fails before any side effect when a compute cannot run (no agent command configured)', async () => {
     const base = join(scratch, 'no-process');
     const directory = await templateDir({
       'template.yaml': `resources:\n  - { name: home, type: directory, path: "${base}/\${{ workspace.name }}" }\n  - name: dev\n    type: process\n    agents: [{ name: main }]\n`,
     });
     const error = await provisionerError(createNativeProvisioner().apply(buildInput(directory)));
-    assert.equal(error.message, 'compute type process is not available yet');
+    assert.match(error.message, /^process compute: no agent command is configured on this provisioner/);
     assert.equal(existsSync(base), false);
   });
 

@@ -57,14 +57,38 @@ export interface ComputeDeleteRequest {
  * The hook compute runs the template's hook scripts with this environment (the `vm-hooks` example
  * relies on it): `COVE_AGENT_URL`, `COVE_AGENT_TOKEN`, `COVE_AGENT_INIT` (a shell script that
  * fetches and runs the agent), `COVE_WORKSPACE_ID`, `COVE_WORKSPACE_NAME`, `COVE_WORKSPACE_OWNER`,
- * `COVE_TRANSITION`, plus the resource's own `env`.
+ * `COVE_TRANSITION`, plus the resource's own `env`; `hook-compute.ts` lists the few more it sets
+ * (`COVE_HOOK`, `COVE_AGENT_NAME`, `COVE_AGENT_TOKEN_<NAME>`, and `COVE_HOOK_STATE`, which carries
+ * what an earlier hook reported with a `COVE_STATE=<json>` stdout line).
  */
 export interface Compute {
   readonly type: ComputeType;
+  /**
+   * Checks, before the apply touches anything, that this compute can do the transition (an agent
+   * command is configured, the Docker engine answers); throws ProvisionerError when it cannot.
+   */
+  preflight?(context: ComputeContext): Promise<void>;
   /** Creates what is missing and starts it; idempotent over what `previous` records. */
   start(request: ComputeStartRequest): Promise<JsonValue>;
   /** Stops what runs, keeping what must persist; returns the state to keep. */
   stop(request: ComputeStopRequest): Promise<JsonValue>;
   /** Removes everything `previous` records. */
   delete(request: ComputeDeleteRequest): Promise<void>;
+}
+
+/**
+ * Thrown by a compute whose start failed after it had already created something (one agent of two
+ * started, a volume made): `partial` is the state of what exists, which the build state keeps so
+ * that a later stop or delete still cleans it up. The job fails with `cause`.
+ */
+export class ComputePartialFailure extends Error {
+  readonly partial: JsonValue;
+  override readonly cause: unknown;
+
+  constructor(cause: unknown, partial: JsonValue) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'ComputePartialFailure';
+    this.cause = cause;
+    this.partial = partial;
+  }
 }

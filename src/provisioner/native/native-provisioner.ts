@@ -18,23 +18,28 @@ import {
   type Transition,
   type WorkspaceInfo,
 } from '../provisioner.js';
-import type { Compute, ComputeContext, ComputeType, JsonValue } from './compute.js';
+import { ComputePartialFailure, type Compute, type ComputeContext, type ComputeStartRequest, type ComputeType, type JsonValue } from './compute.js';
 import { createDirectoryCompute } from './directory-compute.js';
+import { createDockerCompute } from './docker-compute.js';
 import { expandResources, toPlannedResource, type ResourceSpec } from './expand-resources.js';
+import { createHookCompute } from './hook-compute.js';
 import { InterpolationError } from './interpolate.js';
 import { parameterValueProblem } from './parameter-value.js';
+import { createProcessCompute } from './process-compute.js';
 import { loadTemplateFile, TEMPLATE_FILE_NAME, type TemplateFile } from './template-file.js';
 import { resolveVariables, undeclaredVariableNames } from './variables.js';
 
 /** Options of the native provisioner. */
 export interface NativeProvisionerOptions {
-  /**
-   * Computes by type, replacing the built-in ones. Only `directory` is built in; a template that
-   * uses another type fails its apply until one is given here.
-   */
+  /** Computes by type, replacing the built-in ones (directory, process, docker, hook). */
   readonly computes?: Partial<Record<ComputeType, Compute>>;
   /** Directory resources must lie strictly inside this directory, when set. */
   readonly directoryBase?: string;
+  /**
+   * The command that starts a workspace agent (the daemon passes `[node, <bin/cove>, 'agent']`).
+   * Without it, starting a `process` or `docker` resource fails: there is no agent to run.
+   */
+  readonly agentCommand?: readonly string[];
 }
 
 /** The build state the native provisioner keeps: per resource, what its compute recorded. */
@@ -65,8 +70,12 @@ const IMPORT_WORKSPACE: WorkspaceInfo = { id: '', name: '', owner: '', owner_id:
  * files it names. Parse and plan have no side effects; apply runs the computes.
  */
 export function createNativeProvisioner(options: NativeProvisionerOptions = {}): Provisioner {
+  const agentCommand = options.agentCommand === undefined ? {} : { agentCommand: options.agentCommand };
   const computes: Partial<Record<ComputeType, Compute>> = {
     directory: createDirectoryCompute(options.directoryBase === undefined ? {} : { allowedBase: options.directoryBase }),
+    process: createProcessCompute(agentCommand),
+    docker: createDockerCompute(agentCommand),
+    hook: createHookCompute(),
     ...options.computes,
   };
   return {
@@ -191,6 +200,8 @@ async function apply(input: BuildInput, computes: Partial<Record<ComputeType, Co
     log: input.log,
     signal: input.signal,
   };
+  // Before any side effect: a build that cannot finish should not start creating things.
+  for (const type of new Set(touched)) await computes[type]?.preflight?.(context);
   const entries = new StateEntries(previous);
   try {
     throwIfCanceled(input.signal);
@@ -221,7 +232,7 @@ async function startAll(
     const planned = toPlannedResource(spec);
     // Every agent gets a token of its own, fresh for every build.
     const agents = planned.agents.map((agent) => ({ ...agent, auth_token: randomUUID() }));
-    const state = await compute(computes, spec.type).start({ resource: spec, agents, previous: entries.get(spec.name, spec.type), context });
+    const state = await startOne(compute(computes, spec.type), { resource: spec, agents, previous: entries.get(spec.name, spec.type), context }, entries);
     entries.set({ name: spec.name, type: spec.type, state });
     resources.push({ ...planned, agents });
   }
@@ -231,6 +242,17 @@ async function startAll(
     }
   }
   return resources;
+}
+
+/** Starts one resource; when it fails partway, what it did create goes into the state before the error goes on. */
+async function startOne(found: Compute, request: ComputeStartRequest, entries: StateEntries): Promise<JsonValue> {
+  try {
+    return await found.start(request);
+  } catch (error) {
+    if (!(error instanceof ComputePartialFailure)) throw error;
+    entries.set({ name: request.resource.name, type: request.resource.type, state: error.partial });
+    throw error.cause;
+  }
 }
 
 async function stopAll(
