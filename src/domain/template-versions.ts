@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { createTar, inspectTar } from '../lib/archive/index.js';
-import { ConflictError, HttpProblem, NotFoundError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import { findTemplateExample, exampleFiles } from '../lib/template-examples/index.js';
 import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
@@ -43,6 +43,9 @@ export async function createTemplateVersion(
     }
     if (template.organization_id !== organizationId) throw new HttpProblem(404, 'Template does not exist.');
   }
+  // Refused before anything is stored, an example's file included.
+  if (template) await store.authorizeTemplate('update', { template });
+  else if (!store.can('create', { type: 'template', org_id: organizationId })) throw forbiddenProblem();
   if (input.example_id && input.file_id) throw new HttpProblem(400, 'You cannot specify both an example_id and a file_id.');
   if (!input.example_id && !input.file_id) {
     throw new HttpProblem(400, 'Either file_id or example_id must be given.', {

@@ -1,4 +1,4 @@
-import { ConflictError, HttpProblem, NotFoundError, type FieldValidation } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, NotFoundError, type FieldValidation } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { CreateTemplateRequest, UpdateTemplateMeta } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -87,6 +87,7 @@ function definedOnly<T extends object>(value: T): Partial<T> {
  * its order and its defaults for every scheduling field left out.
  */
 export async function createTemplate(store: AuthorizedStore, organizationId: string, input: CreateTemplateRequest, now: Date): Promise<TemplateRow> {
+  if (!store.can('create', { type: 'template', org_id: organizationId })) throw forbiddenProblem();
   const problem = nameProblem(input.name);
   const problems: FieldValidation[] = [];
   if (problem) problems.push({ field: 'name', detail: `${ruleDetail('template_name', input.name)}: ${problem}` });

@@ -120,6 +120,7 @@ const SITE_ROLES: Readonly<Record<Exclude<SiteRoleName, 'owner'>, Role>> = {
       allow('workspace_dormant', ['read']),
       allow('prebuilt_workspace', ['update', 'delete']),
       allow('provisioner_daemon', ['create', 'read', 'update', 'delete']),
+      allow('provisioner_jobs', ['read']),
       allow('user', ['read']),
       allow('group', ['read']),
       allow('group_member', ['read']),

@@ -486,6 +486,11 @@ export class AuthorizedStore {
     return updated ?? { ...template, ...changes };
   }
 
+  /** Throws NotAuthorizedError unless the subject may act on the template (or on a version's template). */
+  async authorizeTemplate(action: 'update' | 'delete' | 'use', target: { readonly template: templates.TemplateRow } | { readonly version: templates.TemplateVersionRow }): Promise<void> {
+    this.#require(action, 'template' in target ? templateRbac(target.template) : await this.#versionRbac(target.version));
+  }
+
   // Template versions
 
   /**

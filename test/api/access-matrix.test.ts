@@ -41,6 +41,12 @@ interface World {
   /** A small valid template archive, and the id of the copy the member uploaded. */
   readonly tar: Buffer;
   readonly memberFileId: string;
+  /** A template everyone in the default organization may use, with versions `v1` (active) and `v2`. */
+  readonly template: { readonly id: string; readonly v1: string; readonly v1Job: string; readonly v2: string };
+  /** A newly imported version: of the template given, or of none yet. */
+  freshVersion(templateId?: string): Promise<string>;
+  /** A new template of the owner's, in the default organization. */
+  freshTemplate(): Promise<string>;
   /** A fresh active user in the default organization, for calls that change or remove one. */
   freshUser(): Promise<{ id: string; username: string; email: string }>;
   freshOrganization(): Promise<{ id: string; name: string }>;
@@ -64,6 +70,16 @@ function only(allowed: number, subjects: readonly Subject[], denied: number): Ex
 }
 
 const api = (path: string) => `/api/v2${path}`;
+
+/** Those who may change templates: owners, organization admins and template admins; the rest can see and are refused. */
+function templateWriters(status: number): Expectation {
+  return signedIn(403, { owner: status, orgAdmin: status, templateAdmin: status });
+}
+
+/** Those who may read templates across organizations (the examples page). */
+function templateReaders(status: number): Expectation {
+  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status });
+}
 
 const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2': { call: () => ({ path: api('') }), expect: everyone(200) },
@@ -163,6 +179,124 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/files/:fileID': {
     call: (world) => ({ path: api(`/files/${world.memberFileId}`) }),
     expect: only(200, ['member', 'owner', 'templateAdmin'], 404),
+  },
+  // Templates, versions and provisioners
+  'POST /api/v2/organizations/:organization/templateversions': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templateversions`), body: { example_id: 'local-shell' } }),
+    expect: signedIn(403, { owner: 201, orgAdmin: 201, templateAdmin: 201 }),
+  },
+  'GET /api/v2/templateversions/:templateversion': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}`) }),
+    expect: signedIn(200),
+  },
+  'PATCH /api/v2/templateversions/:templateversion': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}`), body: { message: world.unique('message') } }),
+    expect: templateWriters(200),
+  },
+  'PATCH /api/v2/templateversions/:templateversion/cancel': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/cancel`) }),
+    // The import finished long ago: writers are told so, everyone else may not cancel at all.
+    expect: templateWriters(400),
+  },
+  'POST /api/v2/templateversions/:templateversion/archive': {
+    call: async (world) => ({ path: api(`/templateversions/${await world.freshVersion(world.template.id)}/archive`) }),
+    expect: templateWriters(200),
+  },
+  'POST /api/v2/templateversions/:templateversion/unarchive': {
+    call: async (world) => {
+      const id = await world.freshVersion(world.template.id);
+      await world.owner.archiveTemplateVersion(id);
+      return { path: api(`/templateversions/${id}/unarchive`) };
+    },
+    expect: templateWriters(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/logs': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/logs`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/resources': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/resources`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/rich-parameters': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/rich-parameters`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/variables': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/variables`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/presets': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/presets`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/external-auth': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/external-auth`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/parameters': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/parameters`) }), expect: signedIn(200) },
+  'GET /api/v2/organizations/:organization/provisionerdaemons/serve': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerdaemons/serve?id=${world.defaultOrgId}`) }),
+    // Not a WebSocket upgrade: every caller who got past authentication is told what the endpoint is for.
+    expect: signedIn(400),
+  },
+  'POST /api/v2/organizations/:organization/provisionerkeys': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerkeys`), body: { name: world.unique('key') } }),
+    expect: templateWriters(201),
+  },
+  'GET /api/v2/organizations/:organization/provisionerkeys': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerkeys`) }),
+    expect: signedIn(200),
+  },
+  'DELETE /api/v2/organizations/:organization/provisionerkeys/:keyName': {
+    call: async (world) => {
+      const name = world.unique('doomed-key');
+      await world.owner.createProvisionerKey(world.defaultOrgId, { name });
+      return { path: api(`/organizations/${world.defaultOrgId}/provisionerkeys/${name}`) };
+    },
+    expect: templateWriters(204),
+  },
+  'GET /api/v2/organizations/:organization/provisionerdaemons': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerdaemons`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/organizations/:organization/provisionerjobs': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerjobs`) }),
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
+  },
+  'GET /api/v2/organizations/:organization/provisionerjobs/:job': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerjobs/${world.template.v1Job}`) }),
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
+  },
+  'GET /api/v2/templates': { call: () => ({ path: api('/templates') }), expect: signedIn(200) },
+  'GET /api/v2/organizations/:organization/templates': { call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates`) }), expect: signedIn(200) },
+  'POST /api/v2/organizations/:organization/templates': {
+    call: async (world) => ({
+      path: api(`/organizations/${world.defaultOrgId}/templates`),
+      body: { name: world.unique('made'), template_version_id: await world.freshVersion() },
+    }),
+    expect: templateWriters(200),
+  },
+  'GET /api/v2/templates/examples': { call: () => ({ path: api('/templates/examples') }), expect: templateReaders(200) },
+  'GET /api/v2/organizations/:organization/templates/examples': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/examples`) }),
+    expect: templateReaders(200),
+  },
+  'GET /api/v2/organizations/:organization/templates/:templatename': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/organizations/:organization/templates/:templatename/versions/:templateversionname': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template/versions/v2`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/organizations/:organization/templates/:templatename/versions/:templateversionname/previous': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template/versions/v2/previous`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templates/:template': { call: (world) => ({ path: api(`/templates/${world.template.id}`) }), expect: signedIn(200) },
+  'PATCH /api/v2/templates/:template': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}`), body: { description: world.unique('about') } }),
+    expect: templateWriters(200),
+  },
+  'DELETE /api/v2/templates/:template': {
+    call: async (world) => ({ path: api(`/templates/${await world.freshTemplate()}`) }),
+    expect: templateWriters(200),
+  },
+  'GET /api/v2/templates/:template/versions': { call: (world) => ({ path: api(`/templates/${world.template.id}/versions`) }), expect: signedIn(200) },
+  'PATCH /api/v2/templates/:template/versions': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/versions`), body: { id: world.template.v1 } }),
+    expect: templateWriters(200),
+  },
+  'POST /api/v2/templates/:template/versions/archive': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/versions/archive`), body: { all: false } }),
+    expect: templateWriters(200),
+  },
+  'GET /api/v2/templates/:template/versions/:templateversionname': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/versions/v1`) }),
+    expect: signedIn(200),
   },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
@@ -339,8 +473,22 @@ async function buildWorld(test: TestDaemon): Promise<World> {
   const tar = await createTar({ 'echo.json': '{}' });
   const memberFile = await member.uploadFile(await createTar({ 'echo.json': '{"parse": {}}' }));
 
+  const echoFile = (await owner.uploadFile(await createTar({ 'echo.json': '{"parse": {"readme": "matrix"}}' }))).id;
+  const freshVersion = async (templateId?: string, name?: string) => {
+    const version = await owner.createTemplateVersion(defaultOrgId, { file_id: echoFile, ...(templateId ? { template_id: templateId } : {}), ...(name ? { name } : {}) });
+    await owner.followTemplateVersionLogs(version.id, () => undefined);
+    return version;
+  };
+  const v1 = await freshVersion(undefined, 'v1');
+  const template = await owner.createTemplate(defaultOrgId, { name: 'matrix-template', template_version_id: v1.id });
+  test.clock.advance(1000);
+  const v2 = await freshVersion(template.id, 'v2');
+
   return {
     owner,
+    template: { id: template.id, v1: v1.id, v1Job: v1.job.id, v2: v2.id },
+    freshVersion: async (templateId) => (await freshVersion(templateId)).id,
+    freshTemplate: async () => (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
     tokens: tokens as Record<Subject, string | undefined>,
     ids: ids as Record<Subject, string>,
     defaultOrgId,
@@ -368,7 +516,7 @@ for (const dialect of TEST_DIALECTS) {
     let world: World;
     before(async () => {
       // Hundreds of calls from a handful of callers: the limits have their own tests.
-      test = await startTestDaemon({ database: dialect, flags: { rateLimitDisableAll: 'true', maxTokenLifetimeMs: '8760h' } });
+      test = await startTestDaemon({ database: dialect, flags: { rateLimitDisableAll: 'true', maxTokenLifetimeMs: '8760h', provisionerDaemons: '2' } });
       world = await buildWorld(test);
     });
     after(async () => test.close());

@@ -179,6 +179,145 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getFile(file.id));
     },
   },
+  getTemplate: {
+    allowed: async (w) => assert.equal((await w.member.getTemplate((await templateFixture(w)).template.id)).name.startsWith('fixture'), true),
+    denied: async (w) => expectRefused(async () => w.outsider.getTemplate((await templateFixture(w)).template.id)),
+  },
+  getTemplateByName: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      assert.equal((await w.member.getTemplateByName(template.organization_id, template.name)).id, template.id);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      await expectRefused(() => w.outsider.getTemplateByName(template.organization_id, template.name));
+    },
+  },
+  listTemplates: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      assert.ok((await w.member.listTemplates()).some((t) => t.id === template.id));
+    },
+    denied: async (w) => {
+      await templateFixture(w);
+      assert.deepEqual(await w.outsider.listTemplates(), []);
+    },
+  },
+  insertTemplate: {
+    allowed: async (w) => assert.ok((await templateFixture(w)).template.id),
+    denied: async (w) => {
+      const { version } = await versionFixture(w, w.owner);
+      await expectRefused(() => w.member.insertTemplate(templateRow(w, version.id)));
+    },
+  },
+  updateTemplate: {
+    allowed: async (w) => assert.equal((await w.owner.updateTemplate((await templateFixture(w)).template, { description: 'x' })).description, 'x'),
+    denied: async (w) => expectRefused(async () => w.member.updateTemplate((await templateFixture(w)).template, { description: 'y' })),
+  },
+  authorizeTemplate: {
+    allowed: async (w) => w.owner.authorizeTemplate('update', { template: (await templateFixture(w)).template }),
+    denied: async (w) => expectRefused(async () => w.member.authorizeTemplate('update', { template: (await templateFixture(w)).template })),
+  },
+  insertTemplateVersion: {
+    allowed: async (w) => assert.ok((await versionFixture(w, w.owner)).version.id),
+    denied: async (w) => expectRefused(() => versionFixture(w, w.member)),
+  },
+  getTemplateVersion: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      assert.equal((await w.member.getTemplateVersion(template.active_version_id)).version.template_id, template.id);
+    },
+    denied: async (w) => expectRefused(async () => w.outsider.getTemplateVersion((await templateFixture(w)).template.active_version_id)),
+  },
+  listTemplateVersions: {
+    allowed: async (w) => assert.equal((await w.member.listTemplateVersions((await templateFixture(w)).template)).length, 1),
+    denied: async (w) => expectRefused(async () => w.outsider.listTemplateVersions((await templateFixture(w)).template)),
+  },
+  updateTemplateVersion: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      await w.owner.updateTemplateVersion(version, { message: 'changed' });
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.member.updateTemplateVersion(version, { message: 'changed' }));
+    },
+  },
+  cancelTemplateVersionJob: {
+    allowed: async (w) => {
+      const { version, job } = await versionFixture(w, w.owner);
+      assert.ok((await w.owner.cancelTemplateVersionJob(version, job)).canceled_at);
+    },
+    denied: async (w) => {
+      const { version, job } = await versionFixture(w, w.owner);
+      await expectRefused(() => w.member.cancelTemplateVersionJob(version, job));
+    },
+  },
+  listJobResources: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.deepEqual(await w.member.listJobResources(version, job.id), []);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.listJobResources(version, job.id));
+    },
+  },
+  listJobLogs: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.deepEqual(await w.member.listJobLogs(version, job.id, {}), []);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.listJobLogs(version, job.id, {}));
+    },
+  },
+  getProvisionerJob: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).id, job.id);
+    },
+    denied: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      await expectRefused(() => w.member.getProvisionerJob(job.organization_id, job.id));
+    },
+  },
+  listProvisionerJobs: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.ok((await w.owner.listProvisionerJobs(job.organization_id, { limit: 50 })).some((j) => j.id === job.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.listProvisionerJobs(defaultOrg(w), { limit: 50 })),
+  },
+  insertProvisionerKey: {
+    allowed: async (w) => w.owner.insertProvisionerKey(keyRow(w, 'allowed-key')),
+    denied: async (w) => expectRefused(() => w.member.insertProvisionerKey(keyRow(w, 'denied-key'))),
+  },
+  listProvisionerKeys: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.listProvisionerKeys(defaultOrg(w)))),
+    denied: async (w) => expectRefused(() => w.outsider.listProvisionerKeys(defaultOrg(w))),
+  },
+  deleteProvisionerKey: {
+    allowed: async (w) => {
+      await w.owner.insertProvisionerKey(keyRow(w, 'doomed-key'));
+      await w.owner.deleteProvisionerKey(defaultOrg(w), 'doomed-key');
+    },
+    denied: async (w) => {
+      await w.owner.insertProvisionerKey(keyRow(w, 'kept-key'));
+      await expectRefused(() => w.member.deleteProvisionerKey(defaultOrg(w), 'kept-key'));
+    },
+  },
+  listProvisionerDaemons: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.listProvisionerDaemons(defaultOrg(w)))),
+    denied: async (w) => expectRefused(() => w.outsider.listProvisionerDaemons(defaultOrg(w))),
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
@@ -194,6 +333,48 @@ function userRow(w: World, username: string) {
 
 function defaultOrg(w: World): string {
   return w.test.daemon.identity.defaultOrganization.id;
+}
+
+let fixtureCount = 0;
+
+/** An import job and a version for no template yet, inserted by `store` (which may be refused). */
+async function versionFixture(w: World, store: AuthorizedStore) {
+  const now = w.test.clock.now().toISOString();
+  const n = ++fixtureCount;
+  const { file } = await w.owner.saveFile(fileRow(w, w.ownerId, `fixture-${n}`));
+  const job = {
+    id: newId(), organization_id: defaultOrg(w), type: 'template_version_import', provisioner: 'echo', storage_method: 'file', file_id: file.id,
+    initiator_id: w.ownerId, input: '{}', tags: '{}', created_at: now, updated_at: now, started_at: null, completed_at: null, canceled_at: null,
+    error: '', error_code: '', worker_id: null,
+  };
+  const version = {
+    id: newId(), template_id: null, organization_id: defaultOrg(w), name: `v${n}`, message: '', readme: '', job_id: job.id, created_by: w.ownerId,
+    created_at: now, updated_at: now, archived: 0, variables: '[]', parameters: '[]', presets: '[]', external_auth: '[]',
+  };
+  await store.insertTemplateVersion(version, job);
+  return { version, job };
+}
+
+function templateRow(w: World, versionId: string) {
+  const now = w.test.clock.now().toISOString();
+  return {
+    id: newId(), organization_id: defaultOrg(w), name: `fixture-${++fixtureCount}`, display_name: '', description: '', icon: '', provisioner: 'echo',
+    active_version_id: versionId, created_by: w.ownerId, created_at: now, updated_at: now, deleted: 0, default_ttl_ms: 0, activity_bump_ms: 3_600_000,
+    autostop_requirement_days: 0, autostop_requirement_weeks: 1, autostart_requirement_days: 127, allow_user_autostart: 1, allow_user_autostop: 1,
+    allow_user_cancel_workspace_jobs: 0, failure_ttl_ms: 0, time_til_dormant_ms: 0, time_til_dormant_autodelete_ms: 0, require_active_version: 0,
+    deprecation_message: '', max_port_share_level: 'owner', use_classic_parameter_flow: 0, user_acl: '{}',
+    group_acl: JSON.stringify({ [defaultOrg(w)]: ['read', 'use'] }),
+  };
+}
+
+/** A template everyone in the default organization may use, with one version. */
+async function templateFixture(w: World) {
+  const { version } = await versionFixture(w, w.owner);
+  return { template: await w.owner.insertTemplate(templateRow(w, version.id)) };
+}
+
+function keyRow(w: World, name: string) {
+  return { id: newId(), organization_id: defaultOrg(w), name, hashed_secret: `hash-${name}`, tags: '{}', created_at: w.test.clock.now().toISOString() };
 }
 
 function fileRow(w: World, createdBy: string, content: string) {

@@ -113,6 +113,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
   app.patch('/templateversions/:templateversion/cancel', { schema: { params: VersionParam, response: { 200: Response } } }, async (request) => {
     const { store } = authOf(request);
     const { version, job } = await versionOf(request);
+    await store.authorizeTemplate('update', { version });
     if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
     if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
     await store.cancelTemplateVersionJob(version, job);
@@ -124,6 +125,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     app.post(`/templateversions/:templateversion/${path}`, { schema: { params: VersionParam } }, async (request) => {
       const { store } = authOf(request);
       const { version } = await versionOf(request);
+      await store.authorizeTemplate('update', { version });
       if (!version.template_id) throw new HttpProblem(400, 'Cannot archive template versions not associate with a template.');
       if (version.archived === archived) throw new HttpProblem(400, `Template version already ${path}d`);
       if (archived === 1) {

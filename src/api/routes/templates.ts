@@ -229,6 +229,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const template = await templateOf(request);
+      await store.authorizeTemplate('update', { template });
       const { id } = request.body as { id: string };
       const found = await store.getTemplateVersion(id).catch((error: unknown) => {
         if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') throw new HttpProblem(404, 'Template version not found.');
@@ -257,6 +258,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const template = await templateOf(request);
+      await store.authorizeTemplate('update', { template });
       const all = (request.body as { all?: boolean }).all === true;
       const archived: string[] = [];
       for (const { version, job } of await versionsOf(request, template)) {
