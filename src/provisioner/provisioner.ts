@@ -52,6 +52,11 @@ export interface BuildInput extends ParseInput {
   readonly accessUrl: string;
   /** The state the previous build of the same workspace returned, or null for the first build. */
   readonly previousState: Buffer | null;
+  /**
+   * A plan made while importing a version: there are no parameter values yet, only defaults, so
+   * a required parameter without one is planned empty instead of failing the import.
+   */
+  readonly importing?: boolean;
 }
 
 /** A template variable: set once per template version (`user_variable_values`). */

@@ -87,6 +87,18 @@ describe('templates and template versions', () => {
     assert.ok((await owner.templateExamples()).some((e) => e.id === 'local-shell'));
   });
 
+  it('imports a native template whose required parameter has no default, and reports invalid files by line', async () => {
+    const yaml = 'parameters:\n  - name: project\n    type: string\nresources:\n  - name: home\n    type: directory\n    path: /tmp/cove-test/${{ parameters.project }}\n';
+    const good = (await owner.uploadFile(await createTar({ 'template.yaml': yaml }))).id;
+    const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: good }));
+    assert.equal(version.job.status, 'succeeded', version.job.error);
+    assert.deepEqual((await owner.templateVersionRichParameters(version.id)).map((p) => [p.name, p.required]), [['project', true]]);
+    const bad = (await owner.uploadFile(await createTar({ 'template.yaml': 'parameters:\n  - name: x\n    type: colour\n' }))).id;
+    const failed = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: bad }));
+    assert.equal(failed.version.job.status, 'failed');
+    assert.match(failed.version.job.error ?? '', /template\.yaml:3: parameters\[0\]\.type/);
+  });
+
   it('promotes, archives and finds versions by name; refuses bad input', async () => {
     const first = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v1' }));
     const template = await owner.createTemplate('default', { name: 'promoted', template_version_id: first.version.id });

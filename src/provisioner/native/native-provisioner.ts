@@ -116,7 +116,7 @@ interface PreparedBuild {
 async function prepareBuild(input: BuildInput, stage: string): Promise<PreparedBuild> {
   const file = await loadTemplateFile(input.directory);
   const variables = variablesOf(file, input, stage);
-  const parameters = resolveParameters(file.parameters, input.parameterValues);
+  const parameters = resolveParameters(file.parameters, input.parameterValues, input.importing === true);
   const specs = expand(file, variables, parameters, input.workspace, input.transition);
   for (const [index, spec] of specs.entries()) {
     if (spec.type === 'directory' && !isAbsolute(spec.path ?? '')) {
@@ -138,12 +138,12 @@ function variablesOf(file: TemplateFile, input: ParseInput, stage: string): Temp
  * must be given; values are checked against the parameter's rules (the domain has already checked
  * monotonic changes, which need the previous build).
  */
-function resolveParameters(parameters: readonly RichParameter[], values: readonly NameValue[]): Record<string, string> {
+function resolveParameters(parameters: readonly RichParameter[], values: readonly NameValue[], importing: boolean): Record<string, string> {
   const given = new Map(values.map((entry) => [entry.name, entry.value]));
   const resolved: Record<string, string> = {};
   for (const parameter of parameters) {
     const value = given.get(parameter.name) ?? parameter.default_value;
-    if (parameter.required && value === '') throw new ProvisionerError(`Parameter "${parameter.name}" is required but not provided`);
+    if (parameter.required && value === '' && !importing) throw new ProvisionerError(`Parameter "${parameter.name}" is required but not provided`);
     const problem = value === '' ? undefined : parameterValueProblem(parameter, value);
     if (problem) throw new ProvisionerError(`Unable to validate parameter "${parameter.name}": ${problem}`);
     resolved[parameter.name] = value;

@@ -149,9 +149,9 @@ async function runImport(context: StageContext): Promise<wire.CompletedImport> {
   const parsed = await provisioner.parse(parseInput(context));
   const defaults = parsed.parameters.map((parameter) => ({ name: parameter.name, value: parameter.default_value }));
   logs.beginStage(STAGE.persistent);
-  const start = await provisioner.plan(buildInput(context, 'start', defaults, placeholderWorkspace(job, 'import', 1)));
+  const start = await provisioner.plan({ ...buildInput(context, 'start', defaults, placeholderWorkspace(job, 'import', 1)), importing: true });
   logs.beginStage(STAGE.ephemeral);
-  const stop = await provisioner.plan(buildInput(context, 'stop', defaults, placeholderWorkspace(job, 'import', 0)));
+  const stop = await provisioner.plan({ ...buildInput(context, 'stop', defaults, placeholderWorkspace(job, 'import', 0)), importing: true });
   return {
     type: 'template_version_import',
     readme: parsed.readme,
