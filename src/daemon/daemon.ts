@@ -6,6 +6,7 @@ import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
+import { reapHungJobs } from '../domain/job-reaper.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -32,7 +33,11 @@ export interface Daemon {
 /** The daemon's periodic work. */
 export interface DaemonTasks {
   readonly userDormancy: PeriodicTask;
+  readonly jobReaper: PeriodicTask;
 }
+
+/** How often hung provisioner jobs are looked for. */
+const JOB_REAPER_INTERVAL_MS = 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
@@ -74,6 +79,15 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           const count = await markInactiveUsersDormant(store, store.clock.now(), options.values.userDormancyThresholdMs);
           if (count > 0) logger.info({ count }, 'marked inactive users dormant');
+        },
+        logger,
+      ),
+      jobReaper: new PeriodicTask(
+        'job-reaper',
+        JOB_REAPER_INTERVAL_MS,
+        async () => {
+          const count = await reapHungJobs(store, store.clock.now());
+          if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
         },
         logger,
       ),
