@@ -60,7 +60,10 @@ describe('provisioner jobs with one busy built-in daemon', () => {
   it('reports queue positions while the daemon is busy, and cancels through canceling to canceled', async () => {
     const running = await echoVersion(owner, { parse: { hang: true } });
     await waitForStatus(owner, running.id, 'running');
+    // The queue is ordered by creation time; the test clock only moves when told to.
+    test.clock.advance(1000);
     const second = await echoVersion(owner, {});
+    test.clock.advance(1000);
     const third = await echoVersion(owner, {});
     const [secondNow, thirdNow] = [await owner.templateVersion(second.id), await owner.templateVersion(third.id)];
     assert.deepEqual([secondNow.job.queue_position, secondNow.job.queue_size], [1, 2]);
