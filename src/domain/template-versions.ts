@@ -160,3 +160,47 @@ export function generateVersionName(): string {
   const surname = SURNAMES[randomInt(SURNAMES.length)] ?? 'turing';
   return `${adjective}_${surname}${randomInt(10)}`;
 }
+
+/** The body of a dry-run request. */
+export interface DryRunInput {
+  readonly workspace_name?: string | undefined;
+  readonly rich_parameter_values?: readonly { name: string; value: string }[] | undefined;
+}
+
+/**
+ * Queues a plan of a workspace from a version, without creating anything: the resources a start
+ * would make with these parameter values. The version's import must have finished.
+ */
+export async function createDryRun(
+  store: AuthorizedStore,
+  raw: Store,
+  version: TemplateVersionRow,
+  importJob: ProvisionerJobRow,
+  input: DryRunInput,
+  now: Date,
+): Promise<ProvisionerJobRow> {
+  if (!importJob.completed_at) throw new HttpProblem(400, "Template version import job hasn't completed!");
+  const iso = now.toISOString();
+  const job: ProvisionerJobRow = {
+    ...importJob,
+    id: newId(),
+    type: 'template_version_dry_run',
+    initiator_id: store.subject.id,
+    input: JSON.stringify({
+      template_version_id: version.id,
+      workspace_name: input.workspace_name ?? '',
+      rich_parameter_values: input.rich_parameter_values ?? [],
+    }),
+    created_at: iso,
+    updated_at: iso,
+    started_at: null,
+    completed_at: null,
+    canceled_at: null,
+    error: '',
+    error_code: '',
+    worker_id: null,
+  };
+  await store.insertDryRunJob(version, job);
+  await raw.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
+  return job;
+}

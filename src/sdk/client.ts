@@ -32,6 +32,8 @@ import type {
   CreateProvisionerKeyResponse,
   CreateTemplateRequest,
   CreateTemplateVersionRequest,
+  DynamicParametersRequest,
+  DynamicParametersResponse,
   PatchTemplateVersionRequest,
   ProvisionerDaemon,
   ProvisionerJob,
@@ -351,6 +353,32 @@ export class CoveClient {
 
   templateVersionPresets(id: string): Promise<TemplateVersionPreset[]> {
     return this.request('GET', `/templateversions/${encodeURIComponent(id)}/presets`);
+  }
+
+  /** Plans a workspace from a version without creating anything. */
+  createDryRun(versionId: string, request: { readonly workspace_name?: string; readonly rich_parameter_values?: readonly { name: string; value: string }[] } = {}): Promise<ProvisionerJob> {
+    return this.request('POST', `/templateversions/${encodeURIComponent(versionId)}/dry-run`, { body: request });
+  }
+
+  dryRun(versionId: string, jobId: string): Promise<ProvisionerJob> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(versionId)}/dry-run/${encodeURIComponent(jobId)}`);
+  }
+
+  dryRunResources(versionId: string, jobId: string): Promise<WorkspaceResource[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(versionId)}/dry-run/${encodeURIComponent(jobId)}/resources`);
+  }
+
+  dryRunLogs(versionId: string, jobId: string): Promise<ProvisionerJobLog[]> {
+    return this.request('GET', `/templateversions/${encodeURIComponent(versionId)}/dry-run/${encodeURIComponent(jobId)}/logs`);
+  }
+
+  cancelDryRun(versionId: string, jobId: string): Promise<Response> {
+    return this.request('PATCH', `/templateversions/${encodeURIComponent(versionId)}/dry-run/${encodeURIComponent(jobId)}/cancel`);
+  }
+
+  /** Evaluates a version's parameters against form inputs, with diagnostics for invalid ones. */
+  evaluateDynamicParameters(versionId: string, request: DynamicParametersRequest): Promise<DynamicParametersResponse> {
+    return this.request('POST', `/templateversions/${encodeURIComponent(versionId)}/dynamic-parameters/evaluate`, { body: request });
   }
 
   createTemplate(organization: string, request: CreateTemplateRequest): Promise<Template> {

@@ -565,6 +565,45 @@ export class AuthorizedStore {
     return jobs.listJobLogs(this.#store.db, jobId, range);
   }
 
+  /**
+   * Queues a dry run of a version for the subject: planning a workspace of their own needs the
+   * right to create one in the version's organization.
+   */
+  async insertDryRunJob(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow): Promise<void> {
+    this.#require('read', await this.#versionRbac(version));
+    this.#require('create', orgScoped('workspace', version.organization_id, this.subject.id));
+    await jobs.insertJob(this.#store.db, job);
+  }
+
+  /** A dry run of a readable version, started by a user whose workspaces the subject may read. */
+  async getDryRunJob(version: templates.TemplateVersionRow, jobId: string): Promise<jobs.ProvisionerJobRow> {
+    this.#require('read', await this.#versionRbac(version));
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    if (!job || job.type !== 'template_version_dry_run' || parseJson<{ template_version_id?: string }>(job.input, {}).template_version_id !== version.id) {
+      throw new NotFoundError('provisioner job');
+    }
+    this.#require('read', orgScoped('workspace', job.organization_id, job.initiator_id));
+    return job;
+  }
+
+  /** Cancels a dry run the subject may read and could have started. */
+  async cancelDryRunJob(job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
+    this.#require('update', orgScoped('workspace', job.organization_id, job.initiator_id));
+    const now = this.#store.nowIso();
+    await this.#store.db
+      .updateTable('provisioner_jobs')
+      .set((eb) => ({
+        canceled_at: now,
+        updated_at: now,
+        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
+      }))
+      .where('id', '=', job.id)
+      .where('completed_at', 'is', null)
+      .where('canceled_at', 'is', null)
+      .execute();
+    return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
+  }
+
   async #versionRbac(version: templates.TemplateVersionRow): Promise<RbacObject> {
     if (!version.template_id) return { ...orgScoped('template', version.organization_id, version.created_by) };
     const template = await this.#store.db.selectFrom('templates').selectAll().where('id', '=', version.template_id).executeTakeFirst();

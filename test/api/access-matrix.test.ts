@@ -43,6 +43,8 @@ interface World {
   readonly memberFileId: string;
   /** A template everyone in the default organization may use, with versions `v1` (active) and `v2`. */
   readonly template: { readonly id: string; readonly v1: string; readonly v1Job: string; readonly v2: string };
+  /** A finished dry run of `v1` by the owner. */
+  readonly ownerDryRun: string;
   /** A newly imported version: of the template given, or of none yet. */
   freshVersion(templateId?: string): Promise<string>;
   /** A new template of the owner's, in the default organization. */
@@ -74,6 +76,11 @@ const api = (path: string) => `/api/v2${path}`;
 /** Those who may change templates: owners, organization admins and template admins; the rest can see and are refused. */
 function templateWriters(status: number): Expectation {
   return signedIn(403, { owner: status, orgAdmin: status, templateAdmin: status });
+}
+
+/** Those who may read the owner's workspaces (and so the owner's dry runs); others cannot see them. */
+function workspaceReaders(status: number): Expectation {
+  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status });
 }
 
 /** Those who may read templates across organizations (the examples page). */
@@ -209,6 +216,37 @@ const MATRIX: Readonly<Record<string, Entry>> = {
       return { path: api(`/templateversions/${id}/unarchive`) };
     },
     expect: templateWriters(200),
+  },
+  'POST /api/v2/templateversions/:templateversion/dry-run': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run`), body: { workspace_name: 'plan' } }),
+    // Everyone here may create workspaces of their own in the default organization.
+    expect: signedIn(201),
+  },
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run/${world.ownerDryRun}`) }),
+    expect: workspaceReaders(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID/resources': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run/${world.ownerDryRun}/resources`) }),
+    expect: workspaceReaders(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID/logs': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run/${world.ownerDryRun}/logs`) }),
+    expect: workspaceReaders(200),
+  },
+  'PATCH /api/v2/templateversions/:templateversion/dry-run/:jobID/cancel': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run/${world.ownerDryRun}/cancel`) }),
+    // The plan finished: those who may cancel it are told so; template admins only read workspaces.
+    expect: { ...workspaceReaders(400), templateAdmin: 403 },
+  },
+  'POST /api/v2/templateversions/:templateversion/dynamic-parameters/evaluate': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dynamic-parameters/evaluate`), body: { id: 1, inputs: {} } }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/dynamic-parameters': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dynamic-parameters`) }),
+    // Not a WebSocket upgrade.
+    expect: signedIn(400),
   },
   'GET /api/v2/templateversions/:templateversion/logs': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/logs`) }), expect: signedIn(200) },
   'GET /api/v2/templateversions/:templateversion/resources': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/resources`) }), expect: signedIn(200) },
@@ -483,10 +521,15 @@ async function buildWorld(test: TestDaemon): Promise<World> {
   const template = await owner.createTemplate(defaultOrgId, { name: 'matrix-template', template_version_id: v1.id });
   test.clock.advance(1000);
   const v2 = await freshVersion(template.id, 'v2');
+  const dryRun = await owner.createDryRun(v1.id, { workspace_name: 'matrix' });
+  for (let status = dryRun.status; status !== 'succeeded'; status = (await owner.dryRun(v1.id, dryRun.id)).status) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 
   return {
     owner,
     template: { id: template.id, v1: v1.id, v1Job: v1.job.id, v2: v2.id },
+    ownerDryRun: dryRun.id,
     freshVersion: async (templateId) => (await freshVersion(templateId)).id,
     freshTemplate: async () => (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
     tokens: tokens as Record<Subject, string | undefined>,

@@ -68,6 +68,38 @@ describe('templates and template versions', () => {
     await expectApiError(owner.createTemplate('default', { name: 'echo-box', template_version_id: version.id }), 409);
   });
 
+  it('plans a workspace in a dry run, and evaluates parameters with diagnostics', async () => {
+    const fileId = await echoFile(owner, {
+      parse: { parameters: [{ name: 'size', type: 'number', default_value: '2', validation_min: 1, validation_max: 8 }, { name: 'name', type: 'string', required: true }] },
+      plan: { resources: [{ name: 'vm', type: 'echo', agents: [{ name: 'dev' }] }] },
+    });
+    const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));
+    assert.equal(version.job.status, 'succeeded', version.job.error);
+    await owner.createTemplate('default', { name: 'dry', template_version_id: version.id });
+    const job = await member.createDryRun(version.id, { workspace_name: 'trial', rich_parameter_values: [{ name: 'name', value: 'x' }] });
+    assert.equal(job.type, 'template_version_dry_run');
+    const deadline = Date.now() + 10_000;
+    let status = job.status;
+    while (status !== 'succeeded' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      status = (await member.dryRun(version.id, job.id)).status;
+    }
+    assert.equal(status, 'succeeded');
+    assert.deepEqual((await member.dryRunResources(version.id, job.id)).map((r) => [r.name, r.agents.map((a) => a.name)]), [['vm', ['dev']]]);
+    assert.ok((await member.dryRunLogs(version.id, job.id)).some((log) => log.stage === 'Planning infrastructure'));
+    await expectApiError(owner.dryRun(version.id, version.job.id), 404);
+    await expectApiError(owner.dryRun(version.id, 'nope'), 400);
+
+    const evaluated = await member.evaluateDynamicParameters(version.id, { id: 7, inputs: { size: '12' } });
+    assert.equal(evaluated.id, 7);
+    const byName = new Map(evaluated.parameters.map((p) => [p.name, p]));
+    assert.equal(byName.get('size')?.value.value, '12');
+    assert.match(byName.get('size')?.diagnostics[0]?.detail ?? '', /more than the maximum 8/);
+    assert.equal(byName.get('name')?.diagnostics[0]?.extra.code, 'required');
+    const fine = await member.evaluateDynamicParameters(version.id, { id: 8, inputs: { size: '3', name: 'ok' } });
+    assert.ok(fine.parameters.every((p) => p.diagnostics.length === 0));
+  });
+
   it('fails an import that misses a required variable with REQUIRED_TEMPLATE_VARIABLES, naming it', async () => {
     const fileId = await echoFile(owner, { parse: { variables: [{ name: 'region', required: true }, { name: 'zone', default_value: 'a' }] } });
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));

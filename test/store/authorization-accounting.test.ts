@@ -318,6 +318,32 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.ok(Array.isArray(await w.member.listProvisionerDaemons(defaultOrg(w)))),
     denied: async (w) => expectRefused(() => w.outsider.listProvisionerDaemons(defaultOrg(w))),
   },
+  insertDryRunJob: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      await w.member.insertDryRunJob(version, { ...job, id: newId(), type: 'template_version_dry_run', initiator_id: w.memberId, input: JSON.stringify({ template_version_id: version.id }) });
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.insertDryRunJob(version, { ...job, id: newId(), type: 'template_version_dry_run' }));
+    },
+  },
+  getDryRunJob: {
+    allowed: async (w) => {
+      const { version, dryRun } = await dryRunFixture(w);
+      assert.equal((await w.owner.getDryRunJob(version, dryRun.id)).id, dryRun.id);
+    },
+    denied: async (w) => {
+      const { version, dryRun } = await dryRunFixture(w);
+      await expectRefused(() => w.member.getDryRunJob(version, dryRun.id));
+    },
+  },
+  cancelDryRunJob: {
+    allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun)).canceled_at),
+    denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun)),
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
@@ -371,6 +397,15 @@ function templateRow(w: World, versionId: string) {
 async function templateFixture(w: World) {
   const { version } = await versionFixture(w, w.owner);
   return { template: await w.owner.insertTemplate(templateRow(w, version.id)) };
+}
+
+/** A dry run by the owner of a template's version. */
+async function dryRunFixture(w: World) {
+  const { template } = await templateFixture(w);
+  const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+  const dryRun = { ...job, id: newId(), type: 'template_version_dry_run', initiator_id: w.ownerId, input: JSON.stringify({ template_version_id: version.id }) };
+  await w.owner.insertDryRunJob(version, dryRun);
+  return { version, dryRun };
 }
 
 function keyRow(w: World, name: string) {

@@ -1,13 +1,20 @@
+import { Value } from '@sinclair/typebox/value';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { matchedProvisioners, viewJobs } from '../../domain/provisioner-job-views.js';
 import { publishJobEvent } from '../../domain/provisioner-job-protocol.js';
 import { isJobDone, jobStatus } from '../../domain/provisioner-job-status.js';
-import { createTemplateVersion, versionNameProblem } from '../../domain/template-versions.js';
-import { ConflictError, HttpProblem } from '../../lib/errors.js';
+import { evaluateParameters } from '../../domain/dynamic-parameters.js';
+import { createDryRun, createTemplateVersion, versionNameProblem, type DryRunInput } from '../../domain/template-versions.js';
+import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { isUuid } from '../../lib/random.js';
 import {
   CreateTemplateVersionRequest,
+  DynamicParametersRequest,
+  DynamicParametersResponse,
+  NameValue,
+  ProvisionerJob,
   PatchTemplateVersionRequest,
   ProvisionerJobLog,
   Response,
@@ -24,7 +31,7 @@ import { parseJson } from '../../store/json-column.js';
 import type { ProvisionerJobRow } from '../../store/queries/provisioner-jobs.js';
 import type { TemplateVersionRow } from '../../store/queries/templates.js';
 import type { ApiContext } from '../context.js';
-import { toWireJobLog } from '../convert/provisioner-job.js';
+import { toWireJob, toWireJobLog } from '../convert/provisioner-job.js';
 import { toWirePlannedResource, toWireTemplateVersion } from '../convert/template-version.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
@@ -162,6 +169,86 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     },
   });
 
+  const DryRunParams = Type.Object({ templateversion: Type.String({ format: 'uuid' }), jobID: Type.String() });
+  const dryRunOf = async (request: FastifyRequest) => {
+    const { store } = authOf(request);
+    const { version } = await versionOf(request);
+    const { jobID } = request.params as { jobID: string };
+    if (!isUuid(jobID)) throw new HttpProblem(400, `Job ID "${jobID}" must be a valid UUID.`, { validations: [{ field: 'jobID', detail: 'must be a UUID' }] });
+    const job = await store.getDryRunJob(version, jobID).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new HttpProblem(404, `Provisioner job "${jobID}" not found.`);
+      throw error;
+    });
+    return { version, job };
+  };
+  const answerJob = async (job: ProvisionerJobRow) => {
+    const [view] = await viewJobs(context.store.db, [job], context.store.clock.now());
+    if (!view) throw new NotFoundError('provisioner job');
+    return toWireJob(view);
+  };
+
+  app.post(
+    '/templateversions/:templateversion/dry-run',
+    {
+      schema: {
+        params: VersionParam,
+        body: Type.Object({
+          workspace_name: Type.Optional(Type.String()),
+          rich_parameter_values: Type.Optional(Type.Array(NameValue)),
+          user_variable_values: Type.Optional(Type.Array(NameValue)),
+        }),
+        response: { 201: ProvisionerJob },
+      },
+    },
+    async (request, reply) => {
+      const { version, job } = await versionOf(request);
+      const dryRun = await createDryRun(authOf(request).store, context.store, version, job, request.body as DryRunInput, context.store.clock.now());
+      return reply.code(201).send(await answerJob(dryRun));
+    },
+  );
+
+  app.get('/templateversions/:templateversion/dry-run/:jobID', { schema: { params: DryRunParams, response: { 200: ProvisionerJob } } }, async (request) =>
+    answerJob((await dryRunOf(request)).job),
+  );
+
+  app.get(
+    '/templateversions/:templateversion/dry-run/:jobID/resources',
+    { schema: { params: DryRunParams, response: { 200: Type.Array(WorkspaceResource) } } },
+    async (request) => {
+      const { version, job } = await dryRunOf(request);
+      if (!isJobDone(job)) throw new HttpProblem(400, "Job hasn't completed!");
+      return (await authOf(request).store.listJobResources(version, job.id)).map(toWirePlannedResource);
+    },
+  );
+
+  httpOrWebSocketRoute(app, {
+    url: '/templateversions/:templateversion/dry-run/:jobID/logs',
+    schema: {
+      params: DryRunParams,
+      querystring: Type.Object({ before: Type.Optional(Type.Integer()), after: Type.Optional(Type.Integer()), follow: Type.Optional(Type.String()) }),
+      response: { 200: Type.Array(ProvisionerJobLog) },
+    },
+    handler: async (request) => {
+      const { version, job } = await dryRunOf(request);
+      const { before, after } = request.query as { before?: number; after?: number };
+      return (await authOf(request).store.listJobLogs(version, job.id, { before, after })).map(toWireJobLog);
+    },
+    wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
+      const { job } = await dryRunOf(request);
+      await streamJobLogs(socket, context.store, job.id, (request.query as { after?: number }).after);
+    },
+  });
+
+  app.patch('/templateversions/:templateversion/dry-run/:jobID/cancel', { schema: { params: DryRunParams, response: { 200: Response } } }, async (request) => {
+    const { job } = await dryRunOf(request);
+    // Authorized first; the update itself touches only a job that is still going.
+    await authOf(request).store.cancelDryRunJob(job);
+    if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed.');
+    if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled.');
+    await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+    return { message: 'Job has been marked as canceled.' };
+  });
+
   app.get(
     '/templateversions/:templateversion/resources',
     { schema: { params: VersionParam, response: { 200: Type.Array(WorkspaceResource) } } },
@@ -218,6 +305,44 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       return [];
     },
   );
+
+  const parametersOf = async (request: FastifyRequest) => {
+    const { version, job } = await versionOf(request);
+    if (!isJobDone(job)) throw new HttpProblem(400, "Job hasn't completed!");
+    return parseJson<RichParameter[]>(version.parameters, []);
+  };
+
+  app.post(
+    '/templateversions/:templateversion/dynamic-parameters/evaluate',
+    { schema: { params: VersionParam, body: DynamicParametersRequest, response: { 200: DynamicParametersResponse } } },
+    async (request) => {
+      const body = request.body as DynamicParametersRequest;
+      return evaluateParameters(body.id, await parametersOf(request), body.inputs);
+    },
+  );
+
+  // A form's live view: the parameters with defaults on connect, then one answer per message of inputs.
+  httpOrWebSocketRoute(app, {
+    url: '/templateversions/:templateversion/dynamic-parameters',
+    schema: { params: VersionParam },
+    handler: async () => {
+      throw new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Use POST .../dynamic-parameters/evaluate for a single evaluation.' });
+    },
+    wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
+      const parameters = await parametersOf(request);
+      socket.send(JSON.stringify(evaluateParameters(-1, parameters, {})));
+      socket.on('message', (data) => {
+        let message: unknown;
+        try {
+          message = JSON.parse(data.toString());
+        } catch {
+          return socket.close(1003, 'messages must be JSON');
+        }
+        if (!Value.Check(DynamicParametersRequest, message)) return socket.close(1003, 'messages must be {id, inputs}');
+        socket.send(JSON.stringify(evaluateParameters(message.id, parameters, message.inputs)));
+      });
+    },
+  });
 
   // Removed: dynamic parameters replaced it. Kept so old clients get the answer the spec lists.
   app.get('/templateversions/:templateversion/parameters', { schema: { params: VersionParam } }, async (request, reply) => {

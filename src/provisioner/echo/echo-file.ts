@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultFormType } from '../native/parameter-value.js';
+import { defaultFormType } from '../../lib/parameter-value.js';
 import type { VariableDeclaration } from '../native/variables.js';
 import {
   ProvisionerError,

@@ -4,7 +4,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ProvisionerError, type ExternalAuthRequirement, type ParameterOption, type Preset, type RichParameter, type TemplateIssue } from '../provisioner.js';
 import { createScope } from './expand-resources.js';
 import { InterpolationError, interpolate } from './interpolate.js';
-import { defaultFormType, isIntegerText, parameterValueProblem } from './parameter-value.js';
+import { defaultFormType, isIntegerText, parameterValueProblem } from '../../lib/parameter-value.js';
 import {
   childPath,
   forEachExpandable,

@@ -334,3 +334,54 @@ export const UpdateTemplateMeta = Type.Object({
   ...SchedulingFields,
 });
 export type UpdateTemplateMeta = Static<typeof UpdateTemplateMeta>;
+
+const Diagnostic = Type.Object({
+  severity: Type.Union([Type.Literal('error'), Type.Literal('warning')]),
+  summary: Type.String(),
+  detail: Type.String(),
+  extra: Type.Object({ code: Type.String() }),
+});
+
+const ValidValue = Type.Object({ valid: Type.Boolean(), value: Type.String() });
+
+export const DynamicParameter = Type.Object({
+  name: Type.String(),
+  display_name: Type.String(),
+  description: Type.String(),
+  icon: Type.String(),
+  type: Type.String(),
+  form_type: Type.String(),
+  mutable: Type.Boolean(),
+  ephemeral: Type.Boolean(),
+  required: Type.Boolean(),
+  order: Type.Integer(),
+  default_value: ValidValue,
+  value: ValidValue,
+  diagnostics: Type.Array(Diagnostic),
+  options: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), icon: Type.String(), value: ValidValue })),
+  styling: Type.Object({ disabled: Type.Boolean(), label: Type.String(), placeholder: Type.String() }),
+  validations: Type.Array(
+    Type.Object({
+      validation_error: Type.String(),
+      validation_min: Type.Union([Type.Integer(), Type.Null()]),
+      validation_max: Type.Union([Type.Integer(), Type.Null()]),
+      validation_monotonic: Type.String(),
+      validation_regex: Type.String(),
+    }),
+  ),
+});
+export type DynamicParameter = Static<typeof DynamicParameter>;
+
+export const DynamicParametersRequest = Type.Object({
+  id: Type.Integer(),
+  inputs: Type.Record(Type.String(), Type.String()),
+  owner_id: Type.Optional(Uuid),
+});
+export type DynamicParametersRequest = Static<typeof DynamicParametersRequest>;
+
+export const DynamicParametersResponse = Type.Object({
+  id: Type.Integer(),
+  diagnostics: Type.Array(Diagnostic),
+  parameters: Type.Array(DynamicParameter),
+});
+export type DynamicParametersResponse = Static<typeof DynamicParametersResponse>;

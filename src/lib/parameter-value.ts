@@ -1,11 +1,24 @@
-import type { RichParameter } from '../provisioner.js';
+/**
+ * What validation reads of a rich parameter. The provisioners' and the wire's parameter shapes
+ * both fit it, so the daemon and the provisioners judge values with the same code.
+ */
+export interface ParameterRules {
+  readonly name: string;
+  readonly type: 'string' | 'number' | 'bool' | 'list(string)';
+  readonly options: readonly { readonly value: string }[];
+  readonly validation_min: number | null;
+  readonly validation_max: number | null;
+  readonly validation_monotonic: '' | 'increasing' | 'decreasing';
+  readonly validation_regex: string;
+  readonly validation_error: string;
+}
 
 /**
  * Checks one value of a rich parameter the way the reference validates build parameters: type,
  * options, min/max, monotonic (when a previous value is known) and regex. Returns what is wrong,
  * or undefined. An empty value is not judged here: whether it may be empty is the caller's rule.
  */
-export function parameterValueProblem(parameter: RichParameter, value: string, previous?: string): string | undefined {
+export function parameterValueProblem(parameter: ParameterRules, value: string, previous?: string): string | undefined {
   switch (parameter.type) {
     case 'bool':
       if (value !== 'true' && value !== 'false') return `value "${value}" must be true or false`;
@@ -38,14 +51,14 @@ export function isIntegerText(value: string): boolean {
   return /^[-+]?\d+$/.test(value.trim());
 }
 
-function optionProblem(parameter: RichParameter, values: readonly string[]): string | undefined {
+function optionProblem(parameter: ParameterRules, values: readonly string[]): string | undefined {
   if (parameter.options.length === 0) return undefined;
   const allowed = parameter.options.map((option) => option.value);
   const bad = values.find((value) => !allowed.includes(value));
   return bad === undefined ? undefined : `value "${bad}" must match one of options: [${allowed.join(', ')}]`;
 }
 
-function numberProblem(parameter: RichParameter, value: string, previous: string | undefined): string | undefined {
+function numberProblem(parameter: ParameterRules, value: string, previous: string | undefined): string | undefined {
   if (!isIntegerText(value)) return `value "${value}" must be an integer`;
   const n = Number(value);
   const custom = (fallback: string): string =>
@@ -73,7 +86,7 @@ function numberProblem(parameter: RichParameter, value: string, previous: string
   return undefined;
 }
 
-function regexProblem(parameter: RichParameter, value: string): string | undefined {
+function regexProblem(parameter: ParameterRules, value: string): string | undefined {
   if (parameter.validation_regex === '') return undefined;
   if (new RegExp(parameter.validation_regex).test(value)) return undefined;
   const reason = `value "${value}" does not match "${parameter.validation_regex}"`;
@@ -81,7 +94,7 @@ function regexProblem(parameter: RichParameter, value: string): string | undefin
 }
 
 /** The form the reference picks for a parameter that names none. */
-export function defaultFormType(type: RichParameter['type'], hasOptions: boolean): string {
+export function defaultFormType(type: ParameterRules['type'], hasOptions: boolean): string {
   if (type === 'list(string)') return hasOptions ? 'multi-select' : 'tag-select';
   if (hasOptions) return 'radio';
   return type === 'bool' ? 'checkbox' : 'input';

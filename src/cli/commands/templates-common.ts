@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import { ApiError } from '../../sdk/api-error.js';
+import type { CoveClient } from '../../sdk/client.js';
+import type { Template, TemplateVersion } from '../../sdk/wire/index.js';
+import { CliError } from '../cli-error.js';
+import type { OptionSpec } from '../command.js';
+
+/** `-O/--org`, for the commands where an organization matters. */
+export const orgOption: OptionSpec = { flags: '-O, --org <organization>', description: 'Organization name or id', default: 'default' };
+
+/**
+ * Adds options that may be given more than once, each time with one value. Declared through
+ * `configure` because a variadic option (`<value...>`) would also swallow the positional
+ * arguments that follow it.
+ */
+export function repeatableOptions(options: readonly OptionSpec[]): (command: Command) => Promise<void> {
+  return async (command) => {
+    for (const option of options) {
+      command.option(option.flags, option.description, (value: string, previous: readonly string[] | undefined) => [...(previous ?? []), value]);
+    }
+  };
+}
+
+/** The values of a repeatable option; none when it was not given. */
+export function listOption(options: Readonly<Record<string, unknown>>, key: string): string[] {
+  const value = options[key];
+  return Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
+}
+
+/** A string option, or undefined when it was not given. */
+export function stringOption(options: Readonly<Record<string, unknown>>, key: string): string | undefined {
+  const value = options[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * A boolean flag that may carry a value: `--flag` is true, `--flag=false` false; undefined when
+ * not given. Anything else is a mistake worth saying.
+ */
+export function booleanOption(options: Readonly<Record<string, unknown>>, key: string, flag: string): boolean | undefined {
+  const value = options[key];
+  if (value === undefined || typeof value === 'boolean') return value;
+  const text = String(value).toLowerCase();
+  if (['true', 'yes', '1'].includes(text)) return true;
+  if (['false', 'no', '0'].includes(text)) return false;
+  throw new CliError(`${flag} takes true or false, not "${String(value)}".`, { hint: `Write ${flag}=false; a bare ${flag} means true.` });
+}
+
+/** Reads `key=value` pairs of a repeatable flag into a map (later wins). */
+export function parsePairs(pairs: readonly string[], flag: string): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const pair of pairs) {
+    const index = pair.indexOf('=');
+    if (index <= 0) throw new CliError(`${flag} "${pair}" is not key=value.`);
+    map[pair.slice(0, index)] = pair.slice(index + 1);
+  }
+  return map;
+}
+
+/** The template named `name` in the organization, or undefined when there is none (or it is invisible). */
+export async function findTemplate(client: CoveClient, organization: string, name: string): Promise<Template | undefined> {
+  try {
+    return await client.templateByName(organization, name);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The template named `name`, or a clear error. */
+export async function requireTemplate(client: CoveClient, organization: string, name: string): Promise<Template> {
+  const template = await findTemplate(client, organization, name);
+  if (!template) throw new CliError(`No template named "${name}" in organization ${organization}.`, { hint: 'See "cove templates list".' });
+  return template;
+}
+
+/**
+ * A version of a template: `active` (the default), `latest` (the newest), or a version name.
+ */
+export async function resolveVersion(client: CoveClient, template: Template, which = 'active'): Promise<TemplateVersion> {
+  if (which === 'active') return client.templateVersion(template.active_version_id);
+  if (which === 'latest') {
+    const versions = await client.templateVersions(template.id);
+    const newest = versions.reduce<TemplateVersion | undefined>((best, v) => (best === undefined || v.created_at > best.created_at ? v : best), undefined);
+    if (!newest) throw new CliError(`Template "${template.name}" has no versions.`);
+    return newest;
+  }
+  try {
+    return await client.templateVersionByName(template.id, which);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new CliError(`Template "${template.name}" has no version named "${which}".`, { hint: `See "cove templates versions list ${template.name}".` });
+    }
+    throw error;
+  }
+}

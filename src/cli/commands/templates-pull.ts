@@ -1,0 +1,61 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ArchiveError, extractTar } from '../../lib/archive/index.js';
+import { CliError } from '../cli-error.js';
+import type { CommandSpec } from '../command.js';
+import { printJson } from '../output.js';
+import { orgOption, requireTemplate, resolveVersion, stringOption } from './templates-common.js';
+
+/** `cove templates pull`: a version's files, extracted into a directory or as one archive. */
+export const pullCommand: CommandSpec = {
+  name: 'pull',
+  summary: "Download a template version's files",
+  description:
+    "Download a template version's files and extract them into DEST (new or empty; default: the " +
+    'template name), or with --tar or --zip write them as one archive to DEST (default: NAME.tar or NAME.zip; - for standard output).',
+  arguments: [
+    { name: 'template', description: 'Template name', required: true },
+    { name: 'dest', description: 'Destination directory, or archive file with --tar/--zip' },
+  ],
+  options: [
+    orgOption,
+    { flags: '--version <version>', description: 'active, latest, or a version name', default: 'active' },
+    { flags: '--tar', description: 'Write a tar archive instead of extracting', default: false },
+    { flags: '--zip', description: 'Write a zip archive instead of extracting', default: false },
+  ],
+  examples: ['cove templates pull python ./python', 'cove templates pull python --version latest --zip'],
+  async run(context, [name = '', dest], options) {
+    const format = options['zip'] === true ? 'zip' : options['tar'] === true ? 'tar' : undefined;
+    if (options['zip'] === true && options['tar'] === true) throw new CliError('Pass --tar or --zip, not both.');
+    const client = await context.client();
+    const template = await requireTemplate(client, String(options['org']), name);
+    const version = await resolveVersion(client, template, stringOption(options, 'version'));
+    const archive = await client.downloadFile(version.job.file_id, format === 'zip' ? 'zip' : undefined);
+    if (format !== undefined && dest === '-') {
+      context.io.stdout.write(archive);
+      return 0;
+    }
+    const target = resolve(dest ?? (format ? `${template.name}.${format}` : template.name));
+    if (format !== undefined) await writeFile(target, archive);
+    else await extractInto(target, archive);
+    if (context.json) printJson(context.io, { template: template.name, version: version.name, path: target, format: format ?? 'directory' });
+    else context.say(`Pulled version "${version.name}" of ${template.name} into ${target}.`);
+    return 0;
+  },
+};
+
+async function extractInto(target: string, tar: Buffer): Promise<void> {
+  try {
+    if ((await readdir(target)).length > 0) throw new CliError(`${target} is not empty.`, { hint: 'Pull into a new or empty directory, so no file of yours is overwritten.' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') throw new CliError(`${target} is a file, not a directory.`);
+    if (code !== 'ENOENT') throw error;
+  }
+  try {
+    await extractTar(tar, target);
+  } catch (error) {
+    if (error instanceof ArchiveError) throw new CliError(`The archive of this version cannot be extracted safely: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,217 @@
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { CoveClient } from '../../sdk/client.js';
+import type { CreateTemplateVersionRequest, Template, TemplateVersion } from '../../sdk/wire/index.js';
+import { BuildLogPrinter } from '../build-logs.js';
+import { CliError } from '../cli-error.js';
+import type { CommandContext, CommandSpec } from '../command.js';
+import { printJson } from '../output.js';
+import { canPrompt, prompt } from '../prompt.js';
+import { tarTemplateDirectory } from '../template-archive.js';
+import { booleanOption, findTemplate, listOption, orgOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
+
+const PROVISIONERS = ['native', 'echo', 'terraform'] as const;
+type ProvisionerName = (typeof PROVISIONERS)[number];
+
+/** How often the job is asked for its queue position, and for its end when the log stream broke. */
+const POLL_MS = 1000;
+
+/** `cove templates push`: upload a directory as a new version, then create the template or make the version active. */
+export const pushCommand: CommandSpec = {
+  name: 'push',
+  summary: 'Create or update a template from a directory',
+  description:
+    'Upload a template directory as a new version and follow its import. A new template is created ' +
+    'with it; an existing one gets it as its active version unless --activate=false. The provisioner ' +
+    'is detected from the files (template.yaml: native, echo.json: echo, *.tf: terraform).',
+  arguments: [{ name: 'directory', description: 'Template directory (default: the current directory)' }],
+  options: [
+    orgOption,
+    { flags: '--name <template>', description: "Template name (default: the directory's name)" },
+    { flags: '--version-name <name>', description: 'Name of the new version (default: a generated one)' },
+    { flags: '--variables-file <file>', description: 'A YAML or JSON map of template variable values' },
+    { flags: '-m, --message <text>', description: 'What changed in this version', default: 'Uploaded from the CLI' },
+    { flags: '--activate [bool]', description: 'Make the new version active (--activate=false uploads it only)', default: true },
+    { flags: '--no-activate', description: 'Upload the version without making it active' },
+    { flags: '--provisioner <kind>', description: 'native, echo or terraform (default: detected from the files)' },
+    { flags: '-y, --yes', description: 'Create a new template without asking', default: false },
+  ],
+  configure: repeatableOptions([
+    { flags: '--variable <name=value>', description: 'A template variable value (repeatable; wins over --variables-file)' },
+    { flags: '--provisioner-tag <key=value>', description: 'Run the import on a provisioner with this tag (repeatable)' },
+  ]),
+  examples: [
+    'cove templates push ./my-template -y',
+    'cove templates push . --name python --variable base_dir=/srv/ws --message "Python 3.13"',
+    'cove templates push ./gpu --provisioner-tag pool=gpu --activate=false',
+  ],
+  async run(context, [directory = '.'], options) {
+    const organization = String(options['org']);
+    const dir = resolve(directory);
+    const name = stringOption(options, 'name') ?? basename(dir);
+    const activate = booleanOption(options, 'activate', '--activate') !== false;
+    const request = {
+      ...(await versionRequest(options)),
+      tags: parsePairs(listOption(options, 'provisionerTag'), '--provisioner-tag'),
+    };
+    const client = await context.client();
+    const existing = await findTemplate(client, organization, name);
+    if (!existing) await confirmCreate(context, name, organization, options['yes'] === true);
+
+    const tar = await tarTemplateDirectory(dir);
+    context.say(`Uploading ${dir} (${formatBytes(tar.length)})...`);
+    const { id: fileId } = await client.uploadFile(tar);
+    const created = await client.createTemplateVersion(organization, {
+      ...request,
+      storage_method: 'file',
+      file_id: fileId,
+      ...(existing ? { template_id: existing.id } : {}),
+    });
+    const version = await followImport(context, client, created);
+    if (version.job.status !== 'succeeded') {
+      if (context.json) printJson(context.io, version);
+      throw importFailed(version);
+    }
+    const template = existing ?? (await client.createTemplate(organization, { name, template_version_id: version.id }));
+    if (existing && activate) await client.promoteTemplateVersion(existing.id, version.id);
+    if (context.json) printJson(context.io, version);
+    else context.say(finalLine(template, version, existing === undefined || activate));
+    return 0;
+  },
+};
+
+/** Everything of the version request that comes from flags and files alone. */
+async function versionRequest(options: Readonly<Record<string, unknown>>): Promise<CreateTemplateVersionRequest> {
+  const provisioner = stringOption(options, 'provisioner');
+  if (provisioner !== undefined && !PROVISIONERS.includes(provisioner as ProvisionerName)) {
+    throw new CliError(`--provisioner must be one of ${PROVISIONERS.join(', ')}, not "${provisioner}".`);
+  }
+  const variablesFile = stringOption(options, 'variablesFile');
+  const variables = {
+    ...(variablesFile === undefined ? {} : await readVariablesFile(variablesFile)),
+    ...parsePairs(listOption(options, 'variable'), '--variable'),
+  };
+  const versionName = stringOption(options, 'versionName');
+  return {
+    message: String(options['message'] ?? ''),
+    ...(versionName ? { name: versionName } : {}),
+    ...(provisioner ? { provisioner: provisioner as ProvisionerName } : {}),
+    user_variable_values: Object.entries(variables).map(([key, value]) => ({ name: key, value })),
+  };
+}
+
+/** A map of variable names to values; YAML, which JSON also is. Non-string values are written as text. */
+async function readVariablesFile(path: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read the variables file ${path}: ${(error as Error).message}`);
+  }
+  const { parse } = await import('yaml');
+  let data: unknown;
+  try {
+    data = parse(text);
+  } catch (error) {
+    throw new CliError(`The variables file ${path} is not valid YAML or JSON: ${(error as Error).message}`);
+  }
+  if (data === null || data === undefined) return {};
+  if (typeof data !== 'object' || Array.isArray(data)) throw new CliError(`The variables file ${path} must hold a map of names to values.`);
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [key, typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)]),
+  );
+}
+
+/** Asked before the upload, so nobody waits for an import to be told no. Without a terminal, proceeds. */
+async function confirmCreate(context: CommandContext, name: string, organization: string, yes: boolean): Promise<void> {
+  if (yes || !canPrompt(context.io)) return;
+  const answer = await prompt(context.io, `Template "${name}" does not exist in ${organization}. Create it? [y/N] `);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was uploaded.', { exitCode: 1 });
+}
+
+/**
+ * Follows the import job to its end: its logs live over the WebSocket (printed by stage, unless
+ * the output is JSON), its queue position while it waits. Falls back to polling when the stream
+ * breaks, so a proxy that drops WebSockets costs the live view, not the push.
+ */
+export async function followImport(context: CommandContext, client: CoveClient, version: TemplateVersion): Promise<TemplateVersion> {
+  const printer = context.json ? undefined : new BuildLogPrinter(context.io.stdout, { verbose: context.global.verbose, color: context.io.stdout.isTTY === true });
+  if (version.matched_provisioners?.count === 0) {
+    context.io.stderr.write('warning: no provisioner daemon serves jobs with these tags; the import waits until one connects.\n');
+  }
+  const stopWatching = new AbortController();
+  let watcher: Promise<void> = Promise.resolve();
+  if (printer && version.job.status === 'pending') {
+    printer.queued(version.job);
+    watcher = watchQueue(client, version.id, printer, stopWatching.signal);
+  }
+  let lastLogId: number | undefined;
+  try {
+    await client.followTemplateVersionLogs(version.id, (log) => {
+      lastLogId = log.id;
+      printer?.log(log);
+    });
+  } catch (error) {
+    if (context.global.verbose) context.io.stderr.write(`The log stream broke (${(error as Error).message}); polling instead.\n`);
+    await untilDone(client, version.id);
+    for (const log of await client.templateVersionLogs(version.id, lastLogId === undefined ? {} : { after: lastLogId })) printer?.log(log);
+  } finally {
+    stopWatching.abort();
+    await watcher;
+  }
+  const final = await untilDone(client, version.id);
+  printer?.finish(final.job);
+  return final;
+}
+
+/** Shows the queue position as it changes, until the job leaves the queue or the follow ends. */
+async function watchQueue(client: CoveClient, id: string, printer: BuildLogPrinter, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    if (!(await pause(POLL_MS, signal))) return;
+    const version = await client.templateVersion(id).catch(() => undefined);
+    if (signal.aborted || version === undefined || version.job.status !== 'pending') return;
+    printer.queued(version.job);
+  }
+}
+
+async function untilDone(client: CoveClient, id: string): Promise<TemplateVersion> {
+  for (;;) {
+    const version = await client.templateVersion(id);
+    if (['succeeded', 'failed', 'canceled'].includes(version.job.status)) return version;
+    await delay(POLL_MS);
+  }
+}
+
+/** Waits, or returns false at once when the signal fires. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await delay(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function importFailed(version: TemplateVersion): CliError {
+  const { job } = version;
+  if (job.status === 'canceled') return new CliError(`The import of version "${version.name}" was canceled.`);
+  const code = job.error_code ? ` [${job.error_code}]` : '';
+  return new CliError(`The import of version "${version.name}" failed${code}: ${job.error || 'no reason was given'}`, {
+    hint:
+      job.error_code === 'REQUIRED_TEMPLATE_VARIABLES'
+        ? 'Give each required variable a value with --variable name=value or --variables-file FILE.'
+        : 'The build log above shows where it went wrong.',
+  });
+}
+
+function finalLine(template: Template, version: TemplateVersion, active: boolean): string {
+  if (active) return `Template "${template.name}" is now at version "${version.name}".`;
+  return `Uploaded version "${version.name}" of template "${template.name}"; it is not active (promote it with "cove templates versions promote ${template.name} ${version.name}").`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
