@@ -106,6 +106,8 @@ export class ProvisionerDaemonSession {
           this.#send({ type: 'job', job });
           return;
         }
+        // A cancel_acquire that came while looking must not wait a whole poll to be answered.
+        if (!this.#acquiring || this.#closed) break;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, ACQUIRE_POLL_MS);
           this.#wake = () => {

@@ -18,6 +18,8 @@ interface OpenStage {
   lastAt: number;
   /** Queued is timed on this machine's clock: the job has no log lines while it waits. */
   readonly local: boolean;
+  /** An error line was logged in the stage: it closes as failed. */
+  failed: boolean;
 }
 
 const ANSI = { red: '\u001b[31m', yellow: '\u001b[33m', green: '\u001b[32m', dim: '\u001b[2m', reset: '\u001b[0m' } as const;
@@ -36,6 +38,7 @@ export class BuildLogPrinter {
   #stage: OpenStage | undefined;
   #queuePosition = 0;
   #finished = false;
+  #sawFailedStage = false;
 
   constructor(out: NodeJS.WritableStream, options: BuildLogOptions) {
     this.#out = out;
@@ -47,7 +50,7 @@ export class BuildLogPrinter {
   queued(job: Pick<ProvisionerJob, 'queue_position' | 'queue_size'>): void {
     if (this.#finished) return;
     if (this.#stage === undefined) {
-      this.#stage = { name: QUEUED, startedAt: this.#now(), lastAt: this.#now(), local: true };
+      this.#stage = { name: QUEUED, startedAt: this.#now(), lastAt: this.#now(), local: true, failed: false };
       this.#line(this.#mark('==>', '⧗', QUEUED));
     }
     if (this.#stage.name !== QUEUED || job.queue_position <= 0 || job.queue_position === this.#queuePosition) return;
@@ -62,11 +65,12 @@ export class BuildLogPrinter {
     const stage = log.stage || this.#stage?.name || 'Running';
     if (this.#stage === undefined || this.#stage.name !== stage) {
       this.#close('✔', at);
-      this.#stage = { name: stage, startedAt: at, lastAt: at, local: false };
+      this.#stage = { name: stage, startedAt: at, lastAt: at, local: false, failed: false };
       this.#line(this.#mark('==>', '⧗', stage));
     } else if (!this.#stage.local) {
       this.#stage.lastAt = Math.max(this.#stage.lastAt, at);
     }
+    if (log.log_level === 'error' && this.#stage) this.#stage.failed = true;
     // The runner opens each stage with an empty line; it marks the stage and says nothing else.
     if (log.output === '') return;
     if ((log.log_level === 'debug' || log.log_level === 'trace') && !this.#options.verbose) return;
@@ -74,16 +78,21 @@ export class BuildLogPrinter {
     this.#line(`${this.#paint(ANSI.dim, clockTime(at))} ${colour ? this.#paint(colour, log.output) : log.output}`);
   }
 
-  /** Closes the last stage: failed when the job failed or was canceled. */
+  /**
+   * Closes the last stage. When the job failed or was canceled and no stage has logged an error,
+   * the last stage is the one marked failed, so a failure is never shown as all ticks.
+   */
   finish(job: Pick<ProvisionerJob, 'status'>): void {
     if (this.#finished) return;
-    this.#close(job.status === 'succeeded' ? '✔' : '✘');
+    this.#close(job.status === 'succeeded' || this.#sawFailedStage ? '✔' : '✘');
     this.#finished = true;
   }
 
-  #close(mark: '✔' | '✘', nextAt?: number): void {
+  #close(passed: '✔' | '✘', nextAt?: number): void {
     const stage = this.#stage;
     if (stage === undefined) return;
+    const mark = stage.failed ? '✘' : passed;
+    if (mark === '✘') this.#sawFailedStage = true;
     const end = stage.local ? this.#now() : (nextAt ?? stage.lastAt);
     const ms = Math.max(0, Math.round(end - stage.startedAt));
     this.#line(`${this.#mark('===', mark, stage.name)} [${ms}ms]`);

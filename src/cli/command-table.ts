@@ -19,6 +19,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
   { name: 'users', summary: 'List, create, show, suspend, activate and delete users', load: async () => (await import('./commands/users.js')).usersCommand },
   { name: 'organizations', aliases: ['orgs', 'organization'], summary: 'Manage organizations and their members', load: async () => (await import('./commands/organizations.js')).organizationsCommand },
+  { name: 'templates', aliases: ['template'], summary: 'Create, push, pull, edit and delete templates', load: async () => (await import('./commands/templates.js')).templatesCommand },
+  { name: 'provisioner', aliases: ['provisioners'], summary: 'Run provisioner daemons and manage their keys', load: async () => (await import('./commands/provisioner.js')).provisionerCommand },
   { name: 'serve', aliases: ['server'], summary: 'Run the Cove daemon', load: async () => (await import('./commands/serve.js')).serveCommand },
   { name: 'version', summary: 'Show the version of cove and of the deployment', load: async () => (await import('./commands/version.js')).versionCommand },
 ];

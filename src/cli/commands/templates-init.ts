@@ -1,5 +1,5 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { exampleFiles, findTemplateExample, templateExamples, type TemplateExample } from '../../lib/template-examples/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
@@ -37,7 +37,7 @@ export const initCommand: CommandSpec = {
     }
     context.say(`Wrote the "${example.name}" example to ${target}:`);
     for (const file of files) context.say(`  ${file.path}`);
-    const shown = relative(process.cwd(), target) || '.';
+    const shown = directory ?? example.id;
     context.say(`Edit it, then create the template with "cove templates push ${shown.includes(' ') ? JSON.stringify(shown) : shown}".`);
     return 0;
   },

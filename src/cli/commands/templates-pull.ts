@@ -19,17 +19,18 @@ export const pullCommand: CommandSpec = {
   ],
   options: [
     orgOption,
-    { flags: '--version <version>', description: 'active, latest, or a version name', default: 'active' },
+    // Not --version: that is the global flag printing the CLI's own version.
+    { flags: '--template-version <version>', description: 'active, latest, or a version name', default: 'active' },
     { flags: '--tar', description: 'Write a tar archive instead of extracting', default: false },
     { flags: '--zip', description: 'Write a zip archive instead of extracting', default: false },
   ],
-  examples: ['cove templates pull python ./python', 'cove templates pull python --version latest --zip'],
+  examples: ['cove templates pull python ./python', 'cove templates pull python --template-version latest --zip'],
   async run(context, [name = '', dest], options) {
     const format = options['zip'] === true ? 'zip' : options['tar'] === true ? 'tar' : undefined;
     if (options['zip'] === true && options['tar'] === true) throw new CliError('Pass --tar or --zip, not both.');
     const client = await context.client();
     const template = await requireTemplate(client, String(options['org']), name);
-    const version = await resolveVersion(client, template, stringOption(options, 'version'));
+    const version = await resolveVersion(client, template, stringOption(options, 'templateVersion'));
     const archive = await client.downloadFile(version.job.file_id, format === 'zip' ? 'zip' : undefined);
     if (format !== undefined && dest === '-') {
       context.io.stdout.write(archive);
