@@ -9,6 +9,7 @@ import { fileRoutes } from './routes/files.js';
 import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
+import { workspaceRoutes } from './routes/workspaces.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
@@ -100,6 +101,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(templateVersionRoutes, context);
       await api.register(provisionerRoutes, context);
       await api.register(templateRoutes, context);
+      await api.register(workspaceRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -14,4 +14,6 @@ export interface ApiContext {
   readonly mailer: Mailer;
   /** The secret the daemon's own provisioner daemons present; empty when none run in-process. */
   readonly builtinProvisionerKey: string;
+  /** Checks a workspace autostart schedule; returns what is wrong with it, if anything. */
+  readonly checkSchedule: (schedule: string) => string | undefined;
 }

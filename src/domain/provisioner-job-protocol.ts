@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { HttpProblem } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type {
   AcquiredJob,
+  CompletedBuild,
   CompletedImport,
   CompletedJob,
   JobLogInput,
@@ -12,8 +14,10 @@ import { parseJson } from '../store/json-column.js';
 import { getFileById } from '../store/queries/files.js';
 import * as jobs from '../store/queries/provisioner-jobs.js';
 import { getUserById } from '../store/queries/users.js';
+import { getBuildByJobId, getWorkspaceById } from '../store/queries/workspaces.js';
 import type { Store } from '../store/store.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
+import { workspaceEventsChannel } from './workspace-events.js';
 import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
 
 /**
@@ -77,7 +81,9 @@ export async function acquireJob(store: Store, daemon: ConnectedDaemon, accessUr
     if (!daemonTakesJob(daemon.tags, parseJson<ProvisionerTags>(job.tags, {}))) continue;
     if (!(await jobs.claimJob(store.db, job.id, daemon.id, store.nowIso()))) continue;
     try {
-      return await describeJob(store, { ...job, worker_id: daemon.id }, accessUrl);
+      const acquired = await describeJob(store, { ...job, worker_id: daemon.id }, accessUrl);
+      if (job.type === 'workspace_build') await publishWorkspaceOfJob(store, job.id);
+      return acquired;
     } catch (error) {
       // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
       await finishJob(store, job.id, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
@@ -92,6 +98,7 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
   if (!file) throw new Error('its template file no longer exists');
   const initiator = await getUserById(store.db, job.initiator_id);
   const input = parseJson<JobInput>(job.input, {});
+  if (job.type === 'workspace_build') return describeBuildJob(store, job, file.data, initiator?.username ?? '', accessUrl);
   return {
     job_id: job.id,
     type: job.type as AcquiredJob['type'],
@@ -109,6 +116,33 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
     workspace_build_id: input.workspace_build_id ?? null,
     transition: 'start',
     previous_state_base64: null,
+    log_level: 'info',
+  };
+}
+
+async function describeBuildJob(store: Store, job: jobs.ProvisionerJobRow, archive: Buffer, initiator: string, accessUrl: string): Promise<AcquiredJob> {
+  const build = await getBuildByJobId(store.db, job.id);
+  if (!build) throw new Error('its workspace build no longer exists');
+  const workspace = await getWorkspaceById(store.db, build.workspace_id);
+  if (!workspace) throw new Error('its workspace no longer exists');
+  const owner = await getUserById(store.db, workspace.owner_id);
+  const version = await store.db.selectFrom('template_versions').select('variables').where('id', '=', build.template_version_id).executeTakeFirst();
+  const variables = parseJson<TemplateVariable[]>(version?.variables, []);
+  const transition = build.transition as AcquiredJob['transition'];
+  return {
+    job_id: job.id,
+    type: 'workspace_build',
+    created_at: job.created_at,
+    provisioner: job.provisioner,
+    initiator_username: initiator,
+    access_url: accessUrl,
+    archive_base64: archive.toString('base64'),
+    user_variable_values: variables.map((variable) => ({ name: variable.name, value: variable.value })),
+    rich_parameter_values: parseJson(build.rich_parameter_values, []),
+    workspace: { id: workspace.id, name: workspace.name, owner: owner?.username ?? '', owner_id: workspace.owner_id, start_count: transition === 'start' ? 1 : 0 },
+    workspace_build_id: build.id,
+    transition,
+    previous_state_base64: build.provisioner_state && build.provisioner_state.length > 0 ? Buffer.from(build.provisioner_state).toString('base64') : null,
     log_level: 'info',
   };
 }
@@ -161,6 +195,7 @@ export async function completeJob(store: Store, daemonId: string, jobId: string,
     if (result.type === 'template_version_dry_run') {
       await jobs.insertResources(trx, resourceRows(jobId, 'start', result.resources, now));
     }
+    if (result.type === 'workspace_build') await storeBuild(trx, jobId, result, now);
     await trx
       .updateTable('provisioner_jobs')
       .set({ completed_at: now, updated_at: now })
@@ -169,6 +204,7 @@ export async function completeJob(store: Store, daemonId: string, jobId: string,
       .execute();
   });
   await publishJobEvent(store, jobId, 'done');
+  await publishWorkspaceOfJob(store, jobId);
 }
 
 async function storeImport(db: Store['db'], jobId: string, result: CompletedImport, now: string): Promise<void> {
@@ -188,6 +224,50 @@ async function storeImport(db: Store['db'], jobId: string, result: CompletedImpo
     ...resourceRows(jobId, 'start', result.start_resources, now),
     ...resourceRows(jobId, 'stop', result.stop_resources, now),
   ]);
+}
+
+async function storeBuild(db: Store['db'], jobId: string, result: CompletedBuild, now: string): Promise<void> {
+  const build = await getBuildByJobId(db, jobId);
+  if (!build) return;
+  const rows = resourceRows(jobId, build.transition, result.resources, now);
+  await jobs.insertResources(db, rows);
+  const agents = rows.flatMap((row, index) =>
+    (result.resources[index]?.agents ?? []).map((agent) => ({
+      id: newId(),
+      resource_id: row.id,
+      name: agent.name,
+      auth_token_hash: createHash('sha256').update(agent.auth_token).digest('hex'),
+      definition: JSON.stringify({ ...agent, auth_token: '' }),
+      lifecycle_state: 'created',
+      created_at: now,
+      updated_at: now,
+      first_connected_at: null,
+      last_connected_at: null,
+      disconnected_at: null,
+      started_at: null,
+      ready_at: null,
+    })),
+  );
+  if (agents.length > 0) await db.insertInto('workspace_agents').values(agents).execute();
+  await db
+    .updateTable('workspace_builds')
+    .set({
+      provisioner_state: Buffer.from(result.state_base64, 'base64'),
+      daily_cost: result.resources.reduce((sum, resource) => sum + resource.daily_cost, 0),
+      updated_at: now,
+    })
+    .where('id', '=', build.id)
+    .execute();
+  if (build.transition === 'delete') {
+    await db.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspace_id).execute();
+  }
+  if (build.transition === 'start') {
+    const workspace = await getWorkspaceById(db, build.workspace_id);
+    const ttl = workspace?.ttl_ms ?? 0;
+    if (ttl > 0) {
+      await db.updateTable('workspace_builds').set({ deadline: new Date(Date.parse(now) + ttl).toISOString() }).where('id', '=', build.id).execute();
+    }
+  }
 }
 
 function resourceRows(jobId: string, transition: string, resources: readonly PlannedResource[], now: string): jobs.WorkspaceResourceRow[] {
@@ -215,10 +295,14 @@ export async function failJob(
   store: Store,
   daemonId: string,
   jobId: string,
-  failure: { readonly error: string; readonly error_code?: string | undefined; readonly canceled?: boolean | undefined },
+  failure: { readonly error: string; readonly error_code?: string | undefined; readonly canceled?: boolean | undefined; readonly state_base64?: string | undefined },
 ): Promise<void> {
   const job = await heldJob(store, daemonId, jobId);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;
+  // What a failed build did create is kept, so the next build can clean it up.
+  if (job.type === 'workspace_build' && failure.state_base64) {
+    await store.db.updateTable('workspace_builds').set({ provisioner_state: Buffer.from(failure.state_base64, 'base64') }).where('job_id', '=', jobId).execute();
+  }
   await finishJob(store, jobId, canceledOnRequest ? { error: '', error_code: '' } : { error: failure.error || 'failed', error_code: failure.error_code ?? '' });
 }
 
@@ -231,6 +315,13 @@ async function finishJob(store: Store, jobId: string, outcome: { readonly error:
     .where('completed_at', 'is', null)
     .execute();
   await publishJobEvent(store, jobId, 'done');
+  await publishWorkspaceOfJob(store, jobId);
+}
+
+/** Tells watchers of the workspace a build job belongs to that it changed. */
+async function publishWorkspaceOfJob(store: Store, jobId: string): Promise<void> {
+  const build = await getBuildByJobId(store.db, jobId);
+  if (build) await store.pubsub.publish(workspaceEventsChannel(build.workspace_id), 'build');
 }
 
 /** Tells everyone following a job (log streams, the daemon holding it) that something happened. */

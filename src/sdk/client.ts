@@ -28,6 +28,11 @@ import type {
   UsersResponse,
   ValidatePasswordResponse,
   UploadResponse,
+  CreateWorkspaceBuildRequest,
+  CreateWorkspaceRequest,
+  Workspace,
+  WorkspaceBuild,
+  WorkspacesResponse,
   CreateProvisionerKeyRequest,
   CreateProvisionerKeyResponse,
   CreateTemplateRequest,
@@ -426,6 +431,68 @@ export class CoveClient {
 
   archiveTemplateVersions(templateId: string, all = false): Promise<{ template_id: string; archived_ids: string[] }> {
     return this.request('POST', `/templates/${encodeURIComponent(templateId)}/versions/archive`, { body: { all } });
+  }
+
+  // Workspaces
+
+  createWorkspace(user: string, request: CreateWorkspaceRequest): Promise<Workspace> {
+    return this.request('POST', `/users/${encodeURIComponent(user)}/workspaces`, { body: request });
+  }
+
+  createOrganizationWorkspace(organization: string, user: string, request: CreateWorkspaceRequest): Promise<Workspace> {
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/workspaces`, { body: request });
+  }
+
+  /** Workspaces the caller can see; `q` takes `owner:`, `template:`, `name:`, `status:`, `outdated:`, `dormant:`, `has-agent:`. */
+  workspaces(query: { readonly q?: string; readonly limit?: number; readonly offset?: number } = {}): Promise<WorkspacesResponse> {
+    return this.request('GET', '/workspaces', { query });
+  }
+
+  workspace(id: string, includeDeleted = false): Promise<Workspace> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(id)}`, { query: includeDeleted ? { include_deleted: true } : {} });
+  }
+
+  workspaceByOwnerAndName(user: string, name: string, includeDeleted = false): Promise<Workspace> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/workspace/${encodeURIComponent(name)}`, { query: includeDeleted ? { include_deleted: true } : {} });
+  }
+
+  renameWorkspace(id: string, name: string): Promise<void> {
+    return this.request('PATCH', `/workspaces/${encodeURIComponent(id)}`, { body: { name } });
+  }
+
+  createWorkspaceBuild(workspaceId: string, request: CreateWorkspaceBuildRequest): Promise<WorkspaceBuild> {
+    return this.request('POST', `/workspaces/${encodeURIComponent(workspaceId)}/builds`, { body: request });
+  }
+
+  workspaceBuilds(workspaceId: string): Promise<WorkspaceBuild[]> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(workspaceId)}/builds`);
+  }
+
+  workspaceBuild(id: string): Promise<WorkspaceBuild> {
+    return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}`);
+  }
+
+  workspaceBuildByNumber(user: string, workspace: string, buildNumber: number): Promise<WorkspaceBuild> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/workspace/${encodeURIComponent(workspace)}/builds/${buildNumber}`);
+  }
+
+  cancelWorkspaceBuild(id: string): Promise<Response> {
+    return this.request('PATCH', `/workspacebuilds/${encodeURIComponent(id)}/cancel`);
+  }
+
+  workspaceBuildLogs(id: string): Promise<ProvisionerJobLog[]> {
+    return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/logs`);
+  }
+
+  /** Follows a build's logs until its job ends. */
+  followWorkspaceBuildLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number): Promise<void> {
+    return this.#follow(`/workspacebuilds/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
+      onLog(JSON.parse(text) as ProvisionerJobLog),
+    );
+  }
+
+  workspaceBuildParameters(id: string): Promise<{ name: string; value: string }[]> {
+    return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/parameters`);
   }
 
   // Provisioners

@@ -25,6 +25,7 @@ import * as files from './queries/files.js';
 import * as jobs from './queries/provisioner-jobs.js';
 import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
+import * as workspaces from './queries/workspaces.js';
 import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
@@ -41,6 +42,11 @@ export function templateRbac(row: Pick<templates.TemplateRow, 'id' | 'organizati
     acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
     acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
   };
+}
+
+/** A workspace as the policy sees it; dormant ones are their own resource type, with fewer rights. */
+export function workspaceRbac(row: Pick<workspaces.WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>): RbacObject {
+  return { type: row.dormant_at ? 'workspace_dormant' : 'workspace', id: row.id, org_id: row.organization_id, owner_id: row.owner_id };
 }
 
 /** A membership with the fields of its user that member listings show. */
@@ -652,6 +658,110 @@ export class AuthorizedStore {
   async listProvisionerDaemons(organizationId: string): Promise<Database['provisioner_daemons'][]> {
     this.#require('read', orgScoped('provisioner_daemon', organizationId));
     return this.#store.db.selectFrom('provisioner_daemons').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').execute();
+  }
+
+  // Workspaces
+
+  /** A workspace by id; a deleted one only when asked for (it is still authorized as it was). */
+  async getWorkspace(id: string): Promise<workspaces.WorkspaceRow> {
+    const row = isUuid(id) ? await workspaces.getWorkspaceById(this.#store.db, id) : undefined;
+    if (!row) throw new NotFoundError('workspace');
+    this.#require('read', workspaceRbac(row));
+    return row;
+  }
+
+  /** A user's workspace by name. */
+  async getWorkspaceByOwnerAndName(ownerId: string, name: string, includeDeleted: boolean): Promise<workspaces.WorkspaceRow> {
+    const row = await workspaces.getWorkspaceByOwnerAndName(this.#store.db, ownerId, name, includeDeleted);
+    if (!row) throw new NotFoundError('workspace');
+    this.#require('read', workspaceRbac(row));
+    return row;
+  }
+
+  /** Live workspaces the subject may read, filtered in SQL, by owner then name. */
+  async listWorkspaces(filter: { readonly ownerId?: string | undefined; readonly templateIds?: readonly string[] | undefined; readonly name?: string | undefined }): Promise<workspaces.WorkspaceRow[]> {
+    const allowed = listFilter(this.subject, 'read', 'workspace');
+    let query = this.#store.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('deleted', '=', 0)
+      .where((eb) => allowedRows(eb, allowed, { org: 'organization_id', owner: 'owner_id' }));
+    if (filter.ownerId) query = query.where('owner_id', '=', filter.ownerId);
+    if (filter.templateIds) query = filter.templateIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('template_id', 'in', filter.templateIds);
+    if (filter.name) query = query.where(sql<string>`lower(name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`);
+    return query.orderBy('owner_id').orderBy('name').execute();
+  }
+
+  /**
+   * Creates a workspace with its first build and that build's job, in one transaction. Needs the
+   * right to create workspaces for the owner in the organization and to use the template.
+   */
+  async insertWorkspace(row: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, job: jobs.ProvisionerJobRow, template: templates.TemplateRow): Promise<void> {
+    this.#require('create', workspaceRbac(row));
+    this.#require('use', templateRbac(template));
+    await this.#store.db.transaction().execute(async (trx) => {
+      await withConflicts(() => trx.insertInto('workspaces').values(row).execute());
+      await jobs.insertJob(trx, job);
+      await trx.insertInto('workspace_builds').values(build).execute();
+    });
+  }
+
+  /**
+   * Queues a build of a workspace. Starting and stopping need `update`, deleting needs `delete`.
+   * Two builds racing for the same number end with one 409 (ConflictError).
+   */
+  async insertBuild(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, job: jobs.ProvisionerJobRow): Promise<void> {
+    this.#require(build.transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
+    await this.#store.db.transaction().execute(async (trx) => {
+      await jobs.insertJob(trx, job);
+      await withConflicts(() => trx.insertInto('workspace_builds').values(build).execute());
+      await trx.updateTable('workspaces').set({ updated_at: build.created_at }).where('id', '=', workspace.id).execute();
+    });
+  }
+
+  /** Throws NotAuthorizedError unless the subject may act on the workspace. */
+  authorizeWorkspace(action: 'update' | 'delete' | 'read', workspace: workspaces.WorkspaceRow): void {
+    this.#require(action, workspaceRbac(workspace));
+  }
+
+  /** Changes a workspace's own settings (name, schedule, TTL, favorite, ...); needs `update`. */
+  async updateWorkspace(workspace: workspaces.WorkspaceRow, changes: Partial<Omit<workspaces.WorkspaceRow, 'id'>>): Promise<workspaces.WorkspaceRow> {
+    this.#require('update', workspaceRbac(workspace));
+    await withConflicts(() => this.#store.db.updateTable('workspaces').set({ ...changes, updated_at: this.#store.nowIso() }).where('id', '=', workspace.id).execute());
+    return (await workspaces.getWorkspaceById(this.#store.db, workspace.id)) ?? workspace;
+  }
+
+  /** The builds of a readable workspace, newest first. */
+  async listWorkspaceBuilds(workspace: workspaces.WorkspaceRow): Promise<workspaces.WorkspaceBuildRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    return workspaces.listBuilds(this.#store.db, workspace.id);
+  }
+
+  /** One build with its workspace. */
+  async getWorkspaceBuild(id: string): Promise<{ build: workspaces.WorkspaceBuildRow; workspace: workspaces.WorkspaceRow }> {
+    const build = isUuid(id) ? await workspaces.getBuildById(this.#store.db, id) : undefined;
+    if (!build) throw new NotFoundError('workspace build');
+    const workspace = await workspaces.getWorkspaceById(this.#store.db, build.workspace_id);
+    if (!workspace) throw new NotFoundError('workspace');
+    this.#require('read', workspaceRbac(workspace));
+    return { build, workspace };
+  }
+
+  /** Asks a build's job to stop; needs `update` on the workspace. */
+  async cancelWorkspaceBuildJob(workspace: workspaces.WorkspaceRow, job: jobs.ProvisionerJobRow): Promise<void> {
+    this.#require('update', workspaceRbac(workspace));
+    const now = this.#store.nowIso();
+    await this.#store.db
+      .updateTable('provisioner_jobs')
+      .set((eb) => ({
+        canceled_at: now,
+        updated_at: now,
+        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
+      }))
+      .where('id', '=', job.id)
+      .where('completed_at', 'is', null)
+      .where('canceled_at', 'is', null)
+      .execute();
   }
 
   #require(action: Action, object: RbacObject): void {

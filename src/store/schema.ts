@@ -21,6 +21,9 @@ export interface Database {
   workspace_resources: WorkspaceResourceTable;
   provisioner_keys: ProvisionerKeyTable;
   provisioner_daemons: ProvisionerDaemonTable;
+  workspaces: WorkspaceTable;
+  workspace_builds: WorkspaceBuildTable;
+  workspace_agents: WorkspaceAgentTable;
 }
 
 export interface MigrationTable {
@@ -235,6 +238,61 @@ export interface ProvisionerDaemonTable {
   api_version: string;
   created_at: string;
   last_seen_at: string | null;
+}
+
+export interface WorkspaceTable {
+  id: string;
+  organization_id: string;
+  owner_id: string;
+  template_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+  deleted: number;
+  autostart_schedule: string | null;
+  ttl_ms: number | null;
+  last_used_at: string;
+  dormant_at: string | null;
+  deleting_at: string | null;
+  automatic_updates: string;
+  favorite: number;
+}
+
+export interface WorkspaceBuildTable {
+  id: string;
+  workspace_id: string;
+  template_version_id: string;
+  build_number: number;
+  transition: string;
+  initiator_id: string;
+  job_id: string;
+  reason: string;
+  provisioner_state: Buffer | null;
+  deadline: string | null;
+  max_deadline: string | null;
+  daily_cost: number;
+  /** JSON array of {name, value}. */
+  rich_parameter_values: string;
+  template_version_preset_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkspaceAgentTable {
+  id: string;
+  resource_id: string;
+  name: string;
+  auth_token_hash: string;
+  /** JSON of the agent as the template declared it (a planned agent without its token). */
+  definition: string;
+  lifecycle_state: string;
+  created_at: string;
+  updated_at: string;
+  first_connected_at: string | null;
+  last_connected_at: string | null;
+  disconnected_at: string | null;
+  started_at: string | null;
+  ready_at: string | null;
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };

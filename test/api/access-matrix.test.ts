@@ -43,6 +43,10 @@ interface World {
   readonly memberFileId: string;
   /** A template everyone in the default organization may use, with versions `v1` (active) and `v2`. */
   readonly template: { readonly id: string; readonly v1: string; readonly v1Job: string; readonly v2: string };
+  /** The member's workspace `member-ws`, with its finished first build. */
+  readonly memberWorkspace: { readonly id: string; readonly build: string };
+  /** A new workspace of the member's, its first build finished. */
+  freshMemberWorkspace(): Promise<string>;
   /** A finished dry run of `v1` by the owner. */
   readonly ownerDryRun: string;
   /** A newly imported version: of the template given, or of none yet. */
@@ -81,6 +85,11 @@ function templateWriters(status: number): Expectation {
 /** Those who may read the owner's workspaces (and so the owner's dry runs); others cannot see them. */
 function workspaceReaders(status: number): Expectation {
   return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status });
+}
+
+/** Those who may read the member's workspaces: the member, organization admins, owners and template admins. */
+function memberWorkspaceReaders(status: number): Expectation {
+  return signedIn(404, { member: status, orgAdmin: status, owner: status, templateAdmin: status });
 }
 
 /** Those who may read templates across organizations (the examples page). */
@@ -336,6 +345,49 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions/v1`) }),
     expect: signedIn(200),
   },
+  // Workspaces
+  'POST /api/v2/users/:user/workspaces': {
+    call: (world) => ({ path: api('/users/me/workspaces'), body: { name: world.unique('ws'), template_id: world.template.id } }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/organizations/:organization/members/:user/workspaces': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/members/me/workspaces`), body: { name: world.unique('ws'), template_id: world.template.id } }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/workspaces': { call: () => ({ path: api('/workspaces') }), expect: signedIn(200) },
+  'GET /api/v2/workspaces/:workspace': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/users/:user/workspace/:workspacename': {
+    call: () => ({ path: api('/users/member/workspace/member-ws') }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'PATCH /api/v2/workspaces/:workspace': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`), body: { name: 'member-ws' } }),
+    // Renaming to the same name is a no-op for those who may rename; template admins only read workspaces.
+    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+  },
+  'POST /api/v2/workspaces/:workspace/builds': {
+    call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/builds`), body: { transition: 'stop' } }),
+    expect: { ...memberWorkspaceReaders(201), templateAdmin: 403 },
+  },
+  'GET /api/v2/workspaces/:workspace/builds': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/builds`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/users/:user/workspace/:workspacename/builds/:buildnumber': {
+    call: () => ({ path: api('/users/member/workspace/member-ws/builds/1') }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspacebuilds/:workspacebuild': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }), expect: memberWorkspaceReaders(200) },
+  'PATCH /api/v2/workspacebuilds/:workspacebuild/cancel': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/cancel`) }),
+    // The template does not let users cancel builds: only owners may, and this one has finished.
+    expect: { ...memberWorkspaceReaders(403), owner: 400 },
+  },
+  'GET /api/v2/workspacebuilds/:workspacebuild/logs': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/logs`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspacebuilds/:workspacebuild/resources': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/resources`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspacebuilds/:workspacebuild/parameters': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/parameters`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspacebuilds/:workspacebuild/state': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/state`) }),
+    // Provisioner state may hold infrastructure secrets: template managers only.
+    expect: { ...memberWorkspaceReaders(200), member: 404 },
+  },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
@@ -525,11 +577,19 @@ async function buildWorld(test: TestDaemon): Promise<World> {
   for (let status = dryRun.status; status !== 'succeeded'; status = (await owner.dryRun(v1.id, dryRun.id)).status) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const memberWorkspace = async (name: string) => {
+    const workspace = await member.createWorkspace('me', { name, template_id: template.id });
+    await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
+    return { id: workspace.id, build: workspace.latest_build.id };
+  };
+  const memberWs = await memberWorkspace('member-ws');
 
   return {
     owner,
     template: { id: template.id, v1: v1.id, v1Job: v1.job.id, v2: v2.id },
     ownerDryRun: dryRun.id,
+    memberWorkspace: memberWs,
+    freshMemberWorkspace: async () => (await memberWorkspace(unique('member-fresh'))).id,
     freshVersion: async (templateId) => (await freshVersion(templateId)).id,
     freshTemplate: async () => (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
     tokens: tokens as Record<Subject, string | undefined>,

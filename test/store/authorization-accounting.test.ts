@@ -344,6 +344,84 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun)).canceled_at),
     denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun)),
   },
+  insertWorkspace: {
+    allowed: async (w) => assert.ok((await workspaceFixture(w, w.member)).workspace.id),
+    denied: async (w) => expectRefused(() => workspaceFixture(w, w.outsider)),
+  },
+  getWorkspace: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.equal((await w.owner.getWorkspace(workspace.id)).id, workspace.id);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspace(workspace.id));
+    },
+  },
+  getWorkspaceByOwnerAndName: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceByOwnerAndName(w.memberId, workspace.name, false)).id, workspace.id);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceByOwnerAndName(w.ownerId, workspace.name, false));
+    },
+  },
+  listWorkspaces: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.ok((await w.owner.listWorkspaces({})).some((row) => row.id === workspace.id));
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      assert.ok(!(await w.member.listWorkspaces({})).some((row) => row.id === workspace.id));
+    },
+  },
+  insertBuild: {
+    allowed: async (w) => {
+      const { workspace, build, job } = await workspaceFixture(w, w.member);
+      const next = await nextJob(w, job);
+      await w.member.insertBuild(workspace, { ...build, id: newId(), build_number: 2, transition: 'stop', job_id: next.id }, next);
+    },
+    denied: async (w) => {
+      const { workspace, build, job } = await workspaceFixture(w, w.owner);
+      const next = await nextJob(w, job);
+      await expectRefused(() => w.member.insertBuild(workspace, { ...build, id: newId(), build_number: 2, job_id: next.id }, next));
+    },
+  },
+  authorizeWorkspace: {
+    allowed: async (w) => w.member.authorizeWorkspace('update', (await workspaceFixture(w, w.member)).workspace),
+    denied: async (w) => expectRefused(async () => w.member.authorizeWorkspace('read', (await workspaceFixture(w, w.owner)).workspace)),
+  },
+  updateWorkspace: {
+    allowed: async (w) => assert.equal((await w.member.updateWorkspace((await workspaceFixture(w, w.member)).workspace, { favorite: 1 })).favorite, 1),
+    denied: async (w) => expectRefused(async () => w.member.updateWorkspace((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
+  },
+  listWorkspaceBuilds: {
+    allowed: async (w) => assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace)).length, 1),
+    denied: async (w) => expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace)),
+  },
+  getWorkspaceBuild: {
+    allowed: async (w) => {
+      const { build } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceBuild(build.id)).build.id, build.id);
+    },
+    denied: async (w) => {
+      const { build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceBuild(build.id));
+    },
+  },
+  cancelWorkspaceBuildJob: {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      await w.member.cancelWorkspaceBuildJob(workspace, job);
+    },
+    denied: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job));
+    },
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
@@ -406,6 +484,32 @@ async function dryRunFixture(w: World) {
   const dryRun = { ...job, id: newId(), type: 'template_version_dry_run', initiator_id: w.ownerId, input: JSON.stringify({ template_version_id: version.id }) };
   await w.owner.insertDryRunJob(version, dryRun);
   return { version, dryRun };
+}
+
+/** A workspace of the subject's own, created by it from a template everyone may use. */
+async function workspaceFixture(w: World, store: AuthorizedStore) {
+  const { template } = await templateFixture(w);
+  const { version, job: importJob } = await w.owner.getTemplateVersion(template.active_version_id);
+  const now = w.test.clock.now().toISOString();
+  const ownerId = store.subject.id;
+  const workspace = {
+    id: newId(), organization_id: defaultOrg(w), owner_id: ownerId, template_id: template.id, name: `ws-${++fixtureCount}`, created_at: now, updated_at: now,
+    deleted: 0, autostart_schedule: null, ttl_ms: null, last_used_at: now, dormant_at: null, deleting_at: null, automatic_updates: 'never', favorite: 0,
+  };
+  const job = { ...importJob, id: newId(), type: 'workspace_build', initiator_id: ownerId, input: '{}' };
+  const build = {
+    id: newId(), workspace_id: workspace.id, template_version_id: version.id, build_number: 1, transition: 'start', initiator_id: ownerId, job_id: job.id,
+    reason: 'initiator', provisioner_state: null, deadline: null, max_deadline: null, daily_cost: 0, rich_parameter_values: '[]', template_version_preset_id: null,
+    created_at: now, updated_at: now,
+  };
+  await store.insertWorkspace(workspace, build, job, template);
+  return { workspace, build, job };
+}
+
+/** A new job row like `job`, for a further build. */
+async function nextJob(w: World, job: { readonly id: string }) {
+  const row = await w.test.daemon.store.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
+  return { ...row, id: newId() };
 }
 
 function keyRow(w: World, name: string) {

@@ -7,3 +7,4 @@ export * from './provisioner-protocol.js';
 export * from './files.js';
 export * from './templates.js';
 export * from './provisioners.js';
+export * from './workspaces.js';

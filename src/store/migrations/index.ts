@@ -1,8 +1,9 @@
 import type { Migration } from './migration.js';
 import { identityMigration } from './0001-identity.js';
 import { templatesMigration } from './0002-templates.js';
+import { workspacesMigration } from './0003-workspaces.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration];
 
 export type { Migration } from './migration.js';

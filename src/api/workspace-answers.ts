@@ -1,0 +1,194 @@
+import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
+import { buildStatus } from '../domain/workspace-builds.js';
+import type { PlannedAgent, Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
+import { parseJson } from '../store/json-column.js';
+import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
+import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
+import type { ApiContext } from './context.js';
+import { toWireJob } from './convert/provisioner-job.js';
+
+/**
+ * Builds the API's answers for workspaces and builds: everything joined in a handful of queries
+ * per answer, whatever the number of rows.
+ */
+
+interface Lookups {
+  readonly users: Map<string, { username: string; avatar_url: string }>;
+  readonly versions: Map<string, { name: string; template_id: string | null }>;
+  readonly jobs: Map<string, JobView>;
+  readonly resources: Map<string, WorkspaceResource[]>;
+}
+
+async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[], workspaces: readonly WorkspaceRow[]): Promise<Lookups> {
+  const db = context.store.db;
+  const userIds = [...new Set([...builds.map((b) => b.initiator_id), ...workspaces.map((w) => w.owner_id)])];
+  const users = new Map(
+    (userIds.length === 0 ? [] : await db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute()).map((u) => [u.id, u]),
+  );
+  const versionIds = [...new Set(builds.map((b) => b.template_version_id))];
+  const versions = new Map(
+    (versionIds.length === 0 ? [] : await db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds).execute()).map((v) => [v.id, v]),
+  );
+  const jobRows = builds.length === 0 ? [] : await db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', builds.map((b) => b.job_id)).execute();
+  const views = await viewJobs(db, jobRows, context.store.clock.now());
+  const jobs = new Map(views.map((view) => [view.row.id, view]));
+  const resourceRows = await listResourcesOfJobs(db, builds.map((b) => b.job_id));
+  const agents = await listAgentsOfResources(db, resourceRows.map((r) => r.id));
+  const resources = new Map<string, WorkspaceResource[]>();
+  for (const row of resourceRows) {
+    const list = resources.get(row.job_id) ?? [];
+    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id)));
+    resources.set(row.job_id, list);
+  }
+  return { users, versions, jobs, resources };
+}
+
+/** Builds as the API shows them, with their jobs, resources and names. */
+export async function answerBuilds(context: ApiContext, builds: readonly WorkspaceBuildRow[], workspaces: readonly WorkspaceRow[]): Promise<WorkspaceBuild[]> {
+  const found = await lookups(context, builds, workspaces);
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  return builds.flatMap((build) => {
+    const workspace = byId.get(build.workspace_id);
+    const job = found.jobs.get(build.job_id);
+    return workspace && job ? [toWireBuild(build, workspace, job, found)] : [];
+  });
+}
+
+function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, job: JobView, found: Lookups): WorkspaceBuild {
+  const owner = found.users.get(workspace.owner_id);
+  return {
+    id: build.id,
+    created_at: build.created_at,
+    updated_at: build.updated_at,
+    workspace_id: workspace.id,
+    workspace_name: workspace.name,
+    workspace_owner_id: workspace.owner_id,
+    workspace_owner_name: owner?.username ?? '',
+    workspace_owner_avatar_url: owner?.avatar_url ?? '',
+    template_version_id: build.template_version_id,
+    template_version_name: found.versions.get(build.template_version_id)?.name ?? '',
+    ...(build.template_version_preset_id ? { template_version_preset_id: build.template_version_preset_id } : {}),
+    build_number: build.build_number,
+    transition: build.transition as WorkspaceBuild['transition'],
+    initiator_id: build.initiator_id,
+    initiator_name: found.users.get(build.initiator_id)?.username ?? '',
+    job: toWireJob(job),
+    reason: build.reason,
+    resources: found.resources.get(build.job_id) ?? [],
+    ...(build.deadline ? { deadline: build.deadline } : {}),
+    ...(build.max_deadline ? { max_deadline: build.max_deadline } : {}),
+    status: buildStatus(job.status, build.transition),
+    daily_cost: build.daily_cost,
+    has_ai_task: false,
+  };
+}
+
+/** Workspaces as the API shows them, each with its latest build. */
+export async function answerWorkspaces(context: ApiContext, workspaces: readonly WorkspaceRow[]): Promise<Workspace[]> {
+  if (workspaces.length === 0) return [];
+  const db = context.store.db;
+  const latest = await latestBuilds(db, workspaces.map((w) => w.id));
+  const found = await lookups(context, [...latest.values()], workspaces);
+  const templates = new Map(
+    (await db.selectFrom('templates').selectAll().where('id', 'in', [...new Set(workspaces.map((w) => w.template_id))]).execute()).map((t) => [t.id, t]),
+  );
+  const orgs = new Map(
+    (await db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', [...new Set(workspaces.map((w) => w.organization_id))]).execute()).map((o) => [o.id, o.name]),
+  );
+  return workspaces.flatMap((workspace) => {
+    const build = latest.get(workspace.id);
+    const job = build ? found.jobs.get(build.job_id) : undefined;
+    const template = templates.get(workspace.template_id);
+    if (!build || !job || !template) return [];
+    const owner = found.users.get(workspace.owner_id);
+    const wireBuild = toWireBuild(build, workspace, job, found);
+    const failing = wireBuild.resources.flatMap((r) => r.agents).filter((agent) => !agent.health.healthy && agent.status === 'connected').map((agent) => agent.id);
+    return [
+      {
+        id: workspace.id,
+        created_at: workspace.created_at,
+        updated_at: workspace.updated_at,
+        owner_id: workspace.owner_id,
+        owner_name: owner?.username ?? '',
+        owner_avatar_url: owner?.avatar_url ?? '',
+        organization_id: workspace.organization_id,
+        organization_name: orgs.get(workspace.organization_id) ?? '',
+        template_id: template.id,
+        template_name: template.name,
+        template_display_name: template.display_name,
+        template_icon: template.icon,
+        template_allow_user_cancel_workspace_jobs: template.allow_user_cancel_workspace_jobs === 1,
+        template_active_version_id: template.active_version_id,
+        template_require_active_version: template.require_active_version === 1,
+        template_use_classic_parameter_flow: template.use_classic_parameter_flow === 1,
+        latest_build: wireBuild,
+        outdated: build.template_version_id !== template.active_version_id,
+        name: workspace.name,
+        ...(workspace.autostart_schedule ? { autostart_schedule: workspace.autostart_schedule } : {}),
+        ...(workspace.ttl_ms ? { ttl_ms: workspace.ttl_ms } : {}),
+        last_used_at: workspace.last_used_at,
+        ...(workspace.deleting_at ? { deleting_at: workspace.deleting_at } : {}),
+        ...(workspace.dormant_at ? { dormant_at: workspace.dormant_at } : {}),
+        health: { healthy: failing.length === 0, failing_agents: failing },
+        automatic_updates: workspace.automatic_updates,
+        allow_renames: context.values.allowWorkspaceRenames,
+        favorite: workspace.favorite === 1,
+      },
+    ];
+  });
+}
+
+/** A resource of a build, with the agents the build made for it. */
+function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[]): WorkspaceResource {
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    created_at: row.created_at,
+    workspace_transition: row.transition as WorkspaceResource['workspace_transition'],
+    name: row.name,
+    type: row.type,
+    icon: row.icon,
+    hide: row.hide === 1,
+    daily_cost: row.daily_cost,
+    metadata: parseJson(row.metadata, []),
+    agents: agents.map((agent) => toWireAgent(row, agent)),
+  };
+}
+
+function toWireAgent(resource: WorkspaceResourceRow, agent: WorkspaceAgentRow): WorkspaceAgent {
+  const definition = parseJson<PlannedAgent>(agent.definition, {} as PlannedAgent);
+  return {
+    id: agent.id,
+    resource_id: resource.id,
+    name: agent.name,
+    created_at: agent.created_at,
+    updated_at: agent.updated_at,
+    ...(agent.first_connected_at ? { first_connected_at: agent.first_connected_at } : {}),
+    ...(agent.last_connected_at ? { last_connected_at: agent.last_connected_at } : {}),
+    ...(agent.disconnected_at ? { disconnected_at: agent.disconnected_at } : {}),
+    ...(agent.started_at ? { started_at: agent.started_at } : {}),
+    ...(agent.ready_at ? { ready_at: agent.ready_at } : {}),
+    status: agent.first_connected_at ? 'connected' : 'connecting',
+    lifecycle_state: agent.lifecycle_state,
+    directory: definition.directory ?? '',
+    expanded_directory: '',
+    operating_system: definition.operating_system ?? '',
+    architecture: definition.architecture ?? '',
+    instance_id: '',
+    version: '',
+    api_version: '',
+    troubleshooting_url: definition.troubleshooting_url ?? '',
+    connection_timeout_seconds: definition.connection_timeout_seconds ?? 0,
+    logs_length: 0,
+    logs_overflowed: false,
+    display_apps: [...(definition.display_apps ?? [])],
+    subsystems: [],
+    environment_variables: { ...(definition.env ?? {}) },
+    health: agent.first_connected_at ? { healthy: true } : { healthy: false, reason: 'agent has not yet connected' },
+    startup_script_behavior: definition.startup_script_behavior ?? 'non-blocking',
+    log_sources: [],
+    parent_id: { uuid: '', valid: false },
+    apps: [],
+    scripts: [],
+  };
+}

@@ -1,0 +1,102 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, Uuid } from './common.js';
+import { NameValue } from './provisioner-protocol.js';
+import { MatchedProvisioners, ProvisionerJob, WorkspaceResource } from './templates.js';
+
+/** Wire shapes of workspaces and their builds. */
+
+export const WorkspaceBuildStatus = Type.Union(
+  ['pending', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'deleted', 'canceling', 'canceled', 'failed'].map((s) => Type.Literal(s)),
+);
+
+export const WorkspaceTransition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);
+
+export const WorkspaceBuild = Type.Object({
+  id: Uuid,
+  created_at: DateTime,
+  updated_at: DateTime,
+  workspace_id: Uuid,
+  workspace_name: Type.String(),
+  workspace_owner_id: Uuid,
+  workspace_owner_name: Type.String(),
+  workspace_owner_avatar_url: Type.String(),
+  template_version_id: Uuid,
+  template_version_name: Type.String(),
+  template_version_preset_id: Type.Optional(Uuid),
+  build_number: Type.Integer(),
+  transition: WorkspaceTransition,
+  initiator_id: Uuid,
+  initiator_name: Type.String(),
+  job: ProvisionerJob,
+  reason: Type.String(),
+  resources: Type.Array(WorkspaceResource),
+  deadline: Type.Optional(DateTime),
+  max_deadline: Type.Optional(DateTime),
+  status: WorkspaceBuildStatus,
+  daily_cost: Type.Integer(),
+  matched_provisioners: Type.Optional(MatchedProvisioners),
+  has_ai_task: Type.Boolean(),
+});
+export type WorkspaceBuild = Static<typeof WorkspaceBuild>;
+
+export const Workspace = Type.Object({
+  id: Uuid,
+  created_at: DateTime,
+  updated_at: DateTime,
+  owner_id: Uuid,
+  owner_name: Type.String(),
+  owner_avatar_url: Type.String(),
+  organization_id: Uuid,
+  organization_name: Type.String(),
+  template_id: Uuid,
+  template_name: Type.String(),
+  template_display_name: Type.String(),
+  template_icon: Type.String(),
+  template_allow_user_cancel_workspace_jobs: Type.Boolean(),
+  template_active_version_id: Uuid,
+  template_require_active_version: Type.Boolean(),
+  template_use_classic_parameter_flow: Type.Boolean(),
+  latest_build: WorkspaceBuild,
+  latest_app_status: Type.Optional(Type.Unknown()),
+  outdated: Type.Boolean(),
+  name: Type.String(),
+  autostart_schedule: Type.Optional(Type.String()),
+  ttl_ms: Type.Optional(Type.Integer()),
+  last_used_at: DateTime,
+  deleting_at: Type.Optional(DateTime),
+  dormant_at: Type.Optional(DateTime),
+  health: Type.Object({ healthy: Type.Boolean(), failing_agents: Type.Array(Uuid) }),
+  automatic_updates: Type.String(),
+  allow_renames: Type.Boolean(),
+  favorite: Type.Boolean(),
+  next_start_at: Type.Optional(DateTime),
+});
+export type Workspace = Static<typeof Workspace>;
+
+export const WorkspacesResponse = Type.Object({ workspaces: Type.Array(Workspace), count: Type.Integer() });
+export type WorkspacesResponse = Static<typeof WorkspacesResponse>;
+
+export const CreateWorkspaceRequest = Type.Object({
+  name: Type.String(),
+  template_id: Type.Optional(Uuid),
+  template_version_id: Type.Optional(Uuid),
+  template_version_preset_id: Type.Optional(Uuid),
+  autostart_schedule: Type.Optional(Type.String()),
+  ttl_ms: Type.Optional(Type.Integer()),
+  automatic_updates: Type.Optional(Type.String()),
+  rich_parameter_values: Type.Optional(Type.Array(NameValue)),
+});
+export type CreateWorkspaceRequest = Static<typeof CreateWorkspaceRequest>;
+
+export const CreateWorkspaceBuildRequest = Type.Object({
+  transition: Type.String(),
+  template_version_id: Type.Optional(Uuid),
+  rich_parameter_values: Type.Optional(Type.Array(NameValue)),
+  orphan: Type.Optional(Type.Boolean()),
+  log_level: Type.Optional(Type.Literal('debug')),
+  dry_run: Type.Optional(Type.Boolean()),
+  state: Type.Optional(Type.String()),
+  template_version_preset_id: Type.Optional(Uuid),
+  reason: Type.Optional(Type.String()),
+});
+export type CreateWorkspaceBuildRequest = Static<typeof CreateWorkspaceBuildRequest>;

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTar } from '../../src/lib/archive/index.js';
+import type { CoveClient } from '../../src/sdk/client.js';
+import type { Template, WorkspaceBuild } from '../../src/sdk/wire/index.js';
+import { expectApiError } from '../helpers/expect-api-error.js';
+import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const ECHO = {
+  parse: {
+    parameters: [
+      { name: 'size', type: 'number', default_value: '2', mutable: true, validation_min: 1, validation_max: 8, validation_monotonic: 'increasing' },
+      { name: 'region', type: 'string', default_value: 'eu', mutable: false, options: [{ name: 'EU', value: 'eu' }, { name: 'US', value: 'us' }] },
+    ],
+  },
+  apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }], start: { state: 'started' }, stop: { state: 'stopped' } },
+};
+
+async function finished(client: CoveClient, build: WorkspaceBuild): Promise<WorkspaceBuild> {
+  await client.followWorkspaceBuildLogs(build.id, () => undefined);
+  return client.workspaceBuild(build.id);
+}
+
+describe('workspaces and builds', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  let alice: CoveClient;
+  let bob: CoveClient;
+  let template: Template;
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
+    owner = await createOwner(test);
+    alice = await createMember(test, 'alice');
+    bob = await createMember(test, 'bob');
+    const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(ECHO) }));
+    const version = await owner.createTemplateVersion('default', { file_id: id });
+    await owner.followTemplateVersionLogs(version.id, () => undefined);
+    template = await owner.createTemplate('default', { name: 'echo', template_version_id: version.id });
+  });
+  after(async () => test.close());
+
+  it('creates a workspace whose first build runs, then stops, starts and deletes it', async () => {
+    const created = await alice.createWorkspace('me', { name: 'dev', template_id: template.id, rich_parameter_values: [{ name: 'size', value: '3' }] });
+    assert.equal(created.latest_build.build_number, 1);
+    assert.equal(created.latest_build.transition, 'start');
+    assert.ok(['pending', 'starting', 'running'].includes(created.latest_build.status));
+    const first = await finished(alice, created.latest_build);
+    assert.equal(first.status, 'running');
+    assert.deepEqual(first.resources.map((r) => [r.name, r.agents.map((a) => a.name)]), [['box', ['main']]]);
+    assert.deepEqual(await alice.workspaceBuildParameters(first.id), [{ name: 'size', value: '3' }, { name: 'region', value: 'eu' }]);
+    const listed = await alice.workspaces({ q: 'owner:me status:running' });
+    assert.deepEqual(listed.workspaces.map((w) => [w.name, w.latest_build.status, w.outdated]), [['dev', 'running', false]]);
+    assert.equal(listed.count, 1);
+
+    const stop = await finished(alice, await alice.createWorkspaceBuild(created.id, { transition: 'stop' }));
+    assert.equal(stop.status, 'stopped');
+    assert.equal(stop.build_number, 2);
+    const start = await finished(alice, await alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '4' }] }));
+    assert.equal(start.status, 'running');
+    assert.deepEqual(await alice.workspaceBuildParameters(start.id), [{ name: 'size', value: '4' }, { name: 'region', value: 'eu' }]);
+    const decreasing = await expectApiError(alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '2' }] }), 400);
+    assert.match(decreasing.body.detail ?? '', /equal or greater than the previous value 4/);
+    const immutable = await expectApiError(alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'region', value: 'us' }] }), 400);
+    assert.match(immutable.body.detail ?? '', /not mutable/);
+    assert.equal((await alice.workspaceBuildByNumber('me', 'dev', 2)).transition, 'stop');
+
+    const deleted = await finished(alice, await alice.createWorkspaceBuild(created.id, { transition: 'delete' }));
+    assert.equal(deleted.status, 'deleted');
+    await expectApiError(alice.workspace(created.id), 410);
+    assert.equal((await alice.workspace(created.id, true)).latest_build.status, 'deleted');
+    await expectApiError(alice.workspaceByOwnerAndName('me', 'dev'), 404);
+    assert.equal((await alice.workspaceByOwnerAndName('me', 'dev', true)).id, created.id);
+    assert.equal((await alice.workspaces()).count, 0);
+    const again = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
+    assert.notEqual(again.id, created.id, 'a deleted name can be used again');
+  });
+
+  it('refuses bad creation requests with a 400 naming the field', async () => {
+    const both = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, template_version_id: template.active_version_id }), 400);
+    assert.deepEqual(both.body.validations?.map((v) => v.field), ['template_id', 'template_version_id']);
+    await expectApiError(alice.createWorkspace('me', { name: 'x' }), 400);
+    const big = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, rich_parameter_values: [{ name: 'size', value: '9' }] }), 400);
+    assert.equal(big.message, 'Unable to validate parameter "size"');
+    await expectApiError(alice.createWorkspace('me', { name: 'bad name', template_id: template.id }), 400);
+    const ttl = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, ttl_ms: 1000 }), 400);
+    assert.deepEqual(ttl.body.validations?.map((v) => v.field), ['ttl_ms']);
+    await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, autostart_schedule: 'CRON_TZ=Mars/Base 0 9 * * 1-5' }), 400);
+    await alice.createWorkspace('me', { name: 'taken', template_id: template.id });
+    await expectApiError(alice.createWorkspace('me', { name: 'taken', template_id: template.id }), 409);
+    await expectApiError(alice.createWorkspace('bob', { name: 'x', template_id: template.id }), 404);
+  });
+
+  it('refuses a second build while one is active, and hides workspaces from other members', async () => {
+    const workspace = await bob.createWorkspace('me', { name: 'busy', template_id: template.id, autostart_schedule: 'CRON_TZ=Europe/London 30 9 * * 1-5', ttl_ms: 3_600_000 });
+    await expectApiError(bob.createWorkspaceBuild(workspace.id, { transition: 'stop' }), 409);
+    const done = await finished(bob, workspace.latest_build);
+    assert.equal(done.deadline, new Date(Date.parse(done.job.completed_at ?? '') + 3_600_000).toISOString());
+    await expectApiError(alice.workspace(workspace.id), 404);
+    await expectApiError(alice.createWorkspaceBuild(workspace.id, { transition: 'stop' }), 404);
+    assert.ok(!(await alice.workspaces()).workspaces.some((w) => w.id === workspace.id));
+    assert.ok((await owner.workspaces({ q: 'owner:bob' })).workspaces.some((w) => w.id === workspace.id));
+    assert.equal((await bob.workspace(workspace.id)).autostart_schedule, 'CRON_TZ=Europe/London 30 9 * * 1-5');
+    await expectApiError(bob.workspaces({ q: 'color:blue' }), 400);
+    await expectApiError(bob.createWorkspaceBuild(workspace.id, { transition: 'reboot' }), 400);
+  });
+});
