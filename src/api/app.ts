@@ -10,6 +10,7 @@ import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
@@ -102,6 +103,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(provisionerRoutes, context);
       await api.register(templateRoutes, context);
       await api.register(workspaceRoutes, context);
+      await api.register(workspaceActivityRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -30,6 +30,7 @@ import type {
   UploadResponse,
   CreateWorkspaceBuildRequest,
   CreateWorkspaceRequest,
+  PortShare,
   Workspace,
   WorkspaceBuild,
   WorkspacesResponse,
@@ -493,6 +494,61 @@ export class CoveClient {
 
   workspaceBuildParameters(id: string): Promise<{ name: string; value: string }[]> {
     return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/parameters`);
+  }
+
+  favoriteWorkspace(id: string, favorite = true): Promise<void> {
+    return this.request(favorite ? 'PUT' : 'DELETE', `/workspaces/${encodeURIComponent(id)}/favorite`);
+  }
+
+  /** Records use of a workspace (which also moves its shutdown deadline out). */
+  reportWorkspaceUsage(id: string, body: { readonly agent_id?: string; readonly app_name?: string } = {}): Promise<void> {
+    return this.request('POST', `/workspaces/${encodeURIComponent(id)}/usage`, { body });
+  }
+
+  portShares(workspaceId: string): Promise<{ shares: PortShare[] }> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`);
+  }
+
+  sharePort(workspaceId: string, share: { readonly agent_name: string; readonly port: number; readonly share_level: string; readonly protocol?: string }): Promise<PortShare> {
+    return this.request('POST', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`, { body: share });
+  }
+
+  unsharePort(workspaceId: string, share: { readonly agent_name: string; readonly port: number }): Promise<void> {
+    return this.request('DELETE', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`, { body: share });
+  }
+
+  /**
+   * Watches a workspace over server-sent events: `onWorkspace` gets it on connect and after every
+   * change, until `signal` aborts.
+   */
+  async watchWorkspace(id: string, onWorkspace: (workspace: Workspace) => void, signal: AbortSignal): Promise<void> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const url = `${this.url}/api/v2/workspaces/${encodeURIComponent(id)}/watch`;
+    let response: globalThis.Response;
+    try {
+      response = await fetch(url, { headers, signal });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    if (!response.ok || !response.body) throw new ApiError(response.status, 'GET', url, parseErrorBody(await response.text(), response.status));
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const event = /^event: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (event === 'data' && data) onWorkspace(JSON.parse(data) as Workspace);
+        }
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    }
   }
 
   // Provisioners

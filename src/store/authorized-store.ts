@@ -764,6 +764,34 @@ export class AuthorizedStore {
       .execute();
   }
 
+  /** The ports a readable workspace shares, by port. */
+  async listPortShares(workspace: workspaces.WorkspaceRow): Promise<Database['workspace_port_shares'][]> {
+    this.#require('read', workspaceRbac(workspace));
+    return this.#store.db.selectFrom('workspace_port_shares').selectAll().where('workspace_id', '=', workspace.id).orderBy('port').orderBy('agent_name').execute();
+  }
+
+  /** Shares a port (or changes how), keyed by agent and port; needs `update` on the workspace. */
+  async upsertPortShare(workspace: workspaces.WorkspaceRow, share: Database['workspace_port_shares']): Promise<void> {
+    this.#require('update', workspaceRbac(workspace));
+    await this.#store.db
+      .insertInto('workspace_port_shares')
+      .values(share)
+      .onConflict((oc) => oc.columns(['workspace_id', 'agent_name', 'port']).doUpdateSet({ share_level: share.share_level, protocol: share.protocol }))
+      .execute();
+  }
+
+  /** Stops sharing a port; returns whether there was a share. */
+  async deletePortShare(workspace: workspaces.WorkspaceRow, agentName: string, port: number): Promise<boolean> {
+    this.#require('update', workspaceRbac(workspace));
+    const result = await this.#store.db
+      .deleteFrom('workspace_port_shares')
+      .where('workspace_id', '=', workspace.id)
+      .where('agent_name', '=', agentName)
+      .where('port', '=', port)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   #require(action: Action, object: RbacObject): void {
     if (!authorize(this.subject, action, object)) throw new NotAuthorizedError(action, object.type);
   }

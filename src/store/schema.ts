@@ -24,6 +24,7 @@ export interface Database {
   workspaces: WorkspaceTable;
   workspace_builds: WorkspaceBuildTable;
   workspace_agents: WorkspaceAgentTable;
+  workspace_port_shares: WorkspacePortShareTable;
 }
 
 export interface MigrationTable {
@@ -293,6 +294,14 @@ export interface WorkspaceAgentTable {
   disconnected_at: string | null;
   started_at: string | null;
   ready_at: string | null;
+}
+
+export interface WorkspacePortShareTable {
+  workspace_id: string;
+  agent_name: string;
+  port: number;
+  share_level: string;
+  protocol: string;
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };

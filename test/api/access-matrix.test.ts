@@ -20,6 +20,8 @@ interface Call {
   readonly path: string;
   readonly body?: unknown;
   readonly token?: string | undefined;
+  /** The answer is a stream: only its status is read. */
+  readonly stream?: boolean;
   /** A body that is not JSON. */
   readonly raw?: { readonly contentType: string; readonly body: Buffer };
 }
@@ -388,6 +390,35 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Provisioner state may hold infrastructure secrets: template managers only.
     expect: { ...memberWorkspaceReaders(200), member: 404 },
   },
+  'PUT /api/v2/workspaces/:workspace/favorite': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
+    // Only the owner of a workspace may favorite it, whoever else can see it.
+    expect: { ...memberWorkspaceReaders(403), member: 204 },
+  },
+  'DELETE /api/v2/workspaces/:workspace/favorite': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
+    expect: { ...memberWorkspaceReaders(403), member: 204 },
+  },
+  'POST /api/v2/workspaces/:workspace/usage': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/usage`), body: {} }), expect: memberWorkspaceReaders(204) },
+  'GET /api/v2/workspaces/:workspace/port-share': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`) }), expect: memberWorkspaceReaders(200) },
+  'POST /api/v2/workspaces/:workspace/port-share': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`), body: { agent_name: 'main', port: 8080, share_level: 'authenticated' } }),
+    // The template allows no sharing beyond the owner: those who may change the workspace are told so.
+    expect: { ...memberWorkspaceReaders(400), templateAdmin: 403 },
+  },
+  'DELETE /api/v2/workspaces/:workspace/port-share': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`), body: { agent_name: 'main', port: 1 } }),
+    expect: { ...memberWorkspaceReaders(404), templateAdmin: 403 },
+  },
+  'GET /api/v2/workspaces/:workspace/watch': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/watch`), stream: true }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspaces/:workspace/watch-ws': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/watch-ws`) }),
+    // Not a WebSocket upgrade.
+    expect: memberWorkspaceReaders(400),
+  },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
@@ -510,7 +541,12 @@ async function send(url: string, method: string, call: Call): Promise<{ status: 
     headers['content-type'] = 'application/json';
     body = JSON.stringify(call.body ?? {});
   }
-  const response = await fetch(`${url}${call.path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const controller = new AbortController();
+  const response = await fetch(`${url}${call.path}`, { method, headers, signal: controller.signal, ...(body !== undefined ? { body } : {}) });
+  if (call.stream && response.ok) {
+    controller.abort();
+    return { status: response.status, body: '' };
+  }
   return { status: response.status, body: await response.text() };
 }
 

@@ -103,4 +103,51 @@ describe('workspaces and builds', () => {
     await expectApiError(bob.workspaces({ q: 'color:blue' }), 400);
     await expectApiError(bob.createWorkspaceBuild(workspace.id, { transition: 'reboot' }), 400);
   });
+
+  it('streams the workspace to watchers on every change', async () => {
+    const workspace = await alice.createWorkspace('me', { name: 'watched', template_id: template.id });
+    await finished(alice, workspace.latest_build);
+    const seen: string[] = [];
+    const controller = new AbortController();
+    const watching = alice.watchWorkspace(workspace.id, (w) => seen.push(`${w.latest_build.build_number}:${w.latest_build.status}:${w.favorite}`), controller.signal);
+    const waitFor = async (entry: string) => {
+      const deadline = Date.now() + 10_000;
+      while (!seen.includes(entry)) {
+        assert.ok(Date.now() < deadline, `never saw ${entry}; saw ${seen.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await waitFor('1:running:false');
+    await alice.favoriteWorkspace(workspace.id);
+    await waitFor('1:running:true');
+    const stop = await alice.createWorkspaceBuild(workspace.id, { transition: 'stop' });
+    await finished(alice, stop);
+    await waitFor('2:stopped:true');
+    controller.abort();
+    await watching;
+    await expectApiError(bob.favoriteWorkspace(workspace.id), 404);
+    await expectApiError(owner.favoriteWorkspace(workspace.id), 403);
+  });
+
+  it("shares ports within the template's maximum", async () => {
+    const workspace = await alice.createWorkspace('me', { name: 'ports', template_id: template.id });
+    await finished(alice, workspace.latest_build);
+    const capped = await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' }), 400);
+    assert.match(capped.message, /Max level is 'owner'/);
+    await owner.updateTemplate(template.id, { max_port_share_level: 'public' });
+    const share = await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' });
+    assert.deepEqual(share, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' });
+    await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'public', protocol: 'https' });
+    await alice.sharePort(workspace.id, { agent_name: 'main', port: 3000, share_level: 'organization' });
+    assert.deepEqual((await alice.portShares(workspace.id)).shares.map((s) => [s.port, s.share_level, s.protocol]), [[3000, 'organization', 'http'], [8080, 'public', 'https']]);
+    await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 8, share_level: 'public' }), 400);
+    await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 80, share_level: 'owner' }), 400);
+    await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 80, share_level: 'public', protocol: 'ftp' }), 400);
+    const agent = await expectApiError(alice.sharePort(workspace.id, { agent_name: 'ghost', port: 80, share_level: 'public' }), 400);
+    assert.equal(agent.message, 'Agent not found.');
+    await alice.unsharePort(workspace.id, { agent_name: 'main', port: 3000 });
+    await expectApiError(alice.unsharePort(workspace.id, { agent_name: 'main', port: 3000 }), 404);
+    await expectApiError(bob.portShares(workspace.id), 404);
+    await owner.updateTemplate(template.id, { max_port_share_level: 'owner' });
+  });
 });

@@ -422,6 +422,29 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job));
     },
   },
+  listPortShares: {
+    allowed: async (w) => assert.deepEqual(await w.member.listPortShares((await workspaceFixture(w, w.member)).workspace), []),
+    denied: async (w) => expectRefused(async () => w.member.listPortShares((await workspaceFixture(w, w.owner)).workspace)),
+  },
+  upsertPortShare: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' });
+      assert.equal((await w.member.listPortShares(workspace)).length, 1);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' }));
+    },
+  },
+  deletePortShare: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' });
+      assert.equal(await w.member.deletePortShare(workspace, 'main', 8080), true);
+    },
+    denied: async (w) => expectRefused(async () => w.member.deletePortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };

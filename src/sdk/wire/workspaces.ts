@@ -100,3 +100,12 @@ export const CreateWorkspaceBuildRequest = Type.Object({
   reason: Type.Optional(Type.String()),
 });
 export type CreateWorkspaceBuildRequest = Static<typeof CreateWorkspaceBuildRequest>;
+
+export const PortShare = Type.Object({
+  workspace_id: Uuid,
+  agent_name: Type.String(),
+  port: Type.Integer(),
+  share_level: Type.String(),
+  protocol: Type.String(),
+});
+export type PortShare = Static<typeof PortShare>;

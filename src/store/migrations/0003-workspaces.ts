@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
 import type { Migration } from './migration.js';
 
-/** Workspaces, their builds, and the agents a build's resources run. */
+/** Workspaces, their builds, the agents a build's resources run, and shared ports. */
 export const workspacesMigration: Migration = {
   version: 3,
   name: 'workspaces',
@@ -78,6 +78,16 @@ export const workspacesMigration: Migration = {
       .addColumn('started_at', 'text')
       .addColumn('ready_at', 'text')
       .execute();
+    await db.schema
+      .createTable('workspace_port_shares')
+      .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
+      .addColumn('agent_name', 'text', (c) => c.notNull())
+      .addColumn('port', 'integer', (c) => c.notNull())
+      .addColumn('share_level', 'text', (c) => c.notNull())
+      .addColumn('protocol', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('workspace_port_shares_pk', ['workspace_id', 'agent_name', 'port'])
+      .execute();
+
     await db.schema.createIndex('workspace_agents_resource').on('workspace_agents').column('resource_id').execute();
     await db.schema.createIndex('workspace_agents_token').on('workspace_agents').column('auth_token_hash').execute();
   },

@@ -1,0 +1,206 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
+import { workspaceEventsChannel } from '../../domain/workspace-events.js';
+import { HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
+import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
+import type { ApiContext } from '../context.js';
+import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { answerWorkspaces } from '../workspace-answers.js';
+
+const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
+const ShareLevel = Type.Union(['owner', 'organization', 'authenticated', 'public'].map((level) => Type.Literal(level)));
+const PortShare = Type.Object({
+  workspace_id: Type.String(),
+  agent_name: Type.String(),
+  port: Type.Integer(),
+  share_level: ShareLevel,
+  protocol: Type.String(),
+});
+
+/** How often a watch stream says it is still there. */
+const WATCH_PING_MS = 15_000;
+
+/** Favorites, usage, shared ports and the watch streams of a workspace. */
+export async function workspaceActivityRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+  const workspaceOf = async (request: FastifyRequest) => {
+    const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
+    if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
+    return row;
+  };
+
+  for (const [method, favorite] of [['PUT', 1], ['DELETE', 0]] as const) {
+    app.route({
+      method,
+      url: '/workspaces/:workspace/favorite',
+      schema: { params: WorkspaceParam },
+      handler: async (request, reply) => {
+        const { store, user } = authOf(request);
+        const workspace = await workspaceOf(request);
+        if (workspace.owner_id !== user.id) throw new HttpProblem(403, 'You can only favorite workspaces that you own.');
+        await store.updateWorkspace(workspace, { favorite });
+        await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'favorite');
+        return reply.code(204).send();
+      },
+    });
+  }
+
+  app.post(
+    '/workspaces/:workspace/usage',
+    { schema: { params: WorkspaceParam, body: Type.Optional(Type.Object({ agent_id: Type.Optional(Type.String({ format: 'uuid' })), app_name: Type.Optional(Type.String()) })) } },
+    async (request, reply) => {
+      const workspace = await workspaceOf(request);
+      // Using a workspace one can see counts as use; recording it changes nothing the caller owns.
+      const now = context.store.nowIso();
+      await context.store.db.updateTable('workspaces').set({ last_used_at: now }).where('id', '=', workspace.id).execute();
+      await bumpDeadline(context, workspace);
+      await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'usage');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get('/workspaces/:workspace/port-share', { schema: { params: WorkspaceParam, response: { 200: Type.Object({ shares: Type.Array(PortShare) }) } } }, async (request) => {
+    const workspace = await workspaceOf(request);
+    const shares = await authOf(request).store.listPortShares(workspace);
+    return { shares };
+  });
+
+  app.post(
+    '/workspaces/:workspace/port-share',
+    {
+      schema: {
+        params: WorkspaceParam,
+        body: Type.Object({ agent_name: Type.String(), port: Type.Integer(), share_level: Type.String(), protocol: Type.Optional(Type.String()) }),
+        response: { 200: PortShare },
+      },
+    },
+    async (request) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      store.authorizeWorkspace('update', workspace);
+      const body = request.body as PortShareInput;
+      const template = await context.store.db.selectFrom('templates').select('max_port_share_level').where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
+      const { level, protocol } = checkPortShare(body, template.max_port_share_level, await agentNames(context, workspace));
+      const share = { workspace_id: workspace.id, agent_name: body.agent_name, port: body.port, share_level: level, protocol };
+      await store.upsertPortShare(workspace, share);
+      return share;
+    },
+  );
+
+  app.delete(
+    '/workspaces/:workspace/port-share',
+    { schema: { params: WorkspaceParam, body: Type.Object({ agent_name: Type.String(), port: Type.Integer() }) } },
+    async (request, reply) => {
+      const workspace = await workspaceOf(request);
+      const body = request.body as { agent_name: string; port: number };
+      if (!(await authOf(request).store.deletePortShare(workspace, body.agent_name, body.port))) throw new HttpProblem(404, 'Port share not found.');
+      return reply.code(200).send();
+    },
+  );
+
+  // Server-sent events: the workspace as `data` on connect and after every change, `ping` in between.
+  app.get('/workspaces/:workspace/watch', { schema: { params: WorkspaceParam } }, async (request, reply) => {
+    const workspace = await workspaceOf(request);
+    // The stream outlives the handler: fastify must not answer on its own.
+    reply.hijack();
+    await watch(context, request, workspace, (event, data) => sseWrite(reply, event, data), () => sseStart(reply), (stop) => request.raw.on('close', stop));
+  });
+
+  httpOrWebSocketRoute(app, {
+    url: '/workspaces/:workspace/watch-ws',
+    schema: { params: WorkspaceParam },
+    handler: async (request) => {
+      await workspaceOf(request);
+      throw new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Use /watch for server-sent events over plain HTTP.' });
+    },
+    wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
+      const workspace = await workspaceOf(request);
+      await watch(
+        context,
+        request,
+        workspace,
+        (event, data) => {
+          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: event, data }));
+        },
+        () => undefined,
+        (stop) => socket.on('close', stop),
+      );
+    },
+  });
+}
+
+async function agentNames(context: ApiContext, workspace: WorkspaceRow): Promise<string[]> {
+  const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+  if (!build) return [];
+  const resources = await listResourcesOfJobs(context.store.db, [build.job_id]);
+  return (await listAgentsOfResources(context.store.db, resources.map((r) => r.id))).map((agent) => agent.name);
+}
+
+/** Moves a running workspace's deadline out by the template's activity bump, as use does. */
+async function bumpDeadline(context: ApiContext, workspace: WorkspaceRow): Promise<void> {
+  const db = context.store.db;
+  const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
+  if (!build?.deadline || build.transition !== 'start') return;
+  const template = await db.selectFrom('templates').select('activity_bump_ms').where('id', '=', workspace.template_id).executeTakeFirst();
+  const bump = template?.activity_bump_ms ?? 0;
+  if (bump <= 0) return;
+  const candidate = new Date(context.store.clock.now().getTime() + bump);
+  const capped = build.max_deadline && Date.parse(build.max_deadline) < candidate.getTime() ? new Date(build.max_deadline) : candidate;
+  if (capped.getTime() > Date.parse(build.deadline)) {
+    await db.updateTable('workspace_builds').set({ deadline: capped.toISOString() }).where('id', '=', build.id).execute();
+  }
+}
+
+function sseStart(reply: FastifyReply): void {
+  reply.raw.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-request-id': String(reply.request.id),
+  });
+}
+
+function sseWrite(reply: FastifyReply, event: string, data: unknown): void {
+  reply.raw.write(`event: ${event}\ndata: ${data === undefined ? '' : JSON.stringify(data)}\n\n`);
+}
+
+/**
+ * Sends the workspace on connect and again after each change, re-read (and re-authorized) from
+ * the database each time so a stream never shows what its caller may no longer see.
+ */
+async function watch(
+  context: ApiContext,
+  request: FastifyRequest,
+  workspace: WorkspaceRow,
+  send: (event: 'data' | 'ping' | 'error', data?: unknown) => void,
+  begin: () => void,
+  onClose: (stop: () => void) => void,
+): Promise<void> {
+  const { store } = authOf(request);
+  let sending = Promise.resolve();
+  const sendCurrent = () => {
+    sending = sending
+      .then(async () => {
+        const row = await store.getWorkspace(workspace.id);
+        const [answer] = await answerWorkspaces(context, [row]);
+        if (answer) send('data', answer);
+      })
+      .catch((error: unknown) => {
+        send('error', { message: error instanceof NotFoundError ? 'The workspace is gone.' : 'Could not read the workspace.' });
+      });
+  };
+  const unsubscribe = await context.store.pubsub.subscribe(workspaceEventsChannel(workspace.id), sendCurrent);
+  const ping = setInterval(() => send('ping'), WATCH_PING_MS);
+  ping.unref();
+  onClose(() => {
+    clearInterval(ping);
+    void unsubscribe();
+  });
+  begin();
+  sendCurrent();
+  await sending;
+}
