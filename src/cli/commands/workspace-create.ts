@@ -1,0 +1,141 @@
+import { parseDuration } from '../../lib/duration.js';
+import type { CoveClient } from '../../sdk/client.js';
+import type { CreateWorkspaceRequest, Template, TemplateVersionPreset } from '../../sdk/wire/index.js';
+import { followBuild, reportBuild } from '../build-progress.js';
+import { CliError } from '../cli-error.js';
+import type { CommandContext, CommandSpec } from '../command.js';
+import { canPrompt, prompt } from '../prompt.js';
+import { parseWorkspaceRef } from '../workspace-ref.js';
+import { orgOption, repeatableOptions, requireTemplate, stringOption } from './templates-common.js';
+import { givenParameters, parameterFileOption, parameterOption, resolveParameters } from './workspace-parameters.js';
+
+/** `cove create`: a new workspace from a template, followed through its first build. */
+export const createCommand: CommandSpec = {
+  name: 'create',
+  summary: 'Create a workspace from a template',
+  description:
+    'Create a workspace from the active version of a template and follow its first build. On a ' +
+    'terminal, cove asks for what is missing (the name, the template, parameters without a ' +
+    'default); elsewhere it says what to pass.',
+  arguments: [{ name: 'name', description: 'Workspace name, or OWNER/NAME to create it for another user' }],
+  options: [
+    { flags: '-t, --template <template>', description: 'Template name' },
+    parameterFileOption,
+    { flags: '--preset <preset>', description: "Use a preset of the template's parameters (\"none\": no preset; default: the template's default preset)" },
+    { flags: '--ttl <duration>', description: "Stop the workspace this long after each start, e.g. 8h (default: the template's)" },
+    { flags: '--autostart <schedule>', description: 'Start on a schedule, e.g. "CRON_TZ=Europe/London 30 9 * * 1-5"' },
+    { flags: '--automatic-updates <mode>', description: "always: starts move to the template's active version; never", default: 'never' },
+    { flags: '-y, --yes', description: 'Create without asking for confirmation', default: false },
+    orgOption,
+  ],
+  configure: repeatableOptions([parameterOption]),
+  examples: [
+    'cove create dev --template python -y',
+    'cove create dev -t python --parameter cpus=4 --ttl 8h --autostart "CRON_TZ=Europe/Paris 30 8 * * 1-5"',
+    'cove create alice/dev -t python --rich-parameter-file params.yaml',
+  ],
+  async run(context, [nameArgument], options) {
+    const settings = scheduleSettings(options);
+    const given = await givenParameters(options);
+    const client = await context.client();
+    const interactive = canPrompt(context.io);
+    let name = nameArgument;
+    let templateName = stringOption(options, 'template');
+    if (!interactive && (name === undefined || templateName === undefined)) throw await missingArguments(client, name, templateName);
+    name ??= await askName(context);
+    const ref = parseWorkspaceRef(name);
+    if (ref.id !== undefined) throw new CliError(`"${name}" is an id; a new workspace needs a name.`);
+    const template = templateName === undefined ? await askTemplate(context, client) : await requireTemplate(client, String(options['org']), templateName);
+    templateName = template.name;
+
+    const versionId = template.active_version_id;
+    const [parameters, presets] = await Promise.all([client.templateVersionRichParameters(versionId), client.templateVersionPresets(versionId)]);
+    const preset = choosePreset(context, presets, stringOption(options, 'preset'));
+    const values = await resolveParameters(context, { parameters, given, preset: preset?.parameters });
+    await confirmCreate(context, ref.text, templateName, options['yes'] === true);
+
+    const request: CreateWorkspaceRequest = {
+      name: ref.name,
+      template_version_id: versionId,
+      ...(preset ? { template_version_preset_id: preset.id } : {}),
+      ...settings,
+      rich_parameter_values: values,
+    };
+    const created = await client.createWorkspace(ref.owner, request);
+    context.say(`Creating workspace "${ref.text}" from template "${templateName}"...`);
+    return reportBuild(context, client, ref.text, await followBuild(context, client, created.latest_build));
+  },
+};
+
+/** The scheduling fields of the request, checked before anything is asked or sent. */
+function scheduleSettings(options: Readonly<Record<string, unknown>>): Pick<CreateWorkspaceRequest, 'ttl_ms' | 'autostart_schedule' | 'automatic_updates'> {
+  const ttl = stringOption(options, 'ttl');
+  const ttlMs = ttl === undefined ? undefined : parseDuration(ttl);
+  if (ttl !== undefined && ttlMs === undefined) throw new CliError(`--ttl "${ttl}" is not a duration.`, { hint: 'Write it like 8h, 90m or 1h30m.' });
+  const updates = String(options['automaticUpdates'] ?? 'never');
+  if (updates !== 'always' && updates !== 'never') throw new CliError(`--automatic-updates takes always or never, not "${updates}".`);
+  const autostart = stringOption(options, 'autostart');
+  return { ...(ttlMs === undefined ? {} : { ttl_ms: ttlMs }), ...(autostart ? { autostart_schedule: autostart } : {}), automatic_updates: updates };
+}
+
+/** What to pass when there is no terminal to ask on, with the templates that could be used. */
+async function missingArguments(client: CoveClient, name: string | undefined, template: string | undefined): Promise<CliError> {
+  const missing = [...(name === undefined ? ['a workspace name'] : []), ...(template === undefined ? ['--template'] : [])];
+  const usable = await client.templates().then(
+    (templates) => templates.filter((t) => !t.deprecated).map((t) => t.name),
+    () => [],
+  );
+  const choices = template !== undefined ? '' : usable.length > 0 ? ` Templates you can use: ${usable.join(', ')}.` : ' No template exists yet: push one with "cove templates push".';
+  return new CliError(`cove create needs ${missing.join(' and ')} (there is no terminal to ask on).`, {
+    hint: `Run "cove create ${name ?? 'NAME'} --template ${template ?? 'TEMPLATE'}".${choices}`,
+  });
+}
+
+async function askName(context: CommandContext): Promise<string> {
+  for (;;) {
+    const answer = (await prompt(context.io, 'Name for the new workspace: ')).trim();
+    if (answer !== '') return answer;
+  }
+}
+
+/** Lets the user pick a template by number or name, the most used first. */
+async function askTemplate(context: CommandContext, client: CoveClient): Promise<Template> {
+  const templates = (await client.templates()).filter((t) => !t.deprecated).sort((a, b) => b.active_user_count - a.active_user_count || a.name.localeCompare(b.name));
+  if (templates.length === 0) throw new CliError('No template exists yet.', { hint: 'Push one with "cove templates push".' });
+  context.io.stderr.write('Templates:\n');
+  templates.forEach((t, i) => {
+    const users = t.active_user_count === 1 ? 'used by 1 developer' : `used by ${t.active_user_count} developers`;
+    context.io.stderr.write(`  ${i + 1}) ${t.name}${t.display_name ? ` - ${t.display_name}` : ''} (${users})\n`);
+  });
+  for (;;) {
+    const answer = (await prompt(context.io, 'Template (number or name): ')).trim();
+    const index = /^\d+$/.test(answer) ? Number(answer) - 1 : -1;
+    const found = templates[index] ?? templates.find((t) => t.name === answer);
+    if (found) return found;
+    if (answer !== '') context.io.stderr.write(`  No template "${answer}"; try again.\n`);
+  }
+}
+
+/** The preset named by --preset; else the version's default preset, if it has one. */
+function choosePreset(context: CommandContext, presets: readonly TemplateVersionPreset[], wanted: string | undefined): TemplateVersionPreset | undefined {
+  if (wanted === 'none') return undefined;
+  if (wanted === undefined) {
+    const fallback = presets.find((p) => p.default);
+    if (fallback) context.say(`Using the default preset "${fallback.name}" (--preset none to use none).`);
+    return fallback;
+  }
+  const found = presets.find((p) => p.name === wanted);
+  if (!found) {
+    throw new CliError(`The template has no preset "${wanted}".`, {
+      hint: presets.length > 0 ? `Its presets are: ${presets.map((p) => p.name).join(', ')}.` : 'It has no presets.',
+    });
+  }
+  return found;
+}
+
+/** Asked on a terminal unless -y; without one, the flags already said everything. */
+async function confirmCreate(context: CommandContext, name: string, template: string, yes: boolean): Promise<void> {
+  if (yes || !canPrompt(context.io)) return;
+  const answer = await prompt(context.io, `Create workspace "${name}" from template "${template}"? [Y/n] `);
+  if (/^n(o)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was created.');
+}
