@@ -1,4 +1,5 @@
 import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
+import { nextAutostart } from '../domain/schedule/index.js';
 import { buildStatus } from '../domain/workspace-builds.js';
 import type { PlannedAgent, Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
@@ -133,9 +134,24 @@ export async function answerWorkspaces(context: ApiContext, workspaces: readonly
         automatic_updates: workspace.automatic_updates,
         allow_renames: context.values.allowWorkspaceRenames,
         favorite: workspace.favorite === 1,
+        ...nextStart(workspace, template, context.store.clock.now()),
       },
     ];
   });
+}
+
+function nextStart(workspace: WorkspaceRow, template: { allow_user_autostart: number; autostart_requirement_days: number }, now: Date): { next_start_at?: string } {
+  try {
+    const at = nextAutostart({
+      schedule: workspace.autostart_schedule,
+      after: now,
+      templateAllowsAutostart: template.allow_user_autostart === 1,
+      autostartDays: template.autostart_requirement_days,
+    });
+    return at ? { next_start_at: at.toISOString() } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A resource of a build, with the agents the build made for it. */

@@ -7,7 +7,7 @@ import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstra
 import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
-import { autostartScheduleProblem } from '../domain/autostart-schedule-check.js';
+import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -70,7 +70,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
     const app = await buildApp(
-      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: autostartScheduleProblem },
+      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {

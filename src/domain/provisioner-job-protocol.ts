@@ -18,6 +18,7 @@ import { getBuildByJobId, getWorkspaceById } from '../store/queries/workspaces.j
 import type { Store } from '../store/store.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
+import { computeDeadlines } from './schedule/index.js';
 import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
 
 /**
@@ -261,13 +262,36 @@ async function storeBuild(db: Store['db'], jobId: string, result: CompletedBuild
   if (build.transition === 'delete') {
     await db.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspace_id).execute();
   }
-  if (build.transition === 'start') {
-    const workspace = await getWorkspaceById(db, build.workspace_id);
-    const ttl = workspace?.ttl_ms ?? 0;
-    if (ttl > 0) {
-      await db.updateTable('workspace_builds').set({ deadline: new Date(Date.parse(now) + ttl).toISOString() }).where('id', '=', build.id).execute();
-    }
+  if (build.transition === 'start') await setDeadlines(db, build.id, build.workspace_id, new Date(now));
+}
+
+/** A started workspace's shutdown deadlines, from its TTL and its template's autostop rules. */
+async function setDeadlines(db: Store['db'], buildId: string, workspaceId: string, now: Date): Promise<void> {
+  const workspace = await getWorkspaceById(db, workspaceId);
+  if (!workspace) return;
+  const template = await db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst();
+  if (!template) return;
+  let deadlines: { deadline: Date | null; maxDeadline: Date | null };
+  try {
+    deadlines = computeDeadlines({
+    now,
+    workspaceTtlMs: workspace.ttl_ms,
+    templateDefaultTtlMs: template.default_ttl_ms,
+    allowUserAutostop: template.allow_user_autostop === 1,
+    autostartSchedule: workspace.autostart_schedule,
+    autostartDays: template.autostart_requirement_days,
+      autostopRequirement: { daysBitmap: template.autostop_requirement_days, weeks: template.autostop_requirement_weeks },
+    });
+  } catch {
+    // A schedule that yields no future time leaves the workspace without an automatic stop.
+    deadlines = { deadline: null, maxDeadline: null };
   }
+  const { deadline, maxDeadline } = deadlines;
+  await db
+    .updateTable('workspace_builds')
+    .set({ deadline: deadline?.toISOString() ?? null, max_deadline: maxDeadline?.toISOString() ?? null })
+    .where('id', '=', buildId)
+    .execute();
 }
 
 function resourceRows(jobId: string, transition: string, resources: readonly PlannedResource[], now: string): jobs.WorkspaceResourceRow[] {

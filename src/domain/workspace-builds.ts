@@ -13,6 +13,7 @@ import { nameProblem, ruleDetail } from './names.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
 import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { normalizeTags } from './provisioner-tags.js';
+import { validateTtlMs } from './schedule/index.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 
 export type Transition = 'start' | 'stop' | 'delete';
@@ -34,15 +35,13 @@ export function buildStatus(status: JobStatus, transition: string): BuildStatus 
   }
 }
 
-/** The longest and shortest time-to-shutdown a workspace may have. */
-const MIN_TTL_MS = 60_000;
-const MAX_TTL_MS = 30 * 24 * 3_600_000;
-
-/** Checks a requested time-to-shutdown; null or 0 means none. */
-export function checkTtl(ttlMs: number | null | undefined): void {
-  if (ttlMs === null || ttlMs === undefined || ttlMs === 0) return;
-  const detail = ttlMs < MIN_TTL_MS ? 'time until shutdown must be at least one minute' : ttlMs > MAX_TTL_MS ? 'time until shutdown must be less than 30 days' : undefined;
-  if (detail) throw new HttpProblem(400, 'Invalid Workspace Time to Shutdown.', { validations: [{ field: 'ttl_ms', detail }] });
+/** Checks a requested time-to-shutdown and truncates it to whole minutes; null when off. */
+export function checkTtl(ttlMs: number | null | undefined): number | null {
+  try {
+    return validateTtlMs(ttlMs);
+  } catch (error) {
+    throw new HttpProblem(400, 'Invalid Workspace Time to Shutdown.', { validations: [{ field: 'ttl_ms', detail: (error as Error).message }] });
+  }
 }
 
 /** The body of a workspace creation. */
@@ -101,7 +100,7 @@ export async function createWorkspace(
     const scheduleProblem = checkSchedule(schedule);
     if (scheduleProblem) throw new HttpProblem(400, 'Invalid Autostart Schedule.', { validations: [{ field: 'schedule', detail: scheduleProblem }] });
   }
-  checkTtl(input.ttl_ms);
+  const requestedTtl = checkTtl(input.ttl_ms);
   const automaticUpdates = input.automatic_updates || 'never';
   if (automaticUpdates !== 'always' && automaticUpdates !== 'never') {
     throw new HttpProblem(400, 'Invalid automatic updates value.', { validations: [{ field: 'automatic_updates', detail: 'must be always or never' }] });
@@ -110,7 +109,7 @@ export async function createWorkspace(
   const parameters = resolveBuildParameters(parseJson<RichParameter[]>(version.parameters, []), input.rich_parameter_values ?? [], undefined);
 
   const iso = now.toISOString();
-  const ttl = input.ttl_ms ? Math.floor(input.ttl_ms / 60_000) * 60_000 : template.default_ttl_ms || null;
+  const ttl = requestedTtl ?? (template.default_ttl_ms || null);
   const workspace: WorkspaceRow = {
     id: newId(),
     organization_id: template.organization_id,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
+import { activityBump, nextAutostart } from '../../domain/schedule/index.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
@@ -145,14 +146,26 @@ async function bumpDeadline(context: ApiContext, workspace: WorkspaceRow): Promi
   const db = context.store.db;
   const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
   if (!build?.deadline || build.transition !== 'start') return;
-  const template = await db.selectFrom('templates').select('activity_bump_ms').where('id', '=', workspace.template_id).executeTakeFirst();
-  const bump = template?.activity_bump_ms ?? 0;
-  if (bump <= 0) return;
-  const candidate = new Date(context.store.clock.now().getTime() + bump);
-  const capped = build.max_deadline && Date.parse(build.max_deadline) < candidate.getTime() ? new Date(build.max_deadline) : candidate;
-  if (capped.getTime() > Date.parse(build.deadline)) {
-    await db.updateTable('workspace_builds').set({ deadline: capped.toISOString() }).where('id', '=', build.id).execute();
+  const job = await db.selectFrom('provisioner_jobs').select(['completed_at', 'error', 'canceled_at']).where('id', '=', build.job_id).executeTakeFirst();
+  if (!job?.completed_at || job.error || job.canceled_at) return;
+  const template = await db.selectFrom('templates').select(['activity_bump_ms', 'allow_user_autostart', 'autostart_requirement_days']).where('id', '=', workspace.template_id).executeTakeFirst();
+  if (!template) return;
+  const now = context.store.clock.now();
+  let bumped: Date | null = null;
+  try {
+    const nextStart = nextAutostart({ schedule: workspace.autostart_schedule, after: now, templateAllowsAutostart: template.allow_user_autostart === 1, autostartDays: template.autostart_requirement_days });
+    bumped = activityBump({
+      deadline: new Date(build.deadline),
+      maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,
+      now,
+      bumpMs: template.activity_bump_ms,
+      nextAutostart: nextStart,
+      ttlMs: workspace.ttl_ms ?? 0,
+    });
+  } catch {
+    return;
   }
+  if (bumped) await db.updateTable('workspace_builds').set({ deadline: bumped.toISOString() }).where('id', '=', build.id).execute();
 }
 
 function sseStart(reply: FastifyReply): void {
