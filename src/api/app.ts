@@ -11,6 +11,7 @@ import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
+import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
@@ -104,6 +105,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(templateRoutes, context);
       await api.register(workspaceRoutes, context);
       await api.register(workspaceActivityRoutes, context);
+      await api.register(workspaceScheduleRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -7,6 +7,7 @@ import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstra
 import { createMailer } from '../domain/mailer.js';
 import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
+import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
 import { randomAlphanumeric } from '../lib/random.js';
@@ -35,7 +36,11 @@ export interface Daemon {
 export interface DaemonTasks {
   readonly userDormancy: PeriodicTask;
   readonly jobReaper: PeriodicTask;
+  readonly autobuild: PeriodicTask;
 }
+
+/** How often workspace schedules are acted on. */
+const AUTOBUILD_INTERVAL_MS = 60 * 1000;
 
 /** How often hung provisioner jobs are looked for. */
 const JOB_REAPER_INTERVAL_MS = 60 * 1000;
@@ -80,6 +85,16 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           const count = await markInactiveUsersDormant(store, store.clock.now(), options.values.userDormancyThresholdMs);
           if (count > 0) logger.info({ count }, 'marked inactive users dormant');
+        },
+        logger,
+      ),
+      autobuild: new PeriodicTask(
+        'autobuild',
+        AUTOBUILD_INTERVAL_MS,
+        async () => {
+          const result = await runAutobuild(store, store.clock.now());
+          for (const build of result.builds) logger.info(build, 'autobuild queued a build');
+          for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },
         logger,
       ),

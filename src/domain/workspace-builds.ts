@@ -195,6 +195,7 @@ function newBuild(
   reason: string,
   presetId: string | null,
   iso: string,
+  initiatorId: string = store.subject.id,
 ): { build: WorkspaceBuildRow; job: ProvisionerJobRow } {
   const buildId = newId();
   const job: ProvisionerJobRow = {
@@ -204,7 +205,7 @@ function newBuild(
     provisioner: importJob.provisioner,
     storage_method: 'file',
     file_id: importJob.file_id,
-    initiator_id: store.subject.id,
+    initiator_id: initiatorId,
     input: JSON.stringify({ workspace_build_id: buildId }),
     tags: JSON.stringify(normalizeTags(owner.id, parseJson<Record<string, string>>(importJob.tags, {}))),
     created_at: iso,
@@ -222,7 +223,7 @@ function newBuild(
     template_version_id: version.id,
     build_number: buildNumber,
     transition,
-    initiator_id: store.subject.id,
+    initiator_id: initiatorId,
     job_id: job.id,
     reason,
     provisioner_state: state,
@@ -245,6 +246,8 @@ export interface CreateBuildInput {
   readonly orphan?: boolean | undefined;
   readonly log_level?: string | undefined;
   readonly reason?: string | undefined;
+  /** Whom the build is recorded as started by, when not the caller (the executor builds for owners). */
+  readonly initiatorId?: string | undefined;
 }
 
 /**
@@ -302,6 +305,7 @@ export async function createBuild(store: AuthorizedStore, raw: Store, workspace:
     input.reason ?? 'initiator',
     null,
     now.toISOString(),
+    input.initiatorId,
   );
   if (input.orphan) {
     // Nothing is destroyed: the job completes at once and the workspace is gone.

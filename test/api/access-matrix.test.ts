@@ -419,6 +419,30 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Not a WebSocket upgrade.
     expect: memberWorkspaceReaders(400),
   },
+  'PUT /api/v2/workspaces/:workspace/autostart': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autostart`), body: { schedule: null } }),
+    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+  },
+  'PUT /api/v2/workspaces/:workspace/ttl': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/ttl`), body: { ttl_ms: null } }),
+    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+  },
+  'PUT /api/v2/workspaces/:workspace/extend': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/extend`), body: { deadline: '2099-01-01T00:00:00Z' } }),
+    // The workspace has no automatic stop to move.
+    expect: { ...memberWorkspaceReaders(409), templateAdmin: 403 },
+  },
+  'PUT /api/v2/workspaces/:workspace/dormant': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/dormant`), body: { dormant: false } }),
+    // Already awake: nothing changes.
+    expect: { ...memberWorkspaceReaders(304), templateAdmin: 403 },
+  },
+  'PUT /api/v2/workspaces/:workspace/autoupdates': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autoupdates`), body: { automatic_updates: 'never' } }),
+    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+  },
+  'GET /api/v2/workspaces/:workspace/resolve-autostart': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/resolve-autostart`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaces/:workspace/timings': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/timings`) }), expect: memberWorkspaceReaders(200) },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),

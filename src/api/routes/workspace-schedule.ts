@@ -1,0 +1,205 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jobStatus } from '../../domain/provisioner-job-status.js';
+import { resolveBuildParameters } from '../../domain/build-parameters.js';
+import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/index.js';
+import { workspaceEventsChannel } from '../../domain/workspace-events.js';
+import { HttpProblem } from '../../lib/errors.js';
+import { Response, Workspace, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
+import { parseJson } from '../../store/json-column.js';
+import { latestBuilds, type WorkspaceRow } from '../../store/queries/workspaces.js';
+import type { ApiContext } from '../context.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { answerWorkspaces } from '../workspace-answers.js';
+
+const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
+
+const Timing = Type.Object({
+  job_id: Type.String(),
+  started_at: Type.String(),
+  ended_at: Type.String(),
+  stage: Type.String(),
+  source: Type.String(),
+  action: Type.String(),
+  resource: Type.String(),
+});
+const Timings = Type.Object({
+  provisioner_timings: Type.Array(Timing),
+  agent_script_timings: Type.Array(Type.Unknown()),
+  agent_connection_timings: Type.Array(Type.Unknown()),
+});
+
+/** Schedules of a workspace: autostart, TTL, extending the deadline, dormancy, updates; and timings. */
+export async function workspaceScheduleRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+  const workspaceOf = async (request: FastifyRequest) => {
+    const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
+    if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
+    return row;
+  };
+  const templateOf = (workspace: WorkspaceRow) => context.store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
+  const changed = (workspace: WorkspaceRow, what: string) => context.store.pubsub.publish(workspaceEventsChannel(workspace.id), what);
+
+  app.put(
+    '/workspaces/:workspace/autostart',
+    { schema: { params: WorkspaceParam, body: Type.Object({ schedule: Type.Optional(Type.Union([Type.String(), Type.Null()])) }) } },
+    async (request, reply) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      store.authorizeWorkspace('update', workspace);
+      const schedule = (request.body as { schedule?: string | null }).schedule?.trim() || null;
+      if (schedule) {
+        const problem = weeklyScheduleProblem(schedule);
+        if (problem) throw new HttpProblem(400, 'Invalid autostart schedule.', { validations: [{ field: 'schedule', detail: problem }] });
+        if (!(await templateOf(workspace)).allow_user_autostart) {
+          throw new HttpProblem(400, 'Autostart is not allowed for workspaces using this template.', { validations: [{ field: 'schedule', detail: 'the template does not allow autostart' }] });
+        }
+      }
+      await store.updateWorkspace(workspace, { autostart_schedule: schedule });
+      await changed(workspace, 'autostart');
+      return reply.code(204).send();
+    },
+  );
+
+  app.put(
+    '/workspaces/:workspace/ttl',
+    { schema: { params: WorkspaceParam, body: Type.Object({ ttl_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }) } },
+    async (request, reply) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      store.authorizeWorkspace('update', workspace);
+      let ttl: number | null;
+      try {
+        ttl = validateTtlMs((request.body as { ttl_ms?: number | null }).ttl_ms);
+      } catch (error) {
+        throw new HttpProblem(400, 'Invalid workspace autostop timer.', { validations: [{ field: 'ttl_ms', detail: (error as Error).message }] });
+      }
+      if (!(await templateOf(workspace)).allow_user_autostop) {
+        throw new HttpProblem(400, 'Invalid workspace autostop timer.', { validations: [{ field: 'ttl_ms', detail: 'Custom autostop TTL is not allowed for workspaces using this template.' }] });
+      }
+      await store.updateWorkspace(workspace, { ttl_ms: ttl });
+      if (ttl === null) {
+        // Turning autostop off also lifts the running build's deadline; the max deadline stays.
+        const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+        if (build?.transition === 'start') await context.store.db.updateTable('workspace_builds').set({ deadline: null }).where('id', '=', build.id).execute();
+      }
+      await changed(workspace, 'ttl');
+      return reply.code(204).send();
+    },
+  );
+
+  app.put(
+    '/workspaces/:workspace/extend',
+    { schema: { params: WorkspaceParam, body: Type.Object({ deadline: Type.String({ format: 'date-time' }) }), response: { 200: Response } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      store.authorizeWorkspace('update', workspace);
+      const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+      if (!build || build.transition !== 'start') throw new HttpProblem(409, `Workspace must be started, current status: ${build?.transition ?? 'none'}`);
+      const job = await context.store.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', build.job_id).executeTakeFirstOrThrow();
+      if (!job.completed_at) throw new HttpProblem(409, 'Workspace is still building!');
+      if (!build.deadline) throw new HttpProblem(409, 'Workspace shutdown is manual.');
+      const wanted = new Date((request.body as { deadline: string }).deadline);
+      const now = context.store.clock.now();
+      if (wanted.getTime() < now.getTime() + 29 * 60_000) {
+        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be at least 30 minutes in the future.', { validations: [{ field: 'deadline', detail: 'too soon' }] });
+      }
+      if (wanted.getTime() < Date.parse(job.completed_at)) {
+        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be before workspace start time.', { validations: [{ field: 'deadline', detail: 'before the start' }] });
+      }
+      if (build.max_deadline && wanted.getTime() > Date.parse(build.max_deadline)) {
+        throw new HttpProblem(400, 'Cannot extend workspace beyond max deadline.', { validations: [{ field: 'deadline', detail: `after ${build.max_deadline}` }] });
+      }
+      await context.store.db.updateTable('workspace_builds').set({ deadline: wanted.toISOString() }).where('id', '=', build.id).execute();
+      await changed(workspace, 'extend');
+      return { message: `Deadline updated to ${wanted.toISOString()}.` };
+    },
+  );
+
+  app.put(
+    '/workspaces/:workspace/dormant',
+    { schema: { params: WorkspaceParam, body: Type.Object({ dormant: Type.Boolean() }), response: { 200: Workspace, 304: Type.Null() } } },
+    async (request, reply) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      const dormant = (request.body as { dormant: boolean }).dormant;
+      if ((workspace.dormant_at !== null) === dormant) {
+        store.authorizeWorkspace('update', workspace);
+        return reply.code(304).send();
+      }
+      const template = await templateOf(workspace);
+      const now = context.store.clock.now();
+      const updated = await store.updateWorkspace(
+        workspace,
+        dormant
+          ? {
+              dormant_at: now.toISOString(),
+              deleting_at: template.time_til_dormant_autodelete_ms > 0 ? new Date(now.getTime() + template.time_til_dormant_autodelete_ms).toISOString() : null,
+            }
+          : { dormant_at: null, deleting_at: null, last_used_at: now.toISOString() },
+      );
+      await changed(workspace, 'dormant');
+      return (await answerWorkspaces(context, [updated]))[0];
+    },
+  );
+
+  app.put(
+    '/workspaces/:workspace/autoupdates',
+    { schema: { params: WorkspaceParam, body: Type.Object({ automatic_updates: Type.String() }) } },
+    async (request, reply) => {
+      const { store } = authOf(request);
+      const workspace = await workspaceOf(request);
+      const value = (request.body as { automatic_updates: string }).automatic_updates;
+      if (value !== 'always' && value !== 'never') {
+        throw new HttpProblem(400, 'Invalid automatic updates value.', { validations: [{ field: 'automatic_updates', detail: 'must be always or never' }] });
+      }
+      await store.updateWorkspace(workspace, { automatic_updates: value });
+      await changed(workspace, 'autoupdates');
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspace/resolve-autostart',
+    { schema: { params: WorkspaceParam, response: { 200: Type.Object({ parameter_mismatch: Type.Boolean() }) } } },
+    async (request) => {
+      const workspace = await workspaceOf(request);
+      const template = await templateOf(workspace);
+      const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+      const mustUseActive = template.require_active_version === 1 || workspace.automatic_updates === 'always';
+      if (!build || !mustUseActive || build.template_version_id === template.active_version_id) return { parameter_mismatch: false };
+      const active = await context.store.db.selectFrom('template_versions').select('parameters').where('id', '=', template.active_version_id).executeTakeFirstOrThrow();
+      try {
+        resolveBuildParameters(parseJson<RichParameter[]>(active.parameters, []), [], parseJson<NameValue[]>(build.rich_parameter_values, []));
+        return { parameter_mismatch: false };
+      } catch {
+        return { parameter_mismatch: true };
+      }
+    },
+  );
+
+  app.get('/workspaces/:workspace/timings', { schema: { params: WorkspaceParam, response: { 200: Timings } } }, async (request) => {
+    const workspace = await workspaceOf(request);
+    const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+    return { provisioner_timings: build ? await provisionerTimings(context, build.job_id) : [], agent_script_timings: [], agent_connection_timings: [] };
+  });
+}
+
+/** Stage by stage, from the first to the last log line of each stage of a job. */
+async function provisionerTimings(context: ApiContext, jobId: string): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
+  const logs = await context.store.db.selectFrom('provisioner_job_logs').select(['stage', 'created_at']).where('job_id', '=', jobId).orderBy('id').execute();
+  const job = await context.store.db.selectFrom('provisioner_jobs').select(['completed_at', 'provisioner', 'started_at', 'error', 'canceled_at']).where('id', '=', jobId).executeTakeFirst();
+  const stages: { stage: string; started_at: string; ended_at: string }[] = [];
+  for (const log of logs) {
+    const last = stages.at(-1);
+    if (last?.stage === log.stage) last.ended_at = log.created_at;
+    else {
+      if (last) last.ended_at = log.created_at;
+      stages.push({ stage: log.stage, started_at: log.created_at, ended_at: log.created_at });
+    }
+  }
+  const final = stages.at(-1);
+  if (final && job?.completed_at && jobStatus(job) !== 'running') final.ended_at = job.completed_at;
+  return stages.map((stage) => ({ job_id: jobId, ...stage, source: job?.provisioner ?? '', action: stage.stage, resource: '' }));
+}

@@ -1,0 +1,104 @@
+import { systemSubject } from '../rbac/index.js';
+import { latestBuilds } from '../store/queries/workspaces.js';
+import type { Store } from '../store/store.js';
+import { jobStatus } from './provisioner-job-status.js';
+import { decideTransition, type LifecycleJobStatus } from './schedule/index.js';
+import { createBuild } from './workspace-builds.js';
+import { workspaceEventsChannel } from './workspace-events.js';
+
+/** What one executor run did, for logs and tests. */
+export interface AutobuildResult {
+  readonly builds: readonly { readonly workspaceId: string; readonly transition: string; readonly reason: string }[];
+  readonly dormant: readonly string[];
+  readonly errors: readonly { readonly workspaceId: string; readonly message: string }[];
+}
+
+/**
+ * One tick of the lifecycle executor: for every live workspace, decides from its schedule, its
+ * latest build and its template whether to start, stop, mark dormant or delete it, and does so.
+ * Runs as the `autobuild` system subject: nobody asks for these builds, and an owner who was
+ * suspended must still have their workspaces stopped. Builds are recorded as the owner's, with
+ * the reason saying why.
+ */
+export async function runAutobuild(store: Store, now: Date): Promise<AutobuildResult> {
+  // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
+  const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+  const workspaces = await store.db.selectFrom('workspaces').selectAll().where('deleted', '=', 0).execute();
+  const latest = await latestBuilds(store.db, workspaces.map((w) => w.id));
+  const jobs = new Map(
+    (latest.size === 0 ? [] : await store.db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', [...latest.values()].map((b) => b.job_id)).execute()).map((j) => [j.id, j]),
+  );
+  const templates = new Map((await store.db.selectFrom('templates').selectAll().execute()).map((t) => [t.id, t]));
+  const owners = new Map((await store.db.selectFrom('users').select(['id', 'status']).execute()).map((u) => [u.id, u.status]));
+  const authorized = store.as(systemSubject('autobuild'));
+  const builds: AutobuildResult['builds'][number][] = [];
+  const dormant: string[] = [];
+  const errors: AutobuildResult['errors'][number][] = [];
+
+  for (const workspace of workspaces) {
+    const build = latest.get(workspace.id);
+    const job = build ? jobs.get(build.job_id) : undefined;
+    const template = templates.get(workspace.template_id);
+    if (!build || !job || !template) continue;
+    const decision = decideTransition({
+      now: tick,
+      ownerStatus: (owners.get(workspace.owner_id) ?? 'active') as 'active' | 'dormant' | 'suspended',
+      workspace: {
+        autostartSchedule: workspace.autostart_schedule,
+        lastUsedAt: new Date(workspace.last_used_at),
+        dormantAt: workspace.dormant_at ? new Date(workspace.dormant_at) : null,
+        deletingAt: workspace.deleting_at ? new Date(workspace.deleting_at) : null,
+      },
+      latestBuild: {
+        transition: build.transition as 'start' | 'stop' | 'delete',
+        createdAt: new Date(build.created_at),
+        deadline: build.deadline ? new Date(build.deadline) : null,
+        maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,
+        jobStatus: jobStatus(job) as LifecycleJobStatus,
+        jobCompletedAt: job.completed_at ? new Date(job.completed_at) : null,
+      },
+      template: {
+        allowUserAutostart: template.allow_user_autostart === 1,
+        autostartDays: template.autostart_requirement_days,
+        failureTtlMs: template.failure_ttl_ms,
+        timeTilDormantMs: template.time_til_dormant_ms,
+        timeTilDormantAutodeleteMs: template.time_til_dormant_autodelete_ms,
+      },
+    });
+    try {
+      if (decision.markDormant) {
+        await store.db
+          .updateTable('workspaces')
+          .set({
+            dormant_at: tick.toISOString(),
+            deleting_at: template.time_til_dormant_autodelete_ms > 0 ? new Date(tick.getTime() + template.time_til_dormant_autodelete_ms).toISOString() : null,
+            updated_at: tick.toISOString(),
+          })
+          .where('id', '=', workspace.id)
+          .execute();
+        dormant.push(workspace.id);
+        await store.pubsub.publish(workspaceEventsChannel(workspace.id), 'dormant');
+      }
+      if (decision.transition && decision.reason) {
+        const current = (await store.db.selectFrom('workspaces').selectAll().where('id', '=', workspace.id).executeTakeFirst()) ?? workspace;
+        const useActive = decision.transition === 'start' && (template.require_active_version === 1 || workspace.automatic_updates === 'always');
+        await createBuild(
+          authorized,
+          store,
+          current,
+          {
+            transition: decision.transition,
+            reason: decision.reason,
+            initiatorId: workspace.owner_id,
+            ...(useActive ? { template_version_id: template.active_version_id } : {}),
+          },
+          tick,
+        );
+        builds.push({ workspaceId: workspace.id, transition: decision.transition, reason: decision.reason });
+      }
+    } catch (error) {
+      errors.push({ workspaceId: workspace.id, message: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { builds, dormant, errors };
+}
