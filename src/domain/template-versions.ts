@@ -55,7 +55,8 @@ export async function createTemplateVersion(
       ],
     });
   }
-  const name = input.name?.trim() || generateVersionName();
+  const generated = !input.name?.trim();
+  let name = input.name?.trim() || generateVersionName();
   const nameProblem = versionNameProblem(name);
   if (nameProblem) throw new HttpProblem(400, 'Invalid template version name.', { validations: [{ field: 'name', detail: nameProblem }] });
 
@@ -100,7 +101,8 @@ export async function createTemplateVersion(
     external_auth: '[]',
   };
   try {
-    await store.insertTemplateVersion(version, job, template);
+    await insertWithFreeName(store, version, job, template, generated);
+    name = version.name;
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `A template version with name "${name}" already exists for this template.`, {
@@ -111,6 +113,25 @@ export async function createTemplateVersion(
   }
   await raw.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
   return { version, job };
+}
+
+/** Inserts the version; a generated name that happens to be taken is replaced by another. */
+async function insertWithFreeName(
+  store: AuthorizedStore,
+  version: TemplateVersionRow,
+  job: ProvisionerJobRow,
+  template: TemplateRow | undefined,
+  generated: boolean,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await store.insertTemplateVersion(version, job, template);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConflictError) || !generated || attempt >= 10) throw error;
+      version.name = generateVersionName();
+    }
+  }
 }
 
 async function readableFileId(store: AuthorizedStore, fileId: string): Promise<string> {
