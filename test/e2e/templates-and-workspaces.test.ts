@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+
+const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+
+/** Waits until a child's stderr matches `pattern`, and returns the first group. */
+function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${seen}`)), 30_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const match = pattern.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1] ?? match[0]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code}:\n${seen}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+describe('templates, provisioners and workspaces with bin/cove', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-tw-'));
+  // The local-shell example puts workspaces under the home directory of the provisioner's user.
+  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
+  const cove = (...args: string[]) => {
+    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  };
+  let server: ChildProcess;
+  let provisioner: ChildProcess | undefined;
+  let url = '';
+
+  before(async () => {
+    mkdirSync(env.HOME, { recursive: true });
+    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    url = await waitForLine(server, /cove is listening url=(\S+)/, 'cove serve');
+    const login = cove('login', url, '--first-user-email', 'admin@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    assert.equal(login.code, 0, login.stderr);
+  });
+
+  after(async () => {
+    await stop(provisioner);
+    await stop(server);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('pushes the local-shell example with live logs, then creates, stops, starts and deletes a workspace', () => {
+    assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
+    const push = cove('templates', 'push', 't', '-y');
+    assert.equal(push.code, 0, push.stderr);
+    const printed = push.stdout + push.stderr;
+    for (const stage of ['Parsing template parameters', 'Detecting persistent resources', 'Cleaning Up']) assert.match(printed, new RegExp(stage));
+    assert.match(printed, /Template "t" is now at version "[^"]+"\./);
+    const versions = JSON.parse(cove('templates', 'versions', 'list', 't', '-o', 'json').stdout) as { job: { status: string } }[];
+    assert.deepEqual(versions.map((v) => v.job.status), ['succeeded']);
+
+    const create = cove('create', 'dev', '--template', 't', '-y');
+    assert.equal(create.code, 0, create.stderr);
+    assert.match(create.stdout + create.stderr, /Workspace "dev" is running\./);
+    const listed = JSON.parse(cove('ls', '-o', 'json').stdout) as { name: string; latest_build: { status: string } }[];
+    assert.deepEqual(listed.map((w) => [w.name, w.latest_build.status]), [['dev', 'running']]);
+    assert.match(cove('stop', 'dev').stdout, /is stopped/);
+    assert.match(cove('start', 'dev').stdout, /is running/);
+    assert.match(cove('delete', 'dev', '-y').stdout, /has been deleted/);
+    assert.deepEqual(JSON.parse(cove('ls', '-o', 'json').stdout), []);
+  });
+
+  it('fails a push that misses a required variable, naming it', () => {
+    mkdirSync(join(root, 'needs-region'));
+    writeFileSync(join(root, 'needs-region', 'echo.json'), JSON.stringify({ parse: { variables: [{ name: 'region', required: true }] } }));
+    const push = cove('templates', 'push', 'needs-region', '-y');
+    assert.equal(push.code, 1);
+    assert.match(push.stderr, /REQUIRED_TEMPLATE_VARIABLES/);
+    assert.match(push.stderr, /region/);
+  });
+
+  it('runs tagged jobs on an external provisioner in a second process, and untagged ones elsewhere', async () => {
+    const created = cove('provisioner', 'keys', 'create', 'gpu', '--tag', 'pool=gpu', '-o', 'json');
+    assert.equal(created.code, 0, created.stderr);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    provisioner = spawn(COVE, ['--url', url, 'provisioner', 'start', '--key', key, '--name', 'gpu-box'], {
+      env: { ...process.env, ...env, COVE_CONFIG_DIR: join(root, 'provisioner-config') },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await waitForLine(provisioner, /provisioner daemon connected/, 'cove provisioner start');
+    for (const [dir, tags] of [['tagged', ['--provisioner-tag', 'pool=gpu']], ['untagged', []]] as const) {
+      mkdirSync(join(root, dir));
+      writeFileSync(join(root, dir, 'echo.json'), '{}');
+      const push = cove('templates', 'push', dir, '-y', ...tags);
+      assert.equal(push.code, 0, push.stderr);
+    }
+    const worker = (name: string) => (JSON.parse(cove('templates', 'versions', 'list', name, '-o', 'json').stdout) as { job: { worker_name?: string } }[])[0]?.job.worker_name;
+    assert.equal(worker('tagged'), 'gpu-box');
+    assert.equal(worker('untagged'), 'built-in-1');
+  });
+});
