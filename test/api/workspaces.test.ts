@@ -148,6 +148,18 @@ describe('workspaces and builds', () => {
     await alice.unsharePort(workspace.id, { agent_name: 'main', port: 3000 });
     await expectApiError(alice.unsharePort(workspace.id, { agent_name: 'main', port: 3000 }), 404);
     await expectApiError(bob.portShares(workspace.id), 404);
+    await owner.updateTemplate(template.id, { max_port_share_level: 'authenticated' });
+    assert.deepEqual((await alice.portShares(workspace.id)).shares.map((s) => s.share_level), ['authenticated'], 'lowering the maximum narrows shares');
     await owner.updateTemplate(template.id, { max_port_share_level: 'owner' });
+    assert.deepEqual((await alice.portShares(workspace.id)).shares, []);
+  });
+
+  it('counts the users of a template and times its builds, and refuses to delete it while used', async () => {
+    const current = await owner.template(template.id);
+    assert.equal(current.active_user_count, 2, 'alice and bob have workspaces from it');
+    assert.equal(typeof current.build_time_stats.start?.p50, 'number');
+    assert.equal(typeof current.build_time_stats.stop?.p95, 'number');
+    const refused = await expectApiError(owner.deleteTemplate(template.id), 400);
+    assert.equal(refused.message, 'All workspaces must be deleted before a template can be removed.');
   });
 });

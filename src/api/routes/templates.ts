@@ -33,6 +33,7 @@ async function answerTemplates(context: ApiContext, rows: readonly TemplateRow[]
   const db = context.store.db;
   const orgs = new Map((await db.selectFrom('organizations').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.organization_id))]).execute()).map((o) => [o.id, o]));
   const users = new Map((await db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(rows.map((r) => r.created_by))]).execute()).map((u) => [u.id, u.username]));
+  const stats = await templateStats(context, rows.map((r) => r.id));
   return rows.map((row) => {
     const org = orgs.get(row.organization_id);
     return {
@@ -49,9 +50,8 @@ async function answerTemplates(context: ApiContext, rows: readonly TemplateRow[]
       icon: row.icon,
       provisioner: row.provisioner,
       active_version_id: row.active_version_id,
-      // Workspaces arrive with builds; until a template has any, nobody uses it and no build was timed.
-      active_user_count: 0,
-      build_time_stats: { start: { p50: null, p95: null }, stop: { p50: null, p95: null }, delete: { p50: null, p95: null } },
+      active_user_count: stats.users.get(row.id) ?? 0,
+      build_time_stats: stats.times.get(row.id) ?? emptyBuildTimes(),
       default_ttl_ms: row.default_ttl_ms,
       activity_bump_ms: row.activity_bump_ms,
       autostop_requirement: { days_of_week: bitmapToWeekdays(row.autostop_requirement_days), weeks: Math.max(1, row.autostop_requirement_weeks) },
@@ -71,6 +71,76 @@ async function answerTemplates(context: ApiContext, rows: readonly TemplateRow[]
       created_by_name: users.get(row.created_by) ?? '',
     };
   });
+}
+
+/**
+ * Lowering a template's maximum share level takes effect on existing shares at once: to `owner`
+ * no port stays shared, otherwise shares above the new maximum come down to it.
+ */
+async function narrowPortShares(context: ApiContext, before: TemplateRow, after: TemplateRow): Promise<void> {
+  const order = ['owner', 'organization', 'authenticated', 'public'];
+  const max = order.indexOf(after.max_port_share_level);
+  if (max >= order.indexOf(before.max_port_share_level)) return;
+  const workspaceIds = context.store.db.selectFrom('workspaces').select('id').where('template_id', '=', after.id);
+  if (max === 0) {
+    await context.store.db.deleteFrom('workspace_port_shares').where('workspace_id', 'in', workspaceIds).execute();
+    return;
+  }
+  await context.store.db
+    .updateTable('workspace_port_shares')
+    .set({ share_level: after.max_port_share_level })
+    .where('workspace_id', 'in', workspaceIds)
+    .where('share_level', 'in', order.slice(max + 1))
+    .execute();
+}
+
+type BuildTimes = Template['build_time_stats'];
+
+function emptyBuildTimes(): BuildTimes {
+  return { start: { p50: null, p95: null }, stop: { p50: null, p95: null }, delete: { p50: null, p95: null } };
+}
+
+/** The lowest value at or above the given fraction of sorted values, as percentile_disc picks it. */
+function percentile(sorted: readonly number[], fraction: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? null;
+}
+
+/**
+ * Who uses each template (distinct owners of its live workspaces) and how long its builds took
+ * (p50/p95 per transition of builds whose jobs started in the last 30 days and succeeded).
+ */
+async function templateStats(context: ApiContext, templateIds: readonly string[]): Promise<{ users: Map<string, number>; times: Map<string, BuildTimes> }> {
+  const db = context.store.db;
+  const users = new Map<string, number>();
+  const times = new Map<string, BuildTimes>();
+  if (templateIds.length === 0) return { users, times };
+  const owners = await db.selectFrom('workspaces').select(['template_id', 'owner_id']).where('template_id', 'in', templateIds).where('deleted', '=', 0).execute();
+  for (const id of templateIds) users.set(id, new Set(owners.filter((o) => o.template_id === id).map((o) => o.owner_id)).size);
+  const since = new Date(context.store.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
+  const builds = await db
+    .selectFrom('workspace_builds as b')
+    .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+    .innerJoin('provisioner_jobs as j', 'j.id', 'b.job_id')
+    .select(['w.template_id as template_id', 'b.transition as transition', 'j.started_at as started_at', 'j.completed_at as completed_at'])
+    .where('w.template_id', 'in', templateIds)
+    .where('j.started_at', '>=', since)
+    .where('j.completed_at', 'is not', null)
+    .where('j.canceled_at', 'is', null)
+    .where('j.error', '=', '')
+    .execute();
+  for (const id of templateIds) {
+    const stats = emptyBuildTimes();
+    for (const transition of ['start', 'stop', 'delete'] as const) {
+      const durations = builds
+        .filter((b) => b.template_id === id && b.transition === transition && b.started_at && b.completed_at)
+        .map((b) => Date.parse(b.completed_at ?? '') - Date.parse(b.started_at ?? ''))
+        .sort((a, b) => a - b);
+      stats[transition] = { p50: percentile(durations, 0.5), p95: percentile(durations, 0.95) };
+    }
+    times.set(id, stats);
+  }
+  return { users, times };
 }
 
 /** Templates: create, read, search, update, delete, and their versions by name and order. */
@@ -183,14 +253,18 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       const template = await templateOf(request);
       const updated = await updateTemplateMeta(authOf(request).store, template, request.body as UpdateTemplateMeta);
       if (!updated) return reply.code(304).send();
+      await narrowPortShares(context, template, updated);
       return (await answerTemplates(context, [updated]))[0];
     },
   );
 
   app.delete('/templates/:template', { schema: { params: TemplateParam, response: { 200: Response } } }, async (request) => {
+    const { store } = authOf(request);
     const template = await templateOf(request);
-    // Workspaces do not exist yet in this schema; when they do, a template in use is refused here.
-    await authOf(request).store.updateTemplate(template, { deleted: 1 }, 'delete');
+    await store.authorizeTemplate('delete', { template });
+    const inUse = await context.store.db.selectFrom('workspaces').select('id').where('template_id', '=', template.id).where('deleted', '=', 0).limit(1).executeTakeFirst();
+    if (inUse) throw new HttpProblem(400, 'All workspaces must be deleted before a template can be removed.', { detail: 'Delete or move the workspaces that use it first.' });
+    await store.updateTemplate(template, { deleted: 1 }, 'delete');
     return { message: 'Template has been deleted!' };
   });
 
