@@ -5,7 +5,7 @@ import { newId } from '../lib/random.js';
 import { findTemplateExample, exampleFiles } from '../lib/template-examples/index.js';
 import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
+import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
 import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
 import type { Store } from '../store/store.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
@@ -64,25 +64,19 @@ export async function createTemplateVersion(
   const provisioner = input.provisioner ?? (await detectProvisioner(store, fileId));
   const versionId = newId();
   const iso = now.toISOString();
-  const job: ProvisionerJobRow = {
-    id: newId(),
-    organization_id: organizationId,
-    type: 'template_version_import',
-    provisioner,
-    storage_method: 'file',
-    file_id: fileId,
-    initiator_id: store.subject.id,
-    input: JSON.stringify({ template_version_id: versionId, user_variable_values: input.user_variable_values ?? [] }),
-    tags: JSON.stringify(normalizeTags(store.subject.id, input.tags)),
-    created_at: iso,
-    updated_at: iso,
-    started_at: null,
-    completed_at: null,
-    canceled_at: null,
-    error: '',
-    error_code: '',
-    worker_id: null,
-  };
+  const job = queuedJob(
+    {
+      id: newId(),
+      organization_id: organizationId,
+      type: 'template_version_import',
+      provisioner,
+      file_id: fileId,
+      initiator_id: store.subject.id,
+      input: JSON.stringify({ template_version_id: versionId, user_variable_values: input.user_variable_values ?? [] }),
+      tags: JSON.stringify(normalizeTags(store.subject.id, input.tags)),
+    },
+    iso,
+  );
   const version: TemplateVersionRow = {
     id: versionId,
     template_id: template?.id ?? null,
@@ -202,25 +196,19 @@ export async function createDryRun(
 ): Promise<ProvisionerJobRow> {
   if (!importJob.completed_at) throw new HttpProblem(400, "Template version import job hasn't completed!");
   const iso = now.toISOString();
-  const job: ProvisionerJobRow = {
-    ...importJob,
-    id: newId(),
-    type: 'template_version_dry_run',
-    initiator_id: store.subject.id,
-    input: JSON.stringify({
-      template_version_id: version.id,
-      workspace_name: input.workspace_name ?? '',
-      rich_parameter_values: input.rich_parameter_values ?? [],
-    }),
-    created_at: iso,
-    updated_at: iso,
-    started_at: null,
-    completed_at: null,
-    canceled_at: null,
-    error: '',
-    error_code: '',
-    worker_id: null,
-  };
+  const job = queuedJob(
+    {
+      id: newId(),
+      organization_id: importJob.organization_id,
+      type: 'template_version_dry_run',
+      provisioner: importJob.provisioner,
+      file_id: importJob.file_id,
+      initiator_id: store.subject.id,
+      input: JSON.stringify({ template_version_id: version.id, workspace_name: input.workspace_name ?? '', rich_parameter_values: input.rich_parameter_values ?? [] }),
+      tags: importJob.tags,
+    },
+    now.toISOString(),
+  );
   await store.insertDryRunJob(version, job);
   await raw.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
   return job;

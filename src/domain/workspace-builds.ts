@@ -3,7 +3,7 @@ import { newId } from '../lib/random.js';
 import type { NameValue, RichParameter } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
-import type { ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
+import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
 import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
 import type { UserRow } from '../store/queries/users.js';
 import { latestBuilds, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
@@ -198,25 +198,19 @@ function newBuild(
   initiatorId: string = store.subject.id,
 ): { build: WorkspaceBuildRow; job: ProvisionerJobRow } {
   const buildId = newId();
-  const job: ProvisionerJobRow = {
-    id: newId(),
-    organization_id: workspace.organization_id,
-    type: 'workspace_build',
-    provisioner: importJob.provisioner,
-    storage_method: 'file',
-    file_id: importJob.file_id,
-    initiator_id: initiatorId,
-    input: JSON.stringify({ workspace_build_id: buildId }),
-    tags: JSON.stringify(normalizeTags(owner.id, parseJson<Record<string, string>>(importJob.tags, {}))),
-    created_at: iso,
-    updated_at: iso,
-    started_at: null,
-    completed_at: null,
-    canceled_at: null,
-    error: '',
-    error_code: '',
-    worker_id: null,
-  };
+  const job = queuedJob(
+    {
+      id: newId(),
+      organization_id: workspace.organization_id,
+      type: 'workspace_build',
+      provisioner: importJob.provisioner,
+      file_id: importJob.file_id,
+      initiator_id: initiatorId,
+      input: JSON.stringify({ workspace_build_id: buildId }),
+      tags: JSON.stringify(normalizeTags(owner.id, parseJson<Record<string, string>>(importJob.tags, {}))),
+    },
+    iso,
+  );
   const build: WorkspaceBuildRow = {
     id: buildId,
     workspace_id: workspace.id,

@@ -544,18 +544,7 @@ export class AuthorizedStore {
    */
   async cancelTemplateVersionJob(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
     this.#require('update', await this.#versionRbac(version));
-    const now = this.#store.nowIso();
-    await this.#store.db
-      .updateTable('provisioner_jobs')
-      .set((eb) => ({
-        canceled_at: now,
-        updated_at: now,
-        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
-      }))
-      .where('id', '=', job.id)
-      .where('completed_at', 'is', null)
-      .where('canceled_at', 'is', null)
-      .execute();
+    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
     return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
   }
 
@@ -595,18 +584,7 @@ export class AuthorizedStore {
   /** Cancels a dry run the subject may read and could have started. */
   async cancelDryRunJob(job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
     this.#require('update', orgScoped('workspace', job.organization_id, job.initiator_id));
-    const now = this.#store.nowIso();
-    await this.#store.db
-      .updateTable('provisioner_jobs')
-      .set((eb) => ({
-        canceled_at: now,
-        updated_at: now,
-        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
-      }))
-      .where('id', '=', job.id)
-      .where('completed_at', 'is', null)
-      .where('canceled_at', 'is', null)
-      .execute();
+    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
     return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
   }
 
@@ -750,18 +728,7 @@ export class AuthorizedStore {
   /** Asks a build's job to stop; needs `update` on the workspace. */
   async cancelWorkspaceBuildJob(workspace: workspaces.WorkspaceRow, job: jobs.ProvisionerJobRow): Promise<void> {
     this.#require('update', workspaceRbac(workspace));
-    const now = this.#store.nowIso();
-    await this.#store.db
-      .updateTable('provisioner_jobs')
-      .set((eb) => ({
-        canceled_at: now,
-        updated_at: now,
-        completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
-      }))
-      .where('id', '=', job.id)
-      .where('completed_at', 'is', null)
-      .where('canceled_at', 'is', null)
-      .execute();
+    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
   }
 
   /** The ports a readable workspace shares, by port. */

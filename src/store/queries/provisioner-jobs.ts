@@ -5,6 +5,25 @@ export type ProvisionerJobRow = Selectable<ProvisionerJobTable>;
 export type ProvisionerJobLogRow = Selectable<ProvisionerJobLogTable>;
 export type WorkspaceResourceRow = Selectable<WorkspaceResourceTable>;
 
+/** What a new job needs besides what every queued job has. */
+export type NewJobFields = Pick<ProvisionerJobRow, 'id' | 'organization_id' | 'type' | 'provisioner' | 'file_id' | 'initiator_id' | 'input' | 'tags'>;
+
+/** A job row as it enters the queue: not started, not finished, no error. */
+export function queuedJob(fields: NewJobFields, now: string): ProvisionerJobRow {
+  return {
+    ...fields,
+    storage_method: 'file',
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+    canceled_at: null,
+    error: '',
+    error_code: '',
+    worker_id: null,
+  };
+}
+
 /** One job by id. */
 export async function getJobById(db: Kysely<Database>, id: string): Promise<ProvisionerJobRow | undefined> {
   return db.selectFrom('provisioner_jobs').selectAll().where('id', '=', id).executeTakeFirst();
@@ -58,6 +77,24 @@ export async function claimJob(db: Kysely<Database>, jobId: string, workerId: st
     .where('canceled_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Marks a job canceled. One that no daemon has taken ends at once; a running one is `canceling`
+ * until its daemon reports. Finished or already canceled jobs are left as they are.
+ */
+export async function cancelJob(db: Kysely<Database>, jobId: string, now: string): Promise<void> {
+  await db
+    .updateTable('provisioner_jobs')
+    .set((eb) => ({
+      canceled_at: now,
+      updated_at: now,
+      completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
+    }))
+    .where('id', '=', jobId)
+    .where('completed_at', 'is', null)
+    .where('canceled_at', 'is', null)
+    .execute();
 }
 
 /** Appends log lines to a job and returns the ids they got, in order. */
