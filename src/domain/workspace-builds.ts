@@ -106,7 +106,11 @@ export async function createWorkspace(
     throw new HttpProblem(400, 'Invalid automatic updates value.', { validations: [{ field: 'automatic_updates', detail: 'must be always or never' }] });
   }
   checkImported(version, importJob);
-  const parameters = resolveBuildParameters(parseJson<RichParameter[]>(version.parameters, []), input.rich_parameter_values ?? [], undefined);
+  const parameters = resolveBuildParameters(
+    parseJson<RichParameter[]>(version.parameters, []),
+    withPreset(version, input.template_version_preset_id, input.rich_parameter_values ?? []),
+    undefined,
+  );
 
   const iso = now.toISOString();
   const ttl = requestedTtl ?? (template.default_ttl_ms || null);
@@ -138,6 +142,17 @@ export async function createWorkspace(
   }
   await raw.pubsub.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
   return workspace;
+}
+
+/** The preset's values, with those given explicitly taking precedence. */
+function withPreset(version: TemplateVersionRow, presetId: string | undefined, given: readonly NameValue[]): NameValue[] {
+  if (!presetId) return [...given];
+  const preset = parseJson<{ id: string; parameters: NameValue[] }[]>(version.presets, []).find((p) => p.id === presetId);
+  if (!preset) {
+    throw new HttpProblem(400, `Preset "${presetId}" does not belong to the template version.`, { validations: [{ field: 'template_version_preset_id', detail: 'not a preset of this version' }] });
+  }
+  const explicit = new Set(given.map((entry) => entry.name));
+  return [...preset.parameters.filter((entry) => !explicit.has(entry.name)), ...given];
 }
 
 function templateObjectOf(template: TemplateRow) {

@@ -8,6 +8,7 @@ import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../
 
 const ECHO = {
   parse: {
+    presets: [{ name: 'Big', parameters: [{ name: 'size', value: '6' }] }],
     parameters: [
       { name: 'size', type: 'number', default_value: '2', mutable: true, validation_min: 1, validation_max: 8, validation_monotonic: 'increasing' },
       { name: 'region', type: 'string', default_value: 'eu', mutable: false, options: [{ name: 'EU', value: 'eu' }, { name: 'US', value: 'us' }] },
@@ -73,6 +74,17 @@ describe('workspaces and builds', () => {
     assert.equal((await alice.workspaces()).count, 0);
     const again = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
     assert.notEqual(again.id, created.id, 'a deleted name can be used again');
+  });
+
+  it('applies a preset, with explicit values taking precedence', async () => {
+    const [preset] = await alice.templateVersionPresets(template.active_version_id);
+    assert.ok(preset);
+    const big = await alice.createWorkspace('me', { name: 'big', template_id: template.id, template_version_preset_id: preset.id });
+    assert.deepEqual(await alice.workspaceBuildParameters(big.latest_build.id), [{ name: 'size', value: '6' }, { name: 'region', value: 'eu' }]);
+    assert.equal((await alice.workspace(big.id)).latest_build.template_version_preset_id, preset.id);
+    const mixed = await alice.createWorkspace('me', { name: 'mixed', template_id: template.id, template_version_preset_id: preset.id, rich_parameter_values: [{ name: 'size', value: '7' }] });
+    assert.deepEqual(await alice.workspaceBuildParameters(mixed.latest_build.id), [{ name: 'size', value: '7' }, { name: 'region', value: 'eu' }]);
+    await expectApiError(alice.createWorkspace('me', { name: 'nopreset', template_id: template.id, template_version_preset_id: template.id }), 400);
   });
 
   it('refuses bad creation requests with a 400 naming the field', async () => {
