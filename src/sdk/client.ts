@@ -517,6 +517,31 @@ export class CoveClient {
     return this.request('DELETE', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`, { body: share });
   }
 
+  /** Sets the autostart schedule (`CRON_TZ=Europe/London 30 9 * * 1-5`); null turns autostart off. */
+  updateWorkspaceAutostart(id: string, schedule: string | null): Promise<void> {
+    return this.request('PUT', `/workspaces/${encodeURIComponent(id)}/autostart`, { body: { schedule } });
+  }
+
+  /** Sets how long the workspace runs after each start; null stops it only by hand. */
+  updateWorkspaceTtl(id: string, ttlMs: number | null): Promise<void> {
+    return this.request('PUT', `/workspaces/${encodeURIComponent(id)}/ttl`, { body: { ttl_ms: ttlMs } });
+  }
+
+  /** Moves the running build's deadline to `deadline` (an ISO time at least 30 minutes ahead). */
+  extendWorkspace(id: string, deadline: string): Promise<Response> {
+    return this.request('PUT', `/workspaces/${encodeURIComponent(id)}/extend`, { body: { deadline } });
+  }
+
+  /** Marks a workspace dormant or wakes it; undefined when it already was (304). */
+  setWorkspaceDormant(id: string, dormant: boolean): Promise<Workspace | undefined> {
+    return this.request('PUT', `/workspaces/${encodeURIComponent(id)}/dormant`, { body: { dormant } });
+  }
+
+  /** Whether the next autostart would fail because the active version needs new parameter values. */
+  resolveAutostart(id: string): Promise<{ parameter_mismatch: boolean }> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(id)}/resolve-autostart`);
+  }
+
   /**
    * Watches a workspace over server-sent events: `onWorkspace` gets it on connect and after every
    * change, until `signal` aborts.

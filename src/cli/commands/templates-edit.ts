@@ -1,5 +1,5 @@
 import { parseDuration } from '../../lib/duration.js';
-import type { UpdateTemplateMeta } from '../../sdk/wire/index.js';
+import type { ShareLevel, UpdateTemplateMeta } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
@@ -44,8 +44,13 @@ export const editCommand: CommandSpec = {
     { flags: '--allow-user-cancel-workspace-jobs [bool]', description: 'Let users cancel their workspace builds' },
     { flags: '--allow-user-autostart [bool]', description: 'Let users set an autostart schedule' },
     { flags: '--allow-user-autostop [bool]', description: 'Let users set their own autostop' },
+    { flags: '--max-port-share-level <level>', description: 'Widest level workspaces may share ports at: owner, organization, authenticated or public' },
   ],
-  examples: ['cove templates edit python --display-name "Python" --default-ttl 8h --activity-bump 1h', 'cove templates edit python --require-active-version=false'],
+  examples: [
+    'cove templates edit python --display-name "Python" --default-ttl 8h --activity-bump 1h',
+    'cove templates edit python --require-active-version=false',
+    'cove templates edit python --max-port-share-level authenticated',
+  ],
   async run(context, [name = ''], options) {
     const changes = requestedChanges(options);
     if (Object.keys(changes).length === 0) throw new CliError('Nothing to change.', { hint: 'See "cove templates edit --help" for the flags.' });
@@ -89,5 +94,15 @@ function requestedChanges(options: Readonly<Record<string, unknown>>): UpdateTem
     const value = booleanOption(options, key, flag);
     if (value !== undefined) changes[field] = value;
   }
+  const level = stringOption(options, 'maxPortShareLevel');
+  if (level !== undefined) changes['max_port_share_level'] = shareLevel(level);
   return changes as UpdateTemplateMeta;
+}
+
+const SHARE_LEVELS: readonly ShareLevel[] = ['owner', 'organization', 'authenticated', 'public'];
+
+function shareLevel(text: string): ShareLevel {
+  const level = SHARE_LEVELS.find((candidate) => candidate === text.toLowerCase());
+  if (!level) throw new CliError(`--max-port-share-level "${text}" is not a share level.`, { hint: `Use one of: ${SHARE_LEVELS.join(', ')}.` });
+  return level;
 }
