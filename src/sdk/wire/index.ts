@@ -8,3 +8,4 @@ export * from './files.js';
 export * from './templates.js';
 export * from './provisioners.js';
 export * from './workspaces.js';
+export * from './agent-protocol.js';
