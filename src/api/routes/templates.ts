@@ -162,9 +162,15 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       orgIds = org && (!orgIds || orgIds.includes(org.id)) ? [org.id] : [];
     }
     const rows = await store.listTemplates(orgIds);
-    const authors = new Map((await context.store.db.selectFrom('users').select(['id', 'username']).execute()).map((u) => [u.id, u.username]));
-    const author = query.author === 'me' ? { ...query, author: authOf(request).user.username.toLowerCase() } : query;
-    return answerTemplates(context, rows.filter((row) => matchesTemplateSearch(row, author, authors.get(row.created_by))));
+    const search = query.author === 'me' ? { ...query, author: authOf(request).user.username.toLowerCase() } : query;
+    // Authors are looked up only when the search names one.
+    const creatorIds = [...new Set(rows.map((row) => row.created_by))];
+    const authors = new Map(
+      search.author && creatorIds.length > 0
+        ? (await context.store.db.selectFrom('users').select(['id', 'username']).where('id', 'in', creatorIds).execute()).map((u) => [u.id, u.username])
+        : [],
+    );
+    return answerTemplates(context, rows.filter((row) => matchesTemplateSearch(row, search, authors.get(row.created_by))));
   };
 
   app.get('/templates', { schema: { querystring: SearchQuery, response: { 200: Type.Array(Template) } } }, async (request) => search(request));
