@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'port', aliases: ['ports'], summary: "Share, list and unshare a workspace's ports", load: async () => (await import('./commands/port.js')).portCommand },
   { name: 'workspaces', aliases: ['workspace', 'ws'], summary: 'All workspace commands, including cancel', load: async () => (await import('./commands/workspaces.js')).workspacesCommand },
   { name: 'provisioner', aliases: ['provisioners'], summary: 'Run provisioner daemons and manage their keys', load: async () => (await import('./commands/provisioner.js')).provisionerCommand },
+  { name: 'agent', summary: 'Run the workspace agent (inside a workspace)', load: async () => (await import('./commands/agent.js')).agentCommand },
   { name: 'serve', aliases: ['server'], summary: 'Run the Cove daemon', load: async () => (await import('./commands/serve.js')).serveCommand },
   { name: 'version', summary: 'Show the version of cove and of the deployment', load: async () => (await import('./commands/version.js')).versionCommand },
 ];

@@ -1,0 +1,263 @@
+import { EventEmitter } from 'node:events';
+import { Value } from '@sinclair/typebox/value';
+import type { RawData, WebSocket } from 'ws';
+import { DaemonToAgentMessage, type AgentMessage } from '../sdk/wire/agent-protocol.js';
+import type { AgentLogger } from './agent-logger.js';
+
+/** How to reach the daemon's agent rpc endpoint, and how patiently. */
+export interface AgentConnectionOptions {
+  /** The deployment's base URL, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string;
+  /** The agent token, sent in the `Service-Session-Token` header. */
+  readonly token: string;
+  readonly logger: AgentLogger;
+  /** Called for each message of the daemon that fits the protocol. */
+  readonly onMessage: (message: DaemonToAgentMessage) => void;
+  /** Reconnect delays double from `initialMs` (250) to `maxMs` (10 000), jittered down by up to half. */
+  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
+  /** How often we ping the daemon (15 000 ms); a missing pong by the next ping drops the connection. */
+  readonly heartbeatMs?: number;
+}
+
+/** Messages kept while disconnected; the oldest go first past this (an agent offline for days). */
+const MAX_BACKLOG = 10_000;
+/** How long a closing socket may take before it is cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * The agent's rpc WebSocket to `/api/v2/workspaceagents/me/rpc`. It reconnects with jittered
+ * exponential backoff, keeps a 15 s ping/pong heartbeat, and delivers what it is given in order:
+ * messages sent while disconnected (or not yet written when a connection dropped) are sent first
+ * after reconnecting. Stats are the exception: a stale counter report is worth nothing.
+ */
+export class AgentConnection {
+  readonly #options: AgentConnectionOptions;
+  readonly #stopping = new AbortController();
+  readonly #changes = new EventEmitter();
+  readonly #loop: Promise<void>;
+  #socket: WebSocket | undefined;
+  /** Not yet on an open socket, in order. */
+  #backlog: AgentMessage[] = [];
+  /** Written to the socket, not yet confirmed flushed; moved back to the backlog if it drops. */
+  #unconfirmed: AgentMessage[] = [];
+  #connections = 0;
+
+  constructor(options: AgentConnectionOptions) {
+    this.#options = options;
+    this.#changes.setMaxListeners(0);
+    this.#loop = this.#connectLoop();
+  }
+
+  get connected(): boolean {
+    return this.#socket !== undefined && this.#socket.readyState === this.#socket.OPEN;
+  }
+
+  /** How many connections have been opened so far. */
+  get connections(): number {
+    return this.#connections;
+  }
+
+  /** True when every message given to `send` has been handed to the network. */
+  get drained(): boolean {
+    return this.#backlog.length === 0 && this.#unconfirmed.length === 0;
+  }
+
+  /** Sends now, or after the next (re)connect. */
+  send(message: AgentMessage): void {
+    if (this.connected && this.#backlog.length === 0) {
+      this.#write(message);
+      return;
+    }
+    if (message.type === 'stats') return;
+    this.#backlog.push(message);
+    if (this.#backlog.length > MAX_BACKLOG) this.#backlog.shift();
+  }
+
+  /** Resolves once everything sent is on the wire, or after `timeoutMs`. */
+  waitDrained(timeoutMs: number): Promise<void> {
+    return this.#waitUntil(() => this.drained, timeoutMs);
+  }
+
+  /** Closes the connection and stops reconnecting. */
+  async close(): Promise<void> {
+    this.#stopping.abort();
+    const socket = this.#socket;
+    socket?.close(1000, 'agent stopped');
+    await this.#waitUntil(() => this.#socket === undefined, CLOSE_GRACE_MS);
+    if (this.#socket === socket) socket?.terminate();
+    await this.#loop;
+  }
+
+  async #connectLoop(): Promise<void> {
+    const initialMs = this.#options.reconnect?.initialMs ?? 250;
+    const maxMs = this.#options.reconnect?.maxMs ?? 10_000;
+    let attempt = 0;
+    while (!this.#stopping.signal.aborted) {
+      const startedAt = Date.now();
+      const socket = await this.#dial();
+      if (socket !== undefined) await this.#serve(socket);
+      if (this.#stopping.signal.aborted) return;
+      // Only a connection that lasted resets the backoff, so one accepted-then-closed at once still backs off.
+      if (socket !== undefined && Date.now() - startedAt >= maxMs) attempt = 0;
+      await sleep(backoffDelay(initialMs, maxMs, attempt), this.#stopping.signal);
+      attempt += 1;
+    }
+  }
+
+  async #dial(): Promise<WebSocket | undefined> {
+    try {
+      const socket = await dialAgentRpc(this.#options.url, this.#options.token);
+      if (!this.#stopping.signal.aborted) return socket;
+      socket.close(1000, 'agent stopped');
+    } catch (error) {
+      this.#options.logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying');
+    }
+    return undefined;
+  }
+
+  /** Runs one connection; resolves when it closes. */
+  #serve(socket: WebSocket): Promise<void> {
+    return new Promise((resolve) => {
+      this.#socket = socket;
+      this.#connections += 1;
+      const stopHeartbeat = this.#heartbeat(socket);
+      socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
+      socket.on('error', (error) => this.#options.logger.warn({ err: error }, 'agent connection error'));
+      socket.once('close', (code, reason) => {
+        stopHeartbeat();
+        this.#socket = undefined;
+        // ws confirms writes in order, so what is unconfirmed precedes everything in the backlog.
+        this.#backlog = [...this.#unconfirmed, ...this.#backlog];
+        this.#unconfirmed = [];
+        if (!this.#stopping.signal.aborted) this.#options.logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
+        this.#changed();
+        resolve();
+      });
+      socket.resume();
+      this.#options.logger.info({ url: this.#options.url }, 'connected to the daemon');
+      for (const message of this.#backlog.splice(0)) this.#write(message);
+      this.#changed();
+    });
+  }
+
+  /** Pings every interval; a peer that has not answered the previous ping is gone. */
+  #heartbeat(socket: WebSocket): () => void {
+    let alive = true;
+    socket.on('pong', () => (alive = true));
+    const timer = setInterval(() => {
+      if (!alive) {
+        this.#options.logger.warn({}, 'the daemon stopped answering pings; reconnecting');
+        socket.terminate();
+        return;
+      }
+      alive = false;
+      socket.ping();
+    }, this.#options.heartbeatMs ?? 15_000);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  #receive(data: RawData, isBinary: boolean): void {
+    const message = isBinary ? undefined : parseDaemonMessage(rawText(data));
+    if (message === undefined) {
+      this.#options.logger.warn({}, 'ignoring a message from the daemon that is not part of the protocol');
+      return;
+    }
+    if (message.type === 'error') {
+      this.#options.logger.warn({ message: message.message }, 'the daemon refused a message');
+      return;
+    }
+    this.#options.onMessage(message);
+  }
+
+  #write(message: AgentMessage): void {
+    const socket = this.#socket;
+    if (socket === undefined || socket.readyState !== socket.OPEN) {
+      this.#backlog.push(message);
+      return;
+    }
+    this.#unconfirmed.push(message);
+    socket.send(JSON.stringify(message), (error) => {
+      // On error the close handler requeues it; a confirmed one is done.
+      if (error) return;
+      const index = this.#unconfirmed.indexOf(message);
+      if (index >= 0) this.#unconfirmed.splice(index, 1);
+      this.#changed();
+    });
+  }
+
+  #changed(): void {
+    this.#changes.emit('change');
+  }
+
+  #waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.#changes.off('change', check);
+        resolve();
+      };
+      const check = (): void => {
+        if (done()) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.#changes.on('change', check);
+      check();
+    });
+  }
+}
+
+/** Opens the rpc WebSocket, paused; rejects with the daemon's reason when it refuses (e.g. a bad token). */
+async function dialAgentRpc(url: string, token: string): Promise<WebSocket> {
+  const { WebSocket } = await import('ws');
+  const target = new URL(`${url.replace(/\/$/, '')}/api/v2/workspaceagents/me/rpc`);
+  target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(target, { headers: { 'Service-Session-Token': token } });
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      // The daemon sends the manifest at once; hold it until the caller is listening.
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      response.resume();
+      socket.terminate();
+      reject(new Error(`the daemon refused the agent connection (HTTP ${response.statusCode})`));
+    });
+    socket.once('error', reject);
+  });
+}
+
+function parseDaemonMessage(text: string): DaemonToAgentMessage | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Value.Check(DaemonToAgentMessage, value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
+}
+
+/** Exponential, capped, with "equal jitter": half fixed, half random, so agents spread out. */
+function backoffDelay(initialMs: number, maxMs: number, attempt: number): number {
+  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,233 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { VERSION } from '../lib/version.js';
+import type { AgentManifest, AgentMessage, DaemonToAgentMessage, LifecycleState, ManifestScript } from '../sdk/wire/agent-protocol.js';
+import { AgentConnection } from './agent-connection.js';
+import type { AgentLogger } from './agent-logger.js';
+import { watchAppHealth } from './app-health.js';
+import { Lifecycle } from './lifecycle.js';
+import { LogShipper } from './log-shipper.js';
+import { runScript, type ScriptCompleted, type ScriptStage } from './script-runner.js';
+import { expandPath, sessionEnvironment } from './session-environment.js';
+
+/** Session counts and traffic, for `stats`; sessions (terminals, SSH) plug in here later. */
+export interface StatsSource {
+  /** Counters since the previous call, and current session gauges. */
+  collect(): Omit<Extract<AgentMessage, { type: 'stats' }>, 'type'>;
+}
+
+/** What the agent needs to run. */
+export interface AgentOptions {
+  /** The deployment's base URL. */
+  readonly url: string;
+  /** The agent token. */
+  readonly token: string;
+  readonly logger: AgentLogger;
+  /** The agent's environment, inherited by scripts minus the token (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where relative script `log_path`s go (default: the agent directory). */
+  readonly logDir?: string;
+  readonly stats?: StatsSource;
+  /** Knobs for tests; the defaults are the production values. */
+  readonly timing?: {
+    readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
+    readonly heartbeatMs?: number;
+    readonly logFlushMs?: number;
+    readonly killGraceMs?: number;
+    readonly pipeGraceMs?: number;
+    /** How long stop() waits for the final reports to be sent (5000 ms). */
+    readonly shutdownGraceMs?: number;
+  };
+}
+
+/** A running agent. */
+export interface AgentHandle {
+  readonly lifecycle: LifecycleState;
+  /** Resolves once the lifecycle is `state` or past it. */
+  waitForLifecycle(state: LifecycleState): Promise<void>;
+  /**
+   * Reports `shutting_down`, runs the `run_on_stop` scripts, reports `off` (or `shutdown_timeout` /
+   * `shutdown_error`), waits up to 5 s for the reports and logs to go out, then disconnects.
+   * Safe to call more than once.
+   */
+  stop(): Promise<void>;
+}
+
+/** Counters with nothing behind them yet: no sessions exist until terminals and SSH arrive. */
+const idleStats: StatsSource = {
+  collect: () => ({
+    rx_bytes: 0,
+    tx_bytes: 0,
+    session_count_ssh: 0,
+    session_count_reconnecting_pty: 0,
+    session_count_vscode: 0,
+    session_count_jetbrains: 0,
+    connection_median_latency_ms: 0,
+  }),
+};
+
+/**
+ * Starts a workspace agent: connects to the daemon, and on the first manifest reports its startup
+ * facts, runs the start scripts, reports the outcome, and starts stats and app health checks.
+ */
+export function startAgent(options: AgentOptions): AgentHandle {
+  return new Agent(options);
+}
+
+const LIFECYCLE_RANK: readonly LifecycleState[][] = [['created'], ['starting'], ['start_timeout', 'start_error', 'ready'], ['shutting_down'], ['shutdown_timeout', 'shutdown_error', 'off']];
+
+function rank(state: LifecycleState): number {
+  return LIFECYCLE_RANK.findIndex((states) => states.includes(state));
+}
+
+interface Workspace {
+  readonly manifest: AgentManifest;
+  readonly directory: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+class Agent implements AgentHandle {
+  readonly #options: AgentOptions;
+  readonly #connection: AgentConnection;
+  readonly #logs: LogShipper;
+  readonly #lifecycle: Lifecycle;
+  readonly #changes = new EventEmitter();
+  readonly #stopping = new AbortController();
+  #workspace: Workspace | undefined;
+  #starting: Promise<void> | undefined;
+  #stopped: Promise<void> | undefined;
+  readonly #cleanups: (() => void)[] = [];
+
+  constructor(options: AgentOptions) {
+    this.#options = options;
+    this.#changes.setMaxListeners(0);
+    const timing = options.timing ?? {};
+    this.#connection = new AgentConnection({
+      url: options.url,
+      token: options.token,
+      logger: options.logger,
+      onMessage: (message) => this.#receive(message),
+      ...(timing.reconnect ? { reconnect: timing.reconnect } : {}),
+      ...(timing.heartbeatMs ? { heartbeatMs: timing.heartbeatMs } : {}),
+    });
+    this.#logs = new LogShipper({ url: options.url, token: options.token, logger: options.logger, ...(timing.logFlushMs ? { flushMs: timing.logFlushMs } : {}) });
+    this.#lifecycle = new Lifecycle((message) => this.#send(message));
+    this.#lifecycle.announce();
+  }
+
+  get lifecycle(): LifecycleState {
+    return this.#lifecycle.state;
+  }
+
+  waitForLifecycle(state: LifecycleState): Promise<void> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (rank(this.#lifecycle.state) < rank(state)) return;
+        this.#changes.off('change', check);
+        resolve();
+      };
+      this.#changes.on('change', check);
+      check();
+    });
+  }
+
+  stop(): Promise<void> {
+    this.#stopped ??= this.#shutdown();
+    return this.#stopped;
+  }
+
+  #send(message: AgentMessage): void {
+    this.#connection.send(message);
+    if (message.type === 'lifecycle') this.#changes.emit('change');
+  }
+
+  #receive(message: DaemonToAgentMessage): void {
+    if (message.type !== 'manifest' || this.#stopping.signal.aborted) return;
+    // Later manifests (after a reconnect) describe the same build; the first one drives start-up.
+    if (this.#workspace !== undefined) return;
+    this.#workspace = this.#prepare(message.manifest);
+    this.#starting = this.#start(this.#workspace);
+  }
+
+  #prepare(manifest: AgentManifest): Workspace {
+    const env = sessionEnvironment({ processEnv: this.#options.env ?? process.env, manifest, agentUrl: this.#options.url });
+    const directory = expandPath(manifest.directory || '~', env) || process.cwd();
+    try {
+      mkdirSync(directory, { recursive: true });
+    } catch (error) {
+      this.#options.logger.error({ err: error, directory }, 'could not create the agent directory');
+    }
+    for (const script of manifest.scripts) this.#logs.addSource({ id: script.log_source_id, display_name: script.display_name, icon: '' });
+    return { manifest, directory, env };
+  }
+
+  async #start(workspace: Workspace): Promise<void> {
+    const { manifest } = workspace;
+    this.#options.logger.info({ agent: manifest.agent_name, workspace: manifest.workspace_name, directory: workspace.directory }, 'received the manifest');
+    this.#send({ type: 'startup', version: VERSION, expanded_directory: workspace.directory, subsystems: [] });
+    this.#lifecycle.moveTo('starting');
+    this.#startStats(manifest.stats_interval);
+    this.#cleanups.push(watchAppHealth(manifest.apps, (message) => this.#send(message)));
+    const results = await this.#runAll(workspace, manifest.scripts.filter((script) => script.run_on_start), 'start', this.#stopping.signal);
+    if (this.#stopping.signal.aborted) return;
+    this.#lifecycle.moveTo(outcome(results, { timeout: 'start_timeout', error: 'start_error', ok: 'ready' }));
+    this.#options.logger.info({ state: this.#lifecycle.state }, 'start scripts finished');
+  }
+
+  #startStats(intervalSeconds: number): void {
+    if (!(intervalSeconds > 0)) return;
+    const source = this.#options.stats ?? idleStats;
+    const timer = setInterval(() => this.#send({ type: 'stats', ...source.collect() }), intervalSeconds * 1000);
+    timer.unref();
+    this.#cleanups.push(() => clearInterval(timer));
+  }
+
+  /** Runs scripts in parallel, reporting each as it completes. */
+  #runAll(workspace: Workspace, scripts: readonly ManifestScript[], stage: ScriptStage, signal?: AbortSignal): Promise<ScriptCompleted[]> {
+    const timing = this.#options.timing ?? {};
+    return Promise.all(
+      scripts.map(async (script) => {
+        const result = await runScript(script, {
+          stage,
+          cwd: workspace.directory,
+          env: workspace.env,
+          onLine: (level, output) => this.#logs.write(script.log_source_id, level, output),
+          ...(this.#options.logDir ? { logDir: this.#options.logDir } : {}),
+          ...(timing.killGraceMs !== undefined ? { killGraceMs: timing.killGraceMs } : {}),
+          ...(timing.pipeGraceMs !== undefined ? { pipeGraceMs: timing.pipeGraceMs } : {}),
+          ...(signal ? { signal } : {}),
+        });
+        this.#send(result);
+        if (result.status !== 'ok') this.#options.logger.warn({ script: script.display_name, status: result.status, exit_code: result.exit_code, stage }, 'script did not succeed');
+        return result;
+      }),
+    );
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#stopping.abort();
+    for (const cleanup of this.#cleanups.splice(0)) cleanup();
+    const grace = this.#options.timing?.shutdownGraceMs ?? 5000;
+    const workspace = this.#workspace;
+    this.#lifecycle.moveTo('shutting_down');
+    if (workspace !== undefined) {
+      // Start scripts still running were interrupted through #stopping; their reports still go out.
+      await this.#starting;
+      const results = await this.#runAll(workspace, workspace.manifest.scripts.filter((script) => script.run_on_stop), 'stop');
+      this.#lifecycle.moveTo(outcome(results, { timeout: 'shutdown_timeout', error: 'shutdown_error', ok: 'off' }));
+    } else {
+      this.#lifecycle.moveTo('off');
+    }
+    const deadline = Date.now() + grace;
+    await Promise.all([this.#logs.flush(grace), this.#connection.waitDrained(grace)]);
+    if (!this.#connection.drained) this.#options.logger.warn({ remaining_ms: Math.max(0, deadline - Date.now()) }, 'stopped before the daemon heard the final reports');
+    this.#logs.close();
+    await this.#connection.close();
+  }
+}
+
+function outcome(results: readonly ScriptCompleted[], states: { readonly timeout: LifecycleState; readonly error: LifecycleState; readonly ok: LifecycleState }): LifecycleState {
+  if (results.some((result) => result.status === 'timed_out')) return states.timeout;
+  if (results.some((result) => result.status === 'exit_failure')) return states.error;
+  return states.ok;
+}

@@ -1,0 +1,4 @@
+/** The workspace agent (`cove agent`): reached by the CLI only through a dynamic import. */
+export { startAgent, type AgentHandle, type AgentOptions, type StatsSource } from './agent.js';
+export { silentLogger, type AgentLogger } from './agent-logger.js';
+export { sessionEnvironment, expandPath, type SessionEnvironmentInput } from './session-environment.js';

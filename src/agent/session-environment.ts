@@ -1,0 +1,65 @@
+import { userInfo } from 'node:os';
+import type { AgentManifest } from '../sdk/wire/agent-protocol.js';
+
+/** The agent's own secret: a session must never be able to act as the agent. */
+const SECRET_VARIABLES: readonly string[] = ['COVE_AGENT_TOKEN'];
+
+/** What a session environment is built from. */
+export interface SessionEnvironmentInput {
+  /** The agent's own environment (usually `process.env`). */
+  readonly processEnv: Readonly<Record<string, string | undefined>>;
+  readonly manifest: Pick<AgentManifest, 'environment_variables' | 'workspace_name' | 'owner_username' | 'agent_name'>;
+  /** The deployment URL the agent talks to. */
+  readonly agentUrl: string;
+}
+
+/**
+ * The environment a script, and later a terminal or SSH session, runs with: the agent's environment
+ * without its token, then the template's variables, then the `COVE_*` facts about the workspace.
+ * `HOME`, `USER` and `SHELL` fall back to the OS account when the agent was started without them
+ * (as under a bare init system), since shells and tools misbehave without them.
+ */
+export function sessionEnvironment(input: SessionEnvironmentInput): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(input.processEnv)) {
+    if (value !== undefined && !SECRET_VARIABLES.includes(key)) env[key] = value;
+  }
+  Object.assign(env, accountDefaults(env), input.manifest.environment_variables);
+  env['COVE'] = 'true';
+  env['COVE_WORKSPACE_NAME'] = input.manifest.workspace_name;
+  env['COVE_WORKSPACE_OWNER_NAME'] = input.manifest.owner_username;
+  env['COVE_WORKSPACE_AGENT_NAME'] = input.manifest.agent_name;
+  env['COVE_AGENT_URL'] = input.agentUrl;
+  // A template variable must not smuggle the token back in either.
+  for (const key of SECRET_VARIABLES) delete env[key];
+  return env;
+}
+
+/** `HOME`, `USER` and `SHELL` where the environment lacks them. */
+function accountDefaults(env: Readonly<Record<string, string>>): Record<string, string> {
+  const account = safeUserInfo();
+  const defaults: Record<string, string> = {};
+  if (!env['HOME'] && account?.homedir) defaults['HOME'] = account.homedir;
+  if (!env['USER'] && account?.username) defaults['USER'] = account.username;
+  if (!env['SHELL']) defaults['SHELL'] = account?.shell || '/bin/sh';
+  return defaults;
+}
+
+function safeUserInfo(): { readonly homedir: string; readonly username: string; readonly shell: string | null } | undefined {
+  try {
+    return userInfo();
+  } catch {
+    // No passwd entry for our uid (common in containers): keep what the environment has.
+    return undefined;
+  }
+}
+
+/**
+ * Expands a leading `~` and `$NAME` / `${NAME}` references from `env`, as the manifest's directory
+ * and script log paths may use them. Unknown variables expand to nothing, as in a shell.
+ */
+export function expandPath(path: string, env: Readonly<Record<string, string | undefined>>): string {
+  const home = env['HOME'] ?? '';
+  const withHome = path === '~' ? home : path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
+  return withHome.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_match, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ''] ?? '');
+}
