@@ -10,6 +10,7 @@ import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
@@ -106,6 +107,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceRoutes, context);
       await api.register(workspaceActivityRoutes, context);
       await api.register(workspaceScheduleRoutes, context);
+      await api.register(agentSelfRoutes, context);
+      await api.register(workspaceAgentRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -1,8 +1,11 @@
 import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
 import { nextAutostart } from '../domain/schedule/index.js';
 import { buildStatus } from '../domain/workspace-builds.js';
-import type { PlannedAgent, Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
-import { parseJson } from '../store/json-column.js';
+import { readDefinition, scriptLogSources, wireApps, wireScripts } from '../domain/agent-definition.js';
+import { deriveAgentHealth, deriveAgentStatus } from '../domain/agent-status.js';
+import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
+import { parseJson, parseStringArray } from '../store/json-column.js';
+import { listLogSources, type AgentLogSourceRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
 import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
 import type { ApiContext } from './context.js';
@@ -35,10 +38,12 @@ async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[]
   const jobs = new Map(views.map((view) => [view.row.id, view]));
   const resourceRows = await listResourcesOfJobs(db, builds.map((b) => b.job_id));
   const agents = await listAgentsOfResources(db, resourceRows.map((r) => r.id));
+  const sources = await listLogSources(db, agents.map((agent) => agent.id));
+  const now = context.store.clock.now();
   const resources = new Map<string, WorkspaceResource[]>();
   for (const row of resourceRows) {
     const list = resources.get(row.job_id) ?? [];
-    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id)));
+    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), sources, now));
     resources.set(row.job_id, list);
   }
   return { users, versions, jobs, resources };
@@ -103,7 +108,9 @@ export async function answerWorkspaces(context: ApiContext, workspaces: readonly
     if (!build || !job || !template) return [];
     const owner = found.users.get(workspace.owner_id);
     const wireBuild = toWireBuild(build, workspace, job, found);
-    const failing = wireBuild.resources.flatMap((r) => r.agents).filter((agent) => !agent.health.healthy && agent.status === 'connected').map((agent) => agent.id);
+    // Only a started workspace expects its agents to run; those of a stop build are not failing.
+    const running = build.transition === 'start' ? wireBuild.resources.flatMap((r) => r.agents) : [];
+    const failing = running.filter((agent) => !agent.health.healthy).map((agent) => agent.id);
     return [
       {
         id: workspace.id,
@@ -155,7 +162,7 @@ function nextStart(workspace: WorkspaceRow, template: { allow_user_autostart: nu
 }
 
 /** A resource of a build, with the agents the build made for it. */
-function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[]): WorkspaceResource {
+function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], sources: readonly AgentLogSourceRow[], now: Date): WorkspaceResource {
   return {
     id: row.id,
     job_id: row.job_id,
@@ -167,44 +174,57 @@ function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly Workspa
     hide: row.hide === 1,
     daily_cost: row.daily_cost,
     metadata: parseJson(row.metadata, []),
-    agents: agents.map((agent) => toWireAgent(row, agent)),
+    agents: agents.map((agent) => toWireAgent(row.id, agent, sources.filter((source) => source.agent_id === agent.id), now)),
   };
 }
 
-function toWireAgent(resource: WorkspaceResourceRow, agent: WorkspaceAgentRow): WorkspaceAgent {
-  const definition = parseJson<PlannedAgent>(agent.definition, {} as PlannedAgent);
+/** One agent as `GET /workspaceagents/{id}` shows it. */
+export async function answerAgent(context: ApiContext, found: AgentWithOwners): Promise<WorkspaceAgent> {
+  const sources = await listLogSources(context.store.db, [found.agent.id]);
+  return toWireAgent(found.resource.id, found.agent, sources, context.store.clock.now());
+}
+
+function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, sources: readonly AgentLogSourceRow[], now: Date): WorkspaceAgent {
+  const definition = readDefinition(agent.definition);
+  const { status, disconnectedAt } = deriveAgentStatus({ ...agent, connection_timeout_seconds: definition.connection_timeout_seconds }, now);
+  const stored = sources.map((source) => ({ id: source.id, workspace_agent_id: agent.id, created_at: source.created_at, display_name: source.display_name, icon: source.icon }));
+  const fromScripts = scriptLogSources(agent.id, definition, agent.created_at).filter((source) => !stored.some((s) => s.id === source.id));
   return {
     id: agent.id,
-    resource_id: resource.id,
+    resource_id: resourceId,
     name: agent.name,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
     ...(agent.first_connected_at ? { first_connected_at: agent.first_connected_at } : {}),
     ...(agent.last_connected_at ? { last_connected_at: agent.last_connected_at } : {}),
-    ...(agent.disconnected_at ? { disconnected_at: agent.disconnected_at } : {}),
+    ...(disconnectedAt ? { disconnected_at: disconnectedAt } : {}),
     ...(agent.started_at ? { started_at: agent.started_at } : {}),
     ...(agent.ready_at ? { ready_at: agent.ready_at } : {}),
-    status: agent.first_connected_at ? 'connected' : 'connecting',
+    status,
     lifecycle_state: agent.lifecycle_state,
-    directory: definition.directory ?? '',
-    expanded_directory: '',
-    operating_system: definition.operating_system ?? '',
-    architecture: definition.architecture ?? '',
+    directory: definition.directory,
+    expanded_directory: agent.expanded_directory,
+    operating_system: definition.operating_system,
+    architecture: definition.architecture,
     instance_id: '',
-    version: '',
-    api_version: '',
-    troubleshooting_url: definition.troubleshooting_url ?? '',
-    connection_timeout_seconds: definition.connection_timeout_seconds ?? 0,
-    logs_length: 0,
-    logs_overflowed: false,
-    display_apps: [...(definition.display_apps ?? [])],
-    subsystems: [],
-    environment_variables: { ...(definition.env ?? {}) },
-    health: agent.first_connected_at ? { healthy: true } : { healthy: false, reason: 'agent has not yet connected' },
-    startup_script_behavior: definition.startup_script_behavior ?? 'non-blocking',
-    log_sources: [],
+    version: agent.version,
+    api_version: agent.api_version,
+    troubleshooting_url: definition.troubleshooting_url,
+    connection_timeout_seconds: Math.trunc(definition.connection_timeout_seconds),
+    logs_length: agent.logs_length,
+    logs_overflowed: agent.logs_overflowed === 1,
+    display_apps: definition.display_apps.filter((app) => DISPLAY_APPS.has(app)),
+    subsystems: parseStringArray(agent.subsystems),
+    environment_variables: { ...definition.env },
+    health: deriveAgentHealth(status, agent.lifecycle_state),
+    startup_script_behavior:
+      definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login) ? 'blocking' : 'non-blocking',
+    log_sources: [...fromScripts, ...stored],
     parent_id: { uuid: '', valid: false },
-    apps: [],
-    scripts: [],
+    apps: wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {})),
+    scripts: wireScripts(agent.id, definition),
   };
 }
+
+/** The display apps the API reports; others the template names are dropped (reference §2.3). */
+const DISPLAY_APPS = new Set(['vscode', 'vscode_insiders', 'web_terminal', 'port_forwarding_helper', 'ssh_helper']);

@@ -53,6 +53,11 @@ import type {
   TemplateVersionVariable,
   UpdateTemplateMeta,
   WorkspaceResource,
+  PatchAgentLogsRequest,
+  PostLogSourceRequest,
+  WorkspaceAgent,
+  WorkspaceAgentLog,
+  WorkspaceAgentLogSource,
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
@@ -697,6 +702,33 @@ export class CoveClient {
 
   tokenConfig(user = 'me'): Promise<TokenConfig> {
     return this.request('GET', `/users/${encodeURIComponent(user)}/keys/tokens/tokenconfig`);
+  }
+
+  // Workspace agents
+
+  workspaceAgent(id: string): Promise<WorkspaceAgent> {
+    return this.request('GET', `/workspaceagents/${encodeURIComponent(id)}`);
+  }
+
+  workspaceAgentLogs(id: string, range: { readonly after?: number; readonly before?: number } = {}): Promise<WorkspaceAgentLog[]> {
+    return this.request('GET', `/workspaceagents/${encodeURIComponent(id)}/logs`, { query: range });
+  }
+
+  /** Follows an agent's logs until the agent shuts down or its build is replaced. */
+  followWorkspaceAgentLogs(id: string, onLog: (log: WorkspaceAgentLog) => void, after?: number): Promise<void> {
+    return this.#follow(`/workspaceagents/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
+      onLog(JSON.parse(text) as WorkspaceAgentLog),
+    );
+  }
+
+  /** For an agent (a client holding its token): stores a batch of its logs. */
+  patchAgentLogs(request: PatchAgentLogsRequest): Promise<Response> {
+    return this.request('PATCH', '/workspaceagents/me/logs', { body: request });
+  }
+
+  /** For an agent: declares (or renames) one of its log sources. */
+  postAgentLogSource(request: PostLogSourceRequest): Promise<WorkspaceAgentLogSource> {
+    return this.request('POST', '/workspaceagents/me/log-source', { body: request });
   }
 }
 

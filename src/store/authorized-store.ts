@@ -26,6 +26,7 @@ import * as jobs from './queries/provisioner-jobs.js';
 import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
 import * as workspaces from './queries/workspaces.js';
+import * as agents from './queries/workspace-agents.js';
 import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
@@ -757,6 +758,25 @@ export class AuthorizedStore {
       .where('port', '=', port)
       .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  // Workspace agents
+
+  /** An agent with its resource, build and workspace; needs `read` on the workspace. */
+  async getWorkspaceAgent(id: string): Promise<agents.AgentWithOwners> {
+    const found = isUuid(id) ? await agents.getAgentById(this.#store.db, id) : undefined;
+    if (!found) throw new NotFoundError('workspace agent');
+    this.#require('read', workspaceRbac(found.workspace));
+    return found;
+  }
+
+  /** An agent's log lines, ascending by id within (after, before); needs `read` on its workspace. */
+  async listWorkspaceAgentLogs(
+    found: agents.AgentWithOwners,
+    range: { readonly after?: number | undefined; readonly before?: number | undefined },
+  ): Promise<agents.AgentLogRow[]> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.listAgentLogs(this.#store.db, found.agent.id, range);
   }
 
   #require(action: Action, object: RbacObject): void {

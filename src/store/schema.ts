@@ -25,6 +25,9 @@ export interface Database {
   workspace_builds: WorkspaceBuildTable;
   workspace_agents: WorkspaceAgentTable;
   workspace_port_shares: WorkspacePortShareTable;
+  workspace_agent_log_sources: WorkspaceAgentLogSourceTable;
+  workspace_agent_logs: WorkspaceAgentLogTable;
+  workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
 }
 
 export interface MigrationTable {
@@ -294,6 +297,46 @@ export interface WorkspaceAgentTable {
   disconnected_at: string | null;
   started_at: string | null;
   ready_at: string | null;
+  version: Generated<string>;
+  expanded_directory: Generated<string>;
+  /** JSON array of subsystem names, sorted. */
+  subsystems: Generated<string>;
+  api_version: Generated<string>;
+  /** Bytes of log output stored, against the per-agent limit. */
+  logs_length: Generated<number>;
+  logs_overflowed: Generated<number>;
+  /** JSON object of app id -> health, as the agent last reported. */
+  app_health: Generated<string>;
+  /** JSON of the latest stats report. */
+  last_stats: string | null;
+  last_stats_at: string | null;
+}
+
+export interface WorkspaceAgentLogSourceTable {
+  agent_id: string;
+  id: string;
+  display_name: string;
+  icon: string;
+  created_at: string;
+}
+
+export interface WorkspaceAgentLogTable {
+  id: Generated<number>;
+  agent_id: string;
+  log_source_id: string;
+  created_at: string;
+  level: string;
+  output: string;
+}
+
+export interface WorkspaceAgentScriptTimingTable {
+  agent_id: string;
+  script_id: string;
+  stage: string;
+  status: string;
+  exit_code: number;
+  started_at: string;
+  ended_at: string;
 }
 
 export interface WorkspacePortShareTable {

@@ -99,6 +99,30 @@ function templateReaders(status: number): Expectation {
   return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status });
 }
 
+/** An agent in a workspace of the member's, made on first use (the shared world's template has none). */
+const memberAgents = new WeakMap<World, Promise<string>>();
+function memberAgent(world: World): Promise<string> {
+  let agent = memberAgents.get(world);
+  if (!agent) {
+    agent = (async () => {
+      const echo = { apply: { resources: [{ name: 'box', agents: [{ name: 'main' }] }] } };
+      const file = await world.owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
+      const version = await world.owner.createTemplateVersion(world.defaultOrgId, { file_id: file.id });
+      await world.owner.followTemplateVersionLogs(version.id, () => undefined);
+      const template = await world.owner.createTemplate(world.defaultOrgId, { name: world.unique('agent-template'), template_version_id: version.id });
+      const member = world.owner.withToken(world.tokens.member);
+      const workspace = await member.createWorkspace('me', { name: world.unique('agent-ws'), template_id: template.id });
+      await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
+      const build = await member.workspaceBuild(workspace.latest_build.id);
+      const id = build.resources.flatMap((r) => r.agents)[0]?.id;
+      if (!id) throw new Error('the agent template made no agent');
+      return id;
+    })();
+    memberAgents.set(world, agent);
+  }
+  return agent;
+}
+
 const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2': { call: () => ({ path: api('') }), expect: everyone(200) },
   'GET /healthz': { call: () => ({ path: '/healthz' }), expect: everyone(200) },
@@ -549,6 +573,25 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'DELETE /api/v2/users/:user': {
     call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}`) }),
     expect: signedIn(403, { owner: 200, userAdmin: 200, member: 404, otherMember: 404 }),
+  },
+  // Agent routes take an agent token: a user's session is not one, so every subject here gets 401.
+  'GET /api/v2/workspaceagents/me/rpc': { call: () => ({ path: api('/workspaceagents/me/rpc') }), expect: everyone(401) },
+  'PATCH /api/v2/workspaceagents/me/logs': {
+    call: () => ({ path: api('/workspaceagents/me/logs'), body: { log_source_id: '', logs: [{ created_at: '2026-01-05T10:00:00Z', level: 'info', output: 'x' }] } }),
+    expect: everyone(401),
+  },
+  'POST /api/v2/workspaceagents/me/log-source': {
+    call: () => ({ path: api('/workspaceagents/me/log-source'), body: { id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11', display_name: 'x', icon: '' } }),
+    expect: everyone(401),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent': { call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaceagents/:workspaceagent/logs': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/logs`) }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent/startup-logs': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/startup-logs`) }),
+    expect: memberWorkspaceReaders(200),
   },
 };
 

@@ -445,6 +445,26 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(async () => w.member.deletePortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
   },
+  getWorkspaceAgent: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceAgent(agentId)).agent.id, agentId);
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceAgent(agentId));
+    },
+  },
+  listWorkspaceAgentLogs: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      assert.deepEqual(await w.member.listWorkspaceAgentLogs(await w.member.getWorkspaceAgent(agentId), {}), []);
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      await expectRefused(async () => w.member.listWorkspaceAgentLogs(await w.owner.getWorkspaceAgent(agentId), {}));
+    },
+  },
 };
 
 const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
@@ -527,6 +547,27 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
   };
   await store.insertWorkspace(workspace, build, job, template);
   return { workspace, build, job };
+}
+
+/** A workspace of the subject's with one agent on its first build's resource, as a finished build leaves it. */
+async function agentFixture(w: World, store: AuthorizedStore) {
+  const { job } = await workspaceFixture(w, store);
+  const now = w.test.clock.now().toISOString();
+  const resourceId = newId();
+  const agentId = newId();
+  const db = w.test.daemon.store.db;
+  await db
+    .insertInto('workspace_resources')
+    .values({ id: resourceId, job_id: job.id, transition: 'start', name: 'box', type: 'echo', hide: 0, icon: '', daily_cost: 0, metadata: '[]', planned_agents: '[]', created_at: now })
+    .execute();
+  await db
+    .insertInto('workspace_agents')
+    .values({
+      id: agentId, resource_id: resourceId, name: 'main', auth_token_hash: `hash-${agentId}`, definition: '{}', lifecycle_state: 'created', created_at: now, updated_at: now,
+      first_connected_at: null, last_connected_at: null, disconnected_at: null, started_at: null, ready_at: null,
+    })
+    .execute();
+  return { agentId };
 }
 
 /** A new job row like `job`, for a further build. */

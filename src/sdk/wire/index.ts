@@ -9,3 +9,4 @@ export * from './templates.js';
 export * from './provisioners.js';
 export * from './workspaces.js';
 export * from './agent-protocol.js';
+export * from './workspace-agent-logs.js';

@@ -2,8 +2,9 @@ import type { Migration } from './migration.js';
 import { identityMigration } from './0001-identity.js';
 import { templatesMigration } from './0002-templates.js';
 import { workspacesMigration } from './0003-workspaces.js';
+import { agentsMigration } from './0004-agents.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration];
 
 export type { Migration } from './migration.js';

@@ -1,0 +1,66 @@
+import type { WebSocket } from 'ws';
+import { agentLogsChannel } from '../domain/agent-logs.js';
+import { isFinalLifecycle } from '../domain/agent-status.js';
+import { workspaceEventsChannel } from '../domain/workspace-events.js';
+import type { WorkspaceAgentLog } from '../sdk/wire/index.js';
+import { getAgentRow, isLatestLiveBuild, listAgentLogs, type AgentLogRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
+import type { Store } from '../store/store.js';
+
+/** An agent's log row as the API shows it. */
+export function toWireAgentLog(row: AgentLogRow): WorkspaceAgentLog {
+  return { id: Number(row.id), created_at: row.created_at, level: row.level as WorkspaceAgentLog['level'], output: row.output, source_id: row.log_source_id };
+}
+
+/**
+ * Follows an agent's logs over a WebSocket, as `streamJobLogs` does for jobs: the backlog after
+ * `after`, then each new line as it is stored, one JSON entry per text frame. Closes with 1000
+ * "done" once the agent has shut down or its build is no longer the workspace's latest. The caller
+ * has already checked that the subject may read the agent's workspace.
+ */
+export async function streamAgentLogs(socket: WebSocket, store: Store, found: AgentWithOwners, after: number | undefined): Promise<void> {
+  const agentId = found.agent.id;
+  let lastId = after ?? 0;
+  let sending = Promise.resolve();
+  let closed = false;
+
+  const flush = async (): Promise<void> => {
+    for (const log of await listAgentLogs(store.db, agentId, { after: lastId })) {
+      if (socket.readyState !== socket.OPEN) return;
+      socket.send(JSON.stringify(toWireAgentLog(log)));
+      lastId = Number(log.id);
+    }
+  };
+  const finishIfDone = async (): Promise<void> => {
+    const agent = await getAgentRow(store.db, agentId);
+    const live = agent && !isFinalLifecycle(agent.lifecycle_state) && (await isLatestLiveBuild(store.db, found.workspace.id, found.build.id));
+    if (!live) {
+      await flush();
+      close(1000, 'done');
+    }
+  };
+  const close = (code: number, reason: string) => {
+    if (closed) return;
+    closed = true;
+    void Promise.all([stopLogs, stopWorkspace]).then((stops) => Promise.all(stops.map((stop) => stop())));
+    clearInterval(heartbeat);
+    if (socket.readyState === socket.OPEN) socket.close(code, reason);
+  };
+  const enqueue = (step: () => Promise<unknown>) => {
+    sending = sending.then(step).then(
+      () => undefined,
+      () => close(1011, 'internal error'),
+    );
+  };
+
+  const stopLogs = store.pubsub.subscribe(agentLogsChannel(agentId), () => enqueue(flush));
+  // Lifecycle changes and new builds arrive as workspace events.
+  const stopWorkspace = store.pubsub.subscribe(workspaceEventsChannel(found.workspace.id), () => enqueue(finishIfDone));
+  const heartbeat = setInterval(() => {
+    if (socket.readyState === socket.OPEN) socket.ping();
+  }, 15_000);
+  heartbeat.unref();
+  socket.on('close', () => close(1000, 'client closed'));
+  await Promise.all([stopLogs, stopWorkspace]);
+  enqueue(flush);
+  enqueue(finishIfDone);
+}

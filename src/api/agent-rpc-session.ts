@@ -1,0 +1,228 @@
+import { Value } from '@sinclair/typebox/value';
+import type { FastifyBaseLogger } from 'fastify';
+import type { WebSocket } from 'ws';
+import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
+import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
+import { workspaceEventsChannel } from '../domain/workspace-events.js';
+import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
+import { parseJson } from '../store/json-column.js';
+import { getAgentRow, isLatestLiveBuild, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
+import type { Store } from '../store/store.js';
+
+/** How often the socket is pinged and the agent's `last_connected_at` refreshed on the pong. */
+const HEARTBEAT_MS = 15_000;
+/** Close code when the agent's build is no longer the workspace's latest. */
+export const CLOSE_NOT_LATEST_BUILD = 4000;
+
+const SUBSYSTEMS = new Set(['envbox', 'envbuilder', 'exectrace']);
+const SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+type Message<T extends AgentMessage['type']> = Extract<AgentMessage, { type: T }>;
+
+/**
+ * One agent's rpc WebSocket. The agent acts only on its own row, which its token already proved,
+ * so the session writes with the store's own handle rather than a user's authorizing store.
+ * Messages are handled one at a time, in order; every change publishes the workspace event.
+ */
+export class AgentRpcSession {
+  #queue = Promise.resolve();
+  #heartbeat: NodeJS.Timeout | undefined;
+  #lastPong = Date.now();
+  #closed = false;
+  #stopWatching: (() => Promise<void>) | undefined;
+  readonly #agentId: string;
+  readonly #workspaceId: string;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly store: Store,
+    private readonly found: AgentWithOwners,
+    private readonly apiVersion: string,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.#agentId = found.agent.id;
+    this.#workspaceId = found.workspace.id;
+  }
+
+  /** Records the connection, sends the manifest and starts serving the agent's messages. */
+  async start(): Promise<void> {
+    this.socket.on('message', (data, isBinary) => {
+      if (isBinary) return this.#send({ type: 'error', message: 'messages are JSON text frames' });
+      this.#enqueue(() => this.#handle(data.toString()));
+    });
+    this.socket.on('pong', () => {
+      this.#lastPong = Date.now();
+      this.#enqueue(() => this.#touch());
+    });
+    this.socket.on('close', () => void this.#close());
+    const now = this.store.nowIso();
+    await updateAgent(this.store.db, this.#agentId, {
+      first_connected_at: this.found.agent.first_connected_at ?? now,
+      last_connected_at: now,
+      disconnected_at: null,
+      api_version: this.apiVersion,
+      updated_at: now,
+    });
+    await this.#publish('agent_connected');
+    // A new build (or a delete) makes this agent stale at once, not only at the next heartbeat.
+    this.#stopWatching = await this.store.pubsub.subscribe(workspaceEventsChannel(this.#workspaceId), () => this.#enqueue(() => this.#checkLatest()));
+    this.#send({ type: 'manifest', manifest: await this.#manifest() });
+    this.#heartbeat = setInterval(() => this.#beat(), HEARTBEAT_MS);
+    this.#heartbeat.unref();
+  }
+
+  async #manifest() {
+    const owner = await this.store.db.selectFrom('users').select('username').where('id', '=', this.found.workspace.owner_id).executeTakeFirst();
+    return buildManifest({
+      agentId: this.#agentId,
+      definition: readDefinition(this.found.agent.definition),
+      agentName: this.found.agent.name,
+      ownerUsername: owner?.username ?? '',
+      workspaceId: this.#workspaceId,
+      workspaceName: this.found.workspace.name,
+    });
+  }
+
+  #beat(): void {
+    if (Date.now() - this.#lastPong > AGENT_INACTIVE_TIMEOUT_SECONDS * 1000) {
+      this.#closeSocket(1001, 'ping timeout');
+      return;
+    }
+    if (this.socket.readyState === this.socket.OPEN) this.socket.ping();
+  }
+
+  /** A pong: the agent is alive now, and must still belong to the latest build. */
+  async #touch(): Promise<void> {
+    const now = this.store.nowIso();
+    await updateAgent(this.store.db, this.#agentId, { last_connected_at: now, disconnected_at: null });
+    await this.#checkLatest();
+  }
+
+  async #checkLatest(): Promise<void> {
+    if (this.#closed) return;
+    if (!(await isLatestLiveBuild(this.store.db, this.#workspaceId, this.found.build.id))) {
+      this.#closeSocket(CLOSE_NOT_LATEST_BUILD, 'the agent belongs to a build that is no longer the latest');
+    }
+  }
+
+  async #handle(text: string): Promise<void> {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return this.#send({ type: 'error', message: 'a message is not valid JSON' });
+    }
+    if (!Value.Check(AgentMessage, message)) {
+      const first = [...Value.Errors(AgentMessage, message)][0];
+      return this.#send({ type: 'error', message: `a message does not follow the protocol${first ? `: ${first.path} ${first.message}` : ''}` });
+    }
+    switch (message.type) {
+      case 'startup':
+        return this.#startup(message);
+      case 'lifecycle':
+        return this.#lifecycle(message);
+      case 'app_health':
+        return this.#appHealth(message);
+      case 'stats':
+        return this.#stats(message);
+      case 'script_completed':
+        return this.#scriptCompleted(message);
+    }
+  }
+
+  async #startup(message: Message<'startup'>): Promise<void> {
+    if (!SEMVER.test(message.version)) return this.#send({ type: 'error', message: `startup: version "${message.version}" is not a semantic version` });
+    const unknown = message.subsystems.filter((s) => !SUBSYSTEMS.has(s));
+    if (unknown.length > 0) return this.#send({ type: 'error', message: `startup: unknown subsystems: ${unknown.join(', ')}` });
+    await updateAgent(this.store.db, this.#agentId, {
+      version: message.version,
+      expanded_directory: message.expanded_directory,
+      subsystems: JSON.stringify([...new Set(message.subsystems)].sort()),
+      updated_at: this.store.nowIso(),
+    });
+    await this.#publish('agent_startup');
+  }
+
+  async #lifecycle(message: Message<'lifecycle'>): Promise<void> {
+    const current = await getAgentRow(this.store.db, this.#agentId);
+    if (!current) return;
+    const parsed = Date.parse(message.changed_at);
+    const changedAt = Number.isNaN(parsed) ? this.store.nowIso() : new Date(parsed).toISOString();
+    await updateAgent(this.store.db, this.#agentId, {
+      lifecycle_state: message.state,
+      ...lifecycleTimestamps(message.state, changedAt, current),
+      updated_at: this.store.nowIso(),
+    });
+    await this.#publish('agent_lifecycle');
+  }
+
+  async #appHealth(message: Message<'app_health'>): Promise<void> {
+    const known = new Set(manifestApps(this.#agentId, readDefinition(this.found.agent.definition)).map((app) => app.id));
+    const unknown = Object.keys(message.apps).filter((id) => !known.has(id));
+    if (unknown.length > 0) return this.#send({ type: 'error', message: `app_health: not apps of this agent: ${unknown.join(', ')}` });
+    const current = await getAgentRow(this.store.db, this.#agentId);
+    const before = parseJson<Record<string, string>>(current?.app_health, {});
+    const after = { ...before, ...message.apps };
+    if (JSON.stringify(before) === JSON.stringify(after)) return;
+    await updateAgent(this.store.db, this.#agentId, { app_health: JSON.stringify(after), updated_at: this.store.nowIso() });
+    await this.#publish('agent_app_health');
+  }
+
+  async #stats(message: Message<'stats'>): Promise<void> {
+    const now = this.store.nowIso();
+    const { type: _type, ...stats } = message;
+    await updateAgent(this.store.db, this.#agentId, { last_stats: JSON.stringify(stats), last_stats_at: now });
+    const sessions = stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
+    if (sessions > 0 || stats.rx_bytes > 0 || stats.tx_bytes > 0) {
+      await this.store.db.updateTable('workspaces').set({ last_used_at: now }).where('id', '=', this.#workspaceId).execute();
+      await this.#publish('agent_stats');
+    }
+  }
+
+  async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {
+    await this.store.db
+      .insertInto('workspace_agent_script_timings')
+      .values({
+        agent_id: this.#agentId,
+        script_id: message.script_id,
+        stage: message.stage,
+        status: message.status,
+        exit_code: Math.trunc(message.exit_code),
+        started_at: message.started_at,
+        ended_at: message.ended_at,
+      })
+      .execute();
+  }
+
+  #enqueue(step: () => Promise<void>): void {
+    this.#queue = this.#queue.then(step).catch((error: unknown) => {
+      this.log.error({ err: error, agent: this.#agentId }, 'workspace agent message failed');
+      this.#send({ type: 'error', message: 'internal error handling the message' });
+    });
+  }
+
+  #send(message: DaemonToAgentMessage): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  async #publish(what: string): Promise<void> {
+    await this.store.pubsub.publish(workspaceEventsChannel(this.#workspaceId), what);
+  }
+
+  #closeSocket(code: number, reason: string): void {
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
+  }
+
+  async #close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    await this.#stopWatching?.();
+    // After the messages already received, so a last lifecycle report is not lost.
+    this.#enqueue(async () => {
+      await updateAgent(this.store.db, this.#agentId, { disconnected_at: this.store.nowIso() });
+      await this.#publish('agent_disconnected');
+    });
+    await this.#queue;
+  }
+}
