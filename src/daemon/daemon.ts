@@ -5,7 +5,7 @@ import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
-import type { ResolvedOptions } from '../domain/deployment-options.js';
+import type { DeploymentValues, ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
@@ -74,8 +74,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const identity = await bootstrapDeployment(store);
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
+    // The daemon's own copy: a default access URL is only known once the port is bound.
+    const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
-      { store, values: options.values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem },
+      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {
@@ -111,8 +113,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const [host, port] = splitHostPort(options.values.httpAddress);
     const address = await app.listen({ host, port });
     const url = address;
+    // With the default access URL and a random port (`:0`), agents must dial the port actually bound.
+    if (options.sources.accessUrl === 'default') values.accessUrl = url;
     logger.info(
-      { url, access_url: options.values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
+      { url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
       'cove is listening',
     );
     for (const task of Object.values(tasks)) task.start();

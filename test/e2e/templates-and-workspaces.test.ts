@@ -59,12 +59,14 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
   });
 
   after(async () => {
+    // If a test failed half-way, its workspace's agent process is still running: deleting stops it.
+    cove('delete', 'dev', '-y');
     await stop(provisioner);
     await stop(server);
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('pushes the local-shell example with live logs, then creates, stops, starts and deletes a workspace', () => {
+  it('pushes the local-shell example with live logs, then creates a workspace whose agent gets ready, stops, starts and deletes it', () => {
     assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
     const push = cove('templates', 'push', 't', '-y');
     assert.equal(push.code, 0, push.stderr);
@@ -79,6 +81,14 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
     assert.match(create.stdout + create.stderr, /Workspace "dev" is running\./);
     const listed = JSON.parse(cove('ls', '-o', 'json').stdout) as { name: string; latest_build: { status: string } }[];
     assert.deepEqual(listed.map((w) => [w.name, w.latest_build.status]), [['dev', 'running']]);
+    // The process compute started `cove agent` with the build's token; it dials back and gets ready.
+    type Shown = { latest_build: { resources: { agents: { name: string; status: string; lifecycle_state: string }[] }[] } };
+    const agents = () => (JSON.parse(cove('show', 'dev', '-o', 'json').stdout) as Shown).latest_build.resources.flatMap((r) => r.agents);
+    const deadline = Date.now() + 20_000;
+    while (!agents().some((a) => a.status === 'connected' && a.lifecycle_state === 'ready')) {
+      assert.ok(Date.now() < deadline, `the agent did not become ready: ${JSON.stringify(agents())}`);
+      spawnSync('sleep', ['0.2']);
+    }
     assert.match(cove('stop', 'dev').stdout, /is stopped/);
     assert.match(cove('start', 'dev').stdout, /is running/);
     assert.match(cove('delete', 'dev', '-y').stdout, /has been deleted/);
