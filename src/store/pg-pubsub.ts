@@ -9,7 +9,8 @@ import type { PubSub, PubSubListener } from './pubsub.js';
 export class PostgresPubSub implements PubSub {
   readonly #client: pg.Client;
   readonly #events = new EventEmitter();
-  readonly #listening = new Map<string, number>();
+  /** Per channel: how many listeners, and the LISTEN they all wait for. */
+  readonly #listening = new Map<string, { count: number; ready: Promise<unknown> }>();
 
   private constructor(client: pg.Client) {
     this.#client = client;
@@ -33,17 +34,22 @@ export class PostgresPubSub implements PubSub {
   }
 
   async subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
-    const count = this.#listening.get(channel) ?? 0;
-    this.#listening.set(channel, count + 1);
+    let entry = this.#listening.get(channel);
+    if (entry) entry.count++;
+    else {
+      entry = { count: 1, ready: this.#client.query(`LISTEN ${quoteIdentifier(channel)}`) };
+      this.#listening.set(channel, entry);
+    }
     this.#events.on(channel, listener);
-    if (count === 0) await this.#client.query(`LISTEN ${quoteIdentifier(channel)}`);
+    // A second subscriber must not return before the first one's LISTEN is in effect: events in
+    // between would be lost, and a caller that checks state after subscribing relies on them.
+    await entry.ready;
     return async () => {
       this.#events.off(channel, listener);
-      const left = (this.#listening.get(channel) ?? 1) - 1;
-      if (left > 0) {
-        this.#listening.set(channel, left);
-        return;
-      }
+      const current = this.#listening.get(channel);
+      if (!current) return;
+      current.count--;
+      if (current.count > 0) return;
       this.#listening.delete(channel);
       await this.#client.query(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => undefined);
     };
