@@ -41,17 +41,27 @@ export class ProvisionerDaemonSession {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** Registers the daemon and starts serving its messages. */
+  /**
+   * Registers the daemon and starts serving its messages. Listeners go on the socket before
+   * anything is awaited: a daemon sends `acquire` as soon as it is connected, and a message
+   * arriving with no listener would be lost. Messages wait in the queue until registration is done.
+   */
   async start(): Promise<void> {
-    await registerDaemon(this.store, this.daemon);
-    this.#stopPosted = await this.store.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
-      if (organizationId === this.daemon.organizationId) this.#wake?.();
-    });
+    let registered!: () => void;
+    this.#queue = new Promise<void>((resolve) => (registered = resolve));
     this.socket.on('message', (data, isBinary) => {
       if (isBinary) return this.#send({ type: 'error', message: 'messages are JSON text frames' });
       this.#queue = this.#queue.then(() => this.#handle(data.toString())).catch((error: unknown) => this.#report(error));
     });
     this.socket.on('close', () => void this.#close());
+    try {
+      await registerDaemon(this.store, this.daemon);
+      this.#stopPosted = await this.store.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
+        if (organizationId === this.daemon.organizationId) this.#wake?.();
+      });
+    } finally {
+      registered();
+    }
     this.#heartbeat = setInterval(() => {
       if (this.socket.readyState === this.socket.OPEN) this.socket.ping();
       void touchDaemon(this.store, this.daemon.id).catch(() => undefined);

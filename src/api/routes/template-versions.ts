@@ -329,18 +329,26 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       throw new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Use POST .../dynamic-parameters/evaluate for a single evaluation.' });
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
-      const parameters = await parametersOf(request);
-      socket.send(JSON.stringify(evaluateParameters(-1, parameters, {})));
+      // Listen before awaiting anything, so inputs sent right after connecting are not lost.
+      const parameters = parametersOf(request);
+      let answering = Promise.resolve();
       socket.on('message', (data) => {
-        let message: unknown;
-        try {
-          message = JSON.parse(data.toString());
-        } catch {
-          return socket.close(1003, 'messages must be JSON');
-        }
-        if (!Value.Check(DynamicParametersRequest, message)) return socket.close(1003, 'messages must be {id, inputs}');
-        socket.send(JSON.stringify(evaluateParameters(message.id, parameters, message.inputs)));
+        answering = answering.then(async () => {
+          let message: unknown;
+          try {
+            message = JSON.parse(data.toString());
+          } catch {
+            return socket.close(1003, 'messages must be JSON');
+          }
+          if (!Value.Check(DynamicParametersRequest, message)) return socket.close(1003, 'messages must be {id, inputs}');
+          socket.send(JSON.stringify(evaluateParameters(message.id, await parameters, message.inputs)));
+        }).catch(() => undefined); // a version whose parameters cannot be read has closed the socket already
       });
+      try {
+        socket.send(JSON.stringify(evaluateParameters(-1, await parameters, {})));
+      } catch (error) {
+        socket.close(1011, error instanceof HttpProblem ? error.message : 'could not read the parameters');
+      }
     },
   });
 
