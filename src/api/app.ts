@@ -11,6 +11,7 @@ import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
+import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
@@ -100,6 +101,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(roleRoutes, context);
       await api.register(authcheckRoutes, context);
       await api.register(userAdminRoutes, context);
+      await api.register(gitSshKeyRoutes, context);
       await api.register(fileRoutes, context);
       await api.register(templateVersionRoutes, context);
       await api.register(provisionerRoutes, context);

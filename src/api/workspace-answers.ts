@@ -3,10 +3,12 @@ import { nextAutostart } from '../domain/schedule/index.js';
 import { buildStatus } from '../domain/workspace-builds.js';
 import { readDefinition, scriptLogSources, wireApps, wireScripts } from '../domain/agent-definition.js';
 import { deriveAgentHealth, deriveAgentStatus } from '../domain/agent-status.js';
-import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
+import { toWireAppStatus } from '../domain/app-statuses.js';
+import type { Workspace, WorkspaceAgent, WorkspaceAppStatus, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import { parseJson, parseStringArray } from '../store/json-column.js';
 import { listLogSources, type AgentLogSourceRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
 import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
+import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
 import type { ApiContext } from './context.js';
 import { toWireJob } from './convert/provisioner-job.js';
@@ -39,11 +41,12 @@ async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[]
   const resourceRows = await listResourcesOfJobs(db, builds.map((b) => b.job_id));
   const agents = await listAgentsOfResources(db, resourceRows.map((r) => r.id));
   const sources = await listLogSources(db, agents.map((agent) => agent.id));
+  const statuses = (await listAppStatusesOfAgents(db, agents.map((agent) => agent.id))).map(toWireAppStatus);
   const now = context.store.clock.now();
   const resources = new Map<string, WorkspaceResource[]>();
   for (const row of resourceRows) {
     const list = resources.get(row.job_id) ?? [];
-    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), sources, now));
+    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), { sources, statuses }, now));
     resources.set(row.job_id, list);
   }
   return { users, versions, jobs, resources };
@@ -98,6 +101,7 @@ export async function answerWorkspaces(context: ApiContext, workspaces: readonly
   const templates = new Map(
     (await db.selectFrom('templates').selectAll().where('id', 'in', [...new Set(workspaces.map((w) => w.template_id))]).execute()).map((t) => [t.id, t]),
   );
+  const appStatuses = await latestAppStatuses(db, workspaces.map((w) => w.id));
   const orgs = new Map(
     (await db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', [...new Set(workspaces.map((w) => w.organization_id))]).execute()).map((o) => [o.id, o.name]),
   );
@@ -130,6 +134,7 @@ export async function answerWorkspaces(context: ApiContext, workspaces: readonly
         template_require_active_version: template.require_active_version === 1,
         template_use_classic_parameter_flow: template.use_classic_parameter_flow === 1,
         latest_build: wireBuild,
+        ...latestAppStatus(appStatuses.get(workspace.id)),
         outdated: build.template_version_id !== template.active_version_id,
         name: workspace.name,
         ...(workspace.autostart_schedule ? { autostart_schedule: workspace.autostart_schedule } : {}),
@@ -147,6 +152,10 @@ export async function answerWorkspaces(context: ApiContext, workspaces: readonly
   });
 }
 
+function latestAppStatus(row: AppStatusRow | undefined): { latest_app_status?: WorkspaceAppStatus } {
+  return row ? { latest_app_status: toWireAppStatus(row) } : {};
+}
+
 function nextStart(workspace: WorkspaceRow, template: { allow_user_autostart: number; autostart_requirement_days: number }, now: Date): { next_start_at?: string } {
   try {
     const at = nextAutostart({
@@ -161,8 +170,18 @@ function nextStart(workspace: WorkspaceRow, template: { allow_user_autostart: nu
   }
 }
 
+/** What agents report that their answers show: log sources, and app statuses newest first. */
+interface AgentReports {
+  readonly sources: readonly AgentLogSourceRow[];
+  readonly statuses: readonly WorkspaceAppStatus[];
+}
+
+function reportsOf(agentId: string, reports: AgentReports): AgentReports {
+  return { sources: reports.sources.filter((source) => source.agent_id === agentId), statuses: reports.statuses.filter((status) => status.agent_id === agentId) };
+}
+
 /** A resource of a build, with the agents the build made for it. */
-function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], sources: readonly AgentLogSourceRow[], now: Date): WorkspaceResource {
+function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], reports: AgentReports, now: Date): WorkspaceResource {
   return {
     id: row.id,
     job_id: row.job_id,
@@ -174,17 +193,18 @@ function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly Workspa
     hide: row.hide === 1,
     daily_cost: row.daily_cost,
     metadata: parseJson(row.metadata, []),
-    agents: agents.map((agent) => toWireAgent(row.id, agent, sources.filter((source) => source.agent_id === agent.id), now)),
+    agents: agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now)),
   };
 }
 
 /** One agent as `GET /workspaceagents/{id}` shows it. */
 export async function answerAgent(context: ApiContext, found: AgentWithOwners): Promise<WorkspaceAgent> {
   const sources = await listLogSources(context.store.db, [found.agent.id]);
-  return toWireAgent(found.resource.id, found.agent, sources, context.store.clock.now());
+  const statuses = (await listAppStatusesOfAgents(context.store.db, [found.agent.id])).map(toWireAppStatus);
+  return toWireAgent(found.resource.id, found.agent, { sources, statuses }, context.store.clock.now());
 }
 
-function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, sources: readonly AgentLogSourceRow[], now: Date): WorkspaceAgent {
+function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, statuses }: AgentReports, now: Date): WorkspaceAgent {
   const definition = readDefinition(agent.definition);
   const { status, disconnectedAt } = deriveAgentStatus({ ...agent, connection_timeout_seconds: definition.connection_timeout_seconds }, now);
   const stored = sources.map((source) => ({ id: source.id, workspace_agent_id: agent.id, created_at: source.created_at, display_name: source.display_name, icon: source.icon }));
@@ -221,7 +241,7 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, sources: read
       definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login) ? 'blocking' : 'non-blocking',
     log_sources: [...fromScripts, ...stored],
     parent_id: { uuid: '', valid: false },
-    apps: wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {})),
+    apps: wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses),
     scripts: wireScripts(agent.id, definition),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { AgentManifest, ManifestApp, ManifestScript, PlannedAgent, WorkspaceAgentScript, WorkspaceApp } from '../sdk/wire/index.js';
+import type { AgentManifest, ManifestApp, ManifestScript, PlannedAgent, WorkspaceAgentScript, WorkspaceApp, WorkspaceAppStatus } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
 
 /** Seconds between the stats reports an agent is asked for (reference §0). */
@@ -75,8 +75,16 @@ export function manifestApps(agentId: string, definition: PlannedAgent): Manifes
 
 type AppHealth = WorkspaceApp['health'];
 
-/** The agent's apps as the API shows them; health is what the agent last reported. */
-export function wireApps(agentId: string, definition: PlannedAgent, reported: Readonly<Record<string, string>>): WorkspaceApp[] {
+/**
+ * The agent's apps as the API shows them; health is what the agent last reported, and `statuses`
+ * (given newest first) are those the agent reported for each app.
+ */
+export function wireApps(
+  agentId: string,
+  definition: PlannedAgent,
+  reported: Readonly<Record<string, string>>,
+  statuses: readonly WorkspaceAppStatus[] = [],
+): WorkspaceApp[] {
   return definition.apps.map((app, index) => {
     const id = stableId(agentId, 'app', index);
     const health: AppHealth = !app.healthcheck ? 'disabled' : ((['initializing', 'healthy', 'unhealthy'].includes(reported[id] ?? '') ? reported[id] : 'initializing') as AppHealth);
@@ -96,7 +104,7 @@ export function wireApps(agentId: string, definition: PlannedAgent, reported: Re
       sharing_level: app.share,
       health,
       healthcheck: app.healthcheck ? { url: app.healthcheck.url, interval: Math.trunc(app.healthcheck.interval), threshold: Math.trunc(app.healthcheck.threshold) } : { url: '', interval: 0, threshold: 0 },
-      statuses: [],
+      statuses: statuses.filter((status) => status.app_id === id),
     };
   });
 }

@@ -22,6 +22,7 @@ import { withConflicts } from './db-errors.js';
 import { loadCustomRoles } from './subjects.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
+import * as gitSshKeys from './queries/git-ssh-keys.js';
 import * as jobs from './queries/provisioner-jobs.js';
 import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
@@ -203,6 +204,25 @@ export class AuthorizedStore {
       .execute();
     for (const row of rows) byUser.get(row.user_id)?.push(row.organization_id);
     return byUser;
+  }
+
+  // Git SSH keys
+
+  /**
+   * A user's git SSH key, made on first use; needs `read_personal` on the user. The row carries the
+   * private key: routes show users only the public half.
+   */
+  async getGitSshKey(userId: string): Promise<gitSshKeys.GitSshKeyRow> {
+    const user = await this.getUser(userId);
+    this.#require('read_personal', userObject(user.id));
+    return gitSshKeys.ensureGitSshKey(this.#store.db, user.id, this.#store.nowIso());
+  }
+
+  /** Replaces a user's git SSH key with a new pair; needs `update_personal` on the user. */
+  async regenerateGitSshKey(userId: string): Promise<gitSshKeys.GitSshKeyRow> {
+    const user = await this.getUser(userId);
+    this.#require('update_personal', userObject(user.id));
+    return gitSshKeys.regenerateGitSshKey(this.#store.db, user.id, this.#store.nowIso());
   }
 
   // Organizations

@@ -28,6 +28,8 @@ export interface Database {
   workspace_agent_log_sources: WorkspaceAgentLogSourceTable;
   workspace_agent_logs: WorkspaceAgentLogTable;
   workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
+  git_ssh_keys: GitSshKeyTable;
+  workspace_app_statuses: WorkspaceAppStatusTable;
 }
 
 export interface MigrationTable {
@@ -337,6 +339,28 @@ export interface WorkspaceAgentScriptTimingTable {
   exit_code: number;
   started_at: string;
   ended_at: string;
+}
+
+export interface GitSshKeyTable {
+  user_id: string;
+  created_at: string;
+  updated_at: string;
+  /** OpenSSH PEM; never logged, only handed to the agents of the user's workspaces. */
+  private_key: string;
+  /** authorized_keys form, with its trailing newline. */
+  public_key: string;
+}
+
+export interface WorkspaceAppStatusTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  app_id: string;
+  /** working | idle | complete | failure */
+  state: string;
+  message: string;
+  uri: string;
+  created_at: string;
 }
 
 export interface WorkspacePortShareTable {

@@ -574,7 +574,24 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}`) }),
     expect: signedIn(403, { owner: 200, userAdmin: 200, member: 404, otherMember: 404 }),
   },
+  'GET /api/v2/users/:user/gitsshkey': {
+    call: () => ({ path: api('/users/member/gitsshkey') }),
+    // Reading the key is a personal read: those who may only see the user are told it does not exist.
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+  },
+  'PUT /api/v2/users/:user/gitsshkey': {
+    call: () => ({ path: api('/users/member/gitsshkey') }),
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
   // Agent routes take an agent token: a user's session is not one, so every subject here gets 401.
+  'PATCH /api/v2/workspaceagents/me/app-status': {
+    call: () => ({ path: api('/workspaceagents/me/app-status'), body: { app_slug: 'web', state: 'working', message: 'x' } }),
+    expect: everyone(401),
+  },
+  'GET /api/v2/workspaceagents/me/gitsshkey': { call: () => ({ path: api('/workspaceagents/me/gitsshkey') }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/external-auth': { call: () => ({ path: api('/workspaceagents/me/external-auth?id=github') }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/gitauth': { call: () => ({ path: api('/workspaceagents/me/gitauth?id=github') }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/reinit': { call: () => ({ path: api('/workspaceagents/me/reinit'), stream: true }), expect: everyone(401) },
   'GET /api/v2/workspaceagents/me/rpc': { call: () => ({ path: api('/workspaceagents/me/rpc') }), expect: everyone(401) },
   'PATCH /api/v2/workspaceagents/me/logs': {
     call: () => ({ path: api('/workspaceagents/me/logs'), body: { log_source_id: '', logs: [{ created_at: '2026-01-05T10:00:00Z', level: 'info', output: 'x' }] } }),

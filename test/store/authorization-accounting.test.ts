@@ -67,6 +67,21 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.member.updateUser(w.memberId, 'personal', { name: 'Member M' }),
     denied: async (w) => expectRefused(() => w.member.updateUser(w.memberId, 'admin', { status: 'suspended' })),
   },
+  getGitSshKey: {
+    allowed: async (w) => {
+      const key = await w.member.getGitSshKey('me');
+      assert.equal(key.user_id, w.memberId);
+      assert.match(key.public_key, /^ssh-ed25519 /);
+    },
+    denied: async (w) => expectRefused(() => w.member.getGitSshKey(w.ownerId)),
+  },
+  regenerateGitSshKey: {
+    allowed: async (w) => {
+      const before = await w.owner.getGitSshKey(w.memberId);
+      assert.notEqual((await w.owner.regenerateGitSshKey(w.memberId)).public_key, before.public_key);
+    },
+    denied: async (w) => expectRefused(() => w.member.regenerateGitSshKey(w.ownerId)),
+  },
   setSiteRoles: {
     allowed: async (w) => w.owner.setSiteRoles(w.memberId, [], { added: false, removed: true }),
     denied: async (w) => expectRefused(() => w.member.setSiteRoles(w.memberId, ['owner'], { added: true, removed: false })),

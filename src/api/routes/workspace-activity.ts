@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
 import { activityBump, nextAutostart } from '../../domain/schedule/index.js';
@@ -9,6 +9,7 @@ import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
 import type { ApiContext } from '../context.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 
@@ -21,9 +22,6 @@ const PortShare = Type.Object({
   share_level: ShareLevel,
   protocol: Type.String(),
 });
-
-/** How often a watch stream says it is still there. */
-const WATCH_PING_MS = 15_000;
 
 /** Favorites, usage, shared ports and the watch streams of a workspace. */
 export async function workspaceActivityRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
@@ -168,19 +166,6 @@ async function bumpDeadline(context: ApiContext, workspace: WorkspaceRow): Promi
   if (bumped) await db.updateTable('workspace_builds').set({ deadline: bumped.toISOString() }).where('id', '=', build.id).execute();
 }
 
-function sseStart(reply: FastifyReply): void {
-  reply.raw.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-request-id': String(reply.request.id),
-  });
-}
-
-function sseWrite(reply: FastifyReply, event: string, data: unknown): void {
-  reply.raw.write(`event: ${event}\ndata: ${data === undefined ? '' : JSON.stringify(data)}\n\n`);
-}
-
 /**
  * Sends the workspace on connect and again after each change, re-read (and re-authorized) from
  * the database each time so a stream never shows what its caller may no longer see.
@@ -207,7 +192,7 @@ async function watch(
       });
   };
   const unsubscribe = await context.store.pubsub.subscribe(workspaceEventsChannel(workspace.id), sendCurrent);
-  const ping = setInterval(() => send('ping'), WATCH_PING_MS);
+  const ping = setInterval(() => send('ping'), SSE_PING_MS);
   ping.unref();
   onClose(() => {
     clearInterval(ping);

@@ -10,6 +10,7 @@ import { AgentRpcSession } from '../agent-rpc-session.js';
 import type { ApiContext } from '../context.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { agentOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
+import { agentExtraRoutes } from './workspace-agent-extras.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerAgent } from '../workspace-answers.js';
 
@@ -52,6 +53,8 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
     // The reference answers 201 for a new source and for an existing one alike.
     return reply.code(201).send({ id: row.id, workspace_agent_id: row.agent_id, created_at: row.created_at, display_name: row.display_name, icon: row.icon });
   });
+
+  agentExtraRoutes(app, context);
 }
 
 /** Agents as users read them, through the authorizing store. */

@@ -10,3 +10,4 @@ export * from './provisioners.js';
 export * from './workspaces.js';
 export * from './agent-protocol.js';
 export * from './workspace-agent-logs.js';
+export * from './workspace-agent-extras.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Uuid } from './common.js';
 import { NameValue, ShareLevel } from './provisioner-protocol.js';
+import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
 /** Wire shapes of templates, template versions, provisioner jobs and their logs and resources. */
 
@@ -79,7 +80,8 @@ export const WorkspaceApp = Type.Object({
   sharing_level: ShareLevel,
   health: Type.Union([Type.Literal('disabled'), Type.Literal('initializing'), Type.Literal('healthy'), Type.Literal('unhealthy')]),
   healthcheck: Type.Object({ url: Type.String(), interval: Type.Integer(), threshold: Type.Integer() }),
-  statuses: Type.Array(Type.Unknown()),
+  /** Newest first. */
+  statuses: Type.Array(WorkspaceAppStatus),
 });
 export type WorkspaceApp = Static<typeof WorkspaceApp>;
 

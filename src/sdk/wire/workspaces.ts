@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Uuid } from './common.js';
 import { NameValue } from './provisioner-protocol.js';
 import { MatchedProvisioners, ProvisionerJob, WorkspaceResource } from './templates.js';
+import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
 /** Wire shapes of workspaces and their builds. */
 
@@ -57,7 +58,8 @@ export const Workspace = Type.Object({
   template_require_active_version: Type.Boolean(),
   template_use_classic_parameter_flow: Type.Boolean(),
   latest_build: WorkspaceBuild,
-  latest_app_status: Type.Optional(Type.Unknown()),
+  /** The newest status any of the workspace's apps reported; absent until one does. */
+  latest_app_status: Type.Optional(WorkspaceAppStatus),
   outdated: Type.Boolean(),
   name: Type.String(),
   autostart_schedule: Type.Optional(Type.String()),

@@ -3,8 +3,9 @@ import { identityMigration } from './0001-identity.js';
 import { templatesMigration } from './0002-templates.js';
 import { workspacesMigration } from './0003-workspaces.js';
 import { agentsMigration } from './0004-agents.js';
+import { agentExtrasMigration } from './0005-agent-extras.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration];
 
 export type { Migration } from './migration.js';

@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAppStatus } from '../../domain/app-statuses.js';
+import { HttpProblem } from '../../lib/errors.js';
+import { AgentExternalAuthQuery, AgentGitSshKey, PatchAppStatusRequest, Response } from '../../sdk/wire/index.js';
+import { ensureGitSshKey } from '../../store/queries/git-ssh-keys.js';
+import type { ApiContext } from '../context.js';
+import { agentOf } from '../plugins/agent-authentication.js';
+import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
+
+/**
+ * The agent's own routes beyond its rpc socket and logs: app statuses, the owner's git SSH key,
+ * external auth and the reinitialization stream. Registered inside `agentSelfRoutes`, so every
+ * one of them takes the agent token.
+ */
+export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): void {
+  app.patch('/workspaceagents/me/app-status', { schema: { body: PatchAppStatusRequest, response: { 200: Response } } }, async (request) => {
+    await recordAppStatus(context.store, agentOf(request), request.body as PatchAppStatusRequest);
+    return { message: 'App status stored.' };
+  });
+
+  // The private key goes to the agent only, which its token proves belongs to the owner's workspace.
+  app.get('/workspaceagents/me/gitsshkey', { schema: { response: { 200: AgentGitSshKey } } }, async (request) => {
+    const key = await ensureGitSshKey(context.store.db, agentOf(request).workspace.owner_id, context.store.nowIso());
+    return { public_key: key.public_key, private_key: key.private_key };
+  });
+
+  // `gitauth` is the removed name of `external-auth`; it still answers the same way, as the reference's does.
+  for (const name of ['external-auth', 'gitauth']) {
+    app.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) => externalAuth(request.query as AgentExternalAuthQuery));
+  }
+
+  app.get('/workspaceagents/me/reinit', async (request, reply) => reinitStream(request, reply));
+}
+
+/**
+ * No external auth provider can be configured in this deployment yet, so every well-formed
+ * request is answered as the reference answers one that matches no provider (§8.1): a 404 naming
+ * what was asked for. With `listen` too: waiting for a token of a provider that does not exist
+ * would never end.
+ */
+async function externalAuth(query: AgentExternalAuthQuery): Promise<never> {
+  const match = query.match ?? query.url;
+  if (match === undefined && query.id === undefined) throw new HttpProblem(400, "'url' or 'id' must be provided!");
+  if (match !== undefined && query.id !== undefined) {
+    throw new HttpProblem(400, "Only one of 'url' or 'id' may be provided.", { detail: 'Match a git remote URL, or name a provider by id, not both.' });
+  }
+  const asked = match !== undefined ? `matching "${match}"` : `with id "${query.id}"`;
+  throw new HttpProblem(404, `No external auth provider ${asked} was found.`, {
+    detail: 'No external auth providers are configured in this deployment, so no regex can match and no id exists.',
+  });
+}
+
+/**
+ * The reinitialization stream (reference §9). Its only event is a prebuilt workspace being
+ * claimed; Cove has no prebuilds, so the stream sends nothing but pings until the agent leaves.
+ * It is server-sent events, as the reference's agents expect, and pings at once so the agent
+ * knows it is connected.
+ */
+async function reinitStream(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.hijack();
+  sseStart(reply);
+  const ping = () => sseWrite(reply, 'ping', undefined);
+  ping();
+  const timer = setInterval(ping, SSE_PING_MS);
+  timer.unref();
+  request.raw.on('close', () => clearInterval(timer));
+}

@@ -1,0 +1,32 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, WorkspaceAppStatusTable } from '../schema.js';
+
+export type AppStatusRow = Selectable<WorkspaceAppStatusTable>;
+
+export async function insertAppStatus(db: Kysely<Database>, row: Insertable<WorkspaceAppStatusTable>): Promise<void> {
+  await db.insertInto('workspace_app_statuses').values(row).execute();
+}
+
+/** The statuses of the apps of these agents, newest first. */
+export async function listAppStatusesOfAgents(db: Kysely<Database>, agentIds: readonly string[]): Promise<AppStatusRow[]> {
+  if (agentIds.length === 0) return [];
+  return db.selectFrom('workspace_app_statuses').selectAll().where('agent_id', 'in', agentIds).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Each workspace's newest app status, across all its builds' agents; workspaces without one are absent. */
+export async function latestAppStatuses(db: Kysely<Database>, workspaceIds: readonly string[]): Promise<Map<string, AppStatusRow>> {
+  if (workspaceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('workspace_app_statuses as s')
+    .selectAll()
+    .where('s.workspace_id', 'in', workspaceIds)
+    .where('s.created_at', '=', (eb) =>
+      eb.selectFrom('workspace_app_statuses as newest').select((n) => n.fn.max('newest.created_at').as('at')).whereRef('newest.workspace_id', '=', 's.workspace_id'),
+    )
+    .orderBy('s.id', 'desc')
+    .execute();
+  const latest = new Map<string, AppStatusRow>();
+  // Statuses within the same millisecond tie; the first by id is as good as any, and stable.
+  for (const row of rows) if (!latest.has(row.workspace_id)) latest.set(row.workspace_id, row);
+  return latest;
+}
