@@ -8,6 +8,7 @@ import type {
   CreateTokenRequest,
   CreateUserRequest,
   DeploymentConfig,
+  DeploymentStats,
   Experiments,
   GenerateApiKeyResponse,
   LoginWithPasswordResponse,
@@ -178,6 +179,10 @@ export class CoveClient {
 
   updateCheck(): Promise<UpdateCheck> {
     return this.request('GET', '/updatecheck');
+  }
+
+  deploymentStats(): Promise<DeploymentStats> {
+    return this.request('GET', '/deployment/stats');
   }
 
   deploymentConfig(): Promise<DeploymentConfig> {

@@ -157,6 +157,7 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: signedIn(200),
   },
   'GET /api/v2/deployment/config': { call: () => ({ path: api('/deployment/config') }), expect: only(200, ['owner', 'auditor'], 403) },
+  'GET /api/v2/deployment/stats': { call: () => ({ path: api('/deployment/stats') }), expect: only(200, ['owner', 'auditor'], 403) },
   'GET /api/v2/deployment/ssh': { call: () => ({ path: api('/deployment/ssh') }), expect: signedIn(200) },
   'GET /api/v2/experiments': { call: () => ({ path: api('/experiments') }), expect: signedIn(200) },
   'GET /api/v2/experiments/available': { call: () => ({ path: api('/experiments/available') }), expect: signedIn(200) },

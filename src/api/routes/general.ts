@@ -5,12 +5,14 @@ import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/v
 import {
   BuildInfo,
   DeploymentConfig,
+  DeploymentStats,
   Experiments,
   Response,
   SshConfig,
   UpdateCheck,
   type DeploymentOption,
 } from '../../sdk/wire/index.js';
+import { computeDeploymentStats } from '../../domain/deployment-stats.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
@@ -64,6 +66,11 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
     const { store } = authOf(request);
     if (!store.can('read', { type: 'deployment_config' })) throw forbidden();
     return deploymentConfig(context);
+  });
+
+  app.get('/deployment/stats', { schema: { response: { 200: DeploymentStats } } }, async (request) => {
+    if (!authOf(request).store.can('read', { type: 'deployment_stats' })) throw forbidden();
+    return computeDeploymentStats(context.store.db, context.store.clock.now());
   });
 
   app.get('/deployment/ssh', { schema: { response: { 200: SshConfig } } }, async () => ({

@@ -60,3 +60,21 @@ export type DeploymentConfig = Static<typeof DeploymentConfig>;
 
 export const Experiments = Type.Array(Type.String());
 export type Experiments = Static<typeof Experiments>;
+
+export const DeploymentStats = Type.Object({
+  aggregated_from: Type.String({ format: 'date-time' }),
+  collected_at: Type.String({ format: 'date-time' }),
+  next_update_at: Type.String({ format: 'date-time' }),
+  session_count: Type.Object({ vscode: Type.Integer(), ssh: Type.Integer(), jetbrains: Type.Integer(), reconnecting_pty: Type.Integer() }),
+  workspaces: Type.Object({
+    pending: Type.Integer(),
+    building: Type.Integer(),
+    running: Type.Integer(),
+    stopped: Type.Integer(),
+    failed: Type.Integer(),
+    connection_latency_ms: Type.Object({ p50: Type.Number(), p95: Type.Number() }),
+    rx_bytes: Type.Integer(),
+    tx_bytes: Type.Integer(),
+  }),
+});
+export type DeploymentStats = Static<typeof DeploymentStats>;

@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { latestBuilds } from '../store/queries/workspaces.js';
+import { parseJson } from '../store/json-column.js';
+
+/** The window agent reports count in. */
+const WINDOW_MS = 15 * 60_000;
+/** How often the numbers are meant to be refreshed, as the reference's agent stats interval. */
+const REFRESH_MS = 30_000;
+/** A running job not updated for this long counts as hung, not building. */
+const BUILDING_FRESH_MS = 30_000;
+
+/** The deployment-wide numbers of `GET /deployment/stats`. */
+export interface DeploymentStats {
+  readonly aggregated_from: string;
+  readonly collected_at: string;
+  readonly next_update_at: string;
+  readonly session_count: { readonly vscode: number; readonly ssh: number; readonly jetbrains: number; readonly reconnecting_pty: number };
+  readonly workspaces: {
+    readonly pending: number;
+    readonly building: number;
+    readonly running: number;
+    readonly stopped: number;
+    readonly failed: number;
+    readonly connection_latency_ms: { readonly p50: number; readonly p95: number };
+    readonly rx_bytes: number;
+    readonly tx_bytes: number;
+  };
+}
+
+interface AgentStats {
+  readonly rx_bytes?: number;
+  readonly tx_bytes?: number;
+  readonly session_count_ssh?: number;
+  readonly session_count_reconnecting_pty?: number;
+  readonly session_count_vscode?: number;
+  readonly session_count_jetbrains?: number;
+  readonly connection_median_latency_ms?: number;
+}
+
+/** A continuous percentile of sorted values, or -1 when there are none. */
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return -1;
+  const position = fraction * (sorted.length - 1);
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  const low = sorted[below] ?? 0;
+  return low + ((sorted[above] ?? low) - low) * (position - below);
+}
+
+/**
+ * Counts live workspaces by what their latest build is doing, and adds up what their agents
+ * reported in the last 15 minutes: traffic, sessions (each agent's latest report) and latency.
+ */
+export async function computeDeploymentStats(db: Kysely<Database>, now: Date): Promise<DeploymentStats> {
+  const from = new Date(now.getTime() - WINDOW_MS);
+  const workspaces = await db.selectFrom('workspaces').select('id').where('deleted', '=', 0).execute();
+  const builds = [...(await latestBuilds(db, workspaces.map((w) => w.id))).values()];
+  const jobs = builds.length === 0 ? [] : await db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', builds.map((b) => b.job_id)).execute();
+  const jobOf = new Map(jobs.map((job) => [job.id, job]));
+  const counts = { pending: 0, building: 0, running: 0, stopped: 0, failed: 0 };
+  for (const build of builds) {
+    const job = jobOf.get(build.job_id);
+    if (!job) continue;
+    if (job.error) counts.failed++;
+    else if (!job.started_at && !job.completed_at) counts.pending++;
+    else if (!job.completed_at && !job.canceled_at && now.getTime() - Date.parse(job.updated_at) <= BUILDING_FRESH_MS) counts.building++;
+    else if (job.completed_at && !job.canceled_at && build.transition === 'start') counts.running++;
+    else if (job.completed_at && !job.canceled_at && build.transition === 'stop') counts.stopped++;
+  }
+  const agents = await db
+    .selectFrom('workspace_agents')
+    .select(['last_stats', 'last_stats_at'])
+    .where('last_stats_at', '>=', from.toISOString())
+    .execute();
+  const reports = agents.map((agent) => parseJson<AgentStats>(agent.last_stats, {}));
+  const sum = (pick: (stats: AgentStats) => number | undefined) => reports.reduce((total, stats) => total + (pick(stats) ?? 0), 0);
+  const latencies = reports.map((stats) => stats.connection_median_latency_ms ?? 0).filter((ms) => ms > 0).sort((a, b) => a - b);
+  return {
+    aggregated_from: from.toISOString(),
+    collected_at: now.toISOString(),
+    next_update_at: new Date(now.getTime() + REFRESH_MS).toISOString(),
+    session_count: {
+      vscode: sum((s) => s.session_count_vscode),
+      ssh: sum((s) => s.session_count_ssh),
+      jetbrains: sum((s) => s.session_count_jetbrains),
+      reconnecting_pty: sum((s) => s.session_count_reconnecting_pty),
+    },
+    workspaces: {
+      ...counts,
+      connection_latency_ms: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
+      rx_bytes: sum((s) => s.rx_bytes),
+      tx_bytes: sum((s) => s.tx_bytes),
+    },
+  };
+}
