@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Value } from '@sinclair/typebox/value';
 import type { RawData, WebSocket } from 'ws';
 import { DaemonToAgentMessage, type AgentMessage } from '../sdk/wire/agent-protocol.js';
+import { reconnectLoop, type ReconnectBackoff } from '../lib/reconnect.js';
 import type { AgentLogger } from './agent-logger.js';
 
 /** How to reach the daemon's agent rpc endpoint, and how patiently. */
@@ -14,7 +15,7 @@ export interface AgentConnectionOptions {
   /** Called for each message of the daemon that fits the protocol. */
   readonly onMessage: (message: DaemonToAgentMessage) => void;
   /** Reconnect delays double from `initialMs` (250) to `maxMs` (10 000), jittered down by up to half. */
-  readonly reconnect?: { readonly initialMs?: number; readonly maxMs?: number };
+  readonly reconnect?: ReconnectBackoff;
   /** How often we ping the daemon (15 000 ms); a missing pong by the next ping drops the connection. */
   readonly heartbeatMs?: number;
 }
@@ -88,20 +89,13 @@ export class AgentConnection {
     await this.#loop;
   }
 
-  async #connectLoop(): Promise<void> {
-    const initialMs = this.#options.reconnect?.initialMs ?? 250;
-    const maxMs = this.#options.reconnect?.maxMs ?? 10_000;
-    let attempt = 0;
-    while (!this.#stopping.signal.aborted) {
-      const startedAt = Date.now();
-      const socket = await this.#dial();
-      if (socket !== undefined) await this.#serve(socket);
-      if (this.#stopping.signal.aborted) return;
-      // Only a connection that lasted resets the backoff, so one accepted-then-closed at once still backs off.
-      if (socket !== undefined && Date.now() - startedAt >= maxMs) attempt = 0;
-      await sleep(backoffDelay(initialMs, maxMs, attempt), this.#stopping.signal);
-      attempt += 1;
-    }
+  #connectLoop(): Promise<void> {
+    return reconnectLoop({
+      signal: this.#stopping.signal,
+      backoff: this.#options.reconnect,
+      dial: () => this.#dial(),
+      serve: (socket) => this.#serve(socket),
+    });
   }
 
   async #dial(): Promise<WebSocket | undefined> {
@@ -242,22 +236,4 @@ function rawText(data: RawData): string {
   return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }
 
-/** Exponential, capped, with "equal jitter": half fixed, half random, so agents spread out. */
-function backoffDelay(initialMs: number, maxMs: number, attempt: number): number {
-  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { AgentLogInput, PatchAgentLogsRequest, PostLogSourceRequest } from '../sdk/wire/agent-protocol.js';
 import type { AgentLogger } from './agent-logger.js';
-import { sleep } from './agent-connection.js';
+import { sleep } from '../lib/reconnect.js';
 
 /** Where and how the shipper sends. */
 export interface LogShipperOptions {

@@ -3,5 +3,5 @@ export {
   startProvisionerDaemon,
   type ProvisionerDaemonHandle,
   type ProvisionerDaemonOptions,
-  type ReconnectBackoff,
 } from './provisioner-daemon.js';
+export type { ReconnectBackoff } from '../../lib/reconnect.js';

@@ -2,16 +2,11 @@ import { EventEmitter } from 'node:events';
 import { Value } from '@sinclair/typebox/value';
 import type { RawData, WebSocket } from 'ws';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { reconnectLoop, type ReconnectBackoff } from '../../lib/reconnect.js';
 import { dialProvisionerDaemon, type ProvisionerDaemonIdentity } from '../../sdk/provisioner-daemon-socket.js';
 import { ServerMessage, type AcquiredJob, type DaemonMessage } from '../../sdk/wire/provisioner-protocol.js';
 import type { Provisioner } from '../provisioner.js';
 import { runJob, type JobIo, type JobReport, type RunnerLogger } from './job-runner.js';
-
-/** Reconnect delays: doubling from `initialMs` up to `maxMs`, each jittered down by up to half. */
-export interface ReconnectBackoff {
-  readonly initialMs?: number;
-  readonly maxMs?: number;
-}
 
 /** How to reach the daemon, what to announce, and how to run jobs. */
 export interface ProvisionerDaemonOptions extends Omit<ProvisionerDaemonIdentity, 'provisioners'> {
@@ -125,20 +120,13 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     await this.#loop;
   }
 
-  async #connectLoop(): Promise<void> {
-    const initialMs = this.#options.reconnect?.initialMs ?? 250;
-    const maxMs = this.#options.reconnect?.maxMs ?? 10_000;
-    let attempt = 0;
-    while (!this.#stopping.signal.aborted) {
-      const startedAt = Date.now();
-      const socket = await this.#dial();
-      if (socket !== undefined) await this.#serve(socket);
-      if (this.#stopping.signal.aborted) return;
-      // Only a connection that lasted resets the backoff, so one accepted-then-closed at once still backs off.
-      if (socket !== undefined && Date.now() - startedAt >= maxMs) attempt = 0;
-      await sleep(backoffDelay(initialMs, maxMs, attempt), this.#stopping.signal);
-      attempt += 1;
-    }
+  #connectLoop(): Promise<void> {
+    return reconnectLoop({
+      signal: this.#stopping.signal,
+      backoff: this.#options.reconnect,
+      dial: () => this.#dial(),
+      serve: (socket) => this.#serve(socket),
+    });
   }
 
   async #dial(): Promise<WebSocket | undefined> {
@@ -350,21 +338,4 @@ function rawText(data: RawData): string {
   return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }
 
-/** Exponential, capped, with "equal jitter": half fixed, half random, so daemons spread out. */
-function backoffDelay(initialMs: number, maxMs: number, attempt: number): number {
-  const ceiling = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
