@@ -1,51 +1,19 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../sdk/api-error.js';
 import type { CoveClient } from '../sdk/client.js';
 import type { CreateWorkspaceBuildRequest, Workspace, WorkspaceBuild } from '../sdk/wire/index.js';
-import { BuildLogPrinter } from './build-logs.js';
 import { CliError } from './cli-error.js';
+import { followJob } from './follow-job.js';
 import type { CommandContext } from './command.js';
 import { printJson } from './output.js';
 
-/** How often the build is asked for its queue position, and for its end when the log stream broke. */
-const POLL_MS = 1000;
-
-const DONE = ['succeeded', 'failed', 'canceled'];
-
-/**
- * Follows a workspace build to its end: its logs live over the WebSocket, printed by stage
- * (unless the output is JSON), and its queue position while it waits. Falls back to polling
- * when the stream breaks, so a proxy that drops WebSockets costs the live view, not the build.
- */
+/** Follows a workspace build to its end, printing its log by stage (see followJob). */
 export async function followBuild(context: CommandContext, client: CoveClient, build: WorkspaceBuild): Promise<WorkspaceBuild> {
-  const printer = context.json ? undefined : new BuildLogPrinter(context.io.stdout, { verbose: context.global.verbose, color: context.io.stdout.isTTY === true });
-  if (build.matched_provisioners?.count === 0) {
-    context.io.stderr.write('warning: no provisioner daemon serves jobs with these tags; the build waits until one connects.\n');
-  }
-  const stopWatching = new AbortController();
-  let watcher: Promise<void> = Promise.resolve();
-  if (printer && build.job.status === 'pending') {
-    printer.queued(build.job);
-    watcher = watchQueue(client, build.id, printer, stopWatching.signal);
-  }
-  let lastLogId: number | undefined;
-  try {
-    await client.followWorkspaceBuildLogs(build.id, (log) => {
-      lastLogId = log.id;
-      printer?.log(log);
-    });
-  } catch (error) {
-    if (context.global.verbose) context.io.stderr.write(`The log stream broke (${(error as Error).message}); polling instead.\n`);
-    await untilDone(client, build.id);
-    const logs = await client.workspaceBuildLogs(build.id);
-    for (const log of logs) if (lastLogId === undefined || log.id > lastLogId) printer?.log(log);
-  } finally {
-    stopWatching.abort();
-    await watcher;
-  }
-  const final = await untilDone(client, build.id);
-  printer?.finish(final.job);
-  return final;
+  return followJob(context, build, {
+    noun: 'build',
+    read: () => client.workspaceBuild(build.id),
+    follow: (onLog) => client.followWorkspaceBuildLogs(build.id, onLog),
+    logsAfter: async (after) => (await client.workspaceBuildLogs(build.id)).filter((log) => after === undefined || log.id > after),
+  });
 }
 
 /**
@@ -98,33 +66,5 @@ export function stateLine(label: string, build: Pick<WorkspaceBuild, 'status'>):
       return `The last build of workspace "${label}" was canceled.`;
     default:
       return `Workspace "${label}" is ${build.status}.`;
-  }
-}
-
-/** Shows the queue position as it changes, until the build leaves the queue or the follow ends. */
-async function watchQueue(client: CoveClient, id: string, printer: BuildLogPrinter, signal: AbortSignal): Promise<void> {
-  while (!signal.aborted) {
-    if (!(await pause(POLL_MS, signal))) return;
-    const build = await client.workspaceBuild(id).catch(() => undefined);
-    if (signal.aborted || build === undefined || build.job.status !== 'pending') return;
-    printer.queued(build.job);
-  }
-}
-
-async function untilDone(client: CoveClient, id: string): Promise<WorkspaceBuild> {
-  for (;;) {
-    const build = await client.workspaceBuild(id);
-    if (DONE.includes(build.job.status)) return build;
-    await delay(POLL_MS);
-  }
-}
-
-/** Waits, or returns false at once when the signal fires. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await delay(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { CoveClient } from '../../sdk/client.js';
 import type { CreateTemplateVersionRequest, Template, TemplateVersion } from '../../sdk/wire/index.js';
-import { BuildLogPrinter } from '../build-logs.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
+import { followJob } from '../follow-job.js';
 import { printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
 import { tarTemplateDirectory } from '../template-archive.js';
@@ -13,9 +12,6 @@ import { booleanOption, findTemplate, listOption, orgOption, parsePairs, repeata
 
 const PROVISIONERS = ['native', 'echo', 'terraform'] as const;
 type ProvisionerName = (typeof PROVISIONERS)[number];
-
-/** How often the job is asked for its queue position, and for its end when the log stream broke. */
-const POLL_MS = 1000;
 
 /** `cove templates push`: upload a directory as a new version, then create the template or make the version active. */
 export const pushCommand: CommandSpec = {
@@ -130,67 +126,14 @@ async function confirmCreate(context: CommandContext, name: string, organization
   if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was uploaded.', { exitCode: 1 });
 }
 
-/**
- * Follows the import job to its end: its logs live over the WebSocket (printed by stage, unless
- * the output is JSON), its queue position while it waits. Falls back to polling when the stream
- * breaks, so a proxy that drops WebSockets costs the live view, not the push.
- */
+/** Follows the import job to its end, printing its log by stage (see followJob). */
 export async function followImport(context: CommandContext, client: CoveClient, version: TemplateVersion): Promise<TemplateVersion> {
-  const printer = context.json ? undefined : new BuildLogPrinter(context.io.stdout, { verbose: context.global.verbose, color: context.io.stdout.isTTY === true });
-  if (version.matched_provisioners?.count === 0) {
-    context.io.stderr.write('warning: no provisioner daemon serves jobs with these tags; the import waits until one connects.\n');
-  }
-  const stopWatching = new AbortController();
-  let watcher: Promise<void> = Promise.resolve();
-  if (printer && version.job.status === 'pending') {
-    printer.queued(version.job);
-    watcher = watchQueue(client, version.id, printer, stopWatching.signal);
-  }
-  let lastLogId: number | undefined;
-  try {
-    await client.followTemplateVersionLogs(version.id, (log) => {
-      lastLogId = log.id;
-      printer?.log(log);
-    });
-  } catch (error) {
-    if (context.global.verbose) context.io.stderr.write(`The log stream broke (${(error as Error).message}); polling instead.\n`);
-    await untilDone(client, version.id);
-    for (const log of await client.templateVersionLogs(version.id, lastLogId === undefined ? {} : { after: lastLogId })) printer?.log(log);
-  } finally {
-    stopWatching.abort();
-    await watcher;
-  }
-  const final = await untilDone(client, version.id);
-  printer?.finish(final.job);
-  return final;
-}
-
-/** Shows the queue position as it changes, until the job leaves the queue or the follow ends. */
-async function watchQueue(client: CoveClient, id: string, printer: BuildLogPrinter, signal: AbortSignal): Promise<void> {
-  while (!signal.aborted) {
-    if (!(await pause(POLL_MS, signal))) return;
-    const version = await client.templateVersion(id).catch(() => undefined);
-    if (signal.aborted || version === undefined || version.job.status !== 'pending') return;
-    printer.queued(version.job);
-  }
-}
-
-async function untilDone(client: CoveClient, id: string): Promise<TemplateVersion> {
-  for (;;) {
-    const version = await client.templateVersion(id);
-    if (['succeeded', 'failed', 'canceled'].includes(version.job.status)) return version;
-    await delay(POLL_MS);
-  }
-}
-
-/** Waits, or returns false at once when the signal fires. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await delay(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
+  return followJob(context, version, {
+    noun: 'import',
+    read: () => client.templateVersion(version.id),
+    follow: (onLog) => client.followTemplateVersionLogs(version.id, onLog),
+    logsAfter: (after) => client.templateVersionLogs(version.id, after === undefined ? {} : { after }),
+  });
 }
 
 function importFailed(version: TemplateVersion): CliError {
