@@ -1,9 +1,9 @@
+import { stableId, wireApps, wireScripts } from '../../domain/agent-definition.js';
 import type { JobView } from '../../domain/provisioner-job-views.js';
-import type { TemplateVersion, WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
+import type { PlannedAgent, TemplateVersion, WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
 import { parseJson } from '../../store/json-column.js';
 import type { WorkspaceResourceRow } from '../../store/queries/provisioner-jobs.js';
 import type { TemplateVersionRow } from '../../store/queries/templates.js';
-import type { PlannedAgent } from '../../sdk/wire/index.js';
 import { toWireJob } from './provisioner-job.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -53,13 +53,8 @@ export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResou
   };
 }
 
-function derivedId(base: string, index: number, salt: number): string {
-  // Replaces the last 12 hex digits with a counter: stable, unique within the resource.
-  return `${base.slice(0, 24)}${(salt * 65536 + index).toString(16).padStart(12, '0')}`;
-}
-
 function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: number): WorkspaceAgent {
-  const id = derivedId(row.id, index, 1);
+  const id = stableId(row.id, 'agent', index);
   return {
     id,
     resource_id: row.id,
@@ -86,35 +81,8 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     startup_script_behavior: agent.startup_script_behavior,
     log_sources: [],
     parent_id: { uuid: '', valid: false },
-    apps: agent.apps.map((app, appIndex) => ({
-      id: derivedId(row.id, index * 256 + appIndex, 2),
-      slug: app.slug,
-      display_name: app.display_name,
-      url: app.url,
-      command: app.command,
-      icon: app.icon,
-      external: app.external,
-      subdomain: app.subdomain,
-      subdomain_name: '',
-      hidden: app.hidden,
-      group: app.group,
-      open_in: app.open_in,
-      sharing_level: app.share,
-      health: app.healthcheck ? 'initializing' : 'disabled',
-      healthcheck: app.healthcheck ?? { url: '', interval: 0, threshold: 0 },
-      statuses: [],
-    })),
-    scripts: agent.scripts.map((script, scriptIndex) => ({
-      id: derivedId(row.id, index * 256 + scriptIndex, 3),
-      log_source_id: derivedId(row.id, index * 256 + scriptIndex, 4),
-      display_name: script.display_name,
-      script: script.script,
-      cron: script.cron,
-      log_path: script.log_path,
-      run_on_start: script.run_on_start,
-      run_on_stop: script.run_on_stop,
-      start_blocks_login: script.start_blocks_login,
-      timeout: script.timeout,
-    })),
+    // Planned apps and scripts get the ids their agent would give them: stable across reads.
+    apps: wireApps(id, agent, {}),
+    scripts: wireScripts(id, agent),
   };
 }
