@@ -506,6 +506,15 @@ export class CoveClient {
     return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/parameters`);
   }
 
+  /** Where a workspace's latest build spent its time: provisioner stages, agent connection and scripts. */
+  workspaceTimings(id: string): Promise<{
+    provisioner_timings: { stage: string; started_at: string; ended_at: string; job_id: string; source: string; action: string; resource: string }[];
+    agent_script_timings: { display_name: string; status: string; stage: string; exit_code: number; workspace_agent_id: string; workspace_agent_name: string; started_at: string; ended_at: string }[];
+    agent_connection_timings: { stage: string; workspace_agent_id: string; workspace_agent_name: string; started_at: string; ended_at: string }[];
+  }> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(id)}/timings`);
+  }
+
   favoriteWorkspace(id: string, favorite = true): Promise<void> {
     return this.request(favorite ? 'PUT' : 'DELETE', `/workspaces/${encodeURIComponent(id)}/favorite`);
   }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { agentScripts, readDefinition } from '../../domain/agent-definition.js';
 import { jobStatus } from '../../domain/provisioner-job-status.js';
 import { resolveBuildParameters } from '../../domain/build-parameters.js';
 import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/index.js';
@@ -7,7 +8,8 @@ import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { Response, Workspace, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
 import { parseJson } from '../../store/json-column.js';
-import { latestBuilds, type WorkspaceRow } from '../../store/queries/workspaces.js';
+import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
+import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
@@ -25,8 +27,21 @@ const Timing = Type.Object({
 });
 const Timings = Type.Object({
   provisioner_timings: Type.Array(Timing),
-  agent_script_timings: Type.Array(Type.Unknown()),
-  agent_connection_timings: Type.Array(Type.Unknown()),
+  agent_script_timings: Type.Array(
+    Type.Object({
+      display_name: Type.String(),
+      status: Type.String(),
+      stage: Type.String(),
+      exit_code: Type.Integer(),
+      workspace_agent_id: Type.String(),
+      workspace_agent_name: Type.String(),
+      started_at: Type.String(),
+      ended_at: Type.String(),
+    }),
+  ),
+  agent_connection_timings: Type.Array(
+    Type.Object({ stage: Type.String(), workspace_agent_id: Type.String(), workspace_agent_name: Type.String(), started_at: Type.String(), ended_at: Type.String() }),
+  ),
 });
 
 /** Schedules of a workspace: autostart, TTL, extending the deadline, dormancy, updates; and timings. */
@@ -182,8 +197,43 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
   app.get('/workspaces/:workspace/timings', { schema: { params: WorkspaceParam, response: { 200: Timings } } }, async (request) => {
     const workspace = await workspaceOf(request);
     const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-    return { provisioner_timings: build ? await provisionerTimings(context, build.job_id) : [], agent_script_timings: [], agent_connection_timings: [] };
+    if (!build) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
+    return { provisioner_timings: await provisionerTimings(context, build.job_id), ...(await agentTimings(context, build.job_id)) };
   });
+}
+
+/** When each agent of a build first connected, and how each of its scripts ran. */
+async function agentTimings(context: ApiContext, jobId: string) {
+  const db = context.store.db;
+  const resources = await listResourcesOfJobs(db, [jobId]);
+  const agents = await listAgentsOfResources(db, resources.map((r) => r.id));
+  const runs = agents.length === 0 ? [] : await db.selectFrom('workspace_agent_script_timings').selectAll().where('agent_id', 'in', agents.map((a) => a.id)).orderBy('started_at').execute();
+  const agentOf = new Map(agents.map((agent) => [agent.id, agent]));
+  return {
+    agent_script_timings: runs.map((run) => {
+      const agent = agentOf.get(run.agent_id);
+      const script = agent ? agentScripts(agent.id, readDefinition(agent.definition)).find((s) => s.id === run.script_id) : undefined;
+      return {
+        display_name: script?.display_name ?? '',
+        status: run.status,
+        stage: run.stage,
+        exit_code: run.exit_code,
+        workspace_agent_id: run.agent_id,
+        workspace_agent_name: agent?.name ?? '',
+        started_at: run.started_at,
+        ended_at: run.ended_at,
+      };
+    }),
+    agent_connection_timings: agents
+      .filter((agent) => agent.first_connected_at)
+      .map((agent) => ({
+        stage: 'connect',
+        workspace_agent_id: agent.id,
+        workspace_agent_name: agent.name,
+        started_at: agent.created_at,
+        ended_at: agent.first_connected_at ?? agent.created_at,
+      })),
+  };
 }
 
 /** Stage by stage, from the first to the last log line of each stage of a job. */
