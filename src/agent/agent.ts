@@ -7,6 +7,7 @@ import type { AgentLogger } from './agent-logger.js';
 import { watchAppHealth } from './app-health.js';
 import { Lifecycle } from './lifecycle.js';
 import { LogShipper } from './log-shipper.js';
+import { nextCron, parseCron, type CronSpec } from './cron.js';
 import { runScript, type ScriptCompleted, type ScriptStage } from './script-runner.js';
 import { expandPath, sessionEnvironment } from './session-environment.js';
 
@@ -172,6 +173,36 @@ class Agent implements AgentHandle {
     if (this.#stopping.signal.aborted) return;
     this.#lifecycle.moveTo(outcome(results, { timeout: 'start_timeout', error: 'start_error', ok: 'ready' }));
     this.#options.logger.info({ state: this.#lifecycle.state }, 'start scripts finished');
+    // As in the reference, cron scripts begin only once startup is over.
+    for (const script of manifest.scripts.filter((s) => s.cron.trim() !== '')) this.#schedule(workspace, script);
+  }
+
+  /** Runs a script on its cron schedule until the agent stops; a run still going skips the next. */
+  #schedule(workspace: Workspace, script: ManifestScript): void {
+    let spec: CronSpec;
+    try {
+      spec = parseCron(script.cron);
+    } catch (error) {
+      this.#logs.write(script.log_source_id, 'error', `not scheduled: ${(error as Error).message}`);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    let running = false;
+    const arm = (): void => {
+      if (this.#stopping.signal.aborted) return;
+      const next = nextCron(spec, new Date());
+      if (!next) return;
+      timer = setTimeout(() => {
+        if (!running) {
+          running = true;
+          void this.#runAll(workspace, [script], 'cron', this.#stopping.signal).finally(() => (running = false));
+        }
+        arm();
+      }, next.getTime() - Date.now());
+      timer.unref();
+    };
+    arm();
+    this.#cleanups.push(() => clearTimeout(timer));
   }
 
   #startStats(intervalSeconds: number): void {

@@ -197,6 +197,16 @@ describe('workspace agent', () => {
     ]);
   });
 
+  it('runs cron scripts on their schedule once startup is over', async () => {
+    const ticking = script({ script: 'echo tick', run_on_start: false, cron: '* * * * * *' });
+    const { daemon, agent } = await run(manifest([ticking]));
+    await agent.waitForLifecycle('ready');
+    await daemon.until(() => daemon.linesOf(ticking.log_source_id).length >= 2, 'two cron runs');
+    const runs = daemon.messages.filter((m) => m.type === 'script_completed' && m.script_id === ticking.id);
+    assert.ok(runs.length >= 1 && runs.every((r) => r.type === 'script_completed' && r.stage === 'cron' && r.status === 'ok'));
+    assert.deepEqual(daemon.lifecycle(), ['created', 'starting', 'ready'], 'a cron script does not hold up startup');
+  });
+
   it('reports start_timeout when a script runs past its timeout', async () => {
     const slow = script({ script: 'sleep 30', timeout: 0.2 });
     const { daemon, agent } = await run(manifest([slow]));
