@@ -1,6 +1,6 @@
-import { Value } from '@sinclair/typebox/value';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { readProtocolMessage } from './protocol-message.js';
 import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
@@ -106,16 +106,9 @@ export class AgentRpcSession {
   }
 
   async #handle(text: string): Promise<void> {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return this.#send({ type: 'error', message: 'a message is not valid JSON' });
-    }
-    if (!Value.Check(AgentMessage, message)) {
-      const first = [...Value.Errors(AgentMessage, message)][0];
-      return this.#send({ type: 'error', message: `a message does not follow the protocol${first ? `: ${first.path} ${first.message}` : ''}` });
-    }
+    const read = readProtocolMessage(AgentMessage, text);
+    if ('problem' in read) return this.#send({ type: 'error', message: read.problem });
+    const { message } = read;
     switch (message.type) {
       case 'startup':
         return this.#startup(message);

@@ -1,6 +1,6 @@
-import { Value } from '@sinclair/typebox/value';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { readProtocolMessage } from './protocol-message.js';
 import { JOB_POSTED_CHANNEL, jobEventsChannel } from '../domain/provisioner-events.js';
 import {
   acquireJob,
@@ -70,16 +70,9 @@ export class ProvisionerDaemonSession {
   }
 
   async #handle(text: string): Promise<void> {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return this.#send({ type: 'error', message: 'a message is not valid JSON' });
-    }
-    if (!Value.Check(DaemonMessage, message)) {
-      const first = [...Value.Errors(DaemonMessage, message)][0];
-      return this.#send({ type: 'error', message: `a message does not follow the protocol${first ? `: ${first.path} ${first.message}` : ''}` });
-    }
+    const read = readProtocolMessage(DaemonMessage, text);
+    if ('problem' in read) return this.#send({ type: 'error', message: read.problem });
+    const { message } = read;
     switch (message.type) {
       case 'acquire':
         if (!this.#acquiring) void this.#acquireLoop();

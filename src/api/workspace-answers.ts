@@ -12,6 +12,7 @@ import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '.
 import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
 import type { ApiContext } from './context.js';
 import { toWireJob } from './convert/provisioner-job.js';
+import { toWireResource } from './convert/template-version.js';
 
 /**
  * Builds the API's answers for workspaces and builds: everything joined in a handful of queries
@@ -182,19 +183,7 @@ function reportsOf(agentId: string, reports: AgentReports): AgentReports {
 
 /** A resource of a build, with the agents the build made for it. */
 function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], reports: AgentReports, now: Date): WorkspaceResource {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    created_at: row.created_at,
-    workspace_transition: row.transition as WorkspaceResource['workspace_transition'],
-    name: row.name,
-    type: row.type,
-    icon: row.icon,
-    hide: row.hide === 1,
-    daily_cost: row.daily_cost,
-    metadata: parseJson(row.metadata, []),
-    agents: agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now)),
-  };
+  return toWireResource(row, agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now)));
 }
 
 /** One agent as `GET /workspaceagents/{id}` shows it. */

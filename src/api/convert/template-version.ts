@@ -38,6 +38,11 @@ export function toWireTemplateVersion(
  */
 export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResource {
   const agents = parseJson<PlannedAgent[]>(row.planned_agents, []);
+  return toWireResource(row, agents.map((agent, index) => plannedAgent(row, agent, index)));
+}
+
+/** A resource row as the API shows it, with the agents given. */
+export function toWireResource(row: WorkspaceResourceRow, agents: WorkspaceAgent[]): WorkspaceResource {
   return {
     id: row.id,
     job_id: row.job_id,
@@ -49,7 +54,7 @@ export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResou
     hide: row.hide === 1,
     daily_cost: row.daily_cost,
     metadata: parseJson(row.metadata, []),
-    agents: agents.map((agent, index) => plannedAgent(row, agent, index)),
+    agents,
   };
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PlannedScript } from './provisioner-protocol.js';
 
 /**
  * The protocol between a workspace agent (`cove agent`) and the daemon. The agent authenticates
@@ -14,19 +15,8 @@ export const LifecycleState = Type.Union(
 );
 export type LifecycleState = Static<typeof LifecycleState>;
 
-export const ManifestScript = Type.Object({
-  id: Type.String(),
-  log_source_id: Type.String(),
-  display_name: Type.String(),
-  script: Type.String(),
-  cron: Type.String(),
-  run_on_start: Type.Boolean(),
-  run_on_stop: Type.Boolean(),
-  start_blocks_login: Type.Boolean(),
-  /** Seconds; 0 means no limit. */
-  timeout: Type.Number(),
-  log_path: Type.String(),
-});
+/** A script as the template declared it, with the ids it is known by. */
+export const ManifestScript = Type.Composite([Type.Object({ id: Type.String(), log_source_id: Type.String() }), PlannedScript]);
 export type ManifestScript = Static<typeof ManifestScript>;
 
 export const ManifestApp = Type.Object({
