@@ -42,6 +42,7 @@ export class AgentConnection {
   /** Written to the socket, not yet confirmed flushed; moved back to the backlog if it drops. */
   #unconfirmed: AgentMessage[] = [];
   #connections = 0;
+  #latencyMs = 0;
 
   constructor(options: AgentConnectionOptions) {
     this.#options = options;
@@ -51,6 +52,11 @@ export class AgentConnection {
 
   get connected(): boolean {
     return this.#socket !== undefined && this.#socket.readyState === this.#socket.OPEN;
+  }
+
+  /** The round trip of the last heartbeat, in milliseconds (0 before the first). */
+  get latencyMs(): number {
+    return this.#latencyMs;
   }
 
   /** How many connections have been opened so far. */
@@ -137,7 +143,11 @@ export class AgentConnection {
   /** Pings every interval; a peer that has not answered the previous ping is gone. */
   #heartbeat(socket: WebSocket): () => void {
     let alive = true;
-    socket.on('pong', () => (alive = true));
+    let pingedAt = 0;
+    socket.on('pong', () => {
+      alive = true;
+      if (pingedAt > 0) this.#latencyMs = Date.now() - pingedAt;
+    });
     const timer = setInterval(() => {
       if (!alive) {
         this.#options.logger.warn({}, 'the daemon stopped answering pings; reconnecting');
@@ -145,6 +155,7 @@ export class AgentConnection {
         return;
       }
       alive = false;
+      pingedAt = Date.now();
       socket.ping();
     }, this.#options.heartbeatMs ?? 15_000);
     timer.unref();

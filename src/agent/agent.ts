@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
 import { mkdirSync } from 'node:fs';
 import { VERSION } from '../lib/version.js';
 import type { AgentManifest, AgentMessage, DaemonToAgentMessage, LifecycleState, ManifestScript } from '../sdk/wire/agent-protocol.js';
@@ -10,8 +11,13 @@ import { LogShipper } from './log-shipper.js';
 import { nextCron, parseCron, type CronSpec } from './cron.js';
 import { runScript, type ScriptCompleted, type ScriptStage } from './script-runner.js';
 import { expandPath, sessionEnvironment } from './session-environment.js';
+import { AgentRequests } from './agent-requests.js';
+import { ReconnectingPtys } from './pty/reconnecting-ptys.js';
+import { RelayStreams, type SshAcceptor } from './relay/relay-streams.js';
+import { TrafficMeter } from './relay/traffic-meter.js';
+import type { AgentSshServer } from './ssh/agent-ssh-server.js';
 
-/** Session counts and traffic, for `stats`; sessions (terminals, SSH) plug in here later. */
+/** Session counts and traffic, for `stats`; tests may give their own. */
 export interface StatsSource {
   /** Counters since the previous call, and current session gauges. */
   collect(): Omit<Extract<AgentMessage, { type: 'stats' }>, 'type'>;
@@ -38,6 +44,8 @@ export interface AgentOptions {
     readonly pipeGraceMs?: number;
     /** How long stop() waits for the final reports to be sent (5000 ms). */
     readonly shutdownGraceMs?: number;
+    /** How long a terminal nobody is attached to lives (5 minutes). */
+    readonly ptyIdleTimeoutMs?: number;
   };
 }
 
@@ -53,19 +61,6 @@ export interface AgentHandle {
    */
   stop(): Promise<void>;
 }
-
-/** Counters with nothing behind them yet: no sessions exist until terminals and SSH arrive. */
-const idleStats: StatsSource = {
-  collect: () => ({
-    rx_bytes: 0,
-    tx_bytes: 0,
-    session_count_ssh: 0,
-    session_count_reconnecting_pty: 0,
-    session_count_vscode: 0,
-    session_count_jetbrains: 0,
-    connection_median_latency_ms: 0,
-  }),
-};
 
 /**
  * Starts a workspace agent: connects to the daemon, and on the first manifest reports its startup
@@ -85,6 +80,10 @@ interface Workspace {
   readonly manifest: AgentManifest;
   readonly directory: string;
   readonly env: Readonly<Record<string, string>>;
+  readonly ptys: ReconnectingPtys;
+  readonly ssh: LazySshServer;
+  readonly streams: RelayStreams;
+  readonly requests: AgentRequests;
 }
 
 class Agent implements AgentHandle {
@@ -98,6 +97,7 @@ class Agent implements AgentHandle {
   #starting: Promise<void> | undefined;
   #stopped: Promise<void> | undefined;
   readonly #cleanups: (() => void)[] = [];
+  readonly #meter = new TrafficMeter();
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -143,11 +143,25 @@ class Agent implements AgentHandle {
   }
 
   #receive(message: DaemonToAgentMessage): void {
-    if (message.type !== 'manifest' || this.#stopping.signal.aborted) return;
-    // Later manifests (after a reconnect) describe the same build; the first one drives start-up.
-    if (this.#workspace !== undefined) return;
-    this.#workspace = this.#prepare(message.manifest);
-    this.#starting = this.#start(this.#workspace);
+    if (this.#stopping.signal.aborted) return;
+    switch (message.type) {
+      case 'manifest':
+        // Later manifests (after a reconnect) describe the same build; the first one drives start-up.
+        if (this.#workspace !== undefined) return;
+        this.#workspace = this.#prepare(message.manifest);
+        this.#starting = this.#start(this.#workspace);
+        return;
+      case 'open_stream':
+        this.#workspace?.streams.open(message.stream_id, message.target);
+        return;
+      case 'request': {
+        const requests = this.#workspace?.requests;
+        if (requests) void requests.answer(message.request_id, message.method, message.params).then((response) => this.#send(response));
+        return;
+      }
+      case 'error':
+        return;
+    }
   }
 
   #prepare(manifest: AgentManifest): Workspace {
@@ -159,7 +173,18 @@ class Agent implements AgentHandle {
       this.#options.logger.error({ err: error, directory }, 'could not create the agent directory');
     }
     for (const script of manifest.scripts) this.#logs.addSource({ id: script.log_source_id, display_name: script.display_name, icon: '' });
-    return { manifest, directory, env };
+    const { logger, url, token } = this.#options;
+    const ptys = new ReconnectingPtys({ directory, env, logger, ...(this.#options.timing?.ptyIdleTimeoutMs ? { idleTimeoutMs: this.#options.timing.ptyIdleTimeoutMs } : {}) });
+    const ssh = new LazySshServer({ directory, env, logger });
+    const streams = new RelayStreams({ url, token, logger, ptys, ssh, meter: this.#meter });
+    this.#logs.addSource({ id: DEVCONTAINER_LOG_SOURCE.id, display_name: DEVCONTAINER_LOG_SOURCE.display_name, icon: '' });
+    const requests = new AgentRequests({ onDevcontainerLog: (line) => this.#logs.write(DEVCONTAINER_LOG_SOURCE.id, 'info', line) });
+    this.#cleanups.push(() => {
+      streams.close();
+      ptys.close();
+      ssh.close();
+    });
+    return { manifest, directory, env, ptys, ssh, streams, requests };
   }
 
   async #start(workspace: Workspace): Promise<void> {
@@ -167,7 +192,7 @@ class Agent implements AgentHandle {
     this.#options.logger.info({ agent: manifest.agent_name, workspace: manifest.workspace_name, directory: workspace.directory }, 'received the manifest');
     this.#send({ type: 'startup', version: VERSION, expanded_directory: workspace.directory, subsystems: [] });
     this.#lifecycle.moveTo('starting');
-    this.#startStats(manifest.stats_interval);
+    this.#startStats(manifest.stats_interval, workspace);
     this.#cleanups.push(watchAppHealth(manifest.apps, (message) => this.#send(message)));
     const results = await this.#runAll(workspace, manifest.scripts.filter((script) => script.run_on_start), 'start', this.#stopping.signal);
     if (this.#stopping.signal.aborted) return;
@@ -205,9 +230,18 @@ class Agent implements AgentHandle {
     this.#cleanups.push(() => clearTimeout(timer));
   }
 
-  #startStats(intervalSeconds: number): void {
+  #startStats(intervalSeconds: number, workspace: Workspace): void {
     if (!(intervalSeconds > 0)) return;
-    const source = this.#options.stats ?? idleStats;
+    const source: StatsSource = this.#options.stats ?? {
+      collect: () => ({
+        ...this.#meter.take(),
+        session_count_ssh: workspace.ssh.sessionCount,
+        session_count_reconnecting_pty: workspace.ptys.attachments,
+        session_count_vscode: 0,
+        session_count_jetbrains: 0,
+        connection_median_latency_ms: this.#connection.latencyMs,
+      }),
+    };
     const timer = setInterval(() => this.#send({ type: 'stats', ...source.collect() }), intervalSeconds * 1000);
     timer.unref();
     this.#cleanups.push(() => clearInterval(timer));
@@ -261,4 +295,39 @@ function outcome(results: readonly ScriptCompleted[], states: { readonly timeout
   if (results.some((result) => result.status === 'timed_out')) return states.timeout;
   if (results.some((result) => result.status === 'exit_failure')) return states.error;
   return states.ok;
+}
+
+/** The log source devcontainer rebuilds write to; its id is fixed so every agent names it alike. */
+const DEVCONTAINER_LOG_SOURCE = { id: '4b5f3c1e-0d6a-4c38-9e4b-6f1d2a7c9e10', display_name: 'Devcontainers' } as const;
+
+/** The SSH server, loaded and started on the first SSH connection: most agents never see one. */
+class LazySshServer implements SshAcceptor {
+  #server: Promise<AgentSshServer> | undefined;
+  #loaded: AgentSshServer | undefined;
+  #closed = false;
+
+  constructor(private readonly options: { readonly directory: string; readonly env: Readonly<Record<string, string>>; readonly logger: AgentLogger }) {}
+
+  get sessionCount(): number {
+    return this.#loaded?.sessionCount ?? 0;
+  }
+
+  accept(stream: Duplex): void {
+    this.#server ??= import('./ssh/agent-ssh-server.js').then(({ createAgentSshServer }) => {
+      this.#loaded = createAgentSshServer(this.options);
+      return this.#loaded;
+    });
+    void this.#server.then(
+      (server) => (this.#closed ? stream.destroy() : server.accept(stream)),
+      (error: unknown) => {
+        this.options.logger.error({ err: error }, 'could not start the SSH server');
+        stream.destroy();
+      },
+    );
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#loaded?.close();
+  }
 }

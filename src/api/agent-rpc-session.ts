@@ -6,8 +6,9 @@ import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/a
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
-import { getAgentRow, isLatestLiveBuild, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
+import { agentBuildIsCurrent, getAgentRow, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
 import type { Store } from '../store/store.js';
+import type { AgentRelay } from './relay/agent-relay.js';
 
 /** How often the socket is pinged and the agent's `last_connected_at` refreshed on the pong. */
 const HEARTBEAT_MS = 15_000;
@@ -30,12 +31,14 @@ export class AgentRpcSession {
   #lastPong = Date.now();
   #closed = false;
   #stopWatching: (() => Promise<void>) | undefined;
+  #detachRelay: (() => void) | undefined;
   readonly #agentId: string;
   readonly #workspaceId: string;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly store: Store,
+    private readonly relay: AgentRelay,
     private readonly found: AgentWithOwners,
     private readonly apiVersion: string,
     private readonly log: FastifyBaseLogger,
@@ -67,6 +70,7 @@ export class AgentRpcSession {
     // A new build (or a delete) makes this agent stale at once, not only at the next heartbeat.
     this.#stopWatching = await this.store.pubsub.subscribe(workspaceEventsChannel(this.#workspaceId), () => this.#enqueue(() => this.#checkLatest()));
     this.#send({ type: 'manifest', manifest: await this.#manifest() });
+    if (!this.#closed) this.#detachRelay = this.relay.attach(this.#agentId, { send: (message) => this.#send(message) });
     this.#heartbeat = setInterval(() => this.#beat(), HEARTBEAT_MS);
     this.#heartbeat.unref();
   }
@@ -100,7 +104,7 @@ export class AgentRpcSession {
 
   async #checkLatest(): Promise<void> {
     if (this.#closed) return;
-    if (!(await isLatestLiveBuild(this.store.db, this.#workspaceId, this.found.build.id))) {
+    if (!(await agentBuildIsCurrent(this.store.db, this.#workspaceId, this.found.build.id))) {
       this.#closeSocket(CLOSE_NOT_LATEST_BUILD, 'the agent belongs to a build that is no longer the latest');
     }
   }
@@ -120,6 +124,8 @@ export class AgentRpcSession {
         return this.#stats(message);
       case 'script_completed':
         return this.#scriptCompleted(message);
+      case 'response':
+        return this.relay.answer(this.#agentId, message);
     }
   }
 
@@ -210,6 +216,7 @@ export class AgentRpcSession {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#heartbeat);
+    this.#detachRelay?.();
     await this.#stopWatching?.();
     // After the messages already received, so a last lifecycle report is not lost.
     this.#enqueue(async () => {

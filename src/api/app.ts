@@ -11,6 +11,7 @@ import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
+import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
@@ -111,6 +112,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceScheduleRoutes, context);
       await api.register(agentSelfRoutes, context);
       await api.register(workspaceAgentRoutes, context);
+      await api.register(workspaceAgentRelayRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -3,6 +3,7 @@ import type { DeploymentValues, ValueSource } from '../domain/deployment-options
 import type { Mailer } from '../domain/mailer.js';
 import type { Store } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
+import type { AgentRelay } from './relay/agent-relay.js';
 
 /** What every route plugin is given: the store, the resolved settings and the deployment identity. */
 export interface ApiContext {
@@ -16,4 +17,6 @@ export interface ApiContext {
   readonly builtinProvisionerKey: string;
   /** Checks a workspace autostart schedule; returns what is wrong with it, if anything. */
   readonly checkSchedule: (schedule: string) => string | undefined;
+  /** The agents connected to this daemon, and the relay streams and requests waiting on them. */
+  readonly relay: AgentRelay;
 }

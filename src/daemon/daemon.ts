@@ -15,6 +15,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { PeriodicTask } from './periodic-task.js';
+import { AgentRelay } from '../api/relay/agent-relay.js';
 import { startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 
 /** A running daemon. */
@@ -77,7 +78,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     // The daemon's own copy: a default access URL is only known once the port is bound.
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
-      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem },
+      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay: new AgentRelay() },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {

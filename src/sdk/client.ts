@@ -621,6 +621,32 @@ export class CoveClient {
     return this.request('DELETE', `/organizations/${encodeURIComponent(organization)}/provisionerkeys/${encodeURIComponent(name)}`);
   }
 
+  /**
+   * Opens a WebSocket on `path` with this client's token and resolves once it is open, paused so
+   * the caller attaches its listeners first; a refusal is an ApiError with the daemon's answer.
+   */
+  async openSocket(path: string, query: Query = {}): Promise<import('ws').WebSocket> {
+    const { WebSocket } = await import('ws');
+    const url = new URL(`${this.url}/api/v2${path}`);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = {};
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const socket = new WebSocket(url, { headers, perMessageDeflate: false });
+    return new Promise((resolve, reject) => {
+      socket.once('open', () => {
+        socket.pause();
+        resolve(socket);
+      });
+      socket.once('unexpected-response', (_request, response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))));
+      });
+      socket.once('error', reject);
+    });
+  }
+
   /** Opens a WebSocket on `path`, hands each text frame to `onMessage`, and resolves on a normal close. */
   async #follow(path: string, query: Query, onMessage: (text: string) => void): Promise<void> {
     const { WebSocket } = await import('ws');

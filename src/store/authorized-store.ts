@@ -790,6 +790,16 @@ export class AuthorizedStore {
     return found;
   }
 
+  /**
+   * Throws unless the subject may reach into the agent's workspace: terminals, SSH, port forwarding
+   * and other relay streams (`ssh` on the workspace). Reading the agent is checked first, so a
+   * workspace the subject cannot see stays not found.
+   */
+  authorizeAgentConnect(found: agents.AgentWithOwners): void {
+    this.#require('read', workspaceRbac(found.workspace));
+    this.#require('ssh', workspaceRbac(found.workspace));
+  }
+
   /** An agent's log lines, ascending by id within (after, before); needs `read` on its workspace. */
   async listWorkspaceAgentLogs(
     found: agents.AgentWithOwners,

@@ -94,6 +94,14 @@ function memberWorkspaceReaders(status: number): Expectation {
   return signedIn(404, { member: status, orgAdmin: status, owner: status, templateAdmin: status });
 }
 
+/**
+ * Those who may reach into the member's workspace (terminals, SSH, streams): its owner, and site
+ * owners. Organization admins and template admins may read it but not exec in it (403).
+ */
+function agentConnectors(status: number): Expectation {
+  return { ...memberWorkspaceReaders(403), member: status, owner: status };
+}
+
 /** Those who may read templates across organizations (the examples page). */
 function templateReaders(status: number): Expectation {
   return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status });
@@ -603,6 +611,34 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: everyone(401),
   },
   'GET /api/v2/workspaceagents/:workspaceagent': { call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }), expect: memberWorkspaceReaders(200) },
+  // The member's agent never connects: whoever may reach into the workspace learns that (400).
+  'GET /api/v2/workspaceagents/:workspaceagent/pty': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/pty?reconnect=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10`) }),
+    expect: agentConnectors(400),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent/coordinate': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/coordinate?service=echo`) }),
+    expect: agentConnectors(400),
+  },
+  'GET /api/v2/tailnet': { call: async (world) => ({ path: api(`/tailnet?service=echo&agent=${await memberAgent(world)}`) }), expect: agentConnectors(400) },
+  'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(404) },
+  'GET /api/v2/workspaceagents/:workspaceagent/connection': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/connection`) }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent/listening-ports': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/listening-ports`) }),
+    expect: agentConnectors(400),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent/containers': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/containers`) }),
+    expect: agentConnectors(400),
+  },
+  'POST /api/v2/workspaceagents/:workspaceagent/containers/devcontainers/:devcontainer/recreate': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/containers/devcontainers/abc/recreate`) }),
+    expect: agentConnectors(400),
+  },
+  'GET /api/v2/workspaceagents/me/relay': { call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }), expect: everyone(401) },
   'GET /api/v2/workspaceagents/:workspaceagent/logs': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/logs`) }),
     expect: memberWorkspaceReaders(200),

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { ApiError } from '../../src/sdk/api-error.js';
 
-/** Awaits a call that must fail with `status`, and returns the error for further checks. */
-export async function expectApiError(call: Promise<unknown>, status: number): Promise<ApiError> {
+/**
+ * Awaits a call that must fail with `status` (and, when given, a message, detail or validation
+ * matching `says`), and returns the error for further checks.
+ */
+export async function expectApiError(call: Promise<unknown>, status: number, says?: RegExp): Promise<ApiError> {
   try {
     await call;
   } catch (error) {
     assert.ok(error instanceof ApiError, `expected an ApiError, got ${String(error)}`);
     assert.equal(error.status, status, `expected ${status}, got ${error.status}: ${JSON.stringify(error.body)}`);
     assert.equal(typeof error.body.message, 'string');
+    if (says) assert.match(JSON.stringify(error.body), says);
     return error;
   }
   assert.fail(`expected HTTP ${status}, but the call succeeded`);

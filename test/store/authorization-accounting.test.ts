@@ -470,6 +470,16 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getWorkspaceAgent(agentId));
     },
   },
+  authorizeAgentConnect: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      w.member.authorizeAgentConnect(await w.member.getWorkspaceAgent(agentId));
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      await expectRefused(async () => w.member.authorizeAgentConnect(await w.owner.getWorkspaceAgent(agentId)));
+    },
+  },
   listWorkspaceAgentLogs: {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);

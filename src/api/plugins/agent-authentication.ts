@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
-import { getAgentByTokenHash, isLatestLiveBuild, type AgentWithOwners } from '../../store/queries/workspace-agents.js';
+import { agentBuildIsCurrent, getAgentByTokenHash, type AgentWithOwners } from '../../store/queries/workspace-agents.js';
 import type { ApiContext } from '../context.js';
 import { presentedToken } from '../session-token.js';
 
@@ -24,7 +24,7 @@ export function requireAgentAuthentication(app: FastifyInstance, context: ApiCon
     if (!token) throw new HttpProblem(401, 'Workspace agent token required.', { detail: 'Send the agent token in the Service-Session-Token header.' });
     const found = await getAgentByTokenHash(context.store.db, createHash('sha256').update(token).digest('hex'));
     if (!found) throw new HttpProblem(401, 'Workspace agent not authorized.', { detail: 'The token is not the token of any workspace agent.' });
-    if (!(await isLatestLiveBuild(context.store.db, found.workspace.id, found.build.id))) {
+    if (!(await agentBuildIsCurrent(context.store.db, found.workspace.id, found.build.id))) {
       throw new HttpProblem(401, 'Workspace agent not authorized.', {
         detail: 'The agent belongs to a build that is no longer the latest build of a live workspace; agents of newer builds have new tokens.',
       });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
-import { activityBump, nextAutostart } from '../../domain/schedule/index.js';
+import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
@@ -54,10 +54,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     async (request, reply) => {
       const workspace = await workspaceOf(request);
       // Using a workspace one can see counts as use; recording it changes nothing the caller owns.
-      const now = context.store.nowIso();
-      await context.store.db.updateTable('workspaces').set({ last_used_at: now }).where('id', '=', workspace.id).execute();
-      await bumpDeadline(context, workspace);
-      await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'usage');
+      await recordWorkspaceUsage(context.store, workspace);
       return reply.code(204).send();
     },
   );
@@ -137,33 +134,6 @@ async function agentNames(context: ApiContext, workspace: WorkspaceRow): Promise
   if (!build) return [];
   const resources = await listResourcesOfJobs(context.store.db, [build.job_id]);
   return (await listAgentsOfResources(context.store.db, resources.map((r) => r.id))).map((agent) => agent.name);
-}
-
-/** Moves a running workspace's deadline out by the template's activity bump, as use does. */
-async function bumpDeadline(context: ApiContext, workspace: WorkspaceRow): Promise<void> {
-  const db = context.store.db;
-  const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
-  if (!build?.deadline || build.transition !== 'start') return;
-  const job = await db.selectFrom('provisioner_jobs').select(['completed_at', 'error', 'canceled_at']).where('id', '=', build.job_id).executeTakeFirst();
-  if (!job?.completed_at || job.error || job.canceled_at) return;
-  const template = await db.selectFrom('templates').select(['activity_bump_ms', 'allow_user_autostart', 'autostart_requirement_days']).where('id', '=', workspace.template_id).executeTakeFirst();
-  if (!template) return;
-  const now = context.store.clock.now();
-  let bumped: Date | null = null;
-  try {
-    const nextStart = nextAutostart({ schedule: workspace.autostart_schedule, after: now, templateAllowsAutostart: template.allow_user_autostart === 1, autostartDays: template.autostart_requirement_days });
-    bumped = activityBump({
-      deadline: new Date(build.deadline),
-      maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,
-      now,
-      bumpMs: template.activity_bump_ms,
-      nextAutostart: nextStart,
-      ttlMs: workspace.ttl_ms ?? 0,
-    });
-  } catch {
-    return;
-  }
-  if (bumped) await db.updateTable('workspace_builds').set({ deadline: bumped.toISOString() }).where('id', '=', build.id).execute();
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ApiContext } from '../context.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { agentOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
 import { agentExtraRoutes } from './workspace-agent-extras.js';
+import { agentRelaySelfRoutes } from './workspace-agent-relay.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerAgent } from '../workspace-answers.js';
 
@@ -34,7 +35,7 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
     { websocket: true, schema: { querystring: Type.Object({ version: Type.Optional(Type.String()) }, { additionalProperties: true }) } },
     async (socket: WebSocket, request: FastifyRequest) => {
       const version = (request.query as { version?: string }).version ?? '2.0';
-      await new AgentRpcSession(socket, context.store, agentOf(request), version, request.log).start();
+      await new AgentRpcSession(socket, context.store, context.relay, agentOf(request), version, request.log).start();
     },
   );
 
@@ -55,6 +56,7 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
   });
 
   agentExtraRoutes(app, context);
+  agentRelaySelfRoutes(app, context);
 }
 
 /** Agents as users read them, through the authorizing store. */

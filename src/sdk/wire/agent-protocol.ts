@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PlannedScript } from './provisioner-protocol.js';
+import { AgentRequestMethod, RelayTarget } from './relay-protocol.js';
 
 /**
  * The protocol between a workspace agent (`cove agent`) and the daemon. The agent authenticates
@@ -80,6 +81,13 @@ export const AgentMessage = Type.Union([
     stage: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('cron')]),
     status: Type.Union([Type.Literal('ok'), Type.Literal('exit_failure'), Type.Literal('timed_out'), Type.Literal('pipes_left_open')]),
   }),
+  /** The answer to a daemon's `request`: a result, or an error with an HTTP status for the user. */
+  Type.Object({
+    type: Type.Literal('response'),
+    request_id: Type.String(),
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(Type.Object({ status: Type.Integer({ minimum: 400, maximum: 599 }), message: Type.String(), detail: Type.String() })),
+  }),
 ]);
 export type AgentMessage = Static<typeof AgentMessage>;
 
@@ -88,6 +96,10 @@ export const DaemonToAgentMessage = Type.Union([
   Type.Object({ type: Type.Literal('manifest'), manifest: AgentManifest }),
   /** A message was refused; the connection stays open. */
   Type.Object({ type: Type.Literal('error'), message: Type.String() }),
+  /** Open a relay stream: dial `/workspaceagents/me/relay?stream_id=…` and connect it to `target`. */
+  Type.Object({ type: Type.Literal('open_stream'), stream_id: Type.String(), target: RelayTarget }),
+  /** A question about the workspace (listening ports, containers), answered with a `response`. */
+  Type.Object({ type: Type.Literal('request'), request_id: Type.String(), method: AgentRequestMethod, params: Type.Record(Type.String(), Type.String()) }),
 ]);
 export type DaemonToAgentMessage = Static<typeof DaemonToAgentMessage>;
 

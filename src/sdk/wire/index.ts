@@ -11,3 +11,4 @@ export * from './workspaces.js';
 export * from './agent-protocol.js';
 export * from './workspace-agent-logs.js';
 export * from './workspace-agent-extras.js';
+export * from './relay-protocol.js';

@@ -50,6 +50,27 @@ export async function isLatestLiveBuild(db: Kysely<Database>, workspaceId: strin
   return latest?.id === buildId;
 }
 
+/**
+ * Whether an agent of `buildId` may still act for its workspace: its build is the latest, or the
+ * latest is the stop (or delete) that is shutting it down and has not finished, so that the agent
+ * can report its shutdown and stop scripts.
+ */
+export async function agentBuildIsCurrent(db: Kysely<Database>, workspaceId: string, buildId: string): Promise<boolean> {
+  const workspace = await db.selectFrom('workspaces').select('deleted').where('id', '=', workspaceId).executeTakeFirst();
+  if (!workspace || workspace.deleted) return false;
+  const [latest, previous] = await db
+    .selectFrom('workspace_builds')
+    .select(['id', 'transition', 'job_id'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('build_number', 'desc')
+    .limit(2)
+    .execute();
+  if (latest?.id === buildId) return true;
+  if (!latest || latest.transition === 'start' || previous?.id !== buildId) return false;
+  const job = await db.selectFrom('provisioner_jobs').select('completed_at').where('id', '=', latest.job_id).executeTakeFirst();
+  return job !== undefined && job.completed_at === null;
+}
+
 export async function updateAgent(db: Kysely<Database>, id: string, changes: Updateable<WorkspaceAgentTable>): Promise<void> {
   await db.updateTable('workspace_agents').set(changes).where('id', '=', id).execute();
 }

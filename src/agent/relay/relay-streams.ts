@@ -1,0 +1,145 @@
+import { connect, type Socket } from 'node:net';
+import { pipeline } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import type { RelayTarget } from '../../sdk/wire/relay-protocol.js';
+import { RelayCloseCode } from '../../sdk/wire/relay-protocol.js';
+import type { AgentLogger } from '../agent-logger.js';
+import type { ReconnectingPtys } from '../pty/reconnecting-ptys.js';
+import { closeStream, dialRelayStream, networkSocketOf, sendReady } from './relay-stream.js';
+import type { TrafficMeter } from './traffic-meter.js';
+
+/** Accepts SSH connections over a stream: the agent's SSH server. */
+export interface SshAcceptor {
+  accept(stream: Duplex): void;
+}
+
+/** What the agent's relay streams reach. */
+export interface RelayStreamsOptions {
+  readonly url: string;
+  readonly token: string;
+  readonly logger: AgentLogger;
+  readonly ptys: ReconnectingPtys;
+  readonly ssh: SshAcceptor;
+  readonly meter: TrafficMeter;
+}
+
+/** How long connecting to a port inside the workspace may take. */
+const TCP_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens the streams the daemon asks for: it connects the target first (so a port nothing listens
+ * on is refused with the reason), dials the daemon back with the stream id, says `ready`, and joins
+ * the two.
+ */
+export class RelayStreams {
+  readonly #options: RelayStreamsOptions;
+  readonly #open = new Set<WebSocket>();
+
+  constructor(options: RelayStreamsOptions) {
+    this.#options = options;
+  }
+
+  /** Opens one stream; failures are told to the daemon (and so the client) and logged, never thrown. */
+  open(streamId: string, target: RelayTarget): void {
+    void this.#open_(streamId, target).catch((error: unknown) => this.#options.logger.warn({ err: error, stream: streamId, target: target.kind }, 'could not open a relay stream'));
+  }
+
+  /** Closes every open stream. */
+  close(): void {
+    for (const socket of this.#open) closeStream(socket, 1001, 'the agent is shutting down');
+  }
+
+  async #open_(streamId: string, target: RelayTarget): Promise<void> {
+    if (target.kind === 'tcp') {
+      let tcp: Socket;
+      try {
+        tcp = await connectLocal(target.port);
+      } catch (error) {
+        const socket = await this.#dial(streamId);
+        closeStream(socket, RelayCloseCode.targetUnreachable, `nothing accepts connections on port ${target.port} in the workspace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        return;
+      }
+      const socket = await this.#dial(streamId).catch((error: unknown) => {
+        tcp.destroy();
+        throw error;
+      });
+      sendReady(socket);
+      joinTcp(socket, tcp);
+      return;
+    }
+    const socket = await this.#dial(streamId);
+    switch (target.kind) {
+      case 'echo':
+        sendReady(socket);
+        socket.on('message', (data, isBinary) => socket.send(data as Buffer, { binary: isBinary }));
+        socket.resume();
+        return;
+      case 'ssh': {
+        sendReady(socket);
+        this.#options.ssh.accept(await asDuplex(socket));
+        return;
+      }
+      case 'pty':
+        await this.#options.ptys.attach(target, socket);
+        return;
+    }
+  }
+
+  async #dial(streamId: string): Promise<WebSocket> {
+    const socket = await dialRelayStream(this.#options.url, this.#options.token, streamId);
+    this.#open.add(socket);
+    socket.once('close', () => this.#open.delete(socket));
+    socket.on('error', (error) => this.#options.logger.warn({ err: error, stream: streamId }, 'relay stream error'));
+    this.#options.meter.track(networkSocketOf(socket));
+    return socket;
+  }
+}
+
+/** Connects to a port on the workspace's loopback interface, IPv4 first, then IPv6. */
+async function connectLocal(port: number): Promise<Socket> {
+  try {
+    return await connectTo('127.0.0.1', port);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') throw error;
+    return connectTo('::1', port).catch(() => Promise.reject(error));
+  }
+}
+
+function connectTo(host: string, port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, timeout: TCP_CONNECT_TIMEOUT_MS });
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' }));
+    });
+    socket.once('error', reject);
+  });
+}
+
+async function asDuplex(socket: WebSocket): Promise<Duplex> {
+  const { createWebSocketStream } = await import('ws');
+  const stream = createWebSocketStream(socket);
+  socket.resume();
+  return stream;
+}
+
+/** Pipes a relay stream and a TCP connection both ways; either ending ends both. */
+function joinTcp(socket: WebSocket, tcp: Socket): void {
+  void import('ws').then(({ createWebSocketStream }) => {
+    const stream = createWebSocketStream(socket);
+    socket.resume();
+    tcp.setNoDelay(true);
+    const done = (): void => {
+      tcp.destroy();
+      stream.destroy();
+    };
+    pipeline(stream, tcp, done);
+    pipeline(tcp, stream, done);
+  });
+}

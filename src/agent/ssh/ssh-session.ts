@@ -1,0 +1,112 @@
+import { statSync } from 'node:fs';
+import type { ServerChannel, Session } from 'ssh2';
+import type { AgentLogger } from '../agent-logger.js';
+import { loginShell } from '../login-shell.js';
+import { startSessionProcess, type PtyRequest, type SessionProcess } from './session-process.js';
+import { serveSftp } from './sftp-handler.js';
+
+/** What every session of one SSH connection shares. */
+export interface SshSessionContext {
+  /** Working directory of the session's process and base of relative SFTP paths. */
+  readonly directory: string;
+  /** Base environment: the agent's session environment plus the connection's `SSH_*` facts. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly logger: AgentLogger;
+  /**
+   * Records that a session started (shell, exec or subsystem). `stop` ends it when the connection or
+   * the server goes away; the returned function marks it over and may be called any number of times.
+   */
+  readonly started: (stop: () => void) => () => void;
+}
+
+/**
+ * Serves one accepted `session` channel: collects `env` and `pty-req`, then runs the shell, the exec
+ * command or the SFTP subsystem that the client asks for (one per channel, as RFC 4254 allows).
+ */
+export function handleSshSession(session: Session, context: SshSessionContext): void {
+  const { logger } = context;
+  const requestedEnv: Record<string, string> = {};
+  let pty: PtyRequest | undefined;
+  let running: SessionProcess | undefined;
+
+  session.on('env', (accept, _reject, info) => {
+    requestedEnv[info.key] = info.val;
+    accept?.();
+  });
+  session.on('pty', (accept, _reject, info) => {
+    pty = { term: info.term || 'xterm', cols: info.cols || 80, rows: info.rows || 24 };
+    accept?.();
+  });
+  session.on('window-change', (accept, _reject, info) => {
+    if (pty) pty = { ...pty, cols: info.cols, rows: info.rows };
+    running?.resize(info.cols, info.rows);
+    accept?.();
+  });
+  session.on('signal', (accept, reject, info) => {
+    if (running?.signal(info.name)) accept?.();
+    else reject?.();
+  });
+
+  // ssh2's accept returns nothing when the request was already answered (a second shell on the channel).
+  const run = (accept: () => ServerChannel | undefined, command: string | undefined): void => {
+    const channel = accept();
+    if (!channel) return;
+    const env: Record<string, string> = { ...context.env, ...requestedEnv };
+    if (pty) env['TERM'] = pty.term;
+    const shell = loginShell(context.env);
+    const cwd = workingDirectory(context.directory, env);
+    if (cwd !== context.directory) {
+      channel.stderr.write(`Could not chdir to ${context.directory}: no such directory; using ${cwd}${pty ? '\r\n' : '\n'}`);
+    }
+    let child: SessionProcess | undefined;
+    const release = context.started(() => child?.hangUp());
+    child = startSessionProcess(channel, {
+      file: shell,
+      // sshd starts the shell as a login shell and runs a command with `-c`, never as a login shell.
+      args: command === undefined ? ['-l'] : ['-c', command],
+      cwd,
+      env,
+      ...(pty ? { pty } : {}),
+      logger,
+      onEnd: release,
+    });
+    running = child;
+    const closed = (): void => {
+      child?.hangUp();
+      release();
+    };
+    channel.once('close', closed);
+    session.once('close', closed);
+  };
+
+  session.on('shell', (accept) => run(accept, undefined));
+  session.on('exec', (accept, _reject, info) => run(accept, info.command));
+  session.on('sftp', (accept) => {
+    const sftp = accept();
+    if (!sftp) return;
+    const release = context.started(() => sftp.end());
+    serveSftp(sftp, { directory: context.directory, logger });
+    sftp.once('close', release);
+    sftp.once('end', release);
+    session.once('close', release);
+  });
+}
+
+/**
+ * The agent directory, or, while it does not exist yet (a clone still running), `$HOME` and then `/`:
+ * like sshd with a missing home, a session still starts and says where it is.
+ */
+function workingDirectory(directory: string, env: Readonly<Record<string, string>>): string {
+  for (const candidate of [directory, env['HOME'], '/']) {
+    if (candidate && isDirectory(candidate)) return candidate;
+  }
+  return directory;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,239 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { WebSocket } from 'ws';
+import { relayMap } from '../../domain/relay-map.js';
+import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
+import { HttpProblem } from '../../lib/errors.js';
+import {
+  ListeningPortsResponse,
+  RELAY_PROTOCOL_VERSION,
+  RelayCloseCode,
+  Response,
+  WorkspaceAgentConnectionInfo,
+  WorkspaceAgentContainersResponse,
+  type ListeningPort,
+  type RelayReady,
+  type RelayTarget,
+} from '../../sdk/wire/index.js';
+import type { AgentWithOwners } from '../../store/queries/workspace-agents.js';
+import type { ApiContext } from '../context.js';
+import { agentOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { RelayStreamError } from '../relay/agent-relay.js';
+import { filterListeningPorts } from '../relay/listening-ports-filter.js';
+import { pipeSockets } from '../relay/pipe-sockets.js';
+
+const AgentParam = Type.Object({ workspaceagent: Type.String({ format: 'uuid' }) });
+const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+const StreamQuery = {
+  version: Type.Optional(Type.String()),
+  service: Type.Optional(Type.Union([Type.Literal('ssh'), Type.Literal('echo')])),
+  port: Type.Optional(Port),
+};
+const CoordinateQuery = Type.Object(StreamQuery);
+const TailnetQuery = Type.Object({ ...StreamQuery, agent: Type.Optional(Type.String({ format: 'uuid' })) });
+const PtyQuery = Type.Object({
+  reconnect: Type.String({ format: 'uuid' }),
+  width: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  height: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  command: Type.Optional(Type.String()),
+  container: Type.Optional(Type.String()),
+  container_user: Type.Optional(Type.String()),
+  backend_type: Type.Optional(Type.Union([Type.Literal('screen'), Type.Literal('buffered')])),
+});
+const ContainersQuery = Type.Object({ label: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])) });
+const RecreateParams = Type.Object({ workspaceagent: Type.String({ format: 'uuid' }), devcontainer: Type.String({ minLength: 1 }) });
+/** How often the relay map stream is pinged, as the reference does. */
+const RELAY_MAP_PING_MS = 15_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the relay routes' pre-handler: the agent a stream goes to, checked and connected. */
+    relayAgent?: AgentWithOwners;
+  }
+}
+
+/** The agent's end of relay streams: it dials here with the stream id it was asked to open. */
+export function agentRelaySelfRoutes(app: FastifyInstance, context: ApiContext): void {
+  app.get(
+    '/workspaceagents/me/relay',
+    { websocket: true, schema: { querystring: Type.Object({ stream_id: Type.String({ format: 'uuid' }) }) } },
+    async (socket: WebSocket, request: FastifyRequest) => {
+      const { stream_id } = request.query as { stream_id: string };
+      if (!context.relay.acceptStream(agentOf(request).agent.id, stream_id, socket)) socket.close(4404, 'no such stream is waiting');
+    },
+  );
+}
+
+/** Terminals, streams, connection facts, listening ports and containers of an agent, for users. */
+export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+  app.decorateRequest('relayAgent', undefined);
+
+  /** Finds the agent, checks the caller may connect to it, and that it is connected here. */
+  const connectable = async (request: FastifyRequest, agentId: string): Promise<void> => {
+    const { store } = authOf(request);
+    const found = await store.getWorkspaceAgent(agentId);
+    store.authorizeAgentConnect(found);
+    requireConnected(context, found);
+    request.relayAgent = found;
+  };
+  const agentParam = (request: FastifyRequest) => (request.params as { workspaceagent: string }).workspaceagent;
+
+  app.get(
+    '/workspaceagents/:workspaceagent/pty',
+    { websocket: true, schema: { params: AgentParam, querystring: PtyQuery }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    async (socket: WebSocket, request: FastifyRequest) => {
+      const query = request.query as Static<typeof PtyQuery>;
+      const target: RelayTarget = {
+        kind: 'pty',
+        reconnect: query.reconnect,
+        width: query.width ?? 0,
+        height: query.height ?? 0,
+        command: query.command ?? '',
+        container: query.container ?? '',
+        container_user: query.container_user ?? '',
+      };
+      await relay(context, socket, request, target, { announce: false });
+    },
+  );
+
+  app.get(
+    '/workspaceagents/:workspaceagent/coordinate',
+    {
+      websocket: true,
+      schema: { params: AgentParam, querystring: CoordinateQuery },
+      preHandler: async (request) => {
+        streamTarget(request.query as StreamQueryValue);
+        await connectable(request, agentParam(request));
+      },
+    },
+    async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+  );
+
+  app.get(
+    '/tailnet',
+    {
+      websocket: true,
+      schema: { querystring: TailnetQuery },
+      preHandler: async (request) => {
+        const query = request.query as StreamQueryValue & { agent?: string };
+        streamTarget(query);
+        if (!query.agent) throw new HttpProblem(400, 'Missing the agent to connect to.', { validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }] });
+        await connectable(request, query.agent);
+      },
+    },
+    async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+  );
+
+  app.get('/derp-map', { websocket: true }, async (socket: WebSocket) => {
+    socket.send(JSON.stringify(relayMap(context.values.accessUrl)));
+    const timer = setInterval(() => socket.ping(), RELAY_MAP_PING_MS);
+    timer.unref();
+    socket.on('message', () => undefined);
+    socket.on('close', () => clearInterval(timer));
+  });
+
+  app.get('/workspaceagents/:workspaceagent/connection', { schema: { params: AgentParam, response: { 200: WorkspaceAgentConnectionInfo } } }, async (request) => {
+    await authOf(request).store.getWorkspaceAgent(agentParam(request));
+    return { derp_map: relayMap(context.values.accessUrl), derp_force_websockets: true, disable_direct_connections: true, hostname_suffix: '' };
+  });
+
+  app.get(
+    '/workspaceagents/:workspaceagent/listening-ports',
+    { schema: { params: AgentParam, response: { 200: ListeningPortsResponse } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    async (request) => {
+      const found = relayAgentOf(request);
+      const answer = await context.relay.request<{ ports: ListeningPort[] }>(found.agent.id, 'listening_ports');
+      return { ports: filterListeningPorts(answer.ports, found) };
+    },
+  );
+
+  app.get(
+    '/workspaceagents/:workspaceagent/containers',
+    { schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    async (request) => {
+      const labels = parseLabels((request.query as { label?: string | string[] }).label);
+      const answer = await context.relay.request<Static<typeof WorkspaceAgentContainersResponse>>(relayAgentOf(request).agent.id, 'containers');
+      const matches = (containerLabels: Readonly<Record<string, string>>) => labels.every(([key, value]) => containerLabels[key] === value);
+      return { ...answer, containers: answer.containers.filter((container) => matches(container.labels)) };
+    },
+  );
+
+  app.post(
+    '/workspaceagents/:workspaceagent/containers/devcontainers/:devcontainer/recreate',
+    { schema: { params: RecreateParams, response: { 202: Response } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    async (request, reply) => {
+      const { devcontainer } = request.params as { devcontainer: string };
+      const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', { id: devcontainer });
+      return reply.code(202).send({ message: 'Devcontainer recreation initiated', detail: `Recreation process for devcontainer "${answer.name}" has started.` });
+    },
+  );
+}
+
+type StreamQueryValue = Static<typeof CoordinateQuery>;
+
+/** The target a `/coordinate` or `/tailnet` request names; a 400 when it names none, both, or an unknown version. */
+function streamTarget(query: StreamQueryValue): RelayTarget {
+  const version = query.version ?? RELAY_PROTOCOL_VERSION;
+  if (version.split('.')[0] !== RELAY_PROTOCOL_VERSION.split('.')[0]) {
+    throw new HttpProblem(400, 'Unknown or unsupported API version', { detail: `This daemon speaks relay protocol ${RELAY_PROTOCOL_VERSION}; the client asked for ${version}.` });
+  }
+  if ((query.service === undefined) === (query.port === undefined)) {
+    throw new HttpProblem(400, 'Name exactly one of "service" and "port".', {
+      validations: [{ field: 'service', detail: 'ssh or echo, or leave it out and give a port' }, { field: 'port', detail: 'a TCP port inside the workspace (1-65535)' }],
+    });
+  }
+  return query.port !== undefined ? { kind: 'tcp', port: query.port } : { kind: query.service ?? 'ssh' };
+}
+
+function relayAgentOf(request: FastifyRequest): AgentWithOwners {
+  if (!request.relayAgent) throw new Error(`route ${request.routeOptions.url ?? request.url} has no relay pre-handler`);
+  return request.relayAgent;
+}
+
+/** The reference refuses agent streams and questions unless the agent is connected. */
+function requireConnected(context: ApiContext, found: AgentWithOwners): void {
+  if (context.relay.isConnected(found.agent.id)) return;
+  const state = found.agent.first_connected_at ? 'disconnected' : 'connecting';
+  throw new HttpProblem(400, `Agent state is "${state}", it must be in the "connected" state.`);
+}
+
+/**
+ * Opens the stream and joins the client to it. `announce` sends the client a `ready` text frame
+ * first (the relay protocol of `/coordinate` and `/tailnet`); terminals get output bytes only.
+ */
+async function relay(context: ApiContext, socket: WebSocket, request: FastifyRequest, target: RelayTarget, options: { readonly announce: boolean }): Promise<void> {
+  const found = relayAgentOf(request);
+  const log = request.log;
+  // Hold what the client sends (terminal input, an SSH greeting) until the stream is open.
+  socket.pause();
+  socket.on('error', () => undefined);
+  try {
+    const stream = await context.relay.openStream(found.agent.id, target);
+    if (socket.readyState !== socket.OPEN) {
+      stream.socket.resume();
+      stream.socket.close(1000, 'the client went away');
+      return;
+    }
+    if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
+    recordWorkspaceUsage(context.store, found.workspace).catch((error: unknown) => log.warn({ err: error, workspace: found.workspace.id }, 'could not record workspace usage'));
+    await pipeSockets(socket, stream);
+  } catch (error) {
+    const code = error instanceof RelayStreamError ? error.code : RelayCloseCode.agentGone;
+    if (socket.readyState !== socket.OPEN) return;
+    // Paused, the socket would not read the client's answer to the close until the close timeout.
+    socket.resume();
+    socket.close(code, (error as Error).message.slice(0, 120));
+  }
+}
+
+/** `key=value` pairs of the containers filter; a 400 naming the first malformed one. */
+function parseLabels(label: string | string[] | undefined): [string, string][] {
+  const values = label === undefined ? [] : Array.isArray(label) ? label : [label];
+  return values.map((value) => {
+    const at = value.indexOf('=');
+    if (at <= 0) throw new HttpProblem(400, 'Invalid label format', { detail: `"${value}" is not in the form key=value.`, validations: [{ field: 'label', detail: 'each label is key=value' }] });
+    return [value.slice(0, at), value.slice(at + 1)];
+  });
+}

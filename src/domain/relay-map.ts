@@ -1,0 +1,43 @@
+import type { RelayMap } from '../sdk/wire/index.js';
+
+/** The region id the reference gives its embedded relay. */
+const EMBEDDED_REGION_ID = 999;
+
+/**
+ * The relay map clients are given: one region, the daemon itself at the access URL. Cove has no
+ * direct connections and no STUN, so there is nothing else to list.
+ */
+export function relayMap(accessUrl: string): RelayMap {
+  const url = new URL(accessUrl);
+  const https = url.protocol === 'https:';
+  return {
+    homeParams: { regionScore: {} },
+    omitDefaultRegions: true,
+    regions: {
+      [String(EMBEDDED_REGION_ID)]: {
+        embeddedRelay: true,
+        regionID: EMBEDDED_REGION_ID,
+        regionCode: 'cove',
+        regionName: 'Cove Embedded Relay',
+        avoid: false,
+        nodes: [
+          {
+            name: `${EMBEDDED_REGION_ID}b`,
+            regionID: EMBEDDED_REGION_ID,
+            hostName: url.hostname,
+            certName: '',
+            ipv4: '',
+            ipv6: '',
+            stunport: -1,
+            stunonly: false,
+            derpport: url.port ? Number(url.port) : https ? 443 : 80,
+            insecureForTests: false,
+            forceHTTP: !https,
+            stuntestIP: '',
+            canPort80: false,
+          },
+        ],
+      },
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import type { CoveClient } from './client.js';
+import { RELAY_PROTOCOL_VERSION, type RelayService } from './wire/relay-protocol.js';
+
+/** What a stream reaches inside a workspace: a service of the agent, or a TCP port. */
+export type StreamTarget = { readonly service: RelayService } | { readonly port: number };
+
+/** A stream that closed before it was ready, with the daemon's or agent's reason. */
+export class AgentStreamError extends Error {
+  constructor(
+    readonly code: number,
+    reason: string,
+  ) {
+    super(reason || `the stream closed (${code})`);
+  }
+}
+
+/** An open relay stream: the socket, and the same bytes as a Node duplex. */
+export interface AgentStream {
+  readonly socket: WebSocket;
+  /** Binary frames both ways, for SSH clients, port forwards and pings. */
+  readonly stream: Duplex;
+}
+
+/**
+ * Opens a relay stream to an agent (`/workspaceagents/{id}/coordinate`) and resolves once the
+ * agent has connected the target: the daemon's `ready` frame has arrived. The duplex is made in
+ * the same tick as `ready` is read, so bytes that came right behind it are not lost.
+ */
+export async function openAgentStream(client: CoveClient, agentId: string, target: StreamTarget): Promise<AgentStream> {
+  const { createWebSocketStream } = await import('ws');
+  const query = { version: RELAY_PROTOCOL_VERSION, ...('service' in target ? { service: target.service } : { port: target.port }) };
+  const socket = await client.openSocket(`/workspaceagents/${encodeURIComponent(agentId)}/coordinate`, query);
+  return new Promise((resolve, reject) => {
+    const onClose = (code: number, reason: Buffer): void => reject(new AgentStreamError(code, reason.toString('utf8')));
+    socket.once('close', onClose);
+    socket.once('message', (data, isBinary) => {
+      socket.off('close', onClose);
+      if (!isBinary && isReady(data.toString())) {
+        resolve({ socket, stream: createWebSocketStream(socket) });
+        return;
+      }
+      socket.terminate();
+      reject(new AgentStreamError(1002, 'the daemon did not say the stream was ready'));
+    });
+    socket.resume();
+  });
+}
+
+function isReady(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { type?: unknown }).type === 'ready';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+
+const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
+
+function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${what} did not say ${pattern}:\n${seen}`)), 30_000);
+    child[stream]?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const match = pattern.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1] ?? match[0]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${what} exited with ${code}:\n${seen}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+type ShownAgent = { id: string; name: string; status: string; lifecycle_state: string };
+type Shown = { health: { healthy: boolean; failing_agents: string[] }; latest_build: { resources: { agents: ShownAgent[] }[] } };
+
+describe('terminals, SSH and port forwarding into a local-shell workspace with bin/cove', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-ssh-'));
+  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
+  const cove = (...args: string[]) => {
+    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  };
+  const shown = () => JSON.parse(cove('show', 'dev', '-o', 'json').stdout) as Shown;
+  const agentOf = () => {
+    const agent = shown().latest_build.resources.flatMap((r) => r.agents)[0];
+    assert.ok(agent, 'the workspace has an agent');
+    return agent;
+  };
+  let server: ChildProcess;
+  let url = '';
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    mkdirSync(env.HOME, { recursive: true });
+    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
+    assert.equal(cove('login', url, '--first-user-email', 'admin@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD).code, 0);
+    assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
+    assert.equal(cove('templates', 'push', 't', '-y').code, 0);
+    const create = cove('create', 'dev', '--template', 't', '-y');
+    assert.equal(create.code, 0, create.stderr);
+    await eventually(() => {
+      const agent = agentOf();
+      assert.equal(`${agent.status}/${agent.lifecycle_state}`, 'connected/ready');
+    });
+  });
+
+  after(async () => {
+    for (const child of children) await stop(child);
+    cove('delete', 'dev', '-y');
+    await stop(server);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('runs commands over SSH through the relay, with their output and exit codes', () => {
+    const hello = cove('ssh', 'dev', '--', 'echo', 'hello');
+    assert.equal(hello.stdout, 'hello\n', hello.stderr);
+    assert.equal(hello.code, 0);
+    const failing = cove('ssh', 'dev', '--', 'echo oops >&2; exit 3');
+    assert.equal(failing.code, 3);
+    assert.equal(failing.stderr, 'oops\n');
+    const whereAmI = cove('ssh', 'dev', '--', 'echo $COVE_WORKSPACE_NAME');
+    assert.equal(whereAmI.stdout.trim(), 'dev');
+    const ping = cove('ping', 'dev', '-n', '2', '--interval', '0', '-o', 'json');
+    assert.equal(ping.code, 0, ping.stderr);
+    assert.equal((JSON.parse(ping.stdout) as { pings: number }).pings, 2);
+  });
+
+  it('lets the system ssh reach the workspace after config-ssh', { skip: !HAS_OPENSSH && 'OpenSSH is not installed' }, () => {
+    const config = join(root, 'ssh_config');
+    const dry = cove('config-ssh', '--ssh-config-file', config, '--dry-run');
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /Host cove\.\*/);
+    assert.equal(cove('config-ssh', '--ssh-config-file', config, '-y').code, 0);
+    const written = readFileSync(config, 'utf8');
+    assert.match(cove('config-ssh', '--ssh-config-file', config, '-y').stdout, /up to date/);
+    assert.equal(readFileSync(config, 'utf8'), written, 'running it again changes nothing');
+    const ssh = spawnSync('ssh', ['-F', config, 'cove.dev', 'echo', 'hello'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(ssh.stdout, 'hello\n', ssh.stderr);
+    assert.equal(ssh.status, 0);
+  });
+
+  it('forwards a local port to a server started in the workspace', async () => {
+    const remote = await freePort();
+    const local = await freePort();
+    const http = spawn(COVE, ['ssh', 'dev', '--', `exec python3 -m http.server ${remote} --bind 127.0.0.1`], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    children.push(http);
+    const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(forward);
+    await waitFor(forward, 'stderr', /Forwarding/, 'cove port-forward');
+    const page = await eventually(async () => {
+      const response = await fetch(`http://127.0.0.1:${local}/`);
+      assert.equal(response.status, 200);
+      return response.text();
+    });
+    assert.match(page, /Directory listing/);
+  });
+
+  it('echoes a typed command in the web terminal', async () => {
+    const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
+    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentOf().id}/pty?reconnect=${randomUUID()}&width=80&height=24`, {
+      headers: { 'Service-Session-Token': token },
+    });
+    let output = '';
+    socket.on('message', (data) => (output += data.toString()));
+    await new Promise((r, j) => socket.once('open', r).once('error', j));
+    socket.send(JSON.stringify({ data: 'echo typed-$((6*7))\r' }));
+    await eventually(() => assert.match(output, /typed-42/));
+    socket.close();
+  });
+
+  it('marks a killed agent disconnected and the workspace unhealthy, and a stopped one off', async () => {
+    const agentPid = Number(cove('ssh', 'dev', '--', 'echo $PPID').stdout.trim());
+    assert.ok(agentPid > 1, 'the shell knows its agent');
+    const { id } = agentOf();
+    process.kill(agentPid, 'SIGKILL');
+    await eventually(() => assert.equal(agentOf().status, 'disconnected'), 40_000);
+    const workspace = shown();
+    assert.equal(workspace.health.healthy, false);
+    assert.deepEqual(workspace.health.failing_agents, [id]);
+
+    assert.match(cove('restart', 'dev').stdout, /is running/);
+    await eventually(() => assert.equal(agentOf().lifecycle_state, 'ready'));
+    const running = agentOf();
+    assert.match(cove('stop', 'dev').stdout, /is stopped/);
+    const stopped = JSON.parse(cove('--url', url, 'show', 'dev', '-o', 'json').stdout) as Shown;
+    assert.equal(stopped.latest_build.resources.flatMap((r) => r.agents).length, 0);
+    const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
+    const old = (await (await fetch(`${url}/api/v2/workspaceagents/${running.id}`, { headers: { 'Service-Session-Token': token } })).json()) as ShownAgent;
+    assert.equal(old.lifecycle_state, 'off');
+  });
+});
