@@ -2,3 +2,10 @@
 export { startAgent, type AgentHandle, type AgentOptions, type StatsSource } from './agent.js';
 export { silentLogger, type AgentLogger } from './agent-logger.js';
 export { sessionEnvironment, expandPath, type SessionEnvironmentInput } from './session-environment.js';
+export {
+  AGENT_AUTH_METHODS,
+  authenticateWithInstanceIdentity,
+  waitForInstanceToken,
+  type AgentAuthMethod,
+  type InstanceIdentityMethod,
+} from './instance-identity.js';

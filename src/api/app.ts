@@ -13,6 +13,7 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
 import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
+import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
@@ -112,6 +113,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceScheduleRoutes, context);
       await api.register(agentSelfRoutes, context);
       await api.register(workspaceAgentRoutes, context);
+      await api.register(instanceIdentityRoutes, context);
       await api.register(workspaceAgentRelayRoutes, context);
     },
     { prefix: '/api/v2' },

@@ -215,7 +215,7 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, st
     expanded_directory: agent.expanded_directory,
     operating_system: definition.operating_system,
     architecture: definition.architecture,
-    instance_id: '',
+    instance_id: agent.auth_instance_id,
     version: agent.version,
     api_version: agent.api_version,
     troubleshooting_url: definition.troubleshooting_url,

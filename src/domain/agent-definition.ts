@@ -31,6 +31,7 @@ export function readDefinition(definition: string): PlannedAgent {
     display_apps: parsed.display_apps ?? [],
     startup_script_behavior: parsed.startup_script_behavior ?? 'non-blocking',
     auth_token: '',
+    instance_id: parsed.instance_id ?? '',
     scripts: parsed.scripts ?? [],
     apps: parsed.apps ?? [],
   };

@@ -53,6 +53,9 @@ export interface DeploymentValues {
   readonly updateCheck: boolean;
   readonly sshHostnamePrefix: string;
   readonly sshConfigOptions: readonly string[];
+  readonly awsInstanceIdentityCerts: string;
+  readonly azureInstanceIdentityRoots: string;
+  readonly googleInstanceIdentityCerts: string;
   readonly swaggerEnable: boolean;
   readonly verbose: boolean;
   readonly logJson: boolean;
@@ -89,6 +92,11 @@ const security: OptionGroup = { name: 'Security', yaml: 'security', description:
 const oauth: OptionGroup = { name: 'OAuth2 and OIDC', yaml: 'oauth2', description: 'External sign-in providers.' };
 const email: OptionGroup = { name: 'Email', yaml: 'email', description: 'How the daemon sends mail, such as one-time passcodes.' };
 const ssh: OptionGroup = { name: 'SSH', yaml: 'ssh', description: 'What `cove config-ssh` writes for clients.' };
+const instanceIdentity: OptionGroup = {
+  name: 'Instance Identity',
+  yaml: 'instance_identity',
+  description: 'Certificates trusted when workspace agents on cloud machines sign in with their instance identity.',
+};
 const introspection: OptionGroup = { name: 'Introspection', yaml: 'introspection', description: 'Logs and API documentation.' };
 const general: OptionGroup = { name: 'General', yaml: 'general', description: 'Everything else.' };
 
@@ -257,6 +265,30 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     key: 'sshConfigOptions', name: 'SSH Config Options', flag: 'ssh-config-options', env: 'COVE_SSH_CONFIG_OPTIONS',
     yaml: 'config_options', group: ssh, configPath: ['config_ssh', 'ssh_config_options'], kind: 'string-array', default: '',
     description: 'Extra `Key=Value` SSH options that `cove config-ssh` adds to every workspace host.',
+  },
+  {
+    key: 'awsInstanceIdentityCerts', name: 'AWS Instance Identity Certificates', flag: 'aws-instance-identity-certs',
+    env: 'COVE_AWS_INSTANCE_IDENTITY_CERTS', yaml: 'aws_certs', group: instanceIdentity,
+    configPath: ['instance_identity', 'aws_certs'], kind: 'string', default: '',
+    description:
+      'Path to a PEM file of the AWS certificates that sign EC2 instance identity documents (RSA-SHA256). ' +
+      'When empty, agents cannot sign in with their AWS instance identity.',
+  },
+  {
+    key: 'azureInstanceIdentityRoots', name: 'Azure Instance Identity Roots', flag: 'azure-instance-identity-roots',
+    env: 'COVE_AZURE_INSTANCE_IDENTITY_ROOTS', yaml: 'azure_roots', group: instanceIdentity,
+    configPath: ['instance_identity', 'azure_roots'], kind: 'string', default: '',
+    description:
+      'Path to a PEM file of the certificates trusted as roots (and intermediates) of the chain that signs Azure attested documents. ' +
+      'When empty, agents cannot sign in with their Azure instance identity.',
+  },
+  {
+    key: 'googleInstanceIdentityCerts', name: 'Google Instance Identity Certificates', flag: 'google-instance-identity-certs',
+    env: 'COVE_GOOGLE_INSTANCE_IDENTITY_CERTS', yaml: 'google_certs', group: instanceIdentity,
+    configPath: ['instance_identity', 'google_certs'], kind: 'string', default: '',
+    description:
+      'Path to the keys that sign Google instance identity tokens: a PEM file of certificates, a JWKS JSON file, or a JSON map of key id to PEM certificate. ' +
+      'When empty, agents cannot sign in with their Google instance identity.',
   },
   {
     key: 'swaggerEnable', name: 'Enable API Docs', flag: 'swagger-enable', env: 'COVE_SWAGGER_ENABLE', yaml: 'enable',

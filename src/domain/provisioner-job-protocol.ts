@@ -238,6 +238,7 @@ async function storeBuild(db: Store['db'], jobId: string, result: CompletedBuild
       resource_id: row.id,
       name: agent.name,
       auth_token_hash: createHash('sha256').update(agent.auth_token).digest('hex'),
+      auth_instance_id: agent.instance_id ?? '',
       definition: JSON.stringify({ ...agent, auth_token: '' }),
       lifecycle_state: 'created',
       created_at: now,

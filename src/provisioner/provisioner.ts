@@ -170,6 +170,11 @@ export interface PlannedAgent {
   readonly startup_script_behavior: 'blocking' | 'non-blocking';
   /** Generated afresh per agent on every apply; empty in parse and plan results. */
   readonly auth_token: string;
+  /**
+   * The cloud instance the agent runs on (an AWS instance id, an Azure vmId, a GCE instance id),
+   * with which it may authenticate instead of its token; '' for none.
+   */
+  readonly instance_id: string;
   readonly scripts: readonly PlannedScript[];
   readonly apps: readonly PlannedApp[];
 }

@@ -312,6 +312,8 @@ export interface WorkspaceAgentTable {
   /** JSON of the latest stats report. */
   last_stats: string | null;
   last_stats_at: string | null;
+  /** The cloud instance id the agent may authenticate with; empty when it has none. */
+  auth_instance_id: Generated<string>;
 }
 
 export interface WorkspaceAgentLogSourceTable {

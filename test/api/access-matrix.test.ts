@@ -610,6 +610,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/workspaceagents/me/log-source'), body: { id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11', display_name: 'x', icon: '' } }),
     expect: everyone(401),
   },
+  // Instance identity exchanges need no session (the agent has no token yet): a body without the proof is a 400 for anyone.
+  'POST /api/v2/workspaceagents/aws-instance-identity': { call: () => ({ path: api('/workspaceagents/aws-instance-identity'), body: {} }), expect: everyone(400) },
+  'POST /api/v2/workspaceagents/azure-instance-identity': { call: () => ({ path: api('/workspaceagents/azure-instance-identity'), body: {} }), expect: everyone(400) },
+  'POST /api/v2/workspaceagents/google-instance-identity': { call: () => ({ path: api('/workspaceagents/google-instance-identity'), body: {} }), expect: everyone(400) },
   'GET /api/v2/workspaceagents/:workspaceagent': { call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }), expect: memberWorkspaceReaders(200) },
   // The member's agent never connects: whoever may reach into the workspace learns that (400).
   'GET /api/v2/workspaceagents/:workspaceagent/pty': {

@@ -172,6 +172,7 @@ describe('echo provisioner', () => {
             display_apps: [],
             startup_script_behavior: 'non-blocking',
             auth_token: '',
+            instance_id: '',
             scripts: [{ display_name: 'Script 1', script: 'make', cron: '', run_on_start: true, run_on_stop: false, start_blocks_login: false, timeout: 0, log_path: '' }],
             apps: [
               {
@@ -201,6 +202,7 @@ describe('echo provisioner', () => {
             display_apps: [],
             startup_script_behavior: 'non-blocking',
             auth_token: '',
+            instance_id: '',
             scripts: [],
             apps: [],
           },

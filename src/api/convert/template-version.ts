@@ -72,7 +72,7 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     expanded_directory: '',
     operating_system: agent.operating_system,
     architecture: agent.architecture,
-    instance_id: '',
+    instance_id: agent.instance_id ?? '',
     version: '',
     api_version: '',
     troubleshooting_url: agent.troubleshooting_url,

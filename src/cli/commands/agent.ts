@@ -7,6 +7,10 @@ import type { CliIo } from '../io.js';
 
 type AgentLogger = import('../../agent/index.js').AgentLogger;
 
+/** The ways the agent may authenticate; the agent module has the same list (the CLI loads it lazily). */
+const AUTH_METHODS = ['token', 'aws-instance-identity', 'azure-instance-identity', 'google-instance-identity'] as const;
+type AuthMethod = (typeof AUTH_METHODS)[number];
+
 /** `cove agent`: the workspace agent, run inside a workspace by its template. */
 export const agentCommand: CommandSpec = {
   name: 'agent',
@@ -15,16 +19,40 @@ export const agentCommand: CommandSpec = {
     'Run the workspace agent in the foreground: it connects to the deployment ($COVE_AGENT_URL or --url) ' +
     'with the agent token ($COVE_AGENT_TOKEN or --token), runs the start scripts and reports the ' +
     'workspace lifecycle. Logs go to standard error, and to $COVE_AGENT_LOG_DIR/cove-agent.log when ' +
-    'that is set. Stops on SIGINT or SIGTERM after running the stop scripts.',
+    'that is set. Stops on SIGINT or SIGTERM after running the stop scripts. On a cloud machine, ' +
+    '--auth aws-instance-identity, azure-instance-identity or google-instance-identity ($COVE_AGENT_AUTH) ' +
+    'gets the token from the deployment in exchange for the instance identity that the cloud\'s metadata ' +
+    'service signs ($COVE_AGENT_METADATA_URL overrides where that service is).',
   configure: async (command: Command) => {
     // For tests: stop once the start scripts are done, as a signal would.
     command.addOption(new Option('--exit-after-start', 'Stop once the start scripts have finished').hideHelp());
+    command.addOption(
+      new Option('--auth <method>', 'How the agent authenticates ($COVE_AGENT_AUTH; default token)').choices([...AUTH_METHODS]),
+    );
   },
-  examples: ['COVE_AGENT_URL=https://cove.example.com COVE_AGENT_TOKEN=... cove agent'],
+  examples: [
+    'COVE_AGENT_URL=https://cove.example.com COVE_AGENT_TOKEN=... cove agent',
+    'COVE_AGENT_URL=https://cove.example.com cove agent --auth aws-instance-identity',
+  ],
   async run(context, _args, options) {
     const env = context.io.env;
     // --url and --token are global options; for this command they name the agent's deployment and token.
     const url = context.global.url ?? env['COVE_AGENT_URL'];
+    const auth = (options['auth'] as string | undefined) ?? (env['COVE_AGENT_AUTH'] || 'token');
+    if (!isAuthMethod(auth)) {
+      throw new CliError(`COVE_AGENT_AUTH is "${auth}", which is not a way the agent can authenticate.`, { hint: `Use one of: ${AUTH_METHODS.join(', ')}.` });
+    }
+    if (auth !== 'token') {
+      if (!url) throw new CliError('The agent needs COVE_AGENT_URL; it is not set.', { hint: 'Set it, or pass --url.' });
+      const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
+      const logger = agentLogger(context.io, logDir);
+      const token = await exchangeInstanceIdentity(url, auth, env['COVE_AGENT_METADATA_URL'] || undefined, logger);
+      if (token === undefined) {
+        logger.info({}, 'stopped before the deployment issued a token');
+        return 0;
+      }
+      return runAgent(context.io, url, token, logger, logDir, options['exitAfterStart'] === true);
+    }
     const token = context.global.token ?? env['COVE_AGENT_TOKEN'];
     if (!url || !token) {
       const missing = [!url ? 'COVE_AGENT_URL' : undefined, !token ? 'COVE_AGENT_TOKEN' : undefined].filter(Boolean).join(' and ');
@@ -33,15 +61,50 @@ export const agentCommand: CommandSpec = {
       });
     }
     const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
-    const logger = agentLogger(context.io, logDir);
-    const { startAgent } = await import('../../agent/index.js');
-    const agent = startAgent({ url, token, logger, env: { ...env }, ...(logDir ? { logDir } : {}) });
-    logger.info({ url }, 'workspace agent started; stop it with Ctrl+C');
-    if (options['exitAfterStart'] === true) void agent.waitForLifecycle('ready').then(() => process.emit('SIGTERM', 'SIGTERM'));
-    await runUntilSignal(() => agent.stop(), logger);
-    return 0;
+    return runAgent(context.io, url, token, agentLogger(context.io, logDir), logDir, options['exitAfterStart'] === true);
   },
 };
+
+function isAuthMethod(value: string): value is AuthMethod {
+  return (AUTH_METHODS as readonly string[]).includes(value);
+}
+
+/** Runs the agent with its token until a signal (or, for tests, until the start scripts are done). */
+async function runAgent(io: CliIo, url: string, token: string, logger: AgentLogger, logDir: string | undefined, exitAfterStart: boolean): Promise<number> {
+  const { startAgent } = await import('../../agent/index.js');
+  const agent = startAgent({ url, token, logger, env: { ...io.env }, ...(logDir ? { logDir } : {}) });
+  logger.info({ url }, 'workspace agent started; stop it with Ctrl+C');
+  if (exitAfterStart) void agent.waitForLifecycle('ready').then(() => process.emit('SIGTERM', 'SIGTERM'));
+  await runUntilSignal(() => agent.stop(), logger);
+  return 0;
+}
+
+/**
+ * Gets the agent token for the instance identity, retrying while the metadata service or the
+ * deployment cannot answer yet (or the build that knows this instance is still running). Returns
+ * undefined when a signal stops it first; a refused identity is a CliError.
+ */
+async function exchangeInstanceIdentity(url: string, method: Exclude<AuthMethod, 'token'>, metadataUrl: string | undefined, logger: AgentLogger): Promise<string | undefined> {
+  const { waitForInstanceToken } = await import('../../agent/index.js');
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    logger.info({ method, ...(metadataUrl ? { metadata_url: metadataUrl } : {}) }, 'exchanging the instance identity for an agent token');
+    const token = await waitForInstanceToken({ url, method, metadataUrl, logger, signal: stop.signal });
+    if (token !== undefined) logger.info({ method }, 'got an agent token for this instance');
+    return token;
+  } catch (error) {
+    const detail = (error as { detail?: unknown }).detail;
+    throw new CliError(`The deployment refused the instance identity: ${(error as Error).message}${typeof detail === 'string' && detail ? ` ${detail}` : ''}`, {
+      hint: 'Check that the template sets this instance\'s id as the agent\'s instance_id, and that the deployment trusts the cloud\'s certificates.',
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
 
 /** Resolves after `stop` finished, which starts at the first SIGINT or SIGTERM; a second one exits at once. */
 async function runUntilSignal(stop: () => Promise<void>, logger: AgentLogger): Promise<void> {

@@ -251,7 +251,7 @@ function readAgent(item: unknown, at: string, index: number): PlannedAgent {
   const value = required(item, at);
   known(value, at, [
     'name', 'directory', 'env', 'operating_system', 'architecture', 'connection_timeout_seconds', 'troubleshooting_url', 'display_apps',
-    'startup_script_behavior', 'auth_token', 'scripts', 'apps',
+    'startup_script_behavior', 'auth_token', 'instance_id', 'scripts', 'apps',
   ]);
   const env = object(value['env'], `${at}.env`) ?? {};
   for (const [key, entry] of Object.entries(env)) if (typeof entry !== 'string') throw invalid(`${at}.env.${key}`, 'must be a string');
@@ -266,6 +266,7 @@ function readAgent(item: unknown, at: string, index: number): PlannedAgent {
     display_apps: list(value, 'display_apps', at).map((entry, d) => (typeof entry === 'string' ? entry : fail(`${at}.display_apps[${d}]`, 'must be a string'))),
     startup_script_behavior: oneOf(value, 'startup_script_behavior', at, ['blocking', 'non-blocking'] as const) ?? 'non-blocking',
     auth_token: text(value, 'auth_token', at) ?? '',
+    instance_id: text(value, 'instance_id', at) ?? '',
     scripts: list(value, 'scripts', at).map((script, s) => readScript(script, `${at}.scripts[${s}]`, s)),
     apps: list(value, 'apps', at).map((app, p) => readApp(app, `${at}.apps[${p}]`, p)),
   };

@@ -123,6 +123,7 @@ function toPlannedAgent(agent: RawAgent, platform: { readonly os: string; readon
     display_apps: [...(agent.display_apps ?? DEFAULT_DISPLAY_APPS)],
     startup_script_behavior: agent.startup_script_behavior ?? 'non-blocking',
     auth_token: '',
+    instance_id: agent.instance_id ?? '',
     scripts: (agent.scripts ?? []).map(toPlannedScript),
     apps: (agent.apps ?? []).map(toPlannedApp),
   };

@@ -191,6 +191,7 @@ const agentSchema: ObjectSchema = {
     troubleshooting_url: text,
     display_apps: list(oneOf(...DISPLAY_APPS)),
     startup_script_behavior: oneOf('blocking', 'non-blocking'),
+    instance_id: text,
     scripts: list(scriptSchema),
     apps: list(appSchema),
   },
@@ -317,6 +318,8 @@ export interface RawAgent {
   readonly troubleshooting_url?: string;
   readonly display_apps?: readonly string[];
   readonly startup_script_behavior?: 'blocking' | 'non-blocking';
+  /** The cloud instance the agent runs on, for instance identity authentication. */
+  readonly instance_id?: string;
   readonly scripts?: readonly RawScript[];
   readonly apps?: readonly RawApp[];
 }

@@ -11,4 +11,5 @@ export * from './workspaces.js';
 export * from './agent-protocol.js';
 export * from './workspace-agent-logs.js';
 export * from './workspace-agent-extras.js';
+export * from './instance-identity.js';
 export * from './relay-protocol.js';

@@ -133,6 +133,8 @@ export const PlannedAgent = Type.Object({
   display_apps: Type.Array(Type.String()),
   startup_script_behavior: Type.Union([Type.Literal('blocking'), Type.Literal('non-blocking')]),
   auth_token: Type.String(),
+  /** The cloud instance the agent runs on, for instance identity authentication; absent means none (''). */
+  instance_id: Type.Optional(Type.String()),
   scripts: Type.Array(PlannedScript),
   apps: Type.Array(PlannedApp),
 });

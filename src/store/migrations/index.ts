@@ -4,8 +4,9 @@ import { templatesMigration } from './0002-templates.js';
 import { workspacesMigration } from './0003-workspaces.js';
 import { agentsMigration } from './0004-agents.js';
 import { agentExtrasMigration } from './0005-agent-extras.js';
+import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration, agentInstanceIdentityMigration];
 
 export type { Migration } from './migration.js';

@@ -32,6 +32,30 @@ export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): P
   return ownersOf(db, agent);
 }
 
+/**
+ * The newest agent whose cloud instance id is `instanceId` (several builds may have run on the
+ * same instance), with the type of the job that created it. An empty id matches nothing.
+ */
+export async function getNewestAgentByInstanceId(db: Kysely<Database>, instanceId: string): Promise<{ readonly agent: AgentRow; readonly jobType: string } | undefined> {
+  if (instanceId === '') return undefined;
+  const row = await db
+    .selectFrom('workspace_agents')
+    .innerJoin('workspace_resources', 'workspace_resources.id', 'workspace_agents.resource_id')
+    .innerJoin('provisioner_jobs', 'provisioner_jobs.id', 'workspace_resources.job_id')
+    .leftJoin('workspace_builds', 'workspace_builds.job_id', 'workspace_resources.job_id')
+    .selectAll('workspace_agents')
+    .select('provisioner_jobs.type as job_type')
+    .where('workspace_agents.auth_instance_id', '=', instanceId)
+    // Agents made within the same millisecond: the later job, then the later build of a workspace, wins.
+    .orderBy('workspace_agents.created_at', 'desc')
+    .orderBy('provisioner_jobs.created_at', 'desc')
+    .orderBy('workspace_builds.build_number', 'desc')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { job_type: jobType, ...agent } = row;
+  return { agent, jobType };
+}
+
 /** An agent by id, with what it belongs to. */
 export async function getAgentById(db: Kysely<Database>, id: string): Promise<AgentWithOwners | undefined> {
   return ownersOf(db, await db.selectFrom('workspace_agents').selectAll().where('id', '=', id).executeTakeFirst());
