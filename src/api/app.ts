@@ -4,7 +4,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import { toProblem } from './problems.js';
+import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { applicationRoutes } from './routes/applications.js';
 import { fileRoutes } from './routes/files.js';
 import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
@@ -91,6 +93,9 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
 
   if (context.values.swaggerEnable) await registerSwagger(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
+  // Workspace apps live at the root (`/@owner/...` and hosts under the wildcard access URL), ahead
+  // of the routes; after the WebSocket plugin, which marks upgrade requests first.
+  registerAppProxy(app, context);
 
   await app.register(
     async (api) => {
@@ -115,6 +120,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceAgentRoutes, context);
       await api.register(instanceIdentityRoutes, context);
       await api.register(workspaceAgentRelayRoutes, context);
+      await api.register(applicationRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -10,6 +10,7 @@ import { listLogSources, type AgentLogSourceRow, type AgentWithOwners } from '..
 import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
 import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
+import { withSubdomainNames, type AppLabelNames } from './apps/app-request.js';
 import type { ApiContext } from './context.js';
 import { toWireJob } from './convert/provisioner-job.js';
 import { toWireResource } from './convert/template-version.js';
@@ -45,9 +46,10 @@ async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[]
   const statuses = (await listAppStatusesOfAgents(db, agents.map((agent) => agent.id))).map(toWireAppStatus);
   const now = context.store.clock.now();
   const resources = new Map<string, WorkspaceResource[]>();
+  const labels = appLabelNames(context, builds, workspaces, users);
   for (const row of resourceRows) {
     const list = resources.get(row.job_id) ?? [];
-    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), { sources, statuses }, now));
+    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), { sources, statuses }, now, labels.get(row.job_id)));
     resources.set(row.job_id, list);
   }
   return { users, versions, jobs, resources };
@@ -182,18 +184,37 @@ function reportsOf(agentId: string, reports: AgentReports): AgentReports {
 }
 
 /** A resource of a build, with the agents the build made for it. */
-function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], reports: AgentReports, now: Date): WorkspaceResource {
-  return toWireResource(row, agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now)));
+function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], reports: AgentReports, now: Date, labels: AppLabelNames | undefined): WorkspaceResource {
+  return toWireResource(row, agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now, labels)));
+}
+
+/** Per build job, the names subdomain app labels are made of; none when the deployment serves no subdomain apps. */
+function appLabelNames(
+  context: ApiContext,
+  builds: readonly WorkspaceBuildRow[],
+  workspaces: readonly WorkspaceRow[],
+  users: ReadonlyMap<string, { username: string }>,
+): Map<string, AppLabelNames> {
+  const labels = new Map<string, AppLabelNames>();
+  if (context.values.wildcardAccessUrl === '') return labels;
+  for (const build of builds) {
+    const workspace = workspaces.find((w) => w.id === build.workspace_id);
+    const owner = workspace ? users.get(workspace.owner_id) : undefined;
+    if (workspace && owner) labels.set(build.job_id, { workspace: workspace.name, owner: owner.username });
+  }
+  return labels;
 }
 
 /** One agent as `GET /workspaceagents/{id}` shows it. */
 export async function answerAgent(context: ApiContext, found: AgentWithOwners): Promise<WorkspaceAgent> {
   const sources = await listLogSources(context.store.db, [found.agent.id]);
   const statuses = (await listAppStatusesOfAgents(context.store.db, [found.agent.id])).map(toWireAppStatus);
-  return toWireAgent(found.resource.id, found.agent, { sources, statuses }, context.store.clock.now());
+  const owner = context.values.wildcardAccessUrl === '' ? undefined : await context.store.db.selectFrom('users').select('username').where('id', '=', found.workspace.owner_id).executeTakeFirst();
+  const labels = owner ? { workspace: found.workspace.name, owner: owner.username } : undefined;
+  return toWireAgent(found.resource.id, found.agent, { sources, statuses }, context.store.clock.now(), labels);
 }
 
-function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, statuses }: AgentReports, now: Date): WorkspaceAgent {
+function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, statuses }: AgentReports, now: Date, labels: AppLabelNames | undefined): WorkspaceAgent {
   const definition = readDefinition(agent.definition);
   const { status, disconnectedAt } = deriveAgentStatus({ ...agent, connection_timeout_seconds: definition.connection_timeout_seconds }, now);
   const stored = sources.map((source) => ({ id: source.id, workspace_agent_id: agent.id, created_at: source.created_at, display_name: source.display_name, icon: source.icon }));
@@ -230,7 +251,7 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, st
       definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login) ? 'blocking' : 'non-blocking',
     log_sources: [...fromScripts, ...stored],
     parent_id: { uuid: '', valid: false },
-    apps: wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses),
+    apps: withSubdomainNames(wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses), agent.name, labels),
     scripts: wireScripts(agent.id, definition),
   };
 }

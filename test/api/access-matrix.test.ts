@@ -432,7 +432,11 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
     expect: { ...memberWorkspaceReaders(403), member: 204 },
   },
-  'POST /api/v2/workspaces/:workspace/usage': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/usage`), body: {} }), expect: memberWorkspaceReaders(204) },
+  'POST /api/v2/workspaces/:workspace/usage': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/usage`), body: {} }),
+    // Reporting use needs `update` on the workspace: template admins see it and are refused.
+    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+  },
   'GET /api/v2/workspaces/:workspace/port-share': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`) }), expect: memberWorkspaceReaders(200) },
   'POST /api/v2/workspaces/:workspace/port-share': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`), body: { agent_name: 'main', port: 8080, share_level: 'authenticated' } }),
@@ -614,6 +618,12 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'POST /api/v2/workspaceagents/aws-instance-identity': { call: () => ({ path: api('/workspaceagents/aws-instance-identity'), body: {} }), expect: everyone(400) },
   'POST /api/v2/workspaceagents/azure-instance-identity': { call: () => ({ path: api('/workspaceagents/azure-instance-identity'), body: {} }), expect: everyone(400) },
   'POST /api/v2/workspaceagents/google-instance-identity': { call: () => ({ path: api('/workspaceagents/google-instance-identity'), body: {} }), expect: everyone(400) },
+  'GET /api/v2/applications/host': { call: () => ({ path: api('/applications/host') }), expect: signedIn(200) },
+  'GET /api/v2/applications/auth-redirect': {
+    // This deployment has no wildcard access URL, so no app host is a valid destination.
+    call: () => ({ path: api(`/applications/auth-redirect?redirect_uri=${encodeURIComponent('http://web--main--ws--member.apps.test/')}`) }),
+    expect: signedIn(400),
+  },
   'GET /api/v2/workspaceagents/:workspaceagent': { call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }), expect: memberWorkspaceReaders(200) },
   // The member's agent never connects: whoever may reach into the workspace learns that (400).
   'GET /api/v2/workspaceagents/:workspaceagent/pty': {

@@ -1,10 +1,12 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
 import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { isUuid } from '../../lib/random.js';
+import { getAgentById } from '../../store/queries/workspace-agents.js';
 import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
 import type { ApiContext } from '../context.js';
@@ -14,6 +16,10 @@ import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
+const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name: Type.Optional(Type.String()) });
+/** The apps a usage report may name (reference §6.5); the CLI maps others to `ssh`. */
+const USAGE_APPS: readonly string[] = ['vscode', 'jetbrains', 'reconnecting-pty', 'ssh'];
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const ShareLevel = Type.Union(['owner', 'organization', 'authenticated', 'public'].map((level) => Type.Literal(level)));
 const PortShare = Type.Object({
   workspace_id: Type.String(),
@@ -50,11 +56,27 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
 
   app.post(
     '/workspaces/:workspace/usage',
-    { schema: { params: WorkspaceParam, body: Type.Optional(Type.Object({ agent_id: Type.Optional(Type.String({ format: 'uuid' })), app_name: Type.Optional(Type.String()) })) } },
+    { schema: { params: WorkspaceParam, body: Type.Optional(UsageBody) } },
     async (request, reply) => {
+      const { store } = authOf(request);
       const workspace = await workspaceOf(request);
-      // Using a workspace one can see counts as use; recording it changes nothing the caller owns.
+      // Reporting use moves the workspace's deadline: the reference asks for `update` on it.
+      store.authorizeWorkspace('update', workspace);
       await recordWorkspaceUsage(context.store, workspace);
+      const body = (request.body ?? {}) as Static<typeof UsageBody>;
+      const agentId = body.agent_id === NIL_UUID ? '' : (body.agent_id ?? '');
+      const appName = body.app_name ?? '';
+      if (agentId === '' && appName === '') return reply.code(204).send();
+      if (agentId === '' || appName === '') {
+        const [field, other] = agentId === '' ? ['agent_id', 'app_name'] : ['app_name', 'agent_id'];
+        throw new HttpProblem(400, 'Invalid request.', { validations: [{ field, detail: `must be set when ${other} is set` }] });
+      }
+      if (!isUuid(agentId)) throw new HttpProblem(400, 'Invalid request.', { validations: [{ field: 'agent_id', detail: 'must be a UUID' }] });
+      if (!USAGE_APPS.includes(appName)) {
+        throw new HttpProblem(400, 'Invalid request.', { validations: [{ field: 'app_name', detail: `must be one of ${USAGE_APPS.join(', ')}` }] });
+      }
+      const agent = await getAgentById(context.store.db, agentId);
+      if (!agent || agent.workspace.id !== workspace.id) throw new NotFoundError('workspace agent');
       return reply.code(204).send();
     },
   );

@@ -1,0 +1,341 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
+import { HttpProblem } from '../../lib/errors.js';
+import { RelayCloseCode } from '../../sdk/wire/index.js';
+import type { WorkspaceRow } from '../../store/queries/workspaces.js';
+import type { ApiContext } from '../context.js';
+import { NOT_FOUND_MESSAGE } from '../problems.js';
+import { RelayStreamError } from '../relay/agent-relay.js';
+import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
+import { appAccess, signInProblem, viewerOf, type AppViewer } from './app-access.js';
+import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
+import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
+import { APP_CONNECT_PARAM, APP_SESSION_COOKIE, appSessionCookie, decryptAppConnectKey, readCookie, withoutCookies } from './app-session-cookie.js';
+import { endToEndHeaders, forwardOverStream, streamDuplex, type UpgradeSide } from './http-over-stream.js';
+
+/** Use of a workspace through its apps is recorded at most this often, per workspace and process. */
+const USAGE_INTERVAL_MS = 60_000;
+
+/**
+ * The workspace app proxy (reference §6): path-based apps under `/@owner/workspace.agent/apps/slug/`
+ * and, with a wildcard access URL, subdomain apps on hosts under it. Every byte goes through the
+ * agent's relay: each request opens a stream to the app's port inside the workspace.
+ *
+ * It runs as an `onRequest` hook of the root, so that it sees a request before any body parser
+ * (bodies are streamed to the app, whatever their type or size) and every method and upgrade;
+ * requests it does not claim continue to the routes.
+ */
+export function registerAppProxy(app: FastifyInstance, context: ApiContext): void {
+  const proxy = new AppProxy(context);
+  // Callback style: this runs on every request, and only app requests need to wait for anything.
+  app.addHook('onRequest', (request, reply, done) => {
+    const handling = proxy.claim(request, reply);
+    if (!handling) {
+      done();
+      return;
+    }
+    // Once the proxy has answered, fastify skips the rest of the request's lifecycle.
+    handling.then(
+      () => done(),
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
+  });
+  app.addHook('preClose', (done) => {
+    proxy.closeAll();
+    done();
+  });
+}
+
+/** What of the caller's URL goes on to the app. */
+interface ForwardOptions {
+  /** The path after the app's slug (the whole path for subdomain apps), starting with `/`. */
+  readonly rest: string;
+  /** The raw query string, without `?`. */
+  readonly query: string;
+}
+
+class AppProxy {
+  readonly #context: ApiContext;
+  readonly matchHost: ((host: string) => string | undefined) | undefined;
+  readonly #lastUsage = new Map<string, number>();
+  readonly #open = new Set<Duplex>();
+
+  constructor(context: ApiContext) {
+    this.#context = context;
+    this.matchHost = wildcardMatcher(context.values.wildcardAccessUrl);
+  }
+
+  /** The handling of an app request, or undefined when the request is not for an app. */
+  claim(request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
+    const label = this.matchHost?.(request.headers.host ?? '');
+    if (label !== undefined) {
+      const target = parseAppLabel(label);
+      // A host under the wildcard that names no app (the deployment's own, say) is routed as usual.
+      if (target) return this.subdomain(request, reply, target);
+    }
+    const url = request.raw.url ?? '';
+    if (url.startsWith('/@') || url.slice(0, 4).toLowerCase() === '/%40') return this.path(request, reply);
+    return undefined;
+  }
+
+  /** `/@owner/workspace[.agent]/apps/slug-or-port/...`: the Cove session authenticates. */
+  async path(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const parsed = parsePathApp(request.raw.url ?? '');
+    if (!parsed) return undefined;
+    if (parsed.kind === 'redirect') return reply.redirect(parsed.location, 307);
+    if (parsed.target.owner.toLowerCase() === 'me') {
+      throw new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: 'App URLs name the workspace owner by username; "@me" is not supported.' });
+    }
+    const viewer = await viewerOf(this.#context, presentedToken(request), request.ip);
+    const resolved = await this.#authorized(parsed.target, viewer);
+    if (resolved === 'sign-in') throw signInProblem(viewer);
+    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query });
+    return reply;
+  }
+
+  /**
+   * A host under the wildcard. The app host has its own session cookie, which it gets from the
+   * deployment through the auth hand-off (reference §6.2): without one, the caller is sent to
+   * `/api/v2/applications/auth-redirect`, which sends them back with an encrypted key.
+   */
+  async subdomain(request: FastifyRequest, reply: FastifyReply, target: AppTarget): Promise<FastifyReply> {
+    const rawUrl = request.raw.url ?? '/';
+    const queryAt = rawUrl.indexOf('?');
+    const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
+    const query = queryAt < 0 ? '' : rawUrl.slice(queryAt + 1);
+    const host = request.headers.host ?? '';
+    const accessUrl = new URL(this.#context.values.accessUrl);
+
+    const encrypted = queryParam(query, APP_CONNECT_PARAM);
+    if (encrypted !== undefined) {
+      const now = this.#context.store.clock.now();
+      const token = decryptAppConnectKey(this.#context.identity.signingKey, encrypted, host, now);
+      if (!token) {
+        throw new HttpProblem(400, 'Invalid or expired application connect API key.', {
+          detail: 'Open the app again without the "cove_application_connect_api_key" parameter to sign in anew.',
+        });
+      }
+      const viewer = await viewerOf(this.#context, token, request.ip);
+      if (viewer.kind !== 'user') throw signInProblem(viewer);
+      const maxAge = (Date.parse(viewer.auth.apiKey.expires_at) - now.getTime()) / 1000;
+      void reply.header('set-cookie', appSessionCookie(token, maxAge, accessUrl.protocol === 'https:'));
+      const rest = withoutParams(query, [APP_CONNECT_PARAM]);
+      return reply.redirect(rest === '' ? path : `${path}?${rest}`, 307);
+    }
+
+    const header = request.headers[SESSION_HEADER];
+    const token = typeof header === 'string' && header !== '' ? header : readCookie(request.headers.cookie, APP_SESSION_COOKIE);
+    const viewer = await viewerOf(this.#context, token, request.ip);
+    const resolved = target.owner.toLowerCase() === 'me' ? (viewer.kind === 'user' ? 'hidden' : 'sign-in') : await this.#authorized(target, viewer);
+    if (resolved === 'hidden') throw notFound();
+    if (resolved === 'sign-in') {
+      // Only a page load can follow the hand-off; a form post or a WebSocket is told to sign in.
+      const method = request.raw.method ?? 'GET';
+      if ((method !== 'GET' && method !== 'HEAD') || request.headers.upgrade) throw signInProblem(viewer);
+      const appUrl = `${accessUrl.protocol}//${host}${rawUrl}`;
+      const base = this.#context.values.accessUrl.replace(/\/+$/, '');
+      return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
+    }
+    await this.#forward(request, reply, resolved, { rest: path, query });
+    return reply;
+  }
+
+  /**
+   * The app a target names, if the viewer may open it; `sign-in` when an anonymous caller must sign
+   * in first (whether or not the app exists: that is not revealed to strangers). Throws the 404 for
+   * signed-in callers who may not see it.
+   */
+  async #authorized(target: AppTarget, viewer: AppViewer): Promise<ResolvedApp | 'sign-in'> {
+    const resolved = await resolveApp(this.#context.store, target);
+    const access = resolved ? appAccess(resolved.level, resolved.workspace, viewer) : viewer.kind === 'anonymous' ? 'sign-in' : 'hidden';
+    if (access === 'sign-in') return 'sign-in';
+    if (access === 'hidden' || !resolved) throw notFound();
+    return resolved;
+  }
+
+  /** Opens a stream to the app's port and carries the request over it; from then on the answer is the app's. */
+  async #forward(request: FastifyRequest, reply: FastifyReply, resolved: ResolvedApp, options: ForwardOptions): Promise<void> {
+    if (resolved.upstream instanceof HttpProblem) return answerProblem(reply, resolved.upstream);
+    const upstream = resolved.upstream;
+    const { agent, workspace } = resolved;
+    const label = `${resolved.ownerUsername}/${workspace.name}.${agent.name}`;
+    if (!this.#context.relay.isConnected(agent.id)) {
+      return answerProblem(
+        reply,
+        new HttpProblem(502, 'The workspace agent is not connected.', {
+          detail: `Agent "${agent.name}" of workspace "${label}" is not connected to this deployment. Start the workspace, or wait for its agent to connect.`,
+        }),
+      );
+    }
+    let stream;
+    try {
+      stream = await this.#context.relay.openStream(agent.id, { kind: 'tcp', port: upstream.port });
+    } catch (error) {
+      return answerProblem(reply, relayProblem(error, upstream.port, label));
+    }
+    const connection = streamDuplex(stream);
+    reply.hijack();
+    if (request.raw.socket.destroyed) {
+      // The caller left while the stream opened.
+      connection.destroy();
+      return;
+    }
+    this.#recordUsage(workspace, request.log);
+    this.#open.add(connection);
+    connection.once('close', () => this.#open.delete(connection));
+    const upgrade = upgradeSide(request.raw);
+    const method = request.raw.method ?? 'GET';
+    try {
+      await forwardOverStream(
+        connection,
+        request.raw,
+        reply.raw,
+        { method, path: upstreamPath(upstream, options), headers: upstreamHeaders(request, upstream, upgrade !== undefined), https: upstream.https, servername: upstream.host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
+        (error) => {
+          writeProblem(reply.raw, 502, 'The workspace app did not answer.', `The connection to port ${upstream.port} in workspace "${label}" failed: ${error.message}`);
+          if (upgrade) reply.raw.once('finish', () => upgrade.socket.destroy());
+        },
+        upgrade,
+      );
+    } finally {
+      connection.destroy();
+    }
+  }
+
+  /** Records use of the workspace, at most once a minute per workspace, so page loads do not each write. */
+  #recordUsage(workspace: WorkspaceRow, log: FastifyBaseLogger): void {
+    const now = this.#context.store.clock.now().getTime();
+    const last = this.#lastUsage.get(workspace.id);
+    if (last !== undefined && now - last < USAGE_INTERVAL_MS && now >= last) return;
+    if (this.#lastUsage.size > 10_000) this.#lastUsage.clear();
+    this.#lastUsage.set(workspace.id, now);
+    recordWorkspaceUsage(this.#context.store, workspace).catch((error: unknown) => log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'));
+  }
+
+  /** Ends every proxied connection; the daemon is shutting down. */
+  closeAll(): void {
+    for (const connection of this.#open) connection.destroy();
+    this.#open.clear();
+  }
+}
+
+/**
+ * Answers a problem of the app or its workspace (not of the request) in the error shape, without
+ * going through the error handler: an app that is down is not a daemon failure to log.
+ */
+function answerProblem(reply: FastifyReply, problem: HttpProblem): void {
+  void reply
+    .code(problem.status)
+    .type('application/json; charset=utf-8')
+    .send({ message: problem.message, ...(problem.detail ? { detail: problem.detail } : {}) });
+}
+
+function notFound(): HttpProblem {
+  return new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: 'There is no workspace app at this address, or you may not open it.' });
+}
+
+/** Why a stream to the app's port could not be opened, as the caller should hear it. */
+function relayProblem(error: unknown, port: number, label: string): HttpProblem {
+  const code = error instanceof RelayStreamError ? error.code : undefined;
+  const reason = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case RelayCloseCode.targetUnreachable:
+      return new HttpProblem(502, `Nothing listens on port ${port} in the workspace.`, {
+        detail: `The agent of "${label}" could not connect to 127.0.0.1:${port}: ${reason}. Is the app running?`,
+      });
+    case RelayCloseCode.agentTimeout:
+      return new HttpProblem(504, 'The workspace agent did not open a connection to the app in time.', { detail: reason });
+    default:
+      return new HttpProblem(502, 'The workspace agent is not connected.', { detail: `Agent of "${label}": ${reason}.` });
+  }
+}
+
+/** The app's path: its URL's path, then what followed the slug; its URL's query when a bare `/` brings none. */
+function upstreamPath(upstream: Upstream, options: ForwardOptions): string {
+  const base = upstream.basePath;
+  const path = base.endsWith('/') ? `${base}${options.rest.slice(1)}` : `${base}${options.rest}`;
+  let query = withoutParams(options.query, [SESSION_COOKIE]);
+  if (query === '' && options.query === '' && options.rest === '/') query = upstream.baseQuery;
+  return query === '' ? path : `${path}?${query}`;
+}
+
+/**
+ * What the app is sent: the caller's end-to-end headers without Cove's session (header and
+ * cookies), the app's own `Host`, and where the request came from.
+ */
+function upstreamHeaders(request: FastifyRequest, upstream: Upstream, upgrade: boolean): OutgoingHttpHeaders {
+  const headers = endToEndHeaders(request.headers);
+  delete headers[SESSION_HEADER];
+  const cookie = withoutCookies(request.headers.cookie, [SESSION_COOKIE, APP_SESSION_COOKIE]);
+  if (cookie === undefined) delete headers['cookie'];
+  else headers['cookie'] = cookie;
+  headers['host'] = upstream.host;
+  const forwardedFor = request.headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${request.ip}` : request.ip;
+  headers['x-forwarded-host'] = request.headers.host ?? '';
+  headers['x-forwarded-proto'] = request.protocol;
+  if (String(request.headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) headers['transfer-encoding'] = 'chunked';
+  if (upgrade) {
+    headers['connection'] = 'Upgrade';
+    headers['upgrade'] = request.headers.upgrade ?? 'websocket';
+  }
+  return headers;
+}
+
+/**
+ * The caller's socket when the request is an upgrade. `@fastify/websocket` routes upgrade requests
+ * through fastify with the socket and the bytes after the head kept on the raw request.
+ */
+function upgradeSide(raw: IncomingMessage): UpgradeSide | undefined {
+  if (!raw.headers.upgrade) return undefined;
+  const symbols = Object.getOwnPropertySymbols(raw);
+  const record = raw as unknown as Record<symbol, unknown>;
+  const socketKey = symbols.find((symbol) => symbol.description === 'ws-socket');
+  const headKey = symbols.find((symbol) => symbol.description === 'ws-head');
+  const socket = socketKey ? record[socketKey] : undefined;
+  if (!socket) return undefined;
+  const head = headKey ? record[headKey] : undefined;
+  return { socket: socket as Duplex, head: Buffer.isBuffer(head) ? head : Buffer.alloc(0) };
+}
+
+function writeProblem(response: ServerResponse, status: number, message: string, detail: string): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify({ message, detail }));
+}
+
+/** One parameter of a raw query string, decoded; undefined when absent. */
+function queryParam(query: string, name: string): string | undefined {
+  for (const pair of query.split('&')) {
+    const at = pair.indexOf('=');
+    const key = at < 0 ? pair : pair.slice(0, at);
+    if (safeDecode(key) !== name) continue;
+    return safeDecode(at < 0 ? '' : pair.slice(at + 1));
+  }
+  return undefined;
+}
+
+/** A raw query string without the named parameters, the rest untouched. */
+function withoutParams(query: string, names: readonly string[]): string {
+  if (query === '') return '';
+  return query
+    .split('&')
+    .filter((pair) => {
+      const at = pair.indexOf('=');
+      return !names.includes(safeDecode(at < 0 ? pair : pair.slice(0, at)));
+    })
+    .join('&');
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { newApiKey } from '../../domain/sessions.js';
+import { HttpProblem } from '../../lib/errors.js';
+import { appsHost, wildcardMatcher } from '../apps/app-request.js';
+import { APP_CONNECT_PARAM, encryptAppConnectKey } from '../apps/app-session-cookie.js';
+import type { ApiContext } from '../context.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+
+const AuthRedirectQuery = Type.Object({ redirect_uri: Type.Optional(Type.String()) });
+
+/**
+ * Where subdomain apps live, and the hand-off that signs a browser in on an app host
+ * (reference §6.2). Both need a session: the app host pattern is not told to strangers.
+ */
+export async function applicationRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+
+  app.get('/applications/host', { schema: { response: { 200: Type.Object({ host: Type.String() }) } } }, async () => ({
+    host: appsHost(context.values.wildcardAccessUrl, context.values.accessUrl),
+  }));
+
+  /**
+   * Mints an `application_connect` key for the caller (lasting as long as their session, at most
+   * the default session duration), encrypts it for the app host, and sends the browser back there
+   * with it; the app host turns it into its own cookie.
+   */
+  app.get('/applications/auth-redirect', { schema: { querystring: AuthRedirectQuery } }, async (request, reply) => {
+    const { store, user, apiKey } = authOf(request);
+    const { redirect_uri: redirectUri } = request.query as { redirect_uri?: string };
+    if (redirectUri === undefined || redirectUri === '') throw new HttpProblem(400, 'Missing redirect_uri query parameter.');
+    let target: URL;
+    try {
+      target = new URL(redirectUri);
+    } catch {
+      throw new HttpProblem(400, 'Invalid redirect_uri query parameter.', { detail: `"${redirectUri}" is not an absolute URL.` });
+    }
+    const matches = wildcardMatcher(context.values.wildcardAccessUrl);
+    if (!matches || matches(target.host) === undefined) {
+      throw new HttpProblem(400, 'Invalid redirect_uri.', {
+        detail: matches ? `The host "${target.host}" is not under this deployment's app host "${appsHost(context.values.wildcardAccessUrl, context.values.accessUrl)}".` : 'This deployment serves no subdomain apps (no wildcard access URL is set).',
+      });
+    }
+    target.protocol = new URL(context.values.accessUrl).protocol;
+
+    const now = context.store.clock.now();
+    const lifetimeMs = Math.min(Number(apiKey.lifetime_seconds) * 1000, context.values.sessionDurationMs);
+    const key = newApiKey({ userId: user.id, loginType: 'password', scope: 'application_connect', lifetimeMs, tokenName: '', ipAddress: request.ip, now });
+    await store.insertApiKey(key.row);
+    target.searchParams.set(APP_CONNECT_PARAM, encryptAppConnectKey(context.identity.signingKey, key.token, target.host, now));
+    return reply.redirect(target.toString(), 307);
+  });
+}
