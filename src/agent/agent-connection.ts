@@ -4,6 +4,7 @@ import type { RawData, WebSocket } from 'ws';
 import { DaemonToAgentMessage, type AgentMessage } from '../sdk/wire/agent-protocol.js';
 import { reconnectLoop, type ReconnectBackoff } from '../lib/reconnect.js';
 import type { AgentLogger } from './agent-logger.js';
+import { dialDaemon } from './dial-daemon.js';
 
 /** How to reach the daemon's agent rpc endpoint, and how patiently. */
 export interface AgentConnectionOptions {
@@ -212,25 +213,9 @@ export class AgentConnection {
   }
 }
 
-/** Opens the rpc WebSocket, paused; rejects with the daemon's reason when it refuses (e.g. a bad token). */
-async function dialAgentRpc(url: string, token: string): Promise<WebSocket> {
-  const { WebSocket } = await import('ws');
-  const target = new URL(`${url.replace(/\/$/, '')}/api/v2/workspaceagents/me/rpc`);
-  target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(target, { headers: { 'Service-Session-Token': token } });
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => {
-      // The daemon sends the manifest at once; hold it until the caller is listening.
-      socket.pause();
-      resolve(socket);
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      response.resume();
-      socket.terminate();
-      reject(new Error(`the daemon refused the agent connection (HTTP ${response.statusCode})`));
-    });
-    socket.once('error', reject);
-  });
+/** Opens the rpc WebSocket, paused: the daemon sends the manifest at once, held until the caller listens. */
+function dialAgentRpc(url: string, token: string): Promise<WebSocket> {
+  return dialDaemon(url, token, '/workspaceagents/me/rpc', 'the agent connection');
 }
 
 function parseDaemonMessage(text: string): DaemonToAgentMessage | undefined {

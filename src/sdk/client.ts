@@ -649,13 +649,7 @@ export class CoveClient {
 
   /** Opens a WebSocket on `path`, hands each text frame to `onMessage`, and resolves on a normal close. */
   async #follow(path: string, query: Query, onMessage: (text: string) => void): Promise<void> {
-    const { WebSocket } = await import('ws');
-    const url = new URL(`${this.url}/api/v2${path}`);
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {};
-    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
-    const socket = new WebSocket(url, { headers });
+    const socket = await this.openSocket(path, query);
     await new Promise<void>((resolve, reject) => {
       socket.on('message', (data) => {
         try {
@@ -665,16 +659,12 @@ export class CoveClient {
           reject(error);
         }
       });
-      socket.on('unexpected-response', (_request, response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        response.on('end', () => reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))));
-      });
       socket.on('error', reject);
       socket.on('close', (code, reason) => {
         if (code === 1000 || code === 1005) resolve();
         else reject(new Error(`the stream closed unexpectedly (${code} ${reason.toString()})`));
       });
+      socket.resume();
     });
   }
 

@@ -13,20 +13,9 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import type { WorkspaceAgent } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { eventually } from '../helpers/eventually.js';
 
 const TOKEN = 'agent-token-for-the-relay';
-
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 /** A WebSocket to the web terminal, collecting its output as text. */
 async function openTerminal(test: TestDaemon, client: CoveClient, agentId: string, reconnect: string): Promise<{ socket: WebSocket; output: () => string; closed: Promise<number> }> {

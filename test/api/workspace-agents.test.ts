@@ -6,6 +6,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import type { AgentManifest, WorkspaceAgent, WorkspaceAgentLog, WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, startTestDaemon, createOwner, type TestDaemon } from '../helpers/test-daemon.js';
+import { eventually } from '../helpers/eventually.js';
 
 const TOKEN_V1 = 'agent-token-of-version-one';
 const TOKEN_V2 = 'agent-token-of-version-two';
@@ -21,19 +22,6 @@ function echoWithAgent(token: string, extra: Record<string, unknown> = {}): stri
     ...extra,
   };
   return JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [agent] }] } });
-}
-
-/** Polls `check` until it stops throwing, for changes the daemon makes in the background. */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }
 
 /** A fake agent: the rpc socket, the manifest it got, and how it ended. */

@@ -9,34 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+import { stop, waitFor } from '../helpers/child-process.js';
+import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
-
-function waitFor(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not say ${pattern}:\n${seen}`)), 30_000);
-    child[stream]?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const match = pattern.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise(match[1] ?? match[0]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited with ${code}:\n${seen}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -46,17 +23,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
+/** The CLI and processes are slow to poll: wait longer, less often. */
+const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> => eventuallyWithin(check, timeoutMs, 200);
 
 type ShownAgent = { id: string; name: string; status: string; lifecycle_state: string };
 type Shown = { health: { healthy: boolean; failing_agents: string[] }; latest_build: { resources: { agents: ShownAgent[] }[] } };

@@ -5,35 +5,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { stop, waitFor } from '../helpers/child-process.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
-
-/** Waits until a child's stderr matches `pattern`, and returns the first group. */
-function waitForLine(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${seen}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const match = pattern.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise(match[1] ?? match[0]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${what} exited with ${code}:\n${seen}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-}
 
 describe('templates, provisioners and workspaces with bin/cove', () => {
   const root = mkdtempSync(join(tmpdir(), 'cove-e2e-tw-'));
@@ -53,7 +28,7 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    url = await waitForLine(server, /cove is listening url=(\S+)/, 'cove serve');
+    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
     const login = cove('login', url, '--first-user-email', 'admin@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
     assert.equal(login.code, 0, login.stderr);
   });
@@ -112,7 +87,7 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
       env: { ...process.env, ...env, COVE_CONFIG_DIR: join(root, 'provisioner-config') },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    await waitForLine(provisioner, /provisioner daemon connected/, 'cove provisioner start');
+    await waitFor(provisioner, 'stderr', /provisioner daemon connected/, 'cove provisioner start');
     for (const [dir, tags] of [['tagged', ['--provisioner-tag', 'pool=gpu']], ['untagged', []]] as const) {
       mkdirSync(join(root, dir));
       writeFileSync(join(root, dir, 'echo.json'), '{}');

@@ -1,29 +1,13 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
+import { dialDaemon } from '../dial-daemon.js';
 
 /**
  * Dials the daemon back for a stream it asked for: `GET /workspaceagents/me/relay?stream_id=…`
- * with the agent token. Resolves with the open socket, paused, so the caller can attach its
- * listeners before anything is read.
+ * with the agent token. Resolves with the open socket, paused.
  */
-export async function dialRelayStream(url: string, token: string, streamId: string): Promise<WebSocket> {
-  const { WebSocket } = await import('ws');
-  const target = new URL(`${url.replace(/\/$/, '')}/api/v2/workspaceagents/me/relay`);
-  target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
-  target.searchParams.set('stream_id', streamId);
-  const socket = new WebSocket(target, { headers: { 'Service-Session-Token': token }, perMessageDeflate: false });
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => {
-      socket.pause();
-      resolve(socket);
-    });
-    socket.once('unexpected-response', (_request, response) => {
-      response.resume();
-      socket.terminate();
-      reject(new Error(`the daemon refused the relay stream (HTTP ${response.statusCode})`));
-    });
-    socket.once('error', reject);
-  });
+export function dialRelayStream(url: string, token: string, streamId: string): Promise<WebSocket> {
+  return dialDaemon(url, token, '/workspaceagents/me/relay', 'the relay stream', { stream_id: streamId });
 }
 
 /** Tells the daemon the target is connected; data follows in binary frames. */

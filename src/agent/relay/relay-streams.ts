@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { pipeline } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { joinStreams } from '../../lib/join-streams.js';
 import type { RelayTarget } from '../../sdk/wire/relay-protocol.js';
 import { RelayCloseCode } from '../../sdk/wire/relay-protocol.js';
 import type { AgentLogger } from '../agent-logger.js';
@@ -135,11 +135,6 @@ function joinTcp(socket: WebSocket, tcp: Socket): void {
     const stream = createWebSocketStream(socket);
     socket.resume();
     tcp.setNoDelay(true);
-    const done = (): void => {
-      tcp.destroy();
-      stream.destroy();
-    };
-    pipeline(stream, tcp, done);
-    pipeline(tcp, stream, done);
+    joinStreams(stream, tcp);
   });
 }

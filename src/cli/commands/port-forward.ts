@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { pipeline } from 'node:stream';
+import { joinStreams } from '../../lib/join-streams.js';
 import { AgentStreamError, openAgentStream } from '../../sdk/agent-streams.js';
 import type { CoveClient } from '../../sdk/client.js';
 import { CliError } from '../cli-error.js';
@@ -67,12 +67,7 @@ async function carry(context: CommandContext, client: CoveClient, agentId: strin
   try {
     const { stream } = await openAgentStream(client, agentId, { port: forward.remotePort });
     socket.setNoDelay(true);
-    const done = (): void => {
-      socket.destroy();
-      stream.destroy();
-    };
-    pipeline(socket, stream, done);
-    pipeline(stream, socket, done);
+    joinStreams(socket, stream);
   } catch (error) {
     const reason = error instanceof AgentStreamError ? error.message : (error as Error).message;
     context.io.stderr.write(`Could not reach port ${forward.remotePort} in the workspace: ${reason}\n`);
