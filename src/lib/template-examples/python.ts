@@ -75,9 +75,10 @@ resources:
           - slug: notebook
             display_name: Notebook
             icon: /icon/jupyter.svg
-            url: http://localhost:8888
+            # Jupyter serves under the path the deployment proxies it at (see install.sh).
+            url: http://localhost:8888/@\${{ workspace.owner }}/\${{ workspace.name }}.main/apps/notebook
             share: owner
-            healthcheck: { url: "http://localhost:8888/api", interval: 5, threshold: 6 }
+            healthcheck: { url: "http://localhost:8888/", interval: 5, threshold: 6 }
     metadata:
       - { key: python, value: "\${{ parameters.python }}" }
       - { key: cpus, value: "\${{ parameters.cpus }}" }
@@ -100,8 +101,10 @@ fi
 . .venv/bin/activate
 pip install --quiet --upgrade pip jupyterlab
 
-if ! curl -fsS http://localhost:8888/api >/dev/null 2>&1; then
-  nohup jupyter lab --no-browser --port 8888 --ServerApp.token='' --ServerApp.base_url=/ >.jupyter.log 2>&1 &
+if ! curl -fsS -o /dev/null http://localhost:8888/ 2>&1; then
+  # Served at /@owner/workspace.agent/apps/notebook/ through the deployment: Jupyter must know its path.
+  base_url="/@$COVE_WORKSPACE_OWNER_NAME/$COVE_WORKSPACE_NAME.$COVE_WORKSPACE_AGENT_NAME/apps/notebook/"
+  nohup jupyter lab --no-browser --port 8888 --ServerApp.token='' --ServerApp.base_url="$base_url" >.jupyter.log 2>&1 &
 fi
 `;
 
