@@ -46,6 +46,8 @@ export interface AgentOptions {
     readonly shutdownGraceMs?: number;
     /** How long a terminal nobody is attached to lives (5 minutes). */
     readonly ptyIdleTimeoutMs?: number;
+    /** How often stats are reported, instead of the manifest's interval. */
+    readonly statsIntervalMs?: number;
   };
 }
 
@@ -231,7 +233,8 @@ class Agent implements AgentHandle {
   }
 
   #startStats(intervalSeconds: number, workspace: Workspace): void {
-    if (!(intervalSeconds > 0)) return;
+    const intervalMs = this.#options.timing?.statsIntervalMs ?? intervalSeconds * 1000;
+    if (!(intervalMs > 0)) return;
     const source: StatsSource = this.#options.stats ?? {
       collect: () => ({
         ...this.#meter.take(),
@@ -242,7 +245,7 @@ class Agent implements AgentHandle {
         connection_median_latency_ms: this.#connection.latencyMs,
       }),
     };
-    const timer = setInterval(() => this.#send({ type: 'stats', ...source.collect() }), intervalSeconds * 1000);
+    const timer = setInterval(() => this.#send({ type: 'stats', ...source.collect() }), intervalMs);
     timer.unref();
     this.#cleanups.push(() => clearInterval(timer));
   }

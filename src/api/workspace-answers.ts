@@ -11,6 +11,7 @@ import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries
 import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
 import { withSubdomainNames, type AppLabelNames } from './apps/app-request.js';
+import { RELAY_REGION_NAME } from '../domain/relay-map.js';
 import type { ApiContext } from './context.js';
 import { toWireJob } from './convert/provisioner-job.js';
 import { toWireResource } from './convert/template-version.js';
@@ -247,6 +248,7 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, st
     subsystems: parseStringArray(agent.subsystems),
     environment_variables: { ...definition.env },
     health: deriveAgentHealth(status, agent.lifecycle_state),
+    ...relayLatency(status, agent.last_stats),
     startup_script_behavior:
       definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login) ? 'blocking' : 'non-blocking',
     log_sources: [...fromScripts, ...stored],
@@ -254,6 +256,16 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, st
     apps: withSubdomainNames(wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses), agent.name, labels),
     scripts: wireScripts(agent.id, definition),
   };
+}
+
+/**
+ * The agent's latency to the daemon, under the relay region's name as the reference keys it: the
+ * round trip of its heartbeat, from its last stats report, while it is connected.
+ */
+function relayLatency(status: WorkspaceAgent['status'], lastStats: string | null): { latency?: WorkspaceAgent['latency'] } {
+  const latencyMs = parseJson<{ connection_median_latency_ms?: number }>(lastStats, {}).connection_median_latency_ms ?? 0;
+  if (status !== 'connected' || !(latencyMs > 0)) return {};
+  return { latency: { [RELAY_REGION_NAME]: { latency_ms: latencyMs, preferred: true } } };
 }
 
 /** The display apps the API reports; others the template names are dropped (reference §2.3). */

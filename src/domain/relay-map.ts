@@ -1,5 +1,7 @@
 import type { RelayMap } from '../sdk/wire/index.js';
 
+/** The name of the daemon's own relay region, which agent latencies are keyed by. */
+export const RELAY_REGION_NAME = 'Cove Embedded Relay';
 /** The region id the reference gives its embedded relay. */
 const EMBEDDED_REGION_ID = 999;
 
@@ -18,7 +20,7 @@ export function relayMap(accessUrl: string): RelayMap {
         embeddedRelay: true,
         regionID: EMBEDDED_REGION_ID,
         regionCode: 'cove',
-        regionName: 'Cove Embedded Relay',
+        regionName: RELAY_REGION_NAME,
         avoid: false,
         nodes: [
           {

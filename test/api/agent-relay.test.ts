@@ -34,6 +34,7 @@ async function openTerminal(test: TestDaemon, client: CoveClient, agentId: strin
 
 describe('the relay: terminals, streams and questions to a real agent', () => {
   let test: TestDaemon;
+  let owner: CoveClient;
   let alice: CoveClient;
   let bob: CoveClient;
   let agent: AgentHandle;
@@ -44,7 +45,7 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
-    const owner = await createOwner(test);
+    owner = await createOwner(test);
     alice = await createMember(test, 'alice');
     bob = await createMember(test, 'bob');
     const echo = JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] } });
@@ -58,7 +59,7 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     assert.ok(found);
     agentId = found.id;
     home = await mkdtemp(join(tmpdir(), 'cove-relay-'));
-    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' } });
+    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' }, timing: { statsIntervalMs: 100 } });
     await agent.waitForLifecycle('ready');
     await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'));
     // A server "inside the workspace": the agent runs on this machine.
@@ -111,6 +112,12 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
 
     const again = await openTerminal(test, alice, agentId, reconnect);
     await eventually(async () => assert.match(again.output(), /relay-42/), 5_000);
+    // The agent reports the attached terminal, and the bytes it carried, in its stats.
+    await eventually(async () => {
+      const stats = await owner.deploymentStats();
+      assert.equal(stats.session_count.reconnecting_pty, 1);
+      assert.ok(stats.workspaces.rx_bytes > 0 && stats.workspaces.tx_bytes > 0, JSON.stringify(stats.workspaces));
+    });
     // Several objects in one message, and a resize, are taken as the reference's clients send them.
     again.socket.send(`${JSON.stringify({ height: 40, width: 120 })}${JSON.stringify({ data: 'stty size\r' })}`);
     await eventually(async () => assert.match(again.output(), /40 120/));

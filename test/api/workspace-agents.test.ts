@@ -131,6 +131,7 @@ describe('workspace agents', () => {
     const usedAt = test.clock.now().toISOString();
     agent.send({ type: 'stats', rx_bytes: 1, tx_bytes: 0, session_count_ssh: 1, session_count_reconnecting_pty: 0, session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 3 });
     await eventually(async () => assert.equal((await alice.workspace(workspace.id)).last_used_at, usedAt));
+    assert.deepEqual((await alice.workspaceAgent(agentId)).latency, { 'Cove Embedded Relay': { latency_ms: 3, preferred: true } });
 
     // Logs: in order, listed, and followed as they arrive.
     const agentClient = test.anonymous.withToken(TOKEN_V1);
