@@ -85,6 +85,22 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     assert.equal((JSON.parse(ping.stdout) as { pings: number }).pings, 2);
   });
 
+  it('gives an interactive shell with a terminal, and its exit code', async () => {
+    // A real terminal on our side: cove sees a TTY and asks the agent for a PTY.
+    const { spawn: spawnPty } = await import('node-pty');
+    const terminal = spawnPty(process.execPath, [COVE, 'ssh', 'dev'], { cols: 100, rows: 30, env: { ...process.env, ...env, TERM: 'xterm-256color' } as Record<string, string> });
+    let output = '';
+    terminal.onData((data) => (output += data));
+    const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
+    terminal.write('tty >/dev/null && echo "on-a-tty $(stty size)"\r');
+    await eventually(() => assert.match(output, /on-a-tty 30 100/));
+    terminal.resize(120, 40);
+    terminal.write('stty size\r');
+    await eventually(() => assert.match(output, /40 120/));
+    terminal.write('exit 5\r');
+    assert.equal(await exited, 5);
+  });
+
   it('lets the system ssh reach the workspace after config-ssh', { skip: !HAS_OPENSSH && 'OpenSSH is not installed' }, () => {
     const config = join(root, 'ssh_config');
     const dry = cove('config-ssh', '--ssh-config-file', config, '--dry-run');
