@@ -335,7 +335,8 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
 
     // The app key is good for apps only, and the same encrypted key does not work on another host.
     const appToken = decodeURIComponent(cookie.split('=')[1] ?? '');
-    await expectApiError(alice.withToken(appToken).workspace(workspaceId), 404);
+    await expectApiError(alice.withToken(appToken).workspace(workspaceId), 403, /only be used to open workspace apps/);
+    await expectApiError(alice.withToken(appToken).user('me'), 403);
     const elsewhere = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(encrypted)}`, { host: 'web--main--dev--alice.apps.test' });
     assert.equal(elsewhere.status, 400);
     const tampered = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(`${encrypted.slice(0, -4)}AAAA`)}`, { host: APP_HOST });

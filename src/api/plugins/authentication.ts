@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, type Authenticated } from '../../domain/authentication.js';
+import { HttpProblem } from '../../lib/errors.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { presentedToken } from '../session-token.js';
@@ -24,6 +25,10 @@ declare module 'fastify' {
 export function requireAuthentication(app: FastifyInstance, context: ApiContext): void {
   app.addHook('onRequest', async (request) => {
     const authenticated = await authenticate(context.store, context.values, presentedToken(request), request.ip);
+    // Routes that read the caller directly (`/users/me`) would otherwise let an app-only key through.
+    if (authenticated.subject.scope === 'application_connect') {
+      throw new HttpProblem(403, 'This token may only be used to open workspace apps.', { detail: 'It was issued for an app host; sign in with "cove login" for the API.' });
+    }
     request.auth = { ...authenticated, store: context.store.as(authenticated.subject) };
   });
   app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
