@@ -1,7 +1,11 @@
 // Benchmarks that print a ratio against a baseline measured in the same run:
 //   1. authenticated GET /api/v2/users/me on `cove serve`, against a bare fastify route answering
 //      the same bytes (requests per second, 50 connections; target ratio >= 0.5);
-//   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5).
+//   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5);
+//   3. 2,000 simulated agents on one daemon: p95 of GET /workspaceagents/{id} against no agents,
+//      with the daemon's RSS and CPU (bench/agents.ts, about 70 s);
+//   4. one TCP stream through the relay against direct loopback (bench/relay.ts, about 20 s).
+// BENCH_ONLY=startup,api,agents,relay picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
+import { agentsBenchmark } from './agents.js';
+import { relayBenchmark } from './relay.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
@@ -92,5 +98,8 @@ function startupBenchmark(): void {
   console.log(`startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`);
 }
 
-startupBenchmark();
-await apiBenchmark();
+const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay').split(',').map((name) => name.trim()));
+if (only.has('startup')) startupBenchmark();
+if (only.has('api')) await apiBenchmark();
+if (only.has('agents')) await agentsBenchmark();
+if (only.has('relay')) await relayBenchmark();
