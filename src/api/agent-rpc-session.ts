@@ -12,6 +12,8 @@ import type { AgentRelay } from './relay/agent-relay.js';
 
 /** How often the socket is pinged and the agent's `last_connected_at` refreshed on the pong. */
 const HEARTBEAT_MS = 15_000;
+/** Pongs between checks that the agent's build is still current, besides the build events. */
+const LATEST_CHECK_EVERY_PONGS = 4;
 /** Close code when the agent's build is no longer the workspace's latest. */
 export const CLOSE_NOT_LATEST_BUILD = 4000;
 
@@ -30,6 +32,7 @@ export class AgentRpcSession {
   #heartbeat: NodeJS.Timeout | undefined;
   #lastPong = Date.now();
   #closed = false;
+  #pongs = 0;
   #stopWatching: (() => Promise<void>) | undefined;
   #detachRelay: (() => void) | undefined;
   readonly #agentId: string;
@@ -68,7 +71,10 @@ export class AgentRpcSession {
     });
     await this.#publish('agent_connected');
     // A new build (or a delete) makes this agent stale at once, not only at the next heartbeat.
-    this.#stopWatching = await this.store.pubsub.subscribe(workspaceEventsChannel(this.#workspaceId), () => this.#enqueue(() => this.#checkLatest()));
+    this.#stopWatching = await this.store.pubsub.subscribe(workspaceEventsChannel(this.#workspaceId), (what) => {
+      // Only builds change which build is the latest; agents' own reports are the bulk of the events.
+      if (what === 'build') this.#enqueue(() => this.#checkLatest());
+    });
     this.#send({ type: 'manifest', manifest: await this.#manifest() });
     if (!this.#closed) this.#detachRelay = this.relay.attach(this.#agentId, { send: (message) => this.#send(message) });
     this.#heartbeat = setInterval(() => this.#beat(), HEARTBEAT_MS);
@@ -95,11 +101,15 @@ export class AgentRpcSession {
     if (this.socket.readyState === this.socket.OPEN) this.socket.ping();
   }
 
-  /** A pong: the agent is alive now, and must still belong to the latest build. */
+  /**
+   * A pong: the agent is alive now. Every few pongs it is also checked against the latest build,
+   * in case a build event was missed (a replica's pubsub reconnecting).
+   */
   async #touch(): Promise<void> {
     const now = this.store.nowIso();
     await updateAgent(this.store.db, this.#agentId, { last_connected_at: now, disconnected_at: null });
-    await this.#checkLatest();
+    this.#pongs += 1;
+    if (this.#pongs % LATEST_CHECK_EVERY_PONGS === 0) await this.#checkLatest();
   }
 
   async #checkLatest(): Promise<void> {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
 /** Which engine a store runs on. Queries are shared; a few statements differ by dialect. */
@@ -40,7 +41,7 @@ async function sqliteDialect(file: string): Promise<Dialect> {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
 }
 
 async function postgresDialect(url: string): Promise<Dialect> {
