@@ -14,6 +14,7 @@ import { templateRoutes } from './routes/templates.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
 import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
+import { debugRelayRoutes } from './routes/debug-relay.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
@@ -120,6 +121,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceAgentRoutes, context);
       await api.register(instanceIdentityRoutes, context);
       await api.register(workspaceAgentRelayRoutes, context);
+      await api.register(debugRelayRoutes, context);
       await api.register(applicationRoutes, context);
     },
     { prefix: '/api/v2' },

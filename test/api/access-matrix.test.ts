@@ -652,6 +652,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/containers/devcontainers/abc/recreate`) }),
     expect: agentConnectors(400),
   },
+  'GET /api/v2/debug/coordinator': { call: () => ({ path: api('/debug/coordinator') }), expect: only(200, ['owner'], 403) },
+  'GET /api/v2/debug/tailnet': { call: () => ({ path: api('/debug/tailnet') }), expect: only(200, ['owner'], 403) },
   'GET /api/v2/workspaceagents/me/relay': { call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }), expect: everyone(401) },
   'GET /api/v2/workspaceagents/:workspaceagent/logs': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/logs`) }),

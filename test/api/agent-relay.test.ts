@@ -85,6 +85,10 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     const reply = new Promise<string>((resolve) => stream.once('data', (data: Buffer) => resolve(data.toString())));
     stream.write('hello');
     assert.equal(await reply, 'got:hello');
+    // Operators see the stream on the relay's debug page while it is open.
+    const page = await (await fetch(`${test.url}/api/v2/debug/coordinator`, { headers: { 'Service-Session-Token': owner.token ?? '' } })).text();
+    assert.match(page, new RegExp(`alice/dev\\.main</td><td>tcp port ${port}</td>`));
+    assert.match(page, /Agents connected to this daemon: 1\. Streams open: 1;/);
     stream.destroy();
   });
 

@@ -9,6 +9,25 @@ export interface AgentLink {
   send(message: DaemonToAgentMessage): void;
 }
 
+/** A stream being relayed, as the debug pages show it. */
+export interface RelayedStream {
+  readonly id: string;
+  readonly agentId: string;
+  readonly target: RelayTarget;
+  readonly openedAt: Date;
+  /** Bytes carried so far, each way. */
+  toAgent: number;
+  toClient: number;
+}
+
+/** What the relay holds right now, for `/debug/coordinator` and `/debug/tailnet`. */
+export interface RelaySnapshot {
+  readonly agents: readonly { readonly agentId: string; readonly connectedAt: Date }[];
+  readonly streams: readonly RelayedStream[];
+  readonly pendingStreams: number;
+  readonly pendingRequests: number;
+}
+
 type AgentResponse = Extract<AgentMessage, { type: 'response' }>;
 
 /** Why a stream could not be opened, with the WebSocket close code to pass on. */
@@ -49,15 +68,19 @@ const REQUEST_TIMEOUT_MS = 30_000;
  */
 export class AgentRelay {
   readonly #links = new Map<string, AgentLink>();
+  readonly #connectedAt = new Map<string, Date>();
+  readonly #relayed = new Set<RelayedStream>();
   readonly #streams = new Map<string, Pending<AgentStream>>();
   readonly #requests = new Map<string, Pending<unknown>>();
 
   /** Makes an agent reachable; the returned function undoes it (only if no newer link replaced it). */
   attach(agentId: string, link: AgentLink): () => void {
     this.#links.set(agentId, link);
+    this.#connectedAt.set(agentId, new Date());
     return () => {
       if (this.#links.get(agentId) !== link) return;
       this.#links.delete(agentId);
+      this.#connectedAt.delete(agentId);
       this.#failAll(agentId);
     };
   }
@@ -70,6 +93,23 @@ export class AgentRelay {
   /** How many agents are connected to this daemon. */
   get connectedAgents(): number {
     return this.#links.size;
+  }
+
+  /** Records a stream while it is relayed; the returned function forgets it. */
+  track(stream: AgentStream, agentId: string, target: RelayTarget): { readonly relayed: RelayedStream; readonly done: () => void } {
+    const relayed: RelayedStream = { id: stream.id, agentId, target, openedAt: new Date(), toAgent: 0, toClient: 0 };
+    this.#relayed.add(relayed);
+    return { relayed, done: () => this.#relayed.delete(relayed) };
+  }
+
+  /** The agents connected here and the streams open now. */
+  snapshot(): RelaySnapshot {
+    return {
+      agents: [...this.#connectedAt].map(([agentId, connectedAt]) => ({ agentId, connectedAt })),
+      streams: [...this.#relayed],
+      pendingStreams: this.#streams.size,
+      pendingRequests: this.#requests.size,
+    };
   }
 
   /** Opens a stream to `target` inside the agent's workspace; resolves with the agent's socket once the target is connected. */

@@ -218,7 +218,12 @@ async function relay(context: ApiContext, socket: WebSocket, request: FastifyReq
     }
     if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
     recordWorkspaceUsage(context.store, found.workspace).catch((error: unknown) => log.warn({ err: error, workspace: found.workspace.id }, 'could not record workspace usage'));
-    await pipeSockets(socket, stream);
+    const { relayed, done } = context.relay.track(stream, found.agent.id, target);
+    try {
+      await pipeSockets(socket, stream, { toAgent: (bytes) => (relayed.toAgent += bytes), toClient: (bytes) => (relayed.toClient += bytes) });
+    } finally {
+      done();
+    }
   } catch (error) {
     const code = error instanceof RelayStreamError ? error.code : RelayCloseCode.agentGone;
     if (socket.readyState !== socket.OPEN) return;
