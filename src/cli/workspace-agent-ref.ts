@@ -18,8 +18,9 @@ const POLL_MS = 500;
 
 /**
  * Reads `WORKSPACE[.AGENT]` (WORKSPACE being `name` or `owner/name`) and finds the agent: the one
- * named, or the workspace's only one. With `wait`, an agent that is still connecting is waited for,
- * saying so on stderr; a stopped workspace or a disconnected agent is a CliError saying what to do.
+ * named, or the workspace's only one. With `wait`, an agent that is still connecting, or whose
+ * `start_blocks_login` scripts still run, is waited for, saying so on stderr; a stopped workspace
+ * or a disconnected agent is a CliError saying what to do.
  */
 export async function resolveWorkspaceAgent(client: CoveClient, text: string, options: { readonly io: CliIo; readonly wait?: boolean }): Promise<ResolvedAgent> {
   const [workspaceText = '', agentName] = splitAgent(text);
@@ -33,21 +34,30 @@ export async function resolveWorkspaceAgent(client: CoveClient, text: string, op
   let agent = pickAgent(workspace, label, agentName);
   if (options.wait === false) return { workspace, agent, label };
   const deadline = Date.now() + AGENT_WAIT_MS;
-  let said = false;
-  while (agent.status !== 'connected') {
+  let said = '';
+  while (agent.status !== 'connected' || startScriptsBlockLogin(agent)) {
     if (agent.status === 'disconnected' || agent.status === 'timeout') {
       throw new CliError(`The agent "${agent.name}" of workspace "${label}" is ${agent.status}.`, {
         hint: `Check that the workspace is running ("cove show ${label}"), or restart it with "cove restart ${label}".`,
       });
     }
     if (Date.now() > deadline) throw new CliError(`The agent "${agent.name}" of workspace "${label}" did not connect within ${AGENT_WAIT_MS / 1000} s.`, { hint: `See "cove show ${label}".` });
-    if (!said) options.io.stderr.write(`Waiting for the agent "${agent.name}" of workspace "${label}" to connect...\n`);
-    said = true;
+    const waitingFor = agent.status === 'connected' ? 'finish its start scripts' : 'connect';
+    if (said !== waitingFor) options.io.stderr.write(`Waiting for the agent "${agent.name}" of workspace "${label}" to ${waitingFor}...\n`);
+    said = waitingFor;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     workspace = await resolveWorkspace(client, ref);
     agent = pickAgent(workspace, label, agentName);
   }
+  if (agent.lifecycle_state === 'start_error' || agent.lifecycle_state === 'start_timeout') {
+    options.io.stderr.write(`Warning: the start scripts of agent "${agent.name}" ${agent.lifecycle_state === 'start_error' ? 'failed' : 'timed out'}; the workspace may not be fully set up. See "cove show ${label}".\n`);
+  }
   return { workspace, agent, label };
+}
+
+/** Whether a start script the template marked `start_blocks_login` is still running. */
+function startScriptsBlockLogin(agent: WorkspaceAgent): boolean {
+  return agent.startup_script_behavior === 'blocking' && (agent.lifecycle_state === 'created' || agent.lifecycle_state === 'starting');
 }
 
 /** `dev.main` → [`dev`, `main`]; `alice/dev` → [`alice/dev`]. Workspace and agent names have no dots. */

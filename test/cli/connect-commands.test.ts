@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
+import { CliUser } from '../helpers/run-cli.js';
+import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+
+const TOKEN = 'agent-token-for-the-connect-commands';
+
+describe('cove ssh, config-ssh, ping and open, in-process against a real agent', () => {
+  let test: TestDaemon;
+  let agent: AgentHandle | undefined;
+  const admin = new CliUser();
+  const work = mkdtempSync(join(tmpdir(), 'cove-connect-'));
+  const home = join(work, 'home');
+
+  before(async () => {
+    mkdirSync(home, { recursive: true });
+    test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
+    assert.equal((await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD)).code, 0);
+    // A start script that blocks login: `cove ssh` must wait for it before running anything.
+    const echo = {
+      apply: {
+        resources: [
+          {
+            name: 'box',
+            type: 'echo',
+            agents: [
+              {
+                name: 'main',
+                auth_token: TOKEN,
+                directory: join(home, 'project'),
+                scripts: [{ display_name: 'Prepare', script: 'sleep 1; echo prepared > marker', run_on_start: true, start_blocks_login: true }],
+                apps: [{ slug: 'web', display_name: 'Web', url: 'http://localhost:8080', share: 'owner' }],
+              },
+            ],
+          },
+        ],
+      },
+    };
+    mkdirSync(join(work, 'tpl'));
+    writeFileSync(join(work, 'tpl', 'echo.json'), JSON.stringify(echo));
+    const pushed = await admin.run('templates', 'push', join(work, 'tpl'), '--name', 'box', '-y');
+    assert.equal(pushed.code, 0, pushed.stderr);
+    const created = await admin.run('create', 'dev', '--template', 'box', '-y');
+    assert.equal(created.code, 0, created.stderr);
+    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' } });
+  });
+  after(async () => {
+    await agent?.stop();
+    await test.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('waits for start scripts that block login, then runs the command with its exit code', async () => {
+    const first = await admin.run('ssh', 'dev', '--', 'cat marker');
+    assert.equal(first.stdout, 'prepared\n', first.stderr);
+    assert.equal(first.code, 0);
+    assert.match(first.stderr, /Waiting for the agent "main" of workspace "dev" to (connect|finish its start scripts)/);
+    const failing = await admin.run('ssh', 'dev.main', '--', 'exit 4');
+    assert.equal(failing.code, 4);
+    const unknown = await admin.run('ssh', 'dev.other', '--', 'true');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no agent "other"/);
+  });
+
+  it('writes one marked SSH block, keeps the rest of the file, and replaces the block when run again', async () => {
+    const config = join(work, 'ssh', 'config');
+    mkdirSync(join(work, 'ssh'));
+    writeFileSync(config, 'Host example\n  User me\n');
+    const dry = await admin.run('config-ssh', '--ssh-config-file', config, '--dry-run');
+    assert.equal(dry.code, 0);
+    assert.equal(readFileSync(config, 'utf8'), 'Host example\n  User me\n', 'a dry run writes nothing');
+    const refused = await admin.run('config-ssh', '--ssh-config-file', config);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Pass -y/);
+    assert.equal((await admin.run('config-ssh', '--ssh-config-file', config, '-y', '--ssh-option', 'ForwardAgent=yes')).code, 0);
+    const written = readFileSync(config, 'utf8');
+    assert.ok(written.startsWith('Host example\n  User me\n\n# ------------START-COVE-----------\n'), written);
+    assert.match(written, /Host cove\.\*\n {2}ProxyCommand .* --url \S+ ssh --stdio --ssh-host-prefix cove\. %h\n/);
+    assert.match(written, / {2}ForwardAgent yes\n/);
+    assert.equal((await admin.run('config-ssh', '--ssh-config-file', config, '-y')).code, 0);
+    const again = readFileSync(config, 'utf8');
+    assert.equal(again.match(/START-COVE/g)?.length, 1, 'one block, replaced');
+    assert.doesNotMatch(again, /ForwardAgent/);
+  });
+
+  it('pings the agent through the relay and prints app URLs', async () => {
+    const ping = await admin.run('ping', 'dev', '-n', '3', '--interval', '0');
+    assert.equal(ping.code, 0, ping.stderr);
+    assert.equal(ping.stdout.match(/pong from dev\.main/g)?.length, 3);
+    assert.match(ping.stdout, /3 pings: min [\d.]+ms, avg [\d.]+ms, max [\d.]+ms/);
+    const open = await admin.run('open', 'dev', 'web');
+    assert.equal(open.stdout, `${test.url}/@admin/dev.main/apps/web/\n`);
+    const listed = await admin.run('open', 'dev', '-o', 'json');
+    assert.deepEqual(JSON.parse(listed.stdout), [{ slug: 'web', display_name: 'Web' }]);
+    const missing = await admin.run('open', 'dev', 'nope');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no app "nope"[\s\S]*web/);
+  });
+});
