@@ -59,7 +59,7 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     assert.ok(found);
     agentId = found.id;
     home = await mkdtemp(join(tmpdir(), 'cove-relay-'));
-    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' }, timing: { statsIntervalMs: 100 } });
+    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' }, timing: { statsIntervalMs: 100, ptyIdleTimeoutMs: 1_500 } });
     await agent.waitForLifecycle('ready');
     await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'));
     // A server "inside the workspace": the agent runs on this machine.
@@ -128,6 +128,22 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     again.socket.send(JSON.stringify({ data: 'exit\r' }));
     assert.equal(await again.closed, 1000);
     await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'));
+  });
+
+  it('ends a terminal nobody attaches to after the idle timeout', async () => {
+    const reconnect = randomUUID();
+    const first = await openTerminal(test, alice, agentId, reconnect);
+    first.socket.send(JSON.stringify({ data: 'echo idle-$((1+1))\r' }));
+    await eventually(async () => assert.match(first.output(), /idle-2/));
+    first.socket.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Past the timeout the id starts a new shell: nothing of the old output is replayed.
+    const later = await openTerminal(test, alice, agentId, reconnect);
+    later.socket.send(JSON.stringify({ data: 'echo fresh\r' }));
+    await eventually(async () => assert.match(later.output(), /fresh/));
+    assert.doesNotMatch(later.output(), /idle-2/);
+    later.socket.close();
   });
 
   it('refuses what it should, with the reason', async () => {
