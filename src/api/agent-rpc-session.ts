@@ -67,6 +67,7 @@ export class AgentRpcSession {
       last_connected_at: now,
       disconnected_at: null,
       api_version: this.apiVersion,
+      relay_url: this.relay.localUrl,
       updated_at: now,
     });
     await this.#publish('agent_connected');
@@ -230,7 +231,13 @@ export class AgentRpcSession {
     await this.#stopWatching?.();
     // After the messages already received, so a last lifecycle report is not lost.
     this.#enqueue(async () => {
-      await updateAgent(this.store.db, this.#agentId, { disconnected_at: this.store.nowIso() });
+      // Unless the agent has already reconnected through another replica, which now holds it.
+      await this.store.db
+        .updateTable('workspace_agents')
+        .set({ disconnected_at: this.store.nowIso(), relay_url: '' })
+        .where('id', '=', this.#agentId)
+        .where('relay_url', 'in', ['', this.relay.localUrl])
+        .execute();
       await this.#publish('agent_disconnected');
     });
     await this.#queue;

@@ -76,9 +76,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
     // The daemon's own copy: a default access URL is only known once the port is bound.
+    const relay = new AgentRelay();
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
-      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay: new AgentRelay() },
+      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {
@@ -116,6 +117,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const url = address;
     // With the default access URL and a random port (`:0`), agents must dial the port actually bound.
     if (options.sources.accessUrl === 'default') values.accessUrl = url;
+    // Other replicas relay streams to the agents connected here through this address.
+    relay.localUrl = options.values.relayUrl || url;
     logger.info(
       { url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
       'cove is listening',

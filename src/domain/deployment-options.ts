@@ -25,6 +25,7 @@ export interface DeploymentValues {
   readonly httpAddress: string;
   readonly accessUrl: string;
   readonly wildcardAccessUrl: string;
+  readonly relayUrl: string;
   readonly dataDir: string;
   readonly postgresUrl: string;
   readonly provisionerDaemons: number;
@@ -111,6 +112,11 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     key: 'accessUrl', name: 'Access URL', flag: 'access-url', env: 'COVE_ACCESS_URL', yaml: 'access_url',
     group: networking, configPath: ['access_url'], kind: 'url', default: '',
     description: 'The URL that users and workspace agents use to reach this daemon. Defaults to http:// plus the HTTP address.',
+  },
+  {
+    key: 'relayUrl', name: 'Relay URL', flag: 'relay-url', env: 'COVE_RELAY_URL', yaml: 'relay_url',
+    group: networking, configPath: ['relay_url'], kind: 'url', default: '',
+    description: 'The URL other replicas reach this one at, to relay streams to the agents connected here. Defaults to http:// plus the address it listens on.',
   },
   {
     key: 'wildcardAccessUrl', name: 'Wildcard Access URL', flag: 'wildcard-access-url', env: 'COVE_WILDCARD_ACCESS_URL',

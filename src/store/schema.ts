@@ -314,6 +314,8 @@ export interface WorkspaceAgentTable {
   last_stats_at: string | null;
   /** The cloud instance id the agent may authenticate with; empty when it has none. */
   auth_instance_id: Generated<string>;
+  /** The relay URL of the replica holding the agent's rpc socket; empty while it is connected nowhere. */
+  relay_url: Generated<string>;
 }
 
 export interface WorkspaceAgentLogSourceTable {

@@ -70,6 +70,16 @@ export class AgentRelay {
   readonly #links = new Map<string, AgentLink>();
   readonly #connectedAt = new Map<string, Date>();
   readonly #relayed = new Set<RelayedStream>();
+  #localUrl = '';
+
+  /** The address other replicas reach this one at; known once the daemon listens. */
+  get localUrl(): string {
+    return this.#localUrl;
+  }
+
+  set localUrl(url: string) {
+    this.#localUrl = url.replace(/\/+$/, '');
+  }
   readonly #streams = new Map<string, Pending<AgentStream>>();
   readonly #requests = new Map<string, Pending<unknown>>();
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { relayMap } from '../../domain/relay-map.js';
 import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
@@ -22,6 +22,8 @@ import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { filterListeningPorts } from '../relay/listening-ports-filter.js';
 import { pipeSockets } from '../relay/pipe-sockets.js';
+import { dialReplica, forwardHttp, RELAYED_HEADER } from '../relay/replica-forward.js';
+import { presentedToken } from '../session-token.js';
 
 const AgentParam = Type.Object({ workspaceagent: Type.String({ format: 'uuid' }) });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
@@ -50,6 +52,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the relay routes' pre-handler: the agent a stream goes to, checked and connected. */
     relayAgent?: AgentWithOwners;
+    /** Set when the agent is connected to another replica: that replica's relay URL. */
+    relayVia?: string;
   }
 }
 
@@ -70,19 +74,27 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
   requireAuthentication(app, context);
   app.decorateRequest('relayAgent', undefined);
 
-  /** Finds the agent, checks the caller may connect to it, and that it is connected here. */
-  const connectable = async (request: FastifyRequest, agentId: string): Promise<void> => {
+  /**
+   * Finds the agent, checks the caller may connect to it, and that it is connected here or to
+   * another replica. HTTP questions for an agent on another replica are answered from there at
+   * once; streams are forwarded there once upgraded.
+   */
+  const connectable = async (request: FastifyRequest, reply: FastifyReply, agentId: string): Promise<FastifyReply | undefined> => {
     const { store } = authOf(request);
     const found = await store.getWorkspaceAgent(agentId);
     store.authorizeAgentConnect(found);
-    requireConnected(context, found);
     request.relayAgent = found;
+    const via = replicaHolding(context, request, found);
+    if (via === undefined) return undefined;
+    request.relayVia = via;
+    // Answered here, the route's handler does not run: fastify stops at a returned reply.
+    return request.ws ? undefined : forwardHttp(request, reply, `${via}${request.url}`, presentedToken(request));
   };
   const agentParam = (request: FastifyRequest) => (request.params as { workspaceagent: string }).workspaceagent;
 
   app.get(
     '/workspaceagents/:workspaceagent/pty',
-    { websocket: true, schema: { params: AgentParam, querystring: PtyQuery }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    { websocket: true, schema: { params: AgentParam, querystring: PtyQuery }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
     async (socket: WebSocket, request: FastifyRequest) => {
       const query = request.query as Static<typeof PtyQuery>;
       const target: RelayTarget = {
@@ -103,9 +115,9 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     {
       websocket: true,
       schema: { params: AgentParam, querystring: CoordinateQuery },
-      preHandler: async (request) => {
+      preHandler: async (request, reply) => {
         streamTarget(request.query as StreamQueryValue);
-        await connectable(request, agentParam(request));
+        return connectable(request, reply, agentParam(request));
       },
     },
     async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
@@ -116,11 +128,11 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     {
       websocket: true,
       schema: { querystring: TailnetQuery },
-      preHandler: async (request) => {
+      preHandler: async (request, reply) => {
         const query = request.query as StreamQueryValue & { agent?: string };
         streamTarget(query);
         if (!query.agent) throw new HttpProblem(400, 'Missing the agent to connect to.', { validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }] });
-        await connectable(request, query.agent);
+        return connectable(request, reply, query.agent);
       },
     },
     async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
@@ -141,7 +153,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.get(
     '/workspaceagents/:workspaceagent/listening-ports',
-    { schema: { params: AgentParam, response: { 200: ListeningPortsResponse } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    { schema: { params: AgentParam, response: { 200: ListeningPortsResponse } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
     async (request) => {
       const found = relayAgentOf(request);
       const answer = await context.relay.request<{ ports: ListeningPort[] }>(found.agent.id, 'listening_ports');
@@ -151,7 +163,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.get(
     '/workspaceagents/:workspaceagent/containers',
-    { schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    { schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
     async (request) => {
       const labels = parseLabels((request.query as { label?: string | string[] }).label);
       const answer = await context.relay.request<Static<typeof WorkspaceAgentContainersResponse>>(relayAgentOf(request).agent.id, 'containers');
@@ -162,7 +174,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.post(
     '/workspaceagents/:workspaceagent/containers/devcontainers/:devcontainer/recreate',
-    { schema: { params: RecreateParams, response: { 202: Response } }, preHandler: async (request) => connectable(request, agentParam(request)) },
+    { schema: { params: RecreateParams, response: { 202: Response } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
     async (request, reply) => {
       const { devcontainer } = request.params as { devcontainer: string };
       const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', { id: devcontainer });
@@ -192,9 +204,16 @@ function relayAgentOf(request: FastifyRequest): AgentWithOwners {
   return request.relayAgent;
 }
 
-/** The reference refuses agent streams and questions unless the agent is connected. */
-function requireConnected(context: ApiContext, found: AgentWithOwners): void {
-  if (context.relay.isConnected(found.agent.id)) return;
+/**
+ * Where the agent's connection is: undefined when on this daemon, else the relay URL of the
+ * replica that holds it. The reference refuses streams and questions for an agent connected
+ * nowhere, and a forwarded request is never forwarded again.
+ */
+function replicaHolding(context: ApiContext, request: FastifyRequest, found: AgentWithOwners): string | undefined {
+  if (context.relay.isConnected(found.agent.id)) return undefined;
+  const elsewhere = found.agent.relay_url;
+  const connected = found.agent.disconnected_at === null && found.agent.first_connected_at !== null;
+  if (connected && elsewhere !== '' && elsewhere !== context.relay.localUrl && request.headers[RELAYED_HEADER] === undefined) return elsewhere;
   const state = found.agent.first_connected_at ? 'disconnected' : 'connecting';
   throw new HttpProblem(400, `Agent state is "${state}", it must be in the "connected" state.`);
 }
@@ -210,6 +229,11 @@ async function relay(context: ApiContext, socket: WebSocket, request: FastifyReq
   socket.pause();
   socket.on('error', () => undefined);
   try {
+    // On another replica the whole exchange, `ready` frame included, comes from there.
+    if (request.relayVia !== undefined) {
+      await pipeSockets(socket, await dialReplica(`${request.relayVia}${request.url}`, presentedToken(request)));
+      return;
+    }
     const stream = await context.relay.openStream(found.agent.id, target);
     if (socket.readyState !== socket.OPEN) {
       stream.socket.resume();

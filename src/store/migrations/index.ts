@@ -5,8 +5,9 @@ import { workspacesMigration } from './0003-workspaces.js';
 import { agentsMigration } from './0004-agents.js';
 import { agentExtrasMigration } from './0005-agent-extras.js';
 import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
+import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration, agentInstanceIdentityMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration, agentInstanceIdentityMigration, agentRelayUrlMigration];
 
 export type { Migration } from './migration.js';

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
+import { silentLogger as silentDaemonLogger, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import { resolveOptions } from '../../src/domain/deployment-options.js';
+import { createTar } from '../../src/lib/archive/index.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { openAgentStream } from '../../src/sdk/agent-streams.js';
+import { CoveClient } from '../../src/sdk/client.js';
+import { PG_URL } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
+import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const TOKEN = 'agent-token-for-two-replicas';
+
+describe('the relay across replicas sharing one PostgreSQL database', { skip: !PG_URL && 'needs PostgreSQL (COVE_TEST_PG_URL)' }, () => {
+  let first: TestDaemon;
+  let second: Daemon;
+  let secondDir: string;
+  let agent: AgentHandle;
+  let agentId: string;
+  let server: Server;
+  let port: number;
+  let aliceOnSecond: CoveClient;
+
+  before(async () => {
+    first = await startTestDaemon({ database: 'postgres', flags: { provisionerDaemons: '1' } });
+    const target = first.database.target;
+    assert.equal(target.kind, 'postgres');
+    secondDir = mkdtempSync(join(tmpdir(), 'cove-replica-'));
+    second = await startDaemon(resolveOptions({ flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url }, env: {} }), {
+      logger: silentDaemonLogger(),
+      clock: new ManualClock(first.clock.now()),
+    });
+    const owner = await createOwner(first);
+    const alice = await createMember(first, 'alice');
+    aliceOnSecond = new CoveClient({ url: second.url, token: alice.token });
+    const echo = JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] } });
+    const { id } = await owner.uploadFile(await createTar({ 'echo.json': echo }));
+    const version = await owner.createTemplateVersion('default', { file_id: id });
+    await owner.followTemplateVersionLogs(version.id, () => undefined);
+    const template = await owner.createTemplate('default', { name: 'replicas', template_version_id: version.id });
+    const workspace = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
+    await alice.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
+    const found = (await alice.workspaceBuild(workspace.latest_build.id)).resources.flatMap((r) => r.agents)[0];
+    assert.ok(found);
+    agentId = found.id;
+    // The agent connects to the first replica only.
+    agent = startAgent({ url: first.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: secondDir, SHELL: '/bin/sh' } });
+    await agent.waitForLifecycle('ready');
+    await eventually(async () => assert.equal((await aliceOnSecond.workspaceAgent(agentId)).status, 'connected'));
+    server = createServer((socket) => socket.on('data', (data) => socket.write(`replica:${data.toString()}`)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server?.close();
+    await agent?.stop();
+    await second?.close();
+    await first?.close();
+    if (secondDir) rmSync(secondDir, { recursive: true, force: true });
+  });
+
+  it('reaches an agent connected to another replica: streams and questions go through the replica that holds it', async () => {
+    const { stream } = await openAgentStream(aliceOnSecond, agentId, { port });
+    const reply = new Promise<string>((resolve) => stream.once('data', (data: Buffer) => resolve(data.toString())));
+    stream.write('hello');
+    assert.equal(await reply, 'replica:hello');
+    stream.destroy();
+
+    const ports = await aliceOnSecond.request<{ ports: { port: number }[] }>('GET', `/workspaceagents/${agentId}/listening-ports`);
+    assert.ok(ports.ports.some((entry) => entry.port === port), JSON.stringify(ports));
+  });
+
+  it('still refuses what the user may not do, on either replica', async () => {
+    const bob = await createMember(first, 'bob');
+    const bobOnSecond = new CoveClient({ url: second.url, token: bob.token });
+    await assert.rejects(openAgentStream(bobOnSecond, agentId, { service: 'echo' }), /404|not found/i);
+  });
+});
