@@ -6,13 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
-import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
-import { createTar } from '../../src/lib/archive/index.js';
+import type { AgentHandle } from '../../src/agent/index.js';
 import { AgentStreamError, openAgentStream } from '../../src/sdk/agent-streams.js';
 import type { CoveClient } from '../../src/sdk/client.js';
-import type { WorkspaceAgent } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { eventually } from '../helpers/eventually.js';
 
 const TOKEN = 'agent-token-for-the-relay';
@@ -48,20 +47,8 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     owner = await createOwner(test);
     alice = await createMember(test, 'alice');
     bob = await createMember(test, 'bob');
-    const echo = JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] } });
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': echo }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    const template = await owner.createTemplate('default', { name: 'relay', template_version_id: version.id });
-    const workspace = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
-    await alice.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
-    const found: WorkspaceAgent | undefined = (await alice.workspaceBuild(workspace.latest_build.id)).resources.flatMap((r) => r.agents)[0];
-    assert.ok(found);
-    agentId = found.id;
     home = await mkdtemp(join(tmpdir(), 'cove-relay-'));
-    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' }, timing: { statsIntervalMs: 100, ptyIdleTimeoutMs: 1_500 } });
-    await agent.waitForLifecycle('ready');
-    await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'));
+    ({ agent, agentId } = await startAgentWorkspace({ url: test.url, owner, member: alice, token: TOKEN, home, templateName: 'relay', timing: { statsIntervalMs: 100, ptyIdleTimeoutMs: 1_500 } }));
     // A server "inside the workspace": the agent runs on this machine.
     server = createServer((socket) => socket.on('data', (data) => socket.write(`got:${data.toString()}`)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -6,12 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket, WebSocketServer } from 'ws';
-import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
-import { createTar } from '../../src/lib/archive/index.js';
+import type { AgentHandle } from '../../src/agent/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
-import type { WorkspaceAgent } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { eventually } from '../helpers/eventually.js';
 
 const TOKEN = 'agent-token-for-the-app-proxy';
@@ -105,22 +104,17 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
       { slug: 'dead', url: `http://localhost:${deadPort}/`, share: 'owner' },
       { slug: 'sub', url: `http://localhost:${appPort}/`, share: 'owner', subdomain: true },
     ];
-    const echo = JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '', apps }] }] } });
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': echo }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    const template = await owner.createTemplate('default', { name: 'apps', template_version_id: version.id });
-    await owner.updateTemplate(template.id, { max_port_share_level: 'public' });
-    const workspace = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
-    workspaceId = workspace.id;
-    await alice.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
-    const found: WorkspaceAgent | undefined = (await alice.workspaceBuild(workspace.latest_build.id)).resources.flatMap((r) => r.agents)[0];
-    assert.ok(found);
-    agentId = found.id;
     home = await mkdtemp(join(tmpdir(), 'cove-apps-'));
-    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' } });
-    await agent.waitForLifecycle('ready');
-    await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'));
+    ({ agent, agentId, workspaceId } = await startAgentWorkspace({
+      url: test.url,
+      owner,
+      member: alice,
+      token: TOKEN,
+      home,
+      templateName: 'apps',
+      agent: { apps },
+      prepareTemplate: (templateId) => owner.updateTemplate(templateId, { max_port_share_level: 'public' }),
+    }));
     await alice.sharePort(workspaceId, { agent_name: 'main', port: publicPort, share_level: 'public' });
     await alice.sharePort(workspaceId, { agent_name: 'main', port: authenticatedPort, share_level: 'authenticated' });
   });

@@ -4,14 +4,14 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
-import { silentLogger as silentDaemonLogger, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import type { AgentHandle } from '../../src/agent/index.js';
+import { silentLogger, startDaemon, type Daemon } from '../../src/daemon/index.js';
 import { resolveOptions } from '../../src/domain/deployment-options.js';
-import { createTar } from '../../src/lib/archive/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { openAgentStream } from '../../src/sdk/agent-streams.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { PG_URL } from '../helpers/databases.js';
+import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { eventually } from '../helpers/eventually.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -33,25 +33,14 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
     assert.equal(target.kind, 'postgres');
     secondDir = mkdtempSync(join(tmpdir(), 'cove-replica-'));
     second = await startDaemon(resolveOptions({ flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url }, env: {} }), {
-      logger: silentDaemonLogger(),
+      logger: silentLogger(),
       clock: new ManualClock(first.clock.now()),
     });
     const owner = await createOwner(first);
     const alice = await createMember(first, 'alice');
     aliceOnSecond = new CoveClient({ url: second.url, token: alice.token });
-    const echo = JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] } });
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': echo }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    const template = await owner.createTemplate('default', { name: 'replicas', template_version_id: version.id });
-    const workspace = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
-    await alice.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
-    const found = (await alice.workspaceBuild(workspace.latest_build.id)).resources.flatMap((r) => r.agents)[0];
-    assert.ok(found);
-    agentId = found.id;
     // The agent connects to the first replica only.
-    agent = startAgent({ url: first.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: secondDir, SHELL: '/bin/sh' } });
-    await agent.waitForLifecycle('ready');
+    ({ agent, agentId } = await startAgentWorkspace({ url: first.url, owner, member: alice, token: TOKEN, home: secondDir, templateName: 'replicas' }));
     await eventually(async () => assert.equal((await aliceOnSecond.workspaceAgent(agentId)).status, 'connected'));
     server = createServer((socket) => socket.on('data', (data) => socket.write(`replica:${data.toString()}`)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
