@@ -37,6 +37,7 @@ export interface DeploymentValues {
   readonly maxAdminTokenLifetimeMs: number;
   readonly disableSessionExpiryRefresh: boolean;
   readonly disablePasswordAuth: boolean;
+  readonly disablePathApps: boolean;
   readonly userDormancyThresholdMs: number;
   readonly githubClientId: string;
   readonly githubClientSecret: string;
@@ -182,6 +183,12 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     env: 'COVE_DISABLE_PASSWORD_AUTH', yaml: 'disable_password_auth', group: security,
     configPath: ['disable_password_auth'], kind: 'bool', default: 'false',
     description: 'Refuse password sign-in and password users (the first user can still be created).',
+  },
+  {
+    key: 'disablePathApps', name: 'Disable Path Apps', flag: 'disable-path-apps',
+    env: 'COVE_DISABLE_PATH_APPS', yaml: 'disable_path_apps', group: security,
+    configPath: ['disable_path_apps'], kind: 'bool', default: 'false',
+    description: 'Refuse path-based apps (/@owner/workspace/apps/...): they share the deployment\'s origin, so an app\'s pages could act with its users\' sessions. Subdomain apps keep working.',
   },
   {
     key: 'userDormancyThresholdMs', name: 'User Dormancy Threshold', flag: 'user-dormancy-threshold',

@@ -141,6 +141,21 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { service: 'echo', port: 80 }), 400, /exactly one of/);
     await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { service: 'echo', version: '2.0' }), 400, /version/);
     await expectApiError(alice.openSocket('/tailnet', { service: 'echo' }), 400, /agent/);
+    // A page elsewhere cannot use the browser's session cookie to open a terminal.
+    const foreign = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentId}/pty?reconnect=${randomUUID()}`, {
+        headers: { cookie: `service_session_token=${alice.token ?? ''}`, origin: 'https://evil.example' },
+      });
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.on('open', () => resolve(101));
+      socket.on('error', () => undefined);
+    });
+    assert.equal(foreign, 403);
+    const sameSite = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentId}/coordinate?service=echo`, {
+      headers: { cookie: `service_session_token=${alice.token ?? ''}`, origin: test.url },
+    });
+    await new Promise((resolve, reject) => sameSite.once('open', resolve).once('error', reject));
+    sameSite.close();
     const viaTailnet = await alice.openSocket('/tailnet', { service: 'echo', agent: agentId });
     viaTailnet.resume();
     viaTailnet.close();

@@ -391,3 +391,17 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.equal((await alice.workspace(workspaceId)).last_used_at, now);
   });
 });
+
+describe('path-based apps turned off', () => {
+  it('refuses them with the reason, and serves the API as usual', async () => {
+    const test = await startTestDaemon({ flags: { disablePathApps: 'true' } });
+    try {
+      const answer = await fetch(`${test.url}/@alice/dev.main/apps/web/`);
+      assert.equal(answer.status, 403);
+      assert.match(((await answer.json()) as { message: string }).message, /Path-based applications are disabled/);
+      assert.equal((await fetch(`${test.url}/api/v2/buildinfo`)).status, 200);
+    } finally {
+      await test.close();
+    }
+  });
+});

@@ -84,6 +84,11 @@ class AppProxy {
   async path(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const parsed = parsePathApp(request.raw.url ?? '');
     if (!parsed) return undefined;
+    if (this.#context.values.disablePathApps) {
+      throw new HttpProblem(403, 'Path-based applications are disabled on this deployment.', {
+        detail: 'An administrator turned them off (--disable-path-apps); open the app on its subdomain instead.',
+      });
+    }
     if (parsed.kind === 'redirect') return reply.redirect(parsed.location, 307);
     if (parsed.target.owner.toLowerCase() === 'me') {
       throw new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: 'App URLs name the workspace owner by username; "@me" is not supported.' });

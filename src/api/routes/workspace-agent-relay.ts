@@ -80,6 +80,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
    * once; streams are forwarded there once upgraded.
    */
   const connectable = async (request: FastifyRequest, reply: FastifyReply, agentId: string): Promise<FastifyReply | undefined> => {
+    if (request.ws) requireAllowedOrigin(context, request);
     const { store } = authOf(request);
     const found = await store.getWorkspaceAgent(agentId);
     store.authorizeAgentConnect(found);
@@ -197,6 +198,26 @@ function streamTarget(query: StreamQueryValue): RelayTarget {
     });
   }
   return query.port !== undefined ? { kind: 'tcp', port: query.port } : { kind: query.service ?? 'ssh' };
+}
+
+/**
+ * Browsers send the session cookie with a WebSocket to any page's script, so a stream opened from
+ * a page must come from the deployment itself (or one of its app hosts), as the reference allows.
+ * Clients that are not browsers send no Origin.
+ */
+function requireAllowedOrigin(context: ApiContext, request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    throw new HttpProblem(403, 'Cross-origin request refused.', { detail: `The Origin "${origin}" is not a URL.` });
+  }
+  const allowed = [new URL(context.values.accessUrl).host, request.headers.host ?? ''];
+  const wildcard = context.values.wildcardAccessUrl.replace(/^\*/, '').split(':')[0] ?? '';
+  if (allowed.includes(host) || (wildcard !== '' && host.split(':')[0]?.endsWith(wildcard))) return;
+  throw new HttpProblem(403, 'Cross-origin request refused.', { detail: `Streams into workspaces may be opened from ${context.values.accessUrl} only, not from ${origin}.` });
 }
 
 function relayAgentOf(request: FastifyRequest): AgentWithOwners {
