@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -113,6 +113,12 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     const ssh = spawnSync('ssh', ['-F', config, 'cove.dev', 'echo', 'hello'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
     assert.equal(ssh.stdout, 'hello\n', ssh.stderr);
     assert.equal(ssh.status, 0);
+    // scp speaks SFTP to the agent's SSH server, through the same ProxyCommand.
+    const local = join(root, 'to-copy.txt');
+    writeFileSync(local, 'copied through the relay\n');
+    const scp = spawnSync('scp', ['-F', config, local, 'cove.dev:copied.txt'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(scp.status, 0, scp.stderr);
+    assert.equal(cove('ssh', 'dev', '--', 'cat copied.txt').stdout, 'copied through the relay\n');
   });
 
   it('forwards a local port to a server started in the workspace', async () => {

@@ -92,6 +92,7 @@ export function serveSftp(sftp: SFTPWrapper, options: SftpHandlerOptions): void 
   // finish (OpenSSH's sftp waits for the close).
   sftp.once('end', () => {
     shutdown();
+    reportSuccess(sftp);
     sftp.end();
   });
   sftp.once('close', shutdown);
@@ -375,4 +376,21 @@ function statusOf(err: unknown): number {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The parts of ssh2's SFTP stream that reach its channel; ssh2 offers no public way to do this. */
+interface SftpChannel {
+  readonly _protocol?: { exitStatus(channel: number, status: number): void; channelEOF(channel: number): void };
+  readonly outgoing?: { readonly id: number; readonly state: string };
+}
+
+/**
+ * Ends the subsystem as sftp-server exiting 0 would: exit-status 0, then EOF. scp (which speaks
+ * SFTP since OpenSSH 9) fails a transfer whose channel closes without an exit status.
+ */
+function reportSuccess(sftp: SFTPWrapper): void {
+  const { _protocol: protocol, outgoing } = sftp as unknown as SftpChannel;
+  if (!protocol || outgoing?.state !== 'open') return;
+  protocol.exitStatus(outgoing.id, 0);
+  protocol.channelEOF(outgoing.id);
 }
