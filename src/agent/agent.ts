@@ -238,10 +238,10 @@ class Agent implements AgentHandle {
     const source: StatsSource = this.#options.stats ?? {
       collect: () => ({
         ...this.#meter.take(),
-        session_count_ssh: workspace.ssh.sessionCount,
+        session_count_ssh: workspace.ssh.sessionCounts.ssh,
         session_count_reconnecting_pty: workspace.ptys.attachments,
-        session_count_vscode: 0,
-        session_count_jetbrains: 0,
+        session_count_vscode: workspace.ssh.sessionCounts.vscode,
+        session_count_jetbrains: workspace.ssh.sessionCounts.jetbrains,
         connection_median_latency_ms: this.#connection.latencyMs,
       }),
     };
@@ -311,8 +311,8 @@ class LazySshServer implements SshAcceptor {
 
   constructor(private readonly options: { readonly directory: string; readonly env: Readonly<Record<string, string>>; readonly logger: AgentLogger }) {}
 
-  get sessionCount(): number {
-    return this.#loaded?.sessionCount ?? 0;
+  get sessionCounts(): AgentSshServer['sessionCounts'] {
+    return this.#loaded?.sessionCounts ?? { ssh: 0, vscode: 0, jetbrains: 0 };
   }
 
   accept(stream: Duplex): void {

@@ -4,9 +4,11 @@ import { readProtocolMessage } from './protocol-message.js';
 import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
+import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
 import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
 import { agentBuildIsCurrent, getAgentRow, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
+import { getWorkspaceById } from '../store/queries/workspaces.js';
 import type { Store } from '../store/store.js';
 import type { AgentRelay } from './relay/agent-relay.js';
 
@@ -183,10 +185,11 @@ export class AgentRpcSession {
     const { type: _type, ...stats } = message;
     await updateAgent(this.store.db, this.#agentId, { last_stats: JSON.stringify(stats), last_stats_at: now });
     const sessions = stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
-    if (sessions > 0 || stats.rx_bytes > 0 || stats.tx_bytes > 0) {
-      await this.store.db.updateTable('workspaces').set({ last_used_at: now }).where('id', '=', this.#workspaceId).execute();
-      await this.#publish('agent_stats');
-    }
+    // As the reference: an open session is use, which marks the workspace used and moves its deadline.
+    if (sessions === 0) return;
+    // Read again: the schedule may have changed since the agent connected.
+    const workspace = await getWorkspaceById(this.store.db, this.#workspaceId);
+    if (workspace) await recordWorkspaceUsage(this.store, workspace);
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {

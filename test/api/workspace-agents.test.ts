@@ -235,4 +235,27 @@ describe('workspace agents', () => {
     assert.deepEqual(seen.health.failing_agents, [agentId]);
     assert.equal(agentOf(seen.latest_build).status, 'timeout');
   });
+
+  it("takes an agent's open sessions as use: the deadline moves out by the activity bump", async () => {
+    const token = 'agent-token-for-activity';
+    const { templateId } = await templateOf(owner, 'busy-agent', echoWithAgent(token));
+    const workspace = await alice.createWorkspace('me', { name: 'busy', template_id: templateId, ttl_ms: 3_600_000 });
+    const build = await finished(alice, workspace.latest_build);
+    assert.ok(build.deadline, 'a TTL gives the build a deadline');
+    const deadline = Date.parse(build.deadline);
+    const agent = await connectAgent(test.url, token);
+    const stats = (sessions: number) => ({ type: 'stats', rx_bytes: 0, tx_bytes: 0, session_count_ssh: sessions, session_count_reconnecting_pty: 0, session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 1 });
+
+    // Nearly an hour later, traffic without sessions is not use; an open session is.
+    test.clock.advance(50 * 60_000);
+    agent.send(stats(0));
+    agent.send({ type: 'lifecycle', state: 'starting', changed_at: test.clock.now().toISOString() });
+    await eventually(async () => assert.equal((await alice.workspaceAgent(agentOf(build).id)).lifecycle_state, 'starting'));
+    assert.equal(Date.parse((await alice.workspace(workspace.id)).latest_build.deadline ?? ''), deadline);
+    agent.send(stats(1));
+    const bumpedTo = test.clock.now().getTime() + 3_600_000;
+    await eventually(async () => assert.equal(Date.parse((await alice.workspace(workspace.id)).latest_build.deadline ?? ''), bumpedTo));
+    agent.socket.close();
+    await agent.closed;
+  });
 });

@@ -67,6 +67,12 @@ interface ExecResult {
   readonly signal: string | undefined;
 }
 
+/** Open sessions of every kind. */
+function total(server: AgentSshServer): number {
+  const counts = server.sessionCounts;
+  return counts.ssh + counts.vscode + counts.jetbrains;
+}
+
 function exec(client: SshClient, command: string, options: { env?: Record<string, string>; stdin?: string } = {}): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     client.exec(command, options.env ? { env: options.env } : {}, (err, channel) => {
@@ -228,17 +234,21 @@ describe('agent SSH server', () => {
   });
 
   it('counts open sessions and kills the process when the channel closes', async () => {
-    assert.equal(harness.server.sessionCount, 0);
+    assert.equal(total(harness.server), 0);
     const channel = await new Promise<ClientChannel>((resolve, reject) => client.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))));
     let output = '';
     channel.on('data', (data: Buffer) => (output += data.toString()));
     await waitFor('the pid', () => /^\d+\n/.test(output));
     const pid = Number(output.trim());
     assert.ok(alive(pid));
-    assert.equal(harness.server.sessionCount, 1);
+    assert.deepEqual(harness.server.sessionCounts, { ssh: 1, vscode: 0, jetbrains: 0 });
+    // An editor says what its session is for; the stats count it apart.
+    const editor = await new Promise<ClientChannel>((resolve, reject) => client.exec('exec sleep 30', { env: { COVE_SSH_SESSION_TYPE: 'vscode' } }, (err, stream) => (err ? reject(err) : resolve(stream))));
+    await waitFor('the editor session', () => harness.server.sessionCounts.vscode === 1);
+    editor.close();
     channel.close();
     await waitFor('the process to die', () => !alive(pid));
-    await waitFor('the session count to drop', () => harness.server.sessionCount === 0);
+    await waitFor('the session count to drop', () => total(harness.server) === 0);
   });
 
   it('kills a process that ignores SIGHUP after the grace, and hangs up PTY sessions too', async () => {
@@ -273,7 +283,7 @@ describe('agent SSH server', () => {
 
   it('serves SFTP: write, read, stat, readdir, rename, links, modes, unlink', async () => {
     const sftp = await openSftp(client);
-    assert.equal(harness.server.sessionCount, 1, 'an SFTP subsystem is a session');
+    assert.equal(total(harness.server), 1, 'an SFTP subsystem is a session');
     const content = Buffer.from('sftp content\n'.repeat(10_000));
     await call((done) => sftp.writeFile('notes.txt', content, done));
     assert.deepEqual(readFileSync(join(harness.directory, 'notes.txt')), content, 'relative paths resolve from the agent directory');
@@ -306,7 +316,7 @@ describe('agent SSH server', () => {
     assert.equal(existsSync(join(harness.directory, 'sub')), false);
     await assert.rejects(call((done) => sftp.readdir('missing', done)), (err: { code?: number }) => err.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE);
     sftp.end();
-    await waitFor('the SFTP session to end', () => harness.server.sessionCount === 0);
+    await waitFor('the SFTP session to end', () => total(harness.server) === 0);
   });
 
   it('forwards -L connections to a TCP server inside the workspace and refuses dead ports', async () => {
@@ -382,7 +392,7 @@ describe('agent SSH server', () => {
     clientSide.end();
     await within('the agent side of the stream to close', closed);
     await waitFor('the process to die', () => !alive(pid));
-    await waitFor('the session count to drop', () => harness.server.sessionCount === 0);
+    await waitFor('the session count to drop', () => total(harness.server) === 0);
   });
 
   it('works with the OpenSSH client', { skip: !existsSync('/usr/bin/ssh') && 'no /usr/bin/ssh' }, async () => {
@@ -422,7 +432,7 @@ describe('agent SSH server', () => {
       const gone = new Promise<void>((resolve) => user.once('close', () => resolve()));
       own.server.close();
       await within('the client to see the connection close', gone);
-      assert.equal(own.server.sessionCount, 0);
+      assert.equal(total(own.server), 0);
       await waitFor('the process to die', () => !alive(pid));
     } finally {
       await own.stop();

@@ -4,7 +4,7 @@ import ssh2 from 'ssh2';
 import type { AuthContext, ClientInfo, Connection } from 'ssh2';
 import type { AgentLogger } from '../agent-logger.js';
 import { PortForwarding } from './port-forwarding.js';
-import { handleSshSession } from './ssh-session.js';
+import { handleSshSession, type SshSessionKind } from './ssh-session.js';
 
 const { Server, utils } = ssh2;
 
@@ -23,8 +23,8 @@ export interface AgentSshServerOptions {
 export interface AgentSshServer {
   /** Serves one SSH connection over the stream until either side closes it. */
   accept(stream: Duplex): void;
-  /** Open SSH sessions (shell/exec/subsystem channels) right now: for the agent's stats. */
-  readonly sessionCount: number;
+  /** Open SSH sessions (shell/exec/subsystem channels) right now, by kind: for the agent's stats. */
+  readonly sessionCounts: Readonly<Record<SshSessionKind, number>>;
   /** Ends every connection and session. */
   close(): void;
 }
@@ -48,7 +48,7 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
   const hostKey = options.hostKey ?? utils.generateKeyPairSync('ed25519').private;
   const streams = new Set<Duplex>();
   const connections = new Set<{ readonly client: Connection; readonly end: () => void }>();
-  let sessions = 0;
+  const sessions: Record<SshSessionKind, number> = { ssh: 0, vscode: 0, jetbrains: 0 };
   let closed = false;
 
   const server = new Server({ hostKeys: [hostKey], ident: 'Cove' }, (client, info) => serveConnection(client, info));
@@ -76,13 +76,13 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
     }
 
     /** Counts a session until released; `stop` ends it if the connection goes first. */
-    const started = (stop: () => void): (() => void) => {
-      sessions += 1;
+    const started = (kind: SshSessionKind, stop: () => void): (() => void) => {
+      sessions[kind] += 1;
       let released = false;
       const release = (): void => {
         if (released) return;
         released = true;
-        sessions -= 1;
+        sessions[kind] -= 1;
         stops.delete(teardown);
       };
       const teardown = (): void => {
@@ -138,8 +138,8 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
         stream.destroy();
       }
     },
-    get sessionCount() {
-      return sessions;
+    get sessionCounts() {
+      return { ...sessions };
     },
     close() {
       closed = true;

@@ -6,6 +6,20 @@ import { startSessionProcess, type PtyRequest, type SessionProcess } from './ses
 import { serveSftp } from './sftp-handler.js';
 
 /** What every session of one SSH connection shares. */
+/** What a session is for, as the agent's stats count it. */
+export type SshSessionKind = 'ssh' | 'vscode' | 'jetbrains';
+
+/**
+ * The variable an editor's SSH client sets (SetEnv/SendEnv) to say what the session is for, like
+ * the reference's magic session type; plain SSH and SFTP sessions count as `ssh`.
+ */
+export const SESSION_TYPE_VARIABLE = 'COVE_SSH_SESSION_TYPE';
+
+function sessionKind(env: Readonly<Record<string, string>>): SshSessionKind {
+  const given = env[SESSION_TYPE_VARIABLE]?.toLowerCase();
+  return given === 'vscode' || given === 'jetbrains' ? given : 'ssh';
+}
+
 export interface SshSessionContext {
   /** Working directory of the session's process and base of relative SFTP paths. */
   readonly directory: string;
@@ -13,10 +27,10 @@ export interface SshSessionContext {
   readonly env: Readonly<Record<string, string>>;
   readonly logger: AgentLogger;
   /**
-   * Records that a session started (shell, exec or subsystem). `stop` ends it when the connection or
+   * Records that a session of `kind` started (shell, exec or subsystem). `stop` ends it when the connection or
    * the server goes away; the returned function marks it over and may be called any number of times.
    */
-  readonly started: (stop: () => void) => () => void;
+  readonly started: (kind: SshSessionKind, stop: () => void) => () => void;
 }
 
 /**
@@ -59,7 +73,7 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
       channel.stderr.write(`Could not chdir to ${context.directory}: no such directory; using ${cwd}${pty ? '\r\n' : '\n'}`);
     }
     let child: SessionProcess | undefined;
-    const release = context.started(() => child?.hangUp());
+    const release = context.started(sessionKind(requestedEnv), () => child?.hangUp());
     child = startSessionProcess(channel, {
       file: shell,
       // sshd starts the shell as a login shell and runs a command with `-c`, never as a login shell.
@@ -84,7 +98,7 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
   session.on('sftp', (accept) => {
     const sftp = accept();
     if (!sftp) return;
-    const release = context.started(() => sftp.end());
+    const release = context.started('ssh', () => sftp.end());
     serveSftp(sftp, { directory: context.directory, logger });
     sftp.once('close', release);
     sftp.once('end', release);

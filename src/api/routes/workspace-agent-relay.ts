@@ -262,7 +262,8 @@ async function relay(context: ApiContext, socket: WebSocket, request: FastifyReq
       return;
     }
     if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
-    recordWorkspaceUsage(context.store, found.workspace).catch((error: unknown) => log.warn({ err: error, workspace: found.workspace.id }, 'could not record workspace usage'));
+    // A ping is not use: a monitor pinging every minute must not keep a workspace from stopping.
+    if (target.kind !== 'echo') recordWorkspaceUsage(context.store, found.workspace).catch((error: unknown) => log.warn({ err: error, workspace: found.workspace.id }, 'could not record workspace usage'));
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
       await pipeSockets(socket, stream, { toAgent: (bytes) => (relayed.toAgent += bytes), toClient: (bytes) => (relayed.toClient += bytes) });
