@@ -3,6 +3,13 @@ import type { Duplex } from 'node:stream';
 import type { Connection, ServerChannel, TcpipBindInfo, TcpipRequestInfo } from 'ssh2';
 import type { AgentLogger } from '../agent-logger.js';
 
+/**
+ * Where `-R` listeners bind, whatever address the client names: the loopback interface, as sshd
+ * does by default (`GatewayPorts no`). A workspace may be a directory on a shared host (the
+ * local-shell template), where every interface would open the port to the host's network.
+ */
+const LOOPBACK = '127.0.0.1';
+
 /** How long a `direct-tcpip` connect may take before the channel is refused. */
 const CONNECT_TIMEOUT_MS = 15_000;
 
@@ -73,7 +80,6 @@ export class PortForwarding {
       reject?.();
       return;
     }
-    const host = listenHost(info.bindAddr);
     let boundPort = info.bindPort;
     const onConnection = (socket: Socket): void => this.forwardIn(socket, info.bindAddr, boundPort);
     const primary = createServer(onConnection);
@@ -81,7 +87,7 @@ export class PortForwarding {
       this.logger.warn({ err: err.message, address: info.bindAddr, port: info.bindPort }, 'ssh tcpip-forward listen failed');
       reject?.();
     });
-    primary.listen({ host, port: info.bindPort }, () => {
+    primary.listen({ host: LOOPBACK, port: info.bindPort }, () => {
       boundPort = (primary.address() as AddressInfo).port;
       const servers = [primary];
       const ready = (): void => {
@@ -99,10 +105,6 @@ export class PortForwarding {
         // The client learns the port only when it asked for port 0.
         accept?.(info.bindPort === 0 ? boundPort : undefined);
       };
-      if (host !== '127.0.0.1') {
-        ready();
-        return;
-      }
       // "localhost" may resolve to ::1 first for the program that connects: listen there as well, as
       // sshd does, when the machine has IPv6 loopback at all.
       const secondary = createServer(onConnection);
@@ -165,17 +167,6 @@ export class PortForwarding {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
   }
-}
-
-/**
- * Where a `-R` listener binds, per RFC 4254: "" (and "*") every interface, "localhost" loopback,
- * anything else as given. OpenSSH's client sends "localhost" unless the user names an address, so
- * a plain `-R` stays off the workspace's network.
- */
-function listenHost(bindAddr: string): string | undefined {
-  if (bindAddr === '' || bindAddr === '*') return undefined;
-  if (bindAddr === 'localhost') return '127.0.0.1';
-  return bindAddr;
 }
 
 function listenerKey(bindAddr: string, port: number): string {
