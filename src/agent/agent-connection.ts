@@ -15,6 +15,8 @@ export interface AgentConnectionOptions {
   readonly logger: AgentLogger;
   /** Called for each message of the daemon that fits the protocol. */
   readonly onMessage: (message: DaemonToAgentMessage) => void;
+  /** Called each time the daemon refuses the token (401): the agent's build was replaced. */
+  readonly onUnauthorized?: () => void;
   /** Reconnect delays double from `initialMs` (250) to `maxMs` (10 000), jittered down by up to half. */
   readonly reconnect?: ReconnectBackoff;
   /** How often we ping the daemon (15 000 ms); a missing pong by the next ping drops the connection. */
@@ -112,6 +114,7 @@ export class AgentConnection {
       socket.close(1000, 'agent stopped');
     } catch (error) {
       this.#options.logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying');
+      if ((error as { status?: unknown }).status === 401) this.#options.onUnauthorized?.();
     }
     return undefined;
   }

@@ -32,6 +32,11 @@ export interface AgentOptions {
   readonly logger: AgentLogger;
   /** The agent's environment, inherited by scripts minus the token (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Called when the daemon refuses the token (401), as it does once a newer build replaced this
+   * agent's: an agent that got its token from its instance identity can exchange it again.
+   */
+  readonly onUnauthorized?: () => void;
   /** Where relative script `log_path`s go (default: the agent directory). */
   readonly logDir?: string;
   readonly stats?: StatsSource;
@@ -110,6 +115,7 @@ class Agent implements AgentHandle {
       token: options.token,
       logger: options.logger,
       onMessage: (message) => this.#receive(message),
+      ...(options.onUnauthorized ? { onUnauthorized: options.onUnauthorized } : {}),
       ...(timing.reconnect ? { reconnect: timing.reconnect } : {}),
       ...(timing.heartbeatMs ? { heartbeatMs: timing.heartbeatMs } : {}),
     });

@@ -3,7 +3,7 @@ import type { WebSocket } from 'ws';
 /**
  * Opens a WebSocket to the daemon's agent API (`path` under `/api/v2`) with the agent token, and
  * resolves once it is open, paused, so the caller attaches its listeners before anything is read.
- * A refusal rejects with the HTTP status, naming `what` was refused.
+ * A refusal rejects with an error naming `what` was refused, whose `status` is the HTTP status.
  */
 export async function dialDaemon(url: string, token: string, path: string, what: string, query: Readonly<Record<string, string>> = {}): Promise<WebSocket> {
   const { WebSocket } = await import('ws');
@@ -19,7 +19,7 @@ export async function dialDaemon(url: string, token: string, path: string, what:
     socket.once('unexpected-response', (_request, response) => {
       response.resume();
       socket.terminate();
-      reject(new Error(`the daemon refused ${what} (HTTP ${response.statusCode})`));
+      reject(Object.assign(new Error(`the daemon refused ${what} (HTTP ${response.statusCode})`), { status: response.statusCode }));
     });
     socket.once('error', reject);
   });

@@ -25,6 +25,7 @@ import {
   type TestKeyPair,
 } from '../helpers/instance-identity-fixtures.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { eventually } from '../helpers/eventually.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 
@@ -359,6 +360,34 @@ describe('cove agent with instance identity', () => {
       assert.ok(['off', 'shutting_down', 'ready'].includes(agent.lifecycle_state), agent.lifecycle_state);
     } finally {
       await cli.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('exchanges the identity again when a newer build on the same instance replaces its agent', async () => {
+    const { workspaceId, agentId } = await workspaceOn(owner, alice, 'i-0again', 'token-of-the-first-build');
+    const cloud = new FakeMetadata({ aws: awsProof(clouds, 'i-0again'), azure: { encoding: '', signature: '' }, google: '' });
+    await cloud.start();
+    const home = await mkdtemp(join(tmpdir(), 'cove-agent-home-'));
+    const child = spawn(process.execPath, [COVE, 'agent', '--auth', 'aws-instance-identity'], {
+      env: { PATH: process.env['PATH'] ?? '', HOME: home, COVE_CONFIG_DIR: home, COVE_AGENT_URL: test.url, COVE_AGENT_METADATA_URL: cloud.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      await eventually(async () => assert.equal((await alice.workspaceAgent(agentId)).status, 'connected'), 30_000);
+      // The same instance, a new build: the old token is refused and the agent becomes the new build's.
+      const next = await alice.createWorkspaceBuild(workspaceId, { transition: 'start' });
+      await alice.followWorkspaceBuildLogs(next.id, () => undefined);
+      const nextAgent = (await alice.workspaceBuild(next.id)).resources.flatMap((r) => r.agents)[0];
+      assert.ok(nextAgent);
+      await eventually(async () => assert.equal((await alice.workspaceAgent(nextAgent.id)).status, 'connected'), 30_000);
+      assert.match(stderr, /exchanging the instance identity again/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolvePromise) => child.once('exit', resolvePromise));
+      await cloud.close();
       await rm(home, { recursive: true, force: true });
     }
   });

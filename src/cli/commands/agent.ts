@@ -46,12 +46,16 @@ export const agentCommand: CommandSpec = {
       if (!url) throw new CliError('The agent needs COVE_AGENT_URL; it is not set.', { hint: 'Set it, or pass --url.' });
       const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
       const logger = agentLogger(context.io, logDir);
-      const token = await exchangeInstanceIdentity(url, auth, env['COVE_AGENT_METADATA_URL'] || undefined, logger);
-      if (token === undefined) {
-        logger.info({}, 'stopped before the deployment issued a token');
-        return 0;
+      // A newer build on this same instance makes the deployment refuse the token: exchange again.
+      for (;;) {
+        const token = await exchangeInstanceIdentity(url, auth, env['COVE_AGENT_METADATA_URL'] || undefined, logger);
+        if (token === undefined) {
+          logger.info({}, 'stopped before the deployment issued a token');
+          return 0;
+        }
+        if ((await runAgent(context.io, url, token, logger, logDir, options['exitAfterStart'] === true, true)) === 'stopped') return 0;
+        logger.info({ method: auth }, 'the deployment no longer accepts this token (a newer build replaced the agent); exchanging the instance identity again');
       }
-      return runAgent(context.io, url, token, logger, logDir, options['exitAfterStart'] === true);
     }
     const token = context.global.token ?? env['COVE_AGENT_TOKEN'];
     if (!url || !token) {
@@ -61,7 +65,8 @@ export const agentCommand: CommandSpec = {
       });
     }
     const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
-    return runAgent(context.io, url, token, agentLogger(context.io, logDir), logDir, options['exitAfterStart'] === true);
+    await runAgent(context.io, url, token, agentLogger(context.io, logDir), logDir, options['exitAfterStart'] === true, false);
+    return 0;
   },
 };
 
@@ -69,14 +74,21 @@ function isAuthMethod(value: string): value is AuthMethod {
   return (AUTH_METHODS as readonly string[]).includes(value);
 }
 
-/** Runs the agent with its token until a signal (or, for tests, until the start scripts are done). */
-async function runAgent(io: CliIo, url: string, token: string, logger: AgentLogger, logDir: string | undefined, exitAfterStart: boolean): Promise<number> {
+/**
+ * Runs the agent with its token until a signal (or, for tests, until the start scripts are done);
+ * with `untilRefused`, also until the deployment refuses the token, when it stops the agent and
+ * answers `refused`.
+ */
+async function runAgent(io: CliIo, url: string, token: string, logger: AgentLogger, logDir: string | undefined, exitAfterStart: boolean, untilRefused: boolean): Promise<'stopped' | 'refused'> {
   const { startAgent } = await import('../../agent/index.js');
-  const agent = startAgent({ url, token, logger, env: { ...io.env }, ...(logDir ? { logDir } : {}) });
+  let refuse: () => void = () => undefined;
+  const refused = new Promise<void>((resolve) => (refuse = resolve));
+  const agent = startAgent({ url, token, logger, env: { ...io.env }, ...(logDir ? { logDir } : {}), ...(untilRefused ? { onUnauthorized: refuse } : {}) });
   logger.info({ url }, 'workspace agent started; stop it with Ctrl+C');
   if (exitAfterStart) void agent.waitForLifecycle('ready').then(() => process.emit('SIGTERM', 'SIGTERM'));
-  await runUntilSignal(() => agent.stop(), logger);
-  return 0;
+  if ((await runUntilSignal(() => agent.stop(), logger, refused)) === 'signal') return 'stopped';
+  await agent.stop();
+  return 'refused';
 }
 
 /**
@@ -106,8 +118,11 @@ async function exchangeInstanceIdentity(url: string, method: Exclude<AuthMethod,
   }
 }
 
-/** Resolves after `stop` finished, which starts at the first SIGINT or SIGTERM; a second one exits at once. */
-async function runUntilSignal(stop: () => Promise<void>, logger: AgentLogger): Promise<void> {
+/**
+ * Resolves after `stop` finished, which starts at the first SIGINT or SIGTERM (a second one exits
+ * at once), or when `until` resolves first; says which.
+ */
+async function runUntilSignal(stop: () => Promise<void>, logger: AgentLogger, until: Promise<unknown> = new Promise(() => undefined)): Promise<'signal' | 'until'> {
   let stopping: Promise<void> | undefined;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
@@ -122,8 +137,9 @@ async function runUntilSignal(stop: () => Promise<void>, logger: AgentLogger): P
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await done;
-    logger.info({}, 'workspace agent stopped');
+    const which = await Promise.race([done.then(() => 'signal' as const), until.then(() => 'until' as const)]);
+    if (which === 'signal') logger.info({}, 'workspace agent stopped');
+    return which;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
