@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../cli-error.js';
@@ -122,8 +122,10 @@ function quote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `"${text.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 
+/** `~` as OpenSSH reads it: the home directory of the user's passwd entry, whatever $HOME says. */
 function expandHome(path: string): string {
-  return path === '~' ? homedir() : path.startsWith('~/') ? join(homedir(), path.slice(2)) : resolve(path);
+  const home = userInfo().homedir;
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : resolve(path);
 }
 
 /** Writes through a temporary file so a crash never leaves half a config. */
