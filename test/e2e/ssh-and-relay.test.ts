@@ -128,13 +128,19 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     children.push(http);
     const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(forward);
-    await waitFor(forward, 'stderr', /Forwarding/, 'cove port-forward');
-    const page = await eventually(async () => {
-      const response = await fetch(`http://127.0.0.1:${local}/`);
-      assert.equal(response.status, 200);
-      return response.text();
-    });
-    assert.match(page, /Directory listing/);
+    try {
+      await waitFor(forward, 'stderr', /Forwarding/, 'cove port-forward');
+      const page = await eventually(async () => {
+        const response = await fetch(`http://127.0.0.1:${local}/`);
+        assert.equal(response.status, 200);
+        return response.text();
+      });
+      assert.match(page, /Directory listing/);
+    } finally {
+      // Ending the SSH session ends the server in the workspace (a later test kills the agent itself).
+      await stop(forward);
+      await stop(http);
+    }
   });
 
   it('echoes a typed command in the web terminal', async () => {
