@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
 import { mkdirSync } from 'node:fs';
 import { VERSION } from '../lib/version.js';
 import type { AgentManifest, AgentMessage, DaemonToAgentMessage, LifecycleState, ManifestScript } from '../sdk/wire/agent-protocol.js';
@@ -13,9 +12,9 @@ import { runScript, type ScriptCompleted, type ScriptStage } from './script-runn
 import { expandPath, sessionEnvironment } from './session-environment.js';
 import { AgentRequests } from './agent-requests.js';
 import { ReconnectingPtys } from './pty/reconnecting-ptys.js';
-import { RelayStreams, type SshAcceptor } from './relay/relay-streams.js';
+import { RelayStreams } from './relay/relay-streams.js';
 import { TrafficMeter } from './relay/traffic-meter.js';
-import type { AgentSshServer } from './ssh/agent-ssh-server.js';
+import { LazySshServer } from './ssh/lazy-ssh-server.js';
 
 /** Session counts and traffic, for `stats`; tests may give their own. */
 export interface StatsSource {
@@ -308,35 +307,3 @@ function outcome(results: readonly ScriptCompleted[], states: { readonly timeout
 
 /** The log source devcontainer rebuilds write to; its id is fixed so every agent names it alike. */
 const DEVCONTAINER_LOG_SOURCE = { id: '4b5f3c1e-0d6a-4c38-9e4b-6f1d2a7c9e10', display_name: 'Devcontainers' } as const;
-
-/** The SSH server, loaded and started on the first SSH connection: most agents never see one. */
-class LazySshServer implements SshAcceptor {
-  #server: Promise<AgentSshServer> | undefined;
-  #loaded: AgentSshServer | undefined;
-  #closed = false;
-
-  constructor(private readonly options: { readonly directory: string; readonly env: Readonly<Record<string, string>>; readonly logger: AgentLogger }) {}
-
-  get sessionCounts(): AgentSshServer['sessionCounts'] {
-    return this.#loaded?.sessionCounts ?? { ssh: 0, vscode: 0, jetbrains: 0 };
-  }
-
-  accept(stream: Duplex): void {
-    this.#server ??= import('./ssh/agent-ssh-server.js').then(({ createAgentSshServer }) => {
-      this.#loaded = createAgentSshServer(this.options);
-      return this.#loaded;
-    });
-    void this.#server.then(
-      (server) => (this.#closed ? stream.destroy() : server.accept(stream)),
-      (error: unknown) => {
-        this.options.logger.error({ err: error }, 'could not start the SSH server');
-        stream.destroy();
-      },
-    );
-  }
-
-  close(): void {
-    this.#closed = true;
-    this.#loaded?.close();
-  }
-}

@@ -42,7 +42,7 @@ export class RelayStreams {
 
   /** Opens one stream; failures are told to the daemon (and so the client) and logged, never thrown. */
   open(streamId: string, target: RelayTarget): void {
-    void this.#open_(streamId, target).catch((error: unknown) => this.#options.logger.warn({ err: error, stream: streamId, target: target.kind }, 'could not open a relay stream'));
+    void this.#connect(streamId, target).catch((error: unknown) => this.#options.logger.warn({ err: error, stream: streamId, target: target.kind }, 'could not open a relay stream'));
   }
 
   /** Closes every open stream. */
@@ -50,7 +50,7 @@ export class RelayStreams {
     for (const socket of this.#open) closeStream(socket, 1001, 'the agent is shutting down');
   }
 
-  async #open_(streamId: string, target: RelayTarget): Promise<void> {
+  async #connect(streamId: string, target: RelayTarget): Promise<void> {
     if (target.kind === 'tcp') {
       let tcp: Socket;
       try {
