@@ -1,8 +1,9 @@
-import { EventEmitter } from 'node:events';
 import { Value } from '@sinclair/typebox/value';
 import type { RawData, WebSocket } from 'ws';
 import { DaemonToAgentMessage, type AgentMessage } from '../sdk/wire/agent-protocol.js';
+import { closeSocket } from '../lib/close-socket.js';
 import { reconnectLoop, type ReconnectBackoff } from '../lib/reconnect.js';
+import { StateChanges } from '../lib/state-changes.js';
 import type { AgentLogger } from './agent-logger.js';
 import { dialDaemon } from './dial-daemon.js';
 
@@ -37,7 +38,7 @@ const CLOSE_GRACE_MS = 1000;
 export class AgentConnection {
   readonly #options: AgentConnectionOptions;
   readonly #stopping = new AbortController();
-  readonly #changes = new EventEmitter();
+  readonly #changes = new StateChanges();
   readonly #loop: Promise<void>;
   #socket: WebSocket | undefined;
   /** Not yet on an open socket, in order. */
@@ -49,7 +50,6 @@ export class AgentConnection {
 
   constructor(options: AgentConnectionOptions) {
     this.#options = options;
-    this.#changes.setMaxListeners(0);
     this.#loop = this.#connectLoop();
   }
 
@@ -85,16 +85,13 @@ export class AgentConnection {
 
   /** Resolves once everything sent is on the wire, or after `timeoutMs`. */
   waitDrained(timeoutMs: number): Promise<void> {
-    return this.#waitUntil(() => this.drained, timeoutMs);
+    return this.#changes.until(() => this.drained, timeoutMs);
   }
 
   /** Closes the connection and stops reconnecting. */
   async close(): Promise<void> {
     this.#stopping.abort();
-    const socket = this.#socket;
-    socket?.close(1000, 'agent stopped');
-    await this.#waitUntil(() => this.#socket === undefined, CLOSE_GRACE_MS);
-    if (this.#socket === socket) socket?.terminate();
+    await closeSocket(this.#socket, 'agent stopped', CLOSE_GRACE_MS);
     await this.#loop;
   }
 
@@ -134,13 +131,13 @@ export class AgentConnection {
         this.#backlog = [...this.#unconfirmed, ...this.#backlog];
         this.#unconfirmed = [];
         if (!this.#stopping.signal.aborted) this.#options.logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
-        this.#changed();
+        this.#changes.notify();
         resolve();
       });
       socket.resume();
       this.#options.logger.info({ url: this.#options.url }, 'connected to the daemon');
       for (const message of this.#backlog.splice(0)) this.#write(message);
-      this.#changed();
+      this.#changes.notify();
     });
   }
 
@@ -191,29 +188,11 @@ export class AgentConnection {
       if (error) return;
       const index = this.#unconfirmed.indexOf(message);
       if (index >= 0) this.#unconfirmed.splice(index, 1);
-      this.#changed();
+      this.#changes.notify();
     });
   }
 
-  #changed(): void {
-    this.#changes.emit('change');
-  }
 
-  #waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.#changes.off('change', check);
-        resolve();
-      };
-      const check = (): void => {
-        if (done()) finish();
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      this.#changes.on('change', check);
-      check();
-    });
-  }
 }
 
 /** Opens the rpc WebSocket, paused: the daemon sends the manifest at once, held until the caller listens. */

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { StateChanges } from '../lib/state-changes.js';
 import { VERSION } from '../lib/version.js';
 import type { AgentManifest, AgentMessage, DaemonToAgentMessage, LifecycleState, ManifestScript } from '../sdk/wire/agent-protocol.js';
 import { AgentConnection } from './agent-connection.js';
@@ -97,7 +97,7 @@ class Agent implements AgentHandle {
   readonly #connection: AgentConnection;
   readonly #logs: LogShipper;
   readonly #lifecycle: Lifecycle;
-  readonly #changes = new EventEmitter();
+  readonly #changes = new StateChanges();
   readonly #stopping = new AbortController();
   #workspace: Workspace | undefined;
   #starting: Promise<void> | undefined;
@@ -107,7 +107,6 @@ class Agent implements AgentHandle {
 
   constructor(options: AgentOptions) {
     this.#options = options;
-    this.#changes.setMaxListeners(0);
     const timing = options.timing ?? {};
     this.#connection = new AgentConnection({
       url: options.url,
@@ -128,15 +127,7 @@ class Agent implements AgentHandle {
   }
 
   waitForLifecycle(state: LifecycleState): Promise<void> {
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (rank(this.#lifecycle.state) < rank(state)) return;
-        this.#changes.off('change', check);
-        resolve();
-      };
-      this.#changes.on('change', check);
-      check();
-    });
+    return this.#changes.until(() => rank(this.#lifecycle.state) >= rank(state));
   }
 
   stop(): Promise<void> {
@@ -146,7 +137,7 @@ class Agent implements AgentHandle {
 
   #send(message: AgentMessage): void {
     this.#connection.send(message);
-    if (message.type === 'lifecycle') this.#changes.emit('change');
+    if (message.type === 'lifecycle') this.#changes.notify();
   }
 
   #receive(message: DaemonToAgentMessage): void {

@@ -1,7 +1,7 @@
-import { EventEmitter } from 'node:events';
 import type { AgentLogInput, PatchAgentLogsRequest, PostLogSourceRequest } from '../sdk/wire/agent-protocol.js';
 import type { AgentLogger } from './agent-logger.js';
 import { sleep } from '../lib/reconnect.js';
+import { StateChanges } from '../lib/state-changes.js';
 
 /** Where and how the shipper sends. */
 export interface LogShipperOptions {
@@ -35,7 +35,7 @@ const MAX_QUEUED = 10_000;
  */
 export class LogShipper {
   readonly #options: LogShipperOptions;
-  readonly #changes = new EventEmitter();
+  readonly #changes = new StateChanges();
   readonly #sources = new Map<string, PostLogSourceRequest>();
   readonly #registered = new Set<string>();
   #queue: QueuedLog[] = [];
@@ -47,7 +47,6 @@ export class LogShipper {
 
   constructor(options: LogShipperOptions) {
     this.#options = options;
-    this.#changes.setMaxListeners(0);
   }
 
   /** True once the daemon answered 413: nothing more will be sent. */
@@ -77,19 +76,7 @@ export class LogShipper {
   /** Sends what is queued and resolves when the queue is empty, or after `timeoutMs`. */
   flush(timeoutMs: number): Promise<void> {
     this.#kick();
-    return new Promise((resolve) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.#changes.off('change', check);
-        resolve();
-      };
-      const check = (): void => {
-        if (this.#queue.length === 0) finish();
-      };
-      const timer = setTimeout(finish, timeoutMs);
-      this.#changes.on('change', check);
-      check();
-    });
+    return this.#changes.until(() => this.#queue.length === 0, timeoutMs);
   }
 
   /** Stops retrying and accepting lines; what is still queued is dropped. */
@@ -105,7 +92,7 @@ export class LogShipper {
     this.#timer = undefined;
     this.#sending ??= this.#drain().finally(() => {
       this.#sending = undefined;
-      this.#changes.emit('change');
+      this.#changes.notify();
     });
   }
 
@@ -118,7 +105,7 @@ export class LogShipper {
       if (outcome === 'ok') {
         failures = 0;
         this.#queue.splice(0, batch.logs.length);
-        this.#changes.emit('change');
+        this.#changes.notify();
         continue;
       }
       if (outcome === 'limit') {

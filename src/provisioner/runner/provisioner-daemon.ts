@@ -1,8 +1,9 @@
-import { EventEmitter } from 'node:events';
 import { Value } from '@sinclair/typebox/value';
 import type { RawData, WebSocket } from 'ws';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { closeSocket } from '../../lib/close-socket.js';
 import { reconnectLoop, type ReconnectBackoff } from '../../lib/reconnect.js';
+import { StateChanges } from '../../lib/state-changes.js';
 import { dialProvisionerDaemon, type ProvisionerDaemonIdentity } from '../../sdk/provisioner-daemon-socket.js';
 import { ServerMessage, type AcquiredJob, type DaemonMessage } from '../../sdk/wire/provisioner-protocol.js';
 import type { Provisioner } from '../provisioner.js';
@@ -69,7 +70,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   readonly #options: ProvisionerDaemonOptions;
   readonly #logger: RunnerLogger;
   readonly #stopping = new AbortController();
-  readonly #changes = new EventEmitter();
+  readonly #changes = new StateChanges();
   readonly #loop: Promise<void>;
   #socket: WebSocket | undefined;
   #acquiring = false;
@@ -83,7 +84,6 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   constructor(options: ProvisionerDaemonOptions) {
     this.#options = options;
     this.#logger = options.logger;
-    this.#changes.setMaxListeners(0);
     this.#loop = this.#connectLoop();
   }
 
@@ -96,7 +96,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   }
 
   waitForJobs(count: number): Promise<void> {
-    return this.#waitUntil(() => this.#finished >= count);
+    return this.#changes.until(() => this.#finished >= count);
   }
 
   stop(): Promise<void> {
@@ -109,14 +109,10 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     if (this.#acquiring) this.#write({ type: 'cancel_acquire' });
     this.#job?.controller.abort();
     // Bounded: a provisioner that ignores its signal must not hold the process forever.
-    await this.#waitUntil(() => this.#job === undefined, STOP_GRACE_MS);
+    await this.#changes.until(() => this.#job === undefined, STOP_GRACE_MS);
     // Without a connection nothing more can be said; the daemon's hang detector takes over.
-    await this.#waitUntil(() => !this.connected || (!this.#acquiring && this.#report === undefined), STOP_GRACE_MS);
-    const socket = this.#socket;
-    socket?.close(1000, 'provisioner daemon stopped');
-    // A peer that never answers the close would otherwise keep us for ws's 30 s close timeout.
-    await this.#waitUntil(() => this.#socket === undefined, CLOSE_GRACE_MS);
-    if (this.#socket === socket) socket?.terminate();
+    await this.#changes.until(() => !this.connected || (!this.#acquiring && this.#report === undefined), STOP_GRACE_MS);
+    await closeSocket(this.#socket, 'provisioner daemon stopped', CLOSE_GRACE_MS);
     await this.#loop;
   }
 
@@ -150,7 +146,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
         this.#socket = undefined;
         this.#acquiring = false;
         if (!this.#stopping.signal.aborted) this.#logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
-        this.#changed();
+        this.#changes.notify();
         resolve();
       });
       this.#logger.info({ url: this.#options.url, name: this.#options.name }, 'provisioner daemon connected');
@@ -184,7 +180,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
         break;
       case 'no_job':
         this.#acquiring = false;
-        this.#changed();
+        this.#changes.notify();
         // Only expected after cancel_acquire; otherwise ask again, after a pause so it cannot spin.
         setTimeout(() => this.#acquire(), this.#options.reconnect?.initialMs ?? 250).unref();
         break;
@@ -247,7 +243,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   #jobDone(report: JobReport): void {
     this.#logger.info({ job_id: report.job_id, outcome: report.type, ...(report.type === 'fail' ? { error: report.error } : {}) }, 'provisioner job finished');
     this.#job = undefined;
-    this.#changed();
+    this.#changes.notify();
     this.#acquire();
   }
 
@@ -263,7 +259,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     if (this.#report?.job_id !== jobId) return;
     this.#report = undefined;
     this.#finished += 1;
-    this.#changed();
+    this.#changes.notify();
     this.#acquire();
   }
 
@@ -297,26 +293,8 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     });
   }
 
-  #changed(): void {
-    this.#changes.emit('change');
-  }
 
   /** Resolves when `done()` holds, re-checked on every state change; or after `timeoutMs`. */
-  #waitUntil(done: () => boolean, timeoutMs?: number): Promise<void> {
-    return new Promise((resolve) => {
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.#changes.off('change', check);
-        resolve();
-      };
-      const check = (): void => {
-        if (done()) finish();
-      };
-      const timer = timeoutMs === undefined ? undefined : setTimeout(finish, timeoutMs);
-      this.#changes.on('change', check);
-      check();
-    });
-  }
 }
 
 function identityOf(options: ProvisionerDaemonOptions): ProvisionerDaemonIdentity {
