@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Workspace, WorkspaceAppStatus } from '../../src/sdk/wire/index.js';
 import { rawRequest } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const AGENT_TOKEN = 'agent-token-of-the-extras-test';
 const SSH_KEYGEN = '/usr/bin/ssh-keygen';
@@ -28,10 +28,7 @@ function echoWithApps(token: string): string {
 
 /** Alice's workspace with the agent of `AGENT_TOKEN`, its first build finished. */
 async function workspaceWithAgent(owner: CoveClient, alice: CoveClient): Promise<Workspace> {
-  const { id } = await owner.uploadFile(await createTar({ 'echo.json': echoWithApps(AGENT_TOKEN) }));
-  const version = await owner.createTemplateVersion('default', { file_id: id });
-  await owner.followTemplateVersionLogs(version.id, () => undefined);
-  const template = await owner.createTemplate('default', { name: 'with-apps', template_version_id: version.id });
+  const { template } = await createEchoTemplate(owner, 'with-apps', echoWithApps(AGENT_TOKEN));
   const workspace = await alice.createWorkspace('me', { name: 'dev', template_id: template.id });
   await alice.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
   return alice.workspace(workspace.id);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template, Workspace, WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -13,10 +13,7 @@ describe('the lifecycle executor, driven by the test clock', () => {
   let owner: CoveClient;
 
   async function echoTemplate(name: string, echo: unknown, settings: Record<string, unknown> = {}): Promise<Template> {
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo), 'name.txt': name }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    return owner.createTemplate('default', { name, template_version_id: version.id, ...settings });
+    return (await createEchoTemplate(owner, name, echo, { settings, files: { 'name.txt': name } })).template;
   }
 
   async function settled(build: WorkspaceBuild): Promise<WorkspaceBuild> {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const TOKEN = 'stats-agent-token';
 
@@ -18,12 +18,7 @@ describe('GET /deployment/stats', () => {
   after(async () => test.close());
 
   it('counts workspaces by their latest build and adds up what agents reported', async () => {
-    const templateFrom = async (name: string, echo: unknown) => {
-      const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
-      const version = await owner.createTemplateVersion('default', { file_id: id });
-      await owner.followTemplateVersionLogs(version.id, () => undefined);
-      return owner.createTemplate('default', { name, template_version_id: version.id });
-    };
+    const templateFrom = async (name: string, echo: unknown) => (await createEchoTemplate(owner, name, echo)).template;
     const withAgent = await templateFrom('with-agent', { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN }] }] } });
     const plain = await templateFrom('plain', {});
     const running = await owner.createWorkspace('me', { name: 'running', template_id: withAgent.id });

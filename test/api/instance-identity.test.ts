@@ -9,7 +9,6 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { authenticateWithInstanceIdentity } from '../../src/agent/instance-identity.js';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { AgentAuthResponse } from '../../src/sdk/wire/index.js';
 import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
@@ -26,6 +25,7 @@ import {
 } from '../helpers/instance-identity-fixtures.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { eventually } from '../helpers/eventually.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 
@@ -74,11 +74,8 @@ let templates = 0;
 async function workspaceOn(owner: CoveClient, user: CoveClient, instanceId: string, token: string): Promise<{ workspaceId: string; agentId: string; versionId: string }> {
   const agent = { name: 'main', instance_id: instanceId, auth_token: token };
   const echo = { apply: { resources: [{ name: 'vm', type: 'cloud_instance', agents: [agent] }], stop: { resources: [] } } };
-  const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
-  const version = await owner.createTemplateVersion('default', { file_id: id });
-  await owner.followTemplateVersionLogs(version.id, () => undefined);
   templates += 1;
-  const template = await owner.createTemplate('default', { name: `cloud-${templates}`, template_version_id: version.id });
+  const { template, version } = await createEchoTemplate(owner, `cloud-${templates}`, echo);
   const workspace = await user.createWorkspace('me', { name: `cloud-ws-${templates}`, template_id: template.id });
   await user.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
   const build = await user.workspaceBuild(workspace.latest_build.id);

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { AgentManifest } from '../../src/sdk/wire/index.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const TOKEN = 'timings-agent-token';
 
@@ -19,10 +19,7 @@ describe('GET /workspaces/{workspace}/timings', () => {
 
   it('reports provisioner stages, when the agent connected and how its scripts ran', async () => {
     const agent = { name: 'main', auth_token: TOKEN, scripts: [{ display_name: 'Install', script: 'true', run_on_start: true }] };
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [agent] }] } }) }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    const template = await owner.createTemplate('default', { name: 'timed', template_version_id: version.id });
+    const { template } = await createEchoTemplate(owner, 'timed', { apply: { resources: [{ name: 'box', type: 'echo', agents: [agent] }] } });
     const workspace = await owner.createWorkspace('me', { name: 'timed', template_id: template.id });
     await owner.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
     assert.deepEqual((await owner.workspaceTimings(workspace.id)).agent_connection_timings, [], 'the agent has not connected');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template, WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 
 const ECHO = {
   parse: {
@@ -33,10 +33,7 @@ describe('workspaces and builds', () => {
     owner = await createOwner(test);
     alice = await createMember(test, 'alice');
     bob = await createMember(test, 'bob');
-    const { id } = await owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(ECHO) }));
-    const version = await owner.createTemplateVersion('default', { file_id: id });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    template = await owner.createTemplate('default', { name: 'echo', template_version_id: version.id });
+    ({ template } = await createEchoTemplate(owner, 'echo', ECHO));
   });
   after(async () => test.close());
 

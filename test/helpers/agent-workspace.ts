@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { silentLogger, startAgent, type AgentHandle, type AgentOptions } from '../../src/agent/index.js';
-import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { eventually } from './eventually.js';
+import { createEchoTemplate } from './echo-template.js';
 
 /** A workspace whose one agent (`main`) runs for real in this process. */
 export interface AgentWorkspace {
@@ -31,10 +31,7 @@ export async function startAgentWorkspace(input: {
   readonly prepareTemplate?: (templateId: string) => Promise<unknown>;
 }): Promise<AgentWorkspace> {
   const echo = { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: input.token, directory: '', ...input.agent }] }] } };
-  const { id } = await input.owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
-  const version = await input.owner.createTemplateVersion('default', { file_id: id });
-  await input.owner.followTemplateVersionLogs(version.id, () => undefined);
-  const template = await input.owner.createTemplate('default', { name: input.templateName ?? 'with-agent', template_version_id: version.id });
+  const { template } = await createEchoTemplate(input.owner, input.templateName ?? 'with-agent', echo);
   await input.prepareTemplate?.(template.id);
   const workspace = await input.member.createWorkspace('me', { name: input.name ?? 'dev', template_id: template.id });
   await input.member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
