@@ -99,21 +99,14 @@ export class AgentConnection {
     return reconnectLoop({
       signal: this.#stopping.signal,
       backoff: this.#options.reconnect,
-      dial: () => this.#dial(),
+      dial: () => dialAgentRpc(this.#options.url, this.#options.token),
+      onDialError: (error) => {
+        this.#options.logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying');
+        if ((error as { status?: unknown }).status === 401) this.#options.onUnauthorized?.();
+      },
       serve: (socket) => this.#serve(socket),
+      discard: (socket) => socket.close(1000, 'agent stopped'),
     });
-  }
-
-  async #dial(): Promise<WebSocket | undefined> {
-    try {
-      const socket = await dialAgentRpc(this.#options.url, this.#options.token);
-      if (!this.#stopping.signal.aborted) return socket;
-      socket.close(1000, 'agent stopped');
-    } catch (error) {
-      this.#options.logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying');
-      if ((error as { status?: unknown }).status === 401) this.#options.onUnauthorized?.();
-    }
-    return undefined;
   }
 
   /** Runs one connection; resolves when it closes. */

@@ -25,22 +25,34 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Keeps a connection up until `signal` aborts: `dial` (undefined when it failed), `serve` until it
- * ends, then wait with backoff and dial again. Only a connection that lasted resets the backoff,
- * so a peer that accepts and closes at once is still backed off from.
+ * Keeps a connection up until `signal` aborts: `dial` (a failure goes to `onDialError`), `serve`
+ * until it ends, then wait with backoff and dial again. A connection that opens after `signal`
+ * aborted is handed to `discard` instead. Only a connection that lasted resets the backoff, so a
+ * peer that accepts and closes at once is still backed off from.
  */
 export async function reconnectLoop<T>(options: {
   readonly signal: AbortSignal;
   readonly backoff?: ReconnectBackoff | undefined;
-  readonly dial: () => Promise<T | undefined>;
+  readonly dial: () => Promise<T>;
+  readonly onDialError: (error: unknown) => void;
   readonly serve: (connection: T) => Promise<void>;
+  readonly discard: (connection: T) => void;
 }): Promise<void> {
   const initialMs = options.backoff?.initialMs ?? 250;
   const maxMs = options.backoff?.maxMs ?? 10_000;
   let attempt = 0;
   while (!options.signal.aborted) {
     const startedAt = Date.now();
-    const connection = await options.dial();
+    let connection: T | undefined;
+    try {
+      connection = await options.dial();
+    } catch (error) {
+      options.onDialError(error);
+    }
+    if (connection !== undefined && options.signal.aborted) {
+      options.discard(connection);
+      return;
+    }
     if (connection !== undefined) await options.serve(connection);
     if (options.signal.aborted) return;
     if (connection !== undefined && Date.now() - startedAt >= maxMs) attempt = 0;

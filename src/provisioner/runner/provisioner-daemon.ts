@@ -120,21 +120,13 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     return reconnectLoop({
       signal: this.#stopping.signal,
       backoff: this.#options.reconnect,
-      dial: () => this.#dial(),
+      dial: () => dialProvisionerDaemon(identityOf(this.#options)),
+      onDialError: (error) => this.#logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying'),
       serve: (socket) => this.#serve(socket),
+      discard: (socket) => socket.close(1000, 'provisioner daemon stopped'),
     });
   }
 
-  async #dial(): Promise<WebSocket | undefined> {
-    try {
-      const socket = await dialProvisionerDaemon(identityOf(this.#options));
-      if (!this.#stopping.signal.aborted) return socket;
-      socket.close(1000, 'provisioner daemon stopped');
-    } catch (error) {
-      this.#logger.warn({ err: error, url: this.#options.url }, 'could not connect to the daemon; retrying');
-    }
-    return undefined;
-  }
 
   /** Speaks the protocol on one connection; resolves when it closes. */
   #serve(socket: WebSocket): Promise<void> {
