@@ -140,13 +140,17 @@ export const PlannedAgent = Type.Object({
 });
 export type PlannedAgent = Static<typeof PlannedAgent>;
 
+/** A key/value a resource shows; sensitive values are masked by clients. */
+export const ResourceMetadata = Type.Object({ key: Type.String(), value: Type.String(), sensitive: Type.Boolean() });
+export type ResourceMetadata = Static<typeof ResourceMetadata>;
+
 export const PlannedResource = Type.Object({
   name: Type.String(),
   type: Type.String(),
   hide: Type.Boolean(),
   icon: Type.String(),
   daily_cost: Type.Number(),
-  metadata: Type.Array(Type.Object({ key: Type.String(), value: Type.String(), sensitive: Type.Boolean() })),
+  metadata: Type.Array(ResourceMetadata),
   agents: Type.Array(PlannedAgent),
 });
 export type PlannedResource = Static<typeof PlannedResource>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Uuid } from './common.js';
-import { NameValue, ShareLevel } from './provisioner-protocol.js';
+import { NameValue, ResourceMetadata, ShareLevel } from './provisioner-protocol.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
 /** Wire shapes of templates, template versions, provisioner jobs and their logs and resources. */
@@ -146,7 +146,7 @@ export const WorkspaceResource = Type.Object({
   icon: Type.String(),
   hide: Type.Boolean(),
   daily_cost: Type.Integer(),
-  metadata: Type.Array(Type.Object({ key: Type.String(), value: Type.String(), sensitive: Type.Boolean() })),
+  metadata: Type.Array(ResourceMetadata),
   agents: Type.Array(WorkspaceAgent),
 });
 export type WorkspaceResource = Static<typeof WorkspaceResource>;
