@@ -4,6 +4,7 @@ import type { Mailer } from '../domain/mailer.js';
 import type { Store } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
+import type { UsageRecorder } from './usage-recorder.js';
 
 /** What every route plugin is given: the store, the resolved settings and the deployment identity. */
 export interface ApiContext {
@@ -19,4 +20,6 @@ export interface ApiContext {
   readonly checkSchedule: (schedule: string) => string | undefined;
   /** The agents connected to this daemon, and the relay streams and requests waiting on them. */
   readonly relay: AgentRelay;
+  /** Records use of workspaces through apps and streams, at most once a minute each. */
+  readonly usage: UsageRecorder;
 }

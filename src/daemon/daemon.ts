@@ -16,6 +16,7 @@ import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { PeriodicTask } from './periodic-task.js';
 import { AgentRelay } from '../api/relay/agent-relay.js';
+import { UsageRecorder } from '../api/usage-recorder.js';
 import { startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 
 /** A running daemon. */
@@ -79,7 +80,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const relay = new AgentRelay();
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
-      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay },
+      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay, usage: new UsageRecorder(store) },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {

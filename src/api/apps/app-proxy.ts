@@ -1,10 +1,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
 import { RelayCloseCode } from '../../sdk/wire/index.js';
-import type { WorkspaceRow } from '../../store/queries/workspaces.js';
 import type { ApiContext } from '../context.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
@@ -14,9 +12,6 @@ import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
 import { APP_CONNECT_PARAM, APP_SESSION_COOKIE, appSessionCookie, decryptAppConnectKey, readCookie, withoutCookies } from './app-session-cookie.js';
 import { endToEndHeaders, forwardOverStream, streamDuplex, type UpgradeSide } from './http-over-stream.js';
-
-/** Use of a workspace through its apps is recorded at most this often, per workspace and process. */
-const USAGE_INTERVAL_MS = 60_000;
 
 /**
  * The workspace app proxy (reference §6): path-based apps under `/@owner/workspace.agent/apps/slug/`
@@ -59,7 +54,6 @@ interface ForwardOptions {
 class AppProxy {
   readonly #context: ApiContext;
   readonly matchHost: ((host: string) => string | undefined) | undefined;
-  readonly #lastUsage = new Map<string, number>();
   readonly #open = new Set<Duplex>();
 
   constructor(context: ApiContext) {
@@ -187,7 +181,7 @@ class AppProxy {
       connection.destroy();
       return;
     }
-    this.#recordUsage(workspace, request.log);
+    this.#context.usage.record(workspace, request.log);
     this.#open.add(connection);
     connection.once('close', () => this.#open.delete(connection));
     const upgrade = upgradeSide(request.raw);
@@ -210,15 +204,6 @@ class AppProxy {
   }
 
   /** Records use of the workspace, at most once a minute per workspace, so page loads do not each write. */
-  #recordUsage(workspace: WorkspaceRow, log: FastifyBaseLogger): void {
-    const now = this.#context.store.clock.now().getTime();
-    const last = this.#lastUsage.get(workspace.id);
-    if (last !== undefined && now - last < USAGE_INTERVAL_MS && now >= last) return;
-    if (this.#lastUsage.size > 10_000) this.#lastUsage.clear();
-    this.#lastUsage.set(workspace.id, now);
-    recordWorkspaceUsage(this.#context.store, workspace).catch((error: unknown) => log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'));
-  }
-
   /** Ends every proxied connection; the daemon is shutting down. */
   closeAll(): void {
     for (const connection of this.#open) connection.destroy();

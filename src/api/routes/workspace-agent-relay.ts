@@ -2,7 +2,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { relayMap } from '../../domain/relay-map.js';
-import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { HttpProblem } from '../../lib/errors.js';
 import {
   ListeningPortsResponse,
@@ -263,7 +262,7 @@ async function relay(context: ApiContext, socket: WebSocket, request: FastifyReq
     }
     if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
     // A ping is not use: a monitor pinging every minute must not keep a workspace from stopping.
-    if (target.kind !== 'echo') recordWorkspaceUsage(context.store, found.workspace).catch((error: unknown) => log.warn({ err: error, workspace: found.workspace.id }, 'could not record workspace usage'));
+    if (target.kind !== 'echo') context.usage.record(found.workspace, log);
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
       await pipeSockets(socket, stream, { toAgent: (bytes) => (relayed.toAgent += bytes), toClient: (bytes) => (relayed.toClient += bytes) });
