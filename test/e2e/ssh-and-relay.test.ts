@@ -92,13 +92,22 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     let output = '';
     terminal.onData((data) => (output += data));
     const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
-    terminal.write('tty >/dev/null && echo "on-a-tty $(stty size)"\r');
-    await eventually(() => assert.match(output, /on-a-tty 30 100/));
-    terminal.resize(120, 40);
-    terminal.write('stty size\r');
-    await eventually(() => assert.match(output, /40 120/));
-    terminal.write('exit 5\r');
-    assert.equal(await exited, 5);
+    try {
+      terminal.write('tty >/dev/null && echo "on-a-tty $(stty size)"\r');
+      await eventually(() => assert.match(output, /on-a-tty 30 100/));
+      // The new size travels as a signal to cove, then a window change to the agent: ask until it lands.
+      terminal.resize(120, 40);
+      await eventually(async () => {
+        terminal.write('stty size\r');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.match(output, /40 120/);
+      });
+      terminal.write('exit 5\r');
+      assert.equal(await exited, 5);
+    } finally {
+      // A failed step must not leave the terminal's process holding the test run open.
+      terminal.kill();
+    }
   });
 
   it('lets the system ssh reach the workspace after config-ssh', { skip: !HAS_OPENSSH && 'OpenSSH is not installed' }, () => {
