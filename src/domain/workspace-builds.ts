@@ -63,6 +63,7 @@ export type ScheduleCheck = (schedule: string) => string | undefined;
  * Creates a workspace and queues its first (start) build, in one transaction: the reference's
  * checks in its order, parameters validated against the version, and the version's import done.
  */
+// eslint-disable-next-line max-params -- goes away with the build request object (store seam work)
 export async function createWorkspace(
   store: AuthorizedStore,
   raw: Store,
@@ -197,6 +198,7 @@ function checkImported(version: TemplateVersionRow, job: ProvisionerJobRow): voi
   }
 }
 
+// eslint-disable-next-line max-params -- goes away with the build request object (store seam work)
 function newBuild(
   store: AuthorizedStore,
   workspace: WorkspaceRow,

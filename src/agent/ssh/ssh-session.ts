@@ -72,9 +72,10 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
     if (cwd !== context.directory) {
       channel.stderr.write(`Could not chdir to ${context.directory}: no such directory; using ${cwd}${pty ? '\r\n' : '\n'}`);
     }
-    let child: SessionProcess | undefined;
-    const release = context.started(sessionKind(requestedEnv), () => child?.hangUp());
-    child = startSessionProcess(channel, {
+    // The hang-up callback may run before the process exists, so it reads a slot filled just below.
+    const slot: { child?: SessionProcess } = {};
+    const release = context.started(sessionKind(requestedEnv), () => slot.child?.hangUp());
+    const child = (slot.child = startSessionProcess(channel, {
       file: shell,
       // sshd starts the shell as a login shell and runs a command with `-c`, never as a login shell.
       args: command === undefined ? ['-l'] : ['-c', command],
@@ -83,10 +84,10 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
       ...(pty ? { pty } : {}),
       logger,
       onEnd: release,
-    });
+    }));
     running = child;
     const closed = (): void => {
-      child?.hangUp();
+      child.hangUp();
       release();
     };
     channel.once('close', closed);

@@ -53,7 +53,7 @@ export const agentCommand: CommandSpec = {
           logger.info({}, 'stopped before the deployment issued a token');
           return 0;
         }
-        if ((await runAgent(context.io, url, token, logger, logDir, options['exitAfterStart'] === true, true)) === 'stopped') return 0;
+        if ((await runAgent(context.io, { url, token, logger, logDir, exitAfterStart: options['exitAfterStart'] === true, untilRefused: true })) === 'stopped') return 0;
         logger.info({ method: auth }, 'the deployment no longer accepts this token (a newer build replaced the agent); exchanging the instance identity again');
       }
     }
@@ -65,7 +65,14 @@ export const agentCommand: CommandSpec = {
       });
     }
     const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
-    await runAgent(context.io, url, token, agentLogger(context.io, logDir), logDir, options['exitAfterStart'] === true, false);
+    await runAgent(context.io, {
+      url,
+      token,
+      logger: agentLogger(context.io, logDir),
+      logDir,
+      exitAfterStart: options['exitAfterStart'] === true,
+      untilRefused: false,
+    });
     return 0;
   },
 };
@@ -79,7 +86,16 @@ function isAuthMethod(value: string): value is AuthMethod {
  * with `untilRefused`, also until the deployment refuses the token, when it stops the agent and
  * answers `refused`.
  */
-async function runAgent(io: CliIo, url: string, token: string, logger: AgentLogger, logDir: string | undefined, exitAfterStart: boolean, untilRefused: boolean): Promise<'stopped' | 'refused'> {
+interface AgentRun {
+  readonly url: string;
+  readonly token: string;
+  readonly logger: AgentLogger;
+  readonly logDir: string | undefined;
+  readonly exitAfterStart: boolean;
+  readonly untilRefused: boolean;
+}
+
+async function runAgent(io: CliIo, { url, token, logger, logDir, exitAfterStart, untilRefused }: AgentRun): Promise<'stopped' | 'refused'> {
   const { startAgent } = await import('../../agent/index.js');
   let refuse: () => void = () => undefined;
   const refused = new Promise<void>((resolve) => (refuse = resolve));
