@@ -46,7 +46,16 @@ export async function startBenchDaemon(provisionerDaemons: number, logPath?: str
   const dataDir = mkdtempSync(join(tmpdir(), 'cove-bench-'));
   // BENCH_DAEMON_NODE_ARGS reaches the daemon's node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
   const nodeArgs = (process.env['BENCH_DAEMON_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', String(provisionerDaemons), '--dangerous-disable-rate-limits'];
+  const args = [
+    'serve',
+    '--http-address',
+    '127.0.0.1:0',
+    '--data-dir',
+    dataDir,
+    '--provisioner-daemons',
+    String(provisionerDaemons),
+    '--dangerous-disable-rate-limits',
+  ];
   const child = spawn(process.execPath, [...nodeArgs, cove, ...args], {
     env: { ...process.env, COVE_SECRET_STORE: 'file' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -73,7 +82,8 @@ export async function startBenchDaemon(provisionerDaemons: number, logPath?: str
         const [code, signal] = await gone;
         clearTimeout(timer);
         const seconds = (performance.now() - asked) / 1000;
-        if (code !== 0 || seconds > 5) console.log(`!! the daemon took ${seconds.toFixed(1)} s to stop on SIGTERM and exited with code ${code}, signal ${signal}`);
+        if (code !== 0 || seconds > 5)
+          console.log(`!! the daemon took ${seconds.toFixed(1)} s to stop on SIGTERM and exited with code ${code}, signal ${signal}`);
       }
       log?.end();
       rmSync(dataDir, { recursive: true, force: true });
@@ -128,7 +138,11 @@ export async function importEchoVersion(owner: CoveClient, echo: unknown, templa
 }
 
 /** Creates a workspace, waits for its build, and returns its agents. */
-export async function createBenchWorkspace(owner: CoveClient, name: string, from: { template_id: string } | { template_version_id: string }): Promise<WorkspaceAgent[]> {
+export async function createBenchWorkspace(
+  owner: CoveClient,
+  name: string,
+  from: { template_id: string } | { template_version_id: string },
+): Promise<WorkspaceAgent[]> {
   const workspace = await owner.createWorkspace('me', { name, ...from });
   await owner.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
   const build = await owner.workspaceBuild(workspace.latest_build.id);
@@ -198,8 +212,12 @@ interface SimulatorReport {
   readonly closeCodes: Record<string, number>;
 }
 
-type ToSimulator = { type: 'start'; url: string; tokens: string[]; connectConcurrency: number } | { type: 'report'; resetLatency?: boolean } | { type: 'stop' };
-type FromSimulator = { type: 'connected'; ms: number; report: SimulatorReport } | { type: 'report'; report: SimulatorReport } | { type: 'stopped' };
+type ToSimulator =
+  | { type: 'start'; url: string; tokens: string[]; connectConcurrency: number }
+  | { type: 'report'; resetLatency?: boolean }
+  | { type: 'stop' };
+type FromSimulator =
+  { type: 'connected'; ms: number; report: SimulatorReport } | { type: 'report'; report: SimulatorReport } | { type: 'stopped' };
 
 async function simulate(): Promise<void> {
   const send = (message: FromSimulator): void => void process.send?.(message);
@@ -299,7 +317,11 @@ async function simulate(): Promise<void> {
       if (!this.sourceId) {
         const id = randomUUID();
         try {
-          const response = await this.#http('POST', '/workspaceagents/me/log-source', { id, display_name: 'Startup Script', icon: '/emojis/25b6.png' });
+          const response = await this.#http('POST', '/workspaceagents/me/log-source', {
+            id,
+            display_name: 'Startup Script',
+            icon: '/emojis/25b6.png',
+          });
           if (response.status === 201) {
             this.sourceId = id;
             counters.logSourceOk++;
@@ -400,7 +422,9 @@ async function simulate(): Promise<void> {
       url = message.url;
       agents = message.tokens.map((token, i) => new SimAgent(token, i % 4 === 0));
       const started = performance.now();
-      void mapLimit(agents, message.connectConcurrency, (agent) => agent.connect()).then(() => send({ type: 'connected', ms: performance.now() - started, report: report() }));
+      void mapLimit(agents, message.connectConcurrency, (agent) => agent.connect()).then(() =>
+        send({ type: 'connected', ms: performance.now() - started, report: report() }),
+      );
     } else if (message.type === 'report') {
       send({ type: 'report', report: report() });
       if (message.resetLatency) patchLatencies = [];
@@ -511,19 +535,40 @@ export async function agentsBenchmark(): Promise<void> {
     // One template version per workspace: the echo provisioner keeps the tokens a version writes,
     // and a token must belong to one agent only.
     const setupStarted = performance.now();
-    const tokens: string[][] = Array.from({ length: workspaces }, (_, w) => Array.from({ length: perWorkspace }, (_, a) => `bench-${w}-${a}-${randomBytes(12).toString('hex')}`));
+    const tokens: string[][] = Array.from({ length: workspaces }, (_, w) =>
+      Array.from({ length: perWorkspace }, (_, a) => `bench-${w}-${a}-${randomBytes(12).toString('hex')}`),
+    );
     const echoFor = (w: number): unknown => ({
-      apply: { resources: [{ name: 'box', type: 'echo', agents: (tokens[w] ?? []).map((token, a) => ({ name: `a${a + 1}`, auth_token: token, directory: '' })) }] },
+      apply: {
+        resources: [
+          {
+            name: 'box',
+            type: 'echo',
+            agents: (tokens[w] ?? []).map((token, a) => ({ name: `a${a + 1}`, auth_token: token, directory: '' })),
+          },
+        ],
+      },
     });
     const firstVersion = await importEchoVersion(owner, echoFor(0));
     const template = await owner.createTemplate('default', { name: 'agents', template_version_id: firstVersion });
-    const versions = [firstVersion, ...(await mapLimit(Array.from({ length: workspaces - 1 }, (_, i) => i + 1), 6, (w) => importEchoVersion(owner, echoFor(w), template.id)))];
+    const versions = [
+      firstVersion,
+      ...(await mapLimit(
+        Array.from({ length: workspaces - 1 }, (_, i) => i + 1),
+        6,
+        (w) => importEchoVersion(owner, echoFor(w), template.id),
+      )),
+    ];
     const versionsSeconds = (performance.now() - setupStarted) / 1000;
-    const agentLists = await mapLimit(versions, 6, (versionId, w) => createBenchWorkspace(owner, `ws-${w}`, { template_version_id: versionId }));
+    const agentLists = await mapLimit(versions, 6, (versionId, w) =>
+      createBenchWorkspace(owner, `ws-${w}`, { template_version_id: versionId }),
+    );
     const agentIds = agentLists.flat().map((a) => a.id);
     if (agentIds.length !== total) throw new Error(`expected ${total} agents, the builds made ${agentIds.length}`);
     const setupSeconds = (performance.now() - setupStarted) / 1000;
-    console.log(`agents: set-up ${workspaces} template versions + ${workspaces} workspaces x ${perWorkspace} agents in ${setupSeconds.toFixed(1)} s (versions ${versionsSeconds.toFixed(1)} s)`);
+    console.log(
+      `agents: set-up ${workspaces} template versions + ${workspaces} workspaces x ${perWorkspace} agents in ${setupSeconds.toFixed(1)} s (versions ${versionsSeconds.toFixed(1)} s)`,
+    );
 
     // Baseline: no agent connected, after a warm-up (JIT) and once the daemon has gone quiet.
     await probe(owner, agentIds, 1000, 2);
@@ -535,9 +580,17 @@ export async function agentsBenchmark(): Promise<void> {
     console.log(describeProbe('agents idle  ', idle));
 
     // Connect the simulated agents.
-    simulator = fork(fileURLToPath(import.meta.url), ['--simulate'], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    simulator = fork(fileURLToPath(import.meta.url), ['--simulate'], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const sim = simulator;
-    const ask = <T extends FromSimulator['type']>(message: ToSimulator, answer: T, timeoutMs: number): Promise<Extract<FromSimulator, { type: T }>> =>
+    const ask = <T extends FromSimulator['type']>(
+      message: ToSimulator,
+      answer: T,
+      timeoutMs: number,
+    ): Promise<Extract<FromSimulator, { type: T }>> =>
       new Promise((resolvePromise, reject) => {
         const timer = setTimeout(() => reject(new Error(`the simulator did not answer ${message.type} in ${timeoutMs} ms`)), timeoutMs);
         const onMessage = (m: FromSimulator): void => {
@@ -594,8 +647,18 @@ export async function agentsBenchmark(): Promise<void> {
     console.log(
       `agents: log sources ${end.logSourceOk} ok / ${end.logSourceFailed} failed; log PATCHes ${end.patchOk} ok / ${end.patchFailed} failed${failures ? ` (${failures})` : ''}; in the window PATCH p50 ${end.patchP50Ms.toFixed(1)} ms, p95 ${end.patchP95Ms.toFixed(1)} ms (before the probes: ${midReport.patchOk} ok)`,
     );
-    const verdict = daemon.exited ? 'DAEMON EXITED' : loaded.errors > 0 ? 'PROBE ERRORS' : ratio > 10 ? 'p95 EXPLODED' : ratio > 3 ? 'degraded' : 'ok';
-    console.log(`agents ratio (p95 GET /workspaceagents/{id}, ${end.connectedNow} agents connected / none): ${ratio.toFixed(2)}  ${verdict}`);
+    const verdict = daemon.exited
+      ? 'DAEMON EXITED'
+      : loaded.errors > 0
+        ? 'PROBE ERRORS'
+        : ratio > 10
+          ? 'p95 EXPLODED'
+          : ratio > 3
+            ? 'degraded'
+            : 'ok';
+    console.log(
+      `agents ratio (p95 GET /workspaceagents/{id}, ${end.connectedNow} agents connected / none): ${ratio.toFixed(2)}  ${verdict}`,
+    );
 
     // Everyone leaves: does the memory come back?
     await ask({ type: 'stop' }, 'stopped', 20_000);
@@ -603,13 +666,16 @@ export async function agentsBenchmark(): Promise<void> {
     const after = procSample(daemon.pid);
     await quiet(daemon.pid);
     const afterProbe = await probe(owner, agentIds, probes, 2);
-    console.log(`${describeProbe('agents gone  ', afterProbe)}; loaded p95 / this p95 ${(percentile(loaded.latencies, 95) / percentile(afterProbe.latencies, 95)).toFixed(2)}`);
+    console.log(
+      `${describeProbe('agents gone  ', afterProbe)}; loaded p95 / this p95 ${(percentile(loaded.latencies, 95) / percentile(afterProbe.latencies, 95)).toFixed(2)}`,
+    );
     const problems = daemon.problems;
     console.log(
       `agents: after all disconnected (5 s) daemon RSS ${after ? mib(after.rssBytes) : 'gone'}; daemon log ${problems.length} WARN/ERROR lines${problems.length ? `, first: ${problems.slice(0, 3).join(' | ')}` : ''} (log ${logPath}); total ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`,
     );
   } catch (error) {
-    if (daemon.exited) console.log(`agents: THE DAEMON EXITED (code ${daemon.exited.code}, signal ${daemon.exited.signal}); log ${logPath}`);
+    if (daemon.exited)
+      console.log(`agents: THE DAEMON EXITED (code ${daemon.exited.code}, signal ${daemon.exited.signal}); log ${logPath}`);
     throw error;
   } finally {
     if (simulator && simulator.exitCode === null) simulator.kill('SIGTERM');

@@ -77,7 +77,7 @@ async function transfer(stream: Duplex, bytes: number): Promise<number> {
   });
   const started = performance.now();
   stream.write(header);
-  for (let sent = 0; sent < bytes; ) {
+  for (let sent = 0; sent < bytes;) {
     const n = Math.min(CHUNK, bytes - sent);
     sent += n;
     if (!stream.write(n === CHUNK ? chunk : chunk.subarray(0, n))) await once(stream, 'drain');
@@ -131,7 +131,11 @@ async function relayed(client: CoveClient, agentId: string, port: number): Promi
   };
 }
 
-const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const mbps = (bytes: number, ms: number): number => bytes / 1e6 / (ms / 1000);
 
 export async function relayBenchmark(): Promise<void> {
@@ -148,7 +152,9 @@ export async function relayBenchmark(): Promise<void> {
   const agentProblems: string[] = [];
   try {
     const owner = await createBenchOwner(daemon.url);
-    const version = await importEchoVersion(owner, { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] } });
+    const version = await importEchoVersion(owner, {
+      apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN, directory: '' }] }] },
+    });
     const template = await owner.createTemplate('default', { name: 'relay', template_version_id: version });
     const [found] = await createBenchWorkspace(owner, 'relay', { template_id: template.id });
     if (!found) throw new Error('the build made no agent');
@@ -159,7 +165,8 @@ export async function relayBenchmark(): Promise<void> {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     agent.stderr?.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (/\b(WARN|ERROR|FATAL|warn|error)\b/.test(line) && agentProblems.length < 20) agentProblems.push(line.trim());
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (/\b(WARN|ERROR|FATAL|warn|error)\b/.test(line) && agentProblems.length < 20) agentProblems.push(line.trim());
     });
     const agentPid = agent.pid ?? 0;
     const agentProcess = agent;
@@ -173,7 +180,11 @@ export async function relayBenchmark(): Promise<void> {
       await new Promise((r) => setTimeout(r, 100));
     }
 
-    targets = fork(fileURLToPath(import.meta.url), ['--servers'], { cwd: root, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    targets = fork(fileURLToPath(import.meta.url), ['--servers'], {
+      cwd: root,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const [ports] = (await once(targets, 'message')) as [{ sink: number; echo: number }];
 
     // Warm-up: both paths, a few MiB each.
@@ -211,9 +222,15 @@ export async function relayBenchmark(): Promise<void> {
     const relayRate = mbps(bytes, median(relayMs));
     const gib = (bytes * runs) / 1024 ** 3;
     const rates = (list: number[]): string => list.map((ms) => mbps(bytes, ms).toFixed(0)).join(', ');
-    console.log(`relay: ${megabytes} MiB, median of ${runs}: through the relay ${relayRate.toFixed(0)} MB/s (${rates(relayMs)}), direct loopback ${directRate.toFixed(0)} MB/s (${rates(directMs)})`);
-    console.log(`relay: CPU per GiB relayed: daemon ${(daemonCpu / gib).toFixed(2)} s, agent ${(agentCpu / gib).toFixed(2)} s, this client ${(clientCpu / gib).toFixed(2)} s (seconds of relaying per GiB: ${(relayMs.reduce((a, b) => a + b, 0) / 1000 / gib).toFixed(2)})`);
-    console.log(`relay throughput ratio (relay / direct): ${relayRate / directRate < 0.01 ? (relayRate / directRate).toFixed(4) : (relayRate / directRate).toFixed(3)}`);
+    console.log(
+      `relay: ${megabytes} MiB, median of ${runs}: through the relay ${relayRate.toFixed(0)} MB/s (${rates(relayMs)}), direct loopback ${directRate.toFixed(0)} MB/s (${rates(directMs)})`,
+    );
+    console.log(
+      `relay: CPU per GiB relayed: daemon ${(daemonCpu / gib).toFixed(2)} s, agent ${(agentCpu / gib).toFixed(2)} s, this client ${(clientCpu / gib).toFixed(2)} s (seconds of relaying per GiB: ${(relayMs.reduce((a, b) => a + b, 0) / 1000 / gib).toFixed(2)})`,
+    );
+    console.log(
+      `relay throughput ratio (relay / direct): ${relayRate / directRate < 0.01 ? (relayRate / directRate).toFixed(4) : (relayRate / directRate).toFixed(3)}`,
+    );
 
     // Small messages: round trips through the relay and straight to the echo server.
     const echoDirect = await direct(ports.echo);
@@ -224,7 +241,8 @@ export async function relayBenchmark(): Promise<void> {
     await roundTrips(echoRelay.stream, 100);
     const relayTimes = await roundTrips(echoRelay.stream, pings);
     echoRelay.close();
-    const fmt = (t: number[]): string => `p50 ${percentile(t, 50).toFixed(3)} ms, p95 ${percentile(t, 95).toFixed(3)} ms, max ${(t.at(-1) ?? Number.NaN).toFixed(2)} ms`;
+    const fmt = (t: number[]): string =>
+      `p50 ${percentile(t, 50).toFixed(3)} ms, p95 ${percentile(t, 95).toFixed(3)} ms, max ${(t.at(-1) ?? Number.NaN).toFixed(2)} ms`;
     console.log(`relay: ${pings} round trips of ${PING_BYTES} bytes: through the relay ${fmt(relayTimes)}; direct ${fmt(directTimes)}`);
     console.log(`relay round-trip ratio (p50 relay / direct): ${(percentile(relayTimes, 50) / percentile(directTimes, 50)).toFixed(1)}`);
 
@@ -237,7 +255,9 @@ export async function relayBenchmark(): Promise<void> {
       relay.close();
     }
     opens.sort((a, b) => a - b);
-    console.log(`relay: opening a stream (coordinate + agent dial-back + ready), 50 times: p50 ${percentile(opens, 50).toFixed(1)} ms, p95 ${percentile(opens, 95).toFixed(1)} ms`);
+    console.log(
+      `relay: opening a stream (coordinate + agent dial-back + ready), 50 times: p50 ${percentile(opens, 50).toFixed(1)} ms, p95 ${percentile(opens, 95).toFixed(1)} ms`,
+    );
 
     const rss = procSample(daemon.pid);
     const problems = daemon.problems;

@@ -43,10 +43,14 @@ async function requestsPerSecond(url: string, headers: Record<string, string>): 
 
 async function apiBenchmark(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cove-bench-'));
-  const server = spawn(cove, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0', '--dangerous-disable-rate-limits'], {
-    env: { ...process.env, COVE_SECRET_STORE: 'file' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const server = spawn(
+    cove,
+    ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0', '--dangerous-disable-rate-limits'],
+    {
+      env: { ...process.env, COVE_SECRET_STORE: 'file' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let baseline: ChildProcess | undefined;
   try {
     const url = await started(server, 'stderr', /cove is listening url=(\S+)/);
@@ -64,7 +68,9 @@ async function apiBenchmark(): Promise<void> {
     const base = await requestsPerSecond(`${baselineUrl}/api/v2/users/me`, {});
     const ours = await requestsPerSecond(`${url}/api/v2/users/me`, { 'Service-Session-Token': token });
     const ratio = ours / base;
-    console.log(`api: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s (${body.length} bytes, 50 connections, ${seconds}s)`);
+    console.log(
+      `api: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s (${body.length} bytes, 50 connections, ${seconds}s)`,
+    );
     console.log(`api ratio (cove / bare fastify): ${ratio.toFixed(2)}  target >= 0.5  ${ratio >= 0.5 ? 'ok' : 'BELOW TARGET'}`);
   } finally {
     baseline?.kill('SIGTERM');

@@ -123,7 +123,8 @@ export class AgentConnection {
         // ws confirms writes in order, so what is unconfirmed precedes everything in the backlog.
         this.#backlog = [...this.#unconfirmed, ...this.#backlog];
         this.#unconfirmed = [];
-        if (!this.#stopping.signal.aborted) this.#options.logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
+        if (!this.#stopping.signal.aborted)
+          this.#options.logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
         this.#changes.notify();
         resolve();
       });
@@ -184,8 +185,6 @@ export class AgentConnection {
       this.#changes.notify();
     });
   }
-
-
 }
 
 /** Opens the rpc WebSocket, paused: the daemon sends the manifest at once, held until the caller listens. */
@@ -206,5 +205,3 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }
-
-

@@ -28,8 +28,13 @@ export class AgentRequests {
     try {
       return { type: 'response', request_id: requestId, result: await this.#run(method, params) };
     } catch (error) {
-      if (error instanceof AgentRequestError) return { type: 'response', request_id: requestId, error: { status: error.status, message: error.message, detail: error.detail } };
-      return { type: 'response', request_id: requestId, error: { status: 500, message: `The agent could not answer "${method}".`, detail: (error as Error).message } };
+      if (error instanceof AgentRequestError)
+        return { type: 'response', request_id: requestId, error: { status: error.status, message: error.message, detail: error.detail } };
+      return {
+        type: 'response',
+        request_id: requestId,
+        error: { status: 500, message: `The agent could not answer "${method}".`, detail: (error as Error).message },
+      };
     }
   }
 

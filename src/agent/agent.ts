@@ -76,7 +76,13 @@ export function startAgent(options: AgentOptions): AgentHandle {
   return new Agent(options);
 }
 
-const LIFECYCLE_RANK: readonly LifecycleState[][] = [['created'], ['starting'], ['start_timeout', 'start_error', 'ready'], ['shutting_down'], ['shutdown_timeout', 'shutdown_error', 'off']];
+const LIFECYCLE_RANK: readonly LifecycleState[][] = [
+  ['created'],
+  ['starting'],
+  ['start_timeout', 'start_error', 'ready'],
+  ['shutting_down'],
+  ['shutdown_timeout', 'shutdown_error', 'off'],
+];
 
 function rank(state: LifecycleState): number {
   return LIFECYCLE_RANK.findIndex((states) => states.includes(state));
@@ -117,7 +123,12 @@ class Agent implements AgentHandle {
       ...(timing.reconnect ? { reconnect: timing.reconnect } : {}),
       ...(timing.heartbeatMs ? { heartbeatMs: timing.heartbeatMs } : {}),
     });
-    this.#logs = new LogShipper({ url: options.url, token: options.token, logger: options.logger, ...(timing.logFlushMs ? { flushMs: timing.logFlushMs } : {}) });
+    this.#logs = new LogShipper({
+      url: options.url,
+      token: options.token,
+      logger: options.logger,
+      ...(timing.logFlushMs ? { flushMs: timing.logFlushMs } : {}),
+    });
     this.#lifecycle = new Lifecycle((message) => this.#send(message));
     this.#lifecycle.announce();
   }
@@ -172,7 +183,12 @@ class Agent implements AgentHandle {
     }
     for (const script of manifest.scripts) this.#logs.addSource({ id: script.log_source_id, display_name: script.display_name, icon: '' });
     const { logger, url, token } = this.#options;
-    const ptys = new ReconnectingPtys({ directory, env, logger, ...(this.#options.timing?.ptyIdleTimeoutMs ? { idleTimeoutMs: this.#options.timing.ptyIdleTimeoutMs } : {}) });
+    const ptys = new ReconnectingPtys({
+      directory,
+      env,
+      logger,
+      ...(this.#options.timing?.ptyIdleTimeoutMs ? { idleTimeoutMs: this.#options.timing.ptyIdleTimeoutMs } : {}),
+    });
     const ssh = new LazySshServer({ directory, env, logger });
     const streams = new RelayStreams({ url, token, logger, ptys, ssh, meter: this.#meter });
     this.#logs.addSource({ id: DEVCONTAINER_LOG_SOURCE.id, display_name: DEVCONTAINER_LOG_SOURCE.display_name, icon: '' });
@@ -187,12 +203,20 @@ class Agent implements AgentHandle {
 
   async #start(workspace: Workspace): Promise<void> {
     const { manifest } = workspace;
-    this.#options.logger.info({ agent: manifest.agent_name, workspace: manifest.workspace_name, directory: workspace.directory }, 'received the manifest');
+    this.#options.logger.info(
+      { agent: manifest.agent_name, workspace: manifest.workspace_name, directory: workspace.directory },
+      'received the manifest',
+    );
     this.#send({ type: 'startup', version: VERSION, expanded_directory: workspace.directory, subsystems: [] });
     this.#lifecycle.moveTo('starting');
     this.#startStats(manifest.stats_interval, workspace);
     this.#cleanups.push(watchAppHealth(manifest.apps, (message) => this.#send(message)));
-    const results = await this.#runAll(workspace, manifest.scripts.filter((script) => script.run_on_start), 'start', this.#stopping.signal);
+    const results = await this.#runAll(
+      workspace,
+      manifest.scripts.filter((script) => script.run_on_start),
+      'start',
+      this.#stopping.signal,
+    );
     if (this.#stopping.signal.aborted) return;
     this.#lifecycle.moveTo(outcome(results, { timeout: 'start_timeout', error: 'start_error', ok: 'ready' }));
     this.#options.logger.info({ state: this.#lifecycle.state }, 'start scripts finished');
@@ -262,7 +286,11 @@ class Agent implements AgentHandle {
           ...(signal ? { signal } : {}),
         });
         this.#send(result);
-        if (result.status !== 'ok') this.#options.logger.warn({ script: script.display_name, status: result.status, exit_code: result.exit_code, stage }, 'script did not succeed');
+        if (result.status !== 'ok')
+          this.#options.logger.warn(
+            { script: script.display_name, status: result.status, exit_code: result.exit_code, stage },
+            'script did not succeed',
+          );
         return result;
       }),
     );
@@ -277,20 +305,28 @@ class Agent implements AgentHandle {
     if (workspace !== undefined) {
       // Start scripts still running were interrupted through #stopping; their reports still go out.
       await this.#starting;
-      const results = await this.#runAll(workspace, workspace.manifest.scripts.filter((script) => script.run_on_stop), 'stop');
+      const results = await this.#runAll(
+        workspace,
+        workspace.manifest.scripts.filter((script) => script.run_on_stop),
+        'stop',
+      );
       this.#lifecycle.moveTo(outcome(results, { timeout: 'shutdown_timeout', error: 'shutdown_error', ok: 'off' }));
     } else {
       this.#lifecycle.moveTo('off');
     }
     const deadline = Date.now() + grace;
     await Promise.all([this.#logs.flush(grace), this.#connection.waitDrained(grace)]);
-    if (!this.#connection.drained) this.#options.logger.warn({ remaining_ms: Math.max(0, deadline - Date.now()) }, 'stopped before the daemon heard the final reports');
+    if (!this.#connection.drained)
+      this.#options.logger.warn({ remaining_ms: Math.max(0, deadline - Date.now()) }, 'stopped before the daemon heard the final reports');
     this.#logs.close();
     await this.#connection.close();
   }
 }
 
-function outcome(results: readonly ScriptCompleted[], states: { readonly timeout: LifecycleState; readonly error: LifecycleState; readonly ok: LifecycleState }): LifecycleState {
+function outcome(
+  results: readonly ScriptCompleted[],
+  states: { readonly timeout: LifecycleState; readonly error: LifecycleState; readonly ok: LifecycleState },
+): LifecycleState {
   if (results.some((result) => result.status === 'timed_out')) return states.timeout;
   if (results.some((result) => result.status === 'exit_failure')) return states.error;
   return states.ok;

@@ -9,7 +9,9 @@ export type AppHealth = 'initializing' | 'healthy' | 'unhealthy';
  * it `unhealthy`. Every change is reported with all apps' healths. Returns a function that stops.
  */
 export function watchAppHealth(apps: readonly ManifestApp[], send: (message: AgentMessage) => void): () => void {
-  const checked = apps.filter((app) => app.healthcheck !== null && app.healthcheck.url !== '' && app.healthcheck.interval > 0 && app.healthcheck.threshold > 0);
+  const checked = apps.filter(
+    (app) => app.healthcheck !== null && app.healthcheck.url !== '' && app.healthcheck.interval > 0 && app.healthcheck.threshold > 0,
+  );
   if (checked.length === 0) return () => undefined;
   const healths: Record<string, AppHealth> = Object.fromEntries(checked.map((app) => [app.id, 'initializing' as const]));
   send({ type: 'app_health', apps: { ...healths } });

@@ -85,11 +85,15 @@ export function createContainerLister(options: ContainerListerOptions = {}): Con
     const ps = await runCommand(docker, ['ps', '--all', '--quiet', '--no-trunc'], { timeoutMs });
     if (ps.kind !== 'exited' || ps.code !== 0) return { seq, ok: false, containers: [], warnings: dockerFailure(docker, 'ps', ps) ?? [] };
     const warnings = stderrWarnings(ps.stderr);
-    const ids = ps.stdout.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const ids = ps.stdout
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
     if (ids.length === 0) return { seq, ok: true, containers: [], warnings };
 
     const inspect = await runCommand(docker, ['inspect', ...ids], { timeoutMs });
-    if (inspect.kind !== 'exited') return { seq, ok: false, containers: [], warnings: [...warnings, ...(dockerFailure(docker, 'inspect', inspect) ?? [])] };
+    if (inspect.kind !== 'exited')
+      return { seq, ok: false, containers: [], warnings: [...warnings, ...(dockerFailure(docker, 'inspect', inspect) ?? [])] };
     // A container removed since `docker ps` makes inspect exit 1 with "No such object" while it
     // still prints the others: that is not a failure.
     const vanished = /no such (object|container)/i.test(inspect.stderr);
@@ -97,7 +101,12 @@ export function createContainerLister(options: ContainerListerOptions = {}): Con
       return { seq, ok: false, containers: [], warnings: [...warnings, ...(dockerFailure(docker, 'inspect', inspect) ?? [])] };
     }
     const converted = convertDockerInspect(inspect.stdout.trim() === '' ? '[]' : inspect.stdout);
-    return { seq, ok: true, containers: converted.containers, warnings: [...warnings, ...stderrWarnings(inspect.stderr), ...converted.warnings] };
+    return {
+      seq,
+      ok: true,
+      containers: converted.containers,
+      warnings: [...warnings, ...stderrWarnings(inspect.stderr), ...converted.warnings],
+    };
   };
 
   const refresh = async (): Promise<DockerSnapshot> => {
@@ -148,9 +157,14 @@ export function createContainerLister(options: ContainerListerOptions = {}): Con
     async recreate(id) {
       if (!listedOnce) await refresh();
       const state = known.get(id);
-      if (state === undefined) throw new AgentRequestError(404, 'Devcontainer not found.', `Devcontainer with ID ${JSON.stringify(id)} not found.`);
+      if (state === undefined)
+        throw new AgentRequestError(404, 'Devcontainer not found.', `Devcontainer with ID ${JSON.stringify(id)} not found.`);
       if (TRANSITIONING.has(state.status)) {
-        throw new AgentRequestError(409, 'Unable to recreate transitioning devcontainer', `Devcontainer ${JSON.stringify(state.name)} is currently ${state.status} and cannot be recreated.`);
+        throw new AgentRequestError(
+          409,
+          'Unable to recreate transitioning devcontainer',
+          `Devcontainer ${JSON.stringify(state.name)} is currently ${state.status} and cannot be recreated.`,
+        );
       }
       state.status = 'starting';
       state.error = undefined;
@@ -191,7 +205,17 @@ function updateDevcontainers(known: Map<string, DevcontainerState>, containers: 
     seen.add(id);
     let state = known.get(id);
     if (state === undefined) {
-      state = { id, name: basename(folder) || folder, workspaceFolder: folder, configPath: '', status: 'stopped', dirty: false, error: undefined, container: undefined, errorAt: undefined };
+      state = {
+        id,
+        name: basename(folder) || folder,
+        workspaceFolder: folder,
+        configPath: '',
+        status: 'stopped',
+        dirty: false,
+        error: undefined,
+        container: undefined,
+        errorAt: undefined,
+      };
       known.set(id, state);
     }
     const configFile = container.labels[DEVCONTAINER_CONFIG_FILE_LABEL];
@@ -282,7 +306,9 @@ function recreateOutcome(cli: string, result: CommandResult): { error?: string; 
     case 'exited': {
       const outcome = lastJsonLine(result.stdout);
       if (result.code === 0 && outcome?.outcome !== 'error') return { containerCreated: true };
-      const reason = [outcome?.message, outcome?.description].filter((part): part is string => typeof part === 'string' && part !== '').join(': ');
+      const reason = [outcome?.message, outcome?.description]
+        .filter((part): part is string => typeof part === 'string' && part !== '')
+        .join(': ');
       const lastStderr = stderrWarnings(result.stderr).at(-1);
       const error = `devcontainer up exited with code ${result.code}${reason !== '' ? `: ${reason}` : lastStderr !== undefined ? `: ${lastStderr}` : ''}`;
       return { error, containerCreated: typeof outcome?.containerId === 'string' && outcome.containerId !== '' };
@@ -291,7 +317,10 @@ function recreateOutcome(cli: string, result: CommandResult): { error?: string; 
 }
 
 function lastJsonLine(stdout: string): { outcome?: unknown; message?: unknown; description?: unknown; containerId?: unknown } | undefined {
-  const lines = stdout.split('\n').map((line) => line.trim()).filter((line) => line.startsWith('{'));
+  const lines = stdout
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('{'));
   const last = lines.at(-1);
   if (last === undefined) return undefined;
   try {

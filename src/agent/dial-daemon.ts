@@ -5,7 +5,13 @@ import type { WebSocket } from 'ws';
  * resolves once it is open, paused, so the caller attaches its listeners before anything is read.
  * A refusal rejects with an error naming `what` was refused, whose `status` is the HTTP status.
  */
-export async function dialDaemon(url: string, token: string, path: string, what: string, query: Readonly<Record<string, string>> = {}): Promise<WebSocket> {
+export async function dialDaemon(
+  url: string,
+  token: string,
+  path: string,
+  what: string,
+  query: Readonly<Record<string, string>> = {},
+): Promise<WebSocket> {
   const { WebSocket } = await import('ws');
   const target = new URL(`${url.replace(/\/$/, '')}/api/v2${path}`);
   target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';

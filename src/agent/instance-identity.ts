@@ -51,13 +51,18 @@ async function metadata(url: string, init: { readonly method?: string; readonly 
     throw new InstanceIdentityError(`the metadata service at ${url} did not answer: ${(error as Error).message}`);
   }
   const text = await response.text();
-  if (!response.ok) throw new InstanceIdentityError(`the metadata service answered ${response.status} to ${init.method ?? 'GET'} ${url}: ${text.slice(0, 200)}`);
+  if (!response.ok)
+    throw new InstanceIdentityError(
+      `the metadata service answered ${response.status} to ${init.method ?? 'GET'} ${url}: ${text.slice(0, 200)}`,
+    );
   return text;
 }
 
 /** The EC2 identity document and signature, through IMDSv2 (a session token first). */
 export async function fetchAwsIdentity(base: string): Promise<AwsInstanceIdentityRequest> {
-  const token = (await metadata(`${base}/latest/api/token`, { method: 'PUT', headers: { 'X-aws-ec2-metadata-token-ttl-seconds': '21600' } })).trim();
+  const token = (
+    await metadata(`${base}/latest/api/token`, { method: 'PUT', headers: { 'X-aws-ec2-metadata-token-ttl-seconds': '21600' } })
+  ).trim();
   const headers = { 'X-aws-ec2-metadata-token': token };
   const signature = await metadata(`${base}/latest/dynamic/instance-identity/signature`, { headers });
   const document = await metadata(`${base}/latest/dynamic/instance-identity/document`, { headers });
@@ -74,7 +79,8 @@ export async function fetchAzureIdentity(base: string): Promise<AzureInstanceIde
     throw new InstanceIdentityError('the attested document is not JSON');
   }
   const { encoding, signature } = (parsed ?? {}) as { encoding?: unknown; signature?: unknown };
-  if (typeof encoding !== 'string' || typeof signature !== 'string') throw new InstanceIdentityError('the attested document has no encoding and signature');
+  if (typeof encoding !== 'string' || typeof signature !== 'string')
+    throw new InstanceIdentityError('the attested document has no encoding and signature');
   return { encoding, signature };
 }
 
@@ -102,7 +108,8 @@ export async function authenticateWithInstanceIdentity(options: InstanceIdentity
         : await fetchGoogleIdentity(base);
   const client = new CoveClient({ url: options.url });
   const answer = await client.request<AgentAuthResponse>('POST', `/workspaceagents/${options.method}`, { body });
-  if (typeof answer?.session_token !== 'string' || answer.session_token === '') throw new InstanceIdentityError('the daemon answered without a session token');
+  if (typeof answer?.session_token !== 'string' || answer.session_token === '')
+    throw new InstanceIdentityError('the daemon answered without a session token');
   return answer.session_token;
 }
 

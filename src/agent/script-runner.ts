@@ -46,7 +46,12 @@ export function runScript(script: ManifestScript, options: ScriptRunOptions): Pr
     logFile?.write(`${line}\n`);
   };
   return new Promise((resolvePromise) => {
-    const child = spawn('sh', ['-c', script.script], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', script.script], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
     const interrupt = (): void => {

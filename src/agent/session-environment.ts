@@ -61,5 +61,8 @@ function safeUserInfo(): { readonly homedir: string; readonly username: string; 
 export function expandPath(path: string, env: Readonly<Record<string, string | undefined>>): string {
   const home = env['HOME'] ?? '';
   const withHome = path === '~' ? home : path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
-  return withHome.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_match, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ''] ?? '');
+  return withHome.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (_match, braced: string | undefined, bare: string | undefined) => env[braced ?? bare ?? ''] ?? '',
+  );
 }

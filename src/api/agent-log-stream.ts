@@ -3,12 +3,24 @@ import { agentLogsChannel } from '../domain/agent-logs.js';
 import { isFinalLifecycle } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import type { WorkspaceAgentLog } from '../sdk/wire/index.js';
-import { getAgentRow, isLatestLiveBuild, listAgentLogs, type AgentLogRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
+import {
+  getAgentRow,
+  isLatestLiveBuild,
+  listAgentLogs,
+  type AgentLogRow,
+  type AgentWithOwners,
+} from '../store/queries/workspace-agents.js';
 import type { Store } from '../store/store.js';
 
 /** An agent's log row as the API shows it. */
 export function toWireAgentLog(row: AgentLogRow): WorkspaceAgentLog {
-  return { id: Number(row.id), created_at: row.created_at, level: row.level as WorkspaceAgentLog['level'], output: row.output, source_id: row.log_source_id };
+  return {
+    id: Number(row.id),
+    created_at: row.created_at,
+    level: row.level as WorkspaceAgentLog['level'],
+    output: row.output,
+    source_id: row.log_source_id,
+  };
 }
 
 /**
@@ -32,7 +44,8 @@ export async function streamAgentLogs(socket: WebSocket, store: Store, found: Ag
   };
   const finishIfDone = async (): Promise<void> => {
     const agent = await getAgentRow(store.db, agentId);
-    const live = agent && !isFinalLifecycle(agent.lifecycle_state) && (await isLatestLiveBuild(store.db, found.workspace.id, found.build.id));
+    const live =
+      agent && !isFinalLifecycle(agent.lifecycle_state) && (await isLatestLiveBuild(store.db, found.workspace.id, found.build.id));
     if (!live) {
       await flush();
       close(1000, 'done');

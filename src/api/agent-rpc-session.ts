@@ -85,7 +85,11 @@ export class AgentRpcSession {
   }
 
   async #manifest() {
-    const owner = await this.store.db.selectFrom('users').select('username').where('id', '=', this.found.workspace.owner_id).executeTakeFirst();
+    const owner = await this.store.db
+      .selectFrom('users')
+      .select('username')
+      .where('id', '=', this.found.workspace.owner_id)
+      .executeTakeFirst();
     return buildManifest({
       agentId: this.#agentId,
       definition: readDefinition(this.found.agent.definition),
@@ -143,7 +147,8 @@ export class AgentRpcSession {
   }
 
   async #startup(message: Message<'startup'>): Promise<void> {
-    if (!SEMVER.test(message.version)) return this.#send({ type: 'error', message: `startup: version "${message.version}" is not a semantic version` });
+    if (!SEMVER.test(message.version))
+      return this.#send({ type: 'error', message: `startup: version "${message.version}" is not a semantic version` });
     const unknown = message.subsystems.filter((s) => !SUBSYSTEMS.has(s));
     if (unknown.length > 0) return this.#send({ type: 'error', message: `startup: unknown subsystems: ${unknown.join(', ')}` });
     await updateAgent(this.store.db, this.#agentId, {
@@ -184,7 +189,8 @@ export class AgentRpcSession {
     const now = this.store.nowIso();
     const { type: _type, ...stats } = message;
     await updateAgent(this.store.db, this.#agentId, { last_stats: JSON.stringify(stats), last_stats_at: now });
-    const sessions = stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
+    const sessions =
+      stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
     if (sessions === 0) return;
     // Read again: the schedule may have changed since the agent connected.

@@ -5,7 +5,10 @@ import { Value } from '@sinclair/typebox/value';
  * Reads one JSON message of a WebSocket protocol: the message when it parses and follows the
  * schema, else what is wrong with it, in words a peer can act on.
  */
-export function readProtocolMessage<T extends TSchema>(schema: T, text: string): { readonly message: Static<T> } | { readonly problem: string } {
+export function readProtocolMessage<T extends TSchema>(
+  schema: T,
+  text: string,
+): { readonly message: Static<T> } | { readonly problem: string } {
   let message: unknown;
   try {
     message = JSON.parse(text);

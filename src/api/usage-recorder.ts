@@ -24,6 +24,8 @@ export class UsageRecorder {
     if (last !== undefined && now >= last && now - last < USAGE_INTERVAL_MS) return;
     if (this.#last.size > MAX_REMEMBERED) this.#last.clear();
     this.#last.set(workspace.id, now);
-    recordWorkspaceUsage(this.store, workspace).catch((error: unknown) => log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'));
+    recordWorkspaceUsage(this.store, workspace).catch((error: unknown) =>
+      log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'),
+    );
   }
 }

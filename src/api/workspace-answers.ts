@@ -9,7 +9,13 @@ import { parseJson, parseStringArray } from '../store/json-column.js';
 import { listLogSources, type AgentLogSourceRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
 import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
 import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
-import { latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
+import {
+  latestBuilds,
+  listAgentsOfResources,
+  type WorkspaceAgentRow,
+  type WorkspaceBuildRow,
+  type WorkspaceRow,
+} from '../store/queries/workspaces.js';
 import { withSubdomainNames, type AppLabelNames } from './apps/app-request.js';
 import { RELAY_REGION_NAME } from '../domain/relay-map.js';
 import type { ApiContext } from './context.js';
@@ -32,32 +38,75 @@ async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[]
   const db = context.store.db;
   const userIds = [...new Set([...builds.map((b) => b.initiator_id), ...workspaces.map((w) => w.owner_id)])];
   const users = new Map(
-    (userIds.length === 0 ? [] : await db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute()).map((u) => [u.id, u]),
+    (userIds.length === 0
+      ? []
+      : await db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute()
+    ).map((u) => [u.id, u]),
   );
   const versionIds = [...new Set(builds.map((b) => b.template_version_id))];
   const versions = new Map(
-    (versionIds.length === 0 ? [] : await db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds).execute()).map((v) => [v.id, v]),
+    (versionIds.length === 0
+      ? []
+      : await db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds).execute()
+    ).map((v) => [v.id, v]),
   );
-  const jobRows = builds.length === 0 ? [] : await db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', builds.map((b) => b.job_id)).execute();
+  const jobRows =
+    builds.length === 0
+      ? []
+      : await db
+          .selectFrom('provisioner_jobs')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            builds.map((b) => b.job_id),
+          )
+          .execute();
   const views = await viewJobs(db, jobRows, context.store.clock.now());
   const jobs = new Map(views.map((view) => [view.row.id, view]));
-  const resourceRows = await listResourcesOfJobs(db, builds.map((b) => b.job_id));
-  const agents = await listAgentsOfResources(db, resourceRows.map((r) => r.id));
-  const sources = await listLogSources(db, agents.map((agent) => agent.id));
-  const statuses = (await listAppStatusesOfAgents(db, agents.map((agent) => agent.id))).map(toWireAppStatus);
+  const resourceRows = await listResourcesOfJobs(
+    db,
+    builds.map((b) => b.job_id),
+  );
+  const agents = await listAgentsOfResources(
+    db,
+    resourceRows.map((r) => r.id),
+  );
+  const sources = await listLogSources(
+    db,
+    agents.map((agent) => agent.id),
+  );
+  const statuses = (
+    await listAppStatusesOfAgents(
+      db,
+      agents.map((agent) => agent.id),
+    )
+  ).map(toWireAppStatus);
   const now = context.store.clock.now();
   const resources = new Map<string, WorkspaceResource[]>();
   const labels = appLabelNames(context, builds, workspaces, users);
   for (const row of resourceRows) {
     const list = resources.get(row.job_id) ?? [];
-    list.push(toWireBuildResource(row, agents.filter((agent) => agent.resource_id === row.id), { sources, statuses }, now, labels.get(row.job_id)));
+    list.push(
+      toWireBuildResource(
+        row,
+        agents.filter((agent) => agent.resource_id === row.id),
+        { sources, statuses },
+        now,
+        labels.get(row.job_id),
+      ),
+    );
     resources.set(row.job_id, list);
   }
   return { users, versions, jobs, resources };
 }
 
 /** Builds as the API shows them, with their jobs, resources and names. */
-export async function answerBuilds(context: ApiContext, builds: readonly WorkspaceBuildRow[], workspaces: readonly WorkspaceRow[]): Promise<WorkspaceBuild[]> {
+export async function answerBuilds(
+  context: ApiContext,
+  builds: readonly WorkspaceBuildRow[],
+  workspaces: readonly WorkspaceRow[],
+): Promise<WorkspaceBuild[]> {
   const found = await lookups(context, builds, workspaces);
   const byId = new Map(workspaces.map((w) => [w.id, w]));
   return builds.flatMap((build) => {
@@ -100,14 +149,32 @@ function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, job: Job
 export async function answerWorkspaces(context: ApiContext, workspaces: readonly WorkspaceRow[]): Promise<Workspace[]> {
   if (workspaces.length === 0) return [];
   const db = context.store.db;
-  const latest = await latestBuilds(db, workspaces.map((w) => w.id));
+  const latest = await latestBuilds(
+    db,
+    workspaces.map((w) => w.id),
+  );
   const found = await lookups(context, [...latest.values()], workspaces);
   const templates = new Map(
-    (await db.selectFrom('templates').selectAll().where('id', 'in', [...new Set(workspaces.map((w) => w.template_id))]).execute()).map((t) => [t.id, t]),
+    (
+      await db
+        .selectFrom('templates')
+        .selectAll()
+        .where('id', 'in', [...new Set(workspaces.map((w) => w.template_id))])
+        .execute()
+    ).map((t) => [t.id, t]),
   );
-  const appStatuses = await latestAppStatuses(db, workspaces.map((w) => w.id));
+  const appStatuses = await latestAppStatuses(
+    db,
+    workspaces.map((w) => w.id),
+  );
   const orgs = new Map(
-    (await db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', [...new Set(workspaces.map((w) => w.organization_id))]).execute()).map((o) => [o.id, o.name]),
+    (
+      await db
+        .selectFrom('organizations')
+        .select(['id', 'name'])
+        .where('id', 'in', [...new Set(workspaces.map((w) => w.organization_id))])
+        .execute()
+    ).map((o) => [o.id, o.name]),
   );
   return workspaces.flatMap((workspace) => {
     const build = latest.get(workspace.id);
@@ -160,7 +227,11 @@ function latestAppStatus(row: AppStatusRow | undefined): { latest_app_status?: W
   return row ? { latest_app_status: toWireAppStatus(row) } : {};
 }
 
-function nextStart(workspace: WorkspaceRow, template: { allow_user_autostart: number; autostart_requirement_days: number }, now: Date): { next_start_at?: string } {
+function nextStart(
+  workspace: WorkspaceRow,
+  template: { allow_user_autostart: number; autostart_requirement_days: number },
+  now: Date,
+): { next_start_at?: string } {
   try {
     const at = nextAutostart({
       schedule: workspace.autostart_schedule,
@@ -181,12 +252,24 @@ interface AgentReports {
 }
 
 function reportsOf(agentId: string, reports: AgentReports): AgentReports {
-  return { sources: reports.sources.filter((source) => source.agent_id === agentId), statuses: reports.statuses.filter((status) => status.agent_id === agentId) };
+  return {
+    sources: reports.sources.filter((source) => source.agent_id === agentId),
+    statuses: reports.statuses.filter((status) => status.agent_id === agentId),
+  };
 }
 
 /** A resource of a build, with the agents the build made for it. */
-function toWireBuildResource(row: WorkspaceResourceRow, agents: readonly WorkspaceAgentRow[], reports: AgentReports, now: Date, labels: AppLabelNames | undefined): WorkspaceResource {
-  return toWireResource(row, agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now, labels)));
+function toWireBuildResource(
+  row: WorkspaceResourceRow,
+  agents: readonly WorkspaceAgentRow[],
+  reports: AgentReports,
+  now: Date,
+  labels: AppLabelNames | undefined,
+): WorkspaceResource {
+  return toWireResource(
+    row,
+    agents.map((agent) => toWireAgent(row.id, agent, reportsOf(agent.id, reports), now, labels)),
+  );
 }
 
 /** Per build job, the names subdomain app labels are made of; none when the deployment serves no subdomain apps. */
@@ -210,15 +293,33 @@ function appLabelNames(
 export async function answerAgent(context: ApiContext, found: AgentWithOwners): Promise<WorkspaceAgent> {
   const sources = await listLogSources(context.store.db, [found.agent.id]);
   const statuses = (await listAppStatusesOfAgents(context.store.db, [found.agent.id])).map(toWireAppStatus);
-  const owner = context.values.wildcardAccessUrl === '' ? undefined : await context.store.db.selectFrom('users').select('username').where('id', '=', found.workspace.owner_id).executeTakeFirst();
+  const owner =
+    context.values.wildcardAccessUrl === ''
+      ? undefined
+      : await context.store.db.selectFrom('users').select('username').where('id', '=', found.workspace.owner_id).executeTakeFirst();
   const labels = owner ? { workspace: found.workspace.name, owner: owner.username } : undefined;
   return toWireAgent(found.resource.id, found.agent, { sources, statuses }, context.store.clock.now(), labels);
 }
 
-function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, statuses }: AgentReports, now: Date, labels: AppLabelNames | undefined): WorkspaceAgent {
+function toWireAgent(
+  resourceId: string,
+  agent: WorkspaceAgentRow,
+  { sources, statuses }: AgentReports,
+  now: Date,
+  labels: AppLabelNames | undefined,
+): WorkspaceAgent {
   const definition = readDefinition(agent.definition);
-  const { status, disconnectedAt } = deriveAgentStatus({ ...agent, connection_timeout_seconds: definition.connection_timeout_seconds }, now);
-  const stored = sources.map((source) => ({ id: source.id, workspace_agent_id: agent.id, created_at: source.created_at, display_name: source.display_name, icon: source.icon }));
+  const { status, disconnectedAt } = deriveAgentStatus(
+    { ...agent, connection_timeout_seconds: definition.connection_timeout_seconds },
+    now,
+  );
+  const stored = sources.map((source) => ({
+    id: source.id,
+    workspace_agent_id: agent.id,
+    created_at: source.created_at,
+    display_name: source.display_name,
+    icon: source.icon,
+  }));
   const fromScripts = scriptLogSources(agent.id, definition, agent.created_at).filter((source) => !stored.some((s) => s.id === source.id));
   return {
     id: agent.id,
@@ -250,10 +351,16 @@ function toWireAgent(resourceId: string, agent: WorkspaceAgentRow, { sources, st
     health: deriveAgentHealth(status, agent.lifecycle_state),
     ...relayLatency(status, agent.last_stats),
     startup_script_behavior:
-      definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login) ? 'blocking' : 'non-blocking',
+      definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login)
+        ? 'blocking'
+        : 'non-blocking',
     log_sources: [...fromScripts, ...stored],
     parent_id: { uuid: '', valid: false },
-    apps: withSubdomainNames(wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses), agent.name, labels),
+    apps: withSubdomainNames(
+      wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), statuses),
+      agent.name,
+      labels,
+    ),
     scripts: wireScripts(agent.id, definition),
   };
 }

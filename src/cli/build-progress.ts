@@ -20,7 +20,13 @@ export async function followBuild(context: CommandContext, client: CoveClient, b
  * Queues a build of the workspace and follows it to its end. A build while another is active
  * gets the API's message and a way out.
  */
-export async function runBuild(context: CommandContext, client: CoveClient, workspace: Workspace, label: string, request: CreateWorkspaceBuildRequest): Promise<WorkspaceBuild> {
+export async function runBuild(
+  context: CommandContext,
+  client: CoveClient,
+  workspace: Workspace,
+  label: string,
+  request: CreateWorkspaceBuildRequest,
+): Promise<WorkspaceBuild> {
   let build: WorkspaceBuild;
   try {
     build = await client.createWorkspaceBuild(workspace.id, request);

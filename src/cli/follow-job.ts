@@ -29,7 +29,9 @@ export interface JobSource<T extends JobHolder> {
  * so a proxy that drops WebSockets costs the live view, not the work.
  */
 export async function followJob<T extends JobHolder>(context: CommandContext, initial: T, source: JobSource<T>): Promise<T> {
-  const printer = context.json ? undefined : new BuildLogPrinter(context.io.stdout, { verbose: context.global.verbose, color: context.io.stdout.isTTY === true });
+  const printer = context.json
+    ? undefined
+    : new BuildLogPrinter(context.io.stdout, { verbose: context.global.verbose, color: context.io.stdout.isTTY === true });
   if (initial.matched_provisioners?.count === 0) {
     context.io.stderr.write(`warning: no provisioner daemon serves jobs with these tags; the ${source.noun} waits until one connects.\n`);
   }

@@ -63,7 +63,10 @@ function requestedCommand(args: readonly string[]): string | undefined {
 }
 
 async function register(parent: Command, spec: CommandSpec, io: CliIo, setExit: (code: number | void) => void): Promise<void> {
-  const command = parent.command(spec.name).summary(spec.summary).description(spec.description ?? spec.summary);
+  const command = parent
+    .command(spec.name)
+    .summary(spec.summary)
+    .description(spec.description ?? spec.summary);
   for (const alias of spec.aliases ?? []) command.alias(alias);
   for (const argument of spec.arguments ?? []) {
     const name = `${argument.name}${argument.variadic ? '...' : ''}`;

@@ -29,7 +29,10 @@ export async function openSecretStore(configDir: string, env: Readonly<Record<st
   if (env['COVE_SECRET_STORE'] === 'file') return file;
   const keytar = await loadKeytar();
   if (!keytar) return file;
-  const usable = await withTimeout(keytar.findCredentials(SERVICE).then(() => true), PROBE_TIMEOUT_MS).catch(() => false);
+  const usable = await withTimeout(
+    keytar.findCredentials(SERVICE).then(() => true),
+    PROBE_TIMEOUT_MS,
+  ).catch(() => false);
   return usable ? new KeychainSecretStore(keytar) : file;
 }
 

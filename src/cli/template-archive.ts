@@ -70,7 +70,8 @@ class Walk {
       return this.directory(path);
     }
     if (stats.isSymbolicLink()) return this.symlink(path, await readlink(full));
-    if (!stats.isFile()) throw new CliError(`${full} is neither a file, a directory nor a symlink.`, { hint: `Remove it or name it in ${IGNORE_FILE}.` });
+    if (!stats.isFile())
+      throw new CliError(`${full} is neither a file, a directory nor a symlink.`, { hint: `Remove it or name it in ${IGNORE_FILE}.` });
     this.#bytes += stats.size;
     if (this.#bytes > this.maxBytes) throw tooLarge(this.root, this.maxBytes);
     const data = await readFile(full);
@@ -111,7 +112,8 @@ async function readIgnoreRules(directory: string): Promise<IgnoreRules> {
   try {
     text = await readFile(join(directory, IGNORE_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return parseIgnoreRules('');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return parseIgnoreRules('');
     throw error;
   }
   return parseIgnoreRules(text);
@@ -170,7 +172,10 @@ function globToRegExp(glob: string): string {
       const end = glob.indexOf(']', i + 2);
       if (end === -1) out += '\\[';
       else {
-        const set = glob.slice(i + 1, end).replace(/^!/, '^').replaceAll('\\', '\\\\');
+        const set = glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replaceAll('\\', '\\\\');
         out += `[${set}]`;
         i = end;
       }

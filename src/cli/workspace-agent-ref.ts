@@ -22,7 +22,11 @@ const POLL_MS = 500;
  * `start_blocks_login` scripts still run, is waited for, saying so on stderr; a stopped workspace
  * or a disconnected agent is a CliError saying what to do.
  */
-export async function resolveWorkspaceAgent(client: CoveClient, text: string, options: { readonly io: CliIo; readonly wait?: boolean }): Promise<ResolvedAgent> {
+export async function resolveWorkspaceAgent(
+  client: CoveClient,
+  text: string,
+  options: { readonly io: CliIo; readonly wait?: boolean },
+): Promise<ResolvedAgent> {
   const [workspaceText = '', agentName] = splitAgent(text);
   const ref = parseWorkspaceRef(workspaceText);
   let workspace = await resolveWorkspace(client, ref);
@@ -41,7 +45,10 @@ export async function resolveWorkspaceAgent(client: CoveClient, text: string, op
         hint: `Check that the workspace is running ("cove show ${label}"), or restart it with "cove restart ${label}".`,
       });
     }
-    if (Date.now() > deadline) throw new CliError(`The agent "${agent.name}" of workspace "${label}" did not connect within ${AGENT_WAIT_MS / 1000} s.`, { hint: `See "cove show ${label}".` });
+    if (Date.now() > deadline)
+      throw new CliError(`The agent "${agent.name}" of workspace "${label}" did not connect within ${AGENT_WAIT_MS / 1000} s.`, {
+        hint: `See "cove show ${label}".`,
+      });
     const waitingFor = agent.status === 'connected' ? 'finish its start scripts' : 'connect';
     if (said !== waitingFor) options.io.stderr.write(`Waiting for the agent "${agent.name}" of workspace "${label}" to ${waitingFor}...\n`);
     said = waitingFor;
@@ -50,7 +57,9 @@ export async function resolveWorkspaceAgent(client: CoveClient, text: string, op
     agent = pickAgent(workspace, label, agentName);
   }
   if (agent.lifecycle_state === 'start_error' || agent.lifecycle_state === 'start_timeout') {
-    options.io.stderr.write(`Warning: the start scripts of agent "${agent.name}" ${agent.lifecycle_state === 'start_error' ? 'failed' : 'timed out'}; the workspace may not be fully set up. See "cove show ${label}".\n`);
+    options.io.stderr.write(
+      `Warning: the start scripts of agent "${agent.name}" ${agent.lifecycle_state === 'start_error' ? 'failed' : 'timed out'}; the workspace may not be fully set up. See "cove show ${label}".\n`,
+    );
   }
   return { workspace, agent, label };
 }
@@ -69,13 +78,20 @@ function splitAgent(text: string): [string, string | undefined] {
 
 function pickAgent(workspace: Workspace, label: string, name: string | undefined): WorkspaceAgent {
   const agents = workspace.latest_build.resources.flatMap((resource) => resource.agents);
-  if (agents.length === 0) throw new CliError(`Workspace "${label}" has no agents.`, { hint: 'Its template defines none, so there is nothing to connect to.' });
+  if (agents.length === 0)
+    throw new CliError(`Workspace "${label}" has no agents.`, { hint: 'Its template defines none, so there is nothing to connect to.' });
   if (name !== undefined) {
     const found = agents.find((agent) => agent.name === name);
-    if (!found) throw new CliError(`Workspace "${label}" has no agent "${name}".`, { hint: `Its agents: ${agents.map((agent) => agent.name).join(', ')}.` });
+    if (!found)
+      throw new CliError(`Workspace "${label}" has no agent "${name}".`, {
+        hint: `Its agents: ${agents.map((agent) => agent.name).join(', ')}.`,
+      });
     return found;
   }
   const [only] = agents;
-  if (agents.length > 1 || !only) throw new CliError(`Workspace "${label}" has several agents: ${agents.map((agent) => agent.name).join(', ')}.`, { hint: `Name one as ${label}.AGENT.` });
+  if (agents.length > 1 || !only)
+    throw new CliError(`Workspace "${label}" has several agents: ${agents.map((agent) => agent.name).join(', ')}.`, {
+      hint: `Name one as ${label}.AGENT.`,
+    });
   return only;
 }

@@ -33,7 +33,11 @@ export function parseWorkspaceRef(text: string): WorkspaceRef {
  * The workspace a reference names. A missing workspace is a CliError that says whose workspace
  * was looked for, since a bare name only searches the caller's own.
  */
-export async function resolveWorkspace(client: CoveClient, ref: WorkspaceRef | string, options: { readonly includeDeleted?: boolean } = {}): Promise<Workspace> {
+export async function resolveWorkspace(
+  client: CoveClient,
+  ref: WorkspaceRef | string,
+  options: { readonly includeDeleted?: boolean } = {},
+): Promise<Workspace> {
   const wanted = typeof ref === 'string' ? parseWorkspaceRef(ref) : ref;
   try {
     if (wanted.id !== undefined) return await client.workspace(wanted.id, options.includeDeleted);
@@ -42,7 +46,10 @@ export async function resolveWorkspace(client: CoveClient, ref: WorkspaceRef | s
     if (error instanceof ApiError && (error.status === 404 || error.status === 410)) {
       const whose = wanted.id !== undefined ? '' : wanted.owner === 'me' ? ' among your workspaces' : ` owned by ${wanted.owner}`;
       throw new CliError(`No workspace "${wanted.name}"${whose}.`, {
-        hint: wanted.owner === 'me' && wanted.id === undefined ? 'See "cove list"; name another user\'s workspace as OWNER/NAME.' : 'See "cove list --all".',
+        hint:
+          wanted.owner === 'me' && wanted.id === undefined
+            ? 'See "cove list"; name another user\'s workspace as OWNER/NAME.'
+            : 'See "cove list --all".',
       });
     }
     throw error;

@@ -80,7 +80,18 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const relay = new AgentRelay();
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
-      { store, values, sources: options.sources, identity, rateLimits: createRateLimits(options.values, store.clock), mailer: createMailer(options.values), builtinProvisionerKey, checkSchedule: weeklyScheduleProblem, relay, usage: new UsageRecorder(store) },
+      {
+        store,
+        values,
+        sources: options.sources,
+        identity,
+        rateLimits: createRateLimits(options.values, store.clock),
+        mailer: createMailer(options.values),
+        builtinProvisionerKey,
+        checkSchedule: weeklyScheduleProblem,
+        relay,
+        usage: new UsageRecorder(store),
+      },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {
@@ -120,10 +131,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     if (options.sources.accessUrl === 'default') values.accessUrl = url;
     // Other replicas relay streams to the agents connected here through this address.
     relay.localUrl = options.values.relayUrl || url;
-    logger.info(
-      { url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
-      'cove is listening',
-    );
+    logger.info({ url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' }, 'cove is listening');
     for (const task of Object.values(tasks)) task.start();
     const provisioners = startBuiltinProvisioners({
       url,

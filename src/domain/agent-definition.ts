@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { AgentManifest, ManifestApp, ManifestScript, PlannedAgent, WorkspaceAgentScript, WorkspaceApp, WorkspaceAppStatus } from '../sdk/wire/index.js';
+import type {
+  AgentManifest,
+  ManifestApp,
+  ManifestScript,
+  PlannedAgent,
+  WorkspaceAgentScript,
+  WorkspaceApp,
+  WorkspaceAppStatus,
+} from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
 
 /** Seconds between the stats reports an agent is asked for (reference §0). */
@@ -71,7 +79,12 @@ export function scriptLogSources(agentId: string, definition: PlannedAgent, crea
 
 /** The agent's apps as the manifest gives them. */
 export function manifestApps(agentId: string, definition: PlannedAgent): ManifestApp[] {
-  return definition.apps.map((app, index) => ({ id: stableId(agentId, 'app', index), slug: app.slug, url: app.url, healthcheck: app.healthcheck }));
+  return definition.apps.map((app, index) => ({
+    id: stableId(agentId, 'app', index),
+    slug: app.slug,
+    url: app.url,
+    healthcheck: app.healthcheck,
+  }));
 }
 
 type AppHealth = WorkspaceApp['health'];
@@ -88,7 +101,9 @@ export function wireApps(
 ): WorkspaceApp[] {
   return definition.apps.map((app, index) => {
     const id = stableId(agentId, 'app', index);
-    const health: AppHealth = !app.healthcheck ? 'disabled' : ((['initializing', 'healthy', 'unhealthy'].includes(reported[id] ?? '') ? reported[id] : 'initializing') as AppHealth);
+    const health: AppHealth = !app.healthcheck
+      ? 'disabled'
+      : ((['initializing', 'healthy', 'unhealthy'].includes(reported[id] ?? '') ? reported[id] : 'initializing') as AppHealth);
     return {
       id,
       slug: app.slug,
@@ -104,7 +119,9 @@ export function wireApps(
       open_in: app.open_in,
       sharing_level: app.share,
       health,
-      healthcheck: app.healthcheck ? { url: app.healthcheck.url, interval: Math.trunc(app.healthcheck.interval), threshold: Math.trunc(app.healthcheck.threshold) } : { url: '', interval: 0, threshold: 0 },
+      healthcheck: app.healthcheck
+        ? { url: app.healthcheck.url, interval: Math.trunc(app.healthcheck.interval), threshold: Math.trunc(app.healthcheck.threshold) }
+        : { url: '', interval: 0, threshold: 0 },
       statuses: statuses.filter((status) => status.app_id === id),
     };
   });

@@ -8,7 +8,11 @@ import { workspaceEventsChannel } from './workspace-events.js';
 export const MAX_AGENT_LOGS_BYTES = 1024 * 1024;
 
 /** The well-known source of logs that name none (reference §3.3). */
-export const EXTERNAL_LOG_SOURCE = { id: '3b579bf4-1ed8-4b99-87a8-e9a1e3410410', display_name: 'External', icon: '/emojis/1f310.png' } as const;
+export const EXTERNAL_LOG_SOURCE = {
+  id: '3b579bf4-1ed8-4b99-87a8-e9a1e3410410',
+  display_name: 'External',
+  icon: '/emojis/1f310.png',
+} as const;
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -46,7 +50,8 @@ export async function appendAgentLogs(
     const current = await getAgentRow(trx, agent.id);
     if (!current) throw new HttpProblem(404, 'Workspace agent not found.');
     if (current.logs_overflowed || current.logs_length + bytes > MAX_AGENT_LOGS_BYTES) {
-      if (!current.logs_overflowed) await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agent.id).execute();
+      if (!current.logs_overflowed)
+        await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agent.id).execute();
       return { overflowed: true, newlyOverflowed: !current.logs_overflowed, first: false, after: 0 };
     }
     if (sourceId === EXTERNAL_LOG_SOURCE.id) {

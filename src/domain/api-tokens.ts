@@ -25,8 +25,7 @@ export function hashSecret(secret: string): string {
 
 /** A token split into its parts, or the reason it is malformed. */
 export type ParsedToken =
-  | { readonly ok: true; readonly id: string; readonly secret: string }
-  | { readonly ok: false; readonly detail: string };
+  { readonly ok: true; readonly id: string; readonly secret: string } | { readonly ok: false; readonly detail: string };
 
 /** Splits a presented token, saying precisely what is wrong with a malformed one. */
 export function parseToken(token: string): ParsedToken {

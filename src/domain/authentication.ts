@@ -33,7 +33,8 @@ export async function authenticate(
 ): Promise<Authenticated> {
   if (!token) {
     throw new HttpProblem(401, SIGNED_OUT, {
-      detail: 'Provide a session token in the "Service-Session-Token" header, the "service_session_token" cookie or query parameter. Run "cove login" to get one.',
+      detail:
+        'Provide a session token in the "Service-Session-Token" header, the "service_session_token" cookie or query parameter. Run "cove login" to get one.',
     });
   }
   const parsed = parseToken(token);
@@ -85,13 +86,7 @@ async function loadSession(store: Store, values: DeploymentValues, keyId: string
   return { apiKey, user, subject };
 }
 
-async function keepAlive(
-  store: Store,
-  values: DeploymentValues,
-  apiKey: ApiKeyRow,
-  ipAddress: string,
-  now: Date,
-): Promise<ApiKeyRow> {
+async function keepAlive(store: Store, values: DeploymentValues, apiKey: ApiKeyRow, ipAddress: string, now: Date): Promise<ApiKeyRow> {
   const changes: Partial<ApiKeyRow> = {};
   if (now.getTime() - Date.parse(apiKey.last_used) > HOUR_MS) {
     changes.last_used = now.toISOString();
@@ -107,4 +102,3 @@ async function keepAlive(
   await updateApiKey(store.db, apiKey.id, changes);
   return { ...apiKey, ...changes };
 }
-

@@ -24,9 +24,23 @@ export async function runAutobuild(store: Store, now: Date): Promise<AutobuildRe
   // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const workspaces = await store.db.selectFrom('workspaces').selectAll().where('deleted', '=', 0).execute();
-  const latest = await latestBuilds(store.db, workspaces.map((w) => w.id));
+  const latest = await latestBuilds(
+    store.db,
+    workspaces.map((w) => w.id),
+  );
   const jobs = new Map(
-    (latest.size === 0 ? [] : await store.db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', [...latest.values()].map((b) => b.job_id)).execute()).map((j) => [j.id, j]),
+    (latest.size === 0
+      ? []
+      : await store.db
+          .selectFrom('provisioner_jobs')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            [...latest.values()].map((b) => b.job_id),
+          )
+          .execute()
+    ).map((j) => [j.id, j]),
   );
   const templates = new Map((await store.db.selectFrom('templates').selectAll().execute()).map((t) => [t.id, t]));
   const owners = new Map((await store.db.selectFrom('users').select(['id', 'status']).execute()).map((u) => [u.id, u.status]));
@@ -71,7 +85,10 @@ export async function runAutobuild(store: Store, now: Date): Promise<AutobuildRe
           .updateTable('workspaces')
           .set({
             dormant_at: tick.toISOString(),
-            deleting_at: template.time_til_dormant_autodelete_ms > 0 ? new Date(tick.getTime() + template.time_til_dormant_autodelete_ms).toISOString() : null,
+            deleting_at:
+              template.time_til_dormant_autodelete_ms > 0
+                ? new Date(tick.getTime() + template.time_til_dormant_autodelete_ms).toISOString()
+                : null,
             updated_at: tick.toISOString(),
           })
           .where('id', '=', workspace.id)
@@ -80,8 +97,10 @@ export async function runAutobuild(store: Store, now: Date): Promise<AutobuildRe
         await store.pubsub.publish(workspaceEventsChannel(workspace.id), 'dormant');
       }
       if (decision.transition && decision.reason) {
-        const current = (await store.db.selectFrom('workspaces').selectAll().where('id', '=', workspace.id).executeTakeFirst()) ?? workspace;
-        const useActive = decision.transition === 'start' && (template.require_active_version === 1 || workspace.automatic_updates === 'always');
+        const current =
+          (await store.db.selectFrom('workspaces').selectAll().where('id', '=', workspace.id).executeTakeFirst()) ?? workspace;
+        const useActive =
+          decision.transition === 'start' && (template.require_active_version === 1 || workspace.automatic_updates === 'always');
         await createBuild(
           authorized,
           store,

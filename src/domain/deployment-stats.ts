@@ -55,8 +55,26 @@ function percentile(sorted: readonly number[], fraction: number): number {
 export async function computeDeploymentStats(db: Kysely<Database>, now: Date): Promise<DeploymentStats> {
   const from = new Date(now.getTime() - WINDOW_MS);
   const workspaces = await db.selectFrom('workspaces').select('id').where('deleted', '=', 0).execute();
-  const builds = [...(await latestBuilds(db, workspaces.map((w) => w.id))).values()];
-  const jobs = builds.length === 0 ? [] : await db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', builds.map((b) => b.job_id)).execute();
+  const builds = [
+    ...(
+      await latestBuilds(
+        db,
+        workspaces.map((w) => w.id),
+      )
+    ).values(),
+  ];
+  const jobs =
+    builds.length === 0
+      ? []
+      : await db
+          .selectFrom('provisioner_jobs')
+          .selectAll()
+          .where(
+            'id',
+            'in',
+            builds.map((b) => b.job_id),
+          )
+          .execute();
   const jobOf = new Map(jobs.map((job) => [job.id, job]));
   const counts = { pending: 0, building: 0, running: 0, stopped: 0, failed: 0 };
   for (const build of builds) {
@@ -75,7 +93,10 @@ export async function computeDeploymentStats(db: Kysely<Database>, now: Date): P
     .execute();
   const reports = agents.map((agent) => parseJson<AgentStats>(agent.last_stats, {}));
   const sum = (pick: (stats: AgentStats) => number | undefined) => reports.reduce((total, stats) => total + (pick(stats) ?? 0), 0);
-  const latencies = reports.map((stats) => stats.connection_median_latency_ms ?? 0).filter((ms) => ms > 0).sort((a, b) => a - b);
+  const latencies = reports
+    .map((stats) => stats.connection_median_latency_ms ?? 0)
+    .filter((ms) => ms > 0)
+    .sort((a, b) => a - b);
   return {
     aggregated_from: from.toISOString(),
     collected_at: now.toISOString(),

@@ -20,7 +20,12 @@ export function evaluateParameters(
   const known = new Set(parameters.map((parameter) => parameter.name));
   const diagnostics = Object.keys(inputs)
     .filter((name) => !known.has(name))
-    .map((name): Diagnostic => ({ severity: 'warning', summary: 'Unknown parameter', detail: `the template has no parameter "${name}"`, extra: { code: 'unknown_parameter' } }));
+    .map((name): Diagnostic => ({
+      severity: 'warning',
+      summary: 'Unknown parameter',
+      detail: `the template has no parameter "${name}"`,
+      extra: { code: 'unknown_parameter' },
+    }));
   return {
     id,
     diagnostics,
@@ -32,7 +37,8 @@ function evaluateOne(parameter: RichParameter, input: string | undefined): Dynam
   const value = input ?? parameter.default_value;
   const diagnostics: Diagnostic[] = [];
   if (value === '') {
-    if (parameter.required) diagnostics.push(error('Required parameter not provided', `parameter "${parameter.name}" is required`, 'required'));
+    if (parameter.required)
+      diagnostics.push(error('Required parameter not provided', `parameter "${parameter.name}" is required`, 'required'));
   } else {
     const problem = parameterValueProblem(parameter, value);
     if (problem) diagnostics.push(error('Invalid parameter value', problem, 'invalid_value'));
@@ -51,10 +57,18 @@ function evaluateOne(parameter: RichParameter, input: string | undefined): Dynam
     default_value: { valid: true, value: parameter.default_value },
     value: { valid: diagnostics.length === 0, value },
     diagnostics,
-    options: parameter.options.map((option) => ({ name: option.name, description: option.description, icon: option.icon, value: { valid: true, value: option.value } })),
+    options: parameter.options.map((option) => ({
+      name: option.name,
+      description: option.description,
+      icon: option.icon,
+      value: { valid: true, value: option.value },
+    })),
     styling: { disabled: false, label: '', placeholder: '' },
     validations:
-      parameter.validation_min === null && parameter.validation_max === null && parameter.validation_regex === '' && parameter.validation_monotonic === ''
+      parameter.validation_min === null &&
+      parameter.validation_max === null &&
+      parameter.validation_regex === '' &&
+      parameter.validation_monotonic === ''
         ? []
         : [
             {

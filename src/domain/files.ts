@@ -52,7 +52,8 @@ export async function downloadFile(
 ): Promise<{ readonly contentType: string; readonly data: Buffer }> {
   const file = await store.getFile(id);
   if (format === undefined || format === '') return { contentType: file.mimetype, data: file.data };
-  if (format !== 'zip') throw new HttpProblem(400, 'Unsupported conversion format.', { validations: [{ field: 'format', detail: 'must be "zip"' }] });
+  if (format !== 'zip')
+    throw new HttpProblem(400, 'Unsupported conversion format.', { validations: [{ field: 'format', detail: 'must be "zip"' }] });
   if (file.mimetype !== TAR) throw new HttpProblem(400, 'Only .tar files can be converted to .zip format');
   return { contentType: 'application/zip', data: await tarToZip(file.data, { maxTotalBytes: MAX_FILE_BYTES * 10 }) };
 }

@@ -50,10 +50,26 @@ export async function reapHungJobs(store: Store, now: Date): Promise<number> {
         .where('updated_at', '=', candidate.updated_at)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return false;
-      const last = await trx.selectFrom('provisioner_job_logs').select('stage').where('job_id', '=', candidate.id).orderBy('id', 'desc').limit(1).executeTakeFirst();
+      const last = await trx
+        .selectFrom('provisioner_job_logs')
+        .select('stage')
+        .where('job_id', '=', candidate.id)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       const stage = last?.stage ?? 'Unknown';
-      const lines = ['', '====================', `Cove: Build has been detected as ${what} and will be terminated.`, '====================', ''];
-      await insertJobLogs(trx, candidate.id, lines.map((output) => ({ created_at: iso, source: 'provisioner_daemon', level: 'error', stage, output })));
+      const lines = [
+        '',
+        '====================',
+        `Cove: Build has been detected as ${what} and will be terminated.`,
+        '====================',
+        '',
+      ];
+      await insertJobLogs(
+        trx,
+        candidate.id,
+        lines.map((output) => ({ created_at: iso, source: 'provisioner_daemon', level: 'error', stage, output })),
+      );
       return true;
     });
     if (!done) continue;

@@ -71,11 +71,7 @@ export interface PasscodePasswordChange {
  * Replaces a password with a valid, unexpired passcode. The passcode is used up and every session
  * and token of the user ends, since whoever held them may be why the password is being reset.
  */
-export async function changePasswordWithPasscode(
-  store: Store,
-  values: DeploymentValues,
-  input: PasscodePasswordChange,
-): Promise<void> {
+export async function changePasswordWithPasscode(store: Store, values: DeploymentValues, input: PasscodePasswordChange): Promise<void> {
   if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
   const weakness = passwordWeakness(input.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });

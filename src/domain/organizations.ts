@@ -10,13 +10,17 @@ function checkName(name: string): void {
   if (name.toLowerCase() === 'default') throw new HttpProblem(400, `Organization name "${name}" is reserved.`);
   const problem = nameProblem(name);
   if (problem) {
-    throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: `${ruleDetail('organization_name', name)}: ${problem}` }] });
+    throw new HttpProblem(400, 'Validation failed.', {
+      validations: [{ field: 'name', detail: `${ruleDetail('organization_name', name)}: ${problem}` }],
+    });
   }
 }
 
 function checkDisplayName(displayName: string): void {
   if (displayName.length > 64 || displayName !== displayName.trim()) {
-    throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'display_name', detail: ruleDetail('organization_display_name', displayName) }] });
+    throw new HttpProblem(400, 'Validation failed.', {
+      validations: [{ field: 'display_name', detail: ruleDetail('organization_display_name', displayName) }],
+    });
   }
 }
 
@@ -32,8 +36,14 @@ export async function createOrganization(
   const iso = now.toISOString();
   try {
     return await store.createOrganization({
-      id: newId(), name: body.name, display_name: displayName, description: body.description ?? '', icon: body.icon ?? '',
-      is_default: 0, created_at: iso, updated_at: iso,
+      id: newId(),
+      name: body.name,
+      display_name: displayName,
+      description: body.description ?? '',
+      icon: body.icon ?? '',
+      is_default: 0,
+      created_at: iso,
+      updated_at: iso,
     });
   } catch (error) {
     if (error instanceof ConflictError) throw new HttpProblem(409, 'Organization already exists with that name.');

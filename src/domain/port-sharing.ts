@@ -17,15 +17,23 @@ export interface PortShareInput {
  * share is how a port goes back to owner-only), a port in 9–65535, http or https, within the
  * template's maximum, and an agent of the workspace's latest build.
  */
-export function checkPortShare(input: PortShareInput, templateMax: string, agentNames: readonly string[]): { level: ShareLevel; protocol: 'http' | 'https' } {
+export function checkPortShare(
+  input: PortShareInput,
+  templateMax: string,
+  agentNames: readonly string[],
+): { level: ShareLevel; protocol: 'http' | 'https' } {
   const level = input.share_level as ShareLevel;
   if (!SHARE_LEVELS.includes(level) || level === 'owner') {
     throw new HttpProblem(400, 'Port sharing level not allowed.', {
-      validations: [{ field: 'share_level', detail: 'must be organization, authenticated or public; delete the share to make the port private again' }],
+      validations: [
+        { field: 'share_level', detail: 'must be organization, authenticated or public; delete the share to make the port private again' },
+      ],
     });
   }
   if (!Number.isInteger(input.port) || input.port < 9 || input.port > 65535) {
-    throw new HttpProblem(400, 'Port must be between 9 and 65535.', { validations: [{ field: 'port', detail: 'must be between 9 and 65535' }] });
+    throw new HttpProblem(400, 'Port must be between 9 and 65535.', {
+      validations: [{ field: 'port', detail: 'must be between 9 and 65535' }],
+    });
   }
   const protocol = input.protocol || 'http';
   if (protocol !== 'http' && protocol !== 'https') {
@@ -39,7 +47,9 @@ export function checkPortShare(input: PortShareInput, templateMax: string, agent
     });
   }
   if (!agentNames.includes(input.agent_name)) {
-    throw new HttpProblem(400, 'Agent not found.', { validations: [{ field: 'agent_name', detail: `no agent "${input.agent_name}" in the latest build` }] });
+    throw new HttpProblem(400, 'Agent not found.', {
+      validations: [{ field: 'agent_name', detail: `no agent "${input.agent_name}" in the latest build` }],
+    });
   }
   return { level, protocol };
 }

@@ -112,7 +112,13 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
     rich_parameter_values: [...(input.rich_parameter_values ?? [])],
     workspace:
       job.type === 'template_version_dry_run'
-        ? { id: '00000000-0000-0000-0000-000000000000', name: input.workspace_name || 'dryrun', owner: initiator?.username ?? '', owner_id: job.initiator_id, start_count: 1 }
+        ? {
+            id: '00000000-0000-0000-0000-000000000000',
+            name: input.workspace_name || 'dryrun',
+            owner: initiator?.username ?? '',
+            owner_id: job.initiator_id,
+            start_count: 1,
+          }
         : null,
     workspace_build_id: input.workspace_build_id ?? null,
     transition: 'start',
@@ -121,13 +127,23 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
   };
 }
 
-async function describeBuildJob(store: Store, job: jobs.ProvisionerJobRow, archive: Buffer, initiator: string, accessUrl: string): Promise<AcquiredJob> {
+async function describeBuildJob(
+  store: Store,
+  job: jobs.ProvisionerJobRow,
+  archive: Buffer,
+  initiator: string,
+  accessUrl: string,
+): Promise<AcquiredJob> {
   const build = await getBuildByJobId(store.db, job.id);
   if (!build) throw new Error('its workspace build no longer exists');
   const workspace = await getWorkspaceById(store.db, build.workspace_id);
   if (!workspace) throw new Error('its workspace no longer exists');
   const owner = await getUserById(store.db, workspace.owner_id);
-  const version = await store.db.selectFrom('template_versions').select('variables').where('id', '=', build.template_version_id).executeTakeFirst();
+  const version = await store.db
+    .selectFrom('template_versions')
+    .select('variables')
+    .where('id', '=', build.template_version_id)
+    .executeTakeFirst();
   const variables = parseJson<TemplateVariable[]>(version?.variables, []);
   const transition = build.transition as AcquiredJob['transition'];
   return {
@@ -140,10 +156,17 @@ async function describeBuildJob(store: Store, job: jobs.ProvisionerJobRow, archi
     archive_base64: archive.toString('base64'),
     user_variable_values: variables.map((variable) => ({ name: variable.name, value: variable.value })),
     rich_parameter_values: parseJson(build.rich_parameter_values, []),
-    workspace: { id: workspace.id, name: workspace.name, owner: owner?.username ?? '', owner_id: workspace.owner_id, start_count: transition === 'start' ? 1 : 0 },
+    workspace: {
+      id: workspace.id,
+      name: workspace.name,
+      owner: owner?.username ?? '',
+      owner_id: workspace.owner_id,
+      start_count: transition === 'start' ? 1 : 0,
+    },
     workspace_build_id: build.id,
     transition,
-    previous_state_base64: build.provisioner_state && build.provisioner_state.length > 0 ? Buffer.from(build.provisioner_state).toString('base64') : null,
+    previous_state_base64:
+      build.provisioner_state && build.provisioner_state.length > 0 ? Buffer.from(build.provisioner_state).toString('base64') : null,
     log_level: 'info',
   };
 }
@@ -157,7 +180,12 @@ async function heldJob(store: Store, daemonId: string, jobId: string): Promise<j
 }
 
 /** A heartbeat with log lines. Answers whether the job was canceled meanwhile. */
-export async function updateJob(store: Store, daemonId: string, jobId: string, logs: readonly JobLogInput[]): Promise<{ canceled: boolean }> {
+export async function updateJob(
+  store: Store,
+  daemonId: string,
+  jobId: string,
+  logs: readonly JobLogInput[],
+): Promise<{ canceled: boolean }> {
   const job = await heldJob(store, daemonId, jobId);
   await store.db.transaction().execute(async (trx) => {
     await jobs.insertJobLogs(
@@ -275,12 +303,12 @@ async function setDeadlines(db: Store['db'], buildId: string, workspaceId: strin
   let deadlines: { deadline: Date | null; maxDeadline: Date | null };
   try {
     deadlines = computeDeadlines({
-    now,
-    workspaceTtlMs: workspace.ttl_ms,
-    templateDefaultTtlMs: template.default_ttl_ms,
-    allowUserAutostop: template.allow_user_autostop === 1,
-    autostartSchedule: workspace.autostart_schedule,
-    autostartDays: template.autostart_requirement_days,
+      now,
+      workspaceTtlMs: workspace.ttl_ms,
+      templateDefaultTtlMs: template.default_ttl_ms,
+      allowUserAutostop: template.allow_user_autostop === 1,
+      autostartSchedule: workspace.autostart_schedule,
+      autostartDays: template.autostart_requirement_days,
       autostopRequirement: { daysBitmap: template.autostop_requirement_days, weeks: template.autostop_requirement_weeks },
     });
   } catch {
@@ -320,15 +348,28 @@ export async function failJob(
   store: Store,
   daemonId: string,
   jobId: string,
-  failure: { readonly error: string; readonly error_code?: string | undefined; readonly canceled?: boolean | undefined; readonly state_base64?: string | undefined },
+  failure: {
+    readonly error: string;
+    readonly error_code?: string | undefined;
+    readonly canceled?: boolean | undefined;
+    readonly state_base64?: string | undefined;
+  },
 ): Promise<void> {
   const job = await heldJob(store, daemonId, jobId);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;
   // What a failed build did create is kept, so the next build can clean it up.
   if (job.type === 'workspace_build' && failure.state_base64) {
-    await store.db.updateTable('workspace_builds').set({ provisioner_state: Buffer.from(failure.state_base64, 'base64') }).where('job_id', '=', jobId).execute();
+    await store.db
+      .updateTable('workspace_builds')
+      .set({ provisioner_state: Buffer.from(failure.state_base64, 'base64') })
+      .where('job_id', '=', jobId)
+      .execute();
   }
-  await finishJob(store, jobId, canceledOnRequest ? { error: '', error_code: '' } : { error: failure.error || 'failed', error_code: failure.error_code ?? '' });
+  await finishJob(
+    store,
+    jobId,
+    canceledOnRequest ? { error: '', error_code: '' } : { error: failure.error || 'failed', error_code: failure.error_code ?? '' },
+  );
 }
 
 async function finishJob(store: Store, jobId: string, outcome: { readonly error: string; readonly error_code: string }): Promise<void> {

@@ -46,7 +46,12 @@ interface DaemonRow {
 export async function viewJobs(db: Kysely<Database>, rows: readonly ProvisionerJobRow[], now: Date): Promise<JobView[]> {
   if (rows.length === 0) return [];
   const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
-  const daemons: DaemonRow[] = await db.selectFrom('provisioner_daemons').selectAll().where('organization_id', 'in', organizationIds).orderBy('created_at').execute();
+  const daemons: DaemonRow[] = await db
+    .selectFrom('provisioner_daemons')
+    .selectAll()
+    .where('organization_id', 'in', organizationIds)
+    .orderBy('created_at')
+    .execute();
   const online = daemons.filter((d) => d.last_seen_at !== null && now.getTime() - Date.parse(d.last_seen_at) < DAEMON_STALE_MS);
   const queues = await queuesByDaemon(db, organizationIds, online);
   const versions = await versionDetails(db, rows);
@@ -87,9 +92,18 @@ export async function matchedProvisioners(
   tags: ProvisionerTags,
   now: Date,
 ): Promise<{ count: number; available: number; most_recently_seen?: string }> {
-  const daemons: DaemonRow[] = await db.selectFrom('provisioner_daemons').selectAll().where('organization_id', '=', organizationId).execute();
-  const matching = daemons.filter((d) => parseStringArray(d.provisioners).includes(provisioner) && daemonTakesJob(parseJson(d.tags, {}), tags));
-  const seen = matching.map((d) => d.last_seen_at).filter((at): at is string => at !== null).sort();
+  const daemons: DaemonRow[] = await db
+    .selectFrom('provisioner_daemons')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .execute();
+  const matching = daemons.filter(
+    (d) => parseStringArray(d.provisioners).includes(provisioner) && daemonTakesJob(parseJson(d.tags, {}), tags),
+  );
+  const seen = matching
+    .map((d) => d.last_seen_at)
+    .filter((at): at is string => at !== null)
+    .sort();
   const available = matching.filter((d) => d.last_seen_at !== null && now.getTime() - Date.parse(d.last_seen_at) < DAEMON_STALE_MS).length;
   const latest = seen.at(-1);
   return latest === undefined ? { count: matching.length, available } : { count: matching.length, available, most_recently_seen: latest };
@@ -98,19 +112,28 @@ export async function matchedProvisioners(
 const emptyMetadata = { template_version_name: '', template_id: '', template_name: '', template_display_name: '', template_icon: '' };
 
 function canRun(daemon: DaemonRow, job: ProvisionerJobRow, jobTags: ProvisionerTags): boolean {
-  return daemon.organization_id === job.organization_id
-    && parseStringArray(daemon.provisioners).includes(job.provisioner)
-    && daemonTakesJob(parseJson(daemon.tags, {}), jobTags);
+  return (
+    daemon.organization_id === job.organization_id &&
+    parseStringArray(daemon.provisioners).includes(job.provisioner) &&
+    daemonTakesJob(parseJson(daemon.tags, {}), jobTags)
+  );
 }
 
-async function queuesByDaemon(db: Kysely<Database>, organizationIds: readonly string[], online: readonly DaemonRow[]): Promise<Map<string, string[]>> {
+async function queuesByDaemon(
+  db: Kysely<Database>,
+  organizationIds: readonly string[],
+  online: readonly DaemonRow[],
+): Promise<Map<string, string[]>> {
   const queues = new Map<string, string[]>();
   for (const organizationId of organizationIds) {
     const daemons = online.filter((d) => d.organization_id === organizationId);
     if (daemons.length === 0) continue;
     const queued = await listQueuedJobs(db, organizationId);
     for (const daemon of daemons) {
-      queues.set(daemon.id, queued.filter((job) => canRun(daemon, job, parseJson(job.tags, {}))).map((job) => job.id));
+      queues.set(
+        daemon.id,
+        queued.filter((job) => canRun(daemon, job, parseJson(job.tags, {}))).map((job) => job.id),
+      );
     }
   }
   return queues;
@@ -122,7 +145,14 @@ async function versionDetails(db: Kysely<Database>, rows: readonly ProvisionerJo
   const found = await db
     .selectFrom('template_versions as v')
     .leftJoin('templates as t', 't.id', 'v.template_id')
-    .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name', 't.display_name as template_display_name', 't.icon as template_icon'])
+    .select([
+      'v.id as id',
+      'v.name as version_name',
+      't.id as template_id',
+      't.name as template_name',
+      't.display_name as template_display_name',
+      't.icon as template_icon',
+    ])
     .where('v.id', 'in', ids)
     .execute();
   return new Map(

@@ -41,4 +41,3 @@ export function newApiKey(spec: ApiKeySpec): NewApiKey {
     },
   };
 }
-

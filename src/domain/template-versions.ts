@@ -139,8 +139,13 @@ async function readableFileId(store: AuthorizedStore, fileId: string): Promise<s
 
 async function storeExample(store: AuthorizedStore, exampleId: string, now: Date): Promise<string> {
   const example = findTemplateExample(exampleId);
-  if (!example) throw new HttpProblem(400, 'Example not found.', { validations: [{ field: 'example_id', detail: `no built-in example "${exampleId}"` }] });
-  const tar = await createTar(Object.fromEntries(exampleFiles(example).map((file) => [file.path, { content: file.content, mode: file.mode }])));
+  if (!example)
+    throw new HttpProblem(400, 'Example not found.', {
+      validations: [{ field: 'example_id', detail: `no built-in example "${exampleId}"` }],
+    });
+  const tar = await createTar(
+    Object.fromEntries(exampleFiles(example).map((file) => [file.path, { content: file.content, mode: file.mode }])),
+  );
   const { file } = await store.saveFile({
     id: newId(),
     hash: createHash('sha256').update(tar).digest('hex'),
@@ -166,8 +171,52 @@ async function detectProvisioner(store: AuthorizedStore, fileId: string): Promis
   });
 }
 
-const ADJECTIVES = ['amazing', 'brave', 'calm', 'clever', 'dazzling', 'eager', 'festive', 'gentle', 'happy', 'jolly', 'keen', 'lucid', 'modest', 'nifty', 'optimistic', 'quirky', 'serene', 'tender', 'upbeat', 'vibrant', 'wizardly', 'zealous'];
-const SURNAMES = ['archimedes', 'babbage', 'curie', 'darwin', 'euler', 'faraday', 'galois', 'hopper', 'jepsen', 'kepler', 'lovelace', 'meitner', 'noether', 'pascal', 'ramanujan', 'shannon', 'turing', 'volta', 'wozniak', 'yalow'];
+const ADJECTIVES = [
+  'amazing',
+  'brave',
+  'calm',
+  'clever',
+  'dazzling',
+  'eager',
+  'festive',
+  'gentle',
+  'happy',
+  'jolly',
+  'keen',
+  'lucid',
+  'modest',
+  'nifty',
+  'optimistic',
+  'quirky',
+  'serene',
+  'tender',
+  'upbeat',
+  'vibrant',
+  'wizardly',
+  'zealous',
+];
+const SURNAMES = [
+  'archimedes',
+  'babbage',
+  'curie',
+  'darwin',
+  'euler',
+  'faraday',
+  'galois',
+  'hopper',
+  'jepsen',
+  'kepler',
+  'lovelace',
+  'meitner',
+  'noether',
+  'pascal',
+  'ramanujan',
+  'shannon',
+  'turing',
+  'volta',
+  'wozniak',
+  'yalow',
+];
 
 /** A readable name for a version the user did not name, e.g. `amazing_turing3`. */
 export function generateVersionName(): string {
@@ -204,7 +253,11 @@ export async function createDryRun(
       provisioner: importJob.provisioner,
       file_id: importJob.file_id,
       initiator_id: store.subject.id,
-      input: JSON.stringify({ template_version_id: version.id, workspace_name: input.workspace_name ?? '', rich_parameter_values: input.rich_parameter_values ?? [] }),
+      input: JSON.stringify({
+        template_version_id: version.id,
+        workspace_name: input.workspace_name ?? '',
+        rich_parameter_values: input.rich_parameter_values ?? [],
+      }),
       tags: importJob.tags,
     },
     now.toISOString(),

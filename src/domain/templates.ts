@@ -37,12 +37,20 @@ export function bitmapToWeekdays(bitmap: number): Weekday[] {
 
 function checkDisplayName(value: string | undefined, problems: FieldValidation[]): void {
   if (value === undefined || value === '') return;
-  if (value.length > 64 || !/^[^\s](.*[^\s])?$/.test(value)) problems.push({ field: 'display_name', detail: ruleDetail('template_display_name', value) });
+  if (value.length > 64 || !/^[^\s](.*[^\s])?$/.test(value))
+    problems.push({ field: 'display_name', detail: ruleDetail('template_display_name', value) });
 }
 
-type Scheduling = Pick<CreateTemplateRequest,
-  | 'default_ttl_ms' | 'activity_bump_ms' | 'failure_ttl_ms' | 'time_til_dormant_ms' | 'time_til_dormant_autodelete_ms'
-  | 'autostop_requirement' | 'autostart_requirement'>;
+type Scheduling = Pick<
+  CreateTemplateRequest,
+  | 'default_ttl_ms'
+  | 'activity_bump_ms'
+  | 'failure_ttl_ms'
+  | 'time_til_dormant_ms'
+  | 'time_til_dormant_autodelete_ms'
+  | 'autostop_requirement'
+  | 'autostart_requirement'
+>;
 
 /** Checks the scheduling fields; returns the stored columns they set. */
 function schedulingColumns(input: Scheduling, problems: FieldValidation[], minimumOneMinute: boolean): Partial<TemplateRow> {
@@ -61,7 +69,11 @@ function schedulingColumns(input: Scheduling, problems: FieldValidation[], minim
   nonNegative('time_til_dormant_autodelete_ms', input.time_til_dormant_autodelete_ms);
   if (input.autostop_requirement) {
     if (input.autostop_requirement.days_of_week) {
-      columns.autostop_requirement_days = weekdaysToBitmap(input.autostop_requirement.days_of_week, 'autostop_requirement.days_of_week', problems);
+      columns.autostop_requirement_days = weekdaysToBitmap(
+        input.autostop_requirement.days_of_week,
+        'autostop_requirement.days_of_week',
+        problems,
+      );
     }
     const weeks = input.autostop_requirement.weeks;
     if (weeks !== undefined) {
@@ -71,7 +83,11 @@ function schedulingColumns(input: Scheduling, problems: FieldValidation[], minim
     }
   }
   if (input.autostart_requirement?.days_of_week) {
-    columns.autostart_requirement_days = weekdaysToBitmap(input.autostart_requirement.days_of_week, 'autostart_requirement.days_of_week', problems);
+    columns.autostart_requirement_days = weekdaysToBitmap(
+      input.autostart_requirement.days_of_week,
+      'autostart_requirement.days_of_week',
+      problems,
+    );
   }
   return columns;
 }
@@ -86,7 +102,12 @@ function definedOnly<T extends object>(value: T): Partial<T> {
  * Creates a template from a version that is not part of one yet, with the reference's checks in
  * its order and its defaults for every scheduling field left out.
  */
-export async function createTemplate(store: AuthorizedStore, organizationId: string, input: CreateTemplateRequest, now: Date): Promise<TemplateRow> {
+export async function createTemplate(
+  store: AuthorizedStore,
+  organizationId: string,
+  input: CreateTemplateRequest,
+  now: Date,
+): Promise<TemplateRow> {
   if (!store.can('create', { type: 'template', org_id: organizationId })) throw forbiddenProblem();
   const problem = nameProblem(input.name);
   const problems: FieldValidation[] = [];
@@ -114,7 +135,8 @@ export async function createTemplate(store: AuthorizedStore, organizationId: str
     throw new HttpProblem(404, `Template version "${input.template_version_id}" does not exist.`, { validations: field });
   }
   if (version.version.archived) throw new HttpProblem(400, `Template version ${version.version.id} is archived.`, { validations: field });
-  if (version.version.template_id) throw new HttpProblem(400, `Template version ${version.version.id} is already part of a template`, { validations: field });
+  if (version.version.template_id)
+    throw new HttpProblem(400, `Template version ${version.version.id} is already part of a template`, { validations: field });
   if (jobStatus(version.job) !== 'succeeded') {
     throw new HttpProblem(400, 'Only versions that have been built successfully can make a template.', {
       detail: `The version's import job is ${jobStatus(version.job)}.`,
@@ -160,7 +182,8 @@ export async function createTemplate(store: AuthorizedStore, organizationId: str
     return await store.insertTemplate(row);
   } catch (error) {
     if (error instanceof ConflictError && error.constraint.includes('templates_org_name')) throw duplicateName(input.name);
-    if (error instanceof ConflictError) throw new HttpProblem(400, `Template version ${version.version.id} is already part of a template`, { validations: field });
+    if (error instanceof ConflictError)
+      throw new HttpProblem(400, `Template version ${version.version.id} is already part of a template`, { validations: field });
     throw error;
   }
 }
@@ -175,7 +198,11 @@ function duplicateName(name: string): HttpProblem {
  * Applies a metadata update; omitted fields keep their values. Returns undefined when nothing
  * changed, which the API answers with 304.
  */
-export async function updateTemplateMeta(store: AuthorizedStore, template: TemplateRow, input: UpdateTemplateMeta): Promise<TemplateRow | undefined> {
+export async function updateTemplateMeta(
+  store: AuthorizedStore,
+  template: TemplateRow,
+  input: UpdateTemplateMeta,
+): Promise<TemplateRow | undefined> {
   const problems: FieldValidation[] = [];
   const name = input.name ? input.name : undefined;
   if (name !== undefined) {
@@ -230,7 +257,18 @@ export interface TemplateSearch {
   readonly author?: string;
 }
 
-const TEMPLATE_FILTERS = new Set(['deleted', 'organization', 'exact_name', 'name', 'display_name', 'ids', 'deprecated', 'author', 'author_id', 'has-ai-task']);
+const TEMPLATE_FILTERS = new Set([
+  'deleted',
+  'organization',
+  'exact_name',
+  'name',
+  'display_name',
+  'ids',
+  'deprecated',
+  'author',
+  'author_id',
+  'has-ai-task',
+]);
 
 /** Parses `q` of the template lists; free text searches names. Unknown keys are a 400. */
 export function parseTemplateSearch(q: string | undefined): TemplateSearch {
@@ -251,7 +289,8 @@ export function parseTemplateSearch(q: string | undefined): TemplateSearch {
     found[key] = clean.slice(colon + 1);
   }
   const deprecated = found['deprecated'];
-  if (deprecated !== undefined && deprecated !== 'true' && deprecated !== 'false') throw invalidSearch('Query param "deprecated" must be a boolean');
+  if (deprecated !== undefined && deprecated !== 'true' && deprecated !== 'false')
+    throw invalidSearch('Query param "deprecated" must be a boolean');
   const text = [found['name'] ?? found['display_name'], ...words].filter(Boolean).join(' ');
   return {
     ...(found['organization'] ? { organization: found['organization'] } : {}),

@@ -6,8 +6,42 @@ import { parseStringArray } from '../store/json-column.js';
 import type { DeploymentValues } from './deployment-options.js';
 import { newApiKey } from './sessions.js';
 
-const ADJECTIVES = ['brave', 'calm', 'eager', 'fond', 'gentle', 'jolly', 'keen', 'lucid', 'merry', 'nimble', 'quiet', 'swift', 'tidy', 'vivid', 'witty', 'zesty'];
-const SURNAMES = ['hopper', 'lovelace', 'turing', 'noether', 'curie', 'ritchie', 'thompson', 'liskov', 'knuth', 'dijkstra', 'hamilton', 'torvalds', 'wirth', 'kay', 'pike', 'lamport'];
+const ADJECTIVES = [
+  'brave',
+  'calm',
+  'eager',
+  'fond',
+  'gentle',
+  'jolly',
+  'keen',
+  'lucid',
+  'merry',
+  'nimble',
+  'quiet',
+  'swift',
+  'tidy',
+  'vivid',
+  'witty',
+  'zesty',
+];
+const SURNAMES = [
+  'hopper',
+  'lovelace',
+  'turing',
+  'noether',
+  'curie',
+  'ritchie',
+  'thompson',
+  'liskov',
+  'knuth',
+  'dijkstra',
+  'hamilton',
+  'torvalds',
+  'wirth',
+  'kay',
+  'pike',
+  'lamport',
+];
 
 /** The longest lifetime `user` may give a token: owners have their own, usually shorter, cap. */
 export function maxTokenLifetimeMs(values: DeploymentValues, user: UserRow): number {

@@ -60,12 +60,20 @@ export async function deleteUser(store: AuthorizedStore, target: string): Promis
 }
 
 /** Changes username and real name. */
-export async function updateProfile(store: AuthorizedStore, target: string, body: { username: string; name?: string | undefined }): Promise<UserRow> {
+export async function updateProfile(
+  store: AuthorizedStore,
+  target: string,
+  body: { username: string; name?: string | undefined },
+): Promise<UserRow> {
   const user = await store.getUser(target);
   const problem = nameProblem(body.username);
-  if (problem) throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'username', detail: `${ruleDetail('username', body.username)}: ${problem}` }] });
+  if (problem)
+    throw new HttpProblem(400, 'Validation failed.', {
+      validations: [{ field: 'username', detail: `${ruleDetail('username', body.username)}: ${problem}` }],
+    });
   const name = body.name === undefined ? user.name : body.name.trim().slice(0, 128);
-  if (realNameProblem(name)) throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: ruleDetail('user_real_name', body.name) }] });
+  if (realNameProblem(name))
+    throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: ruleDetail('user_real_name', body.name) }] });
   try {
     return await store.updateUser(user.id, 'personal', { username: body.username, name });
   } catch (error) {
@@ -85,14 +93,17 @@ export async function changePassword(
   body: { old_password?: string | undefined; password: string },
 ): Promise<void> {
   const user = await store.getUser(target);
-  if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id })) throw new NotAuthorizedError('update_personal', 'user');
+  if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id }))
+    throw new NotAuthorizedError('update_personal', 'user');
   if (user.login_type !== 'password') throw new HttpProblem(400, 'Users without password login type cannot change their password.');
   const weakness = passwordWeakness(body.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });
   if (user.id === store.subject.id) {
     if (!body.old_password) throw new HttpProblem(400, 'Old password is required.');
     if (!(await verifyPassword(body.old_password, user.hashed_password))) {
-      throw new HttpProblem(400, 'Old password is incorrect.', { validations: [{ field: 'old_password', detail: 'Old password is incorrect.' }] });
+      throw new HttpProblem(400, 'Old password is incorrect.', {
+        validations: [{ field: 'old_password', detail: 'Old password is incorrect.' }],
+      });
     }
   }
   if (await verifyPassword(body.password, user.hashed_password)) throw new HttpProblem(400, 'New password cannot match old password.');

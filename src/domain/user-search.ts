@@ -25,5 +25,10 @@ export function parseUserSearch(q: string | undefined): UserSearch {
     }
     found[key] = value.toLowerCase();
   }
-  return { text: words.length > 0 ? words.join(' ') : undefined, status: found['status'], role: found['role'], loginType: found['login_type'] };
+  return {
+    text: words.length > 0 ? words.join(' ') : undefined,
+    status: found['status'],
+    role: found['role'],
+    loginType: found['login_type'],
+  };
 }

@@ -19,7 +19,8 @@ import { workspaceEventsChannel } from './workspace-events.js';
 export type Transition = 'start' | 'stop' | 'delete';
 
 /** What a build is doing, from its job's status and its transition, as the reference's table says. */
-export type BuildStatus = 'pending' | 'starting' | 'running' | 'stopping' | 'stopped' | 'deleting' | 'deleted' | 'canceling' | 'canceled' | 'failed';
+export type BuildStatus =
+  'pending' | 'starting' | 'running' | 'stopping' | 'stopped' | 'deleting' | 'deleted' | 'canceling' | 'canceled' | 'failed';
 
 export function buildStatus(status: JobStatus, transition: string): BuildStatus {
   switch (status) {
@@ -40,7 +41,9 @@ export function checkTtl(ttlMs: number | null | undefined): number | null {
   try {
     return validateTtlMs(ttlMs);
   } catch (error) {
-    throw new HttpProblem(400, 'Invalid Workspace Time to Shutdown.', { validations: [{ field: 'ttl_ms', detail: (error as Error).message }] });
+    throw new HttpProblem(400, 'Invalid Workspace Time to Shutdown.', {
+      validations: [{ field: 'ttl_ms', detail: (error as Error).message }],
+    });
   }
 }
 
@@ -74,7 +77,10 @@ export async function createWorkspace(
   now: Date,
 ): Promise<WorkspaceRow> {
   const problem = nameProblem(input.name);
-  if (problem) throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: `${ruleDetail('workspace_name', input.name)}: ${problem}` }] });
+  if (problem)
+    throw new HttpProblem(400, 'Validation failed.', {
+      validations: [{ field: 'name', detail: `${ruleDetail('workspace_name', input.name)}: ${problem}` }],
+    });
   if (Boolean(input.template_id) === Boolean(input.template_version_id)) {
     const detail = 'exactly one of template_id and template_version_id must be given';
     throw new HttpProblem(400, 'Validation failed.', {
@@ -87,24 +93,32 @@ export async function createWorkspace(
   }
   const { template, version, job: importJob } = await resolveTemplate(store, input);
   if (organizationId !== undefined && template.organization_id !== organizationId) {
-    throw new HttpProblem(400, `Template "${template.name}" is not in this organization.`, { validations: [{ field: 'template_id', detail: 'belongs to another organization' }] });
+    throw new HttpProblem(400, `Template "${template.name}" is not in this organization.`, {
+      validations: [{ field: 'template_id', detail: 'belongs to another organization' }],
+    });
   }
   if (!store.can('create', { type: 'workspace', org_id: template.organization_id, owner_id: owner.id })) {
     throw new HttpProblem(403, 'Unauthorized to create workspace.');
   }
-  if (!store.can('use', templateObjectOf(template))) throw new HttpProblem(403, `Unauthorized access to use the template "${template.name}".`);
+  if (!store.can('use', templateObjectOf(template)))
+    throw new HttpProblem(403, `Unauthorized access to use the template "${template.name}".`);
   if (template.deprecation_message) {
-    throw new HttpProblem(400, `Template "${template.name}" has been deprecated, and cannot be used to create a new workspace.`, { detail: template.deprecation_message });
+    throw new HttpProblem(400, `Template "${template.name}" has been deprecated, and cannot be used to create a new workspace.`, {
+      detail: template.deprecation_message,
+    });
   }
   const schedule = input.autostart_schedule?.trim() ? input.autostart_schedule.trim() : null;
   if (schedule) {
     const scheduleProblem = checkSchedule(schedule);
-    if (scheduleProblem) throw new HttpProblem(400, 'Invalid Autostart Schedule.', { validations: [{ field: 'schedule', detail: scheduleProblem }] });
+    if (scheduleProblem)
+      throw new HttpProblem(400, 'Invalid Autostart Schedule.', { validations: [{ field: 'schedule', detail: scheduleProblem }] });
   }
   const requestedTtl = checkTtl(input.ttl_ms);
   const automaticUpdates = input.automatic_updates || 'never';
   if (automaticUpdates !== 'always' && automaticUpdates !== 'never') {
-    throw new HttpProblem(400, 'Invalid automatic updates value.', { validations: [{ field: 'automatic_updates', detail: 'must be always or never' }] });
+    throw new HttpProblem(400, 'Invalid automatic updates value.', {
+      validations: [{ field: 'automatic_updates', detail: 'must be always or never' }],
+    });
   }
   checkImported(version, importJob);
   const parameters = resolveBuildParameters(
@@ -132,12 +146,27 @@ export async function createWorkspace(
     automatic_updates: automaticUpdates,
     favorite: 0,
   };
-  const { build, job } = newBuild(store, workspace, owner, version, importJob, 'start', 1, parameters, null, 'initiator', input.template_version_preset_id ?? null, iso);
+  const { build, job } = newBuild(
+    store,
+    workspace,
+    owner,
+    version,
+    importJob,
+    'start',
+    1,
+    parameters,
+    null,
+    'initiator',
+    input.template_version_preset_id ?? null,
+    iso,
+  );
   try {
     await store.insertWorkspace(workspace, build, job, template);
   } catch (error) {
     if (error instanceof ConflictError) {
-      throw new HttpProblem(409, `Workspace "${input.name}" already exists.`, { validations: [{ field: 'name', detail: 'This value is already in use and should be unique.' }] });
+      throw new HttpProblem(409, `Workspace "${input.name}" already exists.`, {
+        validations: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
+      });
     }
     throw error;
   }
@@ -150,7 +179,9 @@ function withPreset(version: TemplateVersionRow, presetId: string | undefined, g
   if (!presetId) return [...given];
   const preset = parseJson<{ id: string; parameters: NameValue[] }[]>(version.presets, []).find((p) => p.id === presetId);
   if (!preset) {
-    throw new HttpProblem(400, `Preset "${presetId}" does not belong to the template version.`, { validations: [{ field: 'template_version_preset_id', detail: 'not a preset of this version' }] });
+    throw new HttpProblem(400, `Preset "${presetId}" does not belong to the template version.`, {
+      validations: [{ field: 'template_version_preset_id', detail: 'not a preset of this version' }],
+    });
   }
   const explicit = new Set(given.map((entry) => entry.name));
   return [...preset.parameters.filter((entry) => !explicit.has(entry.name)), ...given];
@@ -166,22 +197,35 @@ function templateObjectOf(template: TemplateRow) {
   };
 }
 
-async function resolveTemplate(store: AuthorizedStore, input: CreateWorkspaceInput): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow }> {
+async function resolveTemplate(
+  store: AuthorizedStore,
+  input: CreateWorkspaceInput,
+): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow }> {
   if (input.template_version_id) {
     const found = await store.getTemplateVersion(input.template_version_id).catch((error: unknown) => {
       if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') {
-        throw new HttpProblem(400, `Template version "${input.template_version_id}" doesn't exist.`, { validations: [{ field: 'template_version_id', detail: 'not found' }] });
+        throw new HttpProblem(400, `Template version "${input.template_version_id}" doesn't exist.`, {
+          validations: [{ field: 'template_version_id', detail: 'not found' }],
+        });
       }
       throw error;
     });
-    if (found.version.archived) throw new HttpProblem(400, 'Archived template versions cannot be used to make a workspace.', { validations: [{ field: 'template_version_id', detail: 'archived' }] });
-    if (!found.version.template_id) throw new HttpProblem(400, 'The template version belongs to no template yet.', { validations: [{ field: 'template_version_id', detail: 'not part of a template' }] });
+    if (found.version.archived)
+      throw new HttpProblem(400, 'Archived template versions cannot be used to make a workspace.', {
+        validations: [{ field: 'template_version_id', detail: 'archived' }],
+      });
+    if (!found.version.template_id)
+      throw new HttpProblem(400, 'The template version belongs to no template yet.', {
+        validations: [{ field: 'template_version_id', detail: 'not part of a template' }],
+      });
     const template = await store.getTemplate(found.version.template_id);
     return { template, ...found };
   }
   const template = await store.getTemplate(input.template_id ?? '').catch((error: unknown) => {
     if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') {
-      throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, { validations: [{ field: 'template_id', detail: 'not found' }] });
+      throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, {
+        validations: [{ field: 'template_id', detail: 'not found' }],
+      });
     }
     throw error;
   });
@@ -194,7 +238,10 @@ function checkImported(version: TemplateVersionRow, job: ProvisionerJobRow): voi
     throw new HttpProblem(406, `The provided template version is ${status}. Wait for it to complete importing!`);
   }
   if (status !== 'succeeded') {
-    throw new HttpProblem(400, `The provided template version "${version.name}" has failed to import: "${job.error}". You cannot build workspaces with it!`);
+    throw new HttpProblem(
+      400,
+      `The provided template version "${version.name}" has failed to import: "${job.error}". You cannot build workspaces with it!`,
+    );
   }
 }
 
@@ -265,9 +312,23 @@ export interface CreateBuildInput {
  * Queues a build of an existing workspace: start, stop or delete, on the version of the latest
  * build unless another is given. A build while another is active is a 409.
  */
-export async function createBuild(store: AuthorizedStore, raw: Store, workspace: WorkspaceRow, input: CreateBuildInput, now: Date): Promise<WorkspaceBuildRow> {
-  if (!['start', 'stop', 'delete'].includes(input.transition)) throw new HttpProblem(400, `Transition "${input.transition}" not supported.`);
-  if (!store.can(input.transition === 'delete' ? 'delete' : 'update', { type: workspace.dormant_at ? 'workspace_dormant' : 'workspace', id: workspace.id, org_id: workspace.organization_id, owner_id: workspace.owner_id })) {
+export async function createBuild(
+  store: AuthorizedStore,
+  raw: Store,
+  workspace: WorkspaceRow,
+  input: CreateBuildInput,
+  now: Date,
+): Promise<WorkspaceBuildRow> {
+  if (!['start', 'stop', 'delete'].includes(input.transition))
+    throw new HttpProblem(400, `Transition "${input.transition}" not supported.`);
+  if (
+    !store.can(input.transition === 'delete' ? 'delete' : 'update', {
+      type: workspace.dormant_at ? 'workspace_dormant' : 'workspace',
+      id: workspace.id,
+      org_id: workspace.organization_id,
+      owner_id: workspace.owner_id,
+    })
+  ) {
     throw new HttpProblem(403, `You do not have permission to ${input.transition} this workspace.`);
   }
   if (input.orphan && input.transition !== 'delete') throw new HttpProblem(400, 'Orphan is only permitted when deleting a workspace.');
@@ -277,19 +338,23 @@ export async function createBuild(store: AuthorizedStore, raw: Store, workspace:
   const previous = (await latestBuilds(raw.db, [workspace.id])).get(workspace.id);
   if (!previous) throw new HttpProblem(400, 'The workspace has no build to continue from.');
   const previousJob = await raw.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', previous.job_id).executeTakeFirstOrThrow();
-  if (['pending', 'running', 'canceling'].includes(jobStatus(previousJob))) throw new HttpProblem(409, 'A workspace build is already active.');
+  if (['pending', 'running', 'canceling'].includes(jobStatus(previousJob)))
+    throw new HttpProblem(409, 'A workspace build is already active.');
 
   const template = await store.getTemplate(workspace.template_id).catch(() => {
     throw new HttpProblem(400, 'The workspace template no longer exists.');
   });
   let versionId = input.template_version_id ?? previous.template_version_id;
-  if (input.transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always') versionId = template.active_version_id;
+  if (input.transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always')
+    versionId = template.active_version_id;
   const found = await store.getTemplateVersion(versionId).catch(() => {
     throw new HttpProblem(400, 'template version does not exist');
   });
   if (found.version.template_id !== template.id) throw new HttpProblem(400, "template version doesn't match template");
   if (
-    input.transition === 'start' && template.require_active_version === 1 && versionId !== template.active_version_id &&
+    input.transition === 'start' &&
+    template.require_active_version === 1 &&
+    versionId !== template.active_version_id &&
     !store.can('update', templateObjectOf(template))
   ) {
     throw new HttpProblem(403, 'The template requires the active version; this build would use another.', {
@@ -300,7 +365,11 @@ export async function createBuild(store: AuthorizedStore, raw: Store, workspace:
   checkImported(found.version, found.job);
   const parameters =
     input.transition === 'start'
-      ? resolveBuildParameters(parseJson<RichParameter[]>(found.version.parameters, []), input.rich_parameter_values ?? [], parseJson<NameValue[]>(previous.rich_parameter_values, []))
+      ? resolveBuildParameters(
+          parseJson<RichParameter[]>(found.version.parameters, []),
+          input.rich_parameter_values ?? [],
+          parseJson<NameValue[]>(previous.rich_parameter_values, []),
+        )
       : parseJson<NameValue[]>(previous.rich_parameter_values, []);
   const owner = { id: workspace.owner_id };
   const { build, job } = newBuild(

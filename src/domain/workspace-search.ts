@@ -12,7 +12,18 @@ export interface WorkspaceSearch {
 }
 
 const KEYS = new Set(['owner', 'template', 'name', 'status', 'outdated', 'dormant', 'has-agent']);
-const STATUSES = new Set(['pending', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'deleted', 'canceling', 'canceled', 'failed']);
+const STATUSES = new Set([
+  'pending',
+  'starting',
+  'running',
+  'stopping',
+  'stopped',
+  'deleting',
+  'deleted',
+  'canceling',
+  'canceled',
+  'failed',
+]);
 const AGENT_STATUSES = new Set(['connecting', 'connected', 'disconnected', 'timeout']);
 
 /**

@@ -19,14 +19,27 @@ async function bumpDeadline(store: Store, workspace: WorkspaceRow): Promise<void
   const db = store.db;
   const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
   if (!build?.deadline || build.transition !== 'start') return;
-  const job = await db.selectFrom('provisioner_jobs').select(['completed_at', 'error', 'canceled_at']).where('id', '=', build.job_id).executeTakeFirst();
+  const job = await db
+    .selectFrom('provisioner_jobs')
+    .select(['completed_at', 'error', 'canceled_at'])
+    .where('id', '=', build.job_id)
+    .executeTakeFirst();
   if (!job?.completed_at || job.error || job.canceled_at) return;
-  const template = await db.selectFrom('templates').select(['activity_bump_ms', 'allow_user_autostart', 'autostart_requirement_days']).where('id', '=', workspace.template_id).executeTakeFirst();
+  const template = await db
+    .selectFrom('templates')
+    .select(['activity_bump_ms', 'allow_user_autostart', 'autostart_requirement_days'])
+    .where('id', '=', workspace.template_id)
+    .executeTakeFirst();
   if (!template) return;
   const now = store.clock.now();
   let bumped: Date | null = null;
   try {
-    const nextStart = nextAutostart({ schedule: workspace.autostart_schedule, after: now, templateAllowsAutostart: template.allow_user_autostart === 1, autostartDays: template.autostart_requirement_days });
+    const nextStart = nextAutostart({
+      schedule: workspace.autostart_schedule,
+      after: now,
+      templateAllowsAutostart: template.allow_user_autostart === 1,
+      autostartDays: template.autostart_requirement_days,
+    });
     bumped = activityBump({
       deadline: new Date(build.deadline),
       maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,
@@ -40,4 +53,3 @@ async function bumpDeadline(store: Store, workspace: WorkspaceRow): Promise<void
   }
   if (bumped) await db.updateTable('workspace_builds').set({ deadline: bumped.toISOString() }).where('id', '=', build.id).execute();
 }
-

@@ -53,7 +53,10 @@ export class NotFoundError extends Error {
  * never leaks; routes that answer 403 on purpose check for it explicitly.
  */
 export class NotAuthorizedError extends Error {
-  constructor(readonly action: string, readonly resourceType: string) {
+  constructor(
+    readonly action: string,
+    readonly resourceType: string,
+  ) {
     super(`not authorized to ${action} ${resourceType}`);
     this.name = 'NotAuthorizedError';
   }
@@ -61,7 +64,10 @@ export class NotAuthorizedError extends Error {
 
 /** A unique constraint refused a write. */
 export class ConflictError extends Error {
-  constructor(readonly constraint: string, message = `conflict on ${constraint}`) {
+  constructor(
+    readonly constraint: string,
+    message = `conflict on ${constraint}`,
+  ) {
     super(message);
     this.name = 'ConflictError';
   }
@@ -69,7 +75,10 @@ export class ConflictError extends Error {
 
 /** The database schema is from a newer binary than the running one. */
 export class SchemaTooNewError extends Error {
-  constructor(readonly databaseVersion: number, readonly binaryVersion: number) {
+  constructor(
+    readonly databaseVersion: number,
+    readonly binaryVersion: number,
+  ) {
     super(
       `the database schema is at version ${databaseVersion}, newer than this binary knows (${binaryVersion}); ` +
         'upgrade cove before starting it against this database',

@@ -35,7 +35,14 @@ function publicBlob(publicKey: Buffer): Buffer {
 function privateSection(seed: Buffer, publicKey: Buffer): Buffer {
   // The repeated random check word is how ssh-keygen tells a wrong passphrase; unencrypted keys carry it too.
   const check = randomBytes(4);
-  const body = Buffer.concat([check, check, sshString(KEY_TYPE), sshString(publicKey), sshString(Buffer.concat([seed, publicKey])), sshString('')]);
+  const body = Buffer.concat([
+    check,
+    check,
+    sshString(KEY_TYPE),
+    sshString(publicKey),
+    sshString(Buffer.concat([seed, publicKey])),
+    sshString(''),
+  ]);
   const padLength = (BLOCK_SIZE - (body.length % BLOCK_SIZE)) % BLOCK_SIZE;
   const padding = Buffer.from(Array.from({ length: padLength }, (_, index) => index + 1));
   return Buffer.concat([body, padding]);

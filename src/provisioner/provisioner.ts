@@ -255,7 +255,12 @@ export class ProvisionerError extends Error {
 
   constructor(
     message: string,
-    options: { readonly code?: ProvisionerErrorCode; readonly issues?: readonly TemplateIssue[]; readonly state?: Buffer; readonly cause?: unknown } = {},
+    options: {
+      readonly code?: ProvisionerErrorCode;
+      readonly issues?: readonly TemplateIssue[];
+      readonly state?: Buffer;
+      readonly cause?: unknown;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProvisionerError';
@@ -293,10 +298,13 @@ export function cancelableDelay(ms: number, signal: AbortSignal): Promise<void> 
       reject(new ProvisionerCanceledError());
     };
     const timer = Number.isFinite(ms)
-      ? setTimeout(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        }, Math.max(0, ms))
+      ? setTimeout(
+          () => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          Math.max(0, ms),
+        )
       : undefined;
     signal.addEventListener('abort', onAbort, { once: true });
   });

@@ -239,10 +239,7 @@ export function listFilter(subject: Subject, action: Action, type: ResourceType)
 }
 
 /** Whether `row` passes `filter`; the in-memory twin of the SQL condition. Empty strings count as "no org". */
-export function matchesFilter(
-  filter: ListFilter,
-  row: { readonly owner_id?: string | null; readonly org_id?: string | null },
-): boolean {
+export function matchesFilter(filter: ListFilter, row: { readonly owner_id?: string | null; readonly org_id?: string | null }): boolean {
   if (filter.all) return true;
   const orgId = row.org_id ?? '';
   if (orgId !== '' && filter.orgIds.includes(orgId)) return true;

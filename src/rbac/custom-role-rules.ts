@@ -27,8 +27,7 @@ export interface CustomRoleBody {
 
 /** Outcome of {@link validateCustomOrgRole}: the role to save, or a 400 message and detail. */
 export type CustomRoleValidation =
-  | { readonly ok: true; readonly role: Role }
-  | { readonly ok: false; readonly message: string; readonly detail?: string };
+  { readonly ok: true; readonly role: Role } | { readonly ok: false; readonly message: string; readonly detail?: string };
 
 const NAME_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
 

@@ -300,7 +300,9 @@ export class CoveClient {
   }
 
   setMemberRoles(organization: string, user: string, roles: readonly string[]): Promise<OrganizationMember> {
-    return this.request('PUT', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/roles`, { body: { roles } });
+    return this.request('PUT', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/roles`, {
+      body: { roles },
+    });
   }
 
   createCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject[]> {
@@ -350,8 +352,10 @@ export class CoveClient {
    * and then for each new line, and resolves when the job has finished and the stream closed.
    */
   followTemplateVersionLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number): Promise<void> {
-    return this.#follow(`/templateversions/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
-      onLog(JSON.parse(text) as ProvisionerJobLog),
+    return this.#follow(
+      `/templateversions/${encodeURIComponent(id)}/logs`,
+      { follow: true, ...(after === undefined ? {} : { after }) },
+      (text) => onLog(JSON.parse(text) as ProvisionerJobLog),
     );
   }
 
@@ -372,7 +376,10 @@ export class CoveClient {
   }
 
   /** Plans a workspace from a version without creating anything. */
-  createDryRun(versionId: string, request: { readonly workspace_name?: string; readonly rich_parameter_values?: readonly { name: string; value: string }[] } = {}): Promise<ProvisionerJob> {
+  createDryRun(
+    versionId: string,
+    request: { readonly workspace_name?: string; readonly rich_parameter_values?: readonly { name: string; value: string }[] } = {},
+  ): Promise<ProvisionerJob> {
     return this.request('POST', `/templateversions/${encodeURIComponent(versionId)}/dry-run`, { body: request });
   }
 
@@ -427,7 +434,10 @@ export class CoveClient {
     return this.request('DELETE', `/templates/${encodeURIComponent(id)}`);
   }
 
-  templateVersions(templateId: string, query: { readonly include_archived?: boolean; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {}): Promise<TemplateVersion[]> {
+  templateVersions(
+    templateId: string,
+    query: { readonly include_archived?: boolean; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {},
+  ): Promise<TemplateVersion[]> {
     return this.request('GET', `/templates/${encodeURIComponent(templateId)}/versions`, { query });
   }
 
@@ -451,7 +461,9 @@ export class CoveClient {
   }
 
   createOrganizationWorkspace(organization: string, user: string, request: CreateWorkspaceRequest): Promise<Workspace> {
-    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/workspaces`, { body: request });
+    return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/${encodeURIComponent(user)}/workspaces`, {
+      body: request,
+    });
   }
 
   /** Workspaces the caller can see; `q` takes `owner:`, `template:`, `name:`, `status:`, `outdated:`, `dormant:`, `has-agent:`. */
@@ -464,7 +476,9 @@ export class CoveClient {
   }
 
   workspaceByOwnerAndName(user: string, name: string, includeDeleted = false): Promise<Workspace> {
-    return this.request('GET', `/users/${encodeURIComponent(user)}/workspace/${encodeURIComponent(name)}`, { query: includeDeleted ? { include_deleted: true } : {} });
+    return this.request('GET', `/users/${encodeURIComponent(user)}/workspace/${encodeURIComponent(name)}`, {
+      query: includeDeleted ? { include_deleted: true } : {},
+    });
   }
 
   renameWorkspace(id: string, name: string): Promise<void> {
@@ -497,8 +511,10 @@ export class CoveClient {
 
   /** Follows a build's logs until its job ends. */
   followWorkspaceBuildLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number): Promise<void> {
-    return this.#follow(`/workspacebuilds/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
-      onLog(JSON.parse(text) as ProvisionerJobLog),
+    return this.#follow(
+      `/workspacebuilds/${encodeURIComponent(id)}/logs`,
+      { follow: true, ...(after === undefined ? {} : { after }) },
+      (text) => onLog(JSON.parse(text) as ProvisionerJobLog),
     );
   }
 
@@ -508,9 +524,32 @@ export class CoveClient {
 
   /** Where a workspace's latest build spent its time: provisioner stages, agent connection and scripts. */
   workspaceTimings(id: string): Promise<{
-    provisioner_timings: { stage: string; started_at: string; ended_at: string; job_id: string; source: string; action: string; resource: string }[];
-    agent_script_timings: { display_name: string; status: string; stage: string; exit_code: number; workspace_agent_id: string; workspace_agent_name: string; started_at: string; ended_at: string }[];
-    agent_connection_timings: { stage: string; workspace_agent_id: string; workspace_agent_name: string; started_at: string; ended_at: string }[];
+    provisioner_timings: {
+      stage: string;
+      started_at: string;
+      ended_at: string;
+      job_id: string;
+      source: string;
+      action: string;
+      resource: string;
+    }[];
+    agent_script_timings: {
+      display_name: string;
+      status: string;
+      stage: string;
+      exit_code: number;
+      workspace_agent_id: string;
+      workspace_agent_name: string;
+      started_at: string;
+      ended_at: string;
+    }[];
+    agent_connection_timings: {
+      stage: string;
+      workspace_agent_id: string;
+      workspace_agent_name: string;
+      started_at: string;
+      ended_at: string;
+    }[];
   }> {
     return this.request('GET', `/workspaces/${encodeURIComponent(id)}/timings`);
   }
@@ -528,7 +567,10 @@ export class CoveClient {
     return this.request('GET', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`);
   }
 
-  sharePort(workspaceId: string, share: { readonly agent_name: string; readonly port: number; readonly share_level: string; readonly protocol?: string }): Promise<PortShare> {
+  sharePort(
+    workspaceId: string,
+    share: { readonly agent_name: string; readonly port: number; readonly share_level: string; readonly protocol?: string },
+  ): Promise<PortShare> {
     return this.request('POST', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`, { body: share });
   }
 
@@ -576,7 +618,8 @@ export class CoveClient {
       if (signal.aborted) return;
       throw error;
     }
-    if (!response.ok || !response.body) throw new ApiError(response.status, 'GET', url, parseErrorBody(await response.text(), response.status));
+    if (!response.ok || !response.body)
+      throw new ApiError(response.status, 'GET', url, parseErrorBody(await response.text(), response.status));
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -597,7 +640,10 @@ export class CoveClient {
 
   // Provisioners
 
-  provisionerJobs(organization: string, query: { readonly limit?: number; readonly ids?: string; readonly status?: string; readonly tags?: string } = {}): Promise<ProvisionerJob[]> {
+  provisionerJobs(
+    organization: string,
+    query: { readonly limit?: number; readonly ids?: string; readonly status?: string; readonly tags?: string } = {},
+  ): Promise<ProvisionerJob[]> {
     return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerjobs`, { query });
   }
 
@@ -641,7 +687,9 @@ export class CoveClient {
       socket.once('unexpected-response', (_request, response) => {
         let body = '';
         response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-        response.on('end', () => reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))));
+        response.on('end', () =>
+          reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))),
+        );
       });
       socket.once('error', reject);
     });
@@ -674,7 +722,9 @@ export class CoveClient {
     return this.request('POST', '/users', { body: request });
   }
 
-  users(query: { readonly q?: string; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {}): Promise<UsersResponse> {
+  users(
+    query: { readonly q?: string; readonly limit?: number; readonly offset?: number; readonly after_id?: string } = {},
+  ): Promise<UsersResponse> {
     return this.request('GET', '/users', { query });
   }
 
@@ -746,8 +796,10 @@ export class CoveClient {
 
   /** Follows an agent's logs until the agent shuts down or its build is replaced. */
   followWorkspaceAgentLogs(id: string, onLog: (log: WorkspaceAgentLog) => void, after?: number): Promise<void> {
-    return this.#follow(`/workspaceagents/${encodeURIComponent(id)}/logs`, { follow: true, ...(after === undefined ? {} : { after }) }, (text) =>
-      onLog(JSON.parse(text) as WorkspaceAgentLog),
+    return this.#follow(
+      `/workspaceagents/${encodeURIComponent(id)}/logs`,
+      { follow: true, ...(after === undefined ? {} : { after }) },
+      (text) => onLog(JSON.parse(text) as WorkspaceAgentLog),
     );
   }
 

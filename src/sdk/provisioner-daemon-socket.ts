@@ -23,7 +23,9 @@ export interface ProvisionerDaemonIdentity {
  */
 export async function dialProvisionerDaemon(identity: ProvisionerDaemonIdentity): Promise<WebSocket> {
   const { WebSocket } = await import('ws');
-  const target = new URL(`${identity.url.replace(/\/$/, '')}/api/v2/organizations/${encodeURIComponent(identity.organization)}/provisionerdaemons/serve`);
+  const target = new URL(
+    `${identity.url.replace(/\/$/, '')}/api/v2/organizations/${encodeURIComponent(identity.organization)}/provisionerdaemons/serve`,
+  );
   target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
   target.searchParams.set('id', identity.id);
   target.searchParams.set('name', identity.name);

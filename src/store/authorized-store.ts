@@ -123,7 +123,10 @@ export class AuthorizedStore {
     let page = base.selectAll().orderBy('created_at').orderBy('id');
     if (query.afterId) {
       const after = await users.getUserById(this.#store.db, query.afterId);
-      if (after) page = page.where((eb) => eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]));
+      if (after)
+        page = page.where((eb) =>
+          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
+        );
     }
     if (query.limit > 0) page = page.limit(query.limit);
     // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
@@ -138,7 +141,13 @@ export class AuthorizedStore {
     return this.#store.db.transaction().execute(async (trx) => {
       await withConflicts(() => users.insertUser(trx, row));
       for (const organization_id of organizationIds) {
-        await members.insertMember(trx, { user_id: row.id, organization_id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
+        await members.insertMember(trx, {
+          user_id: row.id,
+          organization_id,
+          roles: '[]',
+          created_at: row.created_at,
+          updated_at: row.created_at,
+        });
       }
       return row;
     });
@@ -158,7 +167,11 @@ export class AuthorizedStore {
   }
 
   /** Replaces a user's stored site roles; needs `assign` and `unassign` on site role assignments as used. */
-  async setSiteRoles(userId: string, roles: readonly string[], changed: { readonly added: boolean; readonly removed: boolean }): Promise<users.UserRow> {
+  async setSiteRoles(
+    userId: string,
+    roles: readonly string[],
+    changed: { readonly added: boolean; readonly removed: boolean },
+  ): Promise<users.UserRow> {
     const current = await this.getUser(userId);
     if (changed.added) this.#require('assign', siteObject('assign_role'));
     if (changed.removed) this.#require('unassign', siteObject('assign_role'));
@@ -263,16 +276,31 @@ export class AuthorizedStore {
     this.#require('create', siteObject('organization'));
     return this.#store.db.transaction().execute(async (trx) => {
       await withConflicts(() => organizations.insertOrganization(trx, row));
-      await members.insertMember(trx, { user_id: this.subject.id, organization_id: row.id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
+      await members.insertMember(trx, {
+        user_id: this.subject.id,
+        organization_id: row.id,
+        roles: '[]',
+        created_at: row.created_at,
+        updated_at: row.created_at,
+      });
       return row;
     });
   }
 
   /** Changes an organization's fields. */
-  async updateOrganization(id: string, changes: Partial<Omit<organizations.OrganizationRow, 'id' | 'is_default'>>): Promise<organizations.OrganizationRow> {
+  async updateOrganization(
+    id: string,
+    changes: Partial<Omit<organizations.OrganizationRow, 'id' | 'is_default'>>,
+  ): Promise<organizations.OrganizationRow> {
     const current = await this.getOrganization(id);
     this.#require('update', organizationObject(current.id));
-    await withConflicts(() => this.#store.db.updateTable('organizations').set({ ...changes, updated_at: this.#store.nowIso() }).where('id', '=', current.id).execute());
+    await withConflicts(() =>
+      this.#store.db
+        .updateTable('organizations')
+        .set({ ...changes, updated_at: this.#store.nowIso() })
+        .where('id', '=', current.id)
+        .execute(),
+    );
     return this.getOrganization(current.id);
   }
 
@@ -285,7 +313,10 @@ export class AuthorizedStore {
   }
 
   /** Members of an organization the subject may read, with their users, by username; and the total. */
-  async listMembers(organizationId: string, page: { readonly limit: number; readonly offset: number }): Promise<{ rows: MemberWithUser[]; count: number }> {
+  async listMembers(
+    organizationId: string,
+    page: { readonly limit: number; readonly offset: number },
+  ): Promise<{ rows: MemberWithUser[]; count: number }> {
     const filter = listFilter(this.subject, 'read', 'organization_member');
     const base = this.#store.db
       .selectFrom('organization_members as m')
@@ -305,7 +336,13 @@ export class AuthorizedStore {
     this.#require('create', orgMemberObject(userId, organizationId));
     const now = this.#store.nowIso();
     const row = await withConflicts(() =>
-      members.insertMember(this.#store.db, { user_id: userId, organization_id: organizationId, roles: '[]', created_at: now, updated_at: now }),
+      members.insertMember(this.#store.db, {
+        user_id: userId,
+        organization_id: organizationId,
+        roles: '[]',
+        created_at: now,
+        updated_at: now,
+      }),
     );
     await this.#store.invalidateSessions({ userId });
     return row;
@@ -374,7 +411,10 @@ export class AuthorizedStore {
     };
     if (mode === 'create') {
       await withConflicts(() =>
-        this.#store.db.insertInto('custom_roles').values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns }).execute(),
+        this.#store.db
+          .insertInto('custom_roles')
+          .values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns })
+          .execute(),
       );
     } else {
       const result = await this.#store.db
@@ -500,13 +540,18 @@ export class AuthorizedStore {
         .where('id', '=', row.active_version_id)
         .where('template_id', 'is', null)
         .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) throw new ConflictError('template_versions_template', 'version already belongs to a template');
+      if (Number(claimed.numUpdatedRows) !== 1)
+        throw new ConflictError('template_versions_template', 'version already belongs to a template');
     });
     return row;
   }
 
   /** Changes a template's row; `delete` marks it deleted. */
-  async updateTemplate(template: templates.TemplateRow, changes: Partial<Omit<templates.TemplateRow, 'id'>>, action: 'update' | 'delete' = 'update'): Promise<templates.TemplateRow> {
+  async updateTemplate(
+    template: templates.TemplateRow,
+    changes: Partial<Omit<templates.TemplateRow, 'id'>>,
+    action: 'update' | 'delete' = 'update',
+  ): Promise<templates.TemplateRow> {
     this.#require(action, templateRbac(template));
     await withConflicts(() => templates.updateTemplate(this.#store.db, template.id, { ...changes, updated_at: this.#store.nowIso() }));
     const updated = await templates.getTemplateById(this.#store.db, template.id);
@@ -514,7 +559,10 @@ export class AuthorizedStore {
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the template (or on a version's template). */
-  async authorizeTemplate(action: 'update' | 'delete' | 'use', target: { readonly template: templates.TemplateRow } | { readonly version: templates.TemplateVersionRow }): Promise<void> {
+  async authorizeTemplate(
+    action: 'update' | 'delete' | 'use',
+    target: { readonly template: templates.TemplateRow } | { readonly version: templates.TemplateVersionRow },
+  ): Promise<void> {
     this.#require(action, 'template' in target ? templateRbac(target.template) : await this.#versionRbac(target.version));
   }
 
@@ -524,7 +572,11 @@ export class AuthorizedStore {
    * Creates a version and its import job together. Adding to a template needs `update` on it; a
    * version for no template yet needs the right to create templates in the organization.
    */
-  async insertTemplateVersion(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow, template?: templates.TemplateRow): Promise<void> {
+  async insertTemplateVersion(
+    version: templates.TemplateVersionRow,
+    job: jobs.ProvisionerJobRow,
+    template?: templates.TemplateRow,
+  ): Promise<void> {
     this.#require(template ? 'update' : 'create', template ? templateRbac(template) : orgScoped('template', version.organization_id));
     await this.#store.db.transaction().execute(async (trx) => {
       await jobs.insertJob(trx, job);
@@ -543,10 +595,19 @@ export class AuthorizedStore {
   }
 
   /** The versions of a readable template, oldest first, with their jobs. */
-  async listTemplateVersions(template: templates.TemplateRow): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }[]> {
+  async listTemplateVersions(
+    template: templates.TemplateRow,
+  ): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }[]> {
     this.#require('read', templateRbac(template));
     const versions = await templates.listTemplateVersions(this.#store.db, template.id);
-    const byId = new Map((await jobs.getJobsByIds(this.#store.db, versions.map((v) => v.job_id))).map((job) => [job.id, job]));
+    const byId = new Map(
+      (
+        await jobs.getJobsByIds(
+          this.#store.db,
+          versions.map((v) => v.job_id),
+        )
+      ).map((job) => [job.id, job]),
+    );
     return versions.flatMap((version) => {
       const job = byId.get(version.job_id);
       return job ? [{ version, job }] : [];
@@ -554,9 +615,14 @@ export class AuthorizedStore {
   }
 
   /** Renames, re-describes or (un)archives a version; needs `update` on its template. */
-  async updateTemplateVersion(version: templates.TemplateVersionRow, changes: Partial<Pick<templates.TemplateVersionRow, 'name' | 'message' | 'archived'>>): Promise<void> {
+  async updateTemplateVersion(
+    version: templates.TemplateVersionRow,
+    changes: Partial<Pick<templates.TemplateVersionRow, 'name' | 'message' | 'archived'>>,
+  ): Promise<void> {
     this.#require('update', await this.#versionRbac(version));
-    await withConflicts(() => templates.updateTemplateVersion(this.#store.db, version.id, { ...changes, updated_at: this.#store.nowIso() }));
+    await withConflicts(() =>
+      templates.updateTemplateVersion(this.#store.db, version.id, { ...changes, updated_at: this.#store.nowIso() }),
+    );
   }
 
   /**
@@ -576,7 +642,11 @@ export class AuthorizedStore {
   }
 
   /** Log lines of a job of a readable version. */
-  async listJobLogs(version: templates.TemplateVersionRow, jobId: string, range: { after?: number | undefined; before?: number | undefined }): Promise<jobs.ProvisionerJobLogRow[]> {
+  async listJobLogs(
+    version: templates.TemplateVersionRow,
+    jobId: string,
+    range: { after?: number | undefined; before?: number | undefined },
+  ): Promise<jobs.ProvisionerJobLogRow[]> {
     this.#require('read', await this.#versionRbac(version));
     return jobs.listJobLogs(this.#store.db, jobId, range);
   }
@@ -595,7 +665,11 @@ export class AuthorizedStore {
   async getDryRunJob(version: templates.TemplateVersionRow, jobId: string): Promise<jobs.ProvisionerJobRow> {
     this.#require('read', await this.#versionRbac(version));
     const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
-    if (!job || job.type !== 'template_version_dry_run' || parseJson<{ template_version_id?: string }>(job.input, {}).template_version_id !== version.id) {
+    if (
+      !job ||
+      job.type !== 'template_version_dry_run' ||
+      parseJson<{ template_version_id?: string }>(job.input, {}).template_version_id !== version.id
+    ) {
       throw new NotFoundError('provisioner job');
     }
     this.#require('read', orgScoped('workspace', job.organization_id, job.initiator_id));
@@ -626,7 +700,10 @@ export class AuthorizedStore {
   }
 
   /** Jobs of an organization, newest first. */
-  async listProvisionerJobs(organizationId: string, filter: { readonly limit: number; readonly ids?: readonly string[] | undefined }): Promise<jobs.ProvisionerJobRow[]> {
+  async listProvisionerJobs(
+    organizationId: string,
+    filter: { readonly limit: number; readonly ids?: readonly string[] | undefined },
+  ): Promise<jobs.ProvisionerJobRow[]> {
     this.#require('read', orgScoped('provisioner_jobs', organizationId));
     let query = this.#store.db.selectFrom('provisioner_jobs').selectAll().where('organization_id', '=', organizationId);
     if (filter.ids && filter.ids.length > 0) query = query.where('id', 'in', filter.ids);
@@ -656,7 +733,12 @@ export class AuthorizedStore {
   /** The provisioner daemons that have served the organization. */
   async listProvisionerDaemons(organizationId: string): Promise<Database['provisioner_daemons'][]> {
     this.#require('read', orgScoped('provisioner_daemon', organizationId));
-    return this.#store.db.selectFrom('provisioner_daemons').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').execute();
+    return this.#store.db
+      .selectFrom('provisioner_daemons')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .orderBy('created_at')
+      .execute();
   }
 
   // Workspaces
@@ -678,7 +760,11 @@ export class AuthorizedStore {
   }
 
   /** Live workspaces the subject may read, filtered in SQL, by owner then name. */
-  async listWorkspaces(filter: { readonly ownerId?: string | undefined; readonly templateIds?: readonly string[] | undefined; readonly name?: string | undefined }): Promise<workspaces.WorkspaceRow[]> {
+  async listWorkspaces(filter: {
+    readonly ownerId?: string | undefined;
+    readonly templateIds?: readonly string[] | undefined;
+    readonly name?: string | undefined;
+  }): Promise<workspaces.WorkspaceRow[]> {
     const allowed = listFilter(this.subject, 'read', 'workspace');
     let query = this.#store.db
       .selectFrom('workspaces')
@@ -686,7 +772,8 @@ export class AuthorizedStore {
       .where('deleted', '=', 0)
       .where((eb) => allowedRows(eb, allowed, { org: 'organization_id', owner: 'owner_id' }));
     if (filter.ownerId) query = query.where('owner_id', '=', filter.ownerId);
-    if (filter.templateIds) query = filter.templateIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('template_id', 'in', filter.templateIds);
+    if (filter.templateIds)
+      query = filter.templateIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('template_id', 'in', filter.templateIds);
     if (filter.name) query = query.where(sql<string>`lower(name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`);
     return query.orderBy('owner_id').orderBy('name').execute();
   }
@@ -695,7 +782,12 @@ export class AuthorizedStore {
    * Creates a workspace with its first build and that build's job, in one transaction. Needs the
    * right to create workspaces for the owner in the organization and to use the template.
    */
-  async insertWorkspace(row: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, job: jobs.ProvisionerJobRow, template: templates.TemplateRow): Promise<void> {
+  async insertWorkspace(
+    row: workspaces.WorkspaceRow,
+    build: workspaces.WorkspaceBuildRow,
+    job: jobs.ProvisionerJobRow,
+    template: templates.TemplateRow,
+  ): Promise<void> {
     this.#require('create', workspaceRbac(row));
     this.#require('use', templateRbac(template));
     await this.#store.db.transaction().execute(async (trx) => {
@@ -724,9 +816,18 @@ export class AuthorizedStore {
   }
 
   /** Changes a workspace's own settings (name, schedule, TTL, favorite, ...); needs `update`. */
-  async updateWorkspace(workspace: workspaces.WorkspaceRow, changes: Partial<Omit<workspaces.WorkspaceRow, 'id'>>): Promise<workspaces.WorkspaceRow> {
+  async updateWorkspace(
+    workspace: workspaces.WorkspaceRow,
+    changes: Partial<Omit<workspaces.WorkspaceRow, 'id'>>,
+  ): Promise<workspaces.WorkspaceRow> {
     this.#require('update', workspaceRbac(workspace));
-    await withConflicts(() => this.#store.db.updateTable('workspaces').set({ ...changes, updated_at: this.#store.nowIso() }).where('id', '=', workspace.id).execute());
+    await withConflicts(() =>
+      this.#store.db
+        .updateTable('workspaces')
+        .set({ ...changes, updated_at: this.#store.nowIso() })
+        .where('id', '=', workspace.id)
+        .execute(),
+    );
     return (await workspaces.getWorkspaceById(this.#store.db, workspace.id)) ?? workspace;
   }
 
@@ -755,7 +856,13 @@ export class AuthorizedStore {
   /** The ports a readable workspace shares, by port. */
   async listPortShares(workspace: workspaces.WorkspaceRow): Promise<Database['workspace_port_shares'][]> {
     this.#require('read', workspaceRbac(workspace));
-    return this.#store.db.selectFrom('workspace_port_shares').selectAll().where('workspace_id', '=', workspace.id).orderBy('port').orderBy('agent_name').execute();
+    return this.#store.db
+      .selectFrom('workspace_port_shares')
+      .selectAll()
+      .where('workspace_id', '=', workspace.id)
+      .orderBy('port')
+      .orderBy('agent_name')
+      .execute();
   }
 
   /** Shares a port (or changes how), keyed by agent and port; needs `update` on the workspace. */
@@ -764,7 +871,9 @@ export class AuthorizedStore {
     await this.#store.db
       .insertInto('workspace_port_shares')
       .values(share)
-      .onConflict((oc) => oc.columns(['workspace_id', 'agent_name', 'port']).doUpdateSet({ share_level: share.share_level, protocol: share.protocol }))
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'agent_name', 'port']).doUpdateSet({ share_level: share.share_level, protocol: share.protocol }),
+      )
       .execute();
   }
 

@@ -8,9 +8,7 @@ import type { Database } from './schema.js';
 export type DialectName = 'sqlite' | 'postgres';
 
 /** How to reach the database. */
-export type DatabaseTarget =
-  | { readonly kind: 'sqlite'; readonly file: string }
-  | { readonly kind: 'postgres'; readonly url: string };
+export type DatabaseTarget = { readonly kind: 'sqlite'; readonly file: string } | { readonly kind: 'postgres'; readonly url: string };
 
 /** An open kysely handle and what it runs on. */
 export interface OpenDatabase {

@@ -16,12 +16,7 @@ export interface SubjectOptions {
  * its organization roles, and the custom roles those memberships name. Read on every request, so
  * role and membership changes take effect at once.
  */
-export async function loadUserSubject(
-  db: Kysely<Database>,
-  user: UserRow,
-  scope: ScopeName,
-  options: SubjectOptions,
-): Promise<Subject> {
+export async function loadUserSubject(db: Kysely<Database>, user: UserRow, scope: ScopeName, options: SubjectOptions): Promise<Subject> {
   const memberships = await listMembershipsOfUser(db, user.id);
   const orgRoles: Record<string, string[]> = {};
   for (const membership of memberships) orgRoles[membership.organization_id] = parseStringArray(membership.roles);

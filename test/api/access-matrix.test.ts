@@ -117,7 +117,10 @@ function memberAgent(world: World): Promise<string> {
       const file = await world.owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
       const version = await world.owner.createTemplateVersion(world.defaultOrgId, { file_id: file.id });
       await world.owner.followTemplateVersionLogs(version.id, () => undefined);
-      const template = await world.owner.createTemplate(world.defaultOrgId, { name: world.unique('agent-template'), template_version_id: version.id });
+      const template = await world.owner.createTemplate(world.defaultOrgId, {
+        name: world.unique('agent-template'),
+        template_version_id: version.id,
+      });
       const member = world.owner.withToken(world.tokens.member);
       const workspace = await member.createWorkspace('me', { name: world.unique('agent-ws'), template_id: template.id });
       await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
@@ -292,13 +295,34 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Not a WebSocket upgrade.
     expect: signedIn(400),
   },
-  'GET /api/v2/templateversions/:templateversion/logs': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/logs`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/resources': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/resources`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/rich-parameters': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/rich-parameters`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/variables': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/variables`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/presets': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/presets`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/external-auth': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/external-auth`) }), expect: signedIn(200) },
-  'GET /api/v2/templateversions/:templateversion/parameters': { call: (world) => ({ path: api(`/templateversions/${world.template.v1}/parameters`) }), expect: signedIn(200) },
+  'GET /api/v2/templateversions/:templateversion/logs': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/logs`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/resources': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/resources`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/rich-parameters': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/rich-parameters`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/variables': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/variables`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/presets': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/presets`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/external-auth': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/external-auth`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/templateversions/:templateversion/parameters': {
+    call: (world) => ({ path: api(`/templateversions/${world.template.v1}/parameters`) }),
+    expect: signedIn(200),
+  },
   'GET /api/v2/organizations/:organization/provisionerdaemons/serve': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerdaemons/serve?id=${world.defaultOrgId}`) }),
     // Not a WebSocket upgrade: every caller who got past authentication is told what the endpoint is for.
@@ -333,7 +357,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
   },
   'GET /api/v2/templates': { call: () => ({ path: api('/templates') }), expect: signedIn(200) },
-  'GET /api/v2/organizations/:organization/templates': { call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates`) }), expect: signedIn(200) },
+  'GET /api/v2/organizations/:organization/templates': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates`) }),
+    expect: signedIn(200),
+  },
   'POST /api/v2/organizations/:organization/templates': {
     call: async (world) => ({
       path: api(`/organizations/${world.defaultOrgId}/templates`),
@@ -367,7 +394,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/templates/${await world.freshTemplate()}`) }),
     expect: templateWriters(200),
   },
-  'GET /api/v2/templates/:template/versions': { call: (world) => ({ path: api(`/templates/${world.template.id}/versions`) }), expect: signedIn(200) },
+  'GET /api/v2/templates/:template/versions': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/versions`) }),
+    expect: signedIn(200),
+  },
   'PATCH /api/v2/templates/:template/versions': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions`), body: { id: world.template.v1 } }),
     expect: templateWriters(200),
@@ -386,11 +416,17 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: signedIn(200),
   },
   'POST /api/v2/organizations/:organization/members/:user/workspaces': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/members/me/workspaces`), body: { name: world.unique('ws'), template_id: world.template.id } }),
+    call: (world) => ({
+      path: api(`/organizations/${world.defaultOrgId}/members/me/workspaces`),
+      body: { name: world.unique('ws'), template_id: world.template.id },
+    }),
     expect: signedIn(200),
   },
   'GET /api/v2/workspaces': { call: () => ({ path: api('/workspaces') }), expect: signedIn(200) },
-  'GET /api/v2/workspaces/:workspace': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaces/:workspace': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'GET /api/v2/users/:user/workspace/:workspacename': {
     call: () => ({ path: api('/users/member/workspace/member-ws') }),
     expect: memberWorkspaceReaders(200),
@@ -404,20 +440,35 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/builds`), body: { transition: 'stop' } }),
     expect: { ...memberWorkspaceReaders(201), templateAdmin: 403 },
   },
-  'GET /api/v2/workspaces/:workspace/builds': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/builds`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaces/:workspace/builds': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/builds`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'GET /api/v2/users/:user/workspace/:workspacename/builds/:buildnumber': {
     call: () => ({ path: api('/users/member/workspace/member-ws/builds/1') }),
     expect: memberWorkspaceReaders(200),
   },
-  'GET /api/v2/workspacebuilds/:workspacebuild': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspacebuilds/:workspacebuild': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'PATCH /api/v2/workspacebuilds/:workspacebuild/cancel': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/cancel`) }),
     // The template does not let users cancel builds: only owners may, and this one has finished.
     expect: { ...memberWorkspaceReaders(403), owner: 400 },
   },
-  'GET /api/v2/workspacebuilds/:workspacebuild/logs': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/logs`) }), expect: memberWorkspaceReaders(200) },
-  'GET /api/v2/workspacebuilds/:workspacebuild/resources': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/resources`) }), expect: memberWorkspaceReaders(200) },
-  'GET /api/v2/workspacebuilds/:workspacebuild/parameters': { call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/parameters`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspacebuilds/:workspacebuild/logs': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/logs`) }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspacebuilds/:workspacebuild/resources': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/resources`) }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspacebuilds/:workspacebuild/parameters': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/parameters`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'GET /api/v2/workspacebuilds/:workspacebuild/state': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/state`) }),
     // Provisioner state may hold infrastructure secrets: template managers only.
@@ -437,9 +488,15 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Reporting use needs `update` on the workspace: template admins see it and are refused.
     expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
   },
-  'GET /api/v2/workspaces/:workspace/port-share': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaces/:workspace/port-share': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'POST /api/v2/workspaces/:workspace/port-share': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`), body: { agent_name: 'main', port: 8080, share_level: 'authenticated' } }),
+    call: (world) => ({
+      path: api(`/workspaces/${world.memberWorkspace.id}/port-share`),
+      body: { agent_name: 'main', port: 8080, share_level: 'authenticated' },
+    }),
     // The template allows no sharing beyond the owner: those who may change the workspace are told so.
     expect: { ...memberWorkspaceReaders(400), templateAdmin: 403 },
   },
@@ -478,8 +535,14 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autoupdates`), body: { automatic_updates: 'never' } }),
     expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
   },
-  'GET /api/v2/workspaces/:workspace/resolve-autostart': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/resolve-autostart`) }), expect: memberWorkspaceReaders(200) },
-  'GET /api/v2/workspaces/:workspace/timings': { call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/timings`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaces/:workspace/resolve-autostart': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/resolve-autostart`) }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspaces/:workspace/timings': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/timings`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
@@ -580,7 +643,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
   },
   'PUT /api/v2/users/:user/password': {
-    call: async (world) => ({ path: api(`/users/${(await world.freshUser()).id}/password`), body: { password: 'A-Brand-New-Passphrase-4' } }),
+    call: async (world) => ({
+      path: api(`/users/${(await world.freshUser()).id}/password`),
+      body: { password: 'A-Brand-New-Passphrase-4' },
+    }),
     expect: signedIn(403, { owner: 204, userAdmin: 204, member: 404, otherMember: 404 }),
   },
   'DELETE /api/v2/users/:user': {
@@ -602,39 +668,70 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: everyone(401),
   },
   'GET /api/v2/workspaceagents/me/gitsshkey': { call: () => ({ path: api('/workspaceagents/me/gitsshkey') }), expect: everyone(401) },
-  'GET /api/v2/workspaceagents/me/external-auth': { call: () => ({ path: api('/workspaceagents/me/external-auth?id=github') }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/external-auth': {
+    call: () => ({ path: api('/workspaceagents/me/external-auth?id=github') }),
+    expect: everyone(401),
+  },
   'GET /api/v2/workspaceagents/me/gitauth': { call: () => ({ path: api('/workspaceagents/me/gitauth?id=github') }), expect: everyone(401) },
-  'GET /api/v2/workspaceagents/me/reinit': { call: () => ({ path: api('/workspaceagents/me/reinit'), stream: true }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/reinit': {
+    call: () => ({ path: api('/workspaceagents/me/reinit'), stream: true }),
+    expect: everyone(401),
+  },
   'GET /api/v2/workspaceagents/me/rpc': { call: () => ({ path: api('/workspaceagents/me/rpc') }), expect: everyone(401) },
   'PATCH /api/v2/workspaceagents/me/logs': {
-    call: () => ({ path: api('/workspaceagents/me/logs'), body: { log_source_id: '', logs: [{ created_at: '2026-01-05T10:00:00Z', level: 'info', output: 'x' }] } }),
+    call: () => ({
+      path: api('/workspaceagents/me/logs'),
+      body: { log_source_id: '', logs: [{ created_at: '2026-01-05T10:00:00Z', level: 'info', output: 'x' }] },
+    }),
     expect: everyone(401),
   },
   'POST /api/v2/workspaceagents/me/log-source': {
-    call: () => ({ path: api('/workspaceagents/me/log-source'), body: { id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11', display_name: 'x', icon: '' } }),
+    call: () => ({
+      path: api('/workspaceagents/me/log-source'),
+      body: { id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11', display_name: 'x', icon: '' },
+    }),
     expect: everyone(401),
   },
   // Instance identity exchanges need no session (the agent has no token yet): a body without the proof is a 400 for anyone.
-  'POST /api/v2/workspaceagents/aws-instance-identity': { call: () => ({ path: api('/workspaceagents/aws-instance-identity'), body: {} }), expect: everyone(400) },
-  'POST /api/v2/workspaceagents/azure-instance-identity': { call: () => ({ path: api('/workspaceagents/azure-instance-identity'), body: {} }), expect: everyone(400) },
-  'POST /api/v2/workspaceagents/google-instance-identity': { call: () => ({ path: api('/workspaceagents/google-instance-identity'), body: {} }), expect: everyone(400) },
+  'POST /api/v2/workspaceagents/aws-instance-identity': {
+    call: () => ({ path: api('/workspaceagents/aws-instance-identity'), body: {} }),
+    expect: everyone(400),
+  },
+  'POST /api/v2/workspaceagents/azure-instance-identity': {
+    call: () => ({ path: api('/workspaceagents/azure-instance-identity'), body: {} }),
+    expect: everyone(400),
+  },
+  'POST /api/v2/workspaceagents/google-instance-identity': {
+    call: () => ({ path: api('/workspaceagents/google-instance-identity'), body: {} }),
+    expect: everyone(400),
+  },
   'GET /api/v2/applications/host': { call: () => ({ path: api('/applications/host') }), expect: signedIn(200) },
   'GET /api/v2/applications/auth-redirect': {
     // This deployment has no wildcard access URL, so no app host is a valid destination.
-    call: () => ({ path: api(`/applications/auth-redirect?redirect_uri=${encodeURIComponent('http://web--main--ws--member.apps.test/')}`) }),
+    call: () => ({
+      path: api(`/applications/auth-redirect?redirect_uri=${encodeURIComponent('http://web--main--ws--member.apps.test/')}`),
+    }),
     expect: signedIn(400),
   },
-  'GET /api/v2/workspaceagents/:workspaceagent': { call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }), expect: memberWorkspaceReaders(200) },
+  'GET /api/v2/workspaceagents/:workspaceagent': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   // The member's agent never connects: whoever may reach into the workspace learns that (400).
   'GET /api/v2/workspaceagents/:workspaceagent/pty': {
-    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/pty?reconnect=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10`) }),
+    call: async (world) => ({
+      path: api(`/workspaceagents/${await memberAgent(world)}/pty?reconnect=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10`),
+    }),
     expect: agentConnectors(400),
   },
   'GET /api/v2/workspaceagents/:workspaceagent/coordinate': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/coordinate?service=echo`) }),
     expect: agentConnectors(400),
   },
-  'GET /api/v2/tailnet': { call: async (world) => ({ path: api(`/tailnet?service=echo&agent=${await memberAgent(world)}`) }), expect: agentConnectors(400) },
+  'GET /api/v2/tailnet': {
+    call: async (world) => ({ path: api(`/tailnet?service=echo&agent=${await memberAgent(world)}`) }),
+    expect: agentConnectors(400),
+  },
   'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(404) },
   'GET /api/v2/workspaceagents/:workspaceagent/connection': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/connection`) }),
@@ -654,7 +751,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/debug/coordinator': { call: () => ({ path: api('/debug/coordinator') }), expect: only(200, ['owner'], 403) },
   'GET /api/v2/debug/tailnet': { call: () => ({ path: api('/debug/tailnet') }), expect: only(200, ['owner'], 403) },
-  'GET /api/v2/workspaceagents/me/relay': { call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }), expect: everyone(401) },
+  'GET /api/v2/workspaceagents/me/relay': {
+    call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }),
+    expect: everyone(401),
+  },
   'GET /api/v2/workspaceagents/:workspaceagent/logs': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/logs`) }),
     expect: memberWorkspaceReaders(200),
@@ -679,7 +779,12 @@ async function send(url: string, method: string, call: Call): Promise<{ status: 
     body = JSON.stringify(call.body ?? {});
   }
   const controller = new AbortController();
-  const response = await fetch(`${url}${call.path}`, { method, headers, signal: controller.signal, ...(body !== undefined ? { body } : {}) });
+  const response = await fetch(`${url}${call.path}`, {
+    method,
+    headers,
+    signal: controller.signal,
+    ...(body !== undefined ? { body } : {}),
+  });
   if (call.stream && response.ok) {
     controller.abort();
     return { status: response.status, body: '' };
@@ -738,7 +843,11 @@ async function buildWorld(test: TestDaemon): Promise<World> {
 
   const echoFile = (await owner.uploadFile(await createTar({ 'echo.json': '{"parse": {"readme": "matrix"}}' }))).id;
   const freshVersion = async (templateId?: string, name?: string) => {
-    const version = await owner.createTemplateVersion(defaultOrgId, { file_id: echoFile, ...(templateId ? { template_id: templateId } : {}), ...(name ? { name } : {}) });
+    const version = await owner.createTemplateVersion(defaultOrgId, {
+      file_id: echoFile,
+      ...(templateId ? { template_id: templateId } : {}),
+      ...(name ? { name } : {}),
+    });
     await owner.followTemplateVersionLogs(version.id, () => undefined);
     return version;
   };
@@ -764,7 +873,8 @@ async function buildWorld(test: TestDaemon): Promise<World> {
     memberWorkspace: memberWs,
     freshMemberWorkspace: async () => (await memberWorkspace(unique('member-fresh'))).id,
     freshVersion: async (templateId) => (await freshVersion(templateId)).id,
-    freshTemplate: async () => (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
+    freshTemplate: async () =>
+      (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
     tokens: tokens as Record<Subject, string | undefined>,
     ids: ids as Record<Subject, string>,
     defaultOrgId,
@@ -792,7 +902,10 @@ for (const dialect of TEST_DIALECTS) {
     let world: World;
     before(async () => {
       // Hundreds of calls from a handful of callers: the limits have their own tests.
-      test = await startTestDaemon({ database: dialect, flags: { rateLimitDisableAll: 'true', maxTokenLifetimeMs: '8760h', provisionerDaemons: '2' } });
+      test = await startTestDaemon({
+        database: dialect,
+        flags: { rateLimitDisableAll: 'true', maxTokenLifetimeMs: '8760h', provisionerDaemons: '2' },
+      });
       world = await buildWorld(test);
     });
     after(async () => test.close());

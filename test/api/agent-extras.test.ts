@@ -45,7 +45,8 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
       headers: { 'Service-Session-Token': AGENT_TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  const asUser = (client: CoveClient, method: string, path: string) => rawRequest(test.url, method, path, { headers: { 'Service-Session-Token': client.token ?? '' } });
+  const asUser = (client: CoveClient, method: string, path: string) =>
+    rawRequest(test.url, method, path, { headers: { 'Service-Session-Token': client.token ?? '' } });
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
@@ -87,7 +88,11 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
     assert.notEqual(regenerated.body['public_key'], first.body['public_key']);
     assert.equal(regenerated.body['created_at'], first.body['created_at']);
     assert.notEqual(regenerated.body['updated_at'], first.body['updated_at']);
-    assert.equal((await asAgent('GET', '/workspaceagents/me/gitsshkey')).body['public_key'], regenerated.body['public_key'], 'the agent gets the new key');
+    assert.equal(
+      (await asAgent('GET', '/workspaceagents/me/gitsshkey')).body['public_key'],
+      regenerated.body['public_key'],
+      'the agent gets the new key',
+    );
   });
 
   it('lets others read or regenerate a user’s key only as RBAC allows', async () => {
@@ -112,7 +117,10 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
     const tooLong = await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'web', state: 'idle', message: 'x'.repeat(161) });
     assert.equal(tooLong.status, 400);
     assert.equal(tooLong.body['message'], 'Message is too long.');
-    assert.equal((await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'web', state: 'idle', message: 'y'.repeat(160) })).status, 200);
+    assert.equal(
+      (await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'web', state: 'idle', message: 'y'.repeat(160) })).status,
+      200,
+    );
 
     test.clock.advance(1_000);
     const working = await asAgent('PATCH', '/workspaceagents/me/app-status', {
@@ -125,7 +133,10 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
     });
     assert.equal(working.status, 200, JSON.stringify(working.body));
     test.clock.advance(1_000);
-    assert.equal((await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'ai', state: 'complete', message: 'Done' })).status, 200);
+    assert.equal(
+      (await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'ai', state: 'complete', message: 'Done' })).status,
+      200,
+    );
 
     const seen = await alice.workspace(workspace.id);
     const latest = seen.latest_app_status as WorkspaceAppStatus | undefined;
@@ -138,17 +149,33 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
     const ai = agent.apps.find((app) => app.slug === 'ai');
     const web = agent.apps.find((app) => app.slug === 'web');
     assert.equal(latest?.app_id, ai?.id);
-    assert.deepEqual(ai?.statuses.map((s) => [s.state, s.message]), [['complete', 'Done'], ['working', 'Readingthe code']], 'newest first, control characters stripped');
+    assert.deepEqual(
+      ai?.statuses.map((s) => [s.state, s.message]),
+      [
+        ['complete', 'Done'],
+        ['working', 'Readingthe code'],
+      ],
+      'newest first, control characters stripped',
+    );
     assert.equal(ai?.statuses[1]?.uri, 'file:///home/alice/README.md');
     assert.equal(ai?.statuses[1]?.needs_user_attention, false, 'deprecated and ignored');
-    assert.deepEqual(web?.statuses.map((s) => s.state), ['idle']);
+    assert.deepEqual(
+      web?.statuses.map((s) => s.state),
+      ['idle'],
+    );
     const direct = await alice.workspaceAgent(agent.id);
-    assert.deepEqual(direct.apps.find((app) => app.slug === 'ai')?.statuses.map((s) => s.state), ['complete', 'working']);
+    assert.deepEqual(
+      direct.apps.find((app) => app.slug === 'ai')?.statuses.map((s) => s.state),
+      ['complete', 'working'],
+    );
   });
 
   it('publishes the workspace event when an app status arrives', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${test.url}/api/v2/workspaces/${workspace.id}/watch`, { headers: { 'Service-Session-Token': alice.token ?? '' }, signal: controller.signal });
+    const response = await fetch(`${test.url}/api/v2/workspaces/${workspace.id}/watch`, {
+      headers: { 'Service-Session-Token': alice.token ?? '' },
+      signal: controller.signal,
+    });
     assert.equal(response.status, 200);
     const reader = response.body?.getReader();
     assert.ok(reader);
@@ -165,7 +192,10 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
       await readUntil(/event: data/);
       text = '';
       test.clock.advance(1_000);
-      assert.equal((await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'web', state: 'failure', message: 'Crashed' })).status, 200);
+      assert.equal(
+        (await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'web', state: 'failure', message: 'Crashed' })).status,
+        200,
+      );
       await readUntil(/"message":"Crashed"/);
     } finally {
       controller.abort();
@@ -189,7 +219,10 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
 
   it('keeps the reinit stream open with pings only, until the agent leaves', async () => {
     const controller = new AbortController();
-    const response = await fetch(`${test.url}/api/v2/workspaceagents/me/reinit`, { headers: { 'Service-Session-Token': AGENT_TOKEN }, signal: controller.signal });
+    const response = await fetch(`${test.url}/api/v2/workspaceagents/me/reinit`, {
+      headers: { 'Service-Session-Token': AGENT_TOKEN },
+      signal: controller.signal,
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
     const reader = response.body?.getReader();
@@ -197,7 +230,10 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
     try {
       const { value } = await reader.read();
       assert.equal(new TextDecoder().decode(value), 'event: ping\ndata: \n\n');
-      const next = await Promise.race([reader.read().then(() => 'event'), new Promise((resolve) => setTimeout(() => resolve('quiet'), 300))]);
+      const next = await Promise.race([
+        reader.read().then(() => 'event'),
+        new Promise((resolve) => setTimeout(() => resolve('quiet'), 300)),
+      ]);
       assert.equal(next, 'quiet', 'no reinitialization event without prebuilds');
     } finally {
       controller.abort();

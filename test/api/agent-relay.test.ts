@@ -17,10 +17,18 @@ import { eventually } from '../helpers/eventually.js';
 const TOKEN = 'agent-token-for-the-relay';
 
 /** A WebSocket to the web terminal, collecting its output as text. */
-async function openTerminal(test: TestDaemon, client: CoveClient, agentId: string, reconnect: string): Promise<{ socket: WebSocket; output: () => string; closed: Promise<number> }> {
-  const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentId}/pty?reconnect=${reconnect}&width=100&height=30`, {
-    headers: { 'Service-Session-Token': client.token ?? '' },
-  });
+async function openTerminal(
+  test: TestDaemon,
+  client: CoveClient,
+  agentId: string,
+  reconnect: string,
+): Promise<{ socket: WebSocket; output: () => string; closed: Promise<number> }> {
+  const socket = new WebSocket(
+    `${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentId}/pty?reconnect=${reconnect}&width=100&height=30`,
+    {
+      headers: { 'Service-Session-Token': client.token ?? '' },
+    },
+  );
   let text = '';
   socket.on('message', (data) => (text += data.toString()));
   const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
@@ -48,7 +56,15 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     alice = await createMember(test, 'alice');
     bob = await createMember(test, 'bob');
     home = await mkdtemp(join(tmpdir(), 'cove-relay-'));
-    ({ agent, agentId } = await startAgentWorkspace({ url: test.url, owner, member: alice, token: TOKEN, home, templateName: 'relay', timing: { statsIntervalMs: 100, ptyIdleTimeoutMs: 1_500 } }));
+    ({ agent, agentId } = await startAgentWorkspace({
+      url: test.url,
+      owner,
+      member: alice,
+      token: TOKEN,
+      home,
+      templateName: 'relay',
+      timing: { statsIntervalMs: 100, ptyIdleTimeoutMs: 1_500 },
+    }));
     // A server "inside the workspace": the agent runs on this machine.
     server = createServer((socket) => socket.on('data', (data) => socket.write(`got:${data.toString()}`)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -73,7 +89,9 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     stream.write('hello');
     assert.equal(await reply, 'got:hello');
     // Operators see the stream on the relay's debug page while it is open.
-    const page = await (await fetch(`${test.url}/api/v2/debug/coordinator`, { headers: { 'Service-Session-Token': owner.token ?? '' } })).text();
+    const page = await (
+      await fetch(`${test.url}/api/v2/debug/coordinator`, { headers: { 'Service-Session-Token': owner.token ?? '' } })
+    ).text();
     assert.match(page, new RegExp(`alice/dev\\.main</td><td>tcp port ${port}</td>`));
     assert.match(page, /Agents connected to this daemon: 1\. Streams open: 1;/);
     stream.destroy();
@@ -162,7 +180,11 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
   });
 
   it('tells clients about the relay', async () => {
-    const info = await alice.request<{ derp_force_websockets: boolean; disable_direct_connections: boolean; derp_map: { regions: Record<string, { embeddedRelay: boolean }> } }>('GET', `/workspaceagents/${agentId}/connection`);
+    const info = await alice.request<{
+      derp_force_websockets: boolean;
+      disable_direct_connections: boolean;
+      derp_map: { regions: Record<string, { embeddedRelay: boolean }> };
+    }>('GET', `/workspaceagents/${agentId}/connection`);
     assert.equal(info.derp_force_websockets, true);
     assert.equal(info.disable_direct_connections, true);
     assert.equal(info.derp_map.regions['999']?.embeddedRelay, true);

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,8 +38,18 @@ async function startApp(name: string): Promise<{ server: Server; port: number }>
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const seen: Seen = { server: name, method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-      response.writeHead((request.url ?? '').includes('teapot') ? 418 : 200, { 'content-type': 'application/json', 'x-app-name': name, 'set-cookie': 'app_cookie=from-the-app; Path=/' });
+      const seen: Seen = {
+        server: name,
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      response.writeHead((request.url ?? '').includes('teapot') ? 418 : 200, {
+        'content-type': 'application/json',
+        'x-app-name': name,
+        'set-cookie': 'app_cookie=from-the-app; Path=/',
+      });
       response.end(JSON.stringify(seen));
     });
   });
@@ -52,11 +69,19 @@ function send(
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
-      { host: url.hostname, port: url.port, path, method: init.method ?? 'GET', headers: { ...(init.host ? { host: init.host } : {}), ...init.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: init.method ?? 'GET',
+        headers: { ...(init.host ? { host: init.host } : {}), ...init.headers },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     request.on('error', reject);
@@ -139,7 +164,11 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.equal(seen.headers['x-forwarded-host'], new URL(test.url).host);
     assert.match(String(seen.headers['x-forwarded-for']), /127\.0\.0\.1/);
 
-    const posted = await fetch(`${test.url}/@alice/dev.main/apps/web/form`, { method: 'POST', headers: { ...aliceHeaders(), 'content-type': 'text/plain' }, body: 'a'.repeat(200_000) + 'end' });
+    const posted = await fetch(`${test.url}/@alice/dev.main/apps/web/form`, {
+      method: 'POST',
+      headers: { ...aliceHeaders(), 'content-type': 'text/plain' },
+      body: 'a'.repeat(200_000) + 'end',
+    });
     assert.equal(posted.status, 200);
     const echoed = (await posted.json()) as Seen;
     assert.equal(echoed.method, 'POST');
@@ -201,14 +230,18 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.match(problem.detail, /cove login/);
     assert.match(problem.detail, /Service-Session-Token/);
 
-    const expired = await fetch(`${test.url}/@alice/dev.main/apps/web/`, { headers: { 'Service-Session-Token': 'abcdefghij-0123456789012345678901' } });
+    const expired = await fetch(`${test.url}/@alice/dev.main/apps/web/`, {
+      headers: { 'Service-Session-Token': 'abcdefghij-0123456789012345678901' },
+    });
     assert.equal(expired.status, 401);
 
     const open = await fetch(`${test.url}/@alice/dev.main/apps/open/`);
     assert.equal(open.status, 200);
     // A bare `/` with no query gets the query of the app's URL.
     assert.equal(((await open.json()) as Seen).url, '/base/?from=app-url');
-    const openWithBadToken = await fetch(`${test.url}/@alice/dev.main/apps/open/x`, { headers: { 'Service-Session-Token': 'not-a-token' } });
+    const openWithBadToken = await fetch(`${test.url}/@alice/dev.main/apps/open/x`, {
+      headers: { 'Service-Session-Token': 'not-a-token' },
+    });
     assert.equal(openWithBadToken.status, 200, 'a public app does not care about a bad token');
 
     assert.equal((await fetch(`${test.url}/@me/dev.main/apps/web/`, { headers: aliceHeaders() })).status, 404);
@@ -232,7 +265,11 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     const own = await fetch(`${test.url}/@alice/dev.main/apps/${appPort}/direct`, { headers: aliceHeaders() });
     assert.equal(own.status, 200);
     assert.equal(((await own.json()) as Seen).url, '/direct');
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/8/`, { headers: aliceHeaders() })).status, 404, 'ports below 9 are never proxied');
+    assert.equal(
+      (await fetch(`${test.url}/@alice/dev.main/apps/8/`, { headers: aliceHeaders() })).status,
+      404,
+      'ports below 9 are never proxied',
+    );
 
     // Unsharing takes effect at once.
     await alice.unsharePort(workspaceId, { agent_name: 'main', port: authenticatedPort });
@@ -257,7 +294,11 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.equal(answer.status, 502);
     const problem = (await answer.json()) as { message: string; detail: string };
     assert.match(problem.message, new RegExp(`Nothing listens on port ${deadPort} in the workspace`));
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/dead/`, { headers: bobHeaders() })).status, 404, 'only after access is decided');
+    assert.equal(
+      (await fetch(`${test.url}/@alice/dev.main/apps/dead/`, { headers: bobHeaders() })).status,
+      404,
+      'only after access is decided',
+    );
   });
 
   it('carries WebSocket upgrades to the app', async () => {
@@ -331,9 +372,13 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     const appToken = decodeURIComponent(cookie.split('=')[1] ?? '');
     await expectApiError(alice.withToken(appToken).workspace(workspaceId), 403, /only be used to open workspace apps/);
     await expectApiError(alice.withToken(appToken).user('me'), 403);
-    const elsewhere = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(encrypted)}`, { host: 'web--main--dev--alice.apps.test' });
+    const elsewhere = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(encrypted)}`, {
+      host: 'web--main--dev--alice.apps.test',
+    });
     assert.equal(elsewhere.status, 400);
-    const tampered = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(`${encrypted.slice(0, -4)}AAAA`)}`, { host: APP_HOST });
+    const tampered = await send(test.url, `/?cove_application_connect_api_key=${encodeURIComponent(`${encrypted.slice(0, -4)}AAAA`)}`, {
+      host: APP_HOST,
+    });
     assert.equal(tampered.status, 400);
 
     // Bob goes through the same hand-off and finds nothing there; a public port needs no session.
@@ -352,7 +397,8 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
   });
 
   it('checks where it hands sessions to', async () => {
-    const authRedirect = (query: string) => fetch(`${test.url}/api/v2/applications/auth-redirect${query}`, { headers: aliceHeaders(), redirect: 'manual' });
+    const authRedirect = (query: string) =>
+      fetch(`${test.url}/api/v2/applications/auth-redirect${query}`, { headers: aliceHeaders(), redirect: 'manual' });
     const missing = await authRedirect('');
     assert.equal(missing.status, 400);
     assert.equal(((await missing.json()) as { message: string }).message, 'Missing redirect_uri query parameter.');
@@ -362,7 +408,14 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     const elsewhere = await authRedirect(`?redirect_uri=${encodeURIComponent('http://evil.example.com/steal')}`);
     assert.equal(elsewhere.status, 400);
     assert.equal(((await elsewhere.json()) as { message: string }).message, 'Invalid redirect_uri.');
-    assert.equal((await fetch(`${test.url}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(`http://${APP_HOST}/`)}`, { redirect: 'manual' })).status, 401);
+    assert.equal(
+      (
+        await fetch(`${test.url}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(`http://${APP_HOST}/`)}`, {
+          redirect: 'manual',
+        })
+      ).status,
+      401,
+    );
   });
 
   it('tells signed-in users the app host and each subdomain app its name', async () => {
@@ -382,7 +435,10 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     await expectApiError(alice.reportWorkspaceUsage(workspaceId, { app_name: 'ssh' }), 400, /agent_id.*must be set when app_name is set/);
     await expectApiError(alice.reportWorkspaceUsage(workspaceId, { agent_id: agentId }), 400, /app_name.*must be set when agent_id is set/);
     await expectApiError(alice.reportWorkspaceUsage(workspaceId, { agent_id: agentId, app_name: 'emacs' }), 400, /app_name/);
-    await expectApiError(alice.reportWorkspaceUsage(workspaceId, { agent_id: '5f0c4a1e-8b1d-4c7e-9a2b-3d4e5f6a7b8c', app_name: 'ssh' }), 404);
+    await expectApiError(
+      alice.reportWorkspaceUsage(workspaceId, { agent_id: '5f0c4a1e-8b1d-4c7e-9a2b-3d4e5f6a7b8c', app_name: 'ssh' }),
+      404,
+    );
     await expectApiError(bob.reportWorkspaceUsage(workspaceId), 404);
 
     test.clock.advance(60_000);

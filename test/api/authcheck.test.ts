@@ -45,10 +45,7 @@ describe('POST /authcheck', () => {
 
   it('refuses malformed checks with 400', async () => {
     await expectApiError(member.authCheck({ bad: { action: 'read', object: { resource_type: 'user', resource_id: 'nope' } } }), 400);
-    await expectApiError(
-      member.authCheck({ bad: { action: 'read', object: { resource_type: 'license', resource_id: memberId } } }),
-      400,
-    );
+    await expectApiError(member.authCheck({ bad: { action: 'read', object: { resource_type: 'license', resource_id: memberId } } }), 400);
     const many = Object.fromEntries(
       Array.from({ length: 11 }, (_, i) => [`c${i}`, { action: 'read', object: { resource_type: 'user', resource_id: memberId } }]),
     );

@@ -37,7 +37,12 @@ describe('the lifecycle executor, driven by the test clock', () => {
 
   it('stops a workspace at its deadline and starts it on its schedule, once', async () => {
     const template = await echoTemplate('scheduled', {});
-    const workspace = await owner.createWorkspace('me', { name: 'daily', template_id: template.id, ttl_ms: HOUR, autostart_schedule: 'CRON_TZ=UTC 0 9 * * *' });
+    const workspace = await owner.createWorkspace('me', {
+      name: 'daily',
+      template_id: template.id,
+      ttl_ms: HOUR,
+      autostart_schedule: 'CRON_TZ=UTC 0 9 * * *',
+    });
     const first = await settled(workspace.latest_build);
     assert.equal(first.status, 'running');
     assert.ok(first.deadline);

@@ -19,7 +19,9 @@ describe('GET /deployment/stats', () => {
 
   it('counts workspaces by their latest build and adds up what agents reported', async () => {
     const templateFrom = async (name: string, echo: unknown) => (await createEchoTemplate(owner, name, echo)).template;
-    const withAgent = await templateFrom('with-agent', { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN }] }] } });
+    const withAgent = await templateFrom('with-agent', {
+      apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: TOKEN }] }] },
+    });
     const plain = await templateFrom('plain', {});
     const running = await owner.createWorkspace('me', { name: 'running', template_id: withAgent.id });
     await owner.followWorkspaceBuildLogs(running.latest_build.id, () => undefined);
@@ -27,15 +29,25 @@ describe('GET /deployment/stats', () => {
     await owner.followWorkspaceBuildLogs(stopped.latest_build.id, () => undefined);
     await owner.followWorkspaceBuildLogs((await owner.createWorkspaceBuild(stopped.id, { transition: 'stop' })).id, () => undefined);
 
-    const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/me/rpc`, { headers: { 'Service-Session-Token': TOKEN } });
+    const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/me/rpc`, {
+      headers: { 'Service-Session-Token': TOKEN },
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('message', () => resolve());
       socket.once('error', reject);
     });
-    socket.send(JSON.stringify({
-      type: 'stats', rx_bytes: 1200, tx_bytes: 3400, session_count_ssh: 2, session_count_reconnecting_pty: 1,
-      session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 12,
-    }));
+    socket.send(
+      JSON.stringify({
+        type: 'stats',
+        rx_bytes: 1200,
+        tx_bytes: 3400,
+        session_count_ssh: 2,
+        session_count_reconnecting_pty: 1,
+        session_count_vscode: 0,
+        session_count_jetbrains: 0,
+        connection_median_latency_ms: 12,
+      }),
+    );
     const deadline = Date.now() + 5000;
     let stats = await owner.deploymentStats();
     while (stats.workspaces.rx_bytes === 0 && Date.now() < deadline) {
@@ -43,10 +55,7 @@ describe('GET /deployment/stats', () => {
       stats = await owner.deploymentStats();
     }
     socket.close();
-    assert.deepEqual(
-      [stats.workspaces.running, stats.workspaces.stopped, stats.workspaces.pending, stats.workspaces.failed],
-      [1, 1, 0, 0],
-    );
+    assert.deepEqual([stats.workspaces.running, stats.workspaces.stopped, stats.workspaces.pending, stats.workspaces.failed], [1, 1, 0, 0]);
     assert.deepEqual([stats.workspaces.rx_bytes, stats.workspaces.tx_bytes], [1200, 3400]);
     assert.deepEqual(stats.session_count, { vscode: 0, ssh: 2, jetbrains: 0, reconnecting_pty: 1 });
     assert.deepEqual(stats.workspaces.connection_latency_ms, { p50: 12, p95: 12 });

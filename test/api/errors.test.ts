@@ -44,7 +44,10 @@ describe('bad input gets a 4xx in the error shape', () => {
       body: JSON.stringify({ email: 'owner@example.com', password: 1234 }),
     });
     assert.equal(res.status, 400);
-    assert.deepEqual((res.body['validations'] as { field: string }[]).map((v) => v.field), ['password']);
+    assert.deepEqual(
+      (res.body['validations'] as { field: string }[]).map((v) => v.field),
+      ['password'],
+    );
   });
 
   it('answers an unsupported content type with 415', async () => {
@@ -74,7 +77,10 @@ describe('bad input gets a 4xx in the error shape', () => {
     });
     assert.equal(res.status, 400);
     assert.equal(res.body['message'], 'Query parameters have invalid values.');
-    assert.deepEqual((res.body['validations'] as { field: string }[]).map((v) => v.field), ['include_all']);
+    assert.deepEqual(
+      (res.body['validations'] as { field: string }[]).map((v) => v.field),
+      ['include_all'],
+    );
   });
 
   it('answers 401 before looking at the body of an authenticated route', async () => {

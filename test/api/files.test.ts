@@ -36,7 +36,10 @@ describe('files', () => {
     const members = await readTar(await member.downloadFile(id));
     assert.deepEqual(
       members.map((m) => [m.entry.path, m.entry.mode & 0o777, m.data.toString('utf8')]).sort(),
-      [['README.md', 0o644, '# hi\n'], ['bin/start', 0o755, 'echo start\n']].sort(),
+      [
+        ['README.md', 0o644, '# hi\n'],
+        ['bin/start', 0o755, 'echo start\n'],
+      ].sort(),
     );
     const asZip = await member.downloadFile(id, 'zip');
     assert.equal(asZip.subarray(0, 4).toString('hex'), '504b0304');
@@ -49,7 +52,10 @@ describe('files', () => {
     const link = writeTar([{ entry: { path: 'etc', type: 'symlink', size: 0, mode: 0o777, linkTarget: '/etc' }, data: Buffer.alloc(0) }]);
     await expectApiError(member.uploadFile(link), 400);
     await expectApiError(member.uploadFile(Buffer.from('not an archive at all')), 400);
-    const count = await test.daemon.store.db.selectFrom('files').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await test.daemon.store.db
+      .selectFrom('files')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 3, 'only the earlier good uploads are stored');
   });
 

@@ -48,8 +48,18 @@ describe('general and deployment endpoints', () => {
     const pg = byFlag.get('postgres-url');
     assert.equal(pg?.annotations['secret'], 'true');
     assert.equal(pg?.value, '');
-    for (const flag of ['http-address', 'access-url', 'data-dir', 'postgres-url', 'provisioner-daemons', 'rate-limit-api',
-      'session-duration', 'max-token-lifetime', 'swagger-enable', 'verbose']) {
+    for (const flag of [
+      'http-address',
+      'access-url',
+      'data-dir',
+      'postgres-url',
+      'provisioner-daemons',
+      'rate-limit-api',
+      'session-duration',
+      'max-token-lifetime',
+      'swagger-enable',
+      'verbose',
+    ]) {
       assert.ok(byFlag.has(flag), `missing option --${flag}`);
     }
   });

@@ -31,7 +31,10 @@ describe('first user, sign-in and sessions', () => {
       test.anonymous.createFirstUser({ email: 'a@example.com', username: '-bad-', password: STRONG_PASSWORD }),
       400,
     );
-    assert.deepEqual(error.body.validations?.map((v) => v.field), ['username']);
+    assert.deepEqual(
+      error.body.validations?.map((v) => v.field),
+      ['username'],
+    );
   });
 
   it('creates the owner in the default organization, then refuses a second first user with 409', async () => {
@@ -51,7 +54,10 @@ describe('first user, sign-in and sessions', () => {
     assert.equal(me.username, 'admin');
     assert.equal(me.status, 'active');
     assert.equal(me.login_type, 'password');
-    assert.deepEqual(me.roles.map((r) => r.name), ['owner']);
+    assert.deepEqual(
+      me.roles.map((r) => r.name),
+      ['owner'],
+    );
     assert.deepEqual(me.organization_ids, [created.organization_id]);
   });
 
@@ -141,9 +147,7 @@ describe('API tokens', () => {
   });
 
   it('enforces token lifetimes against the token config', async () => {
-    const owner = await test.anonymous
-      .login('owner@example.com', STRONG_PASSWORD)
-      .then((r) => test.anonymous.withToken(r.session_token));
+    const owner = await test.anonymous.login('owner@example.com', STRONG_PASSWORD).then((r) => test.anonymous.withToken(r.session_token));
     const config = await owner.tokenConfig();
     // Owners are capped by the admin maximum: 168 hours, in nanoseconds.
     assert.equal(config.max_token_lifetime, 168 * 3600 * 1e9);

@@ -61,7 +61,11 @@ const azureProof = (clouds: Clouds, vmId: string) => ({
   signature: signPkcs7(JSON.stringify({ nonce: 'n', vmId }), clouds.azure.leaf, [clouds.azure.leaf, clouds.azure.intermediate]),
 });
 const googleProof = (clouds: Clouds, test: TestDaemon, instanceId: string) => ({
-  json_web_token: signGoogleToken(clouds.google.privateKey, { instanceId, kid: 'google-key', exp: Math.floor(test.clock.now().getTime() / 1000) + 600 }),
+  json_web_token: signGoogleToken(clouds.google.privateKey, {
+    instanceId,
+    kid: 'google-key',
+    exp: Math.floor(test.clock.now().getTime() / 1000) + 600,
+  }),
 });
 
 function exchange(test: TestDaemon, cloud: 'aws' | 'azure' | 'google', body: unknown): Promise<AgentAuthResponse> {
@@ -71,7 +75,12 @@ function exchange(test: TestDaemon, cloud: 'aws' | 'azure' | 'google', body: unk
 let templates = 0;
 
 /** A template whose start builds run one agent with `instanceId` (and a token the test knows); stops run none. */
-async function workspaceOn(owner: CoveClient, user: CoveClient, instanceId: string, token: string): Promise<{ workspaceId: string; agentId: string; versionId: string }> {
+async function workspaceOn(
+  owner: CoveClient,
+  user: CoveClient,
+  instanceId: string,
+  token: string,
+): Promise<{ workspaceId: string; agentId: string; versionId: string }> {
   const agent = { name: 'main', instance_id: instanceId, auth_token: token };
   const echo = { apply: { resources: [{ name: 'vm', type: 'cloud_instance', agents: [agent] }], stop: { resources: [] } } };
   templates += 1;
@@ -91,7 +100,11 @@ async function agentCall(test: TestDaemon, token: string): Promise<number> {
 }
 
 async function tokenHash(test: TestDaemon, agentId: string): Promise<string> {
-  const row = await test.daemon.store.db.selectFrom('workspace_agents').select('auth_token_hash').where('id', '=', agentId).executeTakeFirstOrThrow();
+  const row = await test.daemon.store.db
+    .selectFrom('workspace_agents')
+    .select('auth_token_hash')
+    .where('id', '=', agentId)
+    .executeTakeFirstOrThrow();
   return row.auth_token_hash;
 }
 
@@ -117,7 +130,10 @@ describe('instance identity exchange', () => {
     const { agentId, versionId } = await workspaceOn(owner, alice, 'i-0shown', 'token-shown');
     assert.equal((await alice.workspaceAgent(agentId)).instance_id, 'i-0shown');
     const planned = (await owner.templateVersionResources(versionId)).flatMap((resource) => resource.agents);
-    assert.deepEqual(planned.map((agent) => agent.instance_id), ['i-0shown']);
+    assert.deepEqual(
+      planned.map((agent) => agent.instance_id),
+      ['i-0shown'],
+    );
   });
 
   it('exchanges a signed AWS document for a new agent token that replaces the old one', async () => {
@@ -157,17 +173,38 @@ describe('instance identity exchange', () => {
     const forged = signAwsDocument('i-0guarded', rsaKeyPair().privateKey);
     await expectApiError(exchange(test, 'aws', forged), 401, /"message":"Invalid AWS identity\.".*does not match/);
     const genuine = awsProof(clouds, 'i-0other');
-    await expectApiError(exchange(test, 'aws', { ...genuine, document: genuine.document.replace('i-0other', 'i-0guarded') }), 401, /Invalid AWS identity/);
+    await expectApiError(
+      exchange(test, 'aws', { ...genuine, document: genuine.document.replace('i-0other', 'i-0guarded') }),
+      401,
+      /Invalid AWS identity/,
+    );
 
     const stranger = azureChain('metadata.azure.com');
-    const untrusted = { encoding: 'pkcs7', signature: signPkcs7(JSON.stringify({ vmId: 'i-0guarded' }), stranger.leaf, [stranger.leaf, stranger.intermediate]) };
+    const untrusted = {
+      encoding: 'pkcs7',
+      signature: signPkcs7(JSON.stringify({ vmId: 'i-0guarded' }), stranger.leaf, [stranger.leaf, stranger.intermediate]),
+    };
     await expectApiError(exchange(test, 'azure', untrusted), 401, /Invalid Azure identity.*does not chain/);
 
-    const badJwt = { json_web_token: signGoogleToken(rsaKeyPair().privateKey, { instanceId: 'i-0guarded', kid: 'google-key', exp: test.clock.now().getTime() / 1000 + 600 }) };
+    const badJwt = {
+      json_web_token: signGoogleToken(rsaKeyPair().privateKey, {
+        instanceId: 'i-0guarded',
+        kid: 'google-key',
+        exp: test.clock.now().getTime() / 1000 + 600,
+      }),
+    };
     await expectApiError(exchange(test, 'google', badJwt), 401, /Invalid GCP identity/);
-    const expired = { json_web_token: signGoogleToken(clouds.google.privateKey, { instanceId: 'i-0guarded', kid: 'google-key', exp: test.clock.now().getTime() / 1000 - 1 }) };
+    const expired = {
+      json_web_token: signGoogleToken(clouds.google.privateKey, {
+        instanceId: 'i-0guarded',
+        kid: 'google-key',
+        exp: test.clock.now().getTime() / 1000 - 1,
+      }),
+    };
     await expectApiError(exchange(test, 'google', expired), 401, /expired/);
-    const noClaim = { json_web_token: signGoogleToken(clouds.google.privateKey, { kid: 'google-key', exp: test.clock.now().getTime() / 1000 + 600 }) };
+    const noClaim = {
+      json_web_token: signGoogleToken(clouds.google.privateKey, { kid: 'google-key', exp: test.clock.now().getTime() / 1000 + 600 }),
+    };
     await expectApiError(exchange(test, 'google', noClaim), 400, /Error decoding JWT claims/);
 
     assert.equal(await tokenHash(test, agentId), before);
@@ -199,20 +236,38 @@ describe('instance identity exchange', () => {
   });
 
   it('answers 400 in the error shape for malformed bodies', async () => {
-    const aws = await rawRequest(test.url, 'POST', '/workspaceagents/aws-instance-identity', { body: '{}', headers: { 'content-type': 'application/json' } });
+    const aws = await rawRequest(test.url, 'POST', '/workspaceagents/aws-instance-identity', {
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(aws.status, 400);
     assert.deepEqual((aws.body['validations'] as { field: string }[]).map((v) => v.field).sort(), ['document', 'signature']);
-    const azure = await rawRequest(test.url, 'POST', '/workspaceagents/azure-instance-identity', { body: '{"encoding":"pkcs7","signature":5}', headers: { 'content-type': 'application/json' } });
+    const azure = await rawRequest(test.url, 'POST', '/workspaceagents/azure-instance-identity', {
+      body: '{"encoding":"pkcs7","signature":5}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(azure.status, 400);
     assert.equal(typeof azure.body['message'], 'string');
-    const google = await rawRequest(test.url, 'POST', '/workspaceagents/google-instance-identity', { body: '{"json_web_token":""}', headers: { 'content-type': 'application/json' } });
+    const google = await rawRequest(test.url, 'POST', '/workspaceagents/google-instance-identity', {
+      body: '{"json_web_token":""}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(google.status, 400);
-    const notJson = await rawRequest(test.url, 'POST', '/workspaceagents/google-instance-identity', { body: 'nope', headers: { 'content-type': 'application/json' } });
+    const notJson = await rawRequest(test.url, 'POST', '/workspaceagents/google-instance-identity', {
+      body: 'nope',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(notJson.status, 400);
     // No session is needed, and one changes nothing: the answer is the same with or without.
     for (const cloud of ['aws', 'azure', 'google']) {
-      for (const headers of [{}, { 'Service-Session-Token': alice.token ?? '' }, { 'Service-Session-Token': 'not-a-token' }] as Record<string, string>[]) {
-        const answer = await rawRequest(test.url, 'POST', `/workspaceagents/${cloud}-instance-identity`, { body: '{}', headers: { 'content-type': 'application/json', ...headers } });
+      for (const headers of [{}, { 'Service-Session-Token': alice.token ?? '' }, { 'Service-Session-Token': 'not-a-token' }] as Record<
+        string,
+        string
+      >[]) {
+        const answer = await rawRequest(test.url, 'POST', `/workspaceagents/${cloud}-instance-identity`, {
+          body: '{}',
+          headers: { 'content-type': 'application/json', ...headers },
+        });
         assert.equal(answer.status, 400, `${cloud} ${JSON.stringify(headers)}`);
       }
     }
@@ -235,7 +290,10 @@ describe('instance identity without trusted certificates', () => {
   });
 
   it('refuses to start when a trust file cannot be read', async () => {
-    await assert.rejects(startTestDaemon({ flags: { awsInstanceIdentityCerts: '/nonexistent/aws.pem' } }), /--aws-instance-identity-certs: cannot read/);
+    await assert.rejects(
+      startTestDaemon({ flags: { awsInstanceIdentityCerts: '/nonexistent/aws.pem' } }),
+      /--aws-instance-identity-certs: cannot read/,
+    );
   });
 });
 
@@ -257,7 +315,9 @@ class FakeMetadata {
       if (path === '/latest/dynamic/instance-identity/signature') return imds ? send(200, `${answers.aws.signature}\n`) : send(401, '');
       if (path === '/latest/dynamic/instance-identity/document') return imds ? send(200, answers.aws.document) : send(401, '');
       if (path === '/metadata/attested/document?api-version=2020-09-01') {
-        return request.headers['metadata'] === 'true' ? send(200, JSON.stringify(answers.azure)) : send(400, 'Required metadata header not specified');
+        return request.headers['metadata'] === 'true'
+          ? send(200, JSON.stringify(answers.azure))
+          : send(400, 'Required metadata header not specified');
       }
       if (path === '/computeMetadata/v1/instance/service-accounts/default/identity?audience=cove&format=full') {
         return header(request, 'metadata-flavor') === 'Google' ? send(200, answers.google) : send(403, 'Missing Metadata-Flavor');
@@ -317,7 +377,11 @@ describe('cove agent with instance identity', () => {
       assert.equal(await tokenHash(test, agentId), sha256(token), method);
       assert.equal(await agentCall(test, token), 200, method);
     }
-    assert.deepEqual(metadata.requests.slice(0, 3), ['PUT /latest/api/token', 'GET /latest/dynamic/instance-identity/signature', 'GET /latest/dynamic/instance-identity/document']);
+    assert.deepEqual(metadata.requests.slice(0, 3), [
+      'PUT /latest/api/token',
+      'GET /latest/dynamic/instance-identity/signature',
+      'GET /latest/dynamic/instance-identity/document',
+    ]);
   });
 
   it('runs `cove agent --auth aws-instance-identity` until its start is done', async () => {
@@ -367,7 +431,13 @@ describe('cove agent with instance identity', () => {
     await cloud.start();
     const home = await mkdtemp(join(tmpdir(), 'cove-agent-home-'));
     const child = spawn(process.execPath, [COVE, 'agent', '--auth', 'aws-instance-identity'], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: home, COVE_CONFIG_DIR: home, COVE_AGENT_URL: test.url, COVE_AGENT_METADATA_URL: cloud.url },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: home,
+        COVE_CONFIG_DIR: home,
+        COVE_AGENT_URL: test.url,
+        COVE_AGENT_METADATA_URL: cloud.url,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -390,7 +460,11 @@ describe('cove agent with instance identity', () => {
   });
 
   it('stops `cove agent` with a clear error when the deployment refuses the identity', async () => {
-    const forged = new FakeMetadata({ aws: signAwsDocument('i-0cli', rsaKeyPair().privateKey), azure: { encoding: '', signature: '' }, google: '' });
+    const forged = new FakeMetadata({
+      aws: signAwsDocument('i-0cli', rsaKeyPair().privateKey),
+      azure: { encoding: '', signature: '' },
+      google: '',
+    });
     await forged.start();
     try {
       const child = spawn(process.execPath, [COVE, 'agent', '--auth', 'aws-instance-identity'], {

@@ -20,7 +20,10 @@ describe('organization roles and custom roles', () => {
   it('assigns organization roles, with effect at once', async () => {
     assert.equal((await alice.organizationMembers('default')).length, 1);
     const member = await owner.setMemberRoles('default', 'alice', ['organization-admin']);
-    assert.deepEqual(member.roles.map((r) => r.name), ['organization-admin']);
+    assert.deepEqual(
+      member.roles.map((r) => r.name),
+      ['organization-admin'],
+    );
     assert.equal((await alice.organizationMembers('default')).length, 3, 'an organization admin reads every member');
     await expectApiError(alice.setMemberRoles('default', 'me', []), 400);
     await expectApiError(owner.setMemberRoles('default', 'bob', ['owner']), 400);
@@ -31,12 +34,22 @@ describe('organization roles and custom roles', () => {
 
   it('creates custom roles within the rules and assigns them', async () => {
     const read = { negate: false, resource_type: 'organization_member', action: 'read' };
-    const reserved = await expectApiError(owner.createCustomRole('default', { name: 'organization-admin', organization_permissions: [read] }), 400);
+    const reserved = await expectApiError(
+      owner.createCustomRole('default', { name: 'organization-admin', organization_permissions: [read] }),
+      400,
+    );
     assert.equal(reserved.message, 'Reserved role name');
-    await expectApiError(owner.createCustomRole('default', { name: 'wild', organization_permissions: [{ negate: false, resource_type: '*', action: '*' }] }), 400);
+    await expectApiError(
+      owner.createCustomRole('default', { name: 'wild', organization_permissions: [{ negate: false, resource_type: '*', action: '*' }] }),
+      400,
+    );
     await expectApiError(owner.createCustomRole('default', { name: 'neg', organization_permissions: [{ ...read, negate: true }] }), 400);
     await expectApiError(owner.createCustomRole('default', { name: 'site', site_permissions: [read] }), 400);
-    const [created] = await owner.createCustomRole('default', { name: 'member-reader', display_name: 'Member Reader', organization_permissions: [read] });
+    const [created] = await owner.createCustomRole('default', {
+      name: 'member-reader',
+      display_name: 'Member Reader',
+      organization_permissions: [read],
+    });
     assert.equal(created?.name, 'member-reader');
     await expectApiError(owner.createCustomRole('default', { name: 'member-reader', organization_permissions: [read] }), 400);
     await expectApiError(bob.createCustomRole('default', { name: 'sneaky', organization_permissions: [read] }), 403);

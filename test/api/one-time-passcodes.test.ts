@@ -49,7 +49,10 @@ describe('one-time passcode password reset over SMTP', () => {
       400,
     );
     assert.equal(weak.message, 'Invalid password.');
-    assert.deepEqual(weak.body.validations?.map((v) => v.field), ['password']);
+    assert.deepEqual(
+      weak.body.validations?.map((v) => v.field),
+      ['password'],
+    );
     const wrong = await expectApiError(
       test.anonymous.changePasswordWithPasscode({ email: 'alice@example.com', one_time_passcode: 'not-it', password: NEW_PASSWORD }),
       400,
@@ -66,7 +69,11 @@ describe('one-time passcode password reset over SMTP', () => {
     await expectApiError(test.anonymous.login('alice@example.com', STRONG_PASSWORD), 401);
     await test.anonymous.login('alice@example.com', NEW_PASSWORD);
     const reused = await expectApiError(
-      test.anonymous.changePasswordWithPasscode({ email: 'alice@example.com', one_time_passcode: passcode, password: 'Yet-Another-Passphrase-3' }),
+      test.anonymous.changePasswordWithPasscode({
+        email: 'alice@example.com',
+        one_time_passcode: passcode,
+        password: 'Yet-Another-Passphrase-3',
+      }),
       400,
     );
     assert.equal(reused.message, 'Incorrect email or one-time passcode.');

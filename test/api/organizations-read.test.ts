@@ -18,7 +18,16 @@ describe('reading organizations and validating passwords', () => {
     const now = test.clock.now().toISOString();
     await test.daemon.store.db
       .insertInto('organizations')
-      .values({ id: otherOrgId, name: 'research', display_name: 'Research', description: '', icon: '', is_default: 0, created_at: now, updated_at: now })
+      .values({
+        id: otherOrgId,
+        name: 'research',
+        display_name: 'Research',
+        description: '',
+        icon: '',
+        is_default: 0,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
   });
   after(async () => test.close());
@@ -26,7 +35,10 @@ describe('reading organizations and validating passwords', () => {
   it('lists every organization to the owner and only their own to a member', async () => {
     assert.deepEqual((await owner.organizations()).map((o) => o.name).sort(), ['cove', 'research']);
     const mine = await member.organizations();
-    assert.deepEqual(mine.map((o) => [o.name, o.is_default]), [['cove', true]]);
+    assert.deepEqual(
+      mine.map((o) => [o.name, o.is_default]),
+      [['cove', true]],
+    );
   });
 
   it('reads one organization by id, name or "default", and hides the others with 404', async () => {

@@ -22,13 +22,19 @@ describe('organizations and members', () => {
     await expectApiError(owner.createOrganization({ name: 'research' }), 409);
     await expectApiError(owner.createOrganization({ name: 'default' }), 400);
     const bad = await expectApiError(owner.createOrganization({ name: 'Not Valid' }), 400);
-    assert.deepEqual(bad.body.validations?.map((v) => v.field), ['name']);
+    assert.deepEqual(
+      bad.body.validations?.map((v) => v.field),
+      ['name'],
+    );
     await expectApiError(member.createOrganization({ name: 'mine' }), 403);
     const renamed = await owner.updateOrganization('research', { display_name: 'Research Lab', icon: '/icon.svg' });
     assert.equal(renamed.display_name, 'Research Lab');
     assert.equal(renamed.name, 'research');
     const clash = await expectApiError(owner.updateOrganization('research', { name: 'cove' }), 409);
-    assert.deepEqual(clash.body.validations?.map((v) => v.field), ['name']);
+    assert.deepEqual(
+      clash.body.validations?.map((v) => v.field),
+      ['name'],
+    );
     await expectApiError(member.updateOrganization('research', { display_name: 'x' }), 404);
   });
 
@@ -44,7 +50,10 @@ describe('organizations and members', () => {
     assert.equal(page.count, 2);
     assert.equal(page.members.length, 1);
     // A plain member sees only their own membership.
-    assert.deepEqual((await member.organizationMembers('research')).map((m) => m.username), ['member']);
+    assert.deepEqual(
+      (await member.organizationMembers('research')).map((m) => m.username),
+      ['member'],
+    );
     await expectApiError(member.removeMember('research', 'owner'), 404);
     await expectApiError(owner.removeMember('research', 'me'), 400);
     await expectApiError(owner.addMember('research', 'nobody'), 400);

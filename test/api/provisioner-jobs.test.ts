@@ -82,13 +82,19 @@ describe('provisioner jobs with one busy built-in daemon', () => {
 
     const jobs = await owner.provisionerJobs('default', { status: 'canceled' });
     assert.deepEqual(jobs.map((job) => job.id).sort(), [running.job.id, third.job.id].sort());
-    assert.deepEqual((await owner.provisionerJobs('default', { ids: second.job.id })).map((job) => job.status), ['succeeded']);
+    assert.deepEqual(
+      (await owner.provisionerJobs('default', { ids: second.job.id })).map((job) => job.status),
+      ['succeeded'],
+    );
     assert.equal((await owner.provisionerJobs('default', { limit: 1 })).length, 1);
     assert.equal((await owner.provisionerJob('default', second.job.id)).metadata.template_version_name, second.name);
     await expectApiError(owner.provisionerJobs('default', { status: 'sleeping' }), 400);
     await expectApiError(owner.provisionerJobs('default', { tags: '[1]' }), 400);
     const daemons = await owner.provisionerDaemons('default');
-    assert.deepEqual(daemons.map((d) => [d.name, d.status]), [['built-in-1', 'idle']]);
+    assert.deepEqual(
+      daemons.map((d) => [d.name, d.status]),
+      [['built-in-1', 'idle']],
+    );
   });
 });
 
@@ -104,10 +110,26 @@ describe('external provisioner daemons', () => {
   it('hands a keyed daemon only the jobs tagged for it, and refuses bad keys', async () => {
     const { key } = await owner.createProvisionerKey('default', { name: 'special', tags: { pool: 'special' } });
     await assert.rejects(
-      dialProvisionerDaemon({ url: test.url, organization: 'default', id: newId(), name: 'x', provisioners: ['echo'], tags: {}, key: 'wrong' }),
+      dialProvisionerDaemon({
+        url: test.url,
+        organization: 'default',
+        id: newId(),
+        name: 'x',
+        provisioners: ['echo'],
+        tags: {},
+        key: 'wrong',
+      }),
       /401/,
     );
-    const socket = await dialProvisionerDaemon({ url: test.url, organization: 'default', id: newId(), name: 'special-1', provisioners: ['echo'], tags: {}, key });
+    const socket = await dialProvisionerDaemon({
+      url: test.url,
+      organization: 'default',
+      id: newId(),
+      name: 'special-1',
+      provisioners: ['echo'],
+      tags: {},
+      key,
+    });
     try {
       const next = messages(socket);
       const untagged = await echoVersion(owner, {});
@@ -119,22 +141,50 @@ describe('external provisioner daemons', () => {
       assert.equal((await owner.templateVersion(tagged.id)).job.worker_name, 'special-1');
       assert.equal((await owner.templateVersion(untagged.id)).job.status, 'pending');
 
-      socket.send(JSON.stringify({ type: 'update', job_id: tagged.job.id, logs: [{ created_at: new Date().toISOString(), level: 'info', source: 'provisioner', stage: 'Parsing template parameters', output: 'hello' }] }));
+      socket.send(
+        JSON.stringify({
+          type: 'update',
+          job_id: tagged.job.id,
+          logs: [
+            {
+              created_at: new Date().toISOString(),
+              level: 'info',
+              source: 'provisioner',
+              stage: 'Parsing template parameters',
+              output: 'hello',
+            },
+          ],
+        }),
+      );
       assert.deepEqual(await next(), { type: 'update_ack', job_id: tagged.job.id, canceled: false });
       socket.send(JSON.stringify({ type: 'update', job_id: untagged.job.id, logs: [] }));
       assert.equal((await next()).type, 'error', 'a job it does not hold');
       socket.send('{"type":"complete"}');
       assert.equal((await next()).type, 'error', 'a malformed message');
-      socket.send(JSON.stringify({
-        type: 'complete',
-        job_id: tagged.job.id,
-        result: { type: 'template_version_import', readme: 'hi', variables: [], parameters: [], presets: [], external_auth: [], start_resources: [], stop_resources: [] },
-      }));
+      socket.send(
+        JSON.stringify({
+          type: 'complete',
+          job_id: tagged.job.id,
+          result: {
+            type: 'template_version_import',
+            readme: 'hi',
+            variables: [],
+            parameters: [],
+            presets: [],
+            external_auth: [],
+            start_resources: [],
+            stop_resources: [],
+          },
+        }),
+      );
       assert.deepEqual(await next(), { type: 'ack', job_id: tagged.job.id });
       const done = await owner.templateVersion(tagged.id);
       assert.equal(done.job.status, 'succeeded');
       assert.equal(done.readme, 'hi');
-      assert.deepEqual((await owner.templateVersionLogs(tagged.id)).map((log) => log.output), ['hello']);
+      assert.deepEqual(
+        (await owner.templateVersionLogs(tagged.id)).map((log) => log.output),
+        ['hello'],
+      );
       await owner.cancelTemplateVersion(untagged.id);
     } finally {
       socket.close();
@@ -143,13 +193,27 @@ describe('external provisioner daemons', () => {
 
   it('fails jobs whose daemon went silent, and jobs no daemon took', async () => {
     const { key } = await owner.createProvisionerKey('default', { name: 'silent' });
-    const socket = await dialProvisionerDaemon({ url: test.url, organization: 'default', id: newId(), name: 'silent-1', provisioners: ['echo'], tags: {}, key });
+    const socket = await dialProvisionerDaemon({
+      url: test.url,
+      organization: 'default',
+      id: newId(),
+      name: 'silent-1',
+      provisioners: ['echo'],
+      tags: {},
+      key,
+    });
     try {
       const next = messages(socket);
       const held = await echoVersion(owner, {});
       socket.send(JSON.stringify({ type: 'acquire' }));
       assert.equal((await next()).type, 'job');
-      socket.send(JSON.stringify({ type: 'update', job_id: held.job.id, logs: [{ created_at: new Date().toISOString(), level: 'info', source: 'provisioner_daemon', stage: 'Setting up', output: '' }] }));
+      socket.send(
+        JSON.stringify({
+          type: 'update',
+          job_id: held.job.id,
+          logs: [{ created_at: new Date().toISOString(), level: 'info', source: 'provisioner_daemon', stage: 'Setting up', output: '' }],
+        }),
+      );
       await next();
       const orphan = await echoVersion(owner, {}, { pool: 'nobody' });
 

@@ -22,7 +22,10 @@ describe('rate limiting', () => {
       assert.equal(limited.body['message'], "You've been rate limited for sending more than 5 requests in 1m0s.");
       // Another path and another user have buckets of their own.
       assert.equal((await rawRequest(test.url, 'GET', '/experiments', { headers })).status, 200);
-      assert.equal((await rawRequest(test.url, 'GET', '/users/me', { headers: { 'Service-Session-Token': owner.token ?? '' } })).status, 200);
+      assert.equal(
+        (await rawRequest(test.url, 'GET', '/users/me', { headers: { 'Service-Session-Token': owner.token ?? '' } })).status,
+        200,
+      );
       // Two minutes later the window has passed.
       test.clock.advance(120_000);
       assert.equal((await rawRequest(test.url, 'GET', '/users/me', { headers })).status, 200);
@@ -57,7 +60,9 @@ describe('rate limiting', () => {
         const res = await rawRequest(test.url, 'GET', '/users/me', { headers: { ...bypass, 'Service-Session-Token': owner.token ?? '' } });
         assert.equal(res.status, 200);
       }
-      const refused = await rawRequest(test.url, 'GET', '/users/me', { headers: { ...bypass, 'Service-Session-Token': member.token ?? '' } });
+      const refused = await rawRequest(test.url, 'GET', '/users/me', {
+        headers: { ...bypass, 'Service-Session-Token': member.token ?? '' },
+      });
       assert.equal(refused.status, 428);
       assert.match(String(refused.body['message']), /not owner/);
     } finally {

@@ -32,15 +32,28 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
     const target = first.database.target;
     assert.equal(target.kind, 'postgres');
     secondDir = mkdtempSync(join(tmpdir(), 'cove-replica-'));
-    second = await startDaemon(resolveOptions({ flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url }, env: {} }), {
-      logger: silentLogger(),
-      clock: new ManualClock(first.clock.now()),
-    });
+    second = await startDaemon(
+      resolveOptions({
+        flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url },
+        env: {},
+      }),
+      {
+        logger: silentLogger(),
+        clock: new ManualClock(first.clock.now()),
+      },
+    );
     const owner = await createOwner(first);
     const alice = await createMember(first, 'alice');
     aliceOnSecond = new CoveClient({ url: second.url, token: alice.token });
     // The agent connects to the first replica only.
-    ({ agent, agentId } = await startAgentWorkspace({ url: first.url, owner, member: alice, token: TOKEN, home: secondDir, templateName: 'replicas' }));
+    ({ agent, agentId } = await startAgentWorkspace({
+      url: first.url,
+      owner,
+      member: alice,
+      token: TOKEN,
+      home: secondDir,
+      templateName: 'replicas',
+    }));
     await eventually(async () => assert.equal((await aliceOnSecond.workspaceAgent(agentId)).status, 'connected'));
     server = createServer((socket) => socket.on('data', (data) => socket.write(`replica:${data.toString()}`)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,7 +75,10 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
     stream.destroy();
 
     const ports = await aliceOnSecond.request<{ ports: { port: number }[] }>('GET', `/workspaceagents/${agentId}/listening-ports`);
-    assert.ok(ports.ports.some((entry) => entry.port === port), JSON.stringify(ports));
+    assert.ok(
+      ports.ports.some((entry) => entry.port === port),
+      JSON.stringify(ports),
+    );
   });
 
   it('still refuses what the user may not do, on either replica', async () => {

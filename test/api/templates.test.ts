@@ -7,7 +7,10 @@ import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** Follows a version's logs until its job ends and returns the version as it ended. */
-async function importVersion(client: CoveClient, version: TemplateVersion): Promise<{ version: TemplateVersion; logs: ProvisionerJobLog[] }> {
+async function importVersion(
+  client: CoveClient,
+  version: TemplateVersion,
+): Promise<{ version: TemplateVersion; logs: ProvisionerJobLog[] }> {
   const logs: ProvisionerJobLog[] = [];
   await client.followTemplateVersionLogs(version.id, (log) => logs.push(log));
   return { version: await client.templateVersion(version.id), logs };
@@ -45,16 +48,43 @@ describe('templates and template versions', () => {
     assert.equal(version.job.status, 'succeeded', JSON.stringify(version.job));
     assert.equal(version.readme, '# Echo');
     const stages = [...new Set(logs.map((log) => log.stage))];
-    assert.deepEqual(stages, ['Setting up', 'Parsing template parameters', 'Detecting persistent resources', 'Detecting ephemeral resources', 'Cleaning Up']);
-    assert.ok(logs.every((log, index) => index === 0 || log.id > (logs[index - 1]?.id ?? 0)), 'logs arrive in order');
-    assert.deepEqual((await owner.templateVersionLogs(version.id)).map((log) => log.id), logs.map((log) => log.id));
+    assert.deepEqual(stages, [
+      'Setting up',
+      'Parsing template parameters',
+      'Detecting persistent resources',
+      'Detecting ephemeral resources',
+      'Cleaning Up',
+    ]);
+    assert.ok(
+      logs.every((log, index) => index === 0 || log.id > (logs[index - 1]?.id ?? 0)),
+      'logs arrive in order',
+    );
+    assert.deepEqual(
+      (await owner.templateVersionLogs(version.id)).map((log) => log.id),
+      logs.map((log) => log.id),
+    );
 
     const resources = await owner.templateVersionResources(version.id);
-    assert.deepEqual(resources.map((r) => [r.name, r.workspace_transition, r.agents.map((a) => a.name)]), [['box', 'start', ['main']], ['box', 'stop', ['main']]]);
+    assert.deepEqual(
+      resources.map((r) => [r.name, r.workspace_transition, r.agents.map((a) => a.name)]),
+      [
+        ['box', 'start', ['main']],
+        ['box', 'stop', ['main']],
+      ],
+    );
     const parameters = await owner.templateVersionRichParameters(version.id);
-    assert.deepEqual(parameters.map((p) => [p.name, p.type, p.default_value, p.validation_min]), [['size', 'number', '2', 1]]);
-    assert.deepEqual((await owner.templateVersionVariables(version.id)).map((v) => [v.name, v.value]), [['region', 'eu']]);
-    assert.deepEqual((await owner.templateVersionPresets(version.id)).map((p) => p.name), ['Small']);
+    assert.deepEqual(
+      parameters.map((p) => [p.name, p.type, p.default_value, p.validation_min]),
+      [['size', 'number', '2', 1]],
+    );
+    assert.deepEqual(
+      (await owner.templateVersionVariables(version.id)).map((v) => [v.name, v.value]),
+      [['region', 'eu']],
+    );
+    assert.deepEqual(
+      (await owner.templateVersionPresets(version.id)).map((p) => p.name),
+      ['Small'],
+    );
 
     const template = await owner.createTemplate('default', { name: 'echo-box', template_version_id: version.id, display_name: 'Echo box' });
     assert.equal(template.active_version_id, version.id);
@@ -62,15 +92,27 @@ describe('templates and template versions', () => {
     assert.equal(template.provisioner, 'echo');
     assert.deepEqual(template.autostart_requirement.days_of_week.length, 7);
     assert.equal((await owner.templateByName('default', 'echo-box')).id, template.id);
-    assert.deepEqual((await member.templates()).map((t) => t.name), ['echo-box'], 'organization members can use templates');
+    assert.deepEqual(
+      (await member.templates()).map((t) => t.name),
+      ['echo-box'],
+      'organization members can use templates',
+    );
     const versions = await owner.templateVersions(template.id);
-    assert.deepEqual(versions.map((v) => [v.id, v.job.status, v.template_id]), [[version.id, 'succeeded', template.id]]);
+    assert.deepEqual(
+      versions.map((v) => [v.id, v.job.status, v.template_id]),
+      [[version.id, 'succeeded', template.id]],
+    );
     await expectApiError(owner.createTemplate('default', { name: 'echo-box', template_version_id: version.id }), 409);
   });
 
   it('plans a workspace in a dry run, and evaluates parameters with diagnostics', async () => {
     const fileId = await echoFile(owner, {
-      parse: { parameters: [{ name: 'size', type: 'number', default_value: '2', validation_min: 1, validation_max: 8 }, { name: 'name', type: 'string', required: true }] },
+      parse: {
+        parameters: [
+          { name: 'size', type: 'number', default_value: '2', validation_min: 1, validation_max: 8 },
+          { name: 'name', type: 'string', required: true },
+        ],
+      },
       plan: { resources: [{ name: 'vm', type: 'echo', agents: [{ name: 'dev' }] }] },
     });
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));
@@ -85,7 +127,10 @@ describe('templates and template versions', () => {
       status = (await member.dryRun(version.id, job.id)).status;
     }
     assert.equal(status, 'succeeded');
-    assert.deepEqual((await member.dryRunResources(version.id, job.id)).map((r) => [r.name, r.agents.map((a) => a.name)]), [['vm', ['dev']]]);
+    assert.deepEqual(
+      (await member.dryRunResources(version.id, job.id)).map((r) => [r.name, r.agents.map((a) => a.name)]),
+      [['vm', ['dev']]],
+    );
     assert.ok((await member.dryRunLogs(version.id, job.id)).some((log) => log.stage === 'Planning infrastructure'));
     await expectApiError(owner.dryRun(version.id, version.job.id), 404);
     await expectApiError(owner.dryRun(version.id, 'nope'), 400);
@@ -101,12 +146,22 @@ describe('templates and template versions', () => {
   });
 
   it('fails an import that misses a required variable with REQUIRED_TEMPLATE_VARIABLES, naming it', async () => {
-    const fileId = await echoFile(owner, { parse: { variables: [{ name: 'region', required: true }, { name: 'zone', default_value: 'a' }] } });
+    const fileId = await echoFile(owner, {
+      parse: {
+        variables: [
+          { name: 'region', required: true },
+          { name: 'zone', default_value: 'a' },
+        ],
+      },
+    });
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));
     assert.equal(version.job.status, 'failed');
     assert.equal(version.job.error_code, 'REQUIRED_TEMPLATE_VARIABLES');
     assert.match(version.job.error ?? '', /region/);
-    const given = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId, user_variable_values: [{ name: 'region', value: 'us' }] }));
+    const given = await importVersion(
+      owner,
+      await owner.createTemplateVersion('default', { file_id: fileId, user_variable_values: [{ name: 'region', value: 'us' }] }),
+    );
     assert.equal(given.version.job.status, 'succeeded');
   });
 
@@ -114,17 +169,24 @@ describe('templates and template versions', () => {
     const { version, logs } = await importVersion(owner, await owner.createTemplateVersion('default', { example_id: 'local-shell' }));
     assert.equal(version.job.status, 'succeeded', `${version.job.error}\n${logs.map((l) => l.output).join('\n')}`);
     const resources = await owner.templateVersionResources(version.id);
-    assert.ok(resources.some((r) => r.agents.length > 0), 'the local shell has an agent');
+    assert.ok(
+      resources.some((r) => r.agents.length > 0),
+      'the local shell has an agent',
+    );
     await expectApiError(owner.createTemplateVersion('default', { example_id: 'nope' }), 400);
     assert.ok((await owner.templateExamples()).some((e) => e.id === 'local-shell'));
   });
 
   it('imports a native template whose required parameter has no default, and reports invalid files by line', async () => {
-    const yaml = 'parameters:\n  - name: project\n    type: string\nresources:\n  - name: home\n    type: directory\n    path: /tmp/cove-test/${{ parameters.project }}\n';
+    const yaml =
+      'parameters:\n  - name: project\n    type: string\nresources:\n  - name: home\n    type: directory\n    path: /tmp/cove-test/${{ parameters.project }}\n';
     const good = (await owner.uploadFile(await createTar({ 'template.yaml': yaml }))).id;
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: good }));
     assert.equal(version.job.status, 'succeeded', version.job.error);
-    assert.deepEqual((await owner.templateVersionRichParameters(version.id)).map((p) => [p.name, p.required]), [['project', true]]);
+    assert.deepEqual(
+      (await owner.templateVersionRichParameters(version.id)).map((p) => [p.name, p.required]),
+      [['project', true]],
+    );
     const bad = (await owner.uploadFile(await createTar({ 'template.yaml': 'parameters:\n  - name: x\n    type: colour\n' }))).id;
     const failed = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: bad }));
     assert.equal(failed.version.job.status, 'failed');
@@ -132,14 +194,33 @@ describe('templates and template versions', () => {
   });
 
   it('promotes, archives and finds versions by name; refuses bad input', async () => {
-    const first = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v1' }));
+    const first = await importVersion(
+      owner,
+      await owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v1' }),
+    );
     const template = await owner.createTemplate('default', { name: 'promoted', template_version_id: first.version.id });
-    const second = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { readme: 'two' } }), name: 'v2', template_id: template.id }));
-    await expectApiError(owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v2', template_id: template.id }), 409);
+    const second = await importVersion(
+      owner,
+      await owner.createTemplateVersion('default', {
+        file_id: await echoFile(owner, { parse: { readme: 'two' } }),
+        name: 'v2',
+        template_id: template.id,
+      }),
+    );
+    await expectApiError(
+      owner.createTemplateVersion('default', { file_id: await echoFile(owner, {}), name: 'v2', template_id: template.id }),
+      409,
+    );
     await owner.promoteTemplateVersion(template.id, second.version.id);
     assert.equal((await owner.template(template.id)).active_version_id, second.version.id);
     assert.equal((await owner.templateVersionByName(template.id, 'v1')).id, first.version.id);
-    const failed = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { error: 'broken' } }), template_id: template.id }));
+    const failed = await importVersion(
+      owner,
+      await owner.createTemplateVersion('default', {
+        file_id: await echoFile(owner, { parse: { error: 'broken' } }),
+        template_id: template.id,
+      }),
+    );
     assert.equal(failed.version.job.status, 'failed');
     assert.equal(failed.version.job.error, 'broken');
     await expectApiError(owner.promoteTemplateVersion(template.id, failed.version.id), 403);
@@ -153,7 +234,10 @@ describe('templates and template versions', () => {
   });
 
   it('keeps scheduling fields, answers 304 for no change, hides deprecated templates unless asked', async () => {
-    const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { readme: 'sched' } }) }));
+    const { version } = await importVersion(
+      owner,
+      await owner.createTemplateVersion('default', { file_id: await echoFile(owner, { parse: { readme: 'sched' } }) }),
+    );
     const template = await owner.createTemplate('default', {
       name: 'scheduled',
       template_version_id: version.id,
@@ -164,8 +248,14 @@ describe('templates and template versions', () => {
     assert.deepEqual(template.autostop_requirement, { days_of_week: ['saturday', 'sunday'], weeks: 2 });
     assert.equal(template.failure_ttl_ms, 120_000);
     assert.equal(await owner.updateTemplate(template.id, { default_ttl_ms: 8 * 3_600_000 }), undefined);
-    const bad = await expectApiError(owner.updateTemplate(template.id, { failure_ttl_ms: 5, autostop_requirement: { days_of_week: ['funday'] } }), 400);
-    assert.deepEqual(bad.body.validations?.map((v) => v.field), ['failure_ttl_ms', 'autostop_requirement.days_of_week']);
+    const bad = await expectApiError(
+      owner.updateTemplate(template.id, { failure_ttl_ms: 5, autostop_requirement: { days_of_week: ['funday'] } }),
+      400,
+    );
+    assert.deepEqual(
+      bad.body.validations?.map((v) => v.field),
+      ['failure_ttl_ms', 'autostop_requirement.days_of_week'],
+    );
     const deprecated = await owner.updateTemplate(template.id, { deprecation_message: 'use another one' });
     assert.equal(deprecated?.deprecated, true);
     assert.ok(!(await owner.templates()).some((t) => t.name === 'scheduled'));

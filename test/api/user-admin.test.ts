@@ -30,7 +30,10 @@ describe('changing users', () => {
     const bob = await createMember(test, 'bob');
     await expectApiError(bob.deploymentConfig(), 403);
     const updated = await owner.setSiteRoles('bob', ['auditor']);
-    assert.deepEqual(updated.roles.map((r) => r.name), ['auditor']);
+    assert.deepEqual(
+      updated.roles.map((r) => r.name),
+      ['auditor'],
+    );
     await bob.deploymentConfig();
     await expectApiError(owner.setSiteRoles('me', []), 400);
     await expectApiError(owner.setSiteRoles('bob', ['emperor']), 400);
@@ -42,7 +45,10 @@ describe('changing users', () => {
     const carol = await createMember(test, 'carol');
     assert.equal((await carol.updateProfile('me', { username: 'carol2', name: 'Carol C' })).name, 'Carol C');
     const taken = await expectApiError(carol.updateProfile('me', { username: 'owner' }), 409);
-    assert.deepEqual(taken.body.validations?.map((v) => v.field), ['username']);
+    assert.deepEqual(
+      taken.body.validations?.map((v) => v.field),
+      ['username'],
+    );
     await expectApiError(carol.updateProfile('me', { username: 'bad name' }), 400);
   });
 
@@ -61,7 +67,12 @@ describe('changing users', () => {
       const { valid, details } = await owner.validatePassword(weak);
       assert.equal(valid, false);
       const created = await expectApiError(
-        owner.createUser({ email: 'weak@example.com', username: 'weak', password: weak, organization_ids: [test.daemon.identity.defaultOrganization.id] }),
+        owner.createUser({
+          email: 'weak@example.com',
+          username: 'weak',
+          password: weak,
+          organization_ids: [test.daemon.identity.defaultOrganization.id],
+        }),
         400,
       );
       const changed = await expectApiError(frank.changePassword('me', { old_password: STRONG_PASSWORD, password: weak }), 400);

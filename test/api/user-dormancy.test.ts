@@ -38,7 +38,10 @@ describe('user dormancy', () => {
       test.clock.advance(1000 * DAY_MS);
       await test.daemon.tasks.userDormancy.runNow();
       const { users } = await owner.users({ q: 'status:dormant' });
-      assert.deepEqual(users.map((u) => u.username), []);
+      assert.deepEqual(
+        users.map((u) => u.username),
+        [],
+      );
     } finally {
       await test.close();
     }

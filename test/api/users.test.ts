@@ -18,7 +18,12 @@ describe('creating and listing users', () => {
   after(async () => test.close());
 
   it('creates a dormant password user who becomes active on first sign-in', async () => {
-    const user = await owner.createUser({ email: 'bob@example.com', username: 'bob', password: STRONG_PASSWORD, organization_ids: [orgId] });
+    const user = await owner.createUser({
+      email: 'bob@example.com',
+      username: 'bob',
+      password: STRONG_PASSWORD,
+      organization_ids: [orgId],
+    });
     assert.equal(user.status, 'dormant');
     assert.deepEqual(user.organization_ids, [orgId]);
     const { session_token } = await test.anonymous.login('bob@example.com', STRONG_PASSWORD);
@@ -28,7 +33,10 @@ describe('creating and listing users', () => {
   it('applies the creation rules in order', async () => {
     const base = { email: 'carol@example.com', username: 'carol', password: STRONG_PASSWORD };
     const noOrg = await expectApiError(owner.createUser(base), 400);
-    assert.deepEqual(noOrg.body.validations?.map((v) => v.field), ['organization_ids']);
+    assert.deepEqual(
+      noOrg.body.validations?.map((v) => v.field),
+      ['organization_ids'],
+    );
     await expectApiError(owner.createUser({ ...base, login_type: 'none', organization_ids: [orgId] }), 400);
     await expectApiError(owner.createUser({ ...base, password: 'weak', organization_ids: [orgId] }), 400);
     await expectApiError(owner.createUser({ ...base, login_type: 'oidc', password: undefined, organization_ids: [orgId] }), 400);
@@ -37,7 +45,13 @@ describe('creating and listing users', () => {
     assert.equal(dup.message, 'User already exists.');
     const denied = await expectApiError(member.createUser({ ...base, organization_ids: [orgId] }), 403);
     assert.equal(denied.message, 'You are not authorized to create users.');
-    const nil = await owner.createUser({ ...base, login_type: 'none', password: undefined, user_status: 'active', organization_ids: ['00000000-0000-0000-0000-000000000000'] });
+    const nil = await owner.createUser({
+      ...base,
+      login_type: 'none',
+      password: undefined,
+      user_status: 'active',
+      organization_ids: ['00000000-0000-0000-0000-000000000000'],
+    });
     assert.deepEqual(nil.organization_ids, [orgId]);
   });
 
@@ -45,18 +59,39 @@ describe('creating and listing users', () => {
     const all = await owner.users();
     assert.equal(all.count, all.users.length);
     assert.ok(all.count >= 4);
-    assert.deepEqual((await owner.users({ q: 'status:dormant' })).users.map((u) => u.username), []);
-    assert.deepEqual((await owner.users({ q: 'role:owner' })).users.map((u) => u.username), ['owner']);
-    assert.deepEqual((await owner.users({ q: 'login_type:none' })).users.map((u) => u.username), ['carol']);
-    assert.deepEqual((await owner.users({ q: 'bo' })).users.map((u) => u.username), ['bob']);
+    assert.deepEqual(
+      (await owner.users({ q: 'status:dormant' })).users.map((u) => u.username),
+      [],
+    );
+    assert.deepEqual(
+      (await owner.users({ q: 'role:owner' })).users.map((u) => u.username),
+      ['owner'],
+    );
+    assert.deepEqual(
+      (await owner.users({ q: 'login_type:none' })).users.map((u) => u.username),
+      ['carol'],
+    );
+    assert.deepEqual(
+      (await owner.users({ q: 'bo' })).users.map((u) => u.username),
+      ['bob'],
+    );
     const page = await owner.users({ limit: 2, offset: 1 });
     assert.equal(page.users.length, 2);
     assert.equal(page.count, all.count);
-    assert.deepEqual(page.users.map((u) => u.id), all.users.slice(1, 3).map((u) => u.id));
+    assert.deepEqual(
+      page.users.map((u) => u.id),
+      all.users.slice(1, 3).map((u) => u.id),
+    );
     const after = await owner.users({ after_id: all.users[0]?.id ?? '' });
-    assert.deepEqual(after.users.map((u) => u.id), all.users.slice(1).map((u) => u.id));
+    assert.deepEqual(
+      after.users.map((u) => u.id),
+      all.users.slice(1).map((u) => u.id),
+    );
     const mine = await member.users();
-    assert.deepEqual(mine.users.map((u) => u.username), ['member']);
+    assert.deepEqual(
+      mine.users.map((u) => u.username),
+      ['member'],
+    );
     await expectApiError(owner.users({ q: 'colour:blue' }), 400);
     await expectApiError(owner.request('GET', '/users', { query: { limit: -1 } }), 400);
   });

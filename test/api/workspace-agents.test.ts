@@ -18,7 +18,14 @@ function echoWithAgent(token: string, extra: Record<string, unknown> = {}): stri
     directory: '~/project',
     env: { GREETING: 'hello' },
     scripts: [{ display_name: 'Setup', script: 'echo setup', run_on_start: true }],
-    apps: [{ slug: 'web', display_name: 'Web', url: 'http://localhost:8080', healthcheck: { url: 'http://localhost:8080/healthz', interval: 5, threshold: 3 } }],
+    apps: [
+      {
+        slug: 'web',
+        display_name: 'Web',
+        url: 'http://localhost:8080',
+        healthcheck: { url: 'http://localhost:8080/healthz', interval: 5, threshold: 3 },
+      },
+    ],
     ...extra,
   };
   return JSON.stringify({ apply: { resources: [{ name: 'box', type: 'echo', agents: [agent] }] } });
@@ -33,8 +40,12 @@ interface FakeAgent {
 }
 
 async function connectAgent(url: string, token: string): Promise<FakeAgent> {
-  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/me/rpc`, { headers: { 'Service-Session-Token': token } });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/me/rpc`, {
+    headers: { 'Service-Session-Token': token },
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   const manifest = await new Promise<AgentManifest>((resolve, reject) => {
     socket.once('message', (data) => {
       const message = JSON.parse(data.toString()) as { type: string; manifest: AgentManifest };
@@ -96,10 +107,21 @@ describe('workspace agents', () => {
     assert.equal(agent.manifest.directory, '~/project');
     assert.deepEqual(agent.manifest.environment_variables, { GREETING: 'hello' });
     assert.equal(agent.manifest.stats_interval, 30);
-    assert.deepEqual(agent.manifest.scripts.map((s) => [s.display_name, s.script, s.run_on_start]), [['Setup', 'echo setup', true]]);
-    assert.deepEqual(agent.manifest.apps.map((a) => a.slug), ['web']);
+    assert.deepEqual(
+      agent.manifest.scripts.map((s) => [s.display_name, s.script, s.run_on_start]),
+      [['Setup', 'echo setup', true]],
+    );
+    assert.deepEqual(
+      agent.manifest.apps.map((a) => a.slug),
+      ['web'],
+    );
 
-    agent.send({ type: 'startup', version: '2.3.0', expanded_directory: '/home/alice/project', subsystems: ['exectrace', 'envbox', 'exectrace'] });
+    agent.send({
+      type: 'startup',
+      version: '2.3.0',
+      expanded_directory: '/home/alice/project',
+      subsystems: ['exectrace', 'envbox', 'exectrace'],
+    });
     agent.send({ type: 'lifecycle', state: 'starting', changed_at: '2026-01-05T10:00:01.000Z' });
     agent.send({ type: 'lifecycle', state: 'ready', changed_at: '2026-01-05T10:00:02.000Z' });
     const app = agent.manifest.apps[0];
@@ -118,7 +140,10 @@ describe('workspace agents', () => {
     assert.equal(ready.version, '2.3.0');
     assert.equal(ready.expanded_directory, '/home/alice/project');
     assert.deepEqual(ready.subsystems, ['envbox', 'exectrace']);
-    assert.deepEqual(ready.scripts.map((s) => [s.id, s.log_source_id]), agent.manifest.scripts.map((s) => [s.id, s.log_source_id]));
+    assert.deepEqual(
+      ready.scripts.map((s) => [s.id, s.log_source_id]),
+      agent.manifest.scripts.map((s) => [s.id, s.log_source_id]),
+    );
     assert.equal(ready.apps[0]?.id, app.id);
     assert.ok(ready.first_connected_at);
     assert.equal(ready.disconnected_at, undefined);
@@ -126,27 +151,67 @@ describe('workspace agents', () => {
     assert.equal(seenInWorkspace.status, 'connected');
     assert.deepEqual((await alice.workspace(workspace.id)).health, { healthy: true, failing_agents: [] });
 
-    agent.send({ type: 'stats', rx_bytes: 10, tx_bytes: 20, session_count_ssh: 1, session_count_reconnecting_pty: 0, session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 3 });
+    agent.send({
+      type: 'stats',
+      rx_bytes: 10,
+      tx_bytes: 20,
+      session_count_ssh: 1,
+      session_count_reconnecting_pty: 0,
+      session_count_vscode: 0,
+      session_count_jetbrains: 0,
+      connection_median_latency_ms: 3,
+    });
     test.clock.advance(1_000);
     const usedAt = test.clock.now().toISOString();
-    agent.send({ type: 'stats', rx_bytes: 1, tx_bytes: 0, session_count_ssh: 1, session_count_reconnecting_pty: 0, session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 3 });
+    agent.send({
+      type: 'stats',
+      rx_bytes: 1,
+      tx_bytes: 0,
+      session_count_ssh: 1,
+      session_count_reconnecting_pty: 0,
+      session_count_vscode: 0,
+      session_count_jetbrains: 0,
+      connection_median_latency_ms: 3,
+    });
     await eventually(async () => assert.equal((await alice.workspace(workspace.id)).last_used_at, usedAt));
     assert.deepEqual((await alice.workspaceAgent(agentId)).latency, { 'Cove Embedded Relay': { latency_ms: 3, preferred: true } });
 
     // Logs: in order, listed, and followed as they arrive.
     const agentClient = test.anonymous.withToken(TOKEN_V1);
-    const source = await agentClient.postAgentLogSource({ id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11', display_name: 'Custom', icon: '/icon.svg' });
+    const source = await agentClient.postAgentLogSource({
+      id: '6b8c3e0e-1f1a-4c55-9d89-3c1f0f6b2a11',
+      display_name: 'Custom',
+      icon: '/icon.svg',
+    });
     assert.equal(source.display_name, 'Custom');
     const followed: WorkspaceAgentLog[] = [];
     const following = alice.followWorkspaceAgentLogs(agentId, (log) => followed.push(log));
     await agentClient.patchAgentLogs({ log_source_id: source.id, logs: [line('one'), line('two', 'error')] });
     await agentClient.patchAgentLogs({ log_source_id: '', logs: [line('three\0')] });
     const logs = await alice.workspaceAgentLogs(agentId);
-    assert.deepEqual(logs.map((l) => [l.output, l.level]), [['one', 'info'], ['two', 'error'], ['three\u274C', 'info']]);
-    assert.deepEqual(logs.map((l) => l.source_id), [source.id, source.id, '3b579bf4-1ed8-4b99-87a8-e9a1e3410410']);
+    assert.deepEqual(
+      logs.map((l) => [l.output, l.level]),
+      [
+        ['one', 'info'],
+        ['two', 'error'],
+        ['three\u274C', 'info'],
+      ],
+    );
+    assert.deepEqual(
+      logs.map((l) => l.source_id),
+      [source.id, source.id, '3b579bf4-1ed8-4b99-87a8-e9a1e3410410'],
+    );
     assert.ok(logs.every((l, i) => i === 0 || l.id > (logs[i - 1]?.id ?? 0)));
-    assert.deepEqual((await alice.workspaceAgentLogs(agentId, { after: logs[0]?.id ?? 0 })).map((l) => l.output), ['two', 'three\u274C']);
-    await eventually(async () => assert.deepEqual(followed.map((l) => l.output), ['one', 'two', 'three\u274C']));
+    assert.deepEqual(
+      (await alice.workspaceAgentLogs(agentId, { after: logs[0]?.id ?? 0 })).map((l) => l.output),
+      ['two', 'three\u274C'],
+    );
+    await eventually(async () =>
+      assert.deepEqual(
+        followed.map((l) => l.output),
+        ['one', 'two', 'three\u274C'],
+      ),
+    );
     await agentClient.patchAgentLogs({ log_source_id: source.id, logs: [line('four')] });
     await eventually(async () => assert.equal(followed.at(-1)?.output, 'four'));
     const sources = (await alice.workspaceAgent(agentId)).log_sources as { display_name: string }[];
@@ -189,8 +254,16 @@ describe('workspace agents', () => {
 
     // Silence: past the inactive timeout without a heartbeat, the agent counts as disconnected.
     const back = await connectAgent(test.url, TOKEN_V1);
-    assert.deepEqual(back.manifest.scripts.map((s) => s.id), agent.manifest.scripts.map((s) => s.id), 'script ids are stable');
-    assert.deepEqual(back.manifest.apps.map((a) => a.id), agent.manifest.apps.map((a) => a.id), 'app ids are stable');
+    assert.deepEqual(
+      back.manifest.scripts.map((s) => s.id),
+      agent.manifest.scripts.map((s) => s.id),
+      'script ids are stable',
+    );
+    assert.deepEqual(
+      back.manifest.apps.map((a) => a.id),
+      agent.manifest.apps.map((a) => a.id),
+      'app ids are stable',
+    );
     back.send({ type: 'lifecycle', state: 'starting', changed_at: '2026-01-05T10:00:05.000Z' });
     const connected = await eventually(async () => {
       const seen = await alice.workspaceAgent(agentId);
@@ -244,7 +317,16 @@ describe('workspace agents', () => {
     assert.ok(build.deadline, 'a TTL gives the build a deadline');
     const deadline = Date.parse(build.deadline);
     const agent = await connectAgent(test.url, token);
-    const stats = (sessions: number) => ({ type: 'stats', rx_bytes: 0, tx_bytes: 0, session_count_ssh: sessions, session_count_reconnecting_pty: 0, session_count_vscode: 0, session_count_jetbrains: 0, connection_median_latency_ms: 1 });
+    const stats = (sessions: number) => ({
+      type: 'stats',
+      rx_bytes: 0,
+      tx_bytes: 0,
+      session_count_ssh: sessions,
+      session_count_reconnecting_pty: 0,
+      session_count_vscode: 0,
+      session_count_jetbrains: 0,
+      connection_median_latency_ms: 1,
+    });
 
     // Nearly an hour later, traffic without sessions is not use; an open session is.
     test.clock.advance(50 * 60_000);

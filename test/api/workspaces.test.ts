@@ -10,11 +10,32 @@ const ECHO = {
   parse: {
     presets: [{ name: 'Big', parameters: [{ name: 'size', value: '6' }] }],
     parameters: [
-      { name: 'size', type: 'number', default_value: '2', mutable: true, validation_min: 1, validation_max: 8, validation_monotonic: 'increasing' },
-      { name: 'region', type: 'string', default_value: 'eu', mutable: false, options: [{ name: 'EU', value: 'eu' }, { name: 'US', value: 'us' }] },
+      {
+        name: 'size',
+        type: 'number',
+        default_value: '2',
+        mutable: true,
+        validation_min: 1,
+        validation_max: 8,
+        validation_monotonic: 'increasing',
+      },
+      {
+        name: 'region',
+        type: 'string',
+        default_value: 'eu',
+        mutable: false,
+        options: [
+          { name: 'EU', value: 'eu' },
+          { name: 'US', value: 'us' },
+        ],
+      },
     ],
   },
-  apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }], start: { state: 'started' }, stop: { state: 'stopped' } },
+  apply: {
+    resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }],
+    start: { state: 'started' },
+    stop: { state: 'stopped' },
+  },
 };
 
 async function finished(client: CoveClient, build: WorkspaceBuild): Promise<WorkspaceBuild> {
@@ -38,27 +59,52 @@ describe('workspaces and builds', () => {
   after(async () => test.close());
 
   it('creates a workspace whose first build runs, then stops, starts and deletes it', async () => {
-    const created = await alice.createWorkspace('me', { name: 'dev', template_id: template.id, rich_parameter_values: [{ name: 'size', value: '3' }] });
+    const created = await alice.createWorkspace('me', {
+      name: 'dev',
+      template_id: template.id,
+      rich_parameter_values: [{ name: 'size', value: '3' }],
+    });
     assert.equal(created.latest_build.build_number, 1);
     assert.equal(created.latest_build.transition, 'start');
     assert.ok(['pending', 'starting', 'running'].includes(created.latest_build.status));
     const first = await finished(alice, created.latest_build);
     assert.equal(first.status, 'running');
-    assert.deepEqual(first.resources.map((r) => [r.name, r.agents.map((a) => a.name)]), [['box', ['main']]]);
-    assert.deepEqual(await alice.workspaceBuildParameters(first.id), [{ name: 'size', value: '3' }, { name: 'region', value: 'eu' }]);
+    assert.deepEqual(
+      first.resources.map((r) => [r.name, r.agents.map((a) => a.name)]),
+      [['box', ['main']]],
+    );
+    assert.deepEqual(await alice.workspaceBuildParameters(first.id), [
+      { name: 'size', value: '3' },
+      { name: 'region', value: 'eu' },
+    ]);
     const listed = await alice.workspaces({ q: 'owner:me status:running' });
-    assert.deepEqual(listed.workspaces.map((w) => [w.name, w.latest_build.status, w.outdated]), [['dev', 'running', false]]);
+    assert.deepEqual(
+      listed.workspaces.map((w) => [w.name, w.latest_build.status, w.outdated]),
+      [['dev', 'running', false]],
+    );
     assert.equal(listed.count, 1);
 
     const stop = await finished(alice, await alice.createWorkspaceBuild(created.id, { transition: 'stop' }));
     assert.equal(stop.status, 'stopped');
     assert.equal(stop.build_number, 2);
-    const start = await finished(alice, await alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '4' }] }));
+    const start = await finished(
+      alice,
+      await alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '4' }] }),
+    );
     assert.equal(start.status, 'running');
-    assert.deepEqual(await alice.workspaceBuildParameters(start.id), [{ name: 'size', value: '4' }, { name: 'region', value: 'eu' }]);
-    const decreasing = await expectApiError(alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '2' }] }), 400);
+    assert.deepEqual(await alice.workspaceBuildParameters(start.id), [
+      { name: 'size', value: '4' },
+      { name: 'region', value: 'eu' },
+    ]);
+    const decreasing = await expectApiError(
+      alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'size', value: '2' }] }),
+      400,
+    );
     assert.match(decreasing.body.detail ?? '', /equal or greater than the previous value 4/);
-    const immutable = await expectApiError(alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'region', value: 'us' }] }), 400);
+    const immutable = await expectApiError(
+      alice.createWorkspaceBuild(created.id, { transition: 'start', rich_parameter_values: [{ name: 'region', value: 'us' }] }),
+      400,
+    );
     assert.match(immutable.body.detail ?? '', /not mutable/);
     assert.equal((await alice.workspaceBuildByNumber('me', 'dev', 2)).transition, 'stop');
 
@@ -77,30 +123,64 @@ describe('workspaces and builds', () => {
     const [preset] = await alice.templateVersionPresets(template.active_version_id);
     assert.ok(preset);
     const big = await alice.createWorkspace('me', { name: 'big', template_id: template.id, template_version_preset_id: preset.id });
-    assert.deepEqual(await alice.workspaceBuildParameters(big.latest_build.id), [{ name: 'size', value: '6' }, { name: 'region', value: 'eu' }]);
+    assert.deepEqual(await alice.workspaceBuildParameters(big.latest_build.id), [
+      { name: 'size', value: '6' },
+      { name: 'region', value: 'eu' },
+    ]);
     assert.equal((await alice.workspace(big.id)).latest_build.template_version_preset_id, preset.id);
-    const mixed = await alice.createWorkspace('me', { name: 'mixed', template_id: template.id, template_version_preset_id: preset.id, rich_parameter_values: [{ name: 'size', value: '7' }] });
-    assert.deepEqual(await alice.workspaceBuildParameters(mixed.latest_build.id), [{ name: 'size', value: '7' }, { name: 'region', value: 'eu' }]);
-    await expectApiError(alice.createWorkspace('me', { name: 'nopreset', template_id: template.id, template_version_preset_id: template.id }), 400);
+    const mixed = await alice.createWorkspace('me', {
+      name: 'mixed',
+      template_id: template.id,
+      template_version_preset_id: preset.id,
+      rich_parameter_values: [{ name: 'size', value: '7' }],
+    });
+    assert.deepEqual(await alice.workspaceBuildParameters(mixed.latest_build.id), [
+      { name: 'size', value: '7' },
+      { name: 'region', value: 'eu' },
+    ]);
+    await expectApiError(
+      alice.createWorkspace('me', { name: 'nopreset', template_id: template.id, template_version_preset_id: template.id }),
+      400,
+    );
   });
 
   it('refuses bad creation requests with a 400 naming the field', async () => {
-    const both = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, template_version_id: template.active_version_id }), 400);
-    assert.deepEqual(both.body.validations?.map((v) => v.field), ['template_id', 'template_version_id']);
+    const both = await expectApiError(
+      alice.createWorkspace('me', { name: 'x', template_id: template.id, template_version_id: template.active_version_id }),
+      400,
+    );
+    assert.deepEqual(
+      both.body.validations?.map((v) => v.field),
+      ['template_id', 'template_version_id'],
+    );
     await expectApiError(alice.createWorkspace('me', { name: 'x' }), 400);
-    const big = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, rich_parameter_values: [{ name: 'size', value: '9' }] }), 400);
+    const big = await expectApiError(
+      alice.createWorkspace('me', { name: 'x', template_id: template.id, rich_parameter_values: [{ name: 'size', value: '9' }] }),
+      400,
+    );
     assert.equal(big.message, 'Unable to validate parameter "size"');
     await expectApiError(alice.createWorkspace('me', { name: 'bad name', template_id: template.id }), 400);
     const ttl = await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, ttl_ms: 1000 }), 400);
-    assert.deepEqual(ttl.body.validations?.map((v) => v.field), ['ttl_ms']);
-    await expectApiError(alice.createWorkspace('me', { name: 'x', template_id: template.id, autostart_schedule: 'CRON_TZ=Mars/Base 0 9 * * 1-5' }), 400);
+    assert.deepEqual(
+      ttl.body.validations?.map((v) => v.field),
+      ['ttl_ms'],
+    );
+    await expectApiError(
+      alice.createWorkspace('me', { name: 'x', template_id: template.id, autostart_schedule: 'CRON_TZ=Mars/Base 0 9 * * 1-5' }),
+      400,
+    );
     await alice.createWorkspace('me', { name: 'taken', template_id: template.id });
     await expectApiError(alice.createWorkspace('me', { name: 'taken', template_id: template.id }), 409);
     await expectApiError(alice.createWorkspace('bob', { name: 'x', template_id: template.id }), 404);
   });
 
   it('refuses a second build while one is active, and hides workspaces from other members', async () => {
-    const workspace = await bob.createWorkspace('me', { name: 'busy', template_id: template.id, autostart_schedule: 'CRON_TZ=Europe/London 30 9 * * 1-5', ttl_ms: 3_600_000 });
+    const workspace = await bob.createWorkspace('me', {
+      name: 'busy',
+      template_id: template.id,
+      autostart_schedule: 'CRON_TZ=Europe/London 30 9 * * 1-5',
+      ttl_ms: 3_600_000,
+    });
     await expectApiError(bob.createWorkspaceBuild(workspace.id, { transition: 'stop' }), 409);
     const done = await finished(bob, workspace.latest_build);
     assert.equal(done.deadline, new Date(Date.parse(done.job.completed_at ?? '') + 3_600_000).toISOString());
@@ -118,7 +198,11 @@ describe('workspaces and builds', () => {
     await finished(alice, workspace.latest_build);
     const seen: string[] = [];
     const controller = new AbortController();
-    const watching = alice.watchWorkspace(workspace.id, (w) => seen.push(`${w.latest_build.build_number}:${w.latest_build.status}:${w.favorite}`), controller.signal);
+    const watching = alice.watchWorkspace(
+      workspace.id,
+      (w) => seen.push(`${w.latest_build.build_number}:${w.latest_build.status}:${w.favorite}`),
+      controller.signal,
+    );
     const waitFor = async (entry: string) => {
       const deadline = Date.now() + 10_000;
       while (!seen.includes(entry)) {
@@ -141,14 +225,23 @@ describe('workspaces and builds', () => {
   it("shares ports within the template's maximum", async () => {
     const workspace = await alice.createWorkspace('me', { name: 'ports', template_id: template.id });
     await finished(alice, workspace.latest_build);
-    const capped = await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' }), 400);
+    const capped = await expectApiError(
+      alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' }),
+      400,
+    );
     assert.match(capped.message, /Max level is 'owner'/);
     await owner.updateTemplate(template.id, { max_port_share_level: 'public' });
     const share = await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' });
     assert.deepEqual(share, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' });
     await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'public', protocol: 'https' });
     await alice.sharePort(workspace.id, { agent_name: 'main', port: 3000, share_level: 'organization' });
-    assert.deepEqual((await alice.portShares(workspace.id)).shares.map((s) => [s.port, s.share_level, s.protocol]), [[3000, 'organization', 'http'], [8080, 'public', 'https']]);
+    assert.deepEqual(
+      (await alice.portShares(workspace.id)).shares.map((s) => [s.port, s.share_level, s.protocol]),
+      [
+        [3000, 'organization', 'http'],
+        [8080, 'public', 'https'],
+      ],
+    );
     await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 8, share_level: 'public' }), 400);
     await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 80, share_level: 'owner' }), 400);
     await expectApiError(alice.sharePort(workspace.id, { agent_name: 'main', port: 80, share_level: 'public', protocol: 'ftp' }), 400);
@@ -158,7 +251,11 @@ describe('workspaces and builds', () => {
     await expectApiError(alice.unsharePort(workspace.id, { agent_name: 'main', port: 3000 }), 404);
     await expectApiError(bob.portShares(workspace.id), 404);
     await owner.updateTemplate(template.id, { max_port_share_level: 'authenticated' });
-    assert.deepEqual((await alice.portShares(workspace.id)).shares.map((s) => s.share_level), ['authenticated'], 'lowering the maximum narrows shares');
+    assert.deepEqual(
+      (await alice.portShares(workspace.id)).shares.map((s) => s.share_level),
+      ['authenticated'],
+      'lowering the maximum narrows shares',
+    );
     await owner.updateTemplate(template.id, { max_port_share_level: 'owner' });
     assert.deepEqual((await alice.portShares(workspace.id)).shares, []);
   });

@@ -11,13 +11,33 @@ describe('cove users and cove organizations', () => {
   const admin = new CliUser();
   before(async () => {
     test = await startTestDaemon();
-    const login = await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
   });
   after(async () => test.close());
 
   it('creates, lists, suspends, activates and gives roles to users', async () => {
-    const created = await admin.run('users', 'create', '--email', 'bob@example.com', '--username', 'bob', '--password', STRONG_PASSWORD, '-o', 'json');
+    const created = await admin.run(
+      'users',
+      'create',
+      '--email',
+      'bob@example.com',
+      '--username',
+      'bob',
+      '--password',
+      STRONG_PASSWORD,
+      '-o',
+      'json',
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.equal((JSON.parse(created.stdout) as { status: string }).status, 'dormant');
     const listed = JSON.parse((await admin.run('users', 'list', '-o', 'json')).stdout) as { username: string }[];
@@ -25,7 +45,9 @@ describe('cove users and cove organizations', () => {
     assert.match((await admin.run('users', 'list', '-q', 'role:owner')).stdout, /^USERNAME[\s\S]*admin/);
     assert.equal(JSON.parse((await admin.run('users', 'suspend', 'bob', '-o', 'json')).stdout).status, 'suspended');
     assert.equal(JSON.parse((await admin.run('users', 'activate', 'bob', '-o', 'json')).stdout).status, 'active');
-    const roles = JSON.parse((await admin.run('users', 'roles', 'bob', 'auditor', 'template-admin', '-o', 'json')).stdout) as { roles: { name: string }[] };
+    const roles = JSON.parse((await admin.run('users', 'roles', 'bob', 'auditor', 'template-admin', '-o', 'json')).stdout) as {
+      roles: { name: string }[];
+    };
     assert.deepEqual(roles.roles.map((r) => r.name).sort(), ['auditor', 'template-admin']);
     const bad = await admin.run('users', 'roles', 'bob', 'emperor');
     assert.equal(bad.code, 1);
@@ -35,7 +57,9 @@ describe('cove users and cove organizations', () => {
   it('manages organizations and members', async () => {
     assert.equal((await admin.run('organizations', 'create', 'research', '--display-name', 'Research')).code, 0);
     assert.equal((await admin.run('orgs', 'members', 'add', 'bob', '--org', 'research')).code, 0);
-    const members = JSON.parse((await admin.run('orgs', 'members', 'list', '--org', 'research', '-o', 'json')).stdout) as { username: string }[];
+    const members = JSON.parse((await admin.run('orgs', 'members', 'list', '--org', 'research', '-o', 'json')).stdout) as {
+      username: string;
+    }[];
     assert.deepEqual(members.map((m) => m.username).sort(), ['admin', 'bob']);
     const roles = await admin.run('orgs', 'members', 'roles', 'bob', 'organization-auditor', '--org', 'research');
     assert.match(roles.stdout, /bob: organization-auditor/);
@@ -45,19 +69,38 @@ describe('cove users and cove organizations', () => {
     assert.equal((await admin.run('orgs', 'members', 'remove', 'bob', '--org', 'research')).code, 0);
     assert.equal((await admin.run('orgs', 'delete', 'research')).code, 0);
     const list = JSON.parse((await admin.run('orgs', 'list', '-o', 'json')).stdout) as { name: string }[];
-    assert.deepEqual(list.map((o) => o.name), ['cove']);
+    assert.deepEqual(
+      list.map((o) => o.name),
+      ['cove'],
+    );
   });
 
   it('creates custom roles from flags and from a JSON file, assigns them, and the checks follow', async () => {
     const created = await admin.run('organizations', 'create', 'labs');
     assert.equal(created.code, 0, created.stderr);
     const carol = new CliUser();
-    assert.equal((await admin.run('users', 'create', '--email', 'carol@example.com', '--username', 'carol', '--password', STRONG_PASSWORD)).code, 0);
+    assert.equal(
+      (await admin.run('users', 'create', '--email', 'carol@example.com', '--username', 'carol', '--password', STRONG_PASSWORD)).code,
+      0,
+    );
     assert.equal((await admin.run('orgs', 'members', 'add', 'carol', '-O', 'labs')).code, 0);
     const login = await carol.run('login', test.url, '--email', 'carol@example.com', '--password', STRONG_PASSWORD);
     assert.equal(login.code, 0, login.stderr);
 
-    const role = await admin.run('orgs', 'roles', 'create', 'template-reader', '--display-name', 'Template reader', '--permission', 'template:read', '-O', 'labs', '-o', 'json');
+    const role = await admin.run(
+      'orgs',
+      'roles',
+      'create',
+      'template-reader',
+      '--display-name',
+      'Template reader',
+      '--permission',
+      'template:read',
+      '-O',
+      'labs',
+      '-o',
+      'json',
+    );
     assert.equal(role.code, 0, role.stderr);
     assert.deepEqual((JSON.parse(role.stdout) as { organization_permissions: unknown[] }[])[0]?.organization_permissions, [
       { negate: false, resource_type: 'template', action: 'read' },
@@ -77,10 +120,17 @@ describe('cove users and cove organizations', () => {
     assert.deepEqual(await carolClient.authCheck(checks), { read_templates: true, update_templates: false });
 
     const file = join(admin.configDir, 'role.json');
-    writeFileSync(file, JSON.stringify({ name: 'template-reader', display_name: 'Template editor', organization_permissions: [
-      { negate: false, resource_type: 'template', action: 'read' },
-      { negate: false, resource_type: 'template', action: 'update' },
-    ] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'template-reader',
+        display_name: 'Template editor',
+        organization_permissions: [
+          { negate: false, resource_type: 'template', action: 'read' },
+          { negate: false, resource_type: 'template', action: 'update' },
+        ],
+      }),
+    );
     assert.equal((await admin.run('orgs', 'roles', 'update', '--file', file, '-O', 'labs')).code, 0);
     assert.deepEqual(await carolClient.authCheck(checks), { read_templates: true, update_templates: true });
 

@@ -19,7 +19,21 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
   before(async () => {
     mkdirSync(home, { recursive: true });
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
-    assert.equal((await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD)).code, 0);
+    assert.equal(
+      (
+        await admin.run(
+          'login',
+          test.url,
+          '--first-user-email',
+          'a@example.com',
+          '--first-user-username',
+          'admin',
+          '--first-user-password',
+          STRONG_PASSWORD,
+        )
+      ).code,
+      0,
+    );
     // A start script that blocks login: `cove ssh` must wait for it before running anything.
     const echo = {
       apply: {
@@ -32,7 +46,9 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
                 name: 'main',
                 auth_token: TOKEN,
                 directory: join(home, 'project'),
-                scripts: [{ display_name: 'Prepare', script: 'sleep 1; echo prepared > marker', run_on_start: true, start_blocks_login: true }],
+                scripts: [
+                  { display_name: 'Prepare', script: 'sleep 1; echo prepared > marker', run_on_start: true, start_blocks_login: true },
+                ],
                 apps: [{ slug: 'web', display_name: 'Web', url: 'http://localhost:8080', share: 'owner' }],
               },
             ],
@@ -46,7 +62,12 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
     assert.equal(pushed.code, 0, pushed.stderr);
     const created = await admin.run('create', 'dev', '--template', 'box', '-y');
     assert.equal(created.code, 0, created.stderr);
-    agent = startAgent({ url: test.url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' } });
+    agent = startAgent({
+      url: test.url,
+      token: TOKEN,
+      logger: silentLogger,
+      env: { PATH: process.env['PATH'], HOME: home, SHELL: '/bin/sh' },
+    });
   });
   after(async () => {
     await agent?.stop();

@@ -23,7 +23,16 @@ describe('cove login, whoami, tokens and logout', () => {
   });
 
   it('creates the first user and signs in, storing the token in a 0600 file', async () => {
-    const result = await user.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const result = await user.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Welcome to Cove, admin!/);
     const mode = statSync(join(user.configDir, 'credentials.json')).mode & 0o777;
@@ -36,7 +45,10 @@ describe('cove login, whoami, tokens and logout', () => {
     const me = JSON.parse(result.stdout) as { username: string; email: string; roles: { name: string }[] };
     assert.equal(me.username, 'admin');
     assert.equal(me.email, 'a@example.com');
-    assert.deepEqual(me.roles.map((r) => r.name), ['owner']);
+    assert.deepEqual(
+      me.roles.map((r) => r.name),
+      ['owner'],
+    );
   });
 
   it('signs in a second time with --email and --password', async () => {
@@ -58,7 +70,10 @@ describe('cove login, whoami, tokens and logout', () => {
 
     const listed = await user.run('tokens', 'list', '-o', 'json');
     const tokens = JSON.parse(listed.stdout) as { token_name: string; lifetime_seconds: number }[];
-    assert.deepEqual(tokens.map((t) => [t.token_name, t.lifetime_seconds]), [['ci', 86400]]);
+    assert.deepEqual(
+      tokens.map((t) => [t.token_name, t.lifetime_seconds]),
+      [['ci', 86400]],
+    );
     const table = await user.run('tokens', 'list');
     assert.match(table.stdout, /^ID\s+NAME\s+SCOPE/);
 

@@ -45,7 +45,16 @@ describe('cove port and cove schedule', () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
     // `schedule extend` counts from the local clock, so the daemon's clock must agree with it.
     test.clock.set(new Date());
-    const login = await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     await pushTemplate('echo', ECHO);
@@ -77,7 +86,13 @@ describe('cove port and cove schedule', () => {
 
     const https = await admin.run('port', 'share', 'admin/dev', '8443', '--protocol', 'https', '--agent', 'main', '-o', 'json');
     assert.equal(https.code, 0, https.stderr);
-    assert.deepEqual(JSON.parse(https.stdout), { workspace_id: (await client.workspaceByOwnerAndName('me', 'dev')).id, agent_name: 'main', port: 8443, share_level: 'authenticated', protocol: 'https' });
+    assert.deepEqual(JSON.parse(https.stdout), {
+      workspace_id: (await client.workspaceByOwnerAndName('me', 'dev')).id,
+      agent_name: 'main',
+      port: 8443,
+      share_level: 'authenticated',
+      protocol: 'https',
+    });
 
     const listed = await admin.run('port', 'list', 'dev', '-o', 'json');
     assert.equal(listed.code, 0, listed.stderr);
@@ -87,7 +102,10 @@ describe('cove port and cove schedule', () => {
       ['main', 8443, 'https', 'authenticated'],
     ]);
     const table = await admin.run('port', 'ls', 'dev');
-    assert.match(table.stdout, /^AGENT\s+PORT\s+PROTOCOL\s+LEVEL\nmain\s+8080\s+http\s+authenticated\nmain\s+8443\s+https\s+authenticated\n$/);
+    assert.match(
+      table.stdout,
+      /^AGENT\s+PORT\s+PROTOCOL\s+LEVEL\nmain\s+8080\s+http\s+authenticated\nmain\s+8443\s+https\s+authenticated\n$/,
+    );
 
     const unshared = await admin.run('port', 'unshare', 'dev', '8080');
     assert.equal(unshared.code, 0, unshared.stderr);
@@ -95,7 +113,10 @@ describe('cove port and cove schedule', () => {
     const again = await admin.run('port', 'unshare', 'dev', '8080');
     assert.equal(again.code, 1);
     assert.match(again.stderr, /Port 8080 of dev is not shared/);
-    assert.deepEqual((await client.portShares((await client.workspaceByOwnerAndName('me', 'dev')).id)).shares.map((s) => s.port), [8443]);
+    assert.deepEqual(
+      (await client.portShares((await client.workspaceByOwnerAndName('me', 'dev')).id)).shares.map((s) => s.port),
+      [8443],
+    );
   });
 
   it('refuses bad ports, levels and ambiguous agents before asking the API', async () => {
@@ -137,7 +158,10 @@ describe('cove port and cove schedule', () => {
     assert.equal(next.getUTCMinutes(), 30);
     assert.ok(next.getUTCDay() >= 1 && next.getUTCDay() <= 5, 'a weekday');
     const table = await admin.run('schedule', 'show', 'dev');
-    assert.match(table.stdout, /^workspace: {3}admin\/dev\nautostart: {3}CRON_TZ=UTC 30 9 \* \* 1-5\nnext start: {2}\S+ \S+Z\nstops after: 1h\nstops at: {4}\S+ \S+Z\n$/);
+    assert.match(
+      table.stdout,
+      /^workspace: {3}admin\/dev\nautostart: {3}CRON_TZ=UTC 30 9 \* \* 1-5\nnext start: {2}\S+ \S+Z\nstops after: 1h\nstops at: {4}\S+ \S+Z\n$/,
+    );
 
     const badCron = await admin.run('schedule', 'start', 'dev', 'soon');
     assert.equal(badCron.code, 1);
@@ -156,7 +180,10 @@ describe('cove port and cove schedule', () => {
     const extended = await schedule('extend', 'dev', '3h');
     assert.ok(extended.deadline);
     const deadline = Date.parse(extended.deadline);
-    assert.ok(deadline >= before + 3 * 3_600_000 - 1000 && deadline <= Date.now() + 3 * 3_600_000, `deadline ${extended.deadline} is 3h from now`);
+    assert.ok(
+      deadline >= before + 3 * 3_600_000 - 1000 && deadline <= Date.now() + 3 * 3_600_000,
+      `deadline ${extended.deadline} is 3h from now`,
+    );
     const extendedText = await admin.run('schedule', 'override-stop', 'dev', '4h');
     assert.equal(extendedText.code, 0, extendedText.stderr);
     assert.match(extendedText.stdout, /^Workspace "dev" now stops at \S+ \S+Z\.\n$/);

@@ -29,7 +29,16 @@ describe('cove provisioner', () => {
   before(async () => {
     // No built-in daemons: the only one is the one the test starts with the CLI.
     test = await startTestDaemon({ flags: { provisionerDaemons: '0' } });
-    const login = await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
@@ -67,8 +76,25 @@ describe('cove provisioner', () => {
     writeFileSync(join(plain, 'echo.json'), '{}');
 
     // The daemon stops by itself after one job: the test's way to end a foreground command in-process.
-    const daemon = admin.run('provisioner', 'start', '--key', key, '--name', 'special-1', '--provisioner', 'echo', '--cache-dir', work, '--exit-after-jobs', '1');
-    const [online] = await eventually(() => client.provisionerDaemons('default'), (daemons) => daemons.some((d) => d.status === 'idle'), 'the daemon to connect');
+    const daemon = admin.run(
+      'provisioner',
+      'start',
+      '--key',
+      key,
+      '--name',
+      'special-1',
+      '--provisioner',
+      'echo',
+      '--cache-dir',
+      work,
+      '--exit-after-jobs',
+      '1',
+    );
+    const [online] = await eventually(
+      () => client.provisionerDaemons('default'),
+      (daemons) => daemons.some((d) => d.status === 'idle'),
+      'the daemon to connect',
+    );
     assert.equal(online?.name, 'special-1');
     assert.equal(online?.key_name, 'k1');
     assert.deepEqual(online?.provisioners, ['echo']);
@@ -104,12 +130,32 @@ describe('cove provisioner', () => {
     // A restart with the same name reuses the id kept in the config directory: still one row.
     const ids = JSON.parse(readFileSync(join(admin.configDir, 'provisioner-daemons.json'), 'utf8')) as Record<string, string>;
     assert.equal(Object.keys(ids).length, 1);
-    const restarted = admin.run('provisioner', 'start', '--key', key, '--name', 'special-1', '--provisioner', 'echo', '--cache-dir', work, '--exit-after-jobs', '1');
-    await eventually(() => client.provisionerDaemons('default'), (daemons) => daemons.some((d) => d.status === 'idle'), 'the restarted daemon to connect');
+    const restarted = admin.run(
+      'provisioner',
+      'start',
+      '--key',
+      key,
+      '--name',
+      'special-1',
+      '--provisioner',
+      'echo',
+      '--cache-dir',
+      work,
+      '--exit-after-jobs',
+      '1',
+    );
+    await eventually(
+      () => client.provisionerDaemons('default'),
+      (daemons) => daemons.some((d) => d.status === 'idle'),
+      'the restarted daemon to connect',
+    );
     const again = await admin.run('templates', 'push', special, '-y', '--provisioner-tag', 'pool=special', '--version-name', 'again');
     assert.equal(again.code, 0, again.stderr + again.stdout);
     assert.equal((await restarted).code, 0);
     const daemons = JSON.parse((await admin.run('provisioner', 'list', '-o', 'json')).stdout) as ProvisionerDaemon[];
-    assert.deepEqual(daemons.map((d) => d.id), [Object.values(ids)[0]]);
+    assert.deepEqual(
+      daemons.map((d) => d.id),
+      [Object.values(ids)[0]],
+    );
   });
 });

@@ -31,7 +31,16 @@ describe('cove templates', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
-    const login = await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
@@ -124,7 +133,11 @@ describe('cove templates', () => {
 
     const archived = await admin.run('templates', 'versions', 'archive', 'regional', '--all-failed', '-o', 'json');
     assert.equal(archived.code, 0, archived.stderr);
-    assert.deepEqual((JSON.parse(archived.stdout) as { archived_ids: string[] }).archived_ids, [], 'the failed version never belonged to the template');
+    assert.deepEqual(
+      (JSON.parse(archived.stdout) as { archived_ids: string[] }).archived_ids,
+      [],
+      'the failed version never belonged to the template',
+    );
   });
 
   it('lists, shows and edits templates', async () => {
@@ -133,7 +146,20 @@ describe('cove templates', () => {
     assert.deepEqual((JSON.parse(list.stdout) as Template[]).map((t) => t.name).sort(), ['regional', 'shell']);
     assert.match((await admin.run('templates', 'list')).stdout, /^NAME\s+DISPLAY NAME\s+ORGANIZATION\s+ACTIVE USERS\s+LAST UPDATED/);
 
-    const edited = await admin.run('templates', 'edit', 'shell', '--display-name', 'Shell', '--default-ttl', '8h', '--activity-bump', '30m', '--require-active-version', '-o', 'json');
+    const edited = await admin.run(
+      'templates',
+      'edit',
+      'shell',
+      '--display-name',
+      'Shell',
+      '--default-ttl',
+      '8h',
+      '--activity-bump',
+      '30m',
+      '--require-active-version',
+      '-o',
+      'json',
+    );
     assert.equal(edited.code, 0, edited.stderr);
     const template = JSON.parse(edited.stdout) as Template;
     assert.equal(template.display_name, 'Shell');

@@ -20,7 +20,17 @@ const ECHO = {
 /** A template whose parameter has no default, so `create` must ask for it or be told it. */
 const REGIONAL = {
   parse: {
-    parameters: [{ name: 'region', display_name: 'Region', type: 'string', options: [{ name: 'Europe', value: 'eu' }, { name: 'America', value: 'us' }] }],
+    parameters: [
+      {
+        name: 'region',
+        display_name: 'Region',
+        type: 'string',
+        options: [
+          { name: 'Europe', value: 'eu' },
+          { name: 'America', value: 'us' },
+        ],
+      },
+    ],
   },
   apply: { resources: RESOURCES },
 };
@@ -34,7 +44,11 @@ const BROKEN = { apply: { resources: RESOURCES, start: { error: 'no capacity lef
  * Runs the CLI on a pretend terminal: every time a prompt opens (readline resumes stdin), the
  * next answer is typed.
  */
-async function runOnTerminal(user: CliUser, answers: readonly string[], ...args: string[]): Promise<CliResult & { readonly asked: number }> {
+async function runOnTerminal(
+  user: CliUser,
+  answers: readonly string[],
+  ...args: string[]
+): Promise<CliResult & { readonly asked: number }> {
   let stdout = '';
   let stderr = '';
   const collect = (append: (text: string) => void) =>
@@ -84,7 +98,16 @@ describe('cove workspaces', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
-    const login = await admin.run('login', test.url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     await pushTemplate('echo', ECHO);
@@ -147,7 +170,21 @@ describe('cove workspaces', () => {
   });
 
   it('prints only the workspace under -o json', async () => {
-    const created = await admin.run('create', 'scripted', '-t', 'echo', '-y', '-o', 'json', '--ttl', '8h', '--autostart', 'CRON_TZ=Europe/London 30 9 * * 1-5', '--automatic-updates', 'always');
+    const created = await admin.run(
+      'create',
+      'scripted',
+      '-t',
+      'echo',
+      '-y',
+      '-o',
+      'json',
+      '--ttl',
+      '8h',
+      '--autostart',
+      'CRON_TZ=Europe/London 30 9 * * 1-5',
+      '--automatic-updates',
+      'always',
+    );
     assert.equal(created.code, 0, created.stderr);
     const workspace = JSON.parse(created.stdout) as Workspace;
     assert.equal(workspace.name, 'scripted');
@@ -206,7 +243,11 @@ describe('cove workspaces', () => {
     assert.match(result.stderr, /Name for the new workspace: /);
     assert.match(result.stderr, /Template \(number or name\): /);
     assert.match(result.stderr, /Region \(region\)\n {2}one of: eu, us\n {2}1\) Europe \[eu\]\n {2}2\) America \[us\]/);
-    assert.match(result.stderr, /value "7" must match one of options: \[eu, us\]; try again/, 'an answer outside the options is asked again');
+    assert.match(
+      result.stderr,
+      /value "7" must match one of options: \[eu, us\]; try again/,
+      'an answer outside the options is asked again',
+    );
     assert.match(result.stderr, /Create workspace "asked" from template "regional"\? \[Y\/n\]/);
     assert.match(result.stdout, /Workspace "asked" is running\./);
     const [workspace] = (await listed()).filter((w) => w.name === 'asked');
@@ -220,7 +261,10 @@ describe('cove workspaces', () => {
 
   it('refuses a build while one is active, with a way out, and cancels it', async () => {
     await pushTemplate('slow', SLOW);
-    const workspace = await client.createWorkspace('me', { name: 'busy', template_id: (await client.templateByName('default', 'slow')).id });
+    const workspace = await client.createWorkspace('me', {
+      name: 'busy',
+      template_id: (await client.templateByName('default', 'slow')).id,
+    });
     const refused = await admin.run('stop', 'busy');
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /A workspace build is already active/);
@@ -251,7 +295,10 @@ describe('cove workspaces', () => {
     assert.equal(current.code, 0, current.stderr);
     assert.match(current.stdout, /already on the active version/);
 
-    await pushTemplate('echo', { ...ECHO, parse: { parameters: [...ECHO.parse.parameters, { name: 'zone', type: 'string', mutable: true }] } });
+    await pushTemplate('echo', {
+      ...ECHO,
+      parse: { parameters: [...ECHO.parse.parameters, { name: 'zone', type: 'string', mutable: true }] },
+    });
     const outdated = (await listed()).find((w) => w.name === 'old');
     assert.equal(outdated?.outdated, true);
     assert.match((await admin.run('ls')).stdout, /\nold\s+echo\s+running\s.*outdated\n/);
@@ -268,15 +315,22 @@ describe('cove workspaces', () => {
     assert.equal(after?.latest_build.template_version_id, after?.template_active_version_id);
   });
 
-  it('lists other users\' workspaces as owner/name with --all, and filters with --search', async () => {
+  it("lists other users' workspaces as owner/name with --all, and filters with --search", async () => {
     const bob = await createMember(test, 'bob');
-    await bob.createWorkspace('me', { name: 'lab', template_id: (await client.templateByName('default', 'echo')).id, rich_parameter_values: [{ name: 'zone', value: 'a' }] });
+    await bob.createWorkspace('me', {
+      name: 'lab',
+      template_id: (await client.templateByName('default', 'echo')).id,
+      rich_parameter_values: [{ name: 'zone', value: 'a' }],
+    });
     assert.ok(!(await listed()).some((w) => w.name === 'lab'), 'only your own by default');
     const all = await admin.run('ls', '--all');
     assert.equal(all.code, 0, all.stderr);
     assert.match(all.stdout, /\nbob\/lab\s+echo\s/);
     assert.match(all.stdout, /\nold\s+echo\s/);
     const search = await listed('--search', 'status:canceled');
-    assert.deepEqual(search.map((w) => w.name), ['busy']);
+    assert.deepEqual(
+      search.map((w) => w.name),
+      ['busy'],
+    );
   });
 });

@@ -66,7 +66,17 @@ describe('bin/cove end to end', () => {
   });
 
   it('creates the owner, signs in, and shows who is signed in', () => {
-    const login = cove(env, 'login', url, '--first-user-email', 'a@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = cove(
+      env,
+      'login',
+      url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
     const whoami = cove(env, 'whoami', '-o', 'json');
     assert.equal(whoami.code, 0, whoami.stderr);

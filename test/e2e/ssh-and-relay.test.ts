@@ -53,7 +53,19 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-    assert.equal(cove('login', url, '--first-user-email', 'admin@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD).code, 0);
+    assert.equal(
+      cove(
+        'login',
+        url,
+        '--first-user-email',
+        'admin@example.com',
+        '--first-user-username',
+        'admin',
+        '--first-user-password',
+        STRONG_PASSWORD,
+      ).code,
+      0,
+    );
     assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
     assert.equal(cove('templates', 'push', 't', '-y').code, 0);
     const create = cove('create', 'dev', '--template', 't', '-y');
@@ -88,7 +100,11 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   it('gives an interactive shell with a terminal, and its exit code', async () => {
     // A real terminal on our side: cove sees a TTY and asks the agent for a PTY.
     const { spawn: spawnPty } = await import('node-pty');
-    const terminal = spawnPty(process.execPath, [COVE, 'ssh', 'dev'], { cols: 100, rows: 30, env: { ...process.env, ...env, TERM: 'xterm-256color' } as Record<string, string> });
+    const terminal = spawnPty(process.execPath, [COVE, 'ssh', 'dev'], {
+      cols: 100,
+      rows: 30,
+      env: { ...process.env, ...env, TERM: 'xterm-256color' } as Record<string, string>,
+    });
     let output = '';
     terminal.onData((data) => (output += data));
     const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
@@ -119,13 +135,21 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     const written = readFileSync(config, 'utf8');
     assert.match(cove('config-ssh', '--ssh-config-file', config, '-y').stdout, /up to date/);
     assert.equal(readFileSync(config, 'utf8'), written, 'running it again changes nothing');
-    const ssh = spawnSync('ssh', ['-F', config, 'cove.dev', 'echo', 'hello'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const ssh = spawnSync('ssh', ['-F', config, 'cove.dev', 'echo', 'hello'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(ssh.stdout, 'hello\n', ssh.stderr);
     assert.equal(ssh.status, 0);
     // scp speaks SFTP to the agent's SSH server, through the same ProxyCommand.
     const local = join(root, 'to-copy.txt');
     writeFileSync(local, 'copied through the relay\n');
-    const scp = spawnSync('scp', ['-F', config, local, 'cove.dev:copied.txt'], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const scp = spawnSync('scp', ['-F', config, local, 'cove.dev:copied.txt'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     assert.equal(scp.status, 0, scp.stderr);
     assert.equal(cove('ssh', 'dev', '--', 'cat copied.txt').stdout, 'copied through the relay\n');
   });
@@ -133,9 +157,15 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   it('forwards a local port to a server started in the workspace', async () => {
     const remote = await freePort();
     const local = await freePort();
-    const http = spawn(COVE, ['ssh', 'dev', '--', `exec python3 -m http.server ${remote} --bind 127.0.0.1`], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const http = spawn(COVE, ['ssh', 'dev', '--', `exec python3 -m http.server ${remote} --bind 127.0.0.1`], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     children.push(http);
-    const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(forward);
     try {
       await waitFor(forward, 'stderr', /Forwarding/, 'cove port-forward');
@@ -154,9 +184,12 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
 
   it('echoes a typed command in the web terminal', async () => {
     const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
-    const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentOf().id}/pty?reconnect=${randomUUID()}&width=80&height=24`, {
-      headers: { 'Service-Session-Token': token },
-    });
+    const socket = new WebSocket(
+      `${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentOf().id}/pty?reconnect=${randomUUID()}&width=80&height=24`,
+      {
+        headers: { 'Service-Session-Token': token },
+      },
+    );
     let output = '';
     socket.on('message', (data) => (output += data.toString()));
     await new Promise((r, j) => socket.once('open', r).once('error', j));
@@ -182,7 +215,9 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     const stopped = JSON.parse(cove('--url', url, 'show', 'dev', '-o', 'json').stdout) as Shown;
     assert.equal(stopped.latest_build.resources.flatMap((r) => r.agents).length, 0);
     const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
-    const old = (await (await fetch(`${url}/api/v2/workspaceagents/${running.id}`, { headers: { 'Service-Session-Token': token } })).json()) as ShownAgent;
+    const old = (await (
+      await fetch(`${url}/api/v2/workspaceagents/${running.id}`, { headers: { 'Service-Session-Token': token } })
+    ).json()) as ShownAgent;
     assert.equal(old.lifecycle_state, 'off');
   });
 });

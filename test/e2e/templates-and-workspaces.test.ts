@@ -29,7 +29,16 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-    const login = cove('login', url, '--first-user-email', 'admin@example.com', '--first-user-username', 'admin', '--first-user-password', STRONG_PASSWORD);
+    const login = cove(
+      'login',
+      url,
+      '--first-user-email',
+      'admin@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
     assert.equal(login.code, 0, login.stderr);
   });
 
@@ -46,16 +55,23 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
     const push = cove('templates', 'push', 't', '-y');
     assert.equal(push.code, 0, push.stderr);
     const printed = push.stdout + push.stderr;
-    for (const stage of ['Parsing template parameters', 'Detecting persistent resources', 'Cleaning Up']) assert.match(printed, new RegExp(stage));
+    for (const stage of ['Parsing template parameters', 'Detecting persistent resources', 'Cleaning Up'])
+      assert.match(printed, new RegExp(stage));
     assert.match(printed, /Template "t" is now at version "[^"]+"\./);
     const versions = JSON.parse(cove('templates', 'versions', 'list', 't', '-o', 'json').stdout) as { job: { status: string } }[];
-    assert.deepEqual(versions.map((v) => v.job.status), ['succeeded']);
+    assert.deepEqual(
+      versions.map((v) => v.job.status),
+      ['succeeded'],
+    );
 
     const create = cove('create', 'dev', '--template', 't', '-y');
     assert.equal(create.code, 0, create.stderr);
     assert.match(create.stdout + create.stderr, /Workspace "dev" is running\./);
     const listed = JSON.parse(cove('ls', '-o', 'json').stdout) as { name: string; latest_build: { status: string } }[];
-    assert.deepEqual(listed.map((w) => [w.name, w.latest_build.status]), [['dev', 'running']]);
+    assert.deepEqual(
+      listed.map((w) => [w.name, w.latest_build.status]),
+      [['dev', 'running']],
+    );
     // The process compute started `cove agent` with the build's token; it dials back and gets ready.
     type Shown = { latest_build: { resources: { agents: { name: string; status: string; lifecycle_state: string }[] }[] } };
     const agents = () => (JSON.parse(cove('show', 'dev', '-o', 'json').stdout) as Shown).latest_build.resources.flatMap((r) => r.agents);
@@ -88,13 +104,18 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     await waitFor(provisioner, 'stderr', /provisioner daemon connected/, 'cove provisioner start');
-    for (const [dir, tags] of [['tagged', ['--provisioner-tag', 'pool=gpu']], ['untagged', []]] as const) {
+    for (const [dir, tags] of [
+      ['tagged', ['--provisioner-tag', 'pool=gpu']],
+      ['untagged', []],
+    ] as const) {
       mkdirSync(join(root, dir));
       writeFileSync(join(root, dir, 'echo.json'), '{}');
       const push = cove('templates', 'push', dir, '-y', ...tags);
       assert.equal(push.code, 0, push.stderr);
     }
-    const worker = (name: string) => (JSON.parse(cove('templates', 'versions', 'list', name, '-o', 'json').stdout) as { job: { worker_name?: string } }[])[0]?.job.worker_name;
+    const worker = (name: string) =>
+      (JSON.parse(cove('templates', 'versions', 'list', name, '-o', 'json').stdout) as { job: { worker_name?: string } }[])[0]?.job
+        .worker_name;
     assert.equal(worker('tagged'), 'gpu-box');
     assert.equal(worker('untagged'), 'built-in-1');
   });

@@ -30,7 +30,11 @@ export async function startAgentWorkspace(input: {
   /** Runs on the template before the workspace is made (a port share maximum, say). */
   readonly prepareTemplate?: (templateId: string) => Promise<unknown>;
 }): Promise<AgentWorkspace> {
-  const echo = { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: input.token, directory: '', ...input.agent }] }] } };
+  const echo = {
+    apply: {
+      resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: input.token, directory: '', ...input.agent }] }],
+    },
+  };
   const { template } = await createEchoTemplate(input.owner, input.templateName ?? 'with-agent', echo);
   await input.prepareTemplate?.(template.id);
   const workspace = await input.member.createWorkspace('me', { name: input.name ?? 'dev', template_id: template.id });

@@ -61,7 +61,10 @@ export const der = {
     return tlv(0x06, Buffer.from(out));
   },
   time(date: Date): Buffer {
-    const iso = date.toISOString().replace(/\.\d{3}/, '').replace(/[-:T]/g, '');
+    const iso = date
+      .toISOString()
+      .replace(/\.\d{3}/, '')
+      .replace(/[-:T]/g, '');
     // UTCTime before 2050, GeneralizedTime after, as RFC 5280 says.
     return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii')) : tlv(0x18, Buffer.from(iso, 'ascii'));
   },
@@ -141,7 +144,10 @@ export function makeCertificate(options: {
     der.integer(serial),
     algorithm(OIDS.sha256WithRSA),
     options.issuer?.subject ?? subject,
-    der.seq(der.time(options.notBefore ?? new Date('2025-01-01T00:00:00Z')), der.time(options.notAfter ?? new Date('2035-01-01T00:00:00Z'))),
+    der.seq(
+      der.time(options.notBefore ?? new Date('2025-01-01T00:00:00Z')),
+      der.time(options.notAfter ?? new Date('2035-01-01T00:00:00Z')),
+    ),
     subject,
     spki,
     der.explicit(3, der.seq(...extensions)),
@@ -149,11 +155,24 @@ export function makeCertificate(options: {
   const signature = sign('sha256', tbs, options.issuer?.privateKey ?? keys.privateKey);
   const certificate = der.seq(tbs, algorithm(OIDS.sha256WithRSA), der.bitString(signature));
   const x509 = new X509Certificate(certificate);
-  return { ...keys, der: certificate, pem: x509.toString(), x509, subject, issuer: options.issuer?.subject ?? subject, serial, subjectKeyIdentifier };
+  return {
+    ...keys,
+    der: certificate,
+    pem: x509.toString(),
+    x509,
+    subject,
+    issuer: options.issuer?.subject ?? subject,
+    serial,
+    subjectKeyIdentifier,
+  };
 }
 
 /** A root, an intermediate it signed, and a leaf named `commonName` the intermediate signed. */
-export function azureChain(commonName = 'metadata.azure.com'): { root: TestCertificate; intermediate: TestCertificate; leaf: TestCertificate } {
+export function azureChain(commonName = 'metadata.azure.com'): {
+  root: TestCertificate;
+  intermediate: TestCertificate;
+  leaf: TestCertificate;
+} {
   const root = makeCertificate({ commonName: 'Cove Test Root', ca: true });
   const intermediate = makeCertificate({ commonName: 'Cove Test Intermediate', ca: true, issuer: root });
   const leaf = makeCertificate({ commonName, issuer: intermediate });
@@ -185,14 +204,14 @@ export function signPkcs7(
   const carried = Buffer.from(options.carriedContent ?? content, 'utf8');
   const withAttributes = options.signedAttributes ?? true;
   const sid =
-    options.sid === 'subject-key-identifier'
-      ? tlv(0x80, signer.subjectKeyIdentifier)
-      : der.seq(signer.issuer, der.integer(signer.serial));
+    options.sid === 'subject-key-identifier' ? tlv(0x80, signer.subjectKeyIdentifier) : der.seq(signer.issuer, der.integer(signer.serial));
   const key = options.signingKey ?? signer.privateKey;
   let attributes: Buffer | undefined;
   let signature: Buffer;
   if (withAttributes) {
-    const digest = createHash('sha256').update(options.digestOf ?? signedBytes).digest();
+    const digest = createHash('sha256')
+      .update(options.digestOf ?? signedBytes)
+      .digest();
     const set = der.setOf(
       der.seq(der.oid(OIDS.contentType), der.set(der.oid(OIDS.data))),
       der.seq(der.oid(OIDS.signingTime), der.set(der.time(new Date('2026-01-05T10:00:00Z')))),
@@ -225,7 +244,11 @@ export function signPkcs7(
 // AWS and Google
 
 /** An EC2-style identity document and its base64 RSA-SHA256 signature. */
-export function signAwsDocument(instanceId: string, key: KeyObject, extra: Record<string, unknown> = {}): { document: string; signature: string } {
+export function signAwsDocument(
+  instanceId: string,
+  key: KeyObject,
+  extra: Record<string, unknown> = {},
+): { document: string; signature: string } {
   const document = JSON.stringify({ accountId: '123456789012', region: 'eu-west-1', instanceId, ...extra }, null, 2);
   return { document, signature: sign('sha256', Buffer.from(document), key).toString('base64') };
 }
@@ -233,7 +256,13 @@ export function signAwsDocument(instanceId: string, key: KeyObject, extra: Recor
 /** A GCE-style identity token (RS256 JWT) for `instanceId`, expiring `exp` (seconds since the epoch). */
 export function signGoogleToken(
   key: KeyObject,
-  options: { readonly instanceId?: string | undefined; readonly exp: number; readonly kid?: string; readonly alg?: string; readonly claims?: Record<string, unknown> },
+  options: {
+    readonly instanceId?: string | undefined;
+    readonly exp: number;
+    readonly kid?: string;
+    readonly alg?: string;
+    readonly claims?: Record<string, unknown>;
+  },
 ): string {
   const header = { alg: options.alg ?? 'RS256', typ: 'JWT', ...(options.kid ? { kid: options.kid } : {}) };
   const payload = {
@@ -242,7 +271,9 @@ export function signGoogleToken(
     azp: '1234567890',
     iat: options.exp - 3600,
     exp: options.exp,
-    ...(options.instanceId !== undefined ? { google: { compute_engine: { instance_id: options.instanceId, project_id: 'cove-tests', zone: 'europe-west1-b' } } } : {}),
+    ...(options.instanceId !== undefined
+      ? { google: { compute_engine: { instance_id: options.instanceId, project_id: 'cove-tests', zone: 'europe-west1-b' } } }
+      : {}),
     ...options.claims,
   };
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -252,5 +283,7 @@ export function signGoogleToken(
 
 /** A JWKS document of public keys, each with its kid. */
 export function jwks(keys: readonly { readonly kid: string; readonly publicKey: KeyObject }[]): string {
-  return JSON.stringify({ keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' })) });
+  return JSON.stringify({
+    keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' })),
+  });
 }

@@ -57,7 +57,11 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   listUsers: {
     allowed: async (w) => assert.ok((await w.owner.listUsers(everyone)).rows.some((u) => u.id === w.memberId)),
-    denied: async (w) => assert.deepEqual((await w.member.listUsers(everyone)).rows.map((u) => u.id), [w.memberId]),
+    denied: async (w) =>
+      assert.deepEqual(
+        (await w.member.listUsers(everyone)).rows.map((u) => u.id),
+        [w.memberId],
+      ),
   },
   insertUser: {
     allowed: async (w) => w.owner.insertUser(userRow(w, 'made-by-owner'), []),
@@ -117,7 +121,11 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   listMembers: {
     allowed: async (w) => assert.ok((await w.owner.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.length >= 2),
-    denied: async (w) => assert.deepEqual((await w.member.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.map((r) => r.user_id), [w.memberId]),
+    denied: async (w) =>
+      assert.deepEqual(
+        (await w.member.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.map((r) => r.user_id),
+        [w.memberId],
+      ),
   },
   addMember: {
     allowed: async (w) => w.owner.addMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
@@ -133,7 +141,8 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   setMemberRoles: {
     allowed: async (w) => w.owner.setMemberRoles(defaultOrg(w), w.memberId, [], { added: false, removed: true }),
-    denied: async (w) => expectRefused(() => w.member.setMemberRoles(defaultOrg(w), w.memberId, ['organization-admin'], { added: true, removed: false })),
+    denied: async (w) =>
+      expectRefused(() => w.member.setMemberRoles(defaultOrg(w), w.memberId, ['organization-admin'], { added: true, removed: false })),
   },
   saveCustomRole: {
     allowed: async (w) => w.owner.saveCustomRole(customRole(w, 'accounting'), 'create'),
@@ -195,7 +204,8 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
   },
   getTemplate: {
-    allowed: async (w) => assert.equal((await w.member.getTemplate((await templateFixture(w)).template.id)).name.startsWith('fixture'), true),
+    allowed: async (w) =>
+      assert.equal((await w.member.getTemplate((await templateFixture(w)).template.id)).name.startsWith('fixture'), true),
     denied: async (w) => expectRefused(async () => w.outsider.getTemplate((await templateFixture(w)).template.id)),
   },
   getTemplateByName: {
@@ -226,7 +236,8 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
   },
   updateTemplate: {
-    allowed: async (w) => assert.equal((await w.owner.updateTemplate((await templateFixture(w)).template, { description: 'x' })).description, 'x'),
+    allowed: async (w) =>
+      assert.equal((await w.owner.updateTemplate((await templateFixture(w)).template, { description: 'x' })).description, 'x'),
     denied: async (w) => expectRefused(async () => w.member.updateTemplate((await templateFixture(w)).template, { description: 'y' })),
   },
   authorizeTemplate: {
@@ -337,7 +348,13 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => {
       const { template } = await templateFixture(w);
       const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await w.member.insertDryRunJob(version, { ...job, id: newId(), type: 'template_version_dry_run', initiator_id: w.memberId, input: JSON.stringify({ template_version_id: version.id }) });
+      await w.member.insertDryRunJob(version, {
+        ...job,
+        id: newId(),
+        type: 'template_version_dry_run',
+        initiator_id: w.memberId,
+        input: JSON.stringify({ template_version_id: version.id }),
+      });
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
@@ -410,8 +427,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) => expectRefused(async () => w.member.authorizeWorkspace('read', (await workspaceFixture(w, w.owner)).workspace)),
   },
   updateWorkspace: {
-    allowed: async (w) => assert.equal((await w.member.updateWorkspace((await workspaceFixture(w, w.member)).workspace, { favorite: 1 })).favorite, 1),
-    denied: async (w) => expectRefused(async () => w.member.updateWorkspace((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
+    allowed: async (w) =>
+      assert.equal((await w.member.updateWorkspace((await workspaceFixture(w, w.member)).workspace, { favorite: 1 })).favorite, 1),
+    denied: async (w) =>
+      expectRefused(async () => w.member.updateWorkspace((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
   },
   listWorkspaceBuilds: {
     allowed: async (w) => assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace)).length, 1),
@@ -444,18 +463,38 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   upsertPortShare: {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      await w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' });
+      await w.member.upsertPortShare(workspace, {
+        workspace_id: workspace.id,
+        agent_name: 'main',
+        port: 8080,
+        share_level: 'public',
+        protocol: 'http',
+      });
       assert.equal((await w.member.listPortShares(workspace)).length, 1);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' }));
+      await expectRefused(() =>
+        w.member.upsertPortShare(workspace, {
+          workspace_id: workspace.id,
+          agent_name: 'main',
+          port: 8080,
+          share_level: 'public',
+          protocol: 'http',
+        }),
+      );
     },
   },
   deletePortShare: {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      await w.member.upsertPortShare(workspace, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'public', protocol: 'http' });
+      await w.member.upsertPortShare(workspace, {
+        workspace_id: workspace.id,
+        agent_name: 'main',
+        port: 8080,
+        share_level: 'public',
+        protocol: 'http',
+      });
       assert.equal(await w.member.deletePortShare(workspace, 'main', 8080), true);
     },
     denied: async (w) => expectRefused(async () => w.member.deletePortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
@@ -492,14 +531,32 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
 };
 
-const everyone = { search: { text: undefined, status: undefined, role: undefined, loginType: undefined }, limit: 0, offset: 0, afterId: undefined };
+const everyone = {
+  search: { text: undefined, status: undefined, role: undefined, loginType: undefined },
+  limit: 0,
+  offset: 0,
+  afterId: undefined,
+};
 
 function userRow(w: World, username: string) {
   const now = w.test.clock.now().toISOString();
   return {
-    id: newId(), email: `${username}@example.com`, username, name: '', avatar_url: '', hashed_password: '', login_type: 'none',
-    status: 'active', rbac_roles: '[]', theme_preference: '', hashed_one_time_passcode: null, one_time_passcode_expires_at: null,
-    deleted: 0, created_at: now, updated_at: now, last_seen_at: now,
+    id: newId(),
+    email: `${username}@example.com`,
+    username,
+    name: '',
+    avatar_url: '',
+    hashed_password: '',
+    login_type: 'none',
+    status: 'active',
+    rbac_roles: '[]',
+    theme_preference: '',
+    hashed_one_time_passcode: null,
+    one_time_passcode_expires_at: null,
+    deleted: 0,
+    created_at: now,
+    updated_at: now,
+    last_seen_at: now,
   };
 }
 
@@ -515,13 +572,40 @@ async function versionFixture(w: World, store: AuthorizedStore) {
   const n = ++fixtureCount;
   const { file } = await w.owner.saveFile(fileRow(w, w.ownerId, `fixture-${n}`));
   const job = {
-    id: newId(), organization_id: defaultOrg(w), type: 'template_version_import', provisioner: 'echo', storage_method: 'file', file_id: file.id,
-    initiator_id: w.ownerId, input: '{}', tags: '{}', created_at: now, updated_at: now, started_at: null, completed_at: null, canceled_at: null,
-    error: '', error_code: '', worker_id: null,
+    id: newId(),
+    organization_id: defaultOrg(w),
+    type: 'template_version_import',
+    provisioner: 'echo',
+    storage_method: 'file',
+    file_id: file.id,
+    initiator_id: w.ownerId,
+    input: '{}',
+    tags: '{}',
+    created_at: now,
+    updated_at: now,
+    started_at: null,
+    completed_at: null,
+    canceled_at: null,
+    error: '',
+    error_code: '',
+    worker_id: null,
   };
   const version = {
-    id: newId(), template_id: null, organization_id: defaultOrg(w), name: `v${n}`, message: '', readme: '', job_id: job.id, created_by: w.ownerId,
-    created_at: now, updated_at: now, archived: 0, variables: '[]', parameters: '[]', presets: '[]', external_auth: '[]',
+    id: newId(),
+    template_id: null,
+    organization_id: defaultOrg(w),
+    name: `v${n}`,
+    message: '',
+    readme: '',
+    job_id: job.id,
+    created_by: w.ownerId,
+    created_at: now,
+    updated_at: now,
+    archived: 0,
+    variables: '[]',
+    parameters: '[]',
+    presets: '[]',
+    external_auth: '[]',
   };
   await store.insertTemplateVersion(version, job);
   return { version, job };
@@ -530,11 +614,34 @@ async function versionFixture(w: World, store: AuthorizedStore) {
 function templateRow(w: World, versionId: string) {
   const now = w.test.clock.now().toISOString();
   return {
-    id: newId(), organization_id: defaultOrg(w), name: `fixture-${++fixtureCount}`, display_name: '', description: '', icon: '', provisioner: 'echo',
-    active_version_id: versionId, created_by: w.ownerId, created_at: now, updated_at: now, deleted: 0, default_ttl_ms: 0, activity_bump_ms: 3_600_000,
-    autostop_requirement_days: 0, autostop_requirement_weeks: 1, autostart_requirement_days: 127, allow_user_autostart: 1, allow_user_autostop: 1,
-    allow_user_cancel_workspace_jobs: 0, failure_ttl_ms: 0, time_til_dormant_ms: 0, time_til_dormant_autodelete_ms: 0, require_active_version: 0,
-    deprecation_message: '', max_port_share_level: 'owner', use_classic_parameter_flow: 0, user_acl: '{}',
+    id: newId(),
+    organization_id: defaultOrg(w),
+    name: `fixture-${++fixtureCount}`,
+    display_name: '',
+    description: '',
+    icon: '',
+    provisioner: 'echo',
+    active_version_id: versionId,
+    created_by: w.ownerId,
+    created_at: now,
+    updated_at: now,
+    deleted: 0,
+    default_ttl_ms: 0,
+    activity_bump_ms: 3_600_000,
+    autostop_requirement_days: 0,
+    autostop_requirement_weeks: 1,
+    autostart_requirement_days: 127,
+    allow_user_autostart: 1,
+    allow_user_autostop: 1,
+    allow_user_cancel_workspace_jobs: 0,
+    failure_ttl_ms: 0,
+    time_til_dormant_ms: 0,
+    time_til_dormant_autodelete_ms: 0,
+    require_active_version: 0,
+    deprecation_message: '',
+    max_port_share_level: 'owner',
+    use_classic_parameter_flow: 0,
+    user_acl: '{}',
     group_acl: JSON.stringify({ [defaultOrg(w)]: ['read', 'use'] }),
   };
 }
@@ -549,7 +656,13 @@ async function templateFixture(w: World) {
 async function dryRunFixture(w: World) {
   const { template } = await templateFixture(w);
   const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-  const dryRun = { ...job, id: newId(), type: 'template_version_dry_run', initiator_id: w.ownerId, input: JSON.stringify({ template_version_id: version.id }) };
+  const dryRun = {
+    ...job,
+    id: newId(),
+    type: 'template_version_dry_run',
+    initiator_id: w.ownerId,
+    input: JSON.stringify({ template_version_id: version.id }),
+  };
   await w.owner.insertDryRunJob(version, dryRun);
   return { version, dryRun };
 }
@@ -561,14 +674,40 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
   const now = w.test.clock.now().toISOString();
   const ownerId = store.subject.id;
   const workspace = {
-    id: newId(), organization_id: defaultOrg(w), owner_id: ownerId, template_id: template.id, name: `ws-${++fixtureCount}`, created_at: now, updated_at: now,
-    deleted: 0, autostart_schedule: null, ttl_ms: null, last_used_at: now, dormant_at: null, deleting_at: null, automatic_updates: 'never', favorite: 0,
+    id: newId(),
+    organization_id: defaultOrg(w),
+    owner_id: ownerId,
+    template_id: template.id,
+    name: `ws-${++fixtureCount}`,
+    created_at: now,
+    updated_at: now,
+    deleted: 0,
+    autostart_schedule: null,
+    ttl_ms: null,
+    last_used_at: now,
+    dormant_at: null,
+    deleting_at: null,
+    automatic_updates: 'never',
+    favorite: 0,
   };
   const job = { ...importJob, id: newId(), type: 'workspace_build', initiator_id: ownerId, input: '{}' };
   const build = {
-    id: newId(), workspace_id: workspace.id, template_version_id: version.id, build_number: 1, transition: 'start', initiator_id: ownerId, job_id: job.id,
-    reason: 'initiator', provisioner_state: null, deadline: null, max_deadline: null, daily_cost: 0, rich_parameter_values: '[]', template_version_preset_id: null,
-    created_at: now, updated_at: now,
+    id: newId(),
+    workspace_id: workspace.id,
+    template_version_id: version.id,
+    build_number: 1,
+    transition: 'start',
+    initiator_id: ownerId,
+    job_id: job.id,
+    reason: 'initiator',
+    provisioner_state: null,
+    deadline: null,
+    max_deadline: null,
+    daily_cost: 0,
+    rich_parameter_values: '[]',
+    template_version_preset_id: null,
+    created_at: now,
+    updated_at: now,
   };
   await store.insertWorkspace(workspace, build, job, template);
   return { workspace, build, job };
@@ -583,13 +722,36 @@ async function agentFixture(w: World, store: AuthorizedStore) {
   const db = w.test.daemon.store.db;
   await db
     .insertInto('workspace_resources')
-    .values({ id: resourceId, job_id: job.id, transition: 'start', name: 'box', type: 'echo', hide: 0, icon: '', daily_cost: 0, metadata: '[]', planned_agents: '[]', created_at: now })
+    .values({
+      id: resourceId,
+      job_id: job.id,
+      transition: 'start',
+      name: 'box',
+      type: 'echo',
+      hide: 0,
+      icon: '',
+      daily_cost: 0,
+      metadata: '[]',
+      planned_agents: '[]',
+      created_at: now,
+    })
     .execute();
   await db
     .insertInto('workspace_agents')
     .values({
-      id: agentId, resource_id: resourceId, name: 'main', auth_token_hash: `hash-${agentId}`, definition: '{}', lifecycle_state: 'created', created_at: now, updated_at: now,
-      first_connected_at: null, last_connected_at: null, disconnected_at: null, started_at: null, ready_at: null,
+      id: agentId,
+      resource_id: resourceId,
+      name: 'main',
+      auth_token_hash: `hash-${agentId}`,
+      definition: '{}',
+      lifecycle_state: 'created',
+      created_at: now,
+      updated_at: now,
+      first_connected_at: null,
+      last_connected_at: null,
+      disconnected_at: null,
+      started_at: null,
+      ready_at: null,
     })
     .execute();
   return { agentId };
@@ -602,12 +764,27 @@ async function nextJob(w: World, job: { readonly id: string }) {
 }
 
 function keyRow(w: World, name: string) {
-  return { id: newId(), organization_id: defaultOrg(w), name, hashed_secret: `hash-${name}`, tags: '{}', created_at: w.test.clock.now().toISOString() };
+  return {
+    id: newId(),
+    organization_id: defaultOrg(w),
+    name,
+    hashed_secret: `hash-${name}`,
+    tags: '{}',
+    created_at: w.test.clock.now().toISOString(),
+  };
 }
 
 function fileRow(w: World, createdBy: string, content: string) {
   const data = Buffer.from(content);
-  return { id: newId(), hash: `hash-${content}`, created_by: createdBy, created_at: w.test.clock.now().toISOString(), mimetype: 'application/x-tar', size: data.length, data };
+  return {
+    id: newId(),
+    hash: `hash-${content}`,
+    created_by: createdBy,
+    created_at: w.test.clock.now().toISOString(),
+    mimetype: 'application/x-tar',
+    size: data.length,
+    data,
+  };
 }
 
 function orgRow(w: World, name: string) {
@@ -620,7 +797,15 @@ function customRole(w: World, name: string) {
 }
 
 function key(w: World, userId: string, name: string) {
-  return newApiKey({ userId, loginType: 'token', scope: 'all', lifetimeMs: 3_600_000, tokenName: name, ipAddress: '', now: w.test.clock.now() }).row;
+  return newApiKey({
+    userId,
+    loginType: 'token',
+    scope: 'all',
+    lifetimeMs: 3_600_000,
+    tokenName: name,
+    ipAddress: '',
+    now: w.test.clock.now(),
+  }).row;
 }
 
 async function expectRefused(call: () => Promise<unknown>): Promise<void> {

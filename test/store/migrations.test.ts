@@ -53,19 +53,40 @@ for (const dialect of TEST_DIALECTS) {
         await store.migrate();
         const now = new Date().toISOString();
         const user = {
-          id: 'f1d7bd4e-8e0a-4a43-9b36-1c0f1d3a2b11', email: 'x@example.com', username: 'Alice', name: '', avatar_url: '',
-          hashed_password: '', login_type: 'password', status: 'active', rbac_roles: '[]', theme_preference: '',
-          hashed_one_time_passcode: null, one_time_passcode_expires_at: null, deleted: 0, created_at: now, updated_at: now,
+          id: 'f1d7bd4e-8e0a-4a43-9b36-1c0f1d3a2b11',
+          email: 'x@example.com',
+          username: 'Alice',
+          name: '',
+          avatar_url: '',
+          hashed_password: '',
+          login_type: 'password',
+          status: 'active',
+          rbac_roles: '[]',
+          theme_preference: '',
+          hashed_one_time_passcode: null,
+          one_time_passcode_expires_at: null,
+          deleted: 0,
+          created_at: now,
+          updated_at: now,
           last_seen_at: now,
         };
         await store.db.insertInto('users').values(user).execute();
         await assert.rejects(
-          store.db.insertInto('users').values({ ...user, id: '0b6f5d7c-3a43-4b1e-8d7e-5f0a7c9e2d22', email: 'y@example.com', username: 'alice' }).execute(),
+          store.db
+            .insertInto('users')
+            .values({ ...user, id: '0b6f5d7c-3a43-4b1e-8d7e-5f0a7c9e2d22', email: 'y@example.com', username: 'alice' })
+            .execute(),
         );
         await assert.rejects(
           store.db
             .insertInto('organization_members')
-            .values({ user_id: user.id, organization_id: 'a0000000-0000-4000-8000-000000000000', roles: '[]', created_at: now, updated_at: now })
+            .values({
+              user_id: user.id,
+              organization_id: 'a0000000-0000-4000-8000-000000000000',
+              roles: '[]',
+              created_at: now,
+              updated_at: now,
+            })
             .execute(),
         );
         if (dialect === 'sqlite') {

@@ -39,7 +39,11 @@ describe('pubsub', () => {
     await exercise(async () => shared);
   });
 
-  it('delivers messages between PostgreSQL connections through LISTEN/NOTIFY', { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' }, async () => {
-    await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
-  });
+  it(
+    'delivers messages between PostgreSQL connections through LISTEN/NOTIFY',
+    { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
+    async () => {
+      await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
+    },
+  );
 });

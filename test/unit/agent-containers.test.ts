@@ -26,7 +26,10 @@ const INSPECT = [
     Id: 'bbb222',
     Name: '/festive_dev',
     Created: '2024-05-02T10:00:00Z',
-    Config: { Image: 'mcr.microsoft.com/devcontainers/base:ubuntu', Labels: { 'devcontainer.local_folder': PROJECT, 'devcontainer.config_file': CONFIG } },
+    Config: {
+      Image: 'mcr.microsoft.com/devcontainers/base:ubuntu',
+      Labels: { 'devcontainer.local_folder': PROJECT, 'devcontainer.config_file': CONFIG },
+    },
     State: { Running: true, ExitCode: 0, Error: '' },
     Mounts: [{ Source: PROJECT, Destination: '/workspaces/project' }],
     NetworkSettings: {
@@ -112,7 +115,10 @@ function cannedDocker(dir: string): void {
   writeFileSync(join(dir, 'inspect.err'), 'Error: No such object: gone999\n');
 }
 
-async function until(list: () => Promise<WorkspaceAgentContainersResponse>, done: (response: WorkspaceAgentContainersResponse) => boolean): Promise<WorkspaceAgentContainersResponse> {
+async function until(
+  list: () => Promise<WorkspaceAgentContainersResponse>,
+  done: (response: WorkspaceAgentContainersResponse) => boolean,
+): Promise<WorkspaceAgentContainersResponse> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const response = await list();
@@ -166,7 +172,15 @@ describe('agent containers', () => {
     assert.match(response.warnings[0] ?? '', /invalid host port "not-a-port"/);
 
     assert.deepEqual(response.devcontainers, [
-      { id: devcontainerId(PROJECT), name: 'project', config_path: CONFIG, workspace_folder: PROJECT, status: 'running', dirty: false, container: dev },
+      {
+        id: devcontainerId(PROJECT),
+        name: 'project',
+        config_path: CONFIG,
+        workspace_folder: PROJECT,
+        status: 'running',
+        dirty: false,
+        container: dev,
+      },
     ]);
     assert.match(devcontainerId(PROJECT), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(devcontainerId(PROJECT), devcontainerId(PROJECT));
@@ -182,7 +196,10 @@ describe('agent containers', () => {
 
   it('answers empty lists with a warning when the docker engine is not reachable', async () => {
     const tools = fakeTools();
-    writeFileSync(join(tools.dir, 'ps.err'), 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n');
+    writeFileSync(
+      join(tools.dir, 'ps.err'),
+      'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n',
+    );
     const response = await createContainerLister({ docker: tools.docker }).list();
     assert.deepEqual(response, {
       containers: [],
@@ -249,9 +266,18 @@ describe('agent containers', () => {
     assert.equal(devcontainer?.dirty, false);
     assert.equal(devcontainer?.error, undefined);
     assert.equal(devcontainer?.container?.id, 'bbb222');
-    assert.equal(readFileSync(join(tools.dir, 'up.args'), 'utf8').trim(), `up --workspace-folder ${PROJECT} --config ${CONFIG} --remove-existing-container`);
-    assert.ok(logs.some((line) => line.includes('@devcontainers/cli')), logs.join('\n'));
-    assert.ok(logs.some((line) => line.includes('"outcome":"success"')), logs.join('\n'));
+    assert.equal(
+      readFileSync(join(tools.dir, 'up.args'), 'utf8').trim(),
+      `up --workspace-folder ${PROJECT} --config ${CONFIG} --remove-existing-container`,
+    );
+    assert.ok(
+      logs.some((line) => line.includes('@devcontainers/cli')),
+      logs.join('\n'),
+    );
+    assert.ok(
+      logs.some((line) => line.includes('"outcome":"success"')),
+      logs.join('\n'),
+    );
   });
 
   it('ends a failed recreate in error, with the reason, and allows another try', async () => {

@@ -11,7 +11,11 @@ describe('agent script cron schedules', () => {
     // 2026-01-09 is a Friday: the next run is Monday the 12th.
     assert.deepEqual(nextCron(weekdayMornings, new Date(2026, 0, 9, 9, 30, 0)), new Date(2026, 0, 12, 9, 30, 0));
     assert.deepEqual(nextCron(parseCron('0 0 0 1 1'), new Date(2026, 5, 1)), new Date(2027, 0, 1, 0, 0, 0));
-    assert.deepEqual(nextCron(parseCron('0 0 12 * * 0,7'), new Date(2026, 0, 5, 13, 0, 0)), new Date(2026, 0, 11, 12, 0, 0), 'Sunday is 0 and 7');
+    assert.deepEqual(
+      nextCron(parseCron('0 0 12 * * 0,7'), new Date(2026, 0, 5, 13, 0, 0)),
+      new Date(2026, 0, 11, 12, 0, 0),
+      'Sunday is 0 and 7',
+    );
   });
 
   it('refuses malformed schedules and knows when nothing matches', () => {

@@ -10,7 +10,8 @@ import { ManualClock } from '../../src/lib/clock.js';
 const linux = process.platform === 'linux';
 
 const TCP_HEADER = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
-const TCP6_HEADER = '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
+const TCP6_HEADER =
+  '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n';
 
 function tcpLine(sl: number, local: string, state: string, inode: number): string {
   return `   ${sl}: ${local} 00000000:0000 ${state} 00000000:00000000 00:00000000 00000000  1000        0 ${inode} 1 0000000000000000 100 0 0 10 0\n`;
@@ -48,16 +49,15 @@ describe('listening ports', () => {
 
   it('parses IPv4 and IPv6 tables and keeps only LISTEN sockets', () => {
     const sockets = parseTcpTable(
-      TCP_HEADER +
-        tcpLine(0, '0100007F:1F90', '0A', 111) +
-        tcpLine(1, '0100007F:1F91', '01', 112) +
-        tcpLine(2, '00000000:0016', '0a', 113),
+      TCP_HEADER + tcpLine(0, '0100007F:1F90', '0A', 111) + tcpLine(1, '0100007F:1F91', '01', 112) + tcpLine(2, '00000000:0016', '0a', 113),
     );
     assert.deepEqual(sockets, [
       { port: 0x1f90, inode: '111' },
       { port: 22, inode: '113' },
     ]);
-    assert.deepEqual(parseTcpTable(TCP6_HEADER + tcpLine(0, '00000000000000000000000001000000:0BB8', '0A', 7)), [{ port: 3000, inode: '7' }]);
+    assert.deepEqual(parseTcpTable(TCP6_HEADER + tcpLine(0, '00000000000000000000000001000000:0BB8', '0A', 7)), [
+      { port: 3000, inode: '7' },
+    ]);
     assert.deepEqual(parseTcpTable(''), []);
   });
 
@@ -129,9 +129,15 @@ describe('listening ports', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
-    assert.ok((await reader.read()).some((entry) => entry.port === port), 'the cached answer still has it');
+    assert.ok(
+      (await reader.read()).some((entry) => entry.port === port),
+      'the cached answer still has it',
+    );
     clock.advance(1000);
-    assert.equal((await reader.read()).find((entry) => entry.port === port), undefined);
+    assert.equal(
+      (await reader.read()).find((entry) => entry.port === port),
+      undefined,
+    );
   });
 
   it('answers an empty list where there is no procfs', { skip: linux }, async () => {

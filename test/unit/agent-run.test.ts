@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
-import type { AgentManifest, AgentMessage, ManifestScript, PatchAgentLogsRequest, PostLogSourceRequest } from '../../src/sdk/wire/agent-protocol.js';
+import type {
+  AgentManifest,
+  AgentMessage,
+  ManifestScript,
+  PatchAgentLogsRequest,
+  PostLogSourceRequest,
+} from '../../src/sdk/wire/agent-protocol.js';
 import { VERSION } from '../../src/lib/version.js';
 
 const scratch = await mkdtemp(join(tmpdir(), 'cove-agent-'));
@@ -146,7 +152,13 @@ const fast = { reconnect: { initialMs: 20, maxMs: 100 }, logFlushMs: 20, killGra
 async function run(daemonManifest: AgentManifest, env: Record<string, string> = {}): Promise<{ daemon: FakeDaemon; agent: AgentHandle }> {
   const daemon = new FakeDaemon(daemonManifest);
   const url = await daemon.listen();
-  const agent = startAgent({ url, token: TOKEN, logger: silentLogger, env: { PATH: process.env['PATH'], HOME: scratch, COVE_AGENT_TOKEN: TOKEN, ...env }, timing: fast });
+  const agent = startAgent({
+    url,
+    token: TOKEN,
+    logger: silentLogger,
+    env: { PATH: process.env['PATH'], HOME: scratch, COVE_AGENT_TOKEN: TOKEN, ...env },
+    timing: fast,
+  });
   after(async () => {
     await agent.stop();
     await daemon.close();
@@ -168,8 +180,14 @@ describe('workspace agent', () => {
     assert.deepEqual(daemon.lifecycle(), ['created', 'starting', 'start_error']);
     // stdout and stderr are separate pipes: only the order within each is guaranteed.
     const okLines = daemon.linesOf(ok.log_source_id);
-    assert.deepEqual(okLines.filter((l) => l.level === 'info').map((l) => l.output), ['one', 'three']);
-    assert.deepEqual(okLines.filter((l) => l.level === 'error').map((l) => l.output), ['two']);
+    assert.deepEqual(
+      okLines.filter((l) => l.level === 'info').map((l) => l.output),
+      ['one', 'three'],
+    );
+    assert.deepEqual(
+      okLines.filter((l) => l.level === 'error').map((l) => l.output),
+      ['two'],
+    );
     assert.deepEqual(daemon.linesOf(failing.log_source_id), [{ level: 'error', output: 'boom' }]);
     assert.deepEqual(new Set(daemon.sources.map((s) => s.id)), new Set([ok.log_source_id, failing.log_source_id]));
     assert.equal(daemon.sources.find((s) => s.id === ok.log_source_id)?.display_name, ok.display_name);
@@ -178,13 +196,22 @@ describe('workspace agent', () => {
     const completed = daemon.messages.filter((message) => message.type === 'script_completed');
     assert.deepEqual(
       completed.map((c) => [c.script_id, c.stage, c.status, c.exit_code]).sort(),
-      [[ok.id, 'start', 'ok', 0], [failing.id, 'start', 'exit_failure', 3]].sort(),
+      [
+        [ok.id, 'start', 'ok', 0],
+        [failing.id, 'start', 'exit_failure', 3],
+      ].sort(),
     );
-    assert.equal(await readFile(join(m.directory, 'ok.log'), 'utf8').then((text) => text.split('\n').filter(Boolean).sort().join(',')), 'one,three,two');
+    assert.equal(
+      await readFile(join(m.directory, 'ok.log'), 'utf8').then((text) => text.split('\n').filter(Boolean).sort().join(',')),
+      'one,three,two',
+    );
   });
 
   it('reports ready when every start script succeeds, with the session environment', async () => {
-    const env = script({ script: 'echo "$COVE $COVE_WORKSPACE_NAME $COVE_WORKSPACE_OWNER_NAME $COVE_WORKSPACE_AGENT_NAME $GREETING token=${COVE_AGENT_TOKEN:-none}"; pwd' });
+    const env = script({
+      script:
+        'echo "$COVE $COVE_WORKSPACE_NAME $COVE_WORKSPACE_OWNER_NAME $COVE_WORKSPACE_AGENT_NAME $GREETING token=${COVE_AGENT_TOKEN:-none}"; pwd',
+    });
     const m = manifest([env]);
     const { daemon, agent } = await run(m);
     await agent.waitForLifecycle('ready');
@@ -225,9 +252,15 @@ describe('workspace agent', () => {
     daemon.drop();
     await daemon.until(() => daemon.connections >= 2, 'a reconnect');
     await agent.waitForLifecycle('ready');
-    await daemon.until(() => daemon.lifecycle().includes('ready') && daemon.linesOf(chatty.log_source_id).length >= 6, 'ready and all logs');
+    await daemon.until(
+      () => daemon.lifecycle().includes('ready') && daemon.linesOf(chatty.log_source_id).length >= 6,
+      'ready and all logs',
+    );
     assert.deepEqual(daemon.lifecycle(), ['created', 'starting', 'ready']);
-    assert.deepEqual(daemon.linesOf(chatty.log_source_id).map((l) => l.output), ['line1', 'line2', 'line3', 'line4', 'line5', 'line6']);
+    assert.deepEqual(
+      daemon.linesOf(chatty.log_source_id).map((l) => l.output),
+      ['line1', 'line2', 'line3', 'line4', 'line5', 'line6'],
+    );
     assert.equal(daemon.messages.filter((m) => m.type === 'startup').length, 1);
   });
 
@@ -251,7 +284,10 @@ describe('workspace agent', () => {
     assert.deepEqual(daemon.linesOf(stop.log_source_id), [{ level: 'info', output: 'bye' }]);
     await readFile(marker);
     const completed = daemon.messages.filter((m) => m.type === 'script_completed');
-    assert.deepEqual(completed.map((c) => (c.type === 'script_completed' ? [c.stage, c.status] : [])), [['stop', 'ok']]);
+    assert.deepEqual(
+      completed.map((c) => (c.type === 'script_completed' ? [c.stage, c.status] : [])),
+      [['stop', 'ok']],
+    );
   });
 
   it('stops sending logs once the daemon answers 413', async () => {

@@ -2,11 +2,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { expandPath, sessionEnvironment } from '../../src/agent/index.js';
 
-const manifest = { environment_variables: { EDITOR: 'vim', COVE_AGENT_TOKEN: 'smuggled' }, workspace_name: 'dev', owner_username: 'alice', agent_name: 'main' };
+const manifest = {
+  environment_variables: { EDITOR: 'vim', COVE_AGENT_TOKEN: 'smuggled' },
+  workspace_name: 'dev',
+  owner_username: 'alice',
+  agent_name: 'main',
+};
 
 describe('session environment', () => {
   it('drops the agent token and adds the template variables and the COVE_ facts', () => {
-    const env = sessionEnvironment({ processEnv: { PATH: '/bin', COVE_AGENT_TOKEN: 'secret', HOME: '/home/alice', USER: 'alice', SHELL: '/bin/bash' }, manifest, agentUrl: 'http://cove.test' });
+    const env = sessionEnvironment({
+      processEnv: { PATH: '/bin', COVE_AGENT_TOKEN: 'secret', HOME: '/home/alice', USER: 'alice', SHELL: '/bin/bash' },
+      manifest,
+      agentUrl: 'http://cove.test',
+    });
     assert.equal(env['COVE_AGENT_TOKEN'], undefined);
     assert.deepEqual(
       { ...env },

@@ -26,7 +26,11 @@ interface Harness {
 async function startHarness(): Promise<Harness> {
   const directory = realpathSync(mkdtempSync(join(tmpdir(), 'cove-ssh-')));
   const warnings: string[] = [];
-  const logger: AgentLogger = { info: () => undefined, warn: (fields, message) => warnings.push(`${message} ${JSON.stringify(fields)}`), error: (fields, message) => warnings.push(`${message} ${JSON.stringify(fields)}`) };
+  const logger: AgentLogger = {
+    info: () => undefined,
+    warn: (fields, message) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+    error: (fields, message) => warnings.push(`${message} ${JSON.stringify(fields)}`),
+  };
   const server = createAgentSshServer({
     directory,
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: directory, SHELL: '/bin/sh', LANG: 'C', COVE_WORKSPACE_NAME: 'dev' },
@@ -151,7 +155,10 @@ function duplexPair(): [Duplex, Duplex] {
         callback(err);
       },
     });
-  sides.push(make(() => sides[1] as Duplex), make(() => sides[0] as Duplex));
+  sides.push(
+    make(() => sides[1] as Duplex),
+    make(() => sides[0] as Duplex),
+  );
   return [sides[0] as Duplex, sides[1] as Duplex];
 }
 
@@ -235,7 +242,9 @@ describe('agent SSH server', () => {
 
   it('counts open sessions and kills the process when the channel closes', async () => {
     assert.equal(total(harness.server), 0);
-    const channel = await new Promise<ClientChannel>((resolve, reject) => client.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))));
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      client.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+    );
     let output = '';
     channel.on('data', (data: Buffer) => (output += data.toString()));
     await waitFor('the pid', () => /^\d+\n/.test(output));
@@ -243,7 +252,9 @@ describe('agent SSH server', () => {
     assert.ok(alive(pid));
     assert.deepEqual(harness.server.sessionCounts, { ssh: 1, vscode: 0, jetbrains: 0 });
     // An editor says what its session is for; the stats count it apart.
-    const editor = await new Promise<ClientChannel>((resolve, reject) => client.exec('exec sleep 30', { env: { COVE_SSH_SESSION_TYPE: 'vscode' } }, (err, stream) => (err ? reject(err) : resolve(stream))));
+    const editor = await new Promise<ClientChannel>((resolve, reject) =>
+      client.exec('exec sleep 30', { env: { COVE_SSH_SESSION_TYPE: 'vscode' } }, (err, stream) => (err ? reject(err) : resolve(stream))),
+    );
     await waitFor('the editor session', () => harness.server.sessionCounts.vscode === 1);
     editor.close();
     channel.close();
@@ -252,8 +263,12 @@ describe('agent SSH server', () => {
   });
 
   it('kills a process that ignores SIGHUP after the grace, and hangs up PTY sessions too', async () => {
-    const stubborn = await new Promise<ClientChannel>((resolve, reject) => client.exec('trap "" HUP; echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))));
-    const terminal = await new Promise<ClientChannel>((resolve, reject) => client.exec('echo $$; exec sleep 30', { pty: true }, (err, stream) => (err ? reject(err) : resolve(stream))));
+    const stubborn = await new Promise<ClientChannel>((resolve, reject) =>
+      client.exec('trap "" HUP; echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+    );
+    const terminal = await new Promise<ClientChannel>((resolve, reject) =>
+      client.exec('echo $$; exec sleep 30', { pty: true }, (err, stream) => (err ? reject(err) : resolve(stream))),
+    );
     const pids: number[] = [];
     for (const channel of [stubborn, terminal]) {
       let output = '';
@@ -270,7 +285,11 @@ describe('agent SSH server', () => {
   });
 
   it('starts sessions in $HOME when the agent directory does not exist yet', async () => {
-    const own = createAgentSshServer({ directory: join(harness.directory, 'not-cloned-yet'), env: { PATH: process.env['PATH'] ?? '/bin', HOME: harness.directory, SHELL: '/bin/sh' }, logger: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+    const own = createAgentSshServer({
+      directory: join(harness.directory, 'not-cloned-yet'),
+      env: { PATH: process.env['PATH'] ?? '/bin', HOME: harness.directory, SHELL: '/bin/sh' },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
     const [agentSide, clientSide] = duplexPair();
     own.accept(agentSide);
     const user = await connectClient({ sock: clientSide as unknown as ConnectConfig['sock'] });
@@ -295,9 +314,15 @@ describe('agent SSH server', () => {
 
     await call((done) => sftp.mkdir('sub', done));
     await call((done) => sftp.rename('notes.txt', 'sub/renamed.txt', done));
-    await assert.rejects(call((done) => sftp.stat('notes.txt', done)), (err: { code?: number }) => err.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE);
+    await assert.rejects(
+      call((done) => sftp.stat('notes.txt', done)),
+      (err: { code?: number }) => err.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE,
+    );
     writeFileSync(join(harness.directory, 'sub', 'other.txt'), 'x');
-    await assert.rejects(call((done) => sftp.rename('sub/other.txt', 'sub/renamed.txt', done)), 'rename never replaces an existing file');
+    await assert.rejects(
+      call((done) => sftp.rename('sub/other.txt', 'sub/renamed.txt', done)),
+      'rename never replaces an existing file',
+    );
     const list = await call<{ filename: string; longname: string }[]>((done) => sftp.readdir('sub', done));
     assert.deepEqual(list.map((entry) => entry.filename).sort(), ['other.txt', 'renamed.txt']);
     assert.match(list.find((entry) => entry.filename === 'renamed.txt')?.longname ?? '', /^-rw.* renamed\.txt$/);
@@ -314,7 +339,10 @@ describe('agent SSH server', () => {
     for (const name of ['sub/link', 'sub/renamed.txt', 'sub/other.txt']) await call((done) => sftp.unlink(name, done));
     await call((done) => sftp.rmdir('sub', done));
     assert.equal(existsSync(join(harness.directory, 'sub')), false);
-    await assert.rejects(call((done) => sftp.readdir('missing', done)), (err: { code?: number }) => err.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE);
+    await assert.rejects(
+      call((done) => sftp.readdir('missing', done)),
+      (err: { code?: number }) => err.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE,
+    );
     sftp.end();
     await waitFor('the SFTP session to end', () => total(harness.server) === 0);
   });
@@ -324,7 +352,9 @@ describe('agent SSH server', () => {
     await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
     const echoPort = (echo.address() as AddressInfo).port;
     try {
-      const channel = await new Promise<ClientChannel>((resolve, reject) => client.forwardOut('127.0.0.1', 5000, '127.0.0.1', echoPort, (err, stream) => (err ? reject(err) : resolve(stream))));
+      const channel = await new Promise<ClientChannel>((resolve, reject) =>
+        client.forwardOut('127.0.0.1', 5000, '127.0.0.1', echoPort, (err, stream) => (err ? reject(err) : resolve(stream))),
+      );
       let received = '';
       channel.on('data', (data: Buffer) => (received += data.toString()));
       channel.write('ping through -L');
@@ -335,7 +365,11 @@ describe('agent SSH server', () => {
       await new Promise<void>((resolve) => unused.listen(0, '127.0.0.1', resolve));
       const deadPort = (unused.address() as AddressInfo).port;
       await new Promise<void>((resolve) => unused.close(() => resolve()));
-      await assert.rejects(new Promise((resolve, reject) => client.forwardOut('127.0.0.1', 5000, '127.0.0.1', deadPort, (err, stream) => (err ? reject(err) : resolve(stream)))));
+      await assert.rejects(
+        new Promise((resolve, reject) =>
+          client.forwardOut('127.0.0.1', 5000, '127.0.0.1', deadPort, (err, stream) => (err ? reject(err) : resolve(stream))),
+        ),
+      );
       assert.equal((await exec(client, 'echo still-up')).stdout, 'still-up\n', 'a refused forward leaves the connection usable');
     } finally {
       echo.close();
@@ -366,7 +400,10 @@ describe('agent SSH server', () => {
 
   it('accepts publickey (with a verified signature) and password logins', async () => {
     const key = utils.generateKeyPairSync('ed25519');
-    const byKey = await connectClient({ port: harness.port, authHandler: [{ type: 'publickey', username: 'bob', key: key.private }] as unknown as ConnectConfig['authHandler'] });
+    const byKey = await connectClient({
+      port: harness.port,
+      authHandler: [{ type: 'publickey', username: 'bob', key: key.private }] as unknown as ConnectConfig['authHandler'],
+    });
     assert.equal((await exec(byKey, 'echo key')).stdout, 'key\n');
     const byPassword = await connectClient({ port: harness.port, password: 'anything', authHandler: ['password'] });
     assert.equal((await exec(byPassword, 'echo pw')).stdout, 'pw\n');
@@ -382,7 +419,9 @@ describe('agent SSH server', () => {
     const sftp = await openSftp(viaDuplex);
     await call((done) => sftp.writeFile('duplex.txt', 'over a duplex', done));
     assert.equal(readFileSync(join(harness.directory, 'duplex.txt'), 'utf8'), 'over a duplex');
-    const channel = await new Promise<ClientChannel>((resolve, reject) => viaDuplex.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))));
+    const channel = await new Promise<ClientChannel>((resolve, reject) =>
+      viaDuplex.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+    );
     let output = '';
     channel.on('data', (data: Buffer) => (output += data.toString()));
     await waitFor('the pid', () => /^\d+\n/.test(output));
@@ -396,7 +435,21 @@ describe('agent SSH server', () => {
   });
 
   it('works with the OpenSSH client', { skip: !existsSync('/usr/bin/ssh') && 'no /usr/bin/ssh' }, async () => {
-    const base = ['-F', '/dev/null', '-p', String(harness.port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'LogLevel=ERROR', '127.0.0.1'];
+    const base = [
+      '-F',
+      '/dev/null',
+      '-p',
+      String(harness.port),
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'LogLevel=ERROR',
+      '127.0.0.1',
+    ];
     const hello = await run('/usr/bin/ssh', [...base, 'echo hello'], harness.directory);
     assert.equal(hello.stderr, '');
     assert.equal(hello.stdout, 'hello\n');
@@ -409,8 +462,39 @@ describe('agent SSH server', () => {
     try {
       const payload = Buffer.alloc(300_000, 'abcdefghij');
       writeFileSync(join(local, 'up.bin'), payload);
-      writeFileSync(join(local, 'batch'), ['mkdir remote-dir', 'put up.bin remote-dir/up.bin', 'ls -l remote-dir', 'rename remote-dir/up.bin remote-dir/moved.bin', 'symlink moved.bin remote-dir/link', 'get remote-dir/link down.bin', ''].join('\n'));
-      const result = await run('/usr/bin/sftp', ['-F', '/dev/null', '-b', 'batch', '-P', String(harness.port), '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'LogLevel=ERROR', '127.0.0.1'], local);
+      writeFileSync(
+        join(local, 'batch'),
+        [
+          'mkdir remote-dir',
+          'put up.bin remote-dir/up.bin',
+          'ls -l remote-dir',
+          'rename remote-dir/up.bin remote-dir/moved.bin',
+          'symlink moved.bin remote-dir/link',
+          'get remote-dir/link down.bin',
+          '',
+        ].join('\n'),
+      );
+      const result = await run(
+        '/usr/bin/sftp',
+        [
+          '-F',
+          '/dev/null',
+          '-b',
+          'batch',
+          '-P',
+          String(harness.port),
+          '-o',
+          'StrictHostKeyChecking=no',
+          '-o',
+          'UserKnownHostsFile=/dev/null',
+          '-o',
+          'BatchMode=yes',
+          '-o',
+          'LogLevel=ERROR',
+          '127.0.0.1',
+        ],
+        local,
+      );
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout, /up\.bin/);
       assert.deepEqual(readFileSync(join(harness.directory, 'remote-dir', 'moved.bin')), payload);
@@ -424,7 +508,9 @@ describe('agent SSH server', () => {
     const own = await startHarness();
     try {
       const user = await connectClient({ port: own.port });
-      const channel = await new Promise<ClientChannel>((resolve, reject) => user.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))));
+      const channel = await new Promise<ClientChannel>((resolve, reject) =>
+        user.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+      );
       let output = '';
       channel.on('data', (data: Buffer) => (output += data.toString()));
       await waitFor('the pid', () => /^\d+\n/.test(output));

@@ -222,7 +222,16 @@ describe('inspectTar: special files and odd entries', () => {
   });
 
   it('refuses duplicate entries and unknown entry types', async () => {
-    await assertRefused(inspectTar(rawTar([{ name: 'a', content: '1' }, { name: './a', content: '2' }])), 'duplicate_entry', './a');
+    await assertRefused(
+      inspectTar(
+        rawTar([
+          { name: 'a', content: '1' },
+          { name: './a', content: '2' },
+        ]),
+      ),
+      'duplicate_entry',
+      './a',
+    );
     await assertRefused(inspectTar(rawTar([{ name: 'sparse', type: 'S' }])), 'unsupported', 'sparse');
   });
 });

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
-import { ArchiveError, createTar, inspectTar, readTar, tarToZip, writeTar, zipToTar, type ArchiveErrorReason } from '../../src/lib/archive/index.js';
+import {
+  ArchiveError,
+  createTar,
+  inspectTar,
+  readTar,
+  tarToZip,
+  writeTar,
+  zipToTar,
+  type ArchiveErrorReason,
+} from '../../src/lib/archive/index.js';
 
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;

@@ -30,11 +30,14 @@ describe('deployment options', () => {
   });
 
   it('names the source of a bad value', () => {
-    assert.throws(() => resolveOptions({ env: { COVE_SESSION_DURATION: 'soon' } }), (error: unknown) => {
-      assert.ok(error instanceof OptionError);
-      assert.match(error.message, /COVE_SESSION_DURATION: "soon" is not a duration/);
-      return true;
-    });
+    assert.throws(
+      () => resolveOptions({ env: { COVE_SESSION_DURATION: 'soon' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof OptionError);
+        assert.match(error.message, /COVE_SESSION_DURATION: "soon" is not a duration/);
+        return true;
+      },
+    );
     assert.throws(() => resolveOptions({ flags: { accessUrl: 'ftp://x' } }), /--access-url/);
     assert.throws(() => resolveOptions({ yaml: { rate_limit: { api: 'lots' } } }), /rate_limit\.api/);
     assert.throws(() => resolveOptions({ yaml: ['not', 'a', 'mapping'] }), OptionError);

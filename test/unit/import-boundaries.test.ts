@@ -45,8 +45,10 @@ function imports(text: string): ImportSite[] {
   for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]/g)) {
     sites.push({ specifier: match[2] ?? '', dynamic: false, typeOnly: /^type\s/.test(match[1] ?? '') });
   }
-  for (const match of text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)) sites.push({ specifier: match[1] ?? '', dynamic: false, typeOnly: false });
-  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) sites.push({ specifier: match[1] ?? '', dynamic: true, typeOnly: false });
+  for (const match of text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g))
+    sites.push({ specifier: match[1] ?? '', dynamic: false, typeOnly: false });
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g))
+    sites.push({ specifier: match[1] ?? '', dynamic: true, typeOnly: false });
   return sites;
 }
 
@@ -73,7 +75,9 @@ export function boundaryViolations(): string[] {
       if (to && allowed.includes(to)) continue;
       if (to && site.typeOnly && TYPE_ONLY[from]?.includes(to)) continue;
       if (from === 'cli' && to && CLI_LAZY.has(to) && site.dynamic) continue;
-      violations.push(`${relative(root, file)} -> ${site.specifier} (${from} may not import ${to}${from === 'cli' && to && CLI_LAZY.has(to) ? ' except with a dynamic import()' : ''})`);
+      violations.push(
+        `${relative(root, file)} -> ${site.specifier} (${from} may not import ${to}${from === 'cli' && to && CLI_LAZY.has(to) ? ' except with a dynamic import()' : ''})`,
+      );
     }
   }
   return violations;
@@ -86,6 +90,9 @@ describe('import boundaries', () => {
 
   it('would catch a violation', () => {
     const sites = imports("import { x } from '../api/app.js';\nconst d = await import('../daemon/index.js');");
-    assert.deepEqual(sites.map((s) => s.dynamic), [false, true]);
+    assert.deepEqual(
+      sites.map((s) => s.dynamic),
+      [false, true],
+    );
   });
 });

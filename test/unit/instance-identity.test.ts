@@ -91,25 +91,44 @@ describe('AWS instance identity', () => {
     const forged = signAwsDocument('i-0123456789abcdef0', other.privateKey);
     rejects(() => verifyAwsIdentity(forged, [keys.publicKey]), /does not match the document/);
     const good = signAwsDocument('i-0123456789abcdef0', keys.privateKey);
-    rejects(() => verifyAwsIdentity({ ...good, document: good.document.replace('i-0123456789abcdef0', 'i-0fffffffffffffff0') }, [keys.publicKey]), /does not match/);
+    rejects(
+      () => verifyAwsIdentity({ ...good, document: good.document.replace('i-0123456789abcdef0', 'i-0fffffffffffffff0') }, [keys.publicKey]),
+      /does not match/,
+    );
     rejects(() => verifyAwsIdentity({ ...good, signature: 'not base64!' }, [keys.publicKey]), /not base64/);
     rejects(() => verifyAwsIdentity(good, []), /no AWS certificates/);
     const plain = 'plain text';
-    rejects(() => verifyAwsIdentity({ document: plain, signature: sign('sha256', Buffer.from(plain), keys.privateKey).toString('base64') }, [keys.publicKey]), /not JSON/);
+    rejects(
+      () =>
+        verifyAwsIdentity({ document: plain, signature: sign('sha256', Buffer.from(plain), keys.privateKey).toString('base64') }, [
+          keys.publicKey,
+        ]),
+      /not JSON/,
+    );
     const noId = signAwsDocument('', keys.privateKey);
     rejects(() => verifyAwsIdentity(noId, [keys.publicKey]), /no instanceId/);
   });
 });
 
 describe('Azure instance identity', () => {
-  const content = JSON.stringify({ licenseType: '', nonce: '20260105-100000', plan: {}, timeStamp: {}, vmId: 'a0b1c2d3-0000-4000-8000-000000000001' });
+  const content = JSON.stringify({
+    licenseType: '',
+    nonce: '20260105-100000',
+    plan: {},
+    timeStamp: {},
+    vmId: 'a0b1c2d3-0000-4000-8000-000000000001',
+  });
   const vmId = 'a0b1c2d3-0000-4000-8000-000000000001';
   let chain: ReturnType<typeof azureChain>;
   before(() => {
     chain = azureChain('eastus.metadata.azure.com');
   });
   const verify = (signature: string, roots: readonly TestCertificate[] = [chain.root], now = NOW) =>
-    verifyAzureIdentity(signature, roots.map((root) => root.x509), now);
+    verifyAzureIdentity(
+      signature,
+      roots.map((root) => root.x509),
+      now,
+    );
 
   it('accepts a signature with signed attributes, without them, and naming the signer by key id', () => {
     const { leaf, intermediate } = chain;
@@ -123,16 +142,44 @@ describe('Azure instance identity', () => {
   it('reads what openssl cms and smime write (DER and streamed BER)', () => {
     const { leaf, intermediate, root } = chain;
     const dir = scratch;
-    const files = { content: join(dir, 'content.json'), leaf: join(dir, 'leaf.pem'), key: join(dir, 'leaf.key'), inter: join(dir, 'inter.pem'), out: join(dir, 'sig.der') };
+    const files = {
+      content: join(dir, 'content.json'),
+      leaf: join(dir, 'leaf.pem'),
+      key: join(dir, 'leaf.key'),
+      inter: join(dir, 'inter.pem'),
+      out: join(dir, 'sig.der'),
+    };
     return (async () => {
       await writeFile(files.content, content);
       await writeFile(files.leaf, leaf.pem);
       await writeFile(files.key, leaf.privateKey.export({ type: 'pkcs8', format: 'pem' }));
       await writeFile(files.inter, intermediate.pem);
-      for (const [command, ...extra] of [['cms'], ['cms', '-noattr'], ['cms', '-keyid'], ['cms', '-stream'], ['smime'], ['smime', '-noattr']] as const) {
+      for (const [command, ...extra] of [
+        ['cms'],
+        ['cms', '-noattr'],
+        ['cms', '-keyid'],
+        ['cms', '-stream'],
+        ['smime'],
+        ['smime', '-noattr'],
+      ] as const) {
         execFileSync('openssl', [
-          command, '-sign', '-binary', '-nodetach', '-in', files.content, '-signer', files.leaf, '-inkey', files.key,
-          '-certfile', files.inter, '-outform', 'DER', '-out', files.out, ...extra,
+          command,
+          '-sign',
+          '-binary',
+          '-nodetach',
+          '-in',
+          files.content,
+          '-signer',
+          files.leaf,
+          '-inkey',
+          files.key,
+          '-certfile',
+          files.inter,
+          '-outform',
+          'DER',
+          '-out',
+          files.out,
+          ...extra,
         ]);
         const signature = (await readFile(files.out)).toString('base64');
         assert.equal(verifyAzureIdentity(signature, [root.x509], NOW), vmId, `openssl ${command} ${extra.join(' ')}`);
@@ -144,9 +191,15 @@ describe('Azure instance identity', () => {
     const { leaf, intermediate } = chain;
     const evil = JSON.stringify({ vmId: 'ffffffff-0000-4000-8000-000000000000' });
     rejects(() => verify(signPkcs7(content, leaf, [leaf, intermediate], { carriedContent: evil })), /message digest does not match/);
-    rejects(() => verify(signPkcs7(content, leaf, [leaf, intermediate], { carriedContent: evil, signedAttributes: false })), /signature does not match/);
+    rejects(
+      () => verify(signPkcs7(content, leaf, [leaf, intermediate], { carriedContent: evil, signedAttributes: false })),
+      /signature does not match/,
+    );
     rejects(() => verify(signPkcs7(content, leaf, [leaf, intermediate], { digestOf: evil })), /message digest does not match/);
-    rejects(() => verify(signPkcs7(content, leaf, [leaf, intermediate], { signingKey: rsaKeyPair().privateKey })), /signature does not match/);
+    rejects(
+      () => verify(signPkcs7(content, leaf, [leaf, intermediate], { signingKey: rsaKeyPair().privateKey })),
+      /signature does not match/,
+    );
   });
 
   it('refuses a signer not named like the metadata service', () => {
@@ -155,7 +208,13 @@ describe('Azure instance identity', () => {
       const leaf = makeCertificate({ commonName: name, issuer: chain.intermediate });
       rejects(() => verify(signPkcs7(content, leaf, [leaf, chain.intermediate])), /is not Azure's metadata service/);
     }
-    for (const name of ['metadata.azure.com', 'westeurope.metadata.azure.com', 'metadata.azure.us', 'metadata.azure.cn', 'metadata.microsoftazure.de']) {
+    for (const name of [
+      'metadata.azure.com',
+      'westeurope.metadata.azure.com',
+      'metadata.azure.us',
+      'metadata.azure.cn',
+      'metadata.microsoftazure.de',
+    ]) {
       assert.equal(AZURE_SIGNER_NAME.test(name), true, name);
     }
   });
@@ -176,12 +235,22 @@ describe('Azure instance identity', () => {
 
   it('checks validity dates against the given clock', () => {
     const { root } = chain;
-    const shortLived = makeCertificate({ commonName: 'metadata.azure.com', issuer: chain.intermediate, notBefore: new Date('2026-01-01T00:00:00Z'), notAfter: new Date('2026-02-01T00:00:00Z') });
+    const shortLived = makeCertificate({
+      commonName: 'metadata.azure.com',
+      issuer: chain.intermediate,
+      notBefore: new Date('2026-01-01T00:00:00Z'),
+      notAfter: new Date('2026-02-01T00:00:00Z'),
+    });
     const signature = signPkcs7(content, shortLived, [shortLived, chain.intermediate]);
     assert.equal(verify(signature, [root], NOW), vmId);
     rejects(() => verify(signature, [root], new Date('2026-03-01T00:00:00Z')), /not valid at 2026-03-01/);
     rejects(() => verify(signature, [root], new Date('2025-12-01T00:00:00Z')), /not valid at 2025-12-01/);
-    const expiredIntermediate = makeCertificate({ commonName: 'Old Intermediate', ca: true, issuer: root, notAfter: new Date('2025-06-01T00:00:00Z') });
+    const expiredIntermediate = makeCertificate({
+      commonName: 'Old Intermediate',
+      ca: true,
+      issuer: root,
+      notAfter: new Date('2025-06-01T00:00:00Z'),
+    });
     const leaf = makeCertificate({ commonName: 'metadata.azure.com', issuer: expiredIntermediate });
     rejects(() => verify(signPkcs7(content, leaf, [leaf, expiredIntermediate]), [root], NOW), /does not chain/);
   });
@@ -201,43 +270,90 @@ describe('Google instance identity', () => {
   const keys = rsaKeyPair();
   const other = rsaKeyPair();
   const exp = NOW_SECONDS + 3600;
-  const google = parseGoogleKeys(jwks([{ kid: 'key-1', publicKey: other.publicKey }, { kid: 'key-2', publicKey: keys.publicKey }]));
+  const google = parseGoogleKeys(
+    jwks([
+      { kid: 'key-1', publicKey: other.publicKey },
+      { kid: 'key-2', publicKey: keys.publicKey },
+    ]),
+  );
 
   it('reads JWKS, PEM bundles and key-id maps', () => {
-    assert.deepEqual(google.map((key) => key.kid), ['key-1', 'key-2']);
+    assert.deepEqual(
+      google.map((key) => key.kid),
+      ['key-1', 'key-2'],
+    );
     const certificate = makeCertificate({ commonName: 'Google Test', keys });
-    assert.deepEqual(parseGoogleKeys(`${certificate.pem}\n${makeCertificate({ commonName: 'Other' }).pem}`).map((key) => key.kid), [undefined, undefined]);
-    assert.deepEqual(parseGoogleKeys(JSON.stringify({ abc: certificate.pem })).map((key) => key.kid), ['abc']);
+    assert.deepEqual(
+      parseGoogleKeys(`${certificate.pem}\n${makeCertificate({ commonName: 'Other' }).pem}`).map((key) => key.kid),
+      [undefined, undefined],
+    );
+    assert.deepEqual(
+      parseGoogleKeys(JSON.stringify({ abc: certificate.pem })).map((key) => key.kid),
+      ['abc'],
+    );
     assert.throws(() => parseGoogleKeys('{"keys": []}'), /no RSA keys/);
     assert.throws(() => parseGoogleKeys('{"abc": 5}'), /not a PEM certificate/);
   });
 
   it('accepts a token by its kid, or by trying every key, whatever its audience', () => {
-    assert.equal(verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, kid: 'key-2' }), google, NOW), '5551234');
+    assert.equal(
+      verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, kid: 'key-2' }), google, NOW),
+      '5551234',
+    );
     const pem = parseGoogleKeys(makeCertificate({ commonName: 'Google Test', keys }).pem);
     assert.equal(verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp }), pem, NOW), '5551234');
-    assert.equal(verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, kid: 'unknown' }), pem, NOW), '5551234');
-    assert.equal(verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, claims: { aud: 'someone-else' } }), google, NOW), '5551234');
+    assert.equal(
+      verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, kid: 'unknown' }), pem, NOW),
+      '5551234',
+    );
+    assert.equal(
+      verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '5551234', exp, claims: { aud: 'someone-else' } }), google, NOW),
+      '5551234',
+    );
   });
 
   it('refuses forged, tampered, expired and wrongly signed tokens', () => {
-    rejects(() => verifyGoogleIdentity(signGoogleToken(other.privateKey, { instanceId: '1', exp, kid: 'key-2' }), google, NOW), /signature does not match/);
-    rejects(() => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp, kid: 'key-9' }), google, NOW), /no trusted key has the id "key-9"/);
+    rejects(
+      () => verifyGoogleIdentity(signGoogleToken(other.privateKey, { instanceId: '1', exp, kid: 'key-2' }), google, NOW),
+      /signature does not match/,
+    );
+    rejects(
+      () => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp, kid: 'key-9' }), google, NOW),
+      /no trusted key has the id "key-9"/,
+    );
     const token = signGoogleToken(keys.privateKey, { instanceId: '1', exp, kid: 'key-2' });
     const [header, , signature] = token.split('.');
     const payload = Buffer.from(JSON.stringify({ exp, google: { compute_engine: { instance_id: '2' } } })).toString('base64url');
     rejects(() => verifyGoogleIdentity(`${header}.${payload}.${signature}`, google, NOW), /signature does not match/);
-    rejects(() => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp: NOW_SECONDS - 1, kid: 'key-2' }), google, NOW), /expired/);
-    rejects(() => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp, kid: 'key-2', alg: 'HS256' }), google, NOW), /RS256 is expected/);
+    rejects(
+      () => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp: NOW_SECONDS - 1, kid: 'key-2' }), google, NOW),
+      /expired/,
+    );
+    rejects(
+      () => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp, kid: 'key-2', alg: 'HS256' }), google, NOW),
+      /RS256 is expected/,
+    );
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
     rejects(() => verifyGoogleIdentity(unsigned, google, NOW), /RS256 is expected/);
     rejects(() => verifyGoogleIdentity('not-a-jwt', google, NOW), /not a JWT/);
-    rejects(() => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { instanceId: '1', exp: NOW_SECONDS + 60 }), google, new Date(NOW.getTime() + 61_000)), /expired/);
+    rejects(
+      () =>
+        verifyGoogleIdentity(
+          signGoogleToken(keys.privateKey, { instanceId: '1', exp: NOW_SECONDS + 60 }),
+          google,
+          new Date(NOW.getTime() + 61_000),
+        ),
+      /expired/,
+    );
     rejects(() => verifyGoogleIdentity(token, [], NOW), /no Google keys/);
   });
 
   it('says the claims cannot be read when the instance id is missing', () => {
-    rejects(() => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { exp, kid: 'key-2' }), google, NOW), /google\.compute_engine\.instance_id/, 'claims');
+    rejects(
+      () => verifyGoogleIdentity(signGoogleToken(keys.privateKey, { exp, kid: 'key-2' }), google, NOW),
+      /google\.compute_engine\.instance_id/,
+      'claims',
+    );
     const numeric = signGoogleToken(keys.privateKey, { exp, kid: 'key-2', claims: { google: { compute_engine: { instance_id: 42 } } } });
     rejects(() => verifyGoogleIdentity(numeric, google, NOW), /instance_id/, 'claims');
   });
@@ -245,11 +361,18 @@ describe('Google instance identity', () => {
 
 describe('instance identity trust', () => {
   it('loads nothing from empty settings, and names the flag of a file it cannot use', async () => {
-    assert.deepEqual(await loadInstanceIdentityTrust({ awsInstanceIdentityCerts: '', azureInstanceIdentityRoots: '', googleInstanceIdentityCerts: '' }), NO_TRUST);
+    assert.deepEqual(
+      await loadInstanceIdentityTrust({ awsInstanceIdentityCerts: '', azureInstanceIdentityRoots: '', googleInstanceIdentityCerts: '' }),
+      NO_TRUST,
+    );
     const empty = join(scratch, 'empty.pem');
     await writeFile(empty, 'nothing here');
     await assert.rejects(
-      loadInstanceIdentityTrust({ awsInstanceIdentityCerts: join(scratch, 'missing.pem'), azureInstanceIdentityRoots: '', googleInstanceIdentityCerts: '' }),
+      loadInstanceIdentityTrust({
+        awsInstanceIdentityCerts: join(scratch, 'missing.pem'),
+        azureInstanceIdentityRoots: '',
+        googleInstanceIdentityCerts: '',
+      }),
       /--aws-instance-identity-certs: cannot read/,
     );
     await assert.rejects(
@@ -263,7 +386,11 @@ describe('instance identity trust', () => {
     const certificate = makeCertificate({ commonName: 'AWS Test' });
     const bundle = join(scratch, 'bundle.pem');
     await writeFile(bundle, `${certificate.pem}${makeCertificate({ commonName: 'AWS Test 2' }).pem}`);
-    const trust = await loadInstanceIdentityTrust({ awsInstanceIdentityCerts: bundle, azureInstanceIdentityRoots: bundle, googleInstanceIdentityCerts: bundle });
+    const trust = await loadInstanceIdentityTrust({
+      awsInstanceIdentityCerts: bundle,
+      azureInstanceIdentityRoots: bundle,
+      googleInstanceIdentityCerts: bundle,
+    });
     assert.equal(trust.aws.length, 2);
     assert.equal(trust.azure.length, 2);
     assert.equal(trust.google.length, 2);
@@ -295,7 +422,9 @@ describe('instance identity trust', () => {
     const google = problem(() => verifyInstanceIdentity(trust, { cloud: 'google', jsonWebToken: 'a.b.c' }, NOW));
     assert.equal(google.status, 401);
     assert.equal(google.message, 'Invalid GCP identity.');
-    const claims = problem(() => verifyInstanceIdentity(trust, { cloud: 'google', jsonWebToken: signGoogleToken(keys.privateKey, { exp: NOW_SECONDS + 60 }) }, NOW));
+    const claims = problem(() =>
+      verifyInstanceIdentity(trust, { cloud: 'google', jsonWebToken: signGoogleToken(keys.privateKey, { exp: NOW_SECONDS + 60 }) }, NOW),
+    );
     assert.equal(claims.status, 400);
     assert.equal(claims.message, 'Error decoding JWT claims.');
     assert.equal(verifyInstanceIdentity(trust, { cloud: 'aws', ...signAwsDocument('i-1', keys.privateKey) }, NOW), 'i-1');
@@ -305,16 +434,31 @@ describe('instance identity trust', () => {
 describe('agent instance ids in templates', () => {
   it('reads instance_id from a native template.yaml agent, empty when absent', () => {
     const { raw } = parseTemplateText(
-      ['resources:', '  - name: vm', '    type: hook', '    start: ./start.sh', '    agents:', '      - name: main', '        instance_id: i-0abc', '      - name: other'].join('\n'),
+      [
+        'resources:',
+        '  - name: vm',
+        '    type: hook',
+        '    start: ./start.sh',
+        '    agents:',
+        '      - name: main',
+        '        instance_id: i-0abc',
+        '      - name: other',
+      ].join('\n'),
     );
     const [resource] = raw.resources ?? [];
     assert.ok(resource);
-    assert.deepEqual(toPlannedResource(resource).agents.map((agent) => agent.instance_id), ['i-0abc', '']);
+    assert.deepEqual(
+      toPlannedResource(resource).agents.map((agent) => agent.instance_id),
+      ['i-0abc', ''],
+    );
   });
 
   it('reads instance_id from an echo.json agent, empty when absent', () => {
     const echo = readEchoFile({ apply: { resources: [{ agents: [{ name: 'main', instance_id: 'vm-1' }, { name: 'other' }] }] } });
-    assert.deepEqual(echo.apply.all.resources?.[0]?.agents.map((agent) => agent.instance_id), ['vm-1', '']);
+    assert.deepEqual(
+      echo.apply.all.resources?.[0]?.agents.map((agent) => agent.instance_id),
+      ['vm-1', ''],
+    );
     assert.throws(() => readEchoFile({ apply: { resources: [{ agents: [{ instance_id: 5 }] }] } }), /instance_id/);
   });
 });

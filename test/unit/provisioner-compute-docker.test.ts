@@ -29,7 +29,13 @@ await mkdir(emptyBin);
 
 function context(transition: Transition, logs: ProvisionerLog[] = []): ComputeContext {
   return {
-    workspace: { id: '6f1c2f0e-0000-4000-8000-000000000001', name: 'dev', owner: 'alice', owner_id: 'u-1', start_count: transition === 'start' ? 1 : 0 },
+    workspace: {
+      id: '6f1c2f0e-0000-4000-8000-000000000001',
+      name: 'dev',
+      owner: 'alice',
+      owner_id: 'u-1',
+      start_count: transition === 'start' ? 1 : 0,
+    },
     transition,
     accessUrl: 'http://127.0.0.1:7080',
     templateDirectory: scratch,
@@ -54,7 +60,13 @@ function agentsOf(spec: ResourceSpec, token: string): PlannedAgent[] {
 async function whichDocker(): Promise<string | undefined> {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     const candidate = join(dir, 'docker');
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }
@@ -64,11 +76,16 @@ const NO_ENGINE = /^docker compute: no Docker engine is reachable \((.*)\)\. Ins
 describe('docker compute without an engine', () => {
   it('says so when there is no docker binary, before and during a start', async () => {
     const compute = createDockerCompute({ agentCommand: AGENT_COMMAND, env: { PATH: emptyBin } });
-    await assert.rejects(compute.preflight?.(context('start')) ?? Promise.resolve(), (error: unknown) => error instanceof ProvisionerError && NO_ENGINE.exec(error.message)?.[1] === 'no "docker" binary on PATH');
-    const failure = await compute.start({ resource: SPEC, agents: agentsOf(SPEC, 't'), previous: undefined, context: context('start') }).then(
-      () => assert.fail('expected a failure'),
-      (error: unknown) => error,
+    await assert.rejects(
+      compute.preflight?.(context('start')) ?? Promise.resolve(),
+      (error: unknown) => error instanceof ProvisionerError && NO_ENGINE.exec(error.message)?.[1] === 'no "docker" binary on PATH',
     );
+    const failure = await compute
+      .start({ resource: SPEC, agents: agentsOf(SPEC, 't'), previous: undefined, context: context('start') })
+      .then(
+        () => assert.fail('expected a failure'),
+        (error: unknown) => error,
+      );
     assert.ok(failure instanceof ComputePartialFailure && failure.cause instanceof ProvisionerError);
     assert.match(failure.cause.message, NO_ENGINE);
     assert.deepEqual(failure.partial, { container: null, volumes: [] });
@@ -90,12 +107,21 @@ describe('docker compute without an engine', () => {
   });
 
   it('needs an agent command to start, and no engine to stop what never started', async () => {
-    await assert.rejects(createDockerCompute({ env: { PATH: emptyBin } }).preflight?.(context('start')) ?? Promise.resolve(), /^ProvisionerError: docker compute: no agent command is configured/);
+    await assert.rejects(
+      createDockerCompute({ env: { PATH: emptyBin } }).preflight?.(context('start')) ?? Promise.resolve(),
+      /^ProvisionerError: docker compute: no agent command is configured/,
+    );
     const compute = createDockerCompute({ env: { PATH: emptyBin } });
     await compute.preflight?.(context('stop'));
-    assert.deepEqual(await compute.stop({ resource: SPEC, previous: { container: null, volumes: [] }, context: context('stop') }), { container: null, volumes: [] });
+    assert.deepEqual(await compute.stop({ resource: SPEC, previous: { container: null, volumes: [] }, context: context('stop') }), {
+      container: null,
+      volumes: [],
+    });
     await compute.delete({ previous: { container: null, volumes: [] }, context: context('delete') });
-    await assert.rejects(compute.delete({ previous: { container: null, volumes: ['v'] }, context: context('delete') }), (error: unknown) => error instanceof ProvisionerError && NO_ENGINE.test(error.message));
+    await assert.rejects(
+      compute.delete({ previous: { container: null, volumes: ['v'] }, context: context('delete') }),
+      (error: unknown) => error instanceof ProvisionerError && NO_ENGINE.test(error.message),
+    );
   });
 });
 
@@ -121,7 +147,10 @@ describe('docker compute with a stand-in docker CLI', () => {
       ].join('\n'),
       { mode: 0o755 },
     );
-    return { env: { PATH: `${bin}${delimiter}/usr/bin${delimiter}/bin`, COVE_SESSION_TOKEN: 'secret' }, calls: async () => (await readFile(log, 'utf8')).trim().split('\n') };
+    return {
+      env: { PATH: `${bin}${delimiter}/usr/bin${delimiter}/bin`, COVE_SESSION_TOKEN: 'secret' },
+      calls: async () => (await readFile(log, 'utf8')).trim().split('\n'),
+    };
   }
 
   it('runs the agent in a labelled container on the host network, with its files mounted, then stops and deletes it', async () => {
@@ -129,11 +158,21 @@ describe('docker compute with a stand-in docker CLI', () => {
     const compute = createDockerCompute({ agentCommand: AGENT_COMMAND, env: docker.env });
     const logs: ProvisionerLog[] = [];
     await compute.preflight?.(context('start'));
-    const state = await compute.start({ resource: SPEC, agents: agentsOf(SPEC, 'token-1'), previous: undefined, context: context('start', logs) });
+    const state = await compute.start({
+      resource: SPEC,
+      agents: agentsOf(SPEC, 'token-1'),
+      previous: undefined,
+      context: context('start', logs),
+    });
     const name = 'cove-6f1c2f0e-0000-4000-8000-000000000001-dev';
     const id = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
     assert.deepEqual(state, {
-      container: { id, name, image: 'ubuntu:24.04', token_sha256: (state as { container: { token_sha256: string } }).container.token_sha256 },
+      container: {
+        id,
+        name,
+        image: 'ubuntu:24.04',
+        token_sha256: (state as { container: { token_sha256: string } }).container.token_sha256,
+      },
       volumes: ['cove-6f1c2f0e-0000-4000-8000-000000000001-home'],
     });
     assert.ok(!JSON.stringify(state).includes('token-1'));
@@ -154,15 +193,26 @@ describe('docker compute with a stand-in docker CLI', () => {
       ].join(' '),
       'the token travels in the environment of the CLI, not on its command line',
     );
-    assert.ok((await docker.calls()).every((call) => call.startsWith('run ') || call.endsWith('|token=')), 'only docker run sees the token');
-    assert.ok(logs.some((line) => line.output === 'Unable to find image locally'), 'pull progress is logged');
+    assert.ok(
+      (await docker.calls()).every((call) => call.startsWith('run ') || call.endsWith('|token=')),
+      'only docker run sees the token',
+    );
+    assert.ok(
+      logs.some((line) => line.output === 'Unable to find image locally'),
+      'pull progress is logged',
+    );
     assert.ok(logs.some((line) => line.output.startsWith(`Started container ${name}`)));
 
     const stopped = await compute.stop({ resource: SPEC, previous: state, context: context('stop') });
     assert.deepEqual(stopped, { container: null, volumes: ['cove-6f1c2f0e-0000-4000-8000-000000000001-home'] });
     await compute.delete({ previous: stopped, context: context('delete') });
     const tail = (await docker.calls()).slice(-4).map((call) => call.split('|')[0]);
-    assert.deepEqual(tail, [`stop --time 10 ${id}`, `rm --force --volumes ${id}`, 'version --format {{.Server.Version}}', 'volume rm --force cove-6f1c2f0e-0000-4000-8000-000000000001-home']);
+    assert.deepEqual(tail, [
+      `stop --time 10 ${id}`,
+      `rm --force --volumes ${id}`,
+      'version --format {{.Server.Version}}',
+      'volume rm --force cove-6f1c2f0e-0000-4000-8000-000000000001-home',
+    ]);
   });
 
   it('replaces the container of a previous build and refuses more than one agent', async () => {
@@ -174,11 +224,14 @@ describe('docker compute with a stand-in docker CLI', () => {
     assert.deepEqual((state as { volumes: string[] }).volumes, ['kept', 'cove-6f1c2f0e-0000-4000-8000-000000000001-home']);
 
     const two: ResourceSpec = { ...SPEC, agents: [{ name: 'a' }, { name: 'b' }] };
-    await assert.rejects(compute.start({ resource: two, agents: agentsOf(two, 't'), previous: undefined, context: context('start') }), (error: unknown) => {
-      assert.ok(error instanceof ComputePartialFailure);
-      assert.match(error.message, /resource "dev" declares 2 agents; a container runs one/);
-      return true;
-    });
+    await assert.rejects(
+      compute.start({ resource: two, agents: agentsOf(two, 't'), previous: undefined, context: context('start') }),
+      (error: unknown) => {
+        assert.ok(error instanceof ComputePartialFailure);
+        assert.match(error.message, /resource "dev" declares 2 agents; a container runs one/);
+        return true;
+      },
+    );
   });
 
   it('runs the docker example through the native provisioner', async () => {
@@ -187,9 +240,20 @@ describe('docker compute with a stand-in docker CLI', () => {
     const directory = await mkdtemp(join(scratch, 'example-'));
     for (const file of exampleFiles(example)) await writeFile(join(directory, file.path), file.content, { mode: file.mode });
     const docker = await fakeDocker();
-    const provisioner = createNativeProvisioner({ agentCommand: AGENT_COMMAND, computes: { docker: createDockerCompute({ agentCommand: AGENT_COMMAND, env: docker.env }) } });
+    const provisioner = createNativeProvisioner({
+      agentCommand: AGENT_COMMAND,
+      computes: { docker: createDockerCompute({ agentCommand: AGENT_COMMAND, env: docker.env }) },
+    });
     const workspace = { id: '6f1c2f0e-0000-4000-8000-000000000002', name: 'dev', owner: 'alice', owner_id: 'u-1', start_count: 1 };
-    const input = { directory, variableValues: [], log: () => undefined, signal: new AbortController().signal, parameterValues: [{ name: 'image', value: 'debian:12' }], workspace, accessUrl: 'http://127.0.0.1:7080' };
+    const input = {
+      directory,
+      variableValues: [],
+      log: () => undefined,
+      signal: new AbortController().signal,
+      parameterValues: [{ name: 'image', value: 'debian:12' }],
+      workspace,
+      accessUrl: 'http://127.0.0.1:7080',
+    };
     const started = await provisioner.apply({ ...input, transition: 'start', previousState: null });
     const run = (await docker.calls()).find((call) => call.startsWith('run ')) ?? '';
     assert.match(run, / --volume cove-6f1c2f0e-0000-4000-8000-000000000002-home:\/home\/cove /);

@@ -8,7 +8,13 @@ import { ComputePartialFailure, type ComputeContext, type JsonValue } from '../.
 import { toPlannedResource, type ResourceSpec } from '../../src/provisioner/native/expand-resources.js';
 import { agentInitScript, createHookCompute } from '../../src/provisioner/native/hook-compute.js';
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
-import { ProvisionerCanceledError, ProvisionerError, type PlannedAgent, type ProvisionerLog, type Transition } from '../../src/provisioner/provisioner.js';
+import {
+  ProvisionerCanceledError,
+  ProvisionerError,
+  type PlannedAgent,
+  type ProvisionerLog,
+  type Transition,
+} from '../../src/provisioner/provisioner.js';
 
 const scratch = await mkdtemp(join(tmpdir(), 'cove-hook-'));
 const seenPids = new Set<number>();
@@ -37,7 +43,12 @@ async function templateDir(files: Record<string, string | { content: string; mod
   return directory;
 }
 
-function context(templateDirectory: string, transition: Transition, logs: ProvisionerLog[] = [], signal = new AbortController().signal): ComputeContext {
+function context(
+  templateDirectory: string,
+  transition: Transition,
+  logs: ProvisionerLog[] = [],
+  signal = new AbortController().signal,
+): ComputeContext {
   return {
     workspace: { id: 'ws-1', name: 'dev', owner: 'alice', owner_id: 'u-1', start_count: transition === 'start' ? 1 : 0 },
     transition,
@@ -95,7 +106,12 @@ describe('hook compute', () => {
     };
     const compute = createHookCompute({ env: HOOK_ENV });
     const logs: ProvisionerLog[] = [];
-    const first = await compute.start({ resource: spec, agents: agentsOf(spec, 'b1'), previous: undefined, context: context(directory, 'start', logs) });
+    const first = await compute.start({
+      resource: spec,
+      agents: agentsOf(spec, 'b1'),
+      previous: undefined,
+      context: context(directory, 'start', logs),
+    });
     assert.deepEqual(first, {
       created: true,
       hooks: { create: 'hooks/create.sh', start: 'hooks/start.sh', stop: 'hooks/stop.sh', delete: 'hooks/delete.sh' },
@@ -131,33 +147,57 @@ describe('hook compute', () => {
     assert.ok(logs.every((line) => line.stage === 'Starting workspace'));
 
     await rm(out);
-    const second = await compute.start({ resource: spec, agents: agentsOf(spec, 'b2'), previous: first, context: context(directory, 'start') });
-    assert.deepEqual((await records(out)).map((entry) => [entry['COVE_HOOK'], entry['COVE_AGENT_TOKEN']]), [['start', 'b2-0']], 'create runs only on the first start');
+    const second = await compute.start({
+      resource: spec,
+      agents: agentsOf(spec, 'b2'),
+      previous: first,
+      context: context(directory, 'start'),
+    });
+    assert.deepEqual(
+      (await records(out)).map((entry) => [entry['COVE_HOOK'], entry['COVE_AGENT_TOKEN']]),
+      [['start', 'b2-0']],
+      'create runs only on the first start',
+    );
 
     await rm(out);
     // A restarted provisioner and a template that no longer declares the resource: the state is enough.
-    const stopped = await createHookCompute({ env: HOOK_ENV }).stop({ resource: undefined, previous: JSON.parse(JSON.stringify(second)) as JsonValue, context: context(directory, 'stop') });
+    const stopped = await createHookCompute({ env: HOOK_ENV }).stop({
+      resource: undefined,
+      previous: JSON.parse(JSON.stringify(second)) as JsonValue,
+      context: context(directory, 'stop'),
+    });
     assert.deepEqual((stopped as { hook_state: JsonValue }).hook_state, { machine: 'm-1', stopped: true });
     await createHookCompute({ env: HOOK_ENV }).delete({ previous: stopped, context: context(directory, 'delete') });
     const [stop, remove] = await records(out);
-    assert.deepEqual([stop?.['COVE_HOOK'], stop?.['COVE_TRANSITION'], stop?.['COVE_AGENT_TOKEN'], stop?.['COVE_HOOK_STATE']], ['stop', 'stop', '', '{"machine":"m-1"}']);
+    assert.deepEqual(
+      [stop?.['COVE_HOOK'], stop?.['COVE_TRANSITION'], stop?.['COVE_AGENT_TOKEN'], stop?.['COVE_HOOK_STATE']],
+      ['stop', 'stop', '', '{"machine":"m-1"}'],
+    );
     assert.deepEqual([remove?.['COVE_HOOK'], remove?.['COVE_HOOK_STATE']], ['delete', '{"machine":"m-1","stopped":true}']);
   });
 
   it('fails with the hook name, its exit code and its last lines, keeping what create made', async () => {
     const directory = await templateDir({
       'create.sh': '#!/bin/sh\necho made it\n',
-      'start.sh': '#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "line $i"; done\necho "boom" >&2\necho COVE_STATE=\'"private"\'\nexit 3\n',
+      'start.sh':
+        '#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "line $i"; done\necho "boom" >&2\necho COVE_STATE=\'"private"\'\nexit 3\n',
     });
     const spec: ResourceSpec = { name: 'vm', type: 'hook', create: 'create.sh', start: 'start.sh' };
     const failure = await createHookCompute()
       .start({ resource: spec, agents: [], previous: undefined, context: context(directory, 'start') })
-      .then(() => assert.fail('expected a failure'), (error: unknown) => error);
+      .then(
+        () => assert.fail('expected a failure'),
+        (error: unknown) => error,
+      );
     assert.ok(failure instanceof ComputePartialFailure);
     assert.ok(failure.cause instanceof ProvisionerError);
     assert.equal(
       failure.cause.message,
-      ['hook compute: the start hook (start.sh) exited with code 3; its last output:', ...[4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => `line ${i}`), 'boom'].join('\n'),
+      [
+        'hook compute: the start hook (start.sh) exited with code 3; its last output:',
+        ...[4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => `line ${i}`),
+        'boom',
+      ].join('\n'),
     );
     assert.equal((failure.partial as { created: boolean }).created, true, 'a retry must not create again, and a delete must run');
   });
@@ -180,7 +220,10 @@ describe('hook compute', () => {
       workspace: { id: 'ws-3', name: 'dev', owner: 'alice', owner_id: 'u-1', start_count: 1 },
       accessUrl: 'http://127.0.0.1:7080',
     };
-    const failure = await provisioner.apply({ ...input, transition: 'start', previousState: null }).then(() => assert.fail('expected a failure'), (error: unknown) => error);
+    const failure = await provisioner.apply({ ...input, transition: 'start', previousState: null }).then(
+      () => assert.fail('expected a failure'),
+      (error: unknown) => error,
+    );
     assert.ok(failure instanceof ProvisionerError && failure.state);
     assert.equal(failure.message, 'hook compute: the start hook (start.sh) exited with code 1');
     await provisioner.apply({ ...input, transition: 'delete', previousState: failure.state });
@@ -189,12 +232,23 @@ describe('hook compute', () => {
 
   it('runs a hook without the executable bit with sh, and refuses a hook missing from the template version', async () => {
     const directory = await templateDir({ 'start.sh': { content: 'echo "COVE_STATE={\\"via\\":\\"sh\\"}"\n', mode: 0o644 } });
-    const state = await createHookCompute().start({ resource: { name: 'vm', type: 'hook', start: 'start.sh' }, agents: [], previous: undefined, context: context(directory, 'start') });
+    const state = await createHookCompute().start({
+      resource: { name: 'vm', type: 'hook', start: 'start.sh' },
+      agents: [],
+      previous: undefined,
+      context: context(directory, 'start'),
+    });
     assert.deepEqual((state as { hook_state: JsonValue }).hook_state, { via: 'sh' });
     const previous = { created: true, hooks: { start: 'start.sh', delete: 'gone.sh' }, env: {}, hook_state: null };
-    await assert.rejects(createHookCompute().delete({ previous, context: context(directory, 'delete') }), /the delete hook "gone.sh" is not in this template version/);
+    await assert.rejects(
+      createHookCompute().delete({ previous, context: context(directory, 'delete') }),
+      /the delete hook "gone.sh" is not in this template version/,
+    );
     const escaping = { ...previous, hooks: { delete: '../outside.sh' } };
-    await assert.rejects(createHookCompute().delete({ previous: escaping, context: context(directory, 'delete') }), /is not a path inside the template/);
+    await assert.rejects(
+      createHookCompute().delete({ previous: escaping, context: context(directory, 'delete') }),
+      /is not a path inside the template/,
+    );
   });
 
   it('kills a hook that outlives its timeout, with what it started', async () => {
@@ -202,8 +256,14 @@ describe('hook compute', () => {
     const directory = await templateDir({ 'stop.sh': `#!/bin/sh\nsleep 30 &\necho $! > ${pidFile}\nwait\n` });
     const started = Date.now();
     await assert.rejects(
-      createHookCompute({ timeoutMs: 500 }).stop({ resource: { name: 'vm', type: 'hook', start: 'stop.sh', stop: 'stop.sh' }, previous: null, context: context(directory, 'stop') }),
-      (error: unknown) => error instanceof ProvisionerError && /^hook compute: the stop hook \(stop.sh\) did not finish within 0.5 s and was killed/.test(error.message),
+      createHookCompute({ timeoutMs: 500 }).stop({
+        resource: { name: 'vm', type: 'hook', start: 'stop.sh', stop: 'stop.sh' },
+        previous: null,
+        context: context(directory, 'stop'),
+      }),
+      (error: unknown) =>
+        error instanceof ProvisionerError &&
+        /^hook compute: the stop hook \(stop.sh\) did not finish within 0.5 s and was killed/.test(error.message),
     );
     assert.ok(Date.now() - started < 5_000);
     const sleeper = Number(await readFile(pidFile, 'utf8'));
@@ -215,7 +275,11 @@ describe('hook compute', () => {
     const pidFile = join(scratch, 'cancel.pid');
     const directory = await templateDir({ 'stop.sh': `#!/bin/sh\necho $$ > ${pidFile}\nsleep 30\n` });
     const controller = new AbortController();
-    const stopping = createHookCompute().stop({ resource: { name: 'vm', type: 'hook', start: 'stop.sh', stop: 'stop.sh' }, previous: null, context: context(directory, 'stop', [], controller.signal) });
+    const stopping = createHookCompute().stop({
+      resource: { name: 'vm', type: 'hook', start: 'stop.sh', stop: 'stop.sh' },
+      previous: null,
+      context: context(directory, 'stop', [], controller.signal),
+    });
     const pid = await waitFor('the hook to start', async () => {
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       return text.trim() === '' ? undefined : Number(text);
@@ -262,7 +326,9 @@ describe('the vm-hooks example through the native provisioner', () => {
       ].join('\n'),
       { mode: 0o755 },
     );
-    const provisioner = createNativeProvisioner({ computes: { hook: createHookCompute({ env: { ...process.env, PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}` } }) } });
+    const provisioner = createNativeProvisioner({
+      computes: { hook: createHookCompute({ env: { ...process.env, PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}` } }) },
+    });
     const build = (transition: Transition, previousState: Buffer | null) =>
       provisioner.apply({
         directory,
@@ -282,7 +348,20 @@ describe('the vm-hooks example through the native provisioner', () => {
     const lines = (await readFile(calls, 'utf8')).trim().split('\n');
     assert.deepEqual(
       lines.filter((line) => !line.startsWith('info')).map((line) => line.split(' ').slice(0, 2).join(' ')),
-      ['launch --name', 'start cove-ws-7', 'exec cove-ws-7', 'exec cove-ws-7', 'exec cove-ws-7', 'stop cove-ws-7', 'start cove-ws-7', 'exec cove-ws-7', 'exec cove-ws-7', 'exec cove-ws-7', 'stop cove-ws-7', 'delete --purge'],
+      [
+        'launch --name',
+        'start cove-ws-7',
+        'exec cove-ws-7',
+        'exec cove-ws-7',
+        'exec cove-ws-7',
+        'stop cove-ws-7',
+        'start cove-ws-7',
+        'exec cove-ws-7',
+        'exec cove-ws-7',
+        'exec cove-ws-7',
+        'stop cove-ws-7',
+        'delete --purge',
+      ],
     );
     assert.ok(lines.includes('launch --name cove-ws-7 --cpus 4 --memory 4G --disk 20G 24.04'));
   });

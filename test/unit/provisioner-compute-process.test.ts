@@ -71,10 +71,17 @@ function context(transition: Transition, logs: ProvisionerLog[] = [], signal = n
 }
 
 /** A process resource with one agent, its planned agents (with `token`) and where the agent reports. */
-async function resource(token: string, extraEnv: Record<string, string> = {}): Promise<{ spec: ResourceSpec; agents: PlannedAgent[]; out: string; dir: string }> {
+async function resource(
+  token: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ spec: ResourceSpec; agents: PlannedAgent[]; out: string; dir: string }> {
   const dir = join(scratch, `ws${++counter}`, 'home');
   const out = join(scratch, `report${counter}.json`);
-  const spec: ResourceSpec = { name: 'dev', type: 'process', agents: [{ name: 'main', dir, env: { OUT_FILE: out, AGENT_VAR: 'from-template', ...extraEnv } }] };
+  const spec: ResourceSpec = {
+    name: 'dev',
+    type: 'process',
+    agents: [{ name: 'main', dir, env: { OUT_FILE: out, AGENT_VAR: 'from-template', ...extraEnv } }],
+  };
   return { spec, agents: withToken(spec, token), out, dir };
 }
 
@@ -112,8 +119,11 @@ async function waitForExit(pid: number): Promise<void> {
   await waitFor(`pid ${pid} to exit`, () => (isAlive(pid) ? undefined : true));
 }
 
-function agentsOf(state: JsonValue): { pid: number; identity: string | null; token_sha256: string; name: string; dir: string; log: string }[] {
-  return (state as { agents: { pid: number; identity: string | null; token_sha256: string; name: string; dir: string; log: string }[] }).agents;
+function agentsOf(
+  state: JsonValue,
+): { pid: number; identity: string | null; token_sha256: string; name: string; dir: string; log: string }[] {
+  return (state as { agents: { pid: number; identity: string | null; token_sha256: string; name: string; dir: string; log: string }[] })
+    .agents;
 }
 
 describe('process compute', () => {
@@ -139,7 +149,9 @@ describe('process compute', () => {
     assert.ok(existsSync(join(dir, '.cove-agent-main.log')));
     assert.ok(!JSON.stringify(state).includes('token-1'), 'the state keeps a hash of the token, not the token');
     if (process.platform === 'linux') assert.match(entry?.identity ?? '', /^linux:[0-9a-f-]+:\d+$/);
-    assert.ok(logs.some((line) => line.level === 'info' && line.stage === 'Starting workspace' && line.output.includes(`pid ${agent.pid}`)));
+    assert.ok(
+      logs.some((line) => line.level === 'info' && line.stage === 'Starting workspace' && line.output.includes(`pid ${agent.pid}`)),
+    );
     // Its own process group: a stop can reach whatever it starts.
     assert.ok(isAlive(-agent.pid), 'the agent leads a process group of its own');
 
@@ -149,25 +161,44 @@ describe('process compute', () => {
 
   it('does not start a second agent for the same token, restarts it for a new one, and stops it from a fresh instance', async () => {
     const { spec, agents, out } = await resource('token-a');
-    const first = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({ resource: spec, agents, previous: undefined, context: context('start') });
+    const first = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({
+      resource: spec,
+      agents,
+      previous: undefined,
+      context: context('start'),
+    });
     const original = await report(out);
     await rm(out);
 
     const logs: ProvisionerLog[] = [];
-    const again = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({ resource: spec, agents, previous: first, context: context('start', logs) });
+    const again = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({
+      resource: spec,
+      agents,
+      previous: first,
+      context: context('start', logs),
+    });
     assert.deepEqual(again, first, 'same token, same process');
     assert.ok(logs.some((line) => /already running/.test(line.output)));
     assert.equal(existsSync(out), false, 'no second agent started');
     assert.ok(isAlive(original.pid));
 
-    const rebuilt = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({ resource: spec, agents: withToken(spec, 'token-b'), previous: again, context: context('start') });
+    const rebuilt = await createProcessCompute({ agentCommand: AGENT_COMMAND }).start({
+      resource: spec,
+      agents: withToken(spec, 'token-b'),
+      previous: again,
+      context: context('start'),
+    });
     const replacement = await report(out);
     assert.notEqual(replacement.pid, original.pid);
     assert.equal(replacement.env['COVE_AGENT_TOKEN'], 'token-b');
     await waitForExit(original.pid);
 
     // A restarted provisioner has only the state, which went through JSON.
-    const stopped = await createProcessCompute().stop({ resource: undefined, previous: JSON.parse(JSON.stringify(rebuilt)) as JsonValue, context: context('stop') });
+    const stopped = await createProcessCompute().stop({
+      resource: undefined,
+      previous: JSON.parse(JSON.stringify(rebuilt)) as JsonValue,
+      context: context('stop'),
+    });
     await waitForExit(replacement.pid);
     assert.deepEqual(stopped, { agents: [] });
   });
@@ -182,33 +213,48 @@ describe('process compute', () => {
     await compute.delete({ previous: state, context: context('delete', logs) });
     await waitForExit(agent.pid);
     await waitForExit(agent.childPid);
-    assert.ok(logs.some((line) => line.level === 'warn' && /SIGKILL/.test(line.output)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((line) => line.level === 'warn' && /SIGKILL/.test(line.output)),
+      JSON.stringify(logs),
+    );
   });
 
-  it('treats an agent that is already gone as stopped, and never signals a recycled pid', { skip: process.platform !== 'linux' && 'start identities are read from /proc' }, async () => {
-    const compute = createProcessCompute();
-    const stranger = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
-    assert.ok(stranger.pid);
-    seenPids.add(stranger.pid);
-    try {
-      const recycled = { agents: [{ name: 'main', pid: stranger.pid, identity: 'linux:another-boot:1', token_sha256: 'x', dir: scratch, log: '' }] };
-      const logs: ProvisionerLog[] = [];
-      await compute.stop({ resource: undefined, previous: recycled, context: context('stop', logs) });
-      assert.ok(isAlive(stranger.pid), 'a process that only shares the pid is left alone');
-      assert.ok(logs.some((line) => /no longer running/.test(line.output)));
-    } finally {
-      stranger.kill('SIGKILL');
-    }
-    const gone = { agents: [{ name: 'main', pid: 2 ** 22 - 7, identity: null, token_sha256: 'x', dir: scratch, log: '' }] };
-    assert.deepEqual(await compute.stop({ resource: undefined, previous: gone, context: context('stop') }), { agents: [] });
-  });
+  it(
+    'treats an agent that is already gone as stopped, and never signals a recycled pid',
+    { skip: process.platform !== 'linux' && 'start identities are read from /proc' },
+    async () => {
+      const compute = createProcessCompute();
+      const stranger = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore', detached: true });
+      assert.ok(stranger.pid);
+      seenPids.add(stranger.pid);
+      try {
+        const recycled = {
+          agents: [{ name: 'main', pid: stranger.pid, identity: 'linux:another-boot:1', token_sha256: 'x', dir: scratch, log: '' }],
+        };
+        const logs: ProvisionerLog[] = [];
+        await compute.stop({ resource: undefined, previous: recycled, context: context('stop', logs) });
+        assert.ok(isAlive(stranger.pid), 'a process that only shares the pid is left alone');
+        assert.ok(logs.some((line) => /no longer running/.test(line.output)));
+      } finally {
+        stranger.kill('SIGKILL');
+      }
+      const gone = { agents: [{ name: 'main', pid: 2 ** 22 - 7, identity: null, token_sha256: 'x', dir: scratch, log: '' }] };
+      assert.deepEqual(await compute.stop({ resource: undefined, previous: gone, context: context('stop') }), { agents: [] });
+    },
+  );
 
   it('fails clearly without an agent command, in preflight and in start', async () => {
     const compute = createProcessCompute();
     const { spec, agents } = await resource('t');
-    await assert.rejects(compute.preflight?.(context('start')) ?? Promise.resolve(), (error: unknown) => error instanceof ProvisionerError && /^process compute: no agent command is configured/.test(error.message));
+    await assert.rejects(
+      compute.preflight?.(context('start')) ?? Promise.resolve(),
+      (error: unknown) => error instanceof ProvisionerError && /^process compute: no agent command is configured/.test(error.message),
+    );
     await compute.preflight?.(context('stop'));
-    await assert.rejects(compute.start({ resource: spec, agents, previous: undefined, context: context('start') }), (error: unknown) => error instanceof ProvisionerError && /no agent command/.test(error.message));
+    await assert.rejects(
+      compute.start({ resource: spec, agents, previous: undefined, context: context('start') }),
+      (error: unknown) => error instanceof ProvisionerError && /no agent command/.test(error.message),
+    );
   });
 
   it('reports a command that cannot be started, keeping what already runs in the state', async () => {
@@ -226,7 +272,16 @@ describe('process compute', () => {
 
   it('drops exactly the server secrets from the environment', () => {
     assert.deepEqual(
-      scrubbedEnvironment({ PATH: '/bin', COVE_URL: 'u', COVE_SESSION_TOKEN: 's', COVE_PG_CONNECTION_URL: 'p', COVE_X_SECRET: 'x', COVE_Y_PASSWORD: 'y', COVE_VERBOSE: '1', MY_SECRET: 'm' }),
+      scrubbedEnvironment({
+        PATH: '/bin',
+        COVE_URL: 'u',
+        COVE_SESSION_TOKEN: 's',
+        COVE_PG_CONNECTION_URL: 'p',
+        COVE_X_SECRET: 'x',
+        COVE_Y_PASSWORD: 'y',
+        COVE_VERBOSE: '1',
+        MY_SECRET: 'm',
+      }),
       { PATH: '/bin', COVE_URL: 'u', COVE_VERBOSE: '1', MY_SECRET: 'm' },
     );
   });

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createEchoProvisioner } from '../../src/provisioner/echo/echo-provisioner.js';
-import { ProvisionerCanceledError, ProvisionerError, type BuildInput, type ParseInput, type ProvisionerLog } from '../../src/provisioner/provisioner.js';
+import {
+  ProvisionerCanceledError,
+  ProvisionerError,
+  type BuildInput,
+  type ParseInput,
+  type ProvisionerLog,
+} from '../../src/provisioner/provisioner.js';
 
 const scratch = await mkdtemp(join(tmpdir(), 'cove-echo-'));
 after(() => rm(scratch, { recursive: true, force: true }));
@@ -18,7 +24,10 @@ async function echoDir(echo: unknown, extra: Record<string, string> = {}): Promi
   return directory;
 }
 
-function parseInput(directory: string, options: { logs?: ProvisionerLog[]; signal?: AbortSignal; variableValues?: { name: string; value: string }[] } = {}): ParseInput {
+function parseInput(
+  directory: string,
+  options: { logs?: ProvisionerLog[]; signal?: AbortSignal; variableValues?: { name: string; value: string }[] } = {},
+): ParseInput {
   return {
     directory,
     variableValues: options.variableValues ?? [],
@@ -99,7 +108,9 @@ describe('echo provisioner', () => {
     const parsed = await echo.parse(parseInput(directory, { logs }));
     assert.equal(parsed.readme, '# Hello');
     assert.deepEqual(parsed.metadata, { description: 'An echo template', icon: '/icon/echo.svg' });
-    assert.deepEqual(parsed.variables, [{ name: 'region', description: '', type: 'string', default_value: 'eu', required: false, sensitive: false, value: 'eu' }]);
+    assert.deepEqual(parsed.variables, [
+      { name: 'region', description: '', type: 'string', default_value: 'eu', required: false, sensitive: false, value: 'eu' },
+    ]);
     assert.deepEqual(parsed.parameters, [
       {
         name: 'size',
@@ -122,14 +133,25 @@ describe('echo provisioner', () => {
       },
     ]);
     assert.deepEqual(parsed.presets, [{ name: 'Small', default: true, parameters: [{ name: 'size', value: '1' }] }]);
-    assert.deepEqual(parsed.externalAuth, [{ id: 'github', optional: false }, { id: 'gitlab', optional: true }]);
-    assert.deepEqual(parsed.resources.map((resource) => resource.name), ['box'], 'parse shows what a start plans');
+    assert.deepEqual(parsed.externalAuth, [
+      { id: 'github', optional: false },
+      { id: 'gitlab', optional: true },
+    ]);
+    assert.deepEqual(
+      parsed.resources.map((resource) => resource.name),
+      ['box'],
+      'parse shows what a start plans',
+    );
     assert.deepEqual(logs, [{ level: 'info', stage: 'Parsing template parameters', output: 'parsing' }]);
 
     assert.deepEqual((await echo.plan(buildInput(directory, { transition: 'stop' }))).resources, []);
     const applyLogs: ProvisionerLog[] = [];
     const started = await echo.apply({ ...buildInput(directory), log: (line) => applyLogs.push(line) });
-    assert.deepEqual(started.resources.map((resource) => resource.name), ['box'], 'apply falls back on the plan');
+    assert.deepEqual(
+      started.resources.map((resource) => resource.name),
+      ['box'],
+      'apply falls back on the plan',
+    );
     assert.equal(started.state.toString(), 'started');
     assert.deepEqual(applyLogs, [
       { level: 'info', stage: 'Starting workspace', output: 'applying' },
@@ -144,7 +166,10 @@ describe('echo provisioner', () => {
         resources: [
           {
             agents: [
-              { apps: [{ slug: 'web', url: 'http://localhost:3000', healthcheck: { url: 'http://localhost:3000/health' } }], scripts: [{ script: 'make' }] },
+              {
+                apps: [{ slug: 'web', url: 'http://localhost:3000', healthcheck: { url: 'http://localhost:3000/health' } }],
+                scripts: [{ script: 'make' }],
+              },
               { name: 'fixed', auth_token: 'known-token' },
             ],
           },
@@ -173,7 +198,18 @@ describe('echo provisioner', () => {
             startup_script_behavior: 'non-blocking',
             auth_token: '',
             instance_id: '',
-            scripts: [{ display_name: 'Script 1', script: 'make', cron: '', run_on_start: true, run_on_stop: false, start_blocks_login: false, timeout: 0, log_path: '' }],
+            scripts: [
+              {
+                display_name: 'Script 1',
+                script: 'make',
+                cron: '',
+                run_on_start: true,
+                run_on_stop: false,
+                start_blocks_login: false,
+                timeout: 0,
+                log_path: '',
+              },
+            ],
             apps: [
               {
                 slug: 'web',
@@ -260,11 +296,17 @@ describe('echo provisioner', () => {
     const pending = echo.plan({ ...buildInput(directory), signal: controller.signal, log: () => setImmediate(() => controller.abort()) });
     assert.ok((await rejection(pending)) instanceof ProvisionerCanceledError);
     const aborted = AbortSignal.abort();
-    assert.ok((await rejection(echo.parse(parseInput(await echoDir({ parse: { delay_ms: 10 } }), { signal: aborted })))) instanceof ProvisionerCanceledError);
+    assert.ok(
+      (await rejection(echo.parse(parseInput(await echoDir({ parse: { delay_ms: 10 } }), { signal: aborted })))) instanceof
+        ProvisionerCanceledError,
+    );
   });
 
   it('fails with the error and error code echo.json gives', async () => {
-    const directory = await echoDir({ parse: { error: 'required template variables need values: region', error_code: 'REQUIRED_TEMPLATE_VARIABLES' }, plan: { error: 'plan failed' } });
+    const directory = await echoDir({
+      parse: { error: 'required template variables need values: region', error_code: 'REQUIRED_TEMPLATE_VARIABLES' },
+      plan: { error: 'plan failed' },
+    });
     const parseError = await rejection(echo.parse(parseInput(directory)));
     assert.equal(parseError.message, 'required template variables need values: region');
     assert.equal(parseError.code, 'REQUIRED_TEMPLATE_VARIABLES');
@@ -274,12 +316,34 @@ describe('echo provisioner', () => {
   });
 
   it('fails with REQUIRED_TEMPLATE_VARIABLES when a required variable gets no value', async () => {
-    const directory = await echoDir({ parse: { variables: [{ name: 'region', required: true }, { name: 'zone', required: true }, { name: 'size', default_value: '1' }] } });
+    const directory = await echoDir({
+      parse: {
+        variables: [
+          { name: 'region', required: true },
+          { name: 'zone', required: true },
+          { name: 'size', default_value: '1' },
+        ],
+      },
+    });
     const error = await rejection(echo.parse(parseInput(directory, { variableValues: [{ name: 'zone', value: 'a' }] })));
     assert.equal(error.code, 'REQUIRED_TEMPLATE_VARIABLES');
     assert.equal(error.message, 'required template variables need values: region');
-    const parsed = await echo.parse(parseInput(directory, { variableValues: [{ name: 'zone', value: 'a' }, { name: 'region', value: 'eu' }] }));
-    assert.deepEqual(parsed.variables.map((variable) => [variable.name, variable.required, variable.value]), [['region', true, 'eu'], ['zone', true, 'a'], ['size', false, '1']]);
+    const parsed = await echo.parse(
+      parseInput(directory, {
+        variableValues: [
+          { name: 'zone', value: 'a' },
+          { name: 'region', value: 'eu' },
+        ],
+      }),
+    );
+    assert.deepEqual(
+      parsed.variables.map((variable) => [variable.name, variable.required, variable.value]),
+      [
+        ['region', true, 'eu'],
+        ['zone', true, 'a'],
+        ['size', false, '1'],
+      ],
+    );
   });
 
   it('reads README.md when echo.json has no readme', async () => {
@@ -293,7 +357,10 @@ describe('echo provisioner', () => {
       [{ parse: { delay: 5 } }, 'echo.json: parse.delay is not a known field'],
       [{ apply: { start: { delay_ms: 'soon' } } }, 'echo.json: apply.start.delay_ms must be an integer'],
       [{ plan: { state: 'x' } }, 'echo.json: plan.state is not a known field'],
-      [{ plan: { resources: [{ agents: [{ apps: [{ share: 'everyone' }] }] }] } }, 'echo.json: plan.resources[0].agents[0].apps[0].share must be one of owner, authenticated, organization, public'],
+      [
+        { plan: { resources: [{ agents: [{ apps: [{ share: 'everyone' }] }] }] } },
+        'echo.json: plan.resources[0].agents[0].apps[0].share must be one of owner, authenticated, organization, public',
+      ],
       [{ parse: { error_code: 'OTHER' } }, 'echo.json: parse.error_code must be REQUIRED_TEMPLATE_VARIABLES or null'],
       [{ parse: { variables: [{ description: 'no name' }] } }, 'echo.json: parse.variables[0].name is required'],
     ];

@@ -42,7 +42,10 @@ describe('built-in template examples', () => {
       const provisioner = createNativeProvisioner();
       const parsed = await provisioner.parse({ directory, variableValues: [], log: () => undefined, signal });
       assert.equal(parsed.readme, example.markdown);
-      assert.ok(parsed.resources.some((resource) => resource.agents.length > 0), `${example.id} has an agent`);
+      assert.ok(
+        parsed.resources.some((resource) => resource.agents.length > 0),
+        `${example.id} has an agent`,
+      );
       const planned = await provisioner.plan({
         directory,
         variableValues: [],
@@ -54,7 +57,10 @@ describe('built-in template examples', () => {
         accessUrl: 'http://cove.test',
         previousState: null,
       });
-      assert.deepEqual(planned.resources.map((resource) => resource.name), parsed.resources.map((resource) => resource.name));
+      assert.deepEqual(
+        planned.resources.map((resource) => resource.name),
+        parsed.resources.map((resource) => resource.name),
+      );
     });
   }
 
@@ -70,8 +76,19 @@ describe('built-in template examples', () => {
   it('gives the python example its parameters and preset', async () => {
     const example = findTemplateExample('python');
     assert.ok(example);
-    const parsed = await createNativeProvisioner().parse({ directory: await writeExample(example), variableValues: [], log: () => undefined, signal });
-    assert.deepEqual(parsed.parameters.map((parameter) => [parameter.name, parameter.type, parameter.default_value]), [['python', 'string', '3.12'], ['cpus', 'number', '2']]);
+    const parsed = await createNativeProvisioner().parse({
+      directory: await writeExample(example),
+      variableValues: [],
+      log: () => undefined,
+      signal,
+    });
+    assert.deepEqual(
+      parsed.parameters.map((parameter) => [parameter.name, parameter.type, parameter.default_value]),
+      [
+        ['python', 'string', '3.12'],
+        ['cpus', 'number', '2'],
+      ],
+    );
     assert.deepEqual(parsed.presets, [{ name: 'Small', default: true, parameters: [{ name: 'cpus', value: '1' }] }]);
     const script = parsed.resources[1]?.agents[0]?.scripts[0]?.script ?? '';
     assert.match(script, /^#!\/bin\/sh\n/, 'install.sh is inlined as the script');

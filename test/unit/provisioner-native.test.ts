@@ -10,7 +10,13 @@ import { InterpolationError, interpolate, type InterpolationScope } from '../../
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
 import { loadTemplateFile } from '../../src/provisioner/native/template-file.js';
 import { resolveVariables } from '../../src/provisioner/native/variables.js';
-import { ProvisionerError, type BuildInput, type ParseInput, type ProvisionerLog, type Transition } from '../../src/provisioner/provisioner.js';
+import {
+  ProvisionerError,
+  type BuildInput,
+  type ParseInput,
+  type ProvisionerLog,
+  type Transition,
+} from '../../src/provisioner/provisioner.js';
 
 const scratch = await mkdtemp(join(tmpdir(), 'cove-native-'));
 after(() => rm(scratch, { recursive: true, force: true }));
@@ -109,12 +115,24 @@ resources:
 
 describe('native provisioner: parse', () => {
   it('reads the example of the design page', async () => {
-    const directory = await templateDir({ 'template.yaml': DESIGN_EXAMPLE, 'install.sh': 'pip install ${{ not-a-reference }}\n', 'README.md': '# Python\n' });
+    const directory = await templateDir({
+      'template.yaml': DESIGN_EXAMPLE,
+      'install.sh': 'pip install ${{ not-a-reference }}\n',
+      'README.md': '# Python\n',
+    });
     const result = await createNativeProvisioner().parse(parseInput(directory));
     assert.equal(result.readme, '# Python\n');
     assert.deepEqual(result.metadata, { description: 'Python workspace on this host', icon: '/icon/python.svg' });
     assert.deepEqual(result.variables, [
-      { name: 'base_dir', description: '', type: 'string', default_value: '/var/lib/cove/workspaces', required: false, sensitive: false, value: '/var/lib/cove/workspaces' },
+      {
+        name: 'base_dir',
+        description: '',
+        type: 'string',
+        default_value: '/var/lib/cove/workspaces',
+        required: false,
+        sensitive: false,
+        value: '/var/lib/cove/workspaces',
+      },
     ]);
     const [python, cpus] = result.parameters;
     assert.deepEqual(python, {
@@ -146,7 +164,13 @@ describe('native provisioner: parse', () => {
     assert.deepEqual(result.presets, [{ name: 'Small', default: true, parameters: [{ name: 'cpus', value: '1' }] }]);
     assert.deepEqual(result.externalAuth, []);
 
-    assert.deepEqual(result.resources.map((resource) => [resource.name, resource.type]), [['home', 'directory'], ['dev', 'process']]);
+    assert.deepEqual(
+      result.resources.map((resource) => [resource.name, resource.type]),
+      [
+        ['home', 'directory'],
+        ['dev', 'process'],
+      ],
+    );
     const agent = result.resources[1]?.agents[0];
     assert.equal(agent?.name, 'main');
     assert.equal(agent?.directory, '/var/lib/cove/workspaces', 'the import has no workspace, so its names are empty');
@@ -238,7 +262,17 @@ describe('native provisioner: invalid template.yaml', () => {
   });
 
   it('lists every problem, in line order, with structured issues', async () => {
-    const yaml = ['icon: 1', 'bogus: true', 'parameters:', '  - display_name: No name', '    mutable: yes please', 'resources:', '  - name: Bad_Name', '    type: directory', '    path: /x'].join('\n');
+    const yaml = [
+      'icon: 1',
+      'bogus: true',
+      'parameters:',
+      '  - display_name: No name',
+      '    mutable: yes please',
+      'resources:',
+      '  - name: Bad_Name',
+      '    type: directory',
+      '    path: /x',
+    ].join('\n');
     const error = await provisionerError(loadTemplateFile(await templateDir({ 'template.yaml': yaml })));
     assert.deepEqual(error.message.split('\n'), [
       'template.yaml:2: bogus is not a known field (known fields: description, icon, variables, parameters, presets, external_auth, resources)',
@@ -246,7 +280,12 @@ describe('native provisioner: invalid template.yaml', () => {
       'template.yaml:5: parameters[0].mutable must be true or false',
       'template.yaml:7: resources[0].name must be lowercase letters and digits with single hyphens between them (got "Bad_Name")',
     ]);
-    assert.deepEqual(error.issues[0], { file: 'template.yaml', line: 2, field: 'bogus', message: 'is not a known field (known fields: description, icon, variables, parameters, presets, external_auth, resources)' });
+    assert.deepEqual(error.issues[0], {
+      file: 'template.yaml',
+      line: 2,
+      field: 'bogus',
+      message: 'is not a known field (known fields: description, icon, variables, parameters, presets, external_auth, resources)',
+    });
   });
 
   it('reports YAML syntax errors with their line', async () => {
@@ -286,8 +325,12 @@ describe('native provisioner: invalid template.yaml', () => {
   });
 
   it('checks app slugs against the slug pattern', async () => {
-    const yaml = 'resources:\n  - name: r\n    type: process\n    agents:\n      - name: a\n        apps:\n          - { slug: "-web", url: "http://x" }\n';
-    assert.equal(await loadError(yaml), 'template.yaml:7: resources[0].agents[0].apps[0].slug must be lowercase letters and digits with single hyphens between them (got "-web")');
+    const yaml =
+      'resources:\n  - name: r\n    type: process\n    agents:\n      - name: a\n        apps:\n          - { slug: "-web", url: "http://x" }\n';
+    assert.equal(
+      await loadError(yaml),
+      'template.yaml:7: resources[0].agents[0].apps[0].slug must be lowercase letters and digits with single hyphens between them (got "-web")',
+    );
   });
 
   it('checks each compute type for its own fields', async () => {
@@ -420,7 +463,10 @@ describe('native provisioner: invalid template.yaml', () => {
   });
 
   it('checks variable defaults against their type', async () => {
-    assert.equal(await loadError('variables:\n  - name: n\n    type: number\n    default: many\n'), 'template.yaml:4: variables[0].default must be a number for a number variable (got "many")');
+    assert.equal(
+      await loadError('variables:\n  - name: n\n    type: number\n    default: many\n'),
+      'template.yaml:4: variables[0].default must be a number for a number variable (got "many")',
+    );
   });
 });
 
@@ -434,7 +480,11 @@ describe('interpolation', () => {
 
   it('expands every kind of reference, with or without spaces', () => {
     assert.equal(
-      interpolate('${{variables.base_dir}}/${{ workspace.owner }}/${{ workspace.name }} py${{ parameters.python }} ${{ resources.home.path }} #${{ workspace.start_count }}', scope, 'f'),
+      interpolate(
+        '${{variables.base_dir}}/${{ workspace.owner }}/${{ workspace.name }} py${{ parameters.python }} ${{ resources.home.path }} #${{ workspace.start_count }}',
+        scope,
+        'f',
+      ),
       '/srv/alice/dev py3.12 /srv/alice/dev #1',
     );
     assert.equal(interpolate('no expressions here: ${HOME} $(pwd) {{x}}', scope, 'f'), 'no expressions here: ${HOME} $(pwd) {{x}}');
@@ -446,18 +496,32 @@ describe('interpolation', () => {
   });
 
   it('refuses unknown references, naming the field and the reference', () => {
-    for (const reference of ['parameters.pyton', 'variables.nope', 'workspace.password', 'resources.home.size', 'resources.gone.path', 'env.HOME', 'parameters', 'parameters.python.length']) {
+    for (const reference of [
+      'parameters.pyton',
+      'variables.nope',
+      'workspace.password',
+      'resources.home.size',
+      'resources.gone.path',
+      'env.HOME',
+      'parameters',
+      'parameters.python.length',
+    ]) {
       assert.throws(
         () => interpolate(`x \${{ ${reference} }}`, scope, 'resources[0].env.X'),
-        (error: unknown) => error instanceof InterpolationError && error.message === `resources[0].env.X has an unknown reference "${reference}"`,
+        (error: unknown) =>
+          error instanceof InterpolationError && error.message === `resources[0].env.X has an unknown reference "${reference}"`,
         reference,
       );
     }
   });
 
   it('evaluates nothing: expressions that are not references are refused', () => {
-    for (const expression of ['parameters.python + 1', "process.exit(1)", 'parameters["python"]', 'a || b', '']) {
-      assert.throws(() => interpolate(`\${{ ${expression} }}`, scope, 'f'), (error: unknown) => error instanceof InterpolationError && /is not a reference/.test(error.message), expression);
+    for (const expression of ['parameters.python + 1', 'process.exit(1)', 'parameters["python"]', 'a || b', '']) {
+      assert.throws(
+        () => interpolate(`\${{ ${expression} }}`, scope, 'f'),
+        (error: unknown) => error instanceof InterpolationError && /is not a reference/.test(error.message),
+        expression,
+      );
     }
     assert.throws(() => interpolate('${{ parameters.python', scope, 'f'), /f has a "\$\{\{" without a closing "\}\}"/);
   });
@@ -497,8 +561,19 @@ describe('interpolation', () => {
       ),
     );
     assert.equal(ordered.resources[0]?.agents[0]?.directory, '/srv/alice/dev/src');
-    const cycle = ['resources:', '  - name: a', '    type: directory', '    path: /x/${{ resources.b.path }}', '  - name: b', '    type: directory', '    path: /y/${{ resources.a.path }}'].join('\n');
-    assert.match(await loadError(cycle), /^template\.yaml:4: resources\[0\]\.path has a reference cycle: resources\.a\.path -> resources\.b\.path -> resources\.a\.path/);
+    const cycle = [
+      'resources:',
+      '  - name: a',
+      '    type: directory',
+      '    path: /x/${{ resources.b.path }}',
+      '  - name: b',
+      '    type: directory',
+      '    path: /y/${{ resources.a.path }}',
+    ].join('\n');
+    assert.match(
+      await loadError(cycle),
+      /^template\.yaml:4: resources\[0\]\.path has a reference cycle: resources\.a\.path -> resources\.b\.path -> resources\.a\.path/,
+    );
   });
 });
 
@@ -513,7 +588,9 @@ describe('template variables', () => {
     assert.throws(
       () => resolveVariables(declarations, [{ name: 'region', value: '' }]),
       (error: unknown) =>
-        error instanceof ProvisionerError && error.code === 'REQUIRED_TEMPLATE_VARIABLES' && error.message === 'required template variables need values: region, token',
+        error instanceof ProvisionerError &&
+        error.code === 'REQUIRED_TEMPLATE_VARIABLES' &&
+        error.message === 'required template variables need values: region, token',
     );
   });
 
@@ -522,9 +599,21 @@ describe('template variables', () => {
       { name: 'region', value: 'eu' },
       { name: 'token', value: 's3cret' },
     ]);
-    assert.deepEqual(resolved.map((variable) => [variable.name, variable.value]), [['region', 'eu'], ['token', 's3cret'], ['size', '2']]);
+    assert.deepEqual(
+      resolved.map((variable) => [variable.name, variable.value]),
+      [
+        ['region', 'eu'],
+        ['token', 's3cret'],
+        ['size', '2'],
+      ],
+    );
     assert.throws(
-      () => resolveVariables(declarations, [{ name: 'region', value: 'eu' }, { name: 'token', value: 't' }, { name: 'size', value: 'big' }]),
+      () =>
+        resolveVariables(declarations, [
+          { name: 'region', value: 'eu' },
+          { name: 'token', value: 't' },
+          { name: 'size', value: 'big' },
+        ]),
       /template variable "size" must be a number \(got "big"\)/,
     );
   });
@@ -535,8 +624,23 @@ describe('template variables', () => {
     assert.equal(error.code, 'REQUIRED_TEMPLATE_VARIABLES');
     assert.equal(error.message, 'required template variables need values: base_dir');
     const logs: ProvisionerLog[] = [];
-    const result = await createNativeProvisioner().parse(parseInput(directory, [{ name: 'base_dir', value: '/srv' }, { name: 'typo', value: 'x' }], logs));
-    assert.deepEqual(result.variables.map((variable) => [variable.name, variable.required, variable.value]), [['base_dir', true, '/srv'], ['region', false, 'eu']]);
+    const result = await createNativeProvisioner().parse(
+      parseInput(
+        directory,
+        [
+          { name: 'base_dir', value: '/srv' },
+          { name: 'typo', value: 'x' },
+        ],
+        logs,
+      ),
+    );
+    assert.deepEqual(
+      result.variables.map((variable) => [variable.name, variable.required, variable.value]),
+      [
+        ['base_dir', true, '/srv'],
+        ['region', false, 'eu'],
+      ],
+    );
     assert.ok(logs.some((line) => line.level === 'warn' && line.output.includes('"typo"')));
   });
 });
@@ -567,7 +671,10 @@ describe('native provisioner: plan', () => {
   it('uses the given parameter values, the defaults for the rest, and the workspace', async () => {
     const directory = await templateDir({ 'template.yaml': PLAN_TEMPLATE });
     const plan = await createNativeProvisioner().plan(buildInput(directory, { parameterValues: [{ name: 'size', value: '3' }] }));
-    assert.deepEqual(plan.resources.map((resource) => resource.name), ['home', 'dev']);
+    assert.deepEqual(
+      plan.resources.map((resource) => resource.name),
+      ['home', 'dev'],
+    );
     const agent = plan.resources[1]?.agents[0];
     assert.equal(agent?.directory, '/srv/cove/alice/dev');
     assert.deepEqual(agent?.env, { PY: '3.12', SIZE: '3', WS: 'ws-1:user-1:start' });
@@ -579,7 +686,10 @@ describe('native provisioner: plan', () => {
     const directory = await templateDir({ 'template.yaml': PLAN_TEMPLATE });
     const values = [{ name: 'size', value: '1' }];
     const stop = await createNativeProvisioner().plan(buildInput(directory, { transition: 'stop', parameterValues: values }));
-    assert.deepEqual(stop.resources.map((resource) => resource.name), ['home']);
+    assert.deepEqual(
+      stop.resources.map((resource) => resource.name),
+      ['home'],
+    );
     const remove = await createNativeProvisioner().plan(buildInput(directory, { transition: 'delete', parameterValues: values }));
     assert.deepEqual(remove.resources, []);
   });
@@ -587,26 +697,49 @@ describe('native provisioner: plan', () => {
   it('refuses missing required parameters and invalid values', async () => {
     const directory = await templateDir({ 'template.yaml': PLAN_TEMPLATE });
     const provisioner = createNativeProvisioner();
-    assert.equal((await provisionerError(provisioner.plan(buildInput(directory)))).message, 'Parameter "size" is required but not provided');
+    assert.equal(
+      (await provisionerError(provisioner.plan(buildInput(directory)))).message,
+      'Parameter "size" is required but not provided',
+    );
     assert.equal(
       (await provisionerError(provisioner.plan(buildInput(directory, { parameterValues: [{ name: 'size', value: '5' }] })))).message,
       'Unable to validate parameter "size": value 5 is more than the maximum 4',
     );
     assert.equal(
-      (await provisionerError(provisioner.plan(buildInput(directory, { parameterValues: [{ name: 'size', value: '1' }, { name: 'python', value: '2.7' }] })))).message,
+      (
+        await provisionerError(
+          provisioner.plan(
+            buildInput(directory, {
+              parameterValues: [
+                { name: 'size', value: '1' },
+                { name: 'python', value: '2.7' },
+              ],
+            }),
+          ),
+        )
+      ).message,
       'Unable to validate parameter "python": value "2.7" must match one of options: [3.11, 3.12]',
     );
   });
 
   it('does not expand references inside parameter values', async () => {
     const directory = await templateDir({ 'template.yaml': PLAN_TEMPLATE });
-    const plan = await createNativeProvisioner().plan(buildInput(directory, { parameterValues: [{ name: 'size', value: '1' }], workspace: { id: '${{ variables.base_dir }}', name: 'dev', owner: 'alice', owner_id: 'u', start_count: 1 } }));
+    const plan = await createNativeProvisioner().plan(
+      buildInput(directory, {
+        parameterValues: [{ name: 'size', value: '1' }],
+        workspace: { id: '${{ variables.base_dir }}', name: 'dev', owner: 'alice', owner_id: 'u', start_count: 1 },
+      }),
+    );
     assert.equal(plan.resources[1]?.agents[0]?.env['WS'], '${{ variables.base_dir }}:u:start');
   });
 
   it('refuses a directory path that is not absolute', async () => {
-    const directory = await templateDir({ 'template.yaml': 'variables: [{ name: base }]\nresources:\n  - { name: home, type: directory, path: "${{ variables.base }}/x" }\n' });
-    const error = await provisionerError(createNativeProvisioner().plan({ ...buildInput(directory), variableValues: [{ name: 'base', value: 'relative' }] }));
+    const directory = await templateDir({
+      'template.yaml': 'variables: [{ name: base }]\nresources:\n  - { name: home, type: directory, path: "${{ variables.base }}/x" }\n',
+    });
+    const error = await provisionerError(
+      createNativeProvisioner().plan({ ...buildInput(directory), variableValues: [{ name: 'base', value: 'relative' }] }),
+    );
     assert.equal(error.message, 'template.yaml: resources[0].path must be an absolute path or start with ~/ (got "relative/x")');
   });
 });
@@ -620,7 +753,12 @@ describe('native provisioner: apply', () => {
     '    path: ${{ variables.base_dir }}/${{ workspace.owner }}/${{ workspace.name }}',
   ].join('\n');
 
-  async function directoryBuild(transition: Transition, base: string, previousState: Buffer | null, options: { directoryBase?: string; name?: string } = {}) {
+  async function directoryBuild(
+    transition: Transition,
+    base: string,
+    previousState: Buffer | null,
+    options: { directoryBase?: string; name?: string } = {},
+  ) {
     const directory = await templateDir({ 'template.yaml': DIRECTORY_TEMPLATE });
     const provisioner = createNativeProvisioner(options.directoryBase === undefined ? {} : { directoryBase: options.directoryBase });
     return provisioner.apply({
@@ -635,13 +773,22 @@ describe('native provisioner: apply', () => {
     const path = join(base, 'alice', 'dev');
     const started = await directoryBuild('start', base, null);
     assert.ok(existsSync(path));
-    assert.deepEqual(started.resources.map((resource) => resource.name), ['home']);
-    assert.deepEqual(JSON.parse(started.state.toString('utf8')), { version: 1, resources: [{ name: 'home', type: 'directory', state: { path, created: [path] } }] });
+    assert.deepEqual(
+      started.resources.map((resource) => resource.name),
+      ['home'],
+    );
+    assert.deepEqual(JSON.parse(started.state.toString('utf8')), {
+      version: 1,
+      resources: [{ name: 'home', type: 'directory', state: { path, created: [path] } }],
+    });
     await writeFile(join(path, 'work.txt'), 'keep me');
 
     const stopped = await directoryBuild('stop', base, started.state);
     assert.ok(existsSync(join(path, 'work.txt')), 'a stop keeps the directory and what is in it');
-    assert.deepEqual(stopped.resources.map((resource) => resource.name), ['home']);
+    assert.deepEqual(
+      stopped.resources.map((resource) => resource.name),
+      ['home'],
+    );
     assert.deepEqual(stopped.state, started.state);
 
     const restarted = await directoryBuild('start', base, stopped.state);
@@ -713,14 +860,18 @@ describe('native provisioner: apply', () => {
     const provisioner = createNativeProvisioner({ computes: { process: fake } });
     const first = await provisioner.apply(buildInput(directory));
     const second = await provisioner.apply(buildInput(directory, { previousState: first.state }));
-    const tokens = (result: typeof first): string[] => result.resources.flatMap((resource) => resource.agents.map((agent) => agent.auth_token));
+    const tokens = (result: typeof first): string[] =>
+      result.resources.flatMap((resource) => resource.agents.map((agent) => agent.auth_token));
     assert.equal(tokens(first).length, 2);
     assert.ok(tokens(first).every((token) => /^[0-9a-f-]{36}$/.test(token)));
     assert.equal(new Set([...tokens(first), ...tokens(second)]).size, 4, 'tokens are unique per agent and per build');
     assert.deepEqual(JSON.parse(first.state.toString('utf8')).resources[1].state.tokens, tokens(first));
 
     const stopped = await provisioner.apply(buildInput(directory, { transition: 'stop', previousState: second.state }));
-    assert.deepEqual(stopped.resources.map((resource) => resource.name), ['home']);
+    assert.deepEqual(
+      stopped.resources.map((resource) => resource.name),
+      ['home'],
+    );
     await provisioner.apply(buildInput(directory, { transition: 'delete', previousState: stopped.state }));
     assert.deepEqual(calls, [
       'start dev null',
@@ -747,12 +898,17 @@ describe('native provisioner: apply', () => {
     const error = await provisionerError(createNativeProvisioner({ computes: { process: failing } }).apply(buildInput(directory)));
     assert.equal(error.message, 'spawn failed');
     assert.ok(error.state);
-    assert.deepEqual(JSON.parse(error.state.toString('utf8')).resources.map((entry: { name: string }) => entry.name), ['home']);
+    assert.deepEqual(
+      JSON.parse(error.state.toString('utf8')).resources.map((entry: { name: string }) => entry.name),
+      ['home'],
+    );
   });
 
   it('refuses a state it did not write', async () => {
     const directory = await templateDir({ 'template.yaml': 'resources: []\n' });
-    const error = await provisionerError(createNativeProvisioner().apply(buildInput(directory, { transition: 'stop', previousState: Buffer.from('{"foo":1}') })));
+    const error = await provisionerError(
+      createNativeProvisioner().apply(buildInput(directory, { transition: 'stop', previousState: Buffer.from('{"foo":1}') })),
+    );
     assert.equal(error.message, 'the previous build state is not native provisioner state');
   });
 });

@@ -88,10 +88,20 @@ async function waitFor(events: EventEmitter, event: string, done: () => boolean,
   while (!done()) await once(events, event, { signal: deadline });
 }
 
-async function run(acquired: AcquiredJob, subject: Provisioner, io: Partial<JobIo> & { sink?: Sink } = {}): Promise<{ report: JobReport; sink: Sink; workDirectory: string }> {
+async function run(
+  acquired: AcquiredJob,
+  subject: Provisioner,
+  io: Partial<JobIo> & { sink?: Sink } = {},
+): Promise<{ report: JobReport; sink: Sink; workDirectory: string }> {
   const sink = io.sink ?? new Sink();
   const workDirectory = await mkdtemp(join(scratch, 'work-'));
-  const report = await runJob(acquired, subject, { send: sink.send, signal: new AbortController().signal, workDirectory, now: () => new Date(), ...io });
+  const report = await runJob(acquired, subject, {
+    send: sink.send,
+    signal: new AbortController().signal,
+    workDirectory,
+    now: () => new Date(),
+    ...io,
+  });
   assert.deepEqual(sink.messages.at(-1), report, 'the report is the last message sent');
   assert.deepEqual(await readdir(workDirectory), [], 'the job directory is removed');
   return { report, sink, workDirectory };
@@ -107,11 +117,36 @@ describe('runJob', () => {
         input.log({ level: 'info', stage: 'Parsing template parameters', output: 'reading' });
         return {
           readme: await readFile(join(input.directory, 'README.md'), 'utf8'),
-          variables: [{ name: 'region', description: '', type: 'string', default_value: 'us', required: false, sensitive: false, value: input.variableValues[0]?.value ?? '' }],
+          variables: [
+            {
+              name: 'region',
+              description: '',
+              type: 'string',
+              default_value: 'us',
+              required: false,
+              sensitive: false,
+              value: input.variableValues[0]?.value ?? '',
+            },
+          ],
           parameters: [
             {
-              name: 'cpus', display_name: 'CPUs', description: '', type: 'number', form_type: 'input', mutable: true, ephemeral: false, required: false,
-              default_value: '2', icon: '', order: 0, options: [], validation_min: 1, validation_max: 8, validation_monotonic: '', validation_regex: '', validation_error: '',
+              name: 'cpus',
+              display_name: 'CPUs',
+              description: '',
+              type: 'number',
+              form_type: 'input',
+              mutable: true,
+              ephemeral: false,
+              required: false,
+              default_value: '2',
+              icon: '',
+              order: 0,
+              options: [],
+              validation_min: 1,
+              validation_max: 8,
+              validation_monotonic: '',
+              validation_regex: '',
+              validation_error: '',
             },
           ],
           presets: [{ name: 'Small', default: true, parameters: [{ name: 'cpus', value: '1' }] }],
@@ -129,7 +164,13 @@ describe('runJob', () => {
     });
     const { report, sink } = await run(job(), subject);
 
-    assert.deepEqual(sink.headers, ['Setting up', 'Parsing template parameters', 'Detecting persistent resources', 'Detecting ephemeral resources', 'Cleaning Up']);
+    assert.deepEqual(sink.headers, [
+      'Setting up',
+      'Parsing template parameters',
+      'Detecting persistent resources',
+      'Detecting ephemeral resources',
+      'Cleaning Up',
+    ]);
     assert.deepEqual(
       sink.logs.filter((line) => line.source === 'provisioner').map((line) => [line.stage, line.level, line.output]),
       [
@@ -138,30 +179,53 @@ describe('runJob', () => {
         ['Detecting ephemeral resources', 'info', 'planning stop'],
       ],
     );
-    assert.deepEqual(plans.map((input) => [input.transition, input.workspace.start_count, input.workspace.owner, input.parameterValues]), [
-      ['start', 1, 'alice', [{ name: 'cpus', value: '2' }]],
-      ['stop', 0, 'alice', [{ name: 'cpus', value: '2' }]],
-    ]);
+    assert.deepEqual(
+      plans.map((input) => [input.transition, input.workspace.start_count, input.workspace.owner, input.parameterValues]),
+      [
+        ['start', 1, 'alice', [{ name: 'cpus', value: '2' }]],
+        ['stop', 0, 'alice', [{ name: 'cpus', value: '2' }]],
+      ],
+    );
     assert.equal(report.type, 'complete');
     assert.ok(report.type === 'complete' && report.result.type === 'template_version_import');
     assert.equal(report.result.readme, '# Hello');
     assert.equal(report.result.variables[0]?.value, 'eu');
     assert.deepEqual(report.result.external_auth, [{ id: 'github', optional: true }]);
-    assert.deepEqual(report.result.start_resources.map((entry) => entry.name), ['home', 'dev']);
-    assert.deepEqual(report.result.stop_resources.map((entry) => entry.name), ['home']);
+    assert.deepEqual(
+      report.result.start_resources.map((entry) => entry.name),
+      ['home', 'dev'],
+    );
+    assert.deepEqual(
+      report.result.stop_resources.map((entry) => entry.name),
+      ['home'],
+    );
     assert.equal(existsSync(directory), false);
   });
 
   it('runs a dry run and builds under their stages, passing the previous state', async () => {
-    const dryRun = await run(job({ type: 'template_version_dry_run', rich_parameter_values: [{ name: 'cpus', value: '4' }] }), provisioner({
-      plan: async (input) => ({ resources: [resource(`cpus-${input.parameterValues[0]?.value}`)] }),
-    }));
+    const dryRun = await run(
+      job({ type: 'template_version_dry_run', rich_parameter_values: [{ name: 'cpus', value: '4' }] }),
+      provisioner({
+        plan: async (input) => ({ resources: [resource(`cpus-${input.parameterValues[0]?.value}`)] }),
+      }),
+    );
     assert.deepEqual(dryRun.sink.headers, ['Setting up', 'Planning infrastructure', 'Cleaning Up']);
-    assert.deepEqual(dryRun.report.type === 'complete' && dryRun.report.result, { type: 'template_version_dry_run', resources: [resource('cpus-4')] });
+    assert.deepEqual(dryRun.report.type === 'complete' && dryRun.report.result, {
+      type: 'template_version_dry_run',
+      resources: [resource('cpus-4')],
+    });
 
     const workspace = { id: 'w-1', name: 'dev', owner: 'alice', owner_id: 'u-1', start_count: 1 };
-    const subject = provisioner({ apply: async (input) => ({ resources: [resource(input.transition)], state: Buffer.from(`${input.previousState?.toString() ?? 'none'}+${input.transition}`) }) });
-    const build = await run(job({ type: 'workspace_build', workspace, transition: 'delete', previous_state_base64: Buffer.from('old').toString('base64') }), subject);
+    const subject = provisioner({
+      apply: async (input) => ({
+        resources: [resource(input.transition)],
+        state: Buffer.from(`${input.previousState?.toString() ?? 'none'}+${input.transition}`),
+      }),
+    });
+    const build = await run(
+      job({ type: 'workspace_build', workspace, transition: 'delete', previous_state_base64: Buffer.from('old').toString('base64') }),
+      subject,
+    );
     assert.deepEqual(build.sink.headers, ['Setting up', 'Destroying workspace', 'Cleaning Up']);
     assert.ok(build.report.type === 'complete' && build.report.result.type === 'workspace_build');
     assert.equal(Buffer.from(build.report.result.state_base64, 'base64').toString(), 'old+delete');
@@ -177,10 +241,17 @@ describe('runJob', () => {
         return { resources: [], state: Buffer.alloc(0) };
       },
     });
-    const { report } = await run(job({ type: 'workspace_build', workspace: { id: 'w', name: 'w', owner: 'a', owner_id: 'u', start_count: 1 } }), subject, { sink, logFlushMs: 20 });
+    const { report } = await run(
+      job({ type: 'workspace_build', workspace: { id: 'w', name: 'w', owner: 'a', owner_id: 'u', start_count: 1 } }),
+      subject,
+      { sink, logFlushMs: 20 },
+    );
     assert.equal(report.type, 'complete');
     const updates = sink.messages.flatMap((message) => (message.type === 'update' ? [message.logs.length] : []));
-    assert.ok(updates.every((size) => size <= 100), `update sizes ${updates.join(',')}`);
+    assert.ok(
+      updates.every((size) => size <= 100),
+      `update sizes ${updates.join(',')}`,
+    );
     assert.equal(updates.filter((size) => size === 100).length, 2, `update sizes ${updates.join(',')}`);
     assert.equal(sink.logs.filter((line) => line.source === 'provisioner').length, 250);
   });
@@ -216,7 +287,13 @@ describe('runJob', () => {
     void sink.until(() => sink.logs.some((line) => line.output === 'applying')).then(() => controller.abort());
     const workspace = { id: 'w', name: 'w', owner: 'a', owner_id: 'u', start_count: 1 };
     const { report } = await run(job({ type: 'workspace_build', workspace }), subject, { sink, signal: controller.signal, logFlushMs: 5 });
-    assert.deepEqual(report, { type: 'fail', job_id: report.job_id, error: 'canceled', canceled: true, state_base64: Buffer.from('partial').toString('base64') });
+    assert.deepEqual(report, {
+      type: 'fail',
+      job_id: report.job_id,
+      error: 'canceled',
+      canceled: true,
+      state_base64: Buffer.from('partial').toString('base64'),
+    });
     assert.equal(sink.headers.at(-1), 'Cleaning Up');
   });
 
@@ -227,18 +304,31 @@ describe('runJob', () => {
       },
     });
     const { report, sink } = await run(job(), subject);
-    assert.deepEqual(report, { type: 'fail', job_id: report.job_id, error: 'required template variables need values: region', error_code: 'REQUIRED_TEMPLATE_VARIABLES' });
+    assert.deepEqual(report, {
+      type: 'fail',
+      job_id: report.job_id,
+      error: 'required template variables need values: region',
+      error_code: 'REQUIRED_TEMPLATE_VARIABLES',
+    });
     assert.deepEqual(
       sink.logs.filter((line) => line.level === 'error').map((line) => [line.stage, line.output]),
       [['Parsing template parameters', 'required template variables need values: region']],
     );
 
-    const withIssues = await run(job(), provisioner({
-      parse: async () => {
-        throw new ProvisionerError('the template is invalid', { issues: [{ file: 'template.yaml', line: 3, field: 'parameters[0].type', message: 'must be a type' }] });
-      },
-    }));
-    assert.deepEqual(withIssues.sink.logs.filter((line) => line.level === 'error').map((line) => line.output), ['the template is invalid', 'template.yaml:3: parameters[0].type must be a type']);
+    const withIssues = await run(
+      job(),
+      provisioner({
+        parse: async () => {
+          throw new ProvisionerError('the template is invalid', {
+            issues: [{ file: 'template.yaml', line: 3, field: 'parameters[0].type', message: 'must be a type' }],
+          });
+        },
+      }),
+    );
+    assert.deepEqual(
+      withIssues.sink.logs.filter((line) => line.level === 'error').map((line) => line.output),
+      ['the template is invalid', 'template.yaml:3: parameters[0].type must be a type'],
+    );
   });
 
   it('fails a job whose archive cannot be extracted, naming the problem', async () => {
@@ -249,7 +339,10 @@ describe('runJob', () => {
         throw new Error('not reached');
       },
     });
-    const { report, sink } = await run(job({ archive_base64: Buffer.from('this is not a tar archive'.repeat(30)).toString('base64') }), subject);
+    const { report, sink } = await run(
+      job({ archive_base64: Buffer.from('this is not a tar archive'.repeat(30)).toString('base64') }),
+      subject,
+    );
     assert.equal(report.type, 'fail');
     assert.match(report.type === 'fail' ? report.error : '', /^the template archive could not be extracted: archive is not a valid tar/);
     assert.equal(called, false);
@@ -287,10 +380,16 @@ class FakeDaemon {
   }
 
   /** Waits for a message on connection `connection` satisfying `match`, then returns it. */
-  async next<Type extends DaemonMessage['type']>(connection: number, type: Type, match: (message: Extract<DaemonMessage, { type: Type }>) => boolean = () => true): Promise<Extract<DaemonMessage, { type: Type }>> {
+  async next<Type extends DaemonMessage['type']>(
+    connection: number,
+    type: Type,
+    match: (message: Extract<DaemonMessage, { type: Type }>) => boolean = () => true,
+  ): Promise<Extract<DaemonMessage, { type: Type }>> {
     const find = (): Extract<DaemonMessage, { type: Type }> | undefined =>
-      this.received.find((entry): boolean => entry.connection === connection && entry.message.type === type && match(entry.message as Extract<DaemonMessage, { type: Type }>))
-        ?.message as Extract<DaemonMessage, { type: Type }> | undefined;
+      this.received.find(
+        (entry): boolean =>
+          entry.connection === connection && entry.message.type === type && match(entry.message as Extract<DaemonMessage, { type: Type }>),
+      )?.message as Extract<DaemonMessage, { type: Type }> | undefined;
     await waitFor(this.#events, 'change', () => find() !== undefined);
     return find() as Extract<DaemonMessage, { type: Type }>;
   }
@@ -319,9 +418,18 @@ describe('startProvisionerDaemon', () => {
       },
     });
     const daemon = startProvisionerDaemon({
-      url: fake.url, organization: 'default', id: 'd-1', name: 'runner-test', tags: { scope: 'organization' }, key: 'secret',
-      provisioners: new Map([['test', subject]]), workDirectory: join(scratch, 'daemon'), logger: pino({ level: 'silent' }),
-      logFlushMs: 5, updateIntervalMs: 50, reconnect: { initialMs: 10, maxMs: 50 },
+      url: fake.url,
+      organization: 'default',
+      id: 'd-1',
+      name: 'runner-test',
+      tags: { scope: 'organization' },
+      key: 'secret',
+      provisioners: new Map([['test', subject]]),
+      workDirectory: join(scratch, 'daemon'),
+      logger: pino({ level: 'silent' }),
+      logFlushMs: 5,
+      updateIntervalMs: 50,
+      reconnect: { initialMs: 10, maxMs: 50 },
     });
     const workspace = { id: 'w', name: 'quick', owner: 'a', owner_id: 'u', start_count: 1 };
 
@@ -375,8 +483,16 @@ describe('startProvisionerDaemon', () => {
       },
     });
     const daemon = startProvisionerDaemon({
-      url: fake.url, organization: 'default', id: 'd-2', name: 'cancel-test', tags: {}, sessionToken: 'token',
-      provisioners: new Map([['test', subject]]), workDirectory: join(scratch, 'daemon'), logger: pino({ level: 'silent' }), logFlushMs: 5,
+      url: fake.url,
+      organization: 'default',
+      id: 'd-2',
+      name: 'cancel-test',
+      tags: {},
+      sessionToken: 'token',
+      provisioners: new Map([['test', subject]]),
+      workDirectory: join(scratch, 'daemon'),
+      logger: pino({ level: 'silent' }),
+      logFlushMs: 5,
     });
     const workspace = { id: 'w', name: 'w', owner: 'a', owner_id: 'u', start_count: 1 };
 

@@ -18,7 +18,13 @@ async function templateDir(files: Record<string, string>): Promise<string> {
   return directory;
 }
 
-function buildInput(directory: string, transition: Transition, previousState: Buffer | null, logs: ProvisionerLog[] = [], overrides: Partial<BuildInput> = {}): BuildInput {
+function buildInput(
+  directory: string,
+  transition: Transition,
+  previousState: Buffer | null,
+  logs: ProvisionerLog[] = [],
+  overrides: Partial<BuildInput> = {},
+): BuildInput {
   return {
     directory,
     variableValues: [],
@@ -33,7 +39,8 @@ function buildInput(directory: string, transition: Transition, previousState: Bu
   };
 }
 
-const NOT_INSTALLED = 'terraform is not installed on this provisioner: no "terraform" binary on PATH. Install terraform or use the native provisioner (template.yaml).';
+const NOT_INSTALLED =
+  'terraform is not installed on this provisioner: no "terraform" binary on PATH. Install terraform or use the native provisioner (template.yaml).';
 
 describe('terraform provisioner without terraform', () => {
   it('fails parse, plan and apply with a message that says what to do', async () => {
@@ -42,10 +49,16 @@ describe('terraform provisioner without terraform', () => {
     const provisioner = createTerraformProvisioner({ env: { PATH: empty } });
     const directory = await templateDir({ 'main.tf': 'output "x" { value = 1 }\n' });
     const expected = (error: unknown): boolean => error instanceof ProvisionerError && error.message === NOT_INSTALLED;
-    await assert.rejects(provisioner.parse({ directory, variableValues: [], log: () => undefined, signal: new AbortController().signal }), expected);
+    await assert.rejects(
+      provisioner.parse({ directory, variableValues: [], log: () => undefined, signal: new AbortController().signal }),
+      expected,
+    );
     await assert.rejects(provisioner.plan(buildInput(directory, 'start', null)), expected);
     await assert.rejects(provisioner.apply(buildInput(directory, 'start', null)), expected);
-    await assert.rejects(findTerraform(join(empty, 'terraform'), {}), (error: unknown) => error instanceof ProvisionerError && error.message.includes('empty-bin/terraform is not an executable file'));
+    await assert.rejects(
+      findTerraform(join(empty, 'terraform'), {}),
+      (error: unknown) => error instanceof ProvisionerError && error.message.includes('empty-bin/terraform is not an executable file'),
+    );
   });
 });
 
@@ -98,7 +111,14 @@ variable "motd" {
 resource "terraform_data" "x" {}
 `;
     assert.deepEqual(readTerraformVariables(source), [
-      { name: 'region', description: 'Where the workspace runs: {braces} and "quotes" are fine', type: 'string', default_value: 'eu-west-1', required: false, sensitive: false },
+      {
+        name: 'region',
+        description: 'Where the workspace runs: {braces} and "quotes" are fine',
+        type: 'string',
+        default_value: 'eu-west-1',
+        required: false,
+        sensitive: false,
+      },
       { name: 'cpus', description: '', type: 'number', default_value: '2', required: false, sensitive: false },
       { name: 'token', description: '', type: 'string', default_value: '', required: true, sensitive: true },
       { name: 'tags', description: '', type: 'string', default_value: '[\n    "a",\n    "b",\n  ]', required: false, sensitive: false },
@@ -119,8 +139,16 @@ describe('terraform provisioner parse', () => {
       'README.md': '# Terraform\n',
     });
     const provisioner = createTerraformProvisioner({ terraformPath: fake });
-    const parseInput = (values: { name: string; value: string }[]) => ({ directory, variableValues: values, log: () => undefined, signal: new AbortController().signal });
-    await assert.rejects(provisioner.parse(parseInput([])), (error: unknown) => error instanceof ProvisionerError && error.code === 'REQUIRED_TEMPLATE_VARIABLES' && /key/.test(error.message));
+    const parseInput = (values: { name: string; value: string }[]) => ({
+      directory,
+      variableValues: values,
+      log: () => undefined,
+      signal: new AbortController().signal,
+    });
+    await assert.rejects(
+      provisioner.parse(parseInput([])),
+      (error: unknown) => error instanceof ProvisionerError && error.code === 'REQUIRED_TEMPLATE_VARIABLES' && /key/.test(error.message),
+    );
     const parsed = await provisioner.parse(parseInput([{ name: 'key', value: 'k-1' }]));
     assert.equal(parsed.readme, '# Terraform\n');
     assert.deepEqual(parsed.variables, [
@@ -138,7 +166,13 @@ describe('terraform provisioner parse', () => {
       ],
       child_modules: [{ resources: [{ mode: 'managed', type: 'local_file', name: 'f' }] }],
     });
-    assert.deepEqual(resources.map((resource) => [resource.type, resource.name, resource.agents.length]), [['terraform_data', 'box', 0], ['local_file', 'f', 0]]);
+    assert.deepEqual(
+      resources.map((resource) => [resource.type, resource.name, resource.agents.length]),
+      [
+        ['terraform_data', 'box', 0],
+        ['local_file', 'f', 0],
+      ],
+    );
   });
 });
 
@@ -170,19 +204,33 @@ output "greeting" {
     const provisioner = createTerraformProvisioner();
     const values = { variableValues: [{ name: 'greeting', value: 'hi' }] };
     const plan = await provisioner.plan(buildInput(directory, 'start', null, [], values));
-    assert.deepEqual(plan.resources.map((resource) => [resource.type, resource.name]), [['terraform_data', 'box']]);
+    assert.deepEqual(
+      plan.resources.map((resource) => [resource.type, resource.name]),
+      [['terraform_data', 'box']],
+    );
 
     const logs: ProvisionerLog[] = [];
     const started = await provisioner.apply(buildInput(directory, 'start', null, logs, values));
-    assert.deepEqual(started.resources.map((resource) => [resource.type, resource.name, resource.agents.length]), [['terraform_data', 'box', 0]]);
-    const state = JSON.parse(started.state.toString('utf8')) as { resources: { instances: { attributes: { input: { value: string } } }[] }[] };
+    assert.deepEqual(
+      started.resources.map((resource) => [resource.type, resource.name, resource.agents.length]),
+      [['terraform_data', 'box', 0]],
+    );
+    const state = JSON.parse(started.state.toString('utf8')) as {
+      resources: { instances: { attributes: { input: { value: string } } }[] }[];
+    };
     assert.equal(state.resources[0]?.instances[0]?.attributes.input.value, 'hi from dev', 'variables and workspace values reach terraform');
-    assert.ok(logs.some((line) => line.stage === 'Starting workspace' && /Apply complete! Resources: 1 added/.test(line.output)), JSON.stringify(logs));
+    assert.ok(
+      logs.some((line) => line.stage === 'Starting workspace' && /Apply complete! Resources: 1 added/.test(line.output)),
+      JSON.stringify(logs),
+    );
     assert.ok(logs.some((line) => line.stage === 'Initializing terraform'));
 
     const againLogs: ProvisionerLog[] = [];
     const again = await provisioner.apply(buildInput(directory, 'start', started.state, againLogs, values));
-    assert.ok(againLogs.some((line) => /Resources: 0 added, 0 changed, 0 destroyed/.test(line.output)), 'the previous state is used');
+    assert.ok(
+      againLogs.some((line) => /Resources: 0 added, 0 changed, 0 destroyed/.test(line.output)),
+      'the previous state is used',
+    );
     assert.equal(again.resources.length, 1);
 
     const stopped = await provisioner.apply(buildInput(directory, 'stop', again.state, [], values));
@@ -193,7 +241,7 @@ output "greeting" {
     assert.equal(deleted.state.length, 0);
   });
 
-  it('fails with terraform\'s own last lines and keeps the state it had', async () => {
+  it("fails with terraform's own last lines and keeps the state it had", async () => {
     const directory = await templateDir({ 'main.tf': 'resource "terraform_data" "x" {\n  input = var.missing\n}\n' });
     const previous = Buffer.from('{"version":4,"terraform_version":"1.5.0","serial":1,"lineage":"x","outputs":{},"resources":[]}');
     await assert.rejects(createTerraformProvisioner().apply(buildInput(directory, 'start', previous)), (error: unknown) => {

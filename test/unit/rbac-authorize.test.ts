@@ -23,7 +23,11 @@ const ORG_B = 'bbbbbbbb-0000-4000-8000-000000000002';
 const ALICE = '11111111-0000-4000-8000-000000000001';
 const BOB = '22222222-0000-4000-8000-000000000002';
 
-function user(siteRoleNames: string[], orgRoles: Record<string, string[]>, extra: Partial<Parameters<typeof userSubject>[0]> = {}): Subject {
+function user(
+  siteRoleNames: string[],
+  orgRoles: Record<string, string[]>,
+  extra: Partial<Parameters<typeof userSubject>[0]> = {},
+): Subject {
   return userSubject({ id: ALICE, siteRoleNames, orgRoles, ...extra });
 }
 

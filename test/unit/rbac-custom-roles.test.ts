@@ -76,16 +76,21 @@ describe('validateCustomOrgRole', () => {
   });
 
   it('refuses site and user permissions', () => {
-    const site = failure(validateCustomOrgRole(owner, ORG_A, body({ site_permissions: [{ negate: false, resource_type: 'template', action: 'read' }] })));
+    const site = failure(
+      validateCustomOrgRole(owner, ORG_A, body({ site_permissions: [{ negate: false, resource_type: 'template', action: 'read' }] })),
+    );
     assert.equal(site.message, 'Invalid request, not allowed to assign site wide permissions for an organization role.');
     assert.equal(site.detail, 'organization scoped roles may not contain site wide permissions');
-    const user = failure(validateCustomOrgRole(owner, ORG_A, body({ user_permissions: [{ negate: false, resource_type: 'api_key', action: 'read' }] })));
+    const user = failure(
+      validateCustomOrgRole(owner, ORG_A, body({ user_permissions: [{ negate: false, resource_type: 'api_key', action: 'read' }] })),
+    );
     assert.equal(user.message, 'Invalid request, not allowed to assign user permissions for an organization role.');
     assert.equal(user.detail, 'organization scoped roles may not contain user permissions');
   });
 
   it('refuses invalid, negative and wildcard permissions', () => {
-    const perm = (negate: boolean, resource_type: string, action: string) => body({ organization_permissions: [{ negate, resource_type, action }] });
+    const perm = (negate: boolean, resource_type: string, action: string) =>
+      body({ organization_permissions: [{ negate, resource_type, action }] });
     const detail = (b: CustomRoleBody) => {
       const f = failure(validateCustomOrgRole(owner, ORG_A, b));
       assert.equal(f.message, 'Failed to update role permissions');
@@ -105,7 +110,10 @@ describe('validateCustomOrgRole', () => {
       'invalid permission for action="ssh" type="workspace", not allowed to grant this permission',
     );
     // An org admin holds nothing in another org; the owner holds it everywhere.
-    assert.equal(failure(validateCustomOrgRole(orgAdmin, ORG_B, body())).detail, 'invalid permission for action="read" type="template", not allowed to grant this permission');
+    assert.equal(
+      failure(validateCustomOrgRole(orgAdmin, ORG_B, body())).detail,
+      'invalid permission for action="read" type="template", not allowed to grant this permission',
+    );
     assert.equal(validateCustomOrgRole(owner, ORG_A, escalate).ok, true);
   });
 });

@@ -63,7 +63,14 @@ function pickSome<T>(rand: () => number, items: readonly T[], p: number): T[] {
 }
 
 function randomSubject(rand: () => number): Subject {
-  const siteRoleNames = [...pickSome(rand, ASSIGNABLE_SITE_ROLES, 0.2), ...pickSome(rand, CUSTOM_SITE_ROLES.map((r) => r.name), 0.2)];
+  const siteRoleNames = [
+    ...pickSome(rand, ASSIGNABLE_SITE_ROLES, 0.2),
+    ...pickSome(
+      rand,
+      CUSTOM_SITE_ROLES.map((r) => r.name),
+      0.2,
+    ),
+  ];
   const orgRoles: Record<string, string[]> = {};
   for (const orgId of ORGS) {
     if (rand() < 0.35) continue;
@@ -138,10 +145,27 @@ describe('listFilter', () => {
 
   it('is empty when the scope forbids the action or a site-level negative applies', () => {
     const scoped = userSubject({ id: ME, siteRoleNames: ['owner'], orgRoles: {}, scope: 'application_connect' });
-    assert.deepEqual(listFilter(scoped, 'read', 'workspace'), { all: false, orgIds: [], ownerId: null, ownerOrgIds: [], ownerNoOrg: false });
+    assert.deepEqual(listFilter(scoped, 'read', 'workspace'), {
+      all: false,
+      orgIds: [],
+      ownerId: null,
+      ownerOrgIds: [],
+      ownerNoOrg: false,
+    });
     assert.equal(listFilter(scoped, 'application_connect', 'workspace').all, true);
 
-    const locked = userSubject({ id: ME, siteRoleNames: ['locked'], orgRoles: { [ORGS[0] ?? '']: ['organization-admin'] }, customRoles: CUSTOM_ROLES });
-    assert.deepEqual(listFilter(locked, 'update', 'template'), { all: false, orgIds: [], ownerId: null, ownerOrgIds: [], ownerNoOrg: false });
+    const locked = userSubject({
+      id: ME,
+      siteRoleNames: ['locked'],
+      orgRoles: { [ORGS[0] ?? '']: ['organization-admin'] },
+      customRoles: CUSTOM_ROLES,
+    });
+    assert.deepEqual(listFilter(locked, 'update', 'template'), {
+      all: false,
+      orgIds: [],
+      ownerId: null,
+      ownerOrgIds: [],
+      ownerNoOrg: false,
+    });
   });
 });

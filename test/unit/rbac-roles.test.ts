@@ -132,7 +132,11 @@ describe('subjects', () => {
   const custom: Role = { name: 'ops', display_name: 'Ops', organization_id: ORG_A, site: [], org: [], user: [] };
 
   it('adds member and organization-member implicitly and skips unknown names', () => {
-    const s = userSubject({ id: ALICE, siteRoleNames: ['auditor', 'nonsense', 'organization-admin'], orgRoles: { [ORG_A]: ['organization-admin', 'owner'], [ORG_B]: [] } });
+    const s = userSubject({
+      id: ALICE,
+      siteRoleNames: ['auditor', 'nonsense', 'organization-admin'],
+      orgRoles: { [ORG_A]: ['organization-admin', 'owner'], [ORG_B]: [] },
+    });
     assert.deepEqual(
       s.roles.map((r) => `${r.name}@${r.organization_id}`),
       ['member@', 'auditor@', `organization-member@${ORG_A}`, `organization-admin@${ORG_A}`, `organization-member@${ORG_B}`],

@@ -49,7 +49,10 @@ describe('parseWeeklySchedule', () => {
   });
 
   it('refuses an unknown zone with the reference text', () => {
-    assert.equal(parseMessage('CRON_TZ=Mars/Olympus 30 9 * * 1'), 'parse schedule: provided bad location Mars/Olympus: unknown time zone Mars/Olympus');
+    assert.equal(
+      parseMessage('CRON_TZ=Mars/Olympus 30 9 * * 1'),
+      'parse schedule: provided bad location Mars/Olympus: unknown time zone Mars/Olympus',
+    );
     assert.match(parseMessage('CRON_TZ=+01:00 30 9 * * 1'), /bad location/);
   });
 
@@ -59,7 +62,10 @@ describe('parseWeeklySchedule', () => {
   });
 
   it('requires five fields', () => {
-    assert.equal(parseMessage('30 9 * *'), 'validate weekly schedule: expected schedule to consist of 5 fields with an optional CRON_TZ=<timezone> prefix');
+    assert.equal(
+      parseMessage('30 9 * *'),
+      'validate weekly schedule: expected schedule to consist of 5 fields with an optional CRON_TZ=<timezone> prefix',
+    );
     assert.match(parseMessage('@daily'), /5 fields/);
   });
 
@@ -82,7 +88,10 @@ describe('parseDailySchedule', () => {
     const quiet = parseDailySchedule('CRON_TZ=Asia/Tokyo 0 2 * * *');
     assert.equal(quiet.timezone, 'Asia/Tokyo');
     assert.equal(quiet.weekdays.size, 7);
-    assert.equal(parseMessage('CRON_TZ=UTC 0 0 * * 1', parseDailySchedule), 'validate daily schedule: expected day-of-month, month and day-of-week to be *');
+    assert.equal(
+      parseMessage('CRON_TZ=UTC 0 0 * * 1', parseDailySchedule),
+      'validate daily schedule: expected day-of-month, month and day-of-week to be *',
+    );
   });
 });
 

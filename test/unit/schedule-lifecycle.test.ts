@@ -22,7 +22,13 @@ function input(overrides: Overrides = {}): LifecycleInput {
   return {
     now: overrides.now ?? at('2024-06-05T12:00:00Z'),
     ownerStatus: overrides.ownerStatus ?? 'active',
-    workspace: { autostartSchedule: null, lastUsedAt: at('2024-06-05T11:00:00Z'), dormantAt: null, deletingAt: null, ...overrides.workspace },
+    workspace: {
+      autostartSchedule: null,
+      lastUsedAt: at('2024-06-05T11:00:00Z'),
+      dormantAt: null,
+      deletingAt: null,
+      ...overrides.workspace,
+    },
     latestBuild: {
       transition: 'start',
       createdAt: at('2024-06-05T08:00:00Z'),
@@ -32,7 +38,14 @@ function input(overrides: Overrides = {}): LifecycleInput {
       jobCompletedAt: at('2024-06-05T08:01:00Z'),
       ...overrides.latestBuild,
     },
-    template: { allowUserAutostart: true, autostartDays: ALL_DAYS, failureTtlMs: 0, timeTilDormantMs: 0, timeTilDormantAutodeleteMs: 0, ...overrides.template },
+    template: {
+      allowUserAutostart: true,
+      autostartDays: ALL_DAYS,
+      failureTtlMs: 0,
+      timeTilDormantMs: 0,
+      timeTilDormantAutodeleteMs: 0,
+      ...overrides.template,
+    },
   };
 }
 
@@ -78,7 +91,11 @@ describe('decideTransition: autostart', () => {
   it('starts once per scheduled time, not twice', () => {
     const now = at('2024-06-05T08:31:00Z');
     // The next tick sees the autostart build as the latest one: nothing more to do.
-    const started = input({ ...stopped, now, latestBuild: { transition: 'start', createdAt: at('2024-06-05T08:30:00Z'), jobCompletedAt: at('2024-06-05T08:30:30Z') } });
+    const started = input({
+      ...stopped,
+      now,
+      latestBuild: { transition: 'start', createdAt: at('2024-06-05T08:30:00Z'), jobCompletedAt: at('2024-06-05T08:30:30Z') },
+    });
     assert.deepEqual(decideTransition(started), NOTHING);
     // Stopped again by hand after this morning's time: the next start is tomorrow's.
     const stoppedAgain = { ...stopped.latestBuild, createdAt: at('2024-06-05T08:45:00Z') };
@@ -136,7 +153,11 @@ describe('decideTransition: dormancy and deletion', () => {
 
   it('deletes a dormant workspace after its deleting_at', () => {
     const dormantAt = at('2024-05-01T00:00:00Z');
-    const workspace = { lastUsedAt: at('2024-04-01T00:00:00Z'), dormantAt, deletingAt: deletingAtFor(dormantAt, template.timeTilDormantAutodeleteMs) };
+    const workspace = {
+      lastUsedAt: at('2024-04-01T00:00:00Z'),
+      dormantAt,
+      deletingAt: deletingAtFor(dormantAt, template.timeTilDormantAutodeleteMs),
+    };
     assert.equal(workspace.deletingAt?.toISOString(), '2024-05-31T00:00:00.000Z');
     const latestBuild = { transition: 'stop' as const };
     assert.deepEqual(decideTransition(input({ template, workspace, latestBuild, now: at('2024-05-31T00:00:00Z') })), NOTHING);

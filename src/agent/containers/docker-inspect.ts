@@ -34,7 +34,9 @@ export function convertDockerInspect(json: string): ConvertedContainers {
   }
   if (!Array.isArray(entries)) return { containers: [], warnings: ['docker inspect printed JSON that is not an array'] };
   const warnings: string[] = [];
-  const containers = (entries as DockerInspectEntry[]).filter((entry) => typeof entry?.Id === 'string').map((entry) => convertEntry(entry, warnings));
+  const containers = (entries as DockerInspectEntry[])
+    .filter((entry) => typeof entry?.Id === 'string')
+    .map((entry) => convertEntry(entry, warnings));
   return { containers, warnings };
 }
 
@@ -57,12 +59,20 @@ function convertEntry(entry: DockerInspectEntry, warnings: string[]): WorkspaceA
 }
 
 function containerStatus(state: NonNullable<DockerInspectEntry['State']>): string {
-  let status = state.Running === true ? 'running' : state.ExitCode !== undefined && state.ExitCode !== 0 ? `exited with code ${state.ExitCode}` : 'exited successfully';
+  let status =
+    state.Running === true
+      ? 'running'
+      : state.ExitCode !== undefined && state.ExitCode !== 0
+        ? `exited with code ${state.ExitCode}`
+        : 'exited successfully';
   if (state.Error !== undefined && state.Error !== '') status += `: ${state.Error}`;
   return status;
 }
 
-function convertPorts(ports: NonNullable<NonNullable<DockerInspectEntry['NetworkSettings']>['Ports']>, warnings: string[]): WorkspaceAgentContainer['ports'] {
+function convertPorts(
+  ports: NonNullable<NonNullable<DockerInspectEntry['NetworkSettings']>['Ports']>,
+  warnings: string[],
+): WorkspaceAgentContainer['ports'] {
   const out: WorkspaceAgentContainer['ports'] = [];
   // host port → container port already published on a loopback or unspecified address.
   const loopbackMappings = new Map<number, number>();

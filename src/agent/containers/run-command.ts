@@ -48,7 +48,10 @@ export function runCommand(file: string, args: readonly string[], options: RunCo
     }
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const streams = Promise.all([collect(child.stdout, stdout, 'stdout', options.onLine), collect(child.stderr, stderr, 'stderr', options.onLine)]);
+    const streams = Promise.all([
+      collect(child.stdout, stdout, 'stdout', options.onLine),
+      collect(child.stderr, stderr, 'stderr', options.onLine),
+    ]);
     if (options.timeoutMs !== undefined) {
       timer = setTimeout(() => {
         timedOut = true;
@@ -71,7 +74,12 @@ function startFailure(error: unknown): CommandResult {
   return { kind: 'failed', message: errno instanceof Error ? errno.message : String(error) };
 }
 
-async function collect(stream: Readable | null, into: string[], name: 'stdout' | 'stderr', onLine: RunCommandOptions['onLine']): Promise<void> {
+async function collect(
+  stream: Readable | null,
+  into: string[],
+  name: 'stdout' | 'stderr',
+  onLine: RunCommandOptions['onLine'],
+): Promise<void> {
   if (stream === null) return;
   stream.setEncoding('utf8');
   if (onLine === undefined) {

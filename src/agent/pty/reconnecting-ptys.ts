@@ -90,7 +90,12 @@ export class ReconnectingPtys {
       cwd: this.#options.directory,
       env: { ...this.#options.env, TERM: 'xterm-256color' },
     });
-    const session: Session = { pty, replay: new ReplayBuffer(this.#options.replayBytes ?? DEFAULT_REPLAY_BYTES), attached: new Set(), idleTimer: undefined };
+    const session: Session = {
+      pty,
+      replay: new ReplayBuffer(this.#options.replayBytes ?? DEFAULT_REPLAY_BYTES),
+      attached: new Set(),
+      idleTimer: undefined,
+    };
     this.#sessions.set(target.reconnect, session);
     pty.onData((text) => {
       const output = Buffer.from(text, 'utf8');

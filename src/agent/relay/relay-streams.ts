@@ -42,7 +42,9 @@ export class RelayStreams {
 
   /** Opens one stream; failures are told to the daemon (and so the client) and logged, never thrown. */
   open(streamId: string, target: RelayTarget): void {
-    void this.#connect(streamId, target).catch((error: unknown) => this.#options.logger.warn({ err: error, stream: streamId, target: target.kind }, 'could not open a relay stream'));
+    void this.#connect(streamId, target).catch((error: unknown) =>
+      this.#options.logger.warn({ err: error, stream: streamId, target: target.kind }, 'could not open a relay stream'),
+    );
   }
 
   /** Closes every open stream. */
@@ -57,7 +59,11 @@ export class RelayStreams {
         tcp = await connectLocal(target.port);
       } catch (error) {
         const socket = await this.#dial(streamId);
-        closeStream(socket, RelayCloseCode.targetUnreachable, `nothing accepts connections on port ${target.port} in the workspace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        closeStream(
+          socket,
+          RelayCloseCode.targetUnreachable,
+          `nothing accepts connections on port ${target.port} in the workspace (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+        );
         return;
       }
       const socket = await this.#dial(streamId).catch((error: unknown) => {

@@ -30,7 +30,12 @@ export interface AgentSshServer {
 }
 
 /** Methods we offer after a refusal; only hostbased (which needs a host key we would not check) is refused. */
-const AUTH_METHODS: ('none' | 'password' | 'publickey' | 'keyboard-interactive')[] = ['none', 'password', 'publickey', 'keyboard-interactive'];
+const AUTH_METHODS: ('none' | 'password' | 'publickey' | 'keyboard-interactive')[] = [
+  'none',
+  'password',
+  'publickey',
+  'keyboard-interactive',
+];
 
 /**
  * Creates the SSH server of the workspace agent. The daemon has already decided that the user may SSH

@@ -9,7 +9,9 @@ export class LazySshServer implements SshAcceptor {
   #loaded: AgentSshServer | undefined;
   #closed = false;
 
-  constructor(private readonly options: { readonly directory: string; readonly env: Readonly<Record<string, string>>; readonly logger: AgentLogger }) {}
+  constructor(
+    private readonly options: { readonly directory: string; readonly env: Readonly<Record<string, string>>; readonly logger: AgentLogger },
+  ) {}
 
   get sessionCounts(): AgentSshServer['sessionCounts'] {
     return this.#loaded?.sessionCounts ?? { ssh: 0, vscode: 0, jetbrains: 0 };

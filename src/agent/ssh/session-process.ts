@@ -52,7 +52,7 @@ let ptyModule: Promise<typeof import('node-pty')> | undefined;
  * broken build fails only the sessions that need a terminal.
  */
 function loadPty(): Promise<typeof import('node-pty')> {
-  ptyModule ??= import('node-pty').then((loaded) => ((loaded as { default?: typeof import('node-pty') }).default ?? loaded));
+  ptyModule ??= import('node-pty').then((loaded) => (loaded as { default?: typeof import('node-pty') }).default ?? loaded);
   return ptyModule;
 }
 
@@ -95,7 +95,8 @@ export function startSessionProcess(channel: ServerChannel, spec: SessionProcess
 
   const fail = (err: unknown): void => {
     logger.warn({ err: errorMessage(err), file: spec.file }, 'ssh session process failed to start');
-    if (channel.stderr.writable) channel.stderr.write(`cove: cannot run ${spec.file} in ${spec.cwd}: ${errorMessage(err)}${spec.pty ? '\r\n' : '\n'}`);
+    if (channel.stderr.writable)
+      channel.stderr.write(`cove: cannot run ${spec.file} in ${spec.cwd}: ${errorMessage(err)}${spec.pty ? '\r\n' : '\n'}`);
     report(NOT_STARTED, null);
   };
 

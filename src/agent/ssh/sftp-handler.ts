@@ -1,5 +1,22 @@
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { chmod, chown, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, stat, symlink, truncate, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  realpath,
+  rename,
+  rmdir,
+  stat,
+  symlink,
+  truncate,
+  unlink,
+  utimes,
+  type FileHandle,
+} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import ssh2 from 'ssh2';
 import type { Attributes, FileEntry, SFTPWrapper } from 'ssh2';
@@ -335,12 +352,26 @@ function longName(name: string, stats: Stats): string {
   const day = String(date.getDate()).padStart(2);
   const sixMonths = 182 * 24 * 3600 * 1000;
   const recent = Math.abs(Date.now() - stats.mtimeMs) < sixMonths;
-  const when = recent ? `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}` : ` ${date.getFullYear()}`;
+  const when = recent
+    ? `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`
+    : ` ${date.getFullYear()}`;
   return `${modeString(stats)} ${String(stats.nlink).padStart(3)} ${String(stats.uid).padEnd(8)} ${String(stats.gid).padEnd(8)} ${String(stats.size).padStart(8)} ${month} ${day} ${when} ${name}`;
 }
 
 function modeString(stats: Stats): string {
-  const type = stats.isDirectory() ? 'd' : stats.isSymbolicLink() ? 'l' : stats.isCharacterDevice() ? 'c' : stats.isBlockDevice() ? 'b' : stats.isFIFO() ? 'p' : stats.isSocket() ? 's' : '-';
+  const type = stats.isDirectory()
+    ? 'd'
+    : stats.isSymbolicLink()
+      ? 'l'
+      : stats.isCharacterDevice()
+        ? 'c'
+        : stats.isBlockDevice()
+          ? 'b'
+          : stats.isFIFO()
+            ? 'p'
+            : stats.isSocket()
+              ? 's'
+              : '-';
   const mode = stats.mode;
   const triple = (shift: number, special: number, specialChar: string): string => {
     const bits = (mode >> shift) & 7;

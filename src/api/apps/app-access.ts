@@ -11,7 +11,8 @@ import type { RequestAuth } from '../plugins/authentication.js';
  * Who opens an app: a signed-in user, or nobody. A token that does not authenticate makes the
  * caller anonymous, with the reason kept for the 401 a non-public app answers.
  */
-export type AppViewer = { readonly kind: 'user'; readonly auth: RequestAuth } | { readonly kind: 'anonymous'; readonly refused?: HttpProblem };
+export type AppViewer =
+  { readonly kind: 'user'; readonly auth: RequestAuth } | { readonly kind: 'anonymous'; readonly refused?: HttpProblem };
 
 /**
  * Optional authentication, for routes that public apps must serve to anyone: a token becomes a

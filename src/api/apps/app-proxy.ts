@@ -10,7 +10,14 @@ import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token
 import { appAccess, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
-import { APP_CONNECT_PARAM, APP_SESSION_COOKIE, appSessionCookie, decryptAppConnectKey, readCookie, withoutCookies } from './app-session-cookie.js';
+import {
+  APP_CONNECT_PARAM,
+  APP_SESSION_COOKIE,
+  appSessionCookie,
+  decryptAppConnectKey,
+  readCookie,
+  withoutCookies,
+} from './app-session-cookie.js';
 import { endToEndHeaders, forwardOverStream, streamDuplex, type UpgradeSide } from './http-over-stream.js';
 
 /**
@@ -127,7 +134,8 @@ class AppProxy {
     const header = request.headers[SESSION_HEADER];
     const token = typeof header === 'string' && header !== '' ? header : readCookie(request.headers.cookie, APP_SESSION_COOKIE);
     const viewer = await viewerOf(this.#context, token, request.ip);
-    const resolved = target.owner.toLowerCase() === 'me' ? (viewer.kind === 'user' ? 'hidden' : 'sign-in') : await this.#authorized(target, viewer);
+    const resolved =
+      target.owner.toLowerCase() === 'me' ? (viewer.kind === 'user' ? 'hidden' : 'sign-in') : await this.#authorized(target, viewer);
     if (resolved === 'hidden') throw notFound();
     if (resolved === 'sign-in') {
       // Only a page load can follow the hand-off; a form post or a WebSocket is told to sign in.
@@ -191,9 +199,20 @@ class AppProxy {
         connection,
         request.raw,
         reply.raw,
-        { method, path: upstreamPath(upstream, options), headers: upstreamHeaders(request, upstream, upgrade !== undefined), https: upstream.https, servername: upstream.host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '') },
+        {
+          method,
+          path: upstreamPath(upstream, options),
+          headers: upstreamHeaders(request, upstream, upgrade !== undefined),
+          https: upstream.https,
+          servername: upstream.host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
+        },
         (error) => {
-          writeProblem(reply.raw, 502, 'The workspace app did not answer.', `The connection to port ${upstream.port} in workspace "${label}" failed: ${error.message}`);
+          writeProblem(
+            reply.raw,
+            502,
+            'The workspace app did not answer.',
+            `The connection to port ${upstream.port} in workspace "${label}" failed: ${error.message}`,
+          );
           if (upgrade) reply.raw.once('finish', () => upgrade.socket.destroy());
         },
         upgrade,
@@ -266,7 +285,12 @@ function upstreamHeaders(request: FastifyRequest, upstream: Upstream, upgrade: b
   headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${request.ip}` : request.ip;
   headers['x-forwarded-host'] = request.headers.host ?? '';
   headers['x-forwarded-proto'] = request.protocol;
-  if (String(request.headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) headers['transfer-encoding'] = 'chunked';
+  if (
+    String(request.headers['transfer-encoding'] ?? '')
+      .toLowerCase()
+      .includes('chunked')
+  )
+    headers['transfer-encoding'] = 'chunked';
   if (upgrade) {
     headers['connection'] = 'Upgrade';
     headers['upgrade'] = request.headers.upgrade ?? 'websocket';

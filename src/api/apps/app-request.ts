@@ -105,7 +105,10 @@ export function appLabel(slugOrPort: string, agent: string, workspace: string, o
 
 /** The wildcard host pattern of a `--wildcard-access-url` value (`*.apps.example.com`), '' when unset. */
 export function wildcardHost(wildcardAccessUrl: string): string {
-  const trimmed = wildcardAccessUrl.trim().replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  const trimmed = wildcardAccessUrl
+    .trim()
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/\/.*$/, '');
   return trimmed.includes('*') ? trimmed.toLowerCase() : '';
 }
 

@@ -3,7 +3,13 @@ import { SHARE_LEVELS, type ShareLevel } from '../../domain/port-sharing.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
 import { getUserByUsername } from '../../store/queries/users.js';
-import { getWorkspaceByOwnerAndName, latestBuilds, listAgentsOfResources, type WorkspaceAgentRow, type WorkspaceRow } from '../../store/queries/workspaces.js';
+import {
+  getWorkspaceByOwnerAndName,
+  latestBuilds,
+  listAgentsOfResources,
+  type WorkspaceAgentRow,
+  type WorkspaceRow,
+} from '../../store/queries/workspaces.js';
 import type { Store } from '../../store/store.js';
 import { parsePort, type AppTarget } from './app-request.js';
 
@@ -47,7 +53,10 @@ export async function resolveApp(store: Store, target: AppTarget): Promise<Resol
   const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
   if (!build) return undefined;
   const resources = await listResourcesOfJobs(db, [build.job_id]);
-  const agents = await listAgentsOfResources(db, resources.map((resource) => resource.id));
+  const agents = await listAgentsOfResources(
+    db,
+    resources.map((resource) => resource.id),
+  );
   const named = target.agent === undefined ? undefined : agents.find((agent) => agent.name.toLowerCase() === target.agent?.toLowerCase());
   if (target.agent !== undefined && !named) return undefined;
   const agent = named ?? (agents.length === 1 ? agents[0] : undefined);
@@ -98,7 +107,9 @@ function appUpstream(slug: string, url: string, external: boolean): Upstream | H
     });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return new HttpProblem(502, `App "${slug}" has no URL the proxy can reach.`, { detail: `Only http and https apps are proxied, not "${parsed.protocol}".` });
+    return new HttpProblem(502, `App "${slug}" has no URL the proxy can reach.`, {
+      detail: `Only http and https apps are proxied, not "${parsed.protocol}".`,
+    });
   }
   if (!LOOPBACK_HOSTS.has(parsed.hostname.toLowerCase())) {
     return new HttpProblem(502, `App "${slug}" points outside its workspace.`, {

@@ -52,7 +52,8 @@ export function decryptAppConnectKey(signingKey: Buffer, text: string, host: str
     decipher.setAuthTag(bytes.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
     const plain = Buffer.concat([decipher.update(bytes.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     const payload = JSON.parse(plain) as Partial<Payload>;
-    if (typeof payload.t !== 'string' || payload.h !== normalHost(host) || typeof payload.e !== 'number' || payload.e <= now.getTime()) return undefined;
+    if (typeof payload.t !== 'string' || payload.h !== normalHost(host) || typeof payload.e !== 'number' || payload.e <= now.getTime())
+      return undefined;
     return payload.t;
   } catch {
     return undefined;
@@ -65,7 +66,13 @@ function normalHost(host: string): string {
 
 /** The `Set-Cookie` value that gives an app host its session. */
 export function appSessionCookie(token: string, maxAgeSeconds: number, secure: boolean): string {
-  const attributes = ['Path=/', `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])];
+  const attributes = [
+    'Path=/',
+    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(secure ? ['Secure'] : []),
+  ];
   return `${APP_SESSION_COOKIE}=${token}; ${attributes.join('; ')}`;
 }
 

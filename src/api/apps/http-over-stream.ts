@@ -1,4 +1,10 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
@@ -90,7 +96,11 @@ export function forwardOverStream(
   upgrade?: UpgradeSide,
 ): Promise<void> {
   const socket: Duplex = upstream.https
-    ? tlsConnect({ socket: connection, rejectUnauthorized: false, ...(isIP(upstream.servername) === 0 && upstream.servername !== '' ? { servername: upstream.servername } : {}) })
+    ? tlsConnect({
+        socket: connection,
+        rejectUnauthorized: false,
+        ...(isIP(upstream.servername) === 0 && upstream.servername !== '' ? { servername: upstream.servername } : {}),
+      })
     : connection;
   return new Promise<void>((resolve) => {
     let settled = false;

@@ -38,7 +38,10 @@ export function toWireTemplateVersion(
  */
 export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResource {
   const agents = parseJson<PlannedAgent[]>(row.planned_agents, []);
-  return toWireResource(row, agents.map((agent, index) => plannedAgent(row, agent, index)));
+  return toWireResource(
+    row,
+    agents.map((agent, index) => plannedAgent(row, agent, index)),
+  );
 }
 
 /** A resource row as the API shows it, with the agents given. */

@@ -21,12 +21,17 @@ export function requireAgentAuthentication(app: FastifyInstance, context: ApiCon
   app.decorateRequest('agent', undefined);
   app.addHook('onRequest', async (request) => {
     const token = presentedToken(request);
-    if (!token) throw new HttpProblem(401, 'Workspace agent token required.', { detail: 'Send the agent token in the Service-Session-Token header.' });
+    if (!token)
+      throw new HttpProblem(401, 'Workspace agent token required.', {
+        detail: 'Send the agent token in the Service-Session-Token header.',
+      });
     const found = await getAgentByTokenHash(context.store.db, createHash('sha256').update(token).digest('hex'));
-    if (!found) throw new HttpProblem(401, 'Workspace agent not authorized.', { detail: 'The token is not the token of any workspace agent.' });
+    if (!found)
+      throw new HttpProblem(401, 'Workspace agent not authorized.', { detail: 'The token is not the token of any workspace agent.' });
     if (!(await agentBuildIsCurrent(context.store.db, found.workspace.id, found.build.id))) {
       throw new HttpProblem(401, 'Workspace agent not authorized.', {
-        detail: 'The agent belongs to a build that is no longer the latest build of a live workspace; agents of newer builds have new tokens.',
+        detail:
+          'The agent belongs to a build that is no longer the latest build of a live workspace; agents of newer builds have new tokens.',
       });
     }
     request.agent = found;

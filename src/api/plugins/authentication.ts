@@ -27,11 +27,16 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
     const authenticated = await authenticate(context.store, context.values, presentedToken(request), request.ip);
     // Routes that read the caller directly (`/users/me`) would otherwise let an app-only key through.
     if (authenticated.subject.scope === 'application_connect') {
-      throw new HttpProblem(403, 'This token may only be used to open workspace apps.', { detail: 'It was issued for an app host; sign in with "cove login" for the API.' });
+      throw new HttpProblem(403, 'This token may only be used to open workspace apps.', {
+        detail: 'It was issued for an app host; sign in with "cove login" for the API.',
+      });
     }
     request.auth = { ...authenticated, store: context.store.as(authenticated.subject) };
   });
-  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
+  app.addHook(
+    'onRequest',
+    rateLimitHook(context.rateLimits, (limits) => limits.api),
+  );
 }
 
 /** The caller of an authenticated route. Throws if a route forgot to require authentication. */

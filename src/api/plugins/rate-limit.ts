@@ -61,5 +61,9 @@ function bypassed(request: FastifyRequest): boolean {
 }
 
 function setHeaders(reply: FastifyReply, limit: number, remaining: number, resetAt: number): void {
-  void reply.headers({ 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(resetAt) });
+  void reply.headers({
+    'x-ratelimit-limit': String(limit),
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(resetAt),
+  });
 }

@@ -127,7 +127,13 @@ export class AgentRelay {
     const link = this.#links.get(agentId);
     if (!link) return Promise.reject(new RelayStreamError(RelayCloseCode.agentGone, 'the agent is not connected'));
     const streamId = randomUUID();
-    const opened = this.#wait(this.#streams, streamId, agentId, timeoutMs, () => new RelayStreamError(RelayCloseCode.agentTimeout, 'the agent did not open the stream in time'));
+    const opened = this.#wait(
+      this.#streams,
+      streamId,
+      agentId,
+      timeoutMs,
+      () => new RelayStreamError(RelayCloseCode.agentTimeout, 'the agent did not open the stream in time'),
+    );
     link.send({ type: 'open_stream', stream_id: streamId, target });
     return opened;
   }
@@ -145,7 +151,12 @@ export class AgentRelay {
     const early: Buffer[] = [];
     const onClose = (code: number, reason: Buffer): void => {
       socket.off('message', onMessage);
-      pending.reject(new RelayStreamError(code >= 4000 ? code : RelayCloseCode.targetUnreachable, reason.toString('utf8') || 'the agent closed the stream'));
+      pending.reject(
+        new RelayStreamError(
+          code >= 4000 ? code : RelayCloseCode.targetUnreachable,
+          reason.toString('utf8') || 'the agent closed the stream',
+        ),
+      );
     };
     // Messages can follow the ready frame in the same read; they wait here until the pipe takes them.
     const onMessage = (data: RawData, isBinary: boolean): void => {
@@ -176,11 +187,25 @@ export class AgentRelay {
   }
 
   /** Asks the agent a question; rejects with an HttpProblem carrying the agent's answer or the timeout. */
-  async request<T>(agentId: string, method: AgentRequestMethod, params: Record<string, string> = {}, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  async request<T>(
+    agentId: string,
+    method: AgentRequestMethod,
+    params: Record<string, string> = {},
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<T> {
     const link = this.#links.get(agentId);
     if (!link) throw new HttpProblem(400, 'Agent state is "disconnected", it must be in the "connected" state.');
     const requestId = randomUUID();
-    const answered = this.#wait(this.#requests, requestId, agentId, timeoutMs, () => new HttpProblem(504, 'The workspace agent did not answer in time.', { detail: `No answer to "${method}" within ${timeoutMs / 1000} s.` }));
+    const answered = this.#wait(
+      this.#requests,
+      requestId,
+      agentId,
+      timeoutMs,
+      () =>
+        new HttpProblem(504, 'The workspace agent did not answer in time.', {
+          detail: `No answer to "${method}" within ${timeoutMs / 1000} s.`,
+        }),
+    );
     link.send({ type: 'request', request_id: requestId, method, params });
     return (await answered) as T;
   }

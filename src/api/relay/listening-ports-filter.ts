@@ -5,7 +5,9 @@ import type { AgentWithOwners } from '../../store/queries/workspace-agents.js';
 /** Ports below this are never shown, as in the reference. */
 const MINIMUM_PORT = 9;
 /** Well-known service ports the reference leaves out of the list: nobody forwards to these to preview a web app. */
-const IGNORED_PORTS: ReadonlySet<number> = new Set([20, 21, 22, 23, 25, 53, 110, 143, 179, 389, 636, 465, 587, 989, 990, 993, 995, 3306, 3389, 5432, 27017, 27018, 27019, 28017]);
+const IGNORED_PORTS: ReadonlySet<number> = new Set([
+  20, 21, 22, 23, 25, 53, 110, 143, 179, 389, 636, 465, 587, 989, 990, 993, 995, 3306, 3389, 5432, 27017, 27018, 27019, 28017,
+]);
 const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '0.0.0.0', '[::1]', '[::]']);
 
 /**

@@ -45,24 +45,43 @@ export async function dialReplica(url: string, token: string | undefined): Promi
     socket.once('unexpected-response', (_request, response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      response.on('end', () => reject(new RelayStreamError(RelayCloseCode.agentGone, messageOf(body) ?? `the replica holding the agent refused the stream (HTTP ${response.statusCode})`)));
+      response.on('end', () =>
+        reject(
+          new RelayStreamError(
+            RelayCloseCode.agentGone,
+            messageOf(body) ?? `the replica holding the agent refused the stream (HTTP ${response.statusCode})`,
+          ),
+        ),
+      );
     });
-    socket.once('error', (error) => reject(new RelayStreamError(RelayCloseCode.agentGone, `the replica holding the agent cannot be reached: ${error.message}`)));
+    socket.once('error', (error) =>
+      reject(new RelayStreamError(RelayCloseCode.agentGone, `the replica holding the agent cannot be reached: ${error.message}`)),
+    );
   });
 }
 
 /** Answers an HTTP request with what the replica holding the agent answers to the same request. */
-export async function forwardHttp(request: FastifyRequest, reply: FastifyReply, url: string, token: string | undefined): Promise<FastifyReply> {
+export async function forwardHttp(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: string,
+  token: string | undefined,
+): Promise<FastifyReply> {
   const headers: Record<string, string> = { [RELAYED_HEADER]: '1', accept: 'application/json' };
   if (token) headers[SESSION_HEADER] = token;
   let response: Response;
   try {
     response = await fetch(url, { method: request.method, headers, signal: AbortSignal.timeout(35_000) });
   } catch (error) {
-    return reply.code(502).send({ message: 'The replica holding the workspace agent cannot be reached.', detail: (error as Error).message });
+    return reply
+      .code(502)
+      .send({ message: 'The replica holding the workspace agent cannot be reached.', detail: (error as Error).message });
   }
   const body = await response.text();
-  return reply.code(response.status).type(response.headers.get('content-type') ?? 'application/json').send(body);
+  return reply
+    .code(response.status)
+    .type(response.headers.get('content-type') ?? 'application/json')
+    .send(body);
 }
 
 function messageOf(body: string): string | undefined {

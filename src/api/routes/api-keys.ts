@@ -3,13 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { maxTokenLifetimeMs, createToken } from '../../domain/tokens.js';
 import { msToNs } from '../../lib/duration.js';
 import { NotFoundError } from '../../lib/errors.js';
-import {
-  ApiKey,
-  ApiKeyWithOwner,
-  CreateTokenRequest,
-  GenerateApiKeyResponse,
-  TokenConfig,
-} from '../../sdk/wire/index.js';
+import { ApiKey, ApiKeyWithOwner, CreateTokenRequest, GenerateApiKeyResponse, TokenConfig } from '../../sdk/wire/index.js';
 import { getUserById } from '../../store/queries/users.js';
 import type { ApiContext } from '../context.js';
 import { toWireApiKey } from '../convert/api-key.js';
@@ -58,28 +52,20 @@ export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): P
     },
   );
 
-  app.get(
-    '/users/:user/keys/tokens/tokenconfig',
-    { schema: { params: UserParam, response: { 200: TokenConfig } } },
-    async (request) => {
-      const { store } = authOf(request);
-      const owner = await store.getUser((request.params as { user: string }).user);
-      return { max_token_lifetime: msToNs(maxTokenLifetimeMs(context.values, owner)) };
-    },
-  );
+  app.get('/users/:user/keys/tokens/tokenconfig', { schema: { params: UserParam, response: { 200: TokenConfig } } }, async (request) => {
+    const { store } = authOf(request);
+    const owner = await store.getUser((request.params as { user: string }).user);
+    return { max_token_lifetime: msToNs(maxTokenLifetimeMs(context.values, owner)) };
+  });
 
-  app.get(
-    '/users/:user/keys/tokens/:keyname',
-    { schema: { params: KeyNameParams, response: { 200: ApiKey } } },
-    async (request) => {
-      const { store } = authOf(request);
-      const params = request.params as { user: string; keyname: string };
-      const owner = await store.getUser(params.user);
-      const row = (await store.listTokens(owner.id)).find((token) => token.token_name === params.keyname);
-      if (!row) throw new NotFoundError('token');
-      return toWireApiKey(row);
-    },
-  );
+  app.get('/users/:user/keys/tokens/:keyname', { schema: { params: KeyNameParams, response: { 200: ApiKey } } }, async (request) => {
+    const { store } = authOf(request);
+    const params = request.params as { user: string; keyname: string };
+    const owner = await store.getUser(params.user);
+    const row = (await store.listTokens(owner.id)).find((token) => token.token_name === params.keyname);
+    if (!row) throw new NotFoundError('token');
+    return toWireApiKey(row);
+  });
 
   app.get('/users/:user/keys/:keyid', { schema: { params: KeyParams, response: { 200: ApiKey } } }, async (request) => {
     const { store } = authOf(request);

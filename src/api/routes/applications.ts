@@ -38,14 +38,24 @@ export async function applicationRoutes(app: FastifyInstance, context: ApiContex
     const matches = wildcardMatcher(context.values.wildcardAccessUrl);
     if (!matches || matches(target.host) === undefined) {
       throw new HttpProblem(400, 'Invalid redirect_uri.', {
-        detail: matches ? `The host "${target.host}" is not under this deployment's app host "${appsHost(context.values.wildcardAccessUrl, context.values.accessUrl)}".` : 'This deployment serves no subdomain apps (no wildcard access URL is set).',
+        detail: matches
+          ? `The host "${target.host}" is not under this deployment's app host "${appsHost(context.values.wildcardAccessUrl, context.values.accessUrl)}".`
+          : 'This deployment serves no subdomain apps (no wildcard access URL is set).',
       });
     }
     target.protocol = new URL(context.values.accessUrl).protocol;
 
     const now = context.store.clock.now();
     const lifetimeMs = Math.min(Number(apiKey.lifetime_seconds) * 1000, context.values.sessionDurationMs);
-    const key = newApiKey({ userId: user.id, loginType: 'password', scope: 'application_connect', lifetimeMs, tokenName: '', ipAddress: request.ip, now });
+    const key = newApiKey({
+      userId: user.id,
+      loginType: 'password',
+      scope: 'application_connect',
+      lifetimeMs,
+      tokenName: '',
+      ipAddress: request.ip,
+      now,
+    });
     await store.insertApiKey(key.row);
     target.searchParams.set(APP_CONNECT_PARAM, encryptAppConnectKey(context.identity.signingKey, key.token, target.host, now));
     return reply.redirect(target.toString(), 307);

@@ -38,7 +38,15 @@ export async function debugRelayRoutes(app: FastifyInstance, context: ApiContext
   app.get('/debug/tailnet', { schema: { hide: true } }, async (request, reply) => {
     guard(request);
     const map = relayMap(context.values.accessUrl);
-    const nodes = Object.values(map.regions).flatMap((region) => region.nodes.map((node) => [String(region.regionID), region.regionName, node.name, `${node.hostName}:${node.derpport}`, node.forceHTTP ? 'http' : 'https']));
+    const nodes = Object.values(map.regions).flatMap((region) =>
+      region.nodes.map((node) => [
+        String(region.regionID),
+        region.regionName,
+        node.name,
+        `${node.hostName}:${node.derpport}`,
+        node.forceHTTP ? 'http' : 'https',
+      ]),
+    );
     return html(reply, 'Relay network', [
       '<p>Cove relays every connection through the daemon over WebSockets: no WireGuard, no STUN, no direct connections (docs/relay-protocol.md).</p>',
       table('Relay regions', ['region', 'name', 'node', 'address', 'scheme'], nodes),
@@ -76,7 +84,10 @@ function describeTarget(target: RelaySnapshot['streams'][number]['target']): str
 
 function table(title: string, headings: readonly string[], rows: readonly (readonly string[])[]): string {
   const head = headings.map((heading) => `<th>${escape(heading)}</th>`).join('');
-  const body = rows.length === 0 ? `<tr><td colspan="${headings.length}">none</td></tr>` : rows.map((row) => `<tr>${row.map((cell) => `<td>${escape(cell)}</td>`).join('')}</tr>`).join('\n');
+  const body =
+    rows.length === 0
+      ? `<tr><td colspan="${headings.length}">none</td></tr>`
+      : rows.map((row) => `<tr>${row.map((cell) => `<td>${escape(cell)}</td>`).join('')}</tr>`).join('\n');
   return `<h2>${escape(title)}</h2>\n<table>\n<tr>${head}</tr>\n${body}\n</table>`;
 }
 

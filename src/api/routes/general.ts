@@ -23,7 +23,10 @@ const AVAILABLE_EXPERIMENTS: readonly string[] = [];
 
 /** The general and deployment endpoints that need no session. */
 export async function publicGeneralRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
-  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
+  app.addHook(
+    'onRequest',
+    rateLimitHook(context.rateLimits, (limits) => limits.api),
+  );
   app.get('/', { schema: { response: { 200: Response } } }, async () => ({
     message: 'Cove API. See /api/v2/buildinfo, or run "cove login" to sign in.',
   }));

@@ -18,7 +18,10 @@ import { rateLimitHook } from '../plugins/rate-limit.js';
  */
 export async function instanceIdentityRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   const trust = await loadInstanceIdentityTrust(context.values);
-  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
+  app.addHook(
+    'onRequest',
+    rateLimitHook(context.rateLimits, (limits) => limits.api),
+  );
 
   const exchange = async (proof: InstanceIdentityProof): Promise<AgentAuthResponse> => {
     const instanceId = verifyInstanceIdentity(trust, proof, context.store.clock.now());

@@ -38,7 +38,8 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
       const row = await createOrganization(store, request.body as CreateOrganizationRequest, context.store.clock.now());
       return reply.code(201).send(toWireOrganization(row));
     } catch (error) {
-      if (error instanceof NotAuthorizedError) throw new HttpProblem(403, 'Forbidden.', { detail: 'Only owners may create organizations.' });
+      if (error instanceof NotAuthorizedError)
+        throw new HttpProblem(403, 'Forbidden.', { detail: 'Only owners may create organizations.' });
       throw error;
     }
   });
@@ -50,7 +51,8 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
   app.patch(
     '/organizations/:organization',
     { schema: { params: OrgParam, body: UpdateOrganizationRequest, response: { 200: Organization } } },
-    async (request) => toWireOrganization(await updateOrganization(authOf(request).store, orgOf(request), request.body as UpdateOrganizationRequest)),
+    async (request) =>
+      toWireOrganization(await updateOrganization(authOf(request).store, orgOf(request), request.body as UpdateOrganizationRequest)),
   );
 
   app.delete('/organizations/:organization', { schema: { params: OrgParam, response: { 200: Response } } }, async (request) => {

@@ -75,7 +75,8 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
   const query = request.query as Record<string, string | string[] | undefined>;
   const list = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat());
   const id = String(query['id'] ?? '');
-  if (!isUuid(id)) throw new HttpProblem(400, 'The daemon id must be a UUID.', { validations: [{ field: 'id', detail: 'must be a UUID' }] });
+  if (!isUuid(id))
+    throw new HttpProblem(400, 'The daemon id must be a UUID.', { validations: [{ field: 'id', detail: 'must be a UUID' }] });
   let requestedTags: Record<string, string>;
   try {
     requestedTags = parseTagPairs(list(query['tag']));
@@ -83,7 +84,12 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
     throw new HttpProblem(400, (error as Error).message, { validations: [{ field: 'tag', detail: 'must be key=value' }] });
   }
   const provisioners = list(query['provisioner']);
-  const base = { id, name: String(query['name'] || `daemon-${id.slice(0, 8)}`), provisioners: provisioners.length > 0 ? provisioners : ['native'], version: String(query['version'] ?? '') };
+  const base = {
+    id,
+    name: String(query['name'] || `daemon-${id.slice(0, 8)}`),
+    provisioners: provisioners.length > 0 ? provisioners : ['native'],
+    version: String(query['version'] ?? ''),
+  };
 
   const key = request.headers[PROVISIONER_KEY_HEADER];
   if (typeof key === 'string' && key !== '') {
@@ -92,7 +98,8 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
       return { ...base, organizationId: org.id, tags: normalizeTags('', requestedTags), keyId: null };
     }
     const row = await getProvisionerKeyByHash(db, hashProvisionerKey(key));
-    if (!row) throw new HttpProblem(401, 'The provisioner key is not valid.', { detail: 'Create one with "cove provisioner keys create".' });
+    if (!row)
+      throw new HttpProblem(401, 'The provisioner key is not valid.', { detail: 'Create one with "cove provisioner keys create".' });
     if (!org || row.organization_id !== org.id) throw new HttpProblem(403, 'The provisioner key belongs to another organization.');
     // A key's tags are fixed when it is made; the daemon cannot widen them.
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
@@ -113,7 +120,8 @@ function safeEqual(a: string, b: string): boolean {
 
 async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const orgOf = async (request: FastifyRequest) => authOf(request).store.getOrganization((request.params as { organization: string }).organization);
+  const orgOf = async (request: FastifyRequest) =>
+    authOf(request).store.getOrganization((request.params as { organization: string }).organization);
 
   app.post(
     '/organizations/:organization/provisionerkeys',
@@ -123,7 +131,8 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       const organization = await orgOf(request);
       const body = request.body as CreateProvisionerKeyRequest;
       const name = body.name.trim();
-      if (['built-in', 'user-auth', 'psk'].includes(name.toLowerCase())) throw new HttpProblem(400, `Name "${name}" is reserved.`, { validations: [{ field: 'name', detail: 'reserved' }] });
+      if (['built-in', 'user-auth', 'psk'].includes(name.toLowerCase()))
+        throw new HttpProblem(400, `Name "${name}" is reserved.`, { validations: [{ field: 'name', detail: 'reserved' }] });
       const secret = randomAlphanumeric(43);
       try {
         await store.insertProvisionerKey({
@@ -135,23 +144,30 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
           created_at: context.store.nowIso(),
         });
       } catch (error) {
-        if (error instanceof ConflictError) throw new HttpProblem(409, `A provisioner key named "${name}" already exists.`, { validations: [{ field: 'name', detail: 'already in use' }] });
+        if (error instanceof ConflictError)
+          throw new HttpProblem(409, `A provisioner key named "${name}" already exists.`, {
+            validations: [{ field: 'name', detail: 'already in use' }],
+          });
         throw error;
       }
       return reply.code(201).send({ key: secret });
     },
   );
 
-  app.get('/organizations/:organization/provisionerkeys', { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerKey) } } }, async (request) => {
-    const organization = await orgOf(request);
-    return (await authOf(request).store.listProvisionerKeys(organization.id)).map((row) => ({
-      id: row.id,
-      created_at: row.created_at,
-      organization: row.organization_id,
-      name: row.name,
-      tags: parseJson<Record<string, string>>(row.tags, {}),
-    }));
-  });
+  app.get(
+    '/organizations/:organization/provisionerkeys',
+    { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerKey) } } },
+    async (request) => {
+      const organization = await orgOf(request);
+      return (await authOf(request).store.listProvisionerKeys(organization.id)).map((row) => ({
+        id: row.id,
+        created_at: row.created_at,
+        organization: row.organization_id,
+        name: row.name,
+        tags: parseJson<Record<string, string>>(row.tags, {}),
+      }));
+    },
+  );
 
   app.delete(
     '/organizations/:organization/provisionerkeys/:keyName',
@@ -171,9 +187,25 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       const organization = await orgOf(request);
       const rows = await store.listProvisionerDaemons(organization.id);
       const now = context.store.clock.now().getTime();
-      const keyNames = new Map((await context.store.db.selectFrom('provisioner_keys').select(['id', 'name']).where('organization_id', '=', organization.id).execute()).map((k) => [k.id, k.name]));
+      const keyNames = new Map(
+        (
+          await context.store.db
+            .selectFrom('provisioner_keys')
+            .select(['id', 'name'])
+            .where('organization_id', '=', organization.id)
+            .execute()
+        ).map((k) => [k.id, k.name]),
+      );
       const busy = new Set(
-        (await context.store.db.selectFrom('provisioner_jobs').select('worker_id').where('organization_id', '=', organization.id).where('started_at', 'is not', null).where('completed_at', 'is', null).execute()).map((j) => j.worker_id),
+        (
+          await context.store.db
+            .selectFrom('provisioner_jobs')
+            .select('worker_id')
+            .where('organization_id', '=', organization.id)
+            .where('started_at', 'is not', null)
+            .where('completed_at', 'is', null)
+            .execute()
+        ).map((j) => j.worker_id),
       );
       return rows.map((row) => {
         const online = row.last_seen_at !== null && now - Date.parse(row.last_seen_at) < DAEMON_STALE_MS;
@@ -214,17 +246,27 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       const query = request.query as { limit?: number; ids?: string; status?: string; tags?: string };
       const ids = splitList(query.ids);
       const badId = ids.find((id) => !isUuid(id));
-      if (badId) throw new HttpProblem(400, 'Invalid query parameters.', { validations: [{ field: 'ids', detail: `"${badId}" is not a UUID` }] });
+      if (badId)
+        throw new HttpProblem(400, 'Invalid query parameters.', { validations: [{ field: 'ids', detail: `"${badId}" is not a UUID` }] });
       const statuses = splitList(query.status);
       const badStatus = statuses.find((s) => !(JOB_STATUS_FILTERS as readonly string[]).includes(s));
       if (badStatus) {
-        throw new HttpProblem(400, 'Invalid query parameters.', { validations: [{ field: 'status', detail: `"${badStatus}" is not one of ${JOB_STATUS_FILTERS.join(', ')}` }] });
+        throw new HttpProblem(400, 'Invalid query parameters.', {
+          validations: [{ field: 'status', detail: `"${badStatus}" is not one of ${JOB_STATUS_FILTERS.join(', ')}` }],
+        });
       }
       let tags: Record<string, string> | undefined;
       if (query.tags) {
         const parsed = parseJson<unknown>(query.tags, undefined);
-        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-          throw new HttpProblem(400, 'Invalid query parameters.', { validations: [{ field: 'tags', detail: 'must be a JSON object of tag name to value' }] });
+        if (
+          typeof parsed !== 'object' ||
+          parsed === null ||
+          Array.isArray(parsed) ||
+          Object.values(parsed).some((v) => typeof v !== 'string')
+        ) {
+          throw new HttpProblem(400, 'Invalid query parameters.', {
+            validations: [{ field: 'tags', detail: 'must be a JSON object of tag name to value' }],
+          });
         }
         tags = parsed as Record<string, string>;
       }
@@ -238,7 +280,12 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
 
   app.get(
     '/organizations/:organization/provisionerjobs/:job',
-    { schema: { params: Type.Object({ organization: Type.String(), job: Type.String({ format: 'uuid' }) }), response: { 200: ProvisionerJob } } },
+    {
+      schema: {
+        params: Type.Object({ organization: Type.String(), job: Type.String({ format: 'uuid' }) }),
+        response: { 200: ProvisionerJob },
+      },
+    },
     async (request) => {
       const organization = await orgOf(request);
       const job = await authOf(request).store.getProvisionerJob(organization.id, (request.params as { job: string }).job);
@@ -250,6 +297,8 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
 }
 
 function splitList(text: string | undefined): string[] {
-  return (text ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
-

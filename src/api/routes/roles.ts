@@ -51,7 +51,10 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
   );
 
   const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
-  for (const [method, mode] of [['POST', 'create'], ['PUT', 'update']] as const) {
+  for (const [method, mode] of [
+    ['POST', 'create'],
+    ['PUT', 'update'],
+  ] as const) {
     app.route({
       method,
       url: '/organizations/:organization/members/roles',
@@ -79,7 +82,9 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
 
   app.delete(
     '/organizations/:organization/members/roles/:roleName',
-    { schema: { params: Type.Object({ organization: Type.String(), roleName: Type.String() }), response: { 200: Type.Array(RoleObject) } } },
+    {
+      schema: { params: Type.Object({ organization: Type.String(), roleName: Type.String() }), response: { 200: Type.Array(RoleObject) } },
+    },
     async (request) => {
       const { store } = authOf(request);
       const params = request.params as { organization: string; roleName: string };
@@ -110,4 +115,3 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
     },
   );
 }
-

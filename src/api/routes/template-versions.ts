@@ -47,7 +47,11 @@ export async function answerVersions(
   options: { readonly withMatched?: boolean } = {},
 ): Promise<TemplateVersion[]> {
   const now = context.store.clock.now();
-  const views = await viewJobs(context.store.db, rows.map((row) => row.job), now);
+  const views = await viewJobs(
+    context.store.db,
+    rows.map((row) => row.job),
+    now,
+  );
   const creatorIds = [...new Set(rows.map((row) => row.version.created_by))];
   const creators = new Map(
     (creatorIds.length === 0
@@ -81,16 +85,26 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request, reply) => {
       const { store } = authOf(request);
       const organization = await store.getOrganization((request.params as { organization: string }).organization);
-      const created = await createTemplateVersion(store, context.store, organization.id, request.body as CreateTemplateVersionRequest, context.store.clock.now());
+      const created = await createTemplateVersion(
+        store,
+        context.store,
+        organization.id,
+        request.body as CreateTemplateVersionRequest,
+        context.store.clock.now(),
+      );
       const [answer] = await answerVersions(context, [created], { withMatched: true });
       return reply.code(201).send(answer);
     },
   );
 
-  app.get('/templateversions/:templateversion', { schema: { params: VersionParam, response: { 200: TemplateVersion } } }, async (request) => {
-    const [answer] = await answerVersions(context, [await versionOf(request)], { withMatched: true });
-    return answer;
-  });
+  app.get(
+    '/templateversions/:templateversion',
+    { schema: { params: VersionParam, response: { 200: TemplateVersion } } },
+    async (request) => {
+      const [answer] = await answerVersions(context, [await versionOf(request)], { withMatched: true });
+      return answer;
+    },
+  );
 
   app.patch(
     '/templateversions/:templateversion',
@@ -105,10 +119,15 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
         if (problem) throw new HttpProblem(400, 'Invalid template version name.', { validations: [{ field: 'name', detail: problem }] });
       }
       try {
-        await store.updateTemplateVersion(version, { ...(name !== undefined ? { name } : {}), ...(body.message !== undefined ? { message: body.message } : {}) });
+        await store.updateTemplateVersion(version, {
+          ...(name !== undefined ? { name } : {}),
+          ...(body.message !== undefined ? { message: body.message } : {}),
+        });
       } catch (error) {
         if (error instanceof ConflictError) {
-          throw new HttpProblem(400, 'template version name must be unique for a template', { validations: [{ field: 'name', detail: 'Name is already used' }] });
+          throw new HttpProblem(400, 'template version name must be unique for a template', {
+            validations: [{ field: 'name', detail: 'Name is already used' }],
+          });
         }
         throw error;
       }
@@ -117,18 +136,25 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     },
   );
 
-  app.patch('/templateversions/:templateversion/cancel', { schema: { params: VersionParam, response: { 200: Response } } }, async (request) => {
-    const { store } = authOf(request);
-    const { version, job } = await versionOf(request);
-    await store.authorizeTemplate('update', { version });
-    if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
-    if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
-    await store.cancelTemplateVersionJob(version, job);
-    await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
-    return { message: 'Job has been marked as canceled...' };
-  });
+  app.patch(
+    '/templateversions/:templateversion/cancel',
+    { schema: { params: VersionParam, response: { 200: Response } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const { version, job } = await versionOf(request);
+      await store.authorizeTemplate('update', { version });
+      if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
+      if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
+      await store.cancelTemplateVersionJob(version, job);
+      await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+      return { message: 'Job has been marked as canceled...' };
+    },
+  );
 
-  for (const [path, archived] of [['archive', 1], ['unarchive', 0]] as const) {
+  for (const [path, archived] of [
+    ['archive', 1],
+    ['unarchive', 0],
+  ] as const) {
     app.post(`/templateversions/:templateversion/${path}`, { schema: { params: VersionParam } }, async (request) => {
       const { store } = authOf(request);
       const { version } = await versionOf(request);
@@ -138,7 +164,9 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       if (archived === 1) {
         const template = await store.getTemplate(version.template_id);
         if (template.active_version_id === version.id) {
-          throw new HttpProblem(400, 'The active version of a template cannot be archived.', { detail: 'Make another version active first.' });
+          throw new HttpProblem(400, 'The active version of a template cannot be archived.', {
+            detail: 'Make another version active first.',
+          });
         }
       }
       await store.updateTemplateVersion(version, { archived });
@@ -174,7 +202,10 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     const { store } = authOf(request);
     const { version } = await versionOf(request);
     const { jobID } = request.params as { jobID: string };
-    if (!isUuid(jobID)) throw new HttpProblem(400, `Job ID "${jobID}" must be a valid UUID.`, { validations: [{ field: 'jobID', detail: 'must be a UUID' }] });
+    if (!isUuid(jobID))
+      throw new HttpProblem(400, `Job ID "${jobID}" must be a valid UUID.`, {
+        validations: [{ field: 'jobID', detail: 'must be a UUID' }],
+      });
     const job = await store.getDryRunJob(version, jobID).catch((error: unknown) => {
       if (error instanceof NotFoundError) throw new HttpProblem(404, `Provisioner job "${jobID}" not found.`);
       throw error;
@@ -202,13 +233,22 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     },
     async (request, reply) => {
       const { version, job } = await versionOf(request);
-      const dryRun = await createDryRun(authOf(request).store, context.store, version, job, request.body as DryRunInput, context.store.clock.now());
+      const dryRun = await createDryRun(
+        authOf(request).store,
+        context.store,
+        version,
+        job,
+        request.body as DryRunInput,
+        context.store.clock.now(),
+      );
       return reply.code(201).send(await answerJob(dryRun));
     },
   );
 
-  app.get('/templateversions/:templateversion/dry-run/:jobID', { schema: { params: DryRunParams, response: { 200: ProvisionerJob } } }, async (request) =>
-    answerJob((await dryRunOf(request)).job),
+  app.get(
+    '/templateversions/:templateversion/dry-run/:jobID',
+    { schema: { params: DryRunParams, response: { 200: ProvisionerJob } } },
+    async (request) => answerJob((await dryRunOf(request)).job),
   );
 
   app.get(
@@ -225,7 +265,11 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     url: '/templateversions/:templateversion/dry-run/:jobID/logs',
     schema: {
       params: DryRunParams,
-      querystring: Type.Object({ before: Type.Optional(Type.Integer()), after: Type.Optional(Type.Integer()), follow: Type.Optional(Type.String()) }),
+      querystring: Type.Object({
+        before: Type.Optional(Type.Integer()),
+        after: Type.Optional(Type.Integer()),
+        follow: Type.Optional(Type.String()),
+      }),
       response: { 200: Type.Array(ProvisionerJobLog) },
     },
     handler: async (request) => {
@@ -239,15 +283,19 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     },
   });
 
-  app.patch('/templateversions/:templateversion/dry-run/:jobID/cancel', { schema: { params: DryRunParams, response: { 200: Response } } }, async (request) => {
-    const { job } = await dryRunOf(request);
-    // Authorized first; the update itself touches only a job that is still going.
-    await authOf(request).store.cancelDryRunJob(job);
-    if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed.');
-    if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled.');
-    await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
-    return { message: 'Job has been marked as canceled.' };
-  });
+  app.patch(
+    '/templateversions/:templateversion/dry-run/:jobID/cancel',
+    { schema: { params: DryRunParams, response: { 200: Response } } },
+    async (request) => {
+      const { job } = await dryRunOf(request);
+      // Authorized first; the update itself touches only a job that is still going.
+      await authOf(request).store.cancelDryRunJob(job);
+      if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed.');
+      if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled.');
+      await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+      return { message: 'Job has been marked as canceled.' };
+    },
+  );
 
   app.get(
     '/templateversions/:templateversion/resources',
@@ -326,23 +374,27 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     url: '/templateversions/:templateversion/dynamic-parameters',
     schema: { params: VersionParam },
     handler: async () => {
-      throw new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Use POST .../dynamic-parameters/evaluate for a single evaluation.' });
+      throw new HttpProblem(400, 'This endpoint is a WebSocket.', {
+        detail: 'Use POST .../dynamic-parameters/evaluate for a single evaluation.',
+      });
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       // Listen before awaiting anything, so inputs sent right after connecting are not lost.
       const parameters = parametersOf(request);
       let answering = Promise.resolve();
       socket.on('message', (data) => {
-        answering = answering.then(async () => {
-          let message: unknown;
-          try {
-            message = JSON.parse(data.toString());
-          } catch {
-            return socket.close(1003, 'messages must be JSON');
-          }
-          if (!Value.Check(DynamicParametersRequest, message)) return socket.close(1003, 'messages must be {id, inputs}');
-          socket.send(JSON.stringify(evaluateParameters(message.id, await parameters, message.inputs)));
-        }).catch(() => undefined); // a version whose parameters cannot be read has closed the socket already
+        answering = answering
+          .then(async () => {
+            let message: unknown;
+            try {
+              message = JSON.parse(data.toString());
+            } catch {
+              return socket.close(1003, 'messages must be JSON');
+            }
+            if (!Value.Check(DynamicParametersRequest, message)) return socket.close(1003, 'messages must be {id, inputs}');
+            socket.send(JSON.stringify(evaluateParameters(message.id, await parameters, message.inputs)));
+          })
+          .catch(() => undefined); // a version whose parameters cannot be read has closed the socket already
       });
       try {
         socket.send(JSON.stringify(evaluateParameters(-1, await parameters, {})));

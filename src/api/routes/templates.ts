@@ -10,14 +10,7 @@ import {
 } from '../../domain/templates.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { templateExamples } from '../../lib/template-examples/index.js';
-import {
-  CreateTemplateRequest,
-  Response,
-  Template,
-  TemplateExample,
-  TemplateVersion,
-  UpdateTemplateMeta,
-} from '../../sdk/wire/index.js';
+import { CreateTemplateRequest, Response, Template, TemplateExample, TemplateVersion, UpdateTemplateMeta } from '../../sdk/wire/index.js';
 import type { TemplateRow } from '../../store/queries/templates.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -31,9 +24,28 @@ const SearchQuery = Type.Object({ q: Type.Optional(Type.String()) });
 async function answerTemplates(context: ApiContext, rows: readonly TemplateRow[]): Promise<Template[]> {
   if (rows.length === 0) return [];
   const db = context.store.db;
-  const orgs = new Map((await db.selectFrom('organizations').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.organization_id))]).execute()).map((o) => [o.id, o]));
-  const users = new Map((await db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(rows.map((r) => r.created_by))]).execute()).map((u) => [u.id, u.username]));
-  const stats = await templateStats(context, rows.map((r) => r.id));
+  const orgs = new Map(
+    (
+      await db
+        .selectFrom('organizations')
+        .selectAll()
+        .where('id', 'in', [...new Set(rows.map((r) => r.organization_id))])
+        .execute()
+    ).map((o) => [o.id, o]),
+  );
+  const users = new Map(
+    (
+      await db
+        .selectFrom('users')
+        .select(['id', 'username'])
+        .where('id', 'in', [...new Set(rows.map((r) => r.created_by))])
+        .execute()
+    ).map((u) => [u.id, u.username]),
+  );
+  const stats = await templateStats(
+    context,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => {
     const org = orgs.get(row.organization_id);
     return {
@@ -54,7 +66,10 @@ async function answerTemplates(context: ApiContext, rows: readonly TemplateRow[]
       build_time_stats: stats.times.get(row.id) ?? emptyBuildTimes(),
       default_ttl_ms: row.default_ttl_ms,
       activity_bump_ms: row.activity_bump_ms,
-      autostop_requirement: { days_of_week: bitmapToWeekdays(row.autostop_requirement_days), weeks: Math.max(1, row.autostop_requirement_weeks) },
+      autostop_requirement: {
+        days_of_week: bitmapToWeekdays(row.autostop_requirement_days),
+        weeks: Math.max(1, row.autostop_requirement_weeks),
+      },
       autostart_requirement: { days_of_week: bitmapToWeekdays(row.autostart_requirement_days) },
       allow_user_autostart: row.allow_user_autostart === 1,
       allow_user_autostop: row.allow_user_autostop === 1,
@@ -110,12 +125,20 @@ function percentile(sorted: readonly number[], fraction: number): number | null 
  * Who uses each template (distinct owners of its live workspaces) and how long its builds took
  * (p50/p95 per transition of builds whose jobs started in the last 30 days and succeeded).
  */
-async function templateStats(context: ApiContext, templateIds: readonly string[]): Promise<{ users: Map<string, number>; times: Map<string, BuildTimes> }> {
+async function templateStats(
+  context: ApiContext,
+  templateIds: readonly string[],
+): Promise<{ users: Map<string, number>; times: Map<string, BuildTimes> }> {
   const db = context.store.db;
   const users = new Map<string, number>();
   const times = new Map<string, BuildTimes>();
   if (templateIds.length === 0) return { users, times };
-  const owners = await db.selectFrom('workspaces').select(['template_id', 'owner_id']).where('template_id', 'in', templateIds).where('deleted', '=', 0).execute();
+  const owners = await db
+    .selectFrom('workspaces')
+    .select(['template_id', 'owner_id'])
+    .where('template_id', 'in', templateIds)
+    .where('deleted', '=', 0)
+    .execute();
   for (const id of templateIds) users.set(id, new Set(owners.filter((o) => o.template_id === id).map((o) => o.owner_id)).size);
   const since = new Date(context.store.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
   const builds = await db
@@ -146,8 +169,10 @@ async function templateStats(context: ApiContext, templateIds: readonly string[]
 /** Templates: create, read, search, update, delete, and their versions by name and order. */
 export async function templateRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const orgOf = async (request: FastifyRequest) => authOf(request).store.getOrganization((request.params as { organization: string }).organization);
-  const templateOf = async (request: FastifyRequest) => authOf(request).store.getTemplate((request.params as { template: string }).template);
+  const orgOf = async (request: FastifyRequest) =>
+    authOf(request).store.getOrganization((request.params as { organization: string }).organization);
+  const templateOf = async (request: FastifyRequest) =>
+    authOf(request).store.getTemplate((request.params as { template: string }).template);
   const templateByName = async (request: FastifyRequest) => {
     const organization = await orgOf(request);
     return authOf(request).store.getTemplateByName(organization.id, (request.params as { templatename: string }).templatename);
@@ -167,13 +192,21 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     const creatorIds = [...new Set(rows.map((row) => row.created_by))];
     const authors = new Map(
       search.author && creatorIds.length > 0
-        ? (await context.store.db.selectFrom('users').select(['id', 'username']).where('id', 'in', creatorIds).execute()).map((u) => [u.id, u.username])
+        ? (await context.store.db.selectFrom('users').select(['id', 'username']).where('id', 'in', creatorIds).execute()).map((u) => [
+            u.id,
+            u.username,
+          ])
         : [],
     );
-    return answerTemplates(context, rows.filter((row) => matchesTemplateSearch(row, search, authors.get(row.created_by))));
+    return answerTemplates(
+      context,
+      rows.filter((row) => matchesTemplateSearch(row, search, authors.get(row.created_by))),
+    );
   };
 
-  app.get('/templates', { schema: { querystring: SearchQuery, response: { 200: Type.Array(Template) } } }, async (request) => search(request));
+  app.get('/templates', { schema: { querystring: SearchQuery, response: { 200: Type.Array(Template) } } }, async (request) =>
+    search(request),
+  );
 
   app.get(
     '/organizations/:organization/templates',
@@ -186,7 +219,12 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     { schema: { params: OrgParam, body: CreateTemplateRequest, response: { 200: Template, 201: Template } } },
     async (request, reply) => {
       const organization = await orgOf(request);
-      const row = await createTemplate(authOf(request).store, organization.id, request.body as CreateTemplateRequest, context.store.clock.now());
+      const row = await createTemplate(
+        authOf(request).store,
+        organization.id,
+        request.body as CreateTemplateRequest,
+        context.store.clock.now(),
+      );
       const [answer] = await answerTemplates(context, [row]);
       return reply.code(200).send(answer);
     },
@@ -206,10 +244,14 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     }));
   };
   app.get('/templates/examples', { schema: { response: { 200: Type.Array(TemplateExample) } } }, examples);
-  app.get('/organizations/:organization/templates/examples', { schema: { params: OrgParam, response: { 200: Type.Array(TemplateExample) } } }, async (request) => {
-    await orgOf(request);
-    return examples(request);
-  });
+  app.get(
+    '/organizations/:organization/templates/examples',
+    { schema: { params: OrgParam, response: { 200: Type.Array(TemplateExample) } } },
+    async (request) => {
+      await orgOf(request);
+      return examples(request);
+    },
+  );
 
   app.get(
     '/organizations/:organization/templates/:templatename',
@@ -268,8 +310,17 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     const { store } = authOf(request);
     const template = await templateOf(request);
     await store.authorizeTemplate('delete', { template });
-    const inUse = await context.store.db.selectFrom('workspaces').select('id').where('template_id', '=', template.id).where('deleted', '=', 0).limit(1).executeTakeFirst();
-    if (inUse) throw new HttpProblem(400, 'All workspaces must be deleted before a template can be removed.', { detail: 'Delete or move the workspaces that use it first.' });
+    const inUse = await context.store.db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('template_id', '=', template.id)
+      .where('deleted', '=', 0)
+      .limit(1)
+      .executeTakeFirst();
+    if (inUse)
+      throw new HttpProblem(400, 'All workspaces must be deleted before a template can be removed.', {
+        detail: 'Delete or move the workspaces that use it first.',
+      });
     await store.updateTemplate(template, { deleted: 1 }, 'delete');
     return { message: 'Template has been deleted!' };
   });
@@ -312,13 +363,17 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       await store.authorizeTemplate('update', { template });
       const { id } = request.body as { id: string };
       const found = await store.getTemplateVersion(id).catch((error: unknown) => {
-        if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') throw new HttpProblem(404, 'Template version not found.');
+        if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError')
+          throw new HttpProblem(404, 'Template version not found.');
         throw error;
       });
-      if (found.version.template_id !== template.id) throw new HttpProblem(400, "The provided template version doesn't belong to the specified template.");
+      if (found.version.template_id !== template.id)
+        throw new HttpProblem(400, "The provided template version doesn't belong to the specified template.");
       const status = jobStatus(found.job);
       if (status !== 'succeeded') {
-        throw new HttpProblem(403, 'Only versions that have been built successfully can be promoted.', { detail: `Attempted to promote a version with a ${status} build` });
+        throw new HttpProblem(403, 'Only versions that have been built successfully can be promoted.', {
+          detail: `Attempted to promote a version with a ${status} build`,
+        });
       }
       if (found.version.archived) throw new HttpProblem(400, 'The provided template version is archived.');
       await store.updateTemplate(template, { active_version_id: id });
@@ -353,7 +408,12 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
 
   app.get(
     '/templates/:template/versions/:templateversionname',
-    { schema: { params: Type.Object({ template: Type.String({ format: 'uuid' }), templateversionname: Type.String() }), response: { 200: TemplateVersion } } },
+    {
+      schema: {
+        params: Type.Object({ template: Type.String({ format: 'uuid' }), templateversionname: Type.String() }),
+        response: { 200: TemplateVersion },
+      },
+    },
     async (request) => {
       const { all, index } = await namedVersion(request, await templateOf(request));
       return (await answerVersions(context, [all[index]!], { withMatched: true }))[0];

@@ -13,7 +13,10 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
   requireAuthentication(app, context);
   const param = (request: { params: unknown }) => (request.params as { user: string }).user;
 
-  for (const [path, status] of [['suspend', 'suspended'], ['activate', 'active']] as const) {
+  for (const [path, status] of [
+    ['suspend', 'suspended'],
+    ['activate', 'active'],
+  ] as const) {
     app.put(`/users/:user/status/${path}`, { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
       const { store } = authOf(request);
       const user = await setUserStatus(store, param(request), status);

@@ -34,7 +34,10 @@ export const UserParam = Type.Object({ user: Type.String({ minLength: 1 }) });
 
 /** First-user setup and password sign-in: the user endpoints that need no session. */
 export async function publicUserRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
-  app.addHook('onRequest', rateLimitHook(context.rateLimits, (limits) => limits.api));
+  app.addHook(
+    'onRequest',
+    rateLimitHook(context.rateLimits, (limits) => limits.api),
+  );
   const loginLimit = rateLimitHook(context.rateLimits, (limits) => limits.login);
   app.get('/users/first', { schema: { response: { 200: Response, 404: Response } } }, async (_request, reply) => {
     if (await hasFirstUser(context.store)) return { message: 'The initial user has already been created!' };
@@ -52,15 +55,11 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     },
   );
 
-  app.post(
-    '/users/otp/request',
-    { onRequest: loginLimit, schema: { body: RequestOneTimePasscodeRequest } },
-    async (request, reply) => {
-      const { email } = request.body as RequestOneTimePasscodeRequest;
-      await requestOneTimePasscode(context.store, context.values, context.mailer, request.log, email);
-      return reply.code(204).send();
-    },
-  );
+  app.post('/users/otp/request', { onRequest: loginLimit, schema: { body: RequestOneTimePasscodeRequest } }, async (request, reply) => {
+    const { email } = request.body as RequestOneTimePasscodeRequest;
+    await requestOneTimePasscode(context.store, context.values, context.mailer, request.log, email);
+    return reply.code(204).send();
+  });
 
   app.post(
     '/users/otp/change-password',
@@ -130,7 +129,13 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
 
   app.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
     const { store } = authOf(request);
-    const user = await createUser(store, context.values, context.identity.defaultOrganization.id, request.body as CreateUserRequest, context.store.clock.now());
+    const user = await createUser(
+      store,
+      context.values,
+      context.identity.defaultOrganization.id,
+      request.body as CreateUserRequest,
+      context.store.clock.now(),
+    );
     return reply.code(201).send(toWireUser(user, await store.getUserOrganizationIds(user.id)));
   });
 

@@ -38,7 +38,10 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     return row;
   };
 
-  for (const [method, favorite] of [['PUT', 1], ['DELETE', 0]] as const) {
+  for (const [method, favorite] of [
+    ['PUT', 1],
+    ['DELETE', 0],
+  ] as const) {
     app.route({
       method,
       url: '/workspaces/:workspace/favorite',
@@ -71,9 +74,12 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
         const [field, other] = agentId === '' ? ['agent_id', 'app_name'] : ['app_name', 'agent_id'];
         throw new HttpProblem(400, 'Invalid request.', { validations: [{ field, detail: `must be set when ${other} is set` }] });
       }
-      if (!isUuid(agentId)) throw new HttpProblem(400, 'Invalid request.', { validations: [{ field: 'agent_id', detail: 'must be a UUID' }] });
+      if (!isUuid(agentId))
+        throw new HttpProblem(400, 'Invalid request.', { validations: [{ field: 'agent_id', detail: 'must be a UUID' }] });
       if (!USAGE_APPS.includes(appName)) {
-        throw new HttpProblem(400, 'Invalid request.', { validations: [{ field: 'app_name', detail: `must be one of ${USAGE_APPS.join(', ')}` }] });
+        throw new HttpProblem(400, 'Invalid request.', {
+          validations: [{ field: 'app_name', detail: `must be one of ${USAGE_APPS.join(', ')}` }],
+        });
       }
       const agent = await getAgentById(context.store.db, agentId);
       if (!agent || agent.workspace.id !== workspace.id) throw new NotFoundError('workspace agent');
@@ -81,18 +87,27 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     },
   );
 
-  app.get('/workspaces/:workspace/port-share', { schema: { params: WorkspaceParam, response: { 200: Type.Object({ shares: Type.Array(PortShare) }) } } }, async (request) => {
-    const workspace = await workspaceOf(request);
-    const shares = await authOf(request).store.listPortShares(workspace);
-    return { shares };
-  });
+  app.get(
+    '/workspaces/:workspace/port-share',
+    { schema: { params: WorkspaceParam, response: { 200: Type.Object({ shares: Type.Array(PortShare) }) } } },
+    async (request) => {
+      const workspace = await workspaceOf(request);
+      const shares = await authOf(request).store.listPortShares(workspace);
+      return { shares };
+    },
+  );
 
   app.post(
     '/workspaces/:workspace/port-share',
     {
       schema: {
         params: WorkspaceParam,
-        body: Type.Object({ agent_name: Type.String(), port: Type.Integer(), share_level: Type.String(), protocol: Type.Optional(Type.String()) }),
+        body: Type.Object({
+          agent_name: Type.String(),
+          port: Type.Integer(),
+          share_level: Type.String(),
+          protocol: Type.Optional(Type.String()),
+        }),
         response: { 200: PortShare },
       },
     },
@@ -101,7 +116,11 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       const workspace = await workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
       const body = request.body as PortShareInput;
-      const template = await context.store.db.selectFrom('templates').select('max_port_share_level').where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
+      const template = await context.store.db
+        .selectFrom('templates')
+        .select('max_port_share_level')
+        .where('id', '=', workspace.template_id)
+        .executeTakeFirstOrThrow();
       const { level, protocol } = checkPortShare(body, template.max_port_share_level, await agentNames(context, workspace));
       const share = { workspace_id: workspace.id, agent_name: body.agent_name, port: body.port, share_level: level, protocol };
       await store.upsertPortShare(workspace, share);
@@ -115,7 +134,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     async (request, reply) => {
       const workspace = await workspaceOf(request);
       const body = request.body as { agent_name: string; port: number };
-      if (!(await authOf(request).store.deletePortShare(workspace, body.agent_name, body.port))) throw new HttpProblem(404, 'Port share not found.');
+      if (!(await authOf(request).store.deletePortShare(workspace, body.agent_name, body.port)))
+        throw new HttpProblem(404, 'Port share not found.');
       return reply.code(200).send();
     },
   );
@@ -125,7 +145,14 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     const workspace = await workspaceOf(request);
     // The stream outlives the handler: fastify must not answer on its own.
     reply.hijack();
-    await watch(context, request, workspace, (event, data) => sseWrite(reply, event, data), () => sseStart(reply), (stop) => request.raw.on('close', stop));
+    await watch(
+      context,
+      request,
+      workspace,
+      (event, data) => sseWrite(reply, event, data),
+      () => sseStart(reply),
+      (stop) => request.raw.on('close', stop),
+    );
   });
 
   httpOrWebSocketRoute(app, {
@@ -155,7 +182,12 @@ async function agentNames(context: ApiContext, workspace: WorkspaceRow): Promise
   const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
   if (!build) return [];
   const resources = await listResourcesOfJobs(context.store.db, [build.job_id]);
-  return (await listAgentsOfResources(context.store.db, resources.map((r) => r.id))).map((agent) => agent.name);
+  return (
+    await listAgentsOfResources(
+      context.store.db,
+      resources.map((r) => r.id),
+    )
+  ).map((agent) => agent.name);
 }
 
 /**

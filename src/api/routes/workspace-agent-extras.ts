@@ -26,7 +26,9 @@ export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): voi
 
   // `gitauth` is the removed name of `external-auth`; it still answers the same way, as the reference's does.
   for (const name of ['external-auth', 'gitauth']) {
-    app.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) => externalAuth(request.query as AgentExternalAuthQuery));
+    app.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) =>
+      externalAuth(request.query as AgentExternalAuthQuery),
+    );
   }
 
   app.get('/workspaceagents/me/reinit', async (request, reply) => reinitStream(request, reply));
@@ -42,7 +44,9 @@ async function externalAuth(query: AgentExternalAuthQuery): Promise<never> {
   const match = query.match ?? query.url;
   if (match === undefined && query.id === undefined) throw new HttpProblem(400, "'url' or 'id' must be provided!");
   if (match !== undefined && query.id !== undefined) {
-    throw new HttpProblem(400, "Only one of 'url' or 'id' may be provided.", { detail: 'Match a git remote URL, or name a provider by id, not both.' });
+    throw new HttpProblem(400, "Only one of 'url' or 'id' may be provided.", {
+      detail: 'Match a git remote URL, or name a provider by id, not both.',
+    });
   }
   const asked = match !== undefined ? `matching "${match}"` : `with id "${query.id}"`;
   throw new HttpProblem(404, `No external auth provider ${asked} was found.`, {

@@ -94,7 +94,11 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.get(
     '/workspaceagents/:workspaceagent/pty',
-    { websocket: true, schema: { params: AgentParam, querystring: PtyQuery }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
+    {
+      websocket: true,
+      schema: { params: AgentParam, querystring: PtyQuery },
+      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
+    },
     async (socket: WebSocket, request: FastifyRequest) => {
       const query = request.query as Static<typeof PtyQuery>;
       const target: RelayTarget = {
@@ -120,7 +124,8 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
         return connectable(request, reply, agentParam(request));
       },
     },
-    async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+    async (socket: WebSocket, request: FastifyRequest) =>
+      relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
   );
 
   app.get(
@@ -131,11 +136,15 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
       preHandler: async (request, reply) => {
         const query = request.query as StreamQueryValue & { agent?: string };
         streamTarget(query);
-        if (!query.agent) throw new HttpProblem(400, 'Missing the agent to connect to.', { validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }] });
+        if (!query.agent)
+          throw new HttpProblem(400, 'Missing the agent to connect to.', {
+            validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }],
+          });
         return connectable(request, reply, query.agent);
       },
     },
-    async (socket: WebSocket, request: FastifyRequest) => relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+    async (socket: WebSocket, request: FastifyRequest) =>
+      relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
   );
 
   app.get('/derp-map', { websocket: true }, async (socket: WebSocket) => {
@@ -146,14 +155,26 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     socket.on('close', () => clearInterval(timer));
   });
 
-  app.get('/workspaceagents/:workspaceagent/connection', { schema: { params: AgentParam, response: { 200: WorkspaceAgentConnectionInfo } } }, async (request) => {
-    await authOf(request).store.getWorkspaceAgent(agentParam(request));
-    return { derp_map: relayMap(context.values.accessUrl), derp_force_websockets: true, disable_direct_connections: true, hostname_suffix: '' };
-  });
+  app.get(
+    '/workspaceagents/:workspaceagent/connection',
+    { schema: { params: AgentParam, response: { 200: WorkspaceAgentConnectionInfo } } },
+    async (request) => {
+      await authOf(request).store.getWorkspaceAgent(agentParam(request));
+      return {
+        derp_map: relayMap(context.values.accessUrl),
+        derp_force_websockets: true,
+        disable_direct_connections: true,
+        hostname_suffix: '',
+      };
+    },
+  );
 
   app.get(
     '/workspaceagents/:workspaceagent/listening-ports',
-    { schema: { params: AgentParam, response: { 200: ListeningPortsResponse } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
+    {
+      schema: { params: AgentParam, response: { 200: ListeningPortsResponse } },
+      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
+    },
     async (request) => {
       const found = relayAgentOf(request);
       const answer = await context.relay.request<{ ports: ListeningPort[] }>(found.agent.id, 'listening_ports');
@@ -163,10 +184,16 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.get(
     '/workspaceagents/:workspaceagent/containers',
-    { schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
+    {
+      schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } },
+      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
+    },
     async (request) => {
       const labels = parseLabels((request.query as { label?: string | string[] }).label);
-      const answer = await context.relay.request<Static<typeof WorkspaceAgentContainersResponse>>(relayAgentOf(request).agent.id, 'containers');
+      const answer = await context.relay.request<Static<typeof WorkspaceAgentContainersResponse>>(
+        relayAgentOf(request).agent.id,
+        'containers',
+      );
       const matches = (containerLabels: Readonly<Record<string, string>>) => labels.every(([key, value]) => containerLabels[key] === value);
       return { ...answer, containers: answer.containers.filter((container) => matches(container.labels)) };
     },
@@ -174,11 +201,21 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
 
   app.post(
     '/workspaceagents/:workspaceagent/containers/devcontainers/:devcontainer/recreate',
-    { schema: { params: RecreateParams, response: { 202: Response } }, preHandler: async (request, reply) => connectable(request, reply, agentParam(request)) },
+    {
+      schema: { params: RecreateParams, response: { 202: Response } },
+      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
+    },
     async (request, reply) => {
       const { devcontainer } = request.params as { devcontainer: string };
-      const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', { id: devcontainer });
-      return reply.code(202).send({ message: 'Devcontainer recreation initiated', detail: `Recreation process for devcontainer "${answer.name}" has started.` });
+      const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', {
+        id: devcontainer,
+      });
+      return reply
+        .code(202)
+        .send({
+          message: 'Devcontainer recreation initiated',
+          detail: `Recreation process for devcontainer "${answer.name}" has started.`,
+        });
     },
   );
 }
@@ -189,11 +226,16 @@ type StreamQueryValue = Static<typeof CoordinateQuery>;
 function streamTarget(query: StreamQueryValue): RelayTarget {
   const version = query.version ?? RELAY_PROTOCOL_VERSION;
   if (version.split('.')[0] !== RELAY_PROTOCOL_VERSION.split('.')[0]) {
-    throw new HttpProblem(400, 'Unknown or unsupported API version', { detail: `This daemon speaks relay protocol ${RELAY_PROTOCOL_VERSION}; the client asked for ${version}.` });
+    throw new HttpProblem(400, 'Unknown or unsupported API version', {
+      detail: `This daemon speaks relay protocol ${RELAY_PROTOCOL_VERSION}; the client asked for ${version}.`,
+    });
   }
   if ((query.service === undefined) === (query.port === undefined)) {
     throw new HttpProblem(400, 'Name exactly one of "service" and "port".', {
-      validations: [{ field: 'service', detail: 'ssh or echo, or leave it out and give a port' }, { field: 'port', detail: 'a TCP port inside the workspace (1-65535)' }],
+      validations: [
+        { field: 'service', detail: 'ssh or echo, or leave it out and give a port' },
+        { field: 'port', detail: 'a TCP port inside the workspace (1-65535)' },
+      ],
     });
   }
   return query.port !== undefined ? { kind: 'tcp', port: query.port } : { kind: query.service ?? 'ssh' };
@@ -216,7 +258,9 @@ function requireAllowedOrigin(context: ApiContext, request: FastifyRequest): voi
   const allowed = [new URL(context.values.accessUrl).host, request.headers.host ?? ''];
   const wildcard = context.values.wildcardAccessUrl.replace(/^\*/, '').split(':')[0] ?? '';
   if (allowed.includes(host) || (wildcard !== '' && host.split(':')[0]?.endsWith(wildcard))) return;
-  throw new HttpProblem(403, 'Cross-origin request refused.', { detail: `Streams into workspaces may be opened from ${context.values.accessUrl} only, not from ${origin}.` });
+  throw new HttpProblem(403, 'Cross-origin request refused.', {
+    detail: `Streams into workspaces may be opened from ${context.values.accessUrl} only, not from ${origin}.`,
+  });
 }
 
 function relayAgentOf(request: FastifyRequest): AgentWithOwners {
@@ -233,7 +277,8 @@ function replicaHolding(context: ApiContext, request: FastifyRequest, found: Age
   if (context.relay.isConnected(found.agent.id)) return undefined;
   const elsewhere = found.agent.relay_url;
   const connected = found.agent.disconnected_at === null && found.agent.first_connected_at !== null;
-  if (connected && elsewhere !== '' && elsewhere !== context.relay.localUrl && request.headers[RELAYED_HEADER] === undefined) return elsewhere;
+  if (connected && elsewhere !== '' && elsewhere !== context.relay.localUrl && request.headers[RELAYED_HEADER] === undefined)
+    return elsewhere;
   const state = found.agent.first_connected_at ? 'disconnected' : 'connecting';
   throw new HttpProblem(400, `Agent state is "${state}", it must be in the "connected" state.`);
 }
@@ -242,7 +287,13 @@ function replicaHolding(context: ApiContext, request: FastifyRequest, found: Age
  * Opens the stream and joins the client to it. `announce` sends the client a `ready` text frame
  * first (the relay protocol of `/coordinate` and `/tailnet`); terminals get output bytes only.
  */
-async function relay(context: ApiContext, socket: WebSocket, request: FastifyRequest, target: RelayTarget, options: { readonly announce: boolean }): Promise<void> {
+async function relay(
+  context: ApiContext,
+  socket: WebSocket,
+  request: FastifyRequest,
+  target: RelayTarget,
+  options: { readonly announce: boolean },
+): Promise<void> {
   const found = relayAgentOf(request);
   const log = request.log;
   // Hold what the client sends (terminal input, an SSH greeting) until the stream is open.
@@ -265,7 +316,10 @@ async function relay(context: ApiContext, socket: WebSocket, request: FastifyReq
     if (target.kind !== 'echo') context.usage.record(found.workspace, log);
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
-      await pipeSockets(socket, stream, { toAgent: (bytes) => (relayed.toAgent += bytes), toClient: (bytes) => (relayed.toClient += bytes) });
+      await pipeSockets(socket, stream, {
+        toAgent: (bytes) => (relayed.toAgent += bytes),
+        toClient: (bytes) => (relayed.toClient += bytes),
+      });
     } finally {
       done();
     }
@@ -283,7 +337,11 @@ function parseLabels(label: string | string[] | undefined): [string, string][] {
   const values = label === undefined ? [] : Array.isArray(label) ? label : [label];
   return values.map((value) => {
     const at = value.indexOf('=');
-    if (at <= 0) throw new HttpProblem(400, 'Invalid label format', { detail: `"${value}" is not in the form key=value.`, validations: [{ field: 'label', detail: 'each label is key=value' }] });
+    if (at <= 0)
+      throw new HttpProblem(400, 'Invalid label format', {
+        detail: `"${value}" is not in the form key=value.`,
+        validations: [{ field: 'label', detail: 'each label is key=value' }],
+      });
     return [value.slice(0, at), value.slice(at + 1)];
   });
 }

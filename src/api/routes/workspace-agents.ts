@@ -3,7 +3,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { appendAgentLogs } from '../../domain/agent-logs.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
-import { PatchAgentLogsRequest, PostLogSourceRequest, Response, WorkspaceAgent, WorkspaceAgentLog, WorkspaceAgentLogSource } from '../../sdk/wire/index.js';
+import {
+  PatchAgentLogsRequest,
+  PostLogSourceRequest,
+  Response,
+  WorkspaceAgent,
+  WorkspaceAgentLog,
+  WorkspaceAgentLogSource,
+} from '../../sdk/wire/index.js';
 import { upsertLogSource } from '../../store/queries/workspace-agents.js';
 import { streamAgentLogs, toWireAgentLog } from '../agent-log-stream.js';
 import { AgentRpcSession } from '../agent-rpc-session.js';
@@ -39,21 +46,37 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
     },
   );
 
-  app.patch('/workspaceagents/me/logs', { bodyLimit: LOGS_BODY_LIMIT, schema: { body: PatchAgentLogsRequest, response: { 200: Response } } }, async (request) => {
-    const found = agentOf(request);
-    await appendAgentLogs(context.store, found.agent, found.workspace.id, request.body as PatchAgentLogsRequest);
-    return { message: 'Logs stored.' };
-  });
+  app.patch(
+    '/workspaceagents/me/logs',
+    { bodyLimit: LOGS_BODY_LIMIT, schema: { body: PatchAgentLogsRequest, response: { 200: Response } } },
+    async (request) => {
+      const found = agentOf(request);
+      await appendAgentLogs(context.store, found.agent, found.workspace.id, request.body as PatchAgentLogsRequest);
+      return { message: 'Logs stored.' };
+    },
+  );
 
-  app.post('/workspaceagents/me/log-source', { schema: { body: PostLogSourceRequest, response: { 201: WorkspaceAgentLogSource } } }, async (request, reply) => {
-    const found = agentOf(request);
-    const body = request.body as PostLogSourceRequest;
-    const row = { agent_id: found.agent.id, id: body.id, display_name: body.display_name, icon: body.icon, created_at: context.store.nowIso() };
-    await upsertLogSource(context.store.db, row);
-    await context.store.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'agent_log_source');
-    // The reference answers 201 for a new source and for an existing one alike.
-    return reply.code(201).send({ id: row.id, workspace_agent_id: row.agent_id, created_at: row.created_at, display_name: row.display_name, icon: row.icon });
-  });
+  app.post(
+    '/workspaceagents/me/log-source',
+    { schema: { body: PostLogSourceRequest, response: { 201: WorkspaceAgentLogSource } } },
+    async (request, reply) => {
+      const found = agentOf(request);
+      const body = request.body as PostLogSourceRequest;
+      const row = {
+        agent_id: found.agent.id,
+        id: body.id,
+        display_name: body.display_name,
+        icon: body.icon,
+        created_at: context.store.nowIso(),
+      };
+      await upsertLogSource(context.store.db, row);
+      await context.store.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'agent_log_source');
+      // The reference answers 201 for a new source and for an existing one alike.
+      return reply
+        .code(201)
+        .send({ id: row.id, workspace_agent_id: row.agent_id, created_at: row.created_at, display_name: row.display_name, icon: row.icon });
+    },
+  );
 
   agentExtraRoutes(app, context);
   agentRelaySelfRoutes(app, context);
@@ -62,7 +85,8 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
 /** Agents as users read them, through the authorizing store. */
 export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const agentFor = (request: FastifyRequest) => authOf(request).store.getWorkspaceAgent((request.params as { workspaceagent: string }).workspaceagent);
+  const agentFor = (request: FastifyRequest) =>
+    authOf(request).store.getWorkspaceAgent((request.params as { workspaceagent: string }).workspaceagent);
 
   app.get('/workspaceagents/:workspaceagent', { schema: { params: AgentParam, response: { 200: WorkspaceAgent } } }, async (request) =>
     answerAgent(context, await agentFor(request)),

@@ -40,7 +40,13 @@ const Timings = Type.Object({
     }),
   ),
   agent_connection_timings: Type.Array(
-    Type.Object({ stage: Type.String(), workspace_agent_id: Type.String(), workspace_agent_name: Type.String(), started_at: Type.String(), ended_at: Type.String() }),
+    Type.Object({
+      stage: Type.String(),
+      workspace_agent_id: Type.String(),
+      workspace_agent_name: Type.String(),
+      started_at: Type.String(),
+      ended_at: Type.String(),
+    }),
   ),
 });
 
@@ -52,7 +58,8 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
-  const templateOf = (workspace: WorkspaceRow) => context.store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
+  const templateOf = (workspace: WorkspaceRow) =>
+    context.store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
   const changed = (workspace: WorkspaceRow, what: string) => context.store.pubsub.publish(workspaceEventsChannel(workspace.id), what);
 
   app.put(
@@ -67,7 +74,9 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
         const problem = weeklyScheduleProblem(schedule);
         if (problem) throw new HttpProblem(400, 'Invalid autostart schedule.', { validations: [{ field: 'schedule', detail: problem }] });
         if (!(await templateOf(workspace)).allow_user_autostart) {
-          throw new HttpProblem(400, 'Autostart is not allowed for workspaces using this template.', { validations: [{ field: 'schedule', detail: 'the template does not allow autostart' }] });
+          throw new HttpProblem(400, 'Autostart is not allowed for workspaces using this template.', {
+            validations: [{ field: 'schedule', detail: 'the template does not allow autostart' }],
+          });
         }
       }
       await store.updateWorkspace(workspace, { autostart_schedule: schedule });
@@ -87,16 +96,21 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       try {
         ttl = validateTtlMs((request.body as { ttl_ms?: number | null }).ttl_ms);
       } catch (error) {
-        throw new HttpProblem(400, 'Invalid workspace autostop timer.', { validations: [{ field: 'ttl_ms', detail: (error as Error).message }] });
+        throw new HttpProblem(400, 'Invalid workspace autostop timer.', {
+          validations: [{ field: 'ttl_ms', detail: (error as Error).message }],
+        });
       }
       if (!(await templateOf(workspace)).allow_user_autostop) {
-        throw new HttpProblem(400, 'Invalid workspace autostop timer.', { validations: [{ field: 'ttl_ms', detail: 'Custom autostop TTL is not allowed for workspaces using this template.' }] });
+        throw new HttpProblem(400, 'Invalid workspace autostop timer.', {
+          validations: [{ field: 'ttl_ms', detail: 'Custom autostop TTL is not allowed for workspaces using this template.' }],
+        });
       }
       await store.updateWorkspace(workspace, { ttl_ms: ttl });
       if (ttl === null) {
         // Turning autostop off also lifts the running build's deadline; the max deadline stays.
         const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-        if (build?.transition === 'start') await context.store.db.updateTable('workspace_builds').set({ deadline: null }).where('id', '=', build.id).execute();
+        if (build?.transition === 'start')
+          await context.store.db.updateTable('workspace_builds').set({ deadline: null }).where('id', '=', build.id).execute();
       }
       await changed(workspace, 'ttl');
       return reply.code(204).send();
@@ -105,26 +119,43 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
 
   app.put(
     '/workspaces/:workspace/extend',
-    { schema: { params: WorkspaceParam, body: Type.Object({ deadline: Type.String({ format: 'date-time' }) }), response: { 200: Response } } },
+    {
+      schema: {
+        params: WorkspaceParam,
+        body: Type.Object({ deadline: Type.String({ format: 'date-time' }) }),
+        response: { 200: Response },
+      },
+    },
     async (request) => {
       const { store } = authOf(request);
       const workspace = await workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
       const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-      if (!build || build.transition !== 'start') throw new HttpProblem(409, `Workspace must be started, current status: ${build?.transition ?? 'none'}`);
-      const job = await context.store.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', build.job_id).executeTakeFirstOrThrow();
+      if (!build || build.transition !== 'start')
+        throw new HttpProblem(409, `Workspace must be started, current status: ${build?.transition ?? 'none'}`);
+      const job = await context.store.db
+        .selectFrom('provisioner_jobs')
+        .selectAll()
+        .where('id', '=', build.job_id)
+        .executeTakeFirstOrThrow();
       if (!job.completed_at) throw new HttpProblem(409, 'Workspace is still building!');
       if (!build.deadline) throw new HttpProblem(409, 'Workspace shutdown is manual.');
       const wanted = new Date((request.body as { deadline: string }).deadline);
       const now = context.store.clock.now();
       if (wanted.getTime() < now.getTime() + 29 * 60_000) {
-        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be at least 30 minutes in the future.', { validations: [{ field: 'deadline', detail: 'too soon' }] });
+        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be at least 30 minutes in the future.', {
+          validations: [{ field: 'deadline', detail: 'too soon' }],
+        });
       }
       if (wanted.getTime() < Date.parse(job.completed_at)) {
-        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be before workspace start time.', { validations: [{ field: 'deadline', detail: 'before the start' }] });
+        throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be before workspace start time.', {
+          validations: [{ field: 'deadline', detail: 'before the start' }],
+        });
       }
       if (build.max_deadline && wanted.getTime() > Date.parse(build.max_deadline)) {
-        throw new HttpProblem(400, 'Cannot extend workspace beyond max deadline.', { validations: [{ field: 'deadline', detail: `after ${build.max_deadline}` }] });
+        throw new HttpProblem(400, 'Cannot extend workspace beyond max deadline.', {
+          validations: [{ field: 'deadline', detail: `after ${build.max_deadline}` }],
+        });
       }
       await context.store.db.updateTable('workspace_builds').set({ deadline: wanted.toISOString() }).where('id', '=', build.id).execute();
       await changed(workspace, 'extend');
@@ -150,7 +181,10 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
         dormant
           ? {
               dormant_at: now.toISOString(),
-              deleting_at: template.time_til_dormant_autodelete_ms > 0 ? new Date(now.getTime() + template.time_til_dormant_autodelete_ms).toISOString() : null,
+              deleting_at:
+                template.time_til_dormant_autodelete_ms > 0
+                  ? new Date(now.getTime() + template.time_til_dormant_autodelete_ms).toISOString()
+                  : null,
             }
           : { dormant_at: null, deleting_at: null, last_used_at: now.toISOString() },
       );
@@ -167,7 +201,9 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       const workspace = await workspaceOf(request);
       const value = (request.body as { automatic_updates: string }).automatic_updates;
       if (value !== 'always' && value !== 'never') {
-        throw new HttpProblem(400, 'Invalid automatic updates value.', { validations: [{ field: 'automatic_updates', detail: 'must be always or never' }] });
+        throw new HttpProblem(400, 'Invalid automatic updates value.', {
+          validations: [{ field: 'automatic_updates', detail: 'must be always or never' }],
+        });
       }
       await store.updateWorkspace(workspace, { automatic_updates: value });
       await changed(workspace, 'autoupdates');
@@ -184,9 +220,17 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
       const mustUseActive = template.require_active_version === 1 || workspace.automatic_updates === 'always';
       if (!build || !mustUseActive || build.template_version_id === template.active_version_id) return { parameter_mismatch: false };
-      const active = await context.store.db.selectFrom('template_versions').select('parameters').where('id', '=', template.active_version_id).executeTakeFirstOrThrow();
+      const active = await context.store.db
+        .selectFrom('template_versions')
+        .select('parameters')
+        .where('id', '=', template.active_version_id)
+        .executeTakeFirstOrThrow();
       try {
-        resolveBuildParameters(parseJson<RichParameter[]>(active.parameters, []), [], parseJson<NameValue[]>(build.rich_parameter_values, []));
+        resolveBuildParameters(
+          parseJson<RichParameter[]>(active.parameters, []),
+          [],
+          parseJson<NameValue[]>(build.rich_parameter_values, []),
+        );
         return { parameter_mismatch: false };
       } catch {
         return { parameter_mismatch: true };
@@ -206,8 +250,23 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
 async function agentTimings(context: ApiContext, jobId: string) {
   const db = context.store.db;
   const resources = await listResourcesOfJobs(db, [jobId]);
-  const agents = await listAgentsOfResources(db, resources.map((r) => r.id));
-  const runs = agents.length === 0 ? [] : await db.selectFrom('workspace_agent_script_timings').selectAll().where('agent_id', 'in', agents.map((a) => a.id)).orderBy('started_at').execute();
+  const agents = await listAgentsOfResources(
+    db,
+    resources.map((r) => r.id),
+  );
+  const runs =
+    agents.length === 0
+      ? []
+      : await db
+          .selectFrom('workspace_agent_script_timings')
+          .selectAll()
+          .where(
+            'agent_id',
+            'in',
+            agents.map((a) => a.id),
+          )
+          .orderBy('started_at')
+          .execute();
   const agentOf = new Map(agents.map((agent) => [agent.id, agent]));
   return {
     agent_script_timings: runs.map((run) => {
@@ -237,9 +296,21 @@ async function agentTimings(context: ApiContext, jobId: string) {
 }
 
 /** Stage by stage, from the first to the last log line of each stage of a job. */
-async function provisionerTimings(context: ApiContext, jobId: string): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
-  const logs = await context.store.db.selectFrom('provisioner_job_logs').select(['stage', 'created_at']).where('job_id', '=', jobId).orderBy('id').execute();
-  const job = await context.store.db.selectFrom('provisioner_jobs').select(['completed_at', 'provisioner', 'started_at', 'error', 'canceled_at']).where('id', '=', jobId).executeTakeFirst();
+async function provisionerTimings(
+  context: ApiContext,
+  jobId: string,
+): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
+  const logs = await context.store.db
+    .selectFrom('provisioner_job_logs')
+    .select(['stage', 'created_at'])
+    .where('job_id', '=', jobId)
+    .orderBy('id')
+    .execute();
+  const job = await context.store.db
+    .selectFrom('provisioner_jobs')
+    .select(['completed_at', 'provisioner', 'started_at', 'error', 'canceled_at'])
+    .where('id', '=', jobId)
+    .executeTakeFirst();
   const stages: { stage: string; started_at: string; ended_at: string }[] = [];
   for (const log of logs) {
     const last = stages.at(-1);

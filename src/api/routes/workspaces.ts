@@ -57,16 +57,28 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   const workspaceOf = async (request: FastifyRequest, includeDeleted = false) => {
     const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
     if (row.deleted && !includeDeleted) {
-      throw new HttpProblem(410, `Workspace "${row.id}" was deleted, you can view this workspace by specifying '?include_deleted=true' and trying again.`);
+      throw new HttpProblem(
+        410,
+        `Workspace "${row.id}" was deleted, you can view this workspace by specifying '?include_deleted=true' and trying again.`,
+      );
     }
     return row;
   };
-  const buildOf = async (request: FastifyRequest) => authOf(request).store.getWorkspaceBuild((request.params as { workspacebuild: string }).workspacebuild);
+  const buildOf = async (request: FastifyRequest) =>
+    authOf(request).store.getWorkspaceBuild((request.params as { workspacebuild: string }).workspacebuild);
 
   const create = async (request: FastifyRequest, organizationId: string | undefined) => {
     const { store } = authOf(request);
     const owner = await store.getUser((request.params as { user: string }).user);
-    const row = await createWorkspace(store, context.store, owner, organizationId, request.body as CreateWorkspaceInput, context.checkSchedule, now());
+    const row = await createWorkspace(
+      store,
+      context.store,
+      owner,
+      organizationId,
+      request.body as CreateWorkspaceInput,
+      context.checkSchedule,
+      now(),
+    );
     return one(row);
   };
   app.post(
@@ -76,7 +88,13 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   );
   app.post(
     '/organizations/:organization/members/:user/workspaces',
-    { schema: { params: Type.Object({ organization: Type.String(), user: Type.String() }), body: CreateWorkspaceRequest, response: { 200: Workspace } } },
+    {
+      schema: {
+        params: Type.Object({ organization: Type.String(), user: Type.String() }),
+        body: CreateWorkspaceRequest,
+        response: { 200: Workspace },
+      },
+    },
     async (request) => {
       const organization = await authOf(request).store.getOrganization((request.params as { organization: string }).organization);
       return create(request, organization.id);
@@ -117,13 +135,21 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
   );
 
-  app.get('/workspaces/:workspace', { schema: { params: WorkspaceParam, querystring: IncludeDeleted, response: { 200: Workspace } } }, async (request) =>
-    one(await workspaceOf(request, (request.query as { include_deleted?: boolean }).include_deleted === true)),
+  app.get(
+    '/workspaces/:workspace',
+    { schema: { params: WorkspaceParam, querystring: IncludeDeleted, response: { 200: Workspace } } },
+    async (request) => one(await workspaceOf(request, (request.query as { include_deleted?: boolean }).include_deleted === true)),
   );
 
   app.get(
     '/users/:user/workspace/:workspacename',
-    { schema: { params: Type.Object({ user: Type.String(), workspacename: Type.String() }), querystring: IncludeDeleted, response: { 200: Workspace } } },
+    {
+      schema: {
+        params: Type.Object({ user: Type.String(), workspacename: Type.String() }),
+        querystring: IncludeDeleted,
+        response: { 200: Workspace },
+      },
+    },
     async (request) => {
       const { store } = authOf(request);
       const params = request.params as { user: string; workspacename: string };
@@ -144,12 +170,15 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const name = (request.body as { name?: string }).name;
       if (!name || name === workspace.name) return reply.code(204).send();
       if (!context.values.allowWorkspaceRenames) {
-        throw new HttpProblem(400, 'Workspace renames are not allowed.', { detail: 'An administrator can allow them with --allow-workspace-renames.' });
+        throw new HttpProblem(400, 'Workspace renames are not allowed.', {
+          detail: 'An administrator can allow them with --allow-workspace-renames.',
+        });
       }
       try {
         await store.updateWorkspace(workspace, { name });
       } catch (error) {
-        if (error instanceof ConflictError) throw new HttpProblem(409, `Workspace "${name}" already exists.`, { validations: [{ field: 'name', detail: 'already in use' }] });
+        if (error instanceof ConflictError)
+          throw new HttpProblem(409, `Workspace "${name}" already exists.`, { validations: [{ field: 'name', detail: 'already in use' }] });
         throw error;
       }
       await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'renamed');
@@ -201,7 +230,12 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
 
   app.get(
     '/users/:user/workspace/:workspacename/builds/:buildnumber',
-    { schema: { params: Type.Object({ user: Type.String(), workspacename: Type.String(), buildnumber: Type.String() }), response: { 200: WorkspaceBuild } } },
+    {
+      schema: {
+        params: Type.Object({ user: Type.String(), workspacename: Type.String(), buildnumber: Type.String() }),
+        response: { 200: WorkspaceBuild },
+      },
+    },
     async (request) => {
       const { store } = authOf(request);
       const params = request.params as { user: string; workspacename: string; buildnumber: string };
@@ -222,8 +256,15 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   app.patch('/workspacebuilds/:workspacebuild/cancel', { schema: { params: BuildParam, response: { 200: Response } } }, async (request) => {
     const { store, subject } = authOf(request);
     const { build, workspace } = await buildOf(request);
-    const template = await context.store.db.selectFrom('templates').select('allow_user_cancel_workspace_jobs').where('id', '=', workspace.template_id).executeTakeFirst();
-    if (!template?.allow_user_cancel_workspace_jobs && !subject.roles.some((role) => role.name === 'owner' && role.organization_id === '')) {
+    const template = await context.store.db
+      .selectFrom('templates')
+      .select('allow_user_cancel_workspace_jobs')
+      .where('id', '=', workspace.template_id)
+      .executeTakeFirst();
+    if (
+      !template?.allow_user_cancel_workspace_jobs &&
+      !subject.roles.some((role) => role.name === 'owner' && role.organization_id === '')
+    ) {
       throw new HttpProblem(403, 'User is not allowed to cancel workspace builds. Owner role is required.');
     }
     const job = await getJobById(context.store.db, build.job_id);
@@ -241,7 +282,11 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     url: '/workspacebuilds/:workspacebuild/logs',
     schema: {
       params: BuildParam,
-      querystring: Type.Object({ before: Type.Optional(Type.Integer()), after: Type.Optional(Type.Integer()), follow: Type.Optional(Type.String()) }),
+      querystring: Type.Object({
+        before: Type.Optional(Type.Integer()),
+        after: Type.Optional(Type.Integer()),
+        follow: Type.Optional(Type.String()),
+      }),
       response: { 200: Type.Array(ProvisionerJobLog) },
     },
     handler: async (request) => {
@@ -272,8 +317,10 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
   );
 
-  app.get('/workspacebuilds/:workspacebuild/parameters', { schema: { params: BuildParam, response: { 200: Type.Array(NameValue) } } }, async (request) =>
-    parseJson((await buildOf(request)).build.rich_parameter_values, []),
+  app.get(
+    '/workspacebuilds/:workspacebuild/parameters',
+    { schema: { params: BuildParam, response: { 200: Type.Array(NameValue) } } },
+    async (request) => parseJson((await buildOf(request)).build.rich_parameter_values, []),
   );
 
   app.get('/workspacebuilds/:workspacebuild/state', { schema: { params: BuildParam } }, async (request, reply) => {
@@ -287,4 +334,3 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     return reply.type('application/json').send(build.provisioner_state ?? Buffer.alloc(0));
   });
 }
-

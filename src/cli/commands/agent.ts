@@ -21,7 +21,7 @@ export const agentCommand: CommandSpec = {
     'workspace lifecycle. Logs go to standard error, and to $COVE_AGENT_LOG_DIR/cove-agent.log when ' +
     'that is set. Stops on SIGINT or SIGTERM after running the stop scripts. On a cloud machine, ' +
     '--auth aws-instance-identity, azure-instance-identity or google-instance-identity ($COVE_AGENT_AUTH) ' +
-    'gets the token from the deployment in exchange for the instance identity that the cloud\'s metadata ' +
+    "gets the token from the deployment in exchange for the instance identity that the cloud's metadata " +
     'service signs ($COVE_AGENT_METADATA_URL overrides where that service is).',
   configure: async (command: Command) => {
     // For tests: stop once the start scripts are done, as a signal would.
@@ -40,7 +40,9 @@ export const agentCommand: CommandSpec = {
     const url = context.global.url ?? env['COVE_AGENT_URL'];
     const auth = (options['auth'] as string | undefined) ?? (env['COVE_AGENT_AUTH'] || 'token');
     if (!isAuthMethod(auth)) {
-      throw new CliError(`COVE_AGENT_AUTH is "${auth}", which is not a way the agent can authenticate.`, { hint: `Use one of: ${AUTH_METHODS.join(', ')}.` });
+      throw new CliError(`COVE_AGENT_AUTH is "${auth}", which is not a way the agent can authenticate.`, {
+        hint: `Use one of: ${AUTH_METHODS.join(', ')}.`,
+      });
     }
     if (auth !== 'token') {
       if (!url) throw new CliError('The agent needs COVE_AGENT_URL; it is not set.', { hint: 'Set it, or pass --url.' });
@@ -53,16 +55,32 @@ export const agentCommand: CommandSpec = {
           logger.info({}, 'stopped before the deployment issued a token');
           return 0;
         }
-        if ((await runAgent(context.io, { url, token, logger, logDir, exitAfterStart: options['exitAfterStart'] === true, untilRefused: true })) === 'stopped') return 0;
-        logger.info({ method: auth }, 'the deployment no longer accepts this token (a newer build replaced the agent); exchanging the instance identity again');
+        if (
+          (await runAgent(context.io, {
+            url,
+            token,
+            logger,
+            logDir,
+            exitAfterStart: options['exitAfterStart'] === true,
+            untilRefused: true,
+          })) === 'stopped'
+        )
+          return 0;
+        logger.info(
+          { method: auth },
+          'the deployment no longer accepts this token (a newer build replaced the agent); exchanging the instance identity again',
+        );
       }
     }
     const token = context.global.token ?? env['COVE_AGENT_TOKEN'];
     if (!url || !token) {
       const missing = [!url ? 'COVE_AGENT_URL' : undefined, !token ? 'COVE_AGENT_TOKEN' : undefined].filter(Boolean).join(' and ');
-      throw new CliError(`The agent needs COVE_AGENT_URL and COVE_AGENT_TOKEN; ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set.`, {
-        hint: 'Set them (the template does this for its agents), or pass --url and --token.',
-      });
+      throw new CliError(
+        `The agent needs COVE_AGENT_URL and COVE_AGENT_TOKEN; ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set.`,
+        {
+          hint: 'Set them (the template does this for its agents), or pass --url and --token.',
+        },
+      );
     }
     const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
     await runAgent(context.io, {
@@ -99,7 +117,14 @@ async function runAgent(io: CliIo, { url, token, logger, logDir, exitAfterStart,
   const { startAgent } = await import('../../agent/index.js');
   let refuse: () => void = () => undefined;
   const refused = new Promise<void>((resolve) => (refuse = resolve));
-  const agent = startAgent({ url, token, logger, env: { ...io.env }, ...(logDir ? { logDir } : {}), ...(untilRefused ? { onUnauthorized: refuse } : {}) });
+  const agent = startAgent({
+    url,
+    token,
+    logger,
+    env: { ...io.env },
+    ...(logDir ? { logDir } : {}),
+    ...(untilRefused ? { onUnauthorized: refuse } : {}),
+  });
   logger.info({ url }, 'workspace agent started; stop it with Ctrl+C');
   if (exitAfterStart) void agent.waitForLifecycle('ready').then(() => process.emit('SIGTERM', 'SIGTERM'));
   if ((await runUntilSignal(() => agent.stop(), logger, refused)) === 'signal') return 'stopped';
@@ -112,7 +137,12 @@ async function runAgent(io: CliIo, { url, token, logger, logDir, exitAfterStart,
  * deployment cannot answer yet (or the build that knows this instance is still running). Returns
  * undefined when a signal stops it first; a refused identity is a CliError.
  */
-async function exchangeInstanceIdentity(url: string, method: Exclude<AuthMethod, 'token'>, metadataUrl: string | undefined, logger: AgentLogger): Promise<string | undefined> {
+async function exchangeInstanceIdentity(
+  url: string,
+  method: Exclude<AuthMethod, 'token'>,
+  metadataUrl: string | undefined,
+  logger: AgentLogger,
+): Promise<string | undefined> {
   const { waitForInstanceToken } = await import('../../agent/index.js');
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -125,9 +155,12 @@ async function exchangeInstanceIdentity(url: string, method: Exclude<AuthMethod,
     return token;
   } catch (error) {
     const detail = (error as { detail?: unknown }).detail;
-    throw new CliError(`The deployment refused the instance identity: ${(error as Error).message}${typeof detail === 'string' && detail ? ` ${detail}` : ''}`, {
-      hint: 'Check that the template sets this instance\'s id as the agent\'s instance_id, and that the deployment trusts the cloud\'s certificates.',
-    });
+    throw new CliError(
+      `The deployment refused the instance identity: ${(error as Error).message}${typeof detail === 'string' && detail ? ` ${detail}` : ''}`,
+      {
+        hint: "Check that the template sets this instance's id as the agent's instance_id, and that the deployment trusts the cloud's certificates.",
+      },
+    );
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -138,7 +171,11 @@ async function exchangeInstanceIdentity(url: string, method: Exclude<AuthMethod,
  * Resolves after `stop` finished, which starts at the first SIGINT or SIGTERM (a second one exits
  * at once), or when `until` resolves first; says which.
  */
-async function runUntilSignal(stop: () => Promise<void>, logger: AgentLogger, until: Promise<unknown> = new Promise(() => undefined)): Promise<'signal' | 'until'> {
+async function runUntilSignal(
+  stop: () => Promise<void>,
+  logger: AgentLogger,
+  until: Promise<unknown> = new Promise(() => undefined),
+): Promise<'signal' | 'until'> {
   let stopping: Promise<void> | undefined;
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));

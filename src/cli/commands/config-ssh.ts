@@ -17,7 +17,7 @@ export const configSshCommand: CommandSpec = {
   name: 'config-ssh',
   summary: 'Add workspaces to your SSH config so "ssh cove.WORKSPACE" works',
   description:
-    'Writes one marked block to ~/.ssh/config: a Host pattern for the deployment\'s prefix (cove.* by ' +
+    "Writes one marked block to ~/.ssh/config: a Host pattern for the deployment's prefix (cove.* by " +
     'default) whose ProxyCommand is "cove ssh --stdio". Running it again replaces the block; ' +
     'everything outside it is kept. New workspaces need no new run.',
   options: [
@@ -29,10 +29,18 @@ export const configSshCommand: CommandSpec = {
   examples: ['cove config-ssh -y', 'cove config-ssh --dry-run', 'ssh cove.dev'],
   async run(context, _args, options) {
     const client = await context.client();
-    const deployment = await client.request<{ hostname_prefix: string; ssh_config_options: Record<string, string> }>('GET', '/deployment/ssh');
+    const deployment = await client.request<{ hostname_prefix: string; ssh_config_options: Record<string, string> }>(
+      'GET',
+      '/deployment/ssh',
+    );
     const file = expandHome(stringOption(options, 'sshConfigFile') ?? '~/.ssh/config');
     const extra = parseOptions((options['sshOption'] as string[] | undefined) ?? []);
-    const block = sshBlock({ prefix: deployment.hostname_prefix || 'cove.', url: client.url, proxy: proxyCommand(context), options: { ...deployment.ssh_config_options, ...extra } });
+    const block = sshBlock({
+      prefix: deployment.hostname_prefix || 'cove.',
+      url: client.url,
+      proxy: proxyCommand(context),
+      options: { ...deployment.ssh_config_options, ...extra },
+    });
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
     const after = replaceBlock(before, block);
     const host = `${deployment.hostname_prefix || 'cove.'}WORKSPACE`;
@@ -45,7 +53,8 @@ export const configSshCommand: CommandSpec = {
       return 0;
     }
     if (options['yes'] !== true) {
-      if (!canPrompt(context.io)) throw new CliError(`Changing ${file} needs confirmation.`, { hint: 'Pass -y to write it, or --dry-run to see the change.' });
+      if (!canPrompt(context.io))
+        throw new CliError(`Changing ${file} needs confirmation.`, { hint: 'Pass -y to write it, or --dry-run to see the change.' });
       const answer = await prompt(context.io, `Write a Cove block to ${file}? [y/N] `);
       if (!/^y(es)?$/i.test(answer.trim())) throw new CliError(`Canceled: ${file} is unchanged.`);
     }
@@ -56,7 +65,12 @@ export const configSshCommand: CommandSpec = {
 };
 
 /** The block: one Host pattern, the ProxyCommand, and options that suit a relayed, per-start host key. */
-export function sshBlock(input: { readonly prefix: string; readonly url: string; readonly proxy: string; readonly options: Readonly<Record<string, string>> }): string {
+export function sshBlock(input: {
+  readonly prefix: string;
+  readonly url: string;
+  readonly proxy: string;
+  readonly options: Readonly<Record<string, string>>;
+}): string {
   const options: Record<string, string> = {
     ConnectTimeout: '0',
     // The agent makes a new host key each time it starts; the relay, not the key, proves who answers.
@@ -112,7 +126,10 @@ function parseOptions(values: readonly string[]): Record<string, string> {
   return Object.fromEntries(
     values.map((value) => {
       const match = /^\s*([A-Za-z]+)\s*[= ]\s*(.+)$/.exec(value);
-      if (!match?.[1] || !match[2]) throw new CliError(`--ssh-option "${value}" is not an SSH option.`, { hint: 'Give it as Key=Value, e.g. --ssh-option ForwardAgent=yes.' });
+      if (!match?.[1] || !match[2])
+        throw new CliError(`--ssh-option "${value}" is not an SSH option.`, {
+          hint: 'Give it as Key=Value, e.g. --ssh-option ForwardAgent=yes.',
+        });
       return [match[1], match[2].trim()];
     }),
   );

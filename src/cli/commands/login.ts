@@ -68,13 +68,7 @@ async function createFirstUser(context: CommandContext, client: CoveClient, opti
   return (await client.login(email, password)).session_token;
 }
 
-async function valueOrPrompt(
-  context: CommandContext,
-  value: unknown,
-  question: string,
-  flag: string,
-  secret = false,
-): Promise<string> {
+async function valueOrPrompt(context: CommandContext, value: unknown, question: string, flag: string, secret = false): Promise<string> {
   if (typeof value === 'string' && value !== '') return value;
   if (!canPrompt(context.io)) throw new CliError(`${flag} is required when not running in a terminal.`);
   const answer = (await prompt(context.io, question, { secret })).trim();

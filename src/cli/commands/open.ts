@@ -24,13 +24,20 @@ export const openCommand: CommandSpec = {
     const { workspace, agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io, wait: false });
     const apps = agent.apps.filter((app) => !app.hidden);
     if (slug === undefined) {
-      if (context.json) printJson(context.io, apps.map((app) => ({ slug: app.slug, display_name: app.display_name })));
+      if (context.json)
+        printJson(
+          context.io,
+          apps.map((app) => ({ slug: app.slug, display_name: app.display_name })),
+        );
       else if (apps.length === 0) context.say(`Workspace "${label}" has no apps.`);
       else for (const app of apps) context.say(`${app.slug}\t${app.display_name}`);
       return 0;
     }
     const app = agent.apps.find((candidate) => candidate.slug === slug);
-    if (!app) throw new CliError(`Workspace "${label}" has no app "${slug}".`, { hint: apps.length > 0 ? `Its apps: ${apps.map((a) => a.slug).join(', ')}.` : 'Its template defines no apps.' });
+    if (!app)
+      throw new CliError(`Workspace "${label}" has no app "${slug}".`, {
+        hint: apps.length > 0 ? `Its apps: ${apps.map((a) => a.slug).join(', ')}.` : 'Its template defines no apps.',
+      });
     const host = app.subdomain ? (await client.request<{ host: string }>('GET', '/applications/host')).host : '';
     const url = appUrl(client.url, host, workspace.owner_name, workspace.name, agent.name, app);
     if (context.json) printJson(context.io, { url });

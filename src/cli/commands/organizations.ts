@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { AssignableRole, CustomRoleRequest, Organization, OrganizationMemberWithUser, Permission, RoleObject } from '../../sdk/wire/index.js';
+import type {
+  AssignableRole,
+  CustomRoleRequest,
+  Organization,
+  OrganizationMemberWithUser,
+  Permission,
+  RoleObject,
+} from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printData, printJson } from '../output.js';
@@ -108,7 +115,9 @@ export const organizationsCommand: CommandSpec = {
         { flags: '--description <text>', description: 'Description' },
       ],
       async run(context, [name = ''], options) {
-        const organization = await (await context.client()).createOrganization({
+        const organization = await (
+          await context.client()
+        ).createOrganization({
           name,
           ...(typeof options['displayName'] === 'string' ? { display_name: options['displayName'] } : {}),
           ...(typeof options['description'] === 'string' ? { description: options['description'] } : {}),

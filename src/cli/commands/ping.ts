@@ -18,8 +18,10 @@ export const pingCommand: CommandSpec = {
   async run(context, [workspaceText = ''], options) {
     const count = Number(options['num']);
     const interval = Number(options['interval']);
-    if (!Number.isInteger(count) || count < 1) throw new CliError(`-n "${String(options['num'])}" is not a count.`, { hint: 'Give a whole number of pings, e.g. -n 3.' });
-    if (!Number.isFinite(interval) || interval < 0) throw new CliError(`--interval "${String(options['interval'])}" is not a number of milliseconds.`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new CliError(`-n "${String(options['num'])}" is not a count.`, { hint: 'Give a whole number of pings, e.g. -n 3.' });
+    if (!Number.isFinite(interval) || interval < 0)
+      throw new CliError(`--interval "${String(options['interval'])}" is not a number of milliseconds.`);
     const client = await context.client();
     const { agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io });
     const { stream } = await openAgentStream(client, agent.id, { service: 'echo' });
@@ -50,9 +52,19 @@ export const pingCommand: CommandSpec = {
     } finally {
       stream.destroy();
     }
-    const summary = { workspace: label, agent: agent.name, pings: times.length, min_ms: Math.min(...times), avg_ms: times.reduce((a, b) => a + b, 0) / times.length, max_ms: Math.max(...times) };
+    const summary = {
+      workspace: label,
+      agent: agent.name,
+      pings: times.length,
+      min_ms: Math.min(...times),
+      avg_ms: times.reduce((a, b) => a + b, 0) / times.length,
+      max_ms: Math.max(...times),
+    };
     if (context.json) printJson(context.io, summary);
-    else context.say(`${summary.pings} pings: min ${summary.min_ms.toFixed(1)}ms, avg ${summary.avg_ms.toFixed(1)}ms, max ${summary.max_ms.toFixed(1)}ms`);
+    else
+      context.say(
+        `${summary.pings} pings: min ${summary.min_ms.toFixed(1)}ms, avg ${summary.avg_ms.toFixed(1)}ms, max ${summary.max_ms.toFixed(1)}ms`,
+      );
     return 0;
   },
 };

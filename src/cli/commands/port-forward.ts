@@ -19,20 +19,26 @@ export const portForwardCommand: CommandSpec = {
   name: 'port-forward',
   summary: 'Forward local TCP ports to ports inside a workspace',
   description:
-    'Listens on each LOCAL port and carries every connection to REMOTE on the workspace\'s loopback ' +
+    "Listens on each LOCAL port and carries every connection to REMOTE on the workspace's loopback " +
     'interface, through the deployment. Runs until interrupted (Ctrl+C).',
   arguments: [{ name: 'workspace', description: 'WORKSPACE, OWNER/WORKSPACE, or either followed by .AGENT', required: true }],
   options: [{ flags: '--tcp <mapping...>', description: 'LOCAL:REMOTE or [BIND:]LOCAL:REMOTE, e.g. 8080:8080 (repeatable)' }],
   examples: ['cove port-forward dev --tcp 18080:8080', 'cove port-forward dev --tcp 3000:3000 --tcp 127.0.0.1:5433:5432'],
   async run(context, [workspaceText = ''], options) {
     const mappings = ((options['tcp'] as string[] | undefined) ?? []).map(parseForward);
-    if (mappings.length === 0) throw new CliError('Nothing to forward.', { hint: 'Name ports with --tcp LOCAL:REMOTE, e.g. --tcp 8080:8080.' });
+    if (mappings.length === 0)
+      throw new CliError('Nothing to forward.', { hint: 'Name ports with --tcp LOCAL:REMOTE, e.g. --tcp 8080:8080.' });
     const client = await context.client();
     const { agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io });
     const servers = await Promise.all(mappings.map((forward) => listen(context, client, agent.id, forward)));
-    const bound = servers.map(({ forward, server }) => ({ local: `${forward.bindHost}:${(server.address() as AddressInfo).port}`, remote_port: forward.remotePort }));
+    const bound = servers.map(({ forward, server }) => ({
+      local: `${forward.bindHost}:${(server.address() as AddressInfo).port}`,
+      remote_port: forward.remotePort,
+    }));
     if (context.json) printJson(context.io, { workspace: label, agent: agent.name, forwards: bound });
-    else for (const entry of bound) context.io.stderr.write(`Forwarding ${entry.local} to port ${entry.remote_port} in workspace "${label}"\n`);
+    else
+      for (const entry of bound)
+        context.io.stderr.write(`Forwarding ${entry.local} to port ${entry.remote_port} in workspace "${label}"\n`);
     await untilInterrupted();
     for (const { server } of servers) server.close();
     return 0;
@@ -50,11 +56,20 @@ function parseForward(text: string): Forward {
   return { bindHost, localPort, remotePort };
 }
 
-async function listen(context: CommandContext, client: CoveClient, agentId: string, forward: Forward): Promise<{ forward: Forward; server: Server }> {
+async function listen(
+  context: CommandContext,
+  client: CoveClient,
+  agentId: string,
+  forward: Forward,
+): Promise<{ forward: Forward; server: Server }> {
   const server = createServer((socket) => void carry(context, client, agentId, forward, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(new CliError(`Cannot listen on ${forward.bindHost}:${forward.localPort}: ${error.code ?? error.message}.`, { hint: 'Choose another local port.' })),
+      reject(
+        new CliError(`Cannot listen on ${forward.bindHost}:${forward.localPort}: ${error.code ?? error.message}.`, {
+          hint: 'Choose another local port.',
+        }),
+      ),
     );
     server.listen(forward.localPort, forward.bindHost, () => resolve());
   });

@@ -32,23 +32,33 @@ async function target(client: CoveClient, text: string): Promise<{ readonly work
 
 function parsePort(text: string): number {
   const port = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-  if (!Number.isInteger(port) || port < 9 || port > 65535) throw new CliError(`"${text}" is not a port.`, { hint: 'Give a port number from 9 to 65535.' });
+  if (!Number.isInteger(port) || port < 9 || port > 65535)
+    throw new CliError(`"${text}" is not a port.`, { hint: 'Give a port number from 9 to 65535.' });
   return port;
 }
 
 /** Reads a flag that takes one of a few words, naming them when it is something else. */
-function choice<T extends string>(options: Readonly<Record<string, unknown>>, key: string, flag: string, allowed: readonly T[], fallback: T): T {
+function choice<T extends string>(
+  options: Readonly<Record<string, unknown>>,
+  key: string,
+  flag: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
   const text = stringOption(options, key);
   if (text === undefined) return fallback;
   const found = allowed.find((value) => value === text.toLowerCase());
-  if (found === undefined) throw new CliError(`${flag} "${text}" is not one of ${allowed.join(', ')}.`, { hint: `Use one of: ${allowed.join(', ')}.` });
+  if (found === undefined)
+    throw new CliError(`${flag} "${text}" is not one of ${allowed.join(', ')}.`, { hint: `Use one of: ${allowed.join(', ')}.` });
   return found;
 }
 
 function shareLevel(options: Readonly<Record<string, unknown>>): Level {
   // The API's own word for "not shared" reads like a level; say how to get there instead.
   if (stringOption(options, 'level')?.toLowerCase() === 'owner') {
-    throw new CliError('--level owner is not a share level: a port is private to its owner when it is not shared.', { hint: 'Run "cove port unshare WORKSPACE PORT".' });
+    throw new CliError('--level owner is not a share level: a port is private to its owner when it is not shared.', {
+      hint: 'Run "cove port unshare WORKSPACE PORT".',
+    });
   }
   return choice(options, 'level', '--level', LEVELS, 'authenticated');
 }
@@ -64,15 +74,20 @@ function agentNames(workspace: Workspace): string[] {
 function pickAgent(workspace: Workspace, label: string, given: string | undefined): string {
   const names = agentNames(workspace);
   if (names.length === 0) {
-    const hint = workspace.latest_build.status === 'running' ? 'Its template defines no agent, so it has no ports to share.' : `Start it first with "cove start ${label}".`;
+    const hint =
+      workspace.latest_build.status === 'running'
+        ? 'Its template defines no agent, so it has no ports to share.'
+        : `Start it first with "cove start ${label}".`;
     throw new CliError(`Workspace "${label}" has no agents (it is ${workspace.latest_build.status}).`, { hint });
   }
   if (given !== undefined) {
-    if (!names.includes(given)) throw new CliError(`Workspace "${label}" has no agent "${given}".`, { hint: `Its agents: ${names.join(', ')}.` });
+    if (!names.includes(given))
+      throw new CliError(`Workspace "${label}" has no agent "${given}".`, { hint: `Its agents: ${names.join(', ')}.` });
     return given;
   }
   const [only] = names;
-  if (names.length > 1 || only === undefined) throw new CliError(`Workspace "${label}" has several agents: ${names.join(', ')}.`, { hint: 'Name one with --agent NAME.' });
+  if (names.length > 1 || only === undefined)
+    throw new CliError(`Workspace "${label}" has several agents: ${names.join(', ')}.`, { hint: 'Name one with --agent NAME.' });
   return only;
 }
 
@@ -84,7 +99,10 @@ async function explainRefusal(client: CoveClient, error: unknown, workspace: Wor
   if (!(error instanceof ApiError) || error.status !== 400) return error;
   if (!(error.body.validations ?? []).some((validation) => validation.field === 'share_level')) return error;
   // `templates edit` looks in the default organization unless told otherwise.
-  const inDefault = await client.organization(workspace.organization_id).then((org) => org.is_default, () => false);
+  const inDefault = await client.organization(workspace.organization_id).then(
+    (org) => org.is_default,
+    () => false,
+  );
   const org = inDefault ? '' : ` --org ${workspace.organization_name}`;
   return new CliError(error.message, {
     hint: `The template caps port sharing with max_port_share_level; a template admin can raise it with "cove templates edit ${workspace.template_name}${org} --max-port-share-level ${level}".`,
@@ -113,11 +131,16 @@ const shareCommand: CommandSpec = {
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     const agent = pickAgent(workspace, label, stringOption(options, 'agent'));
-    const share = await client.sharePort(workspace.id, { agent_name: agent, port, share_level: level, protocol }).catch(async (error: unknown) => {
-      throw await explainRefusal(client, error, workspace, level);
-    });
+    const share = await client
+      .sharePort(workspace.id, { agent_name: agent, port, share_level: level, protocol })
+      .catch(async (error: unknown) => {
+        throw await explainRefusal(client, error, workspace, level);
+      });
     if (context.json) printJson(context.io, share);
-    else context.say(`Port ${share.port} of ${label} is shared with ${AUDIENCE[share.share_level] ?? share.share_level}${share.protocol === 'https' ? ' over https' : ''}.`);
+    else
+      context.say(
+        `Port ${share.port} of ${label} is shared with ${AUDIENCE[share.share_level] ?? share.share_level}${share.protocol === 'https' ? ' over https' : ''}.`,
+      );
     return 0;
   },
 };
@@ -163,7 +186,10 @@ function findShare(shares: readonly PortShare[], label: string, port: number, ag
     const of = agent === undefined ? '' : ` of agent "${agent}"`;
     throw new CliError(`Port ${port}${of} of ${label} is not shared.`, { hint: `See "cove port list ${label}".` });
   }
-  if (matching.length > 1) throw new CliError(`Port ${port} of ${label} is shared by several agents: ${matching.map((s) => s.agent_name).join(', ')}.`, { hint: 'Name one with --agent NAME.' });
+  if (matching.length > 1)
+    throw new CliError(`Port ${port} of ${label} is shared by several agents: ${matching.map((s) => s.agent_name).join(', ')}.`, {
+      hint: 'Name one with --agent NAME.',
+    });
   return only;
 }
 

@@ -60,14 +60,19 @@ const startCommand: CommandSpec = {
     // For tests and one-shot runs: stop once this many jobs are done, as a signal would.
     command.addOption(new Option('--exit-after-jobs <count>', 'Stop after this many jobs').hideHelp());
   },
-  examples: ['cove provisioner start --key "$KEY" --name gpu-1', 'COVE_PROVISIONER_KEY=... cove provisioner start --url https://cove.example.com'],
+  examples: [
+    'cove provisioner start --key "$KEY" --name gpu-1',
+    'COVE_PROVISIONER_KEY=... cove provisioner start --url https://cove.example.com',
+  ],
   async run(context, _args, options) {
     const url = context.deploymentUrl();
     const organization = String(options['org']);
     const key = stringOption(options, 'key') ?? context.io.env['COVE_PROVISIONER_KEY'];
     const sessionToken = key ? undefined : await context.sessionToken(url);
     if (!key && !sessionToken) {
-      throw new CliError(`No provisioner key and no session for ${url}.`, { hint: 'Pass --key (see "cove provisioner keys create"), or run "cove login" first.' });
+      throw new CliError(`No provisioner key and no session for ${url}.`, {
+        hint: 'Pass --key (see "cove provisioner keys create"), or run "cove login" first.',
+      });
     }
     const exitAfterJobs = positiveInteger(options['exitAfterJobs'], '--exit-after-jobs');
     const name = stringOption(options, 'name') ?? hostname();
@@ -86,7 +91,12 @@ const startCommand: CommandSpec = {
 
     const { startProvisionerDaemon } = await import('../../provisioner/runner/index.js');
     const logger = stderrLogger(context.io);
-    const daemon = startProvisionerDaemon({ ...identity, provisioners, workDirectory: join(cacheDir(context, options), 'provisioner'), logger });
+    const daemon = startProvisionerDaemon({
+      ...identity,
+      provisioners,
+      workDirectory: join(cacheDir(context, options), 'provisioner'),
+      logger,
+    });
     logger.info(
       { id: identity.id, organization, provisioners: [...provisioners.keys()].join(','), ...(key ? {} : { auth: 'session' }) },
       `provisioner daemon "${name}" started; stop it with Ctrl+C`,
@@ -102,7 +112,8 @@ async function chooseProvisioners(wanted: readonly string[]): Promise<Provisione
   const all = provisionerKinds();
   if (wanted.length === 0) return all;
   const unknown = wanted.filter((kind) => !all.has(kind));
-  if (unknown.length > 0) throw new CliError(`Unknown provisioner ${unknown.join(', ')}.`, { hint: `Choose from ${[...all.keys()].join(', ')}.` });
+  if (unknown.length > 0)
+    throw new CliError(`Unknown provisioner ${unknown.join(', ')}.`, { hint: `Choose from ${[...all.keys()].join(', ')}.` });
   return new Map(wanted.map((kind) => [kind, all.get(kind)!]));
 }
 
@@ -218,7 +229,9 @@ const keysCommand: CommandSpec = {
       summary: 'Create a provisioner key and print it (once)',
       arguments: [{ name: 'name', description: 'Key name', required: true }],
       options: [orgOption],
-      configure: repeatableOptions([{ flags: '-t, --tag <key=value>', description: 'Daemons using the key serve jobs with this tag (repeatable)' }]),
+      configure: repeatableOptions([
+        { flags: '-t, --tag <key=value>', description: 'Daemons using the key serve jobs with this tag (repeatable)' },
+      ]),
       examples: ['cove provisioner keys create gpu --tag pool=gpu'],
       async run(context, [name = ''], options) {
         const tags = parsePairs(listOption(options, 'tag'), '--tag');
@@ -228,7 +241,9 @@ const keysCommand: CommandSpec = {
           return 0;
         }
         context.io.stdout.write(`${key}\n`);
-        context.io.stderr.write(`Keep this key safe: it will not be shown again. Start a daemon with "cove provisioner start --key <key>".\n`);
+        context.io.stderr.write(
+          `Keep this key safe: it will not be shown again. Start a daemon with "cove provisioner start --key <key>".\n`,
+        );
         return 0;
       },
     },
@@ -271,7 +286,12 @@ export const provisionerCommand: CommandSpec = {
       summary: 'List the provisioner daemons of an organization',
       options: [orgOption],
       async run(context, _args, options) {
-        printData(context.io, context.global.output, await (await context.client()).provisionerDaemons(String(options['org'])), DAEMON_COLUMNS);
+        printData(
+          context.io,
+          context.global.output,
+          await (await context.client()).provisionerDaemons(String(options['org'])),
+          DAEMON_COLUMNS,
+        );
         return 0;
       },
     },

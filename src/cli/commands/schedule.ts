@@ -67,7 +67,8 @@ function shortDuration(ms: number): string {
 }
 
 function stopsAt(workspace: Workspace, summary: ScheduleSummary): string {
-  if (summary.deadline) return `${humanTime(summary.deadline)}${summary.max_deadline ? ` (at the latest ${humanTime(summary.max_deadline)})` : ''}`;
+  if (summary.deadline)
+    return `${humanTime(summary.deadline)}${summary.max_deadline ? ` (at the latest ${humanTime(summary.max_deadline)})` : ''}`;
   const status = workspace.latest_build.status;
   return status === 'running' ? 'only when stopped by hand' : `not running (${status})`;
 }
@@ -102,18 +103,25 @@ function refusal(error: unknown, hint: string): unknown {
 }
 
 /** Template settings that forbid a schedule are checked first, so the error can say who may change them. */
-async function requireTemplateAllows(client: CoveClient, workspace: Workspace, setting: 'allow_user_autostart' | 'allow_user_autostop'): Promise<void> {
+async function requireTemplateAllows(
+  client: CoveClient,
+  workspace: Workspace,
+  setting: 'allow_user_autostart' | 'allow_user_autostop',
+): Promise<void> {
   const template = await client.template(workspace.template_id);
   if (template[setting]) return;
   const what = setting === 'allow_user_autostart' ? 'autostart schedules' : 'custom stop timers';
   const flag = setting === 'allow_user_autostart' ? '--allow-user-autostart' : '--allow-user-autostop';
-  throw new CliError(`Template "${template.name}" does not allow ${what}.`, { hint: `A template admin can allow them with "cove templates edit ${template.name} ${flag}".` });
+  throw new CliError(`Template "${template.name}" does not allow ${what}.`, {
+    hint: `A template admin can allow them with "cove templates edit ${template.name} ${flag}".`,
+  });
 }
 
 /** Reads a positive duration, or a clear error naming the argument. */
 function positiveDuration(text: string, what: string, extra = ''): number {
   const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new CliError(`${what} "${text}" is not a duration.`, { hint: `Write it like 8h, 90m or 1h30m${extra}.` });
+  if (ms === undefined || ms <= 0)
+    throw new CliError(`${what} "${text}" is not a duration.`, { hint: `Write it like 8h, 90m or 1h30m${extra}.` });
   return ms;
 }
 
@@ -128,7 +136,9 @@ const showCommand: CommandSpec = {
     const { workspace, label } = await target(client, name);
     const warnings: string[] = [];
     if (workspace.autostart_schedule && !context.json && (await client.resolveAutostart(workspace.id)).parameter_mismatch) {
-      warnings.push(`warning: the next autostart will fail: the active template version needs new parameter values; run "cove update ${label}".`);
+      warnings.push(
+        `warning: the next autostart will fail: the active template version needs new parameter values; run "cove update ${label}".`,
+      );
     }
     printSchedule(context, workspace, warnings);
     return 0;
@@ -151,12 +161,18 @@ const startCommand: CommandSpec = {
     const schedule = text.trim().toLowerCase() === MANUAL ? null : text.trim();
     if (schedule !== null) await requireTemplateAllows(client, workspace, 'allow_user_autostart');
     await client.updateWorkspaceAutostart(workspace.id, schedule).catch((error: unknown) => {
-      throw refusal(error, 'Write it as "CRON_TZ=Europe/London 30 9 * * 1-5" (minute, hour, day of month, month, days of week), or "manual".');
+      throw refusal(
+        error,
+        'Write it as "CRON_TZ=Europe/London 30 9 * * 1-5" (minute, hour, day of month, month, days of week), or "manual".',
+      );
     });
     const updated = await client.workspace(workspace.id);
     if (context.json) printJson(context.io, summarize(updated));
     else if (schedule === null) context.say(`Workspace "${label}" no longer starts on a schedule.`);
-    else context.say(`Workspace "${label}" starts on "${schedule}"${updated.next_start_at ? `; next at ${humanTime(updated.next_start_at)}` : ''}.`);
+    else
+      context.say(
+        `Workspace "${label}" starts on "${schedule}"${updated.next_start_at ? `; next at ${humanTime(updated.next_start_at)}` : ''}.`,
+      );
     return 0;
   },
 };
@@ -190,7 +206,9 @@ const stopCommand: CommandSpec = {
 function requireDeadline(workspace: Workspace, label: string): void {
   const build = workspace.latest_build;
   if (build.transition !== 'start' || build.status !== 'running') {
-    throw new CliError(`Workspace "${label}" is not running (it is ${build.status}).`, { hint: `Only a running workspace has a deadline; start it with "cove start ${label}".` });
+    throw new CliError(`Workspace "${label}" is not running (it is ${build.status}).`, {
+      hint: `Only a running workspace has a deadline; start it with "cove start ${label}".`,
+    });
   }
   if (!timeOrNull(build.deadline)) {
     throw new CliError(`Workspace "${label}" has no deadline to extend: it stops only by hand.`, {

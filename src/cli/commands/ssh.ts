@@ -23,7 +23,12 @@ export const sshCommand: CommandSpec = {
     { flags: '--ssh-host-prefix <prefix>', description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)' },
     { flags: '--no-wait', description: 'Fail at once when the agent is not connected yet, instead of waiting' },
   ],
-  examples: ['cove ssh dev', 'cove ssh dev -- echo hello', 'cove ssh alice/dev.main -- uname -a', 'ssh -o ProxyCommand="cove ssh --stdio %h" dev'],
+  examples: [
+    'cove ssh dev',
+    'cove ssh dev -- echo hello',
+    'cove ssh alice/dev.main -- uname -a',
+    'ssh -o ProxyCommand="cove ssh --stdio %h" dev',
+  ],
   async run(context, [workspaceText = '', ...command], options) {
     const prefix = stringOption(options, 'sshHostPrefix');
     const target = prefix && workspaceText.startsWith(prefix) ? workspaceText.slice(prefix.length) : workspaceText;

@@ -16,7 +16,10 @@ export const orgOption: OptionSpec = { flags: '-O, --org <organization>', descri
 export function repeatableOptions(options: readonly OptionSpec[]): (command: Command) => Promise<void> {
   return async (command) => {
     for (const option of options) {
-      command.option(option.flags, option.description, (value: string, previous: readonly string[] | undefined) => [...(previous ?? []), value]);
+      command.option(option.flags, option.description, (value: string, previous: readonly string[] | undefined) => [
+        ...(previous ?? []),
+        value,
+      ]);
     }
   };
 }
@@ -81,7 +84,10 @@ export async function resolveVersion(client: CoveClient, template: Template, whi
   if (which === 'active') return client.templateVersion(template.active_version_id);
   if (which === 'latest') {
     const versions = await client.templateVersions(template.id);
-    const newest = versions.reduce<TemplateVersion | undefined>((best, v) => (best === undefined || v.created_at > best.created_at ? v : best), undefined);
+    const newest = versions.reduce<TemplateVersion | undefined>(
+      (best, v) => (best === undefined || v.created_at > best.created_at ? v : best),
+      undefined,
+    );
     if (!newest) throw new CliError(`Template "${template.name}" has no versions.`);
     return newest;
   }
@@ -89,7 +95,9 @@ export async function resolveVersion(client: CoveClient, template: Template, whi
     return await client.templateVersionByName(template.id, which);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      throw new CliError(`Template "${template.name}" has no version named "${which}".`, { hint: `See "cove templates versions list ${template.name}".` });
+      throw new CliError(`Template "${template.name}" has no version named "${which}".`, {
+        hint: `See "cove templates versions list ${template.name}".`,
+      });
     }
     throw error;
   }

@@ -44,7 +44,10 @@ export const editCommand: CommandSpec = {
     { flags: '--allow-user-cancel-workspace-jobs [bool]', description: 'Let users cancel their workspace builds' },
     { flags: '--allow-user-autostart [bool]', description: 'Let users set an autostart schedule' },
     { flags: '--allow-user-autostop [bool]', description: 'Let users set their own autostop' },
-    { flags: '--max-port-share-level <level>', description: 'Widest level workspaces may share ports at: owner, organization, authenticated or public' },
+    {
+      flags: '--max-port-share-level <level>',
+      description: 'Widest level workspaces may share ports at: owner, organization, authenticated or public',
+    },
   ],
   examples: [
     'cove templates edit python --display-name "Python" --default-ttl 8h --activity-bump 1h',
@@ -53,7 +56,8 @@ export const editCommand: CommandSpec = {
   ],
   async run(context, [name = ''], options) {
     const changes = requestedChanges(options);
-    if (Object.keys(changes).length === 0) throw new CliError('Nothing to change.', { hint: 'See "cove templates edit --help" for the flags.' });
+    if (Object.keys(changes).length === 0)
+      throw new CliError('Nothing to change.', { hint: 'See "cove templates edit --help" for the flags.' });
     const client = await context.client();
     const template = await requireTemplate(client, String(options['org']), name);
     const updated = await client.updateTemplate(template.id, changes);
@@ -103,6 +107,7 @@ const SHARE_LEVELS: readonly ShareLevel[] = ['owner', 'organization', 'authentic
 
 function shareLevel(text: string): ShareLevel {
   const level = SHARE_LEVELS.find((candidate) => candidate === text.toLowerCase());
-  if (!level) throw new CliError(`--max-port-share-level "${text}" is not a share level.`, { hint: `Use one of: ${SHARE_LEVELS.join(', ')}.` });
+  if (!level)
+    throw new CliError(`--max-port-share-level "${text}" is not a share level.`, { hint: `Use one of: ${SHARE_LEVELS.join(', ')}.` });
   return level;
 }

@@ -47,12 +47,15 @@ export const initCommand: CommandSpec = {
 async function chooseExample(context: CommandContext, id: string | undefined): Promise<TemplateExample> {
   if (id !== undefined) {
     const example = findTemplateExample(id);
-    if (!example) throw new CliError(`There is no example "${id}".`, { hint: `Choose one of: ${templateExamples.map((e) => e.id).join(', ')}.` });
+    if (!example)
+      throw new CliError(`There is no example "${id}".`, { hint: `Choose one of: ${templateExamples.map((e) => e.id).join(', ')}.` });
     return example;
   }
   if (!canPrompt(context.io)) {
     printData(context.io, context.global.output, templateExamples, EXAMPLE_COLUMNS);
-    throw new CliError('Choose an example with --id.', { hint: `For example: cove templates init --id ${templateExamples[0]?.id ?? 'local-shell'}` });
+    throw new CliError('Choose an example with --id.', {
+      hint: `For example: cove templates init --id ${templateExamples[0]?.id ?? 'local-shell'}`,
+    });
   }
   templateExamples.forEach((example, index) => context.io.stderr.write(`  ${index + 1}. ${example.id}: ${example.description}\n`));
   for (;;) {
@@ -73,5 +76,6 @@ async function requireEmptyDirectory(path: string): Promise<void> {
     if (code === 'ENOTDIR') throw new CliError(`${path} is a file, not a directory.`);
     throw error;
   }
-  if (entries.length > 0) throw new CliError(`${path} is not empty.`, { hint: 'Choose a new or empty directory, so no file of yours is overwritten.' });
+  if (entries.length > 0)
+    throw new CliError(`${path} is not empty.`, { hint: 'Choose a new or empty directory, so no file of yours is overwritten.' });
 }

@@ -39,7 +39,8 @@ export const pullCommand: CommandSpec = {
     const target = resolve(dest ?? (format ? `${template.name}.${format}` : template.name));
     if (format !== undefined) await writeFile(target, archive);
     else await extractInto(target, archive);
-    if (context.json) printJson(context.io, { template: template.name, version: version.name, path: target, format: format ?? 'directory' });
+    if (context.json)
+      printJson(context.io, { template: template.name, version: version.name, path: target, format: format ?? 'directory' });
     else context.say(`Pulled version "${version.name}" of ${template.name} into ${target}.`);
     return 0;
   },
@@ -47,7 +48,8 @@ export const pullCommand: CommandSpec = {
 
 async function extractInto(target: string, tar: Buffer): Promise<void> {
   try {
-    if ((await readdir(target)).length > 0) throw new CliError(`${target} is not empty.`, { hint: 'Pull into a new or empty directory, so no file of yours is overwritten.' });
+    if ((await readdir(target)).length > 0)
+      throw new CliError(`${target} is not empty.`, { hint: 'Pull into a new or empty directory, so no file of yours is overwritten.' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR') throw new CliError(`${target} is a file, not a directory.`);

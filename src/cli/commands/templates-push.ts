@@ -115,7 +115,10 @@ async function readVariablesFile(path: string): Promise<Record<string, string>> 
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data)) throw new CliError(`The variables file ${path} must hold a map of names to values.`);
   return Object.fromEntries(
-    Object.entries(data).map(([key, value]) => [key, typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)]),
+    Object.entries(data).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
+    ]),
   );
 }
 

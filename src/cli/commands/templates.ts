@@ -46,7 +46,8 @@ const deleteTemplate: CommandSpec = {
     const client = await context.client();
     const templates = await Promise.all(names.map((name) => requireTemplate(client, String(options['org']), name)));
     if (options['yes'] !== true) {
-      if (!canPrompt(context.io)) throw new CliError(`Deleting ${names.join(', ')} needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
+      if (!canPrompt(context.io))
+        throw new CliError(`Deleting ${names.join(', ')} needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
       const answer = await prompt(context.io, `Delete template${names.length === 1 ? '' : 's'} ${names.join(', ')}? [y/N] `);
       if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was deleted.');
     }
@@ -54,7 +55,11 @@ const deleteTemplate: CommandSpec = {
       await client.deleteTemplate(template.id);
       context.say(`Deleted template "${template.name}".`);
     }
-    if (context.json) printJson(context.io, templates.map((t) => ({ id: t.id, name: t.name, deleted: true })));
+    if (context.json)
+      printJson(
+        context.io,
+        templates.map((t) => ({ id: t.id, name: t.name, deleted: true })),
+      );
     return 0;
   },
 };

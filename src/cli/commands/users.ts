@@ -71,7 +71,11 @@ export const usersCommand: CommandSpec = {
           else context.say(result.message);
           return;
         }
-        const action = { show: () => client.user(user), suspend: () => client.suspendUser(user), activate: () => client.activateUser(user) }[verb];
+        const action = {
+          show: () => client.user(user),
+          suspend: () => client.suspendUser(user),
+          activate: () => client.activateUser(user),
+        }[verb];
         printUser(context, await action());
       },
     })),

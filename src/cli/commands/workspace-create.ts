@@ -21,7 +21,10 @@ export const createCommand: CommandSpec = {
   options: [
     { flags: '-t, --template <template>', description: 'Template name' },
     parameterFileOption,
-    { flags: '--preset <preset>', description: "Use a preset of the template's parameters (\"none\": no preset; default: the template's default preset)" },
+    {
+      flags: '--preset <preset>',
+      description: 'Use a preset of the template\'s parameters ("none": no preset; default: the template\'s default preset)',
+    },
     { flags: '--ttl <duration>', description: "Stop the workspace this long after each start, e.g. 8h (default: the template's)" },
     { flags: '--autostart <schedule>', description: 'Start on a schedule, e.g. "CRON_TZ=Europe/London 30 9 * * 1-5"' },
     { flags: '--automatic-updates <mode>', description: "always: starts move to the template's active version; never", default: 'never' },
@@ -45,11 +48,15 @@ export const createCommand: CommandSpec = {
     name ??= await askName(context);
     const ref = parseWorkspaceRef(name);
     if (ref.id !== undefined) throw new CliError(`"${name}" is an id; a new workspace needs a name.`);
-    const template = templateName === undefined ? await askTemplate(context, client) : await requireTemplate(client, String(options['org']), templateName);
+    const template =
+      templateName === undefined ? await askTemplate(context, client) : await requireTemplate(client, String(options['org']), templateName);
     templateName = template.name;
 
     const versionId = template.active_version_id;
-    const [parameters, presets] = await Promise.all([client.templateVersionRichParameters(versionId), client.templateVersionPresets(versionId)]);
+    const [parameters, presets] = await Promise.all([
+      client.templateVersionRichParameters(versionId),
+      client.templateVersionPresets(versionId),
+    ]);
     const preset = choosePreset(context, presets, stringOption(options, 'preset'));
     const values = await resolveParameters(context, { parameters, given, preset: preset?.parameters });
     await confirmCreate(context, ref.text, templateName, options['yes'] === true);
@@ -68,14 +75,21 @@ export const createCommand: CommandSpec = {
 };
 
 /** The scheduling fields of the request, checked before anything is asked or sent. */
-function scheduleSettings(options: Readonly<Record<string, unknown>>): Pick<CreateWorkspaceRequest, 'ttl_ms' | 'autostart_schedule' | 'automatic_updates'> {
+function scheduleSettings(
+  options: Readonly<Record<string, unknown>>,
+): Pick<CreateWorkspaceRequest, 'ttl_ms' | 'autostart_schedule' | 'automatic_updates'> {
   const ttl = stringOption(options, 'ttl');
   const ttlMs = ttl === undefined ? undefined : parseDuration(ttl);
-  if (ttl !== undefined && ttlMs === undefined) throw new CliError(`--ttl "${ttl}" is not a duration.`, { hint: 'Write it like 8h, 90m or 1h30m.' });
+  if (ttl !== undefined && ttlMs === undefined)
+    throw new CliError(`--ttl "${ttl}" is not a duration.`, { hint: 'Write it like 8h, 90m or 1h30m.' });
   const updates = String(options['automaticUpdates'] ?? 'never');
   if (updates !== 'always' && updates !== 'never') throw new CliError(`--automatic-updates takes always or never, not "${updates}".`);
   const autostart = stringOption(options, 'autostart');
-  return { ...(ttlMs === undefined ? {} : { ttl_ms: ttlMs }), ...(autostart ? { autostart_schedule: autostart } : {}), automatic_updates: updates };
+  return {
+    ...(ttlMs === undefined ? {} : { ttl_ms: ttlMs }),
+    ...(autostart ? { autostart_schedule: autostart } : {}),
+    automatic_updates: updates,
+  };
 }
 
 /** What to pass when there is no terminal to ask on, with the templates that could be used. */
@@ -85,7 +99,12 @@ async function missingArguments(client: CoveClient, name: string | undefined, te
     (templates) => templates.filter((t) => !t.deprecated).map((t) => t.name),
     () => [],
   );
-  const choices = template !== undefined ? '' : usable.length > 0 ? ` Templates you can use: ${usable.join(', ')}.` : ' No template exists yet: push one with "cove templates push".';
+  const choices =
+    template !== undefined
+      ? ''
+      : usable.length > 0
+        ? ` Templates you can use: ${usable.join(', ')}.`
+        : ' No template exists yet: push one with "cove templates push".';
   return new CliError(`cove create needs ${missing.join(' and ')} (there is no terminal to ask on).`, {
     hint: `Run "cove create ${name ?? 'NAME'} --template ${template ?? 'TEMPLATE'}".${choices}`,
   });
@@ -100,7 +119,9 @@ async function askName(context: CommandContext): Promise<string> {
 
 /** Lets the user pick a template by number or name, the most used first. */
 async function askTemplate(context: CommandContext, client: CoveClient): Promise<Template> {
-  const templates = (await client.templates()).filter((t) => !t.deprecated).sort((a, b) => b.active_user_count - a.active_user_count || a.name.localeCompare(b.name));
+  const templates = (await client.templates())
+    .filter((t) => !t.deprecated)
+    .sort((a, b) => b.active_user_count - a.active_user_count || a.name.localeCompare(b.name));
   if (templates.length === 0) throw new CliError('No template exists yet.', { hint: 'Push one with "cove templates push".' });
   context.io.stderr.write('Templates:\n');
   templates.forEach((t, i) => {
@@ -117,7 +138,11 @@ async function askTemplate(context: CommandContext, client: CoveClient): Promise
 }
 
 /** The preset named by --preset; else the version's default preset, if it has one. */
-function choosePreset(context: CommandContext, presets: readonly TemplateVersionPreset[], wanted: string | undefined): TemplateVersionPreset | undefined {
+function choosePreset(
+  context: CommandContext,
+  presets: readonly TemplateVersionPreset[],
+  wanted: string | undefined,
+): TemplateVersionPreset | undefined {
   if (wanted === 'none') return undefined;
   if (wanted === undefined) {
     const fallback = presets.find((p) => p.default);

@@ -36,13 +36,27 @@ function startVersion(workspace: Workspace): { readonly id: string; readonly exp
 }
 
 /** The values a start sends: checked against the version it builds, with the last build's values known. */
-async function startValues(context: CommandContext, client: CoveClient, workspace: Workspace, versionId: string, given: Readonly<Record<string, string>>): Promise<NameValue[]> {
-  const [parameters, previous] = await Promise.all([client.templateVersionRichParameters(versionId), client.workspaceBuildParameters(workspace.latest_build.id)]);
+async function startValues(
+  context: CommandContext,
+  client: CoveClient,
+  workspace: Workspace,
+  versionId: string,
+  given: Readonly<Record<string, string>>,
+): Promise<NameValue[]> {
+  const [parameters, previous] = await Promise.all([
+    client.templateVersionRichParameters(versionId),
+    client.workspaceBuildParameters(workspace.latest_build.id),
+  ]);
   return resolveParameters(context, { parameters, given, previous });
 }
 
 /** Stops the workspace first when it is not stopped yet; returns the failed build if the stop failed. */
-async function stopFirst(context: CommandContext, client: CoveClient, workspace: Workspace, label: string): Promise<WorkspaceBuild | undefined> {
+async function stopFirst(
+  context: CommandContext,
+  client: CoveClient,
+  workspace: Workspace,
+  label: string,
+): Promise<WorkspaceBuild | undefined> {
   if (workspace.latest_build.status === 'stopped') return undefined;
   const stopped = await runBuild(context, client, workspace, label, { transition: 'stop' });
   if (stopped.job.status !== 'succeeded') return stopped;
@@ -63,13 +77,20 @@ export const startCommand: CommandSpec = {
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (workspace.latest_build.status === 'running') {
-      if (Object.keys(given).length > 0) throw new CliError(`Workspace "${label}" is already running.`, { hint: `Run "cove restart ${label}" with the parameters to apply them.` });
+      if (Object.keys(given).length > 0)
+        throw new CliError(`Workspace "${label}" is already running.`, {
+          hint: `Run "cove restart ${label}" with the parameters to apply them.`,
+        });
       return unchanged(context, workspace, `Workspace "${label}" is already running.`);
     }
     const version = startVersion(workspace);
     const values = await startValues(context, client, workspace, version.id, given);
     if (version.explicit) context.say(`The template requires its active version; starting on it.`);
-    const build = await runBuild(context, client, workspace, label, { transition: 'start', rich_parameter_values: values, ...(version.explicit ? { template_version_id: version.id } : {}) });
+    const build = await runBuild(context, client, workspace, label, {
+      transition: 'start',
+      rich_parameter_values: values,
+      ...(version.explicit ? { template_version_id: version.id } : {}),
+    });
     return reportBuild(context, client, label, build);
   },
 };
@@ -105,7 +126,11 @@ export const restartCommand: CommandSpec = {
     const values = await startValues(context, client, workspace, version.id, given);
     const failedStop = await stopFirst(context, client, workspace, label);
     if (failedStop) return reportBuild(context, client, label, failedStop);
-    const build = await runBuild(context, client, workspace, label, { transition: 'start', rich_parameter_values: values, ...(version.explicit ? { template_version_id: version.id } : {}) });
+    const build = await runBuild(context, client, workspace, label, {
+      transition: 'start',
+      rich_parameter_values: values,
+      ...(version.explicit ? { template_version_id: version.id } : {}),
+    });
     return reportBuild(context, client, label, build);
   },
 };
@@ -127,13 +152,21 @@ export const updateCommand: CommandSpec = {
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (!workspace.outdated) {
-      return unchanged(context, workspace, `Workspace "${label}" is already on the active version ("${workspace.latest_build.template_version_name}").`);
+      return unchanged(
+        context,
+        workspace,
+        `Workspace "${label}" is already on the active version ("${workspace.latest_build.template_version_name}").`,
+      );
     }
     const versionId = workspace.template_active_version_id;
     const values = await startValues(context, client, workspace, versionId, given);
     const failedStop = await stopFirst(context, client, workspace, label);
     if (failedStop) return reportBuild(context, client, label, failedStop);
-    const build = await runBuild(context, client, workspace, label, { transition: 'start', template_version_id: versionId, rich_parameter_values: values });
+    const build = await runBuild(context, client, workspace, label, {
+      transition: 'start',
+      template_version_id: versionId,
+      rich_parameter_values: values,
+    });
     return reportBuild(context, client, label, build);
   },
 };
@@ -146,7 +179,11 @@ export const deleteCommand: CommandSpec = {
   arguments: [workspaceArgument],
   options: [
     { flags: '-y, --yes', description: 'Delete without asking', default: false },
-    { flags: '--orphan', description: 'Delete the workspace but leave its resources in place (for a template that cannot destroy them; template admins only)', default: false },
+    {
+      flags: '--orphan',
+      description: 'Delete the workspace but leave its resources in place (for a template that cannot destroy them; template admins only)',
+      default: false,
+    },
   ],
   examples: ['cove delete dev -y', 'cove rm alice/dev --orphan -y'],
   async run(context, [name = ''], options) {
@@ -154,13 +191,19 @@ export const deleteCommand: CommandSpec = {
     const { workspace, label } = await target(client, name);
     const orphan = options['orphan'] === true;
     await confirmDelete(context, label, orphan, options['yes'] === true);
-    return reportBuild(context, client, label, await runBuild(context, client, workspace, label, { transition: 'delete', ...(orphan ? { orphan: true } : {}) }));
+    return reportBuild(
+      context,
+      client,
+      label,
+      await runBuild(context, client, workspace, label, { transition: 'delete', ...(orphan ? { orphan: true } : {}) }),
+    );
   },
 };
 
 async function confirmDelete(context: CommandContext, label: string, orphan: boolean, yes: boolean): Promise<void> {
   if (yes) return;
-  if (!canPrompt(context.io)) throw new CliError(`Deleting workspace "${label}" needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
+  if (!canPrompt(context.io))
+    throw new CliError(`Deleting workspace "${label}" needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
   const what = orphan ? 'Its resources will be left in place.' : 'Its resources will be destroyed.';
   const answer = await prompt(context.io, `Delete workspace "${label}"? ${what} [y/N] `);
   if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was deleted.');

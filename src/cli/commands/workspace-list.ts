@@ -23,7 +23,10 @@ export const listCommand: CommandSpec = {
   description: 'List your workspaces; --all lists every workspace you can see, --search filters as the API does.',
   options: [
     { flags: '-a, --all', description: "Every user's workspaces you can see, not only yours", default: false },
-    { flags: '--search <query>', description: 'Filter like the API: "owner:alice template:python status:running outdated:true" (default: owner:me)' },
+    {
+      flags: '--search <query>',
+      description: 'Filter like the API: "owner:alice template:python status:running outdated:true" (default: owner:me)',
+    },
   ],
   examples: ['cove list', 'cove ls --all -o json', 'cove list --search "status:running template:python"'],
   async run(context, _args, options) {
@@ -33,7 +36,9 @@ export const listCommand: CommandSpec = {
     const [{ workspaces }, me] = await Promise.all([client.workspaces(q === undefined ? {} : { q }), client.user('me')]);
     const sorted = [...workspaces].sort((a, b) => a.owner_name.localeCompare(b.owner_name) || a.name.localeCompare(b.name));
     if (!context.json && sorted.length === 0) {
-      context.say(q === 'owner:me' ? 'You have no workspaces yet; create one with "cove create NAME --template TEMPLATE".' : 'No workspace matches.');
+      context.say(
+        q === 'owner:me' ? 'You have no workspaces yet; create one with "cove create NAME --template TEMPLATE".' : 'No workspace matches.',
+      );
       return 0;
     }
     printData(context.io, context.global.output, sorted, columns(me.username));

@@ -7,10 +7,16 @@ import { canPrompt, prompt } from '../prompt.js';
 import { listOption, parsePairs, stringOption } from './templates-common.js';
 
 /** `--parameter`, repeatable; declared through `repeatableOptions`. */
-export const parameterOption: OptionSpec = { flags: '--parameter <name=value>', description: 'A rich parameter value (repeatable; wins over --rich-parameter-file)' };
+export const parameterOption: OptionSpec = {
+  flags: '--parameter <name=value>',
+  description: 'A rich parameter value (repeatable; wins over --rich-parameter-file)',
+};
 
 /** `--rich-parameter-file`. */
-export const parameterFileOption: OptionSpec = { flags: '--rich-parameter-file <file>', description: 'A YAML or JSON map of rich parameter names to values' };
+export const parameterFileOption: OptionSpec = {
+  flags: '--rich-parameter-file <file>',
+  description: 'A YAML or JSON map of rich parameter names to values',
+};
 
 /** The parameter values the user gave: the file's, then `--parameter`'s (which win). */
 export async function givenParameters(options: Readonly<Record<string, unknown>>): Promise<Record<string, string>> {
@@ -81,21 +87,31 @@ function checkValue(parameter: TemplateVersionParameter, value: string, previous
   if (existing && !parameter.mutable && previous !== undefined && previous !== value) {
     throw new CliError(`Parameter "${parameter.name}" cannot be changed after the workspace is created (it is "${previous}").`);
   }
-  const problem = value === '' ? (parameter.required ? 'a value is required' : undefined) : parameterValueProblem(rulesOf(parameter), value, previous);
+  const problem =
+    value === '' ? (parameter.required ? 'a value is required' : undefined) : parameterValueProblem(rulesOf(parameter), value, previous);
   const rules = describeRules(parameter);
-  if (problem) throw new CliError(`Invalid value for parameter "${parameter.name}": ${problem}.`, rules ? { hint: `"${parameter.name}" takes ${rules}.` } : {});
+  if (problem)
+    throw new CliError(
+      `Invalid value for parameter "${parameter.name}": ${problem}.`,
+      rules ? { hint: `"${parameter.name}" takes ${rules}.` } : {},
+    );
 }
 
 /** Asks for one value until it passes the parameter's rules; an optional one may stay empty. */
 async function ask(context: CommandContext, parameter: TemplateVersionParameter): Promise<string> {
   const out = context.io.stderr;
-  const title = parameter.display_name && parameter.display_name !== parameter.name ? `${parameter.display_name} (${parameter.name})` : parameter.name;
+  const title =
+    parameter.display_name && parameter.display_name !== parameter.name ? `${parameter.display_name} (${parameter.name})` : parameter.name;
   out.write(`\n${title}${parameter.required ? '' : ', optional'}\n`);
   const about = parameter.description_plaintext || parameter.description;
   if (about) out.write(`  ${about}\n`);
   const rules = describeRules(parameter);
   if (rules) out.write(`  ${rules}\n`);
-  parameter.options.forEach((option, i) => out.write(`  ${i + 1}) ${option.name}${option.name === option.value ? '' : ` [${option.value}]`}${option.description ? ` - ${option.description}` : ''}\n`));
+  parameter.options.forEach((option, i) =>
+    out.write(
+      `  ${i + 1}) ${option.name}${option.name === option.value ? '' : ` [${option.value}]`}${option.description ? ` - ${option.description}` : ''}\n`,
+    ),
+  );
   for (;;) {
     const answer = normalizeAnswer(parameter, (await prompt(context.io, `${parameter.name}: `)).trim());
     if (answer === '' && !parameter.required) return '';
@@ -114,7 +130,12 @@ function normalizeAnswer(parameter: TemplateVersionParameter, answer: string): s
   if (parameter.type === 'bool') return /^y(es)?$/i.test(answer) ? 'true' : /^no?$/i.test(answer) ? 'false' : answer;
   if (parameter.type === 'list(string)') {
     if (answer === '' || answer.startsWith('[')) return answer;
-    return JSON.stringify(answer.split(',').map((item) => byNumber(item.trim())).filter((item) => item !== ''));
+    return JSON.stringify(
+      answer
+        .split(',')
+        .map((item) => byNumber(item.trim()))
+        .filter((item) => item !== ''),
+    );
   }
   return parameter.type === 'number' && parameter.options.length === 0 ? answer : byNumber(answer);
 }
@@ -124,7 +145,8 @@ function describeRules(parameter: TemplateVersionParameter): string {
   const parts: string[] = [];
   if (parameter.type === 'number') {
     const { validation_min: min, validation_max: max } = parameter;
-    const range = min != null && max != null ? ` from ${min} to ${max}` : min != null ? ` of at least ${min}` : max != null ? ` of at most ${max}` : '';
+    const range =
+      min != null && max != null ? ` from ${min} to ${max}` : min != null ? ` of at least ${min}` : max != null ? ` of at most ${max}` : '';
     parts.push(`a whole number${range}`);
     if (parameter.validation_monotonic) parts.push(`that may only ${parameter.validation_monotonic === 'increasing' ? 'grow' : 'shrink'}`);
   } else if (parameter.type === 'bool') {
@@ -162,7 +184,9 @@ function missingParameters(parameters: readonly TemplateVersionParameter[]): Cli
 }
 
 function unknownParameter(name: string, names: readonly string[]): CliError {
-  const nearest = names.map((candidate) => ({ candidate, distance: editDistance(name, candidate) })).sort((a, b) => a.distance - b.distance)[0];
+  const nearest = names
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .sort((a, b) => a.distance - b.distance)[0];
   const hint =
     nearest && nearest.distance <= Math.max(2, Math.floor(name.length / 3))
       ? `Did you mean "${nearest.candidate}"?`
@@ -202,8 +226,12 @@ async function readParameterFile(path: string): Promise<Record<string, string>> 
     throw new CliError(`The parameter file ${path} is not valid YAML or JSON: ${(error as Error).message}`);
   }
   if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new CliError(`The parameter file ${path} must hold a map of parameter names to values.`);
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new CliError(`The parameter file ${path} must hold a map of parameter names to values.`);
   return Object.fromEntries(
-    Object.entries(data).map(([key, value]) => [key, typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)]),
+    Object.entries(data).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
+    ]),
   );
 }

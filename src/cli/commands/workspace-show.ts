@@ -17,7 +17,9 @@ export const showCommand: CommandSpec = {
       printJson(context.io, workspace);
       return 0;
     }
-    const active = workspace.outdated ? await client.templateVersion(workspace.template_active_version_id).catch(() => undefined) : undefined;
+    const active = workspace.outdated
+      ? await client.templateVersion(workspace.template_active_version_id).catch(() => undefined)
+      : undefined;
     printDetails(context, workspace, active?.name);
     printResources(context, workspace.latest_build.resources);
     return 0;
@@ -33,11 +35,21 @@ function printDetails(context: CommandContext, workspace: Workspace, activeVersi
     ['workspace', `${workspace.owner_name}/${workspace.name}`],
     ['status', build.job.error ? `${build.status}: ${build.job.error}` : build.status],
     ['healthy', workspace.health.healthy ? 'yes' : `no (${workspace.health.failing_agents.length} failing agents)`],
-    ['template', workspace.template_display_name ? `${workspace.template_name} (${workspace.template_display_name})` : workspace.template_name],
+    [
+      'template',
+      workspace.template_display_name ? `${workspace.template_name} (${workspace.template_display_name})` : workspace.template_name,
+    ],
     ['version', version],
     ['organization', workspace.organization_name],
     ['last build', `#${build.build_number} ${build.transition} by ${build.initiator_name} at ${humanTime(build.created_at)}`],
-    ['stops', build.deadline ? `at ${humanTime(build.deadline)}` : workspace.ttl_ms ? `${formatDuration(workspace.ttl_ms)} after each start` : 'manually'],
+    [
+      'stops',
+      build.deadline
+        ? `at ${humanTime(build.deadline)}`
+        : workspace.ttl_ms
+          ? `${formatDuration(workspace.ttl_ms)} after each start`
+          : 'manually',
+    ],
     ['autostart', workspace.autostart_schedule ?? 'off'],
     ['automatic updates', workspace.automatic_updates],
     ['last used', humanTime(workspace.last_used_at)],

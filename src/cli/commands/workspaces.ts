@@ -15,5 +15,15 @@ export const workspacesCommand: CommandSpec = {
   description:
     'Workspaces are built from templates. Create one with "cove create NAME --template T"; every ' +
     'command takes a workspace as NAME (yours) or OWNER/NAME.',
-  subcommands: [createCommand, listCommand, showCommand, startCommand, stopCommand, restartCommand, updateCommand, deleteCommand, cancelCommand],
+  subcommands: [
+    createCommand,
+    listCommand,
+    showCommand,
+    startCommand,
+    stopCommand,
+    restartCommand,
+    updateCommand,
+    deleteCommand,
+    cancelCommand,
+  ],
 };

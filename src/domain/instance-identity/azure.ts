@@ -1,6 +1,18 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
 import { certificateFields, chainsToAnchor, isValidAt } from './certificates.js';
-import { DerError, isContext, isUniversal, OID, readDer, readIntegerBytes, readOctets, readOid, sequence, UNIVERSAL, type DerNode } from './der-reader.js';
+import {
+  DerError,
+  isContext,
+  isUniversal,
+  OID,
+  readDer,
+  readIntegerBytes,
+  readOctets,
+  readOid,
+  sequence,
+  UNIVERSAL,
+  type DerNode,
+} from './der-reader.js';
 import { reject } from './identity-error.js';
 
 /** Names of the certificates that sign Azure attested documents, in every Azure cloud (reference §1.2). */
@@ -57,7 +69,8 @@ export function parseSignedData(bytes: Buffer): SignedData {
   if (!isUniversal(fields[1], UNIVERSAL.SET)) throw new DerError('the digest algorithms are missing');
   const [contentTypeNode, explicitContent] = sequence(fields[2], 'the encapsulated content');
   const contentType = readOid(contentTypeNode, 'the encapsulated content type');
-  if (!isContext(explicitContent, 0) || !explicitContent.constructed) throw new DerError('the signed content is detached; an attested document carries it');
+  if (!isContext(explicitContent, 0) || !explicitContent.constructed)
+    throw new DerError('the signed content is detached; an attested document carries it');
   const content = readOctets(explicitContent.children[0], 'the encapsulated content');
   const rest = fields.slice(3);
   const certificateSet = rest.find((node) => isContext(node, 0));
@@ -72,7 +85,8 @@ export function parseSignedData(bytes: Buffer): SignedData {
     });
   const signerInfos = rest.at(-1);
   if (!isUniversal(signerInfos, UNIVERSAL.SET)) throw new DerError('the signer infos are missing');
-  if (signerInfos.children.length !== 1) throw new DerError(`the PKCS#7 has ${signerInfos.children.length} signers; exactly one is expected`);
+  if (signerInfos.children.length !== 1)
+    throw new DerError(`the PKCS#7 has ${signerInfos.children.length} signers; exactly one is expected`);
   return { contentType, content, certificates, signer: parseSignerInfo(signerInfos.children[0]) };
 }
 
@@ -145,7 +159,8 @@ function signatureHolds(data: SignedData, certificate: X509Certificate): void {
     const expected = createHash(digest).update(data.content).digest();
     if (!readOctets(digestValue, 'the message digest').equals(expected)) reject('the message digest does not match the content');
     const [contentType] = signer.signedAttributes.values.get(OID.contentType) ?? [];
-    if (contentType && readOid(contentType, 'the content type attribute') !== data.contentType) reject('the content type attribute does not match the content');
+    if (contentType && readOid(contentType, 'the content type attribute') !== data.contentType)
+      reject('the content type attribute does not match the content');
     signed = signer.signedAttributes.der;
   }
   let holds = false;
@@ -180,7 +195,8 @@ export function verifyAzureIdentity(signatureBase64: string, trusted: readonly X
   if (names.length === 0 || !names.every((name) => AZURE_SIGNER_NAME.test(name))) {
     reject(`the signer certificate (CN=${names.join(', CN=') || 'none'}) is not Azure's metadata service`);
   }
-  if (!isValidAt(certificate, now)) reject(`the signer certificate is not valid at ${now.toISOString()} (valid from ${certificate.validFrom} to ${certificate.validTo})`);
+  if (!isValidAt(certificate, now))
+    reject(`the signer certificate is not valid at ${now.toISOString()} (valid from ${certificate.validFrom} to ${certificate.validTo})`);
   signatureHolds(data, certificate);
   const intermediates = data.certificates.filter((candidate) => !candidate.raw.equals(certificate.raw));
   if (!chainsToAnchor(certificate, intermediates, trusted, now)) {

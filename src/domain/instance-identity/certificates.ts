@@ -1,5 +1,18 @@
 import { X509Certificate } from 'node:crypto';
-import { DerError, isContext, isUniversal, OID, readDer, readIntegerBytes, readOctets, readOid, readString, sequence, UNIVERSAL, type DerNode } from './der-reader.js';
+import {
+  DerError,
+  isContext,
+  isUniversal,
+  OID,
+  readDer,
+  readIntegerBytes,
+  readOctets,
+  readOid,
+  readString,
+  sequence,
+  UNIVERSAL,
+  type DerNode,
+} from './der-reader.js';
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
 
@@ -88,7 +101,12 @@ const MAX_CHAIN_LENGTH = 8;
  * each valid at `now`, every intermediate (taken from `intermediates`) a CA. An anchor is trusted
  * as it is, whether it is a root or an intermediate someone chose to trust.
  */
-export function chainsToAnchor(leaf: X509Certificate, intermediates: readonly X509Certificate[], anchors: readonly X509Certificate[], now: Date): boolean {
+export function chainsToAnchor(
+  leaf: X509Certificate,
+  intermediates: readonly X509Certificate[],
+  anchors: readonly X509Certificate[],
+  now: Date,
+): boolean {
   const search = (certificate: X509Certificate, path: readonly X509Certificate[]): boolean => {
     if (!isValidAt(certificate, now)) return false;
     if (anchors.some((anchor) => anchor.raw.equals(certificate.raw))) return true;
@@ -96,7 +114,10 @@ export function chainsToAnchor(leaf: X509Certificate, intermediates: readonly X5
     if (path.length >= MAX_CHAIN_LENGTH) return false;
     return intermediates.some(
       (intermediate) =>
-        intermediate.ca && !path.some((seen) => seen.raw.equals(intermediate.raw)) && issuedBy(certificate, intermediate) && search(intermediate, [...path, intermediate]),
+        intermediate.ca &&
+        !path.some((seen) => seen.raw.equals(intermediate.raw)) &&
+        issuedBy(certificate, intermediate) &&
+        search(intermediate, [...path, intermediate]),
     );
   };
   return search(leaf, [leaf]);

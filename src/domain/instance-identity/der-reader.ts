@@ -88,7 +88,15 @@ function readElement(bytes: Buffer, start: number, limit: number, depth: number)
     }
     const end = offset + 2;
     return {
-      node: { tagClass, constructed, tagNumber, indefinite: true, raw: bytes.subarray(start, end), contents: bytes.subarray(contentsStart, offset), children },
+      node: {
+        tagClass,
+        constructed,
+        tagNumber,
+        indefinite: true,
+        raw: bytes.subarray(start, end),
+        contents: bytes.subarray(contentsStart, offset),
+        children,
+      },
       end,
     };
   }
@@ -132,7 +140,8 @@ export function isContext(node: DerNode | undefined, tagNumber: number): node is
 /** `node`, which must be the universal element `tagNumber`; `what` names it in the error. */
 export function expectUniversal(node: DerNode | undefined, tagNumber: number, what: string): DerNode {
   if (!isUniversal(node, tagNumber)) throw new DerError(`${what} is missing or of the wrong type`);
-  if ((tagNumber === UNIVERSAL.SEQUENCE || tagNumber === UNIVERSAL.SET) && !node.constructed) throw new DerError(`${what} is not constructed`);
+  if ((tagNumber === UNIVERSAL.SEQUENCE || tagNumber === UNIVERSAL.SET) && !node.constructed)
+    throw new DerError(`${what} is not constructed`);
   return node;
 }
 

@@ -16,7 +16,9 @@ export type InstanceIdentityProof =
 
 type Cloud = InstanceIdentityProof['cloud'];
 
-const CLOUDS: Readonly<Record<Cloud, { readonly name: string; readonly message: string; readonly flag: string; readonly env: string; readonly what: string }>> = {
+const CLOUDS: Readonly<
+  Record<Cloud, { readonly name: string; readonly message: string; readonly flag: string; readonly env: string; readonly what: string }>
+> = {
   aws: {
     name: 'AWS',
     message: 'Invalid AWS identity.',
@@ -86,7 +88,7 @@ export async function issueInstanceAgentToken(store: Store, instanceId: string):
   const found = await getNewestAgentByInstanceId(store.db, instanceId);
   if (!found) {
     throw new HttpProblem(404, `Instance with id ${JSON.stringify(instanceId)} not found.`, {
-      detail: 'No workspace agent was provisioned with this instance id; the template sets it as the agent\'s instance_id.',
+      detail: "No workspace agent was provisioned with this instance id; the template sets it as the agent's instance_id.",
     });
   }
   if (found.jobType !== 'workspace_build') {

@@ -43,7 +43,8 @@ export function parseGoogleKeys(text: string): GoogleKey[] {
     keys = parsePemCertificates(text).map((certificate) => ({ kid: undefined, key: certificate.publicKey }));
   }
   const rsa = keys.filter((entry) => entry.key.asymmetricKeyType === 'rsa');
-  if (rsa.length === 0) throw new Error('it holds no RSA keys (a PEM bundle of certificates, a JWKS, or a JSON map of key id to PEM certificate)');
+  if (rsa.length === 0)
+    throw new Error('it holds no RSA keys (a PEM bundle of certificates, a JWKS, or a JSON map of key id to PEM certificate)');
   return rsa;
 }
 
@@ -93,13 +94,17 @@ export function verifyGoogleIdentity(token: string, keys: readonly GoogleKey[], 
       return false;
     }
   });
-  if (!holds) reject(kid !== undefined && candidates.length === 0 ? `no trusted key has the id "${kid}"` : 'the signature does not match any trusted key');
+  if (!holds)
+    reject(
+      kid !== undefined && candidates.length === 0 ? `no trusted key has the id "${kid}"` : 'the signature does not match any trusted key',
+    );
   const exp = payload['exp'];
   if (typeof exp !== 'number' || !Number.isFinite(exp)) reject('the token has no expiry (exp)');
   if (now.getTime() / 1000 > exp) reject(`the token expired at ${new Date(exp * 1000).toISOString()}`);
   const google = payload['google'];
   const computeEngine = typeof google === 'object' && google !== null ? (google as Record<string, unknown>)['compute_engine'] : undefined;
-  const instanceId = typeof computeEngine === 'object' && computeEngine !== null ? (computeEngine as Record<string, unknown>)['instance_id'] : undefined;
+  const instanceId =
+    typeof computeEngine === 'object' && computeEngine !== null ? (computeEngine as Record<string, unknown>)['instance_id'] : undefined;
   if (typeof instanceId !== 'string' || instanceId === '') {
     throw new IdentityRejected(
       'claims',

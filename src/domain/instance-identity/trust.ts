@@ -46,7 +46,9 @@ export async function loadInstanceIdentityTrust(paths: TrustPaths): Promise<Inst
     return parsed;
   };
   return {
-    aws: (await load(paths.awsInstanceIdentityCerts, 'aws-instance-identity-certs', parsePemCertificates)).map((certificate) => certificate.publicKey),
+    aws: (await load(paths.awsInstanceIdentityCerts, 'aws-instance-identity-certs', parsePemCertificates)).map(
+      (certificate) => certificate.publicKey,
+    ),
     azure: await load(paths.azureInstanceIdentityRoots, 'azure-instance-identity-roots', parsePemCertificates),
     google: await load(paths.googleInstanceIdentityCerts, 'google-instance-identity-certs', parseGoogleKeys),
   };

@@ -1,4 +1,12 @@
-import { ALL_DAYS_BITMAP, next, parseWeeklySchedule, weekdayInBitmap, zonedParts, zonedTimeToUtc, type CronSchedule } from './cron-schedule.js';
+import {
+  ALL_DAYS_BITMAP,
+  next,
+  parseWeeklySchedule,
+  weekdayInBitmap,
+  zonedParts,
+  zonedTimeToUtc,
+  type CronSchedule,
+} from './cron-schedule.js';
 
 /** What the next autostart of a workspace depends on. */
 export interface NextAutostartParams {
@@ -30,7 +38,11 @@ export function nextAutostart(params: NextAutostartParams): Date | null {
  * The next occurrence after `after` and whether it falls on an allowed day; the deadline rules
  * use it without searching further (the reference's `NextAutostart`).
  */
-export function nextOccurrenceAllowed(scheduleText: string, after: Date, autostartDays: number): { readonly at: Date; readonly allowed: boolean } | null {
+export function nextOccurrenceAllowed(
+  scheduleText: string,
+  after: Date,
+  autostartDays: number,
+): { readonly at: Date; readonly allowed: boolean } | null {
   const schedule = tryParse(scheduleText);
   if (!schedule) return null;
   const at = next(schedule, after);
@@ -40,7 +52,7 @@ export function nextOccurrenceAllowed(scheduleText: string, after: Date, autosta
 function nextAllowedOccurrence(schedule: CronSchedule, after: Date, autostartDays: number): Date | null {
   // A weekly schedule has shown every weekday it has once an occurrence is a week out; that last
   // one is still considered, as the reference does.
-  for (let previous = after; previous.getTime() - after.getTime() < WEEK_MS; ) {
+  for (let previous = after; previous.getTime() - after.getTime() < WEEK_MS;) {
     const candidate = next(schedule, previous);
     if (isAllowedDay(schedule, candidate, autostartDays)) return candidate;
     // Every occurrence that day is on the same forbidden weekday: go on from its last moment.

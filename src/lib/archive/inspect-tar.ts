@@ -80,7 +80,7 @@ export async function readTar(tar: Buffer, limits: Partial<ArchiveLimits> = {}):
   const admission = new Admission(resolved);
   const members: TarMember[] = [];
   let overrides: Overrides = {};
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const block = body.subarray(offset, offset + BLOCK);
     if (block.length < BLOCK) throw new ArchiveError('corrupt', undefined, 'is truncated or not a tar: no end-of-archive marker');
     // Tools disagree on one or two zero blocks at the end; the first is enough.
@@ -119,7 +119,8 @@ function isMeta(typeflag: string): boolean {
 }
 
 function applyMeta(overrides: Overrides, header: RawHeader, data: Buffer): Overrides {
-  if (header.size > MAX_META_BYTES) throw new ArchiveError('unsupported', header.name, `has an extended header over ${MAX_META_BYTES} bytes`);
+  if (header.size > MAX_META_BYTES)
+    throw new ArchiveError('unsupported', header.name, `has an extended header over ${MAX_META_BYTES} bytes`);
   switch (header.typeflag) {
     case 'x':
       return { ...overrides, ...parsePax(data, header.name) };
@@ -136,7 +137,7 @@ function applyMeta(overrides: Overrides, header: RawHeader, data: Buffer): Overr
 function decodeHeader(block: Buffer, offset: number): RawHeader {
   const stored = readNumber(block, 148, 8, offset);
   const unsigned = block.reduce((sum, byte, i) => sum + (i >= 148 && i < 156 ? 0x20 : byte), 0);
-  const signed = block.reduce((sum, byte, i) => sum + (i >= 148 && i < 156 ? 0x20 : byte << 24 >> 24), 0);
+  const signed = block.reduce((sum, byte, i) => sum + (i >= 148 && i < 156 ? 0x20 : (byte << 24) >> 24), 0);
   if (stored !== unsigned && stored !== signed) {
     throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad header checksum at byte ${offset}`);
   }
@@ -164,10 +165,12 @@ function readNumber(block: Buffer, start: number, length: number, offset: number
     for (const byte of field.subarray(1)) value = value * 256 + byte;
   } else {
     const text = field.toString('latin1').replace(/\0.*$/s, '').trim();
-    if (!/^[0-7]*$/.test(text)) throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad number in the header at byte ${offset}`);
+    if (!/^[0-7]*$/.test(text))
+      throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad number in the header at byte ${offset}`);
     value = text === '' ? 0 : parseInt(text, 8);
   }
-  if (!Number.isSafeInteger(value)) throw new ArchiveError('corrupt', undefined, `has an out-of-range number in the header at byte ${offset}`);
+  if (!Number.isSafeInteger(value))
+    throw new ArchiveError('corrupt', undefined, `has an out-of-range number in the header at byte ${offset}`);
   return value;
 }
 
@@ -180,7 +183,7 @@ function cString(bytes: Buffer): string {
 function parsePax(data: Buffer, name: string): Overrides {
   const malformed = (): ArchiveError => new ArchiveError('corrupt', name, 'is a malformed pax header');
   let result: Overrides = {};
-  for (let offset = 0; offset < data.length && data[offset] !== 0; ) {
+  for (let offset = 0; offset < data.length && data[offset] !== 0;) {
     const space = data.indexOf(0x20, offset);
     const lengthText = data.toString('latin1', offset, space < 0 ? offset : space);
     const length = Number(lengthText);
@@ -262,7 +265,8 @@ class Admission {
     for (const parent of ancestors(path)) {
       const parentType = this.#seen.get(parent);
       if (parentType === 'symlink') throw new ArchiveError('link_escape', name, `is inside the symlink "${parent}"`);
-      if (parentType && parentType !== 'directory') throw new ArchiveError('corrupt', name, `is inside "${parent}", which is not a directory`);
+      if (parentType && parentType !== 'directory')
+        throw new ArchiveError('corrupt', name, `is inside "${parent}", which is not a directory`);
       this.#seen.set(parent, 'directory');
     }
     this.#seen.set(path, type);
@@ -284,7 +288,11 @@ class Admission {
     }
     const targetType = this.#seen.get(target);
     if (targetType !== 'file' && targetType !== 'hardlink') {
-      throw new ArchiveError('link_escape', name, `is a hard link to ${JSON.stringify(linkName)}, which is not an earlier file in the archive`);
+      throw new ArchiveError(
+        'link_escape',
+        name,
+        `is a hard link to ${JSON.stringify(linkName)}, which is not an earlier file in the archive`,
+      );
     }
     return target;
   }

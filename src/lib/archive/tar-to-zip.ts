@@ -59,7 +59,14 @@ async function zipRecord({ entry, data }: TarMember, byPath: ReadonlyMap<string,
   const name = Buffer.from(entry.type === 'directory' ? `${entry.path}/` : entry.path);
   switch (entry.type) {
     case 'directory':
-      return { name, method: 0, crc: 0, size: 0, body: data, externalAttributes: unixAttributes(constants.S_IFDIR, entry.mode) | MS_DOS_DIRECTORY };
+      return {
+        name,
+        method: 0,
+        crc: 0,
+        size: 0,
+        body: data,
+        externalAttributes: unixAttributes(constants.S_IFDIR, entry.mode) | MS_DOS_DIRECTORY,
+      };
     case 'symlink':
       return stored(name, Buffer.from(entry.linkTarget ?? ''), unixAttributes(constants.S_IFLNK, 0o777));
     case 'hardlink': {

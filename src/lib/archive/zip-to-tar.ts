@@ -63,13 +63,18 @@ function centralDirectory(zip: Buffer, limits: ArchiveLimits): CentralEntry[] {
   for (let index = 0; index < count; index += 1) {
     const entry = centralEntry(zip, offset, end);
     offset += 46 + zip.readUInt16LE(offset + 28) + zip.readUInt16LE(offset + 30) + zip.readUInt16LE(offset + 32);
-    if (index >= limits.maxEntries) throw new ArchiveError('too_many_entries', entry.name, `goes over the limit of ${limits.maxEntries} entries`);
+    if (index >= limits.maxEntries)
+      throw new ArchiveError('too_many_entries', entry.name, `goes over the limit of ${limits.maxEntries} entries`);
     totalBytes += entry.size;
     if (totalBytes > limits.maxTotalBytes) {
       throw new ArchiveError('too_large', entry.name, `brings the total size over the limit of ${limits.maxTotalBytes} bytes`);
     }
     if (entry.size / Math.max(entry.compressedSize, 1) > limits.maxCompressionRatio) {
-      throw new ArchiveError('compression_ratio', entry.name, `compresses ${entry.size} bytes into ${entry.compressedSize}, over the ratio limit of ${limits.maxCompressionRatio}`);
+      throw new ArchiveError(
+        'compression_ratio',
+        entry.name,
+        `compresses ${entry.size} bytes into ${entry.compressedSize}, over the ratio limit of ${limits.maxCompressionRatio}`,
+      );
     }
     entries.push(entry);
   }
@@ -99,8 +104,10 @@ function centralEntry(zip: Buffer, offset: number, end: number): CentralEntry {
   const size = zip.readUInt32LE(offset + 24);
   const localOffset = zip.readUInt32LE(offset + 42);
   if (flags & ENCRYPTED) throw new ArchiveError('unsupported', name, 'is encrypted');
-  if (method !== 0 && method !== 8) throw new ArchiveError('unsupported', name, `uses compression method ${method}; only stored and deflate are supported`);
-  if ([compressedSize, size, localOffset].some((value) => ZIP64_MARKERS.has(value))) throw new ArchiveError('unsupported', name, 'uses zip64');
+  if (method !== 0 && method !== 8)
+    throw new ArchiveError('unsupported', name, `uses compression method ${method}; only stored and deflate are supported`);
+  if ([compressedSize, size, localOffset].some((value) => ZIP64_MARKERS.has(value)))
+    throw new ArchiveError('unsupported', name, 'uses zip64');
   const { type, mode } = typeAndMode(name, zip.readUInt8(offset + 5), zip.readUInt32LE(offset + 38));
   return { name, type, mode, method, crc: zip.readUInt32LE(offset + 16), compressedSize, size, localOffset };
 }
@@ -139,7 +146,8 @@ async function entryData(zip: Buffer, entry: CentralEntry): Promise<Buffer> {
   const raw = zip.subarray(start, start + entry.compressedSize);
   if (raw.length < entry.compressedSize) throw new ArchiveError('corrupt', entry.name, 'is truncated');
   const data = entry.method === 0 ? raw : await inflate(raw, entry);
-  if (data.length !== entry.size) throw new ArchiveError('corrupt', entry.name, `holds ${data.length} bytes, not the declared ${entry.size}`);
+  if (data.length !== entry.size)
+    throw new ArchiveError('corrupt', entry.name, `holds ${data.length} bytes, not the declared ${entry.size}`);
   if (crc32(data) !== entry.crc) throw new ArchiveError('corrupt', entry.name, 'fails its CRC check');
   return data;
 }

@@ -87,7 +87,11 @@ export async function loadEchoFile(directory: string): Promise<EchoFile> {
 export function readEchoFile(json: unknown): EchoFile {
   const root = object(json, '') ?? {};
   known(root, '', ['parse', 'plan', 'apply']);
-  return { parse: readParse(object(root['parse'], 'parse') ?? {}), plan: readSection(root['plan'], 'plan', false), apply: readSection(root['apply'], 'apply', true) };
+  return {
+    parse: readParse(object(root['parse'], 'parse') ?? {}),
+    plan: readSection(root['plan'], 'plan', false),
+    apply: readSection(root['apply'], 'apply', true),
+  };
 }
 
 const STEP_FIELDS = ['resources', 'logs', 'delay_ms', 'hang', 'error', 'error_code'];
@@ -129,8 +133,16 @@ function readStep(value: Record<string, unknown>, at: string, isApply: boolean):
   const error = value['error'];
   if (error !== undefined && error !== null && typeof error !== 'string') throw invalid(`${at}.error`, 'must be a string or null');
   return {
-    ...optional('resources', value['resources'] === undefined ? undefined : list(value, 'resources', at).map((item, index) => readResource(item, `${at}.resources[${index}]`, index))),
-    ...optional('logs', value['logs'] === undefined ? undefined : list(value, 'logs', at).map((item, index) => readLog(item, `${at}.logs[${index}]`))),
+    ...optional(
+      'resources',
+      value['resources'] === undefined
+        ? undefined
+        : list(value, 'resources', at).map((item, index) => readResource(item, `${at}.resources[${index}]`, index)),
+    ),
+    ...optional(
+      'logs',
+      value['logs'] === undefined ? undefined : list(value, 'logs', at).map((item, index) => readLog(item, `${at}.logs[${index}]`)),
+    ),
     ...optional('delay_ms', nonNegative(value, 'delay_ms', at)),
     ...optional('hang', flag(value, 'hang', at)),
     ...optional('error', error as string | null | undefined),
@@ -170,8 +182,23 @@ function readVariable(item: unknown, at: string): VariableDeclaration {
 function readParameter(item: unknown, at: string, index: number): RichParameter {
   const value = required(item, at);
   known(value, at, [
-    'name', 'display_name', 'description', 'type', 'form_type', 'mutable', 'ephemeral', 'required', 'default_value', 'icon', 'order', 'options',
-    'validation_min', 'validation_max', 'validation_monotonic', 'validation_regex', 'validation_error',
+    'name',
+    'display_name',
+    'description',
+    'type',
+    'form_type',
+    'mutable',
+    'ephemeral',
+    'required',
+    'default_value',
+    'icon',
+    'order',
+    'options',
+    'validation_min',
+    'validation_max',
+    'validation_monotonic',
+    'validation_regex',
+    'validation_error',
   ]);
   const type = oneOf(value, 'type', at, ['string', 'number', 'bool', 'list(string)'] as const) ?? 'string';
   const options = list(value, 'options', at).map((option, o) => {
@@ -241,7 +268,11 @@ function readResource(item: unknown, at: string, index: number): PlannedResource
     metadata: list(value, 'metadata', at).map((entry, m) => {
       const meta = required(entry, `${at}.metadata[${m}]`);
       known(meta, `${at}.metadata[${m}]`, ['key', 'value', 'sensitive']);
-      return { key: text(meta, 'key', `${at}.metadata[${m}]`) ?? '', value: text(meta, 'value', `${at}.metadata[${m}]`) ?? '', sensitive: flag(meta, 'sensitive', `${at}.metadata[${m}]`) ?? false };
+      return {
+        key: text(meta, 'key', `${at}.metadata[${m}]`) ?? '',
+        value: text(meta, 'value', `${at}.metadata[${m}]`) ?? '',
+        sensitive: flag(meta, 'sensitive', `${at}.metadata[${m}]`) ?? false,
+      };
     }),
     agents: list(value, 'agents', at).map((agent, a) => readAgent(agent, `${at}.agents[${a}]`, a)),
   };
@@ -250,8 +281,19 @@ function readResource(item: unknown, at: string, index: number): PlannedResource
 function readAgent(item: unknown, at: string, index: number): PlannedAgent {
   const value = required(item, at);
   known(value, at, [
-    'name', 'directory', 'env', 'operating_system', 'architecture', 'connection_timeout_seconds', 'troubleshooting_url', 'display_apps',
-    'startup_script_behavior', 'auth_token', 'instance_id', 'scripts', 'apps',
+    'name',
+    'directory',
+    'env',
+    'operating_system',
+    'architecture',
+    'connection_timeout_seconds',
+    'troubleshooting_url',
+    'display_apps',
+    'startup_script_behavior',
+    'auth_token',
+    'instance_id',
+    'scripts',
+    'apps',
   ]);
   const env = object(value['env'], `${at}.env`) ?? {};
   for (const [key, entry] of Object.entries(env)) if (typeof entry !== 'string') throw invalid(`${at}.env.${key}`, 'must be a string');
@@ -263,7 +305,9 @@ function readAgent(item: unknown, at: string, index: number): PlannedAgent {
     architecture: text(value, 'architecture', at) ?? 'amd64',
     connection_timeout_seconds: nonNegative(value, 'connection_timeout_seconds', at) ?? 120,
     troubleshooting_url: text(value, 'troubleshooting_url', at) ?? '',
-    display_apps: list(value, 'display_apps', at).map((entry, d) => (typeof entry === 'string' ? entry : fail(`${at}.display_apps[${d}]`, 'must be a string'))),
+    display_apps: list(value, 'display_apps', at).map((entry, d) =>
+      typeof entry === 'string' ? entry : fail(`${at}.display_apps[${d}]`, 'must be a string'),
+    ),
     startup_script_behavior: oneOf(value, 'startup_script_behavior', at, ['blocking', 'non-blocking'] as const) ?? 'non-blocking',
     auth_token: text(value, 'auth_token', at) ?? '',
     instance_id: text(value, 'instance_id', at) ?? '',
@@ -293,7 +337,20 @@ const SHARES: readonly AppShare[] = ['owner', 'authenticated', 'organization', '
 
 function readApp(item: unknown, at: string, index: number): PlannedApp {
   const value = required(item, at);
-  known(value, at, ['slug', 'display_name', 'url', 'command', 'icon', 'external', 'subdomain', 'share', 'hidden', 'open_in', 'group', 'healthcheck']);
+  known(value, at, [
+    'slug',
+    'display_name',
+    'url',
+    'command',
+    'icon',
+    'external',
+    'subdomain',
+    'share',
+    'hidden',
+    'open_in',
+    'group',
+    'healthcheck',
+  ]);
   const slug = text(value, 'slug', at) ?? `app-${index + 1}`;
   const check = object(value['healthcheck'], `${at}.healthcheck`);
   if (check) known(check, `${at}.healthcheck`, ['url', 'interval', 'threshold']);
@@ -395,6 +452,7 @@ function nonNegative(value: Record<string, unknown>, key: string, at: string): n
 function oneOf<T extends string>(value: Record<string, unknown>, key: string, at: string, values: readonly T[]): T | undefined {
   const item = value[key];
   if (item === undefined || item === null) return undefined;
-  if (typeof item !== 'string' || !(values as readonly string[]).includes(item)) throw invalid(path(at, key), `must be one of ${values.map((v) => (v === '' ? '""' : v)).join(', ')}`);
+  if (typeof item !== 'string' || !(values as readonly string[]).includes(item))
+    throw invalid(path(at, key), `must be one of ${values.map((v) => (v === '' ? '""' : v)).join(', ')}`);
   return item as T;
 }

@@ -89,7 +89,9 @@ function stepOf(section: EchoSection, transition: Transition): EchoStep {
  */
 function resourcesOf(file: EchoFile, kind: 'plan' | 'apply', transition: Transition): readonly PlannedResource[] {
   const own = (section: EchoSection): readonly PlannedResource[] | undefined =>
-    transition === 'delete' ? section.byTransition.delete?.resources : (section.byTransition[transition]?.resources ?? section.all.resources);
+    transition === 'delete'
+      ? section.byTransition.delete?.resources
+      : (section.byTransition[transition]?.resources ?? section.all.resources);
   const [first, second] = kind === 'plan' ? [file.plan, file.apply] : [file.apply, file.plan];
   return own(first) ?? own(second) ?? [];
 }

@@ -30,7 +30,8 @@ export function createDirectoryCompute(options: DirectoryComputeOptions = {}): C
     type: 'directory',
     async start({ resource, previous, context }) {
       const path = resource.path ?? '';
-      if (!isAbsolute(path)) throw new ProvisionerError(`resource "${resource.name}": path must be absolute or start with ~/ (got "${path}")`);
+      if (!isAbsolute(path))
+        throw new ProvisionerError(`resource "${resource.name}": path must be absolute or start with ~/ (got "${path}")`);
       await checkRemovable(path, options.allowedBase);
       throwIfCanceled(context.signal);
       const before = asDirectoryState(previous);
@@ -64,7 +65,11 @@ function log(context: ComputeContext, output: string): void {
 }
 
 function stageOf(context: ComputeContext): string {
-  return context.transition === 'start' ? 'Starting workspace' : context.transition === 'stop' ? 'Stopping workspace' : 'Destroying workspace';
+  return context.transition === 'start'
+    ? 'Starting workspace'
+    : context.transition === 'stop'
+      ? 'Stopping workspace'
+      : 'Destroying workspace';
 }
 
 function stateJson(state: DirectoryState): JsonValue {

@@ -88,9 +88,14 @@ export function createDockerCompute(options: DockerComputeOptions = {}): Compute
         const name = containerName(context, resource);
         await removeLeftover(docker, name, context);
         for (const volume of namedVolumes(resource)) {
-          if (await docker.createVolumeIfMissing(volume, labels(context, resource), context)) state = { ...state, volumes: [...state.volumes, volume] };
+          if (await docker.createVolumeIfMissing(volume, labels(context, resource), context))
+            state = { ...state, volumes: [...state.volumes, volume] };
         }
-        const id = await docker.run(await runArguments({ resource, agent, command, name, network: options.network ?? 'host', context }), agent?.auth_token ?? '', context);
+        const id = await docker.run(
+          await runArguments({ resource, agent, command, name, network: options.network ?? 'host', context }),
+          agent?.auth_token ?? '',
+          context,
+        );
         log(context, 'info', `Started container ${name} (${id.slice(0, 12)}) from ${image}`);
         state = { ...state, container: { id, name, image, token_sha256: tokenHash(agent?.auth_token ?? '') } };
       } catch (error) {
@@ -131,7 +136,9 @@ export function createDockerCompute(options: DockerComputeOptions = {}): Compute
  * Everything is mounted read-only under CONTAINER_HOST_ROOT at its real host path. A node binary
  * mounted this way needs a glibc-based image (with libstdc++, which every apt/dnf-based one has).
  */
-export async function containerAgentCommand(command: readonly [string, ...string[]]): Promise<{ readonly mounts: readonly string[]; readonly entrypoint: string; readonly args: readonly string[] }> {
+export async function containerAgentCommand(
+  command: readonly [string, ...string[]],
+): Promise<{ readonly mounts: readonly string[]; readonly entrypoint: string; readonly args: readonly string[] }> {
   const [executable, ...rest] = command;
   const realExecutable = await realpath(executable).catch(() => {
     throw new ProvisionerError(`docker compute: the agent command ${executable} does not exist on this host`);
@@ -148,12 +155,22 @@ export async function containerAgentCommand(command: readonly [string, ...string
     args.push(CONTAINER_HOST_ROOT + real);
   }
   const unique = [...new Set(roots)].filter((root, _, all) => !all.some((other) => other !== root && root.startsWith(`${other}/`)));
-  return { mounts: unique.map((root) => `${root}:${CONTAINER_HOST_ROOT}${root}:ro`), entrypoint: CONTAINER_HOST_ROOT + realExecutable, args };
+  return {
+    mounts: unique.map((root) => `${root}:${CONTAINER_HOST_ROOT}${root}:ro`),
+    entrypoint: CONTAINER_HOST_ROOT + realExecutable,
+    args,
+  };
 }
 
 async function packageRoot(file: string): Promise<string> {
   for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (await stat(join(dir, 'package.json')).then(() => true, () => false)) return dir;
+    if (
+      await stat(join(dir, 'package.json')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
     if (dirname(dir) === dir) return dirname(file);
   }
 }
@@ -182,7 +199,10 @@ async function runArguments(request: RunRequest): Promise<string[]> {
   args.push('--env', 'COVE_AGENT_TOKEN');
   if (agent.directory !== '') {
     // The path is inside the container: there is no host home to expand `~` against.
-    if (!agent.directory.startsWith('/')) throw new ProvisionerError(`docker compute: agent "${agent.name}": dir must be an absolute path inside the container (got "${agent.directory}")`);
+    if (!agent.directory.startsWith('/'))
+      throw new ProvisionerError(
+        `docker compute: agent "${agent.name}": dir must be an absolute path inside the container (got "${agent.directory}")`,
+      );
     args.push('--workdir', agent.directory);
   }
   args.push('--entrypoint', inside.entrypoint, resource.image ?? '', ...inside.args);
@@ -193,7 +213,10 @@ async function runArguments(request: RunRequest): Promise<string[]> {
 function volumeArgument(volume: string, resourceName: string): string {
   const source = volume.split(':')[0] ?? '';
   if (source.startsWith('~')) return join(homedir(), source.slice(1)) + volume.slice(source.length);
-  if (source.startsWith('.')) throw new ProvisionerError(`docker compute: resource "${resourceName}": volume "${volume}" must name an absolute host path or a volume name`);
+  if (source.startsWith('.'))
+    throw new ProvisionerError(
+      `docker compute: resource "${resourceName}": volume "${volume}" must name an absolute host path or a volume name`,
+    );
   return volume;
 }
 
@@ -206,7 +229,8 @@ function namedVolumes(resource: ResourceSpec): string[] {
 }
 
 function singleAgent(resource: ResourceSpec, agents: readonly PlannedAgent[]): PlannedAgent | undefined {
-  if (agents.length > 1) throw new ProvisionerError(`docker compute: resource "${resource.name}" declares ${agents.length} agents; a container runs one`);
+  if (agents.length > 1)
+    throw new ProvisionerError(`docker compute: resource "${resource.name}" declares ${agents.length} agents; a container runs one`);
   return agents[0];
 }
 
@@ -220,18 +244,33 @@ function labels(context: ComputeContext, resource: ResourceSpec): Record<string,
 }
 
 /** Whether the recorded container still runs this build's image with this build's agent token. */
-async function isCurrent(docker: DockerCli, container: ContainerRecord, image: string, agent: PlannedAgent, context: ComputeContext): Promise<boolean> {
+async function isCurrent(
+  docker: DockerCli,
+  container: ContainerRecord,
+  image: string,
+  agent: PlannedAgent,
+  context: ComputeContext,
+): Promise<boolean> {
   if (container.image !== image || container.token_sha256 !== tokenHash(agent.auth_token)) return false;
-  const result = await docker.call(['inspect', '--format', '{{.State.Running}}', container.id], context, { missingIsFine: true, quiet: true });
+  const result = await docker.call(['inspect', '--format', '{{.State.Running}}', container.id], context, {
+    missingIsFine: true,
+    quiet: true,
+  });
   return result.stdout.trim() === 'true';
 }
 
 /** A container of this name from a start whose state was lost: removed when it is this workspace's. */
 async function removeLeftover(docker: DockerCli, name: string, context: ComputeContext): Promise<void> {
-  const result = await docker.call(['inspect', '--type', 'container', '--format', `{{index .Config.Labels "${LABEL_WORKSPACE}"}}`, name], context, { missingIsFine: true, quiet: true });
+  const result = await docker.call(
+    ['inspect', '--type', 'container', '--format', `{{index .Config.Labels "${LABEL_WORKSPACE}"}}`, name],
+    context,
+    { missingIsFine: true, quiet: true },
+  );
   if (result.code !== 0) return;
   if (result.stdout.trim() !== context.workspace.id) {
-    throw new ProvisionerError(`docker compute: a container named ${name} exists and Cove did not create it for this workspace; remove or rename it`);
+    throw new ProvisionerError(
+      `docker compute: a container named ${name} exists and Cove did not create it for this workspace; remove or rename it`,
+    );
   }
   await docker.removeContainer(name, context);
   log(context, 'warn', `Removed a leftover container ${name} of this workspace`);
@@ -291,11 +330,14 @@ function createDockerCli(baseEnv: NodeJS.ProcessEnv): DockerCli {
         },
       });
       if (result.error?.code === 'ENOENT') throw noEngine('no "docker" binary on PATH');
-      if (result.error) throw new ProvisionerError(`docker compute: docker ${args[0] ?? ''}: ${result.error.message}`, { cause: result.error });
+      if (result.error)
+        throw new ProvisionerError(`docker compute: docker ${args[0] ?? ''}: ${result.error.message}`, { cause: result.error });
       if (result.code === 0) return result;
       if (options.missingIsFine && result.tail.some((line) => /no such (container|object|volume)/i.test(line))) return result;
       const detail = result.timedOut ? 'timed out' : `exit code ${result.code ?? result.signal ?? '?'}`;
-      throw new ProvisionerError(`docker compute: docker ${args.slice(0, 2).join(' ')} failed (${detail})${result.tail.length > 0 ? `:\n${result.tail.join('\n')}` : ''}`);
+      throw new ProvisionerError(
+        `docker compute: docker ${args.slice(0, 2).join(' ')} failed (${detail})${result.tail.length > 0 ? `:\n${result.tail.join('\n')}` : ''}`,
+      );
     },
     async removeContainer(id, context) {
       await cli.call(['rm', '--force', '--volumes', id], context, { missingIsFine: true });
@@ -338,7 +380,9 @@ function asContainer(value: JsonValue | undefined): ContainerRecord | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const record = value as Readonly<Record<string, JsonValue>>;
   const { id, name, image, token_sha256: token } = record;
-  return typeof id === 'string' && typeof name === 'string' && typeof image === 'string' && typeof token === 'string' ? { id, name, image, token_sha256: token } : null;
+  return typeof id === 'string' && typeof name === 'string' && typeof image === 'string' && typeof token === 'string'
+    ? { id, name, image, token_sha256: token }
+    : null;
 }
 
 function log(context: ComputeContext, level: 'info' | 'warn', output: string): void {

@@ -2,7 +2,15 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { PlannedAgent, PlannedApp, PlannedResource, PlannedScript } from '../provisioner.js';
 import { InterpolationError, interpolate, type InterpolationScope, type WorkspaceField } from './interpolate.js';
-import { childPath, mapExpandable, RESOURCE_SCHEMA, type RawAgent, type RawApp, type RawResource, type RawScript } from './template-schema.js';
+import {
+  childPath,
+  mapExpandable,
+  RESOURCE_SCHEMA,
+  type RawAgent,
+  type RawApp,
+  type RawResource,
+  type RawScript,
+} from './template-schema.js';
 
 /**
  * A resource of `template.yaml` with every `${{ }}` expanded and a directory's `path` made
@@ -67,7 +75,9 @@ export function createScope(resources: readonly RawResource[], values: Expansion
 
 /** Expands every `${{ }}` of one resource (the one at `index` of the file). */
 export function expandResource(resource: RawResource, index: number, scope: InterpolationScope): ResourceSpec {
-  const expanded = mapExpandable(resource, RESOURCE_SCHEMA, childPath('resources', index), (text, field) => interpolate(text, scope, field)) as RawResource;
+  const expanded = mapExpandable(resource, RESOURCE_SCHEMA, childPath('resources', index), (text, field) =>
+    interpolate(text, scope, field),
+  ) as RawResource;
   return expanded.type === 'directory' && expanded.path !== undefined ? { ...expanded, path: directoryPath(expanded.path) } : expanded;
 }
 
@@ -158,6 +168,8 @@ function toPlannedApp(app: RawApp): PlannedApp {
     hidden: app.hidden ?? false,
     open_in: app.open_in ?? 'slim-window',
     group: app.group ?? '',
-    healthcheck: app.healthcheck ? { url: app.healthcheck.url, interval: app.healthcheck.interval ?? 5, threshold: app.healthcheck.threshold ?? 6 } : null,
+    healthcheck: app.healthcheck
+      ? { url: app.healthcheck.url, interval: app.healthcheck.interval ?? 5, threshold: app.healthcheck.threshold ?? 6 }
+      : null,
   };
 }

@@ -56,13 +56,23 @@ const TAIL_LINES = 10;
 export function createHookCompute(options: HookComputeOptions = {}): Compute {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const baseEnv = options.env ?? process.env;
-  const runHook = (hook: HookName, path: string, state: HookState, agents: readonly PlannedAgent[], context: ComputeContext): Promise<JsonValue> =>
-    runHookScript({ hook, path, state, agents, context, timeoutMs, baseEnv });
+  const runHook = (
+    hook: HookName,
+    path: string,
+    state: HookState,
+    agents: readonly PlannedAgent[],
+    context: ComputeContext,
+  ): Promise<JsonValue> => runHookScript({ hook, path, state, agents, context, timeoutMs, baseEnv });
   return {
     type: 'hook',
     async start({ resource, agents, previous, context }) {
       const before = asHookState(previous);
-      let state: HookState = { created: before?.created ?? false, hooks: hooksOf(resource), env: { ...resource.env }, hook_state: before?.hook_state ?? null };
+      let state: HookState = {
+        created: before?.created ?? false,
+        hooks: hooksOf(resource),
+        env: { ...resource.env },
+        hook_state: before?.hook_state ?? null,
+      };
       try {
         if (!state.created) {
           if (state.hooks.create !== undefined) {
@@ -70,7 +80,8 @@ export function createHookCompute(options: HookComputeOptions = {}): Compute {
           }
           state = { ...state, created: true };
         }
-        if (state.hooks.start !== undefined) state = { ...state, hook_state: await runHook('start', state.hooks.start, state, agents, context) };
+        if (state.hooks.start !== undefined)
+          state = { ...state, hook_state: await runHook('start', state.hooks.start, state, agents, context) };
       } catch (error) {
         throw new ComputePartialFailure(error, stateJson(state));
       }
@@ -156,9 +167,12 @@ async function runHookScript(run: HookRun): Promise<JsonValue> {
       context.log({ level: stream === 'stdout' ? 'info' : 'warn', stage, output: line });
     },
   });
-  if (result.error) throw new ProvisionerError(`hook compute: cannot run the ${hook} hook (${path}): ${result.error.message}`, { cause: result.error });
+  if (result.error)
+    throw new ProvisionerError(`hook compute: cannot run the ${hook} hook (${path}): ${result.error.message}`, { cause: result.error });
   if (result.timedOut) {
-    throw new ProvisionerError(`hook compute: the ${hook} hook (${path}) did not finish within ${formatDuration(run.timeoutMs)} and was killed${tailText(result.tail)}`);
+    throw new ProvisionerError(
+      `hook compute: the ${hook} hook (${path}) did not finish within ${formatDuration(run.timeoutMs)} and was killed${tailText(result.tail)}`,
+    );
   }
   if (result.code !== 0) {
     const how = result.code === null ? `was killed by ${result.signal ?? 'a signal'}` : `exited with code ${result.code}`;
@@ -170,7 +184,9 @@ async function runHookScript(run: HookRun): Promise<JsonValue> {
 function hookEnvironment(run: HookRun): Record<string, string> {
   const { context, agents } = run;
   const first = agents[0];
-  const tokens = Object.fromEntries(agents.map((agent) => [`COVE_AGENT_TOKEN_${agent.name.toUpperCase().replaceAll('-', '_')}`, agent.auth_token]));
+  const tokens = Object.fromEntries(
+    agents.map((agent) => [`COVE_AGENT_TOKEN_${agent.name.toUpperCase().replaceAll('-', '_')}`, agent.auth_token]),
+  );
   return {
     ...scrubbedEnvironment(run.baseEnv),
     ...run.state.env,
@@ -195,7 +211,11 @@ function parsedHookState(text: string, hook: HookName, context: ComputeContext, 
     context.log({ level: 'info', stage: stageOf(context), output: `The ${hook} hook recorded state (${text.length} bytes)` });
     return value;
   } catch {
-    context.log({ level: 'warn', stage: stageOf(context), output: `Ignoring a ${STATE_PREFIX} line of the ${hook} hook: its value is not JSON` });
+    context.log({
+      level: 'warn',
+      stage: stageOf(context),
+      output: `Ignoring a ${STATE_PREFIX} line of the ${hook} hook: its value is not JSON`,
+    });
     return current;
   }
 }
@@ -320,7 +340,14 @@ export function runCommand(options: RunCommandOptions): Promise<CommandResult> {
       }
       options.onLine?.(stream, line);
     };
-    const readers = [lineReader(child.stdout, (line) => onLine('stdout', line), (chunk) => stdout.push(chunk)), lineReader(child.stderr, (line) => onLine('stderr', line))];
+    const readers = [
+      lineReader(
+        child.stdout,
+        (line) => onLine('stdout', line),
+        (chunk) => stdout.push(chunk),
+      ),
+      lineReader(child.stderr, (line) => onLine('stderr', line)),
+    ];
     const end = (): void => {
       if (child.pid === undefined) return;
       try {

@@ -18,7 +18,14 @@ import {
   type Transition,
   type WorkspaceInfo,
 } from '../provisioner.js';
-import { ComputePartialFailure, type Compute, type ComputeContext, type ComputeStartRequest, type ComputeType, type JsonValue } from './compute.js';
+import {
+  ComputePartialFailure,
+  type Compute,
+  type ComputeContext,
+  type ComputeStartRequest,
+  type ComputeType,
+  type JsonValue,
+} from './compute.js';
 import { createDirectoryCompute } from './directory-compute.js';
 import { createDockerCompute } from './docker-compute.js';
 import { expandResources, toPlannedResource, type ResourceSpec } from './expand-resources.js';
@@ -95,7 +102,12 @@ async function parse(input: ParseInput): Promise<ParseResult> {
   const variables = variablesOf(file, input, PARSE_STAGE);
   const parameters = Object.fromEntries(file.parameters.map((parameter) => [parameter.name, parameter.default_value]));
   const specs = expand(file, variables, parameters, IMPORT_WORKSPACE, 'start');
-  log(input, 'info', PARSE_STAGE, `Found ${file.parameters.length} parameter(s), ${file.variables.length} variable(s) and ${file.resources.length} resource(s)`);
+  log(
+    input,
+    'info',
+    PARSE_STAGE,
+    `Found ${file.parameters.length} parameter(s), ${file.variables.length} variable(s) and ${file.resources.length} resource(s)`,
+  );
   return {
     readme: file.readme,
     variables,
@@ -103,7 +115,10 @@ async function parse(input: ParseInput): Promise<ParseResult> {
     presets: file.presets,
     externalAuth: file.externalAuth,
     resources: specs.map(toPlannedResource),
-    metadata: { ...(file.description === undefined ? {} : { description: file.description }), ...(file.icon === undefined ? {} : { icon: file.icon }) },
+    metadata: {
+      ...(file.description === undefined ? {} : { description: file.description }),
+      ...(file.icon === undefined ? {} : { icon: file.icon }),
+    },
   };
 }
 
@@ -120,7 +135,9 @@ async function prepareBuild(input: BuildInput, stage: string): Promise<PreparedB
   const specs = expand(file, variables, parameters, input.workspace, input.transition);
   for (const [index, spec] of specs.entries()) {
     if (spec.type === 'directory' && !isAbsolute(spec.path ?? '')) {
-      throw new ProvisionerError(`${TEMPLATE_FILE_NAME}: resources[${index}].path must be an absolute path or start with ~/ (got "${spec.path ?? ''}")`);
+      throw new ProvisionerError(
+        `${TEMPLATE_FILE_NAME}: resources[${index}].path must be an absolute path or start with ~/ (got "${spec.path ?? ''}")`,
+      );
     }
   }
   return { file, specs };
@@ -143,7 +160,8 @@ function resolveParameters(parameters: readonly RichParameter[], values: readonl
   const resolved: Record<string, string> = {};
   for (const parameter of parameters) {
     const value = given.get(parameter.name) ?? parameter.default_value;
-    if (parameter.required && value === '' && !importing) throw new ProvisionerError(`Parameter "${parameter.name}" is required but not provided`);
+    if (parameter.required && value === '' && !importing)
+      throw new ProvisionerError(`Parameter "${parameter.name}" is required but not provided`);
     const problem = value === '' ? undefined : parameterValueProblem(parameter, value);
     if (problem) throw new ProvisionerError(`Unable to validate parameter "${parameter.name}": ${problem}`);
     resolved[parameter.name] = value;
@@ -232,13 +250,21 @@ async function startAll(
     const planned = toPlannedResource(spec);
     // Every agent gets a token of its own, fresh for every build.
     const agents = planned.agents.map((agent) => ({ ...agent, auth_token: randomUUID() }));
-    const state = await startOne(compute(computes, spec.type), { resource: spec, agents, previous: entries.get(spec.name, spec.type), context }, entries);
+    const state = await startOne(
+      compute(computes, spec.type),
+      { resource: spec, agents, previous: entries.get(spec.name, spec.type), context },
+      entries,
+    );
     entries.set({ name: spec.name, type: spec.type, state });
     resources.push({ ...planned, agents });
   }
   for (const entry of entries.all()) {
     if (!specs.some((spec) => spec.name === entry.name && spec.type === entry.type)) {
-      context.log({ level: 'warn', stage: APPLY_STAGE.start, output: `Keeping ${entry.type} resource "${entry.name}" that the template no longer declares; deleting the workspace removes it` });
+      context.log({
+        level: 'warn',
+        stage: APPLY_STAGE.start,
+        output: `Keeping ${entry.type} resource "${entry.name}" that the template no longer declares; deleting the workspace removes it`,
+      });
     }
   }
   return resources;
@@ -333,7 +359,10 @@ function decodeState(buffer: Buffer | null): StateEntry[] {
   const valid =
     state?.version === 1 &&
     Array.isArray(resources) &&
-    resources.every((entry: Partial<StateEntry> | null) => typeof entry?.name === 'string' && typeof entry.type === 'string' && COMPUTE_TYPES.has(entry.type));
+    resources.every(
+      (entry: Partial<StateEntry> | null) =>
+        typeof entry?.name === 'string' && typeof entry.type === 'string' && COMPUTE_TYPES.has(entry.type),
+    );
   if (!valid) throw new ProvisionerError('the previous build state is not native provisioner state');
   return resources.map((entry) => ({ name: entry.name, type: entry.type, state: entry.state ?? null }));
 }
@@ -342,7 +371,12 @@ function decodeState(buffer: Buffer | null): StateEntry[] {
 function withState(error: unknown, state: Buffer): ProvisionerError {
   if (error instanceof ProvisionerCanceledError) return new ProvisionerCanceledError(state);
   if (error instanceof ProvisionerError) {
-    return new ProvisionerError(error.message, { ...(error.code === undefined ? {} : { code: error.code }), issues: error.issues, state, cause: error });
+    return new ProvisionerError(error.message, {
+      ...(error.code === undefined ? {} : { code: error.code }),
+      issues: error.issues,
+      state,
+      cause: error,
+    });
   }
   return new ProvisionerError(error instanceof Error ? error.message : String(error), { state, cause: error });
 }

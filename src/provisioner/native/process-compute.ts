@@ -142,7 +142,12 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-async function spawnAgent(command: readonly [string, ...string[]], agent: PlannedAgent, env: Record<string, string>, context: ComputeContext): Promise<AgentProcess> {
+async function spawnAgent(
+  command: readonly [string, ...string[]],
+  agent: PlannedAgent,
+  env: Record<string, string>,
+  context: ComputeContext,
+): Promise<AgentProcess> {
   const dir = agentDirectory(agent);
   await mkdir(dir, { recursive: true });
   const logPath = join(dir, `.cove-agent-${agent.name}.log`);
@@ -157,8 +162,16 @@ async function spawnAgent(command: readonly [string, ...string[]], agent: Planne
       stdio: ['ignore', logFile.fd, logFile.fd],
     });
     const pid = await new Promise<number>((resolve, reject) => {
-      child.once('error', (error) => reject(new ProvisionerError(`process compute: cannot start agent "${agent.name}" with ${executable}: ${error.message}`, { cause: error })));
-      child.once('spawn', () => (child.pid === undefined ? reject(new ProvisionerError(`process compute: agent "${agent.name}" has no pid`)) : resolve(child.pid)));
+      child.once('error', (error) =>
+        reject(
+          new ProvisionerError(`process compute: cannot start agent "${agent.name}" with ${executable}: ${error.message}`, {
+            cause: error,
+          }),
+        ),
+      );
+      child.once('spawn', () =>
+        child.pid === undefined ? reject(new ProvisionerError(`process compute: agent "${agent.name}" has no pid`)) : resolve(child.pid),
+      );
     });
     child.unref();
     const identity = await processIdentity(pid);
@@ -172,7 +185,10 @@ async function spawnAgent(command: readonly [string, ...string[]], agent: Planne
 /** The agent's `dir` (`~` expanded), or the provisioner user's home when it names none. */
 function agentDirectory(agent: PlannedAgent): string {
   const dir = agent.directory === '' ? homedir() : directoryPath(agent.directory);
-  if (!isAbsolute(dir)) throw new ProvisionerError(`process compute: agent "${agent.name}": dir must be an absolute path or start with ~/ (got "${agent.directory}")`);
+  if (!isAbsolute(dir))
+    throw new ProvisionerError(
+      `process compute: agent "${agent.name}": dir must be an absolute path or start with ~/ (got "${agent.directory}")`,
+    );
   return dir;
 }
 
@@ -182,7 +198,11 @@ function agentDirectory(agent: PlannedAgent): string {
  * identity differs) means ours is long gone, and its group with it: a pid is never handed out
  * while a process group of that number exists.
  */
-export async function stopAgentProcess(entry: { readonly name: string; readonly pid: number; readonly identity: string | null }, timeoutMs: number, context: ComputeContext): Promise<void> {
+export async function stopAgentProcess(
+  entry: { readonly name: string; readonly pid: number; readonly identity: string | null },
+  timeoutMs: number,
+  context: ComputeContext,
+): Promise<void> {
   const { pid } = entry;
   if (await isRecycled(entry)) {
     log(context, 'info', `Agent "${entry.name}" (pid ${pid}) is no longer running`);
@@ -196,7 +216,11 @@ export async function stopAgentProcess(entry: { readonly name: string; readonly 
     log(context, 'info', `Stopped agent "${entry.name}" (pid ${pid})`);
     return;
   }
-  log(context, 'warn', `Agent "${entry.name}" (pid ${pid}) did not stop within ${Math.round(timeoutMs / 1000)} s of SIGTERM; sending SIGKILL`);
+  log(
+    context,
+    'warn',
+    `Agent "${entry.name}" (pid ${pid}) did not stop within ${Math.round(timeoutMs / 1000)} s of SIGTERM; sending SIGKILL`,
+  );
   signalGroup(pid, 'SIGKILL');
   if (!(await waitForGroupExit(pid, KILL_WAIT_MS, context.signal))) {
     throw new ProvisionerError(`process compute: agent "${entry.name}" (process group ${pid}) is still running after SIGKILL`);
@@ -310,5 +334,9 @@ function log(context: ComputeContext, level: 'info' | 'warn', output: string): v
 
 /** The stage a compute's log lines go under, the same names the native provisioner uses. */
 export function stageOf(context: ComputeContext): string {
-  return context.transition === 'start' ? 'Starting workspace' : context.transition === 'stop' ? 'Stopping workspace' : 'Destroying workspace';
+  return context.transition === 'start'
+    ? 'Starting workspace'
+    : context.transition === 'stop'
+      ? 'Stopping workspace'
+      : 'Destroying workspace';
 }

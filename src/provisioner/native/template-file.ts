@@ -1,7 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { ProvisionerError, type ExternalAuthRequirement, type ParameterOption, type Preset, type RichParameter, type TemplateIssue } from '../provisioner.js';
+import {
+  ProvisionerError,
+  type ExternalAuthRequirement,
+  type ParameterOption,
+  type Preset,
+  type RichParameter,
+  type TemplateIssue,
+} from '../provisioner.js';
 import { createScope } from './expand-resources.js';
 import { InterpolationError, interpolate } from './interpolate.js';
 import { defaultFormType, isIntegerText, parameterValueProblem } from '../../lib/parameter-value.js';
@@ -66,7 +73,11 @@ export function parseTemplateText(text: string): { readonly raw: RawTemplate; re
   const doc = parseDocument(text, { lineCounter, prettyErrors: true });
   if (doc.errors.length > 0) {
     throwIfIssues(
-      doc.errors.map((error) => ({ line: error.linePos?.[0].line ?? 0, field: '', message: (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '') })),
+      doc.errors.map((error) => ({
+        line: error.linePos?.[0].line ?? 0,
+        field: '',
+        message: (error.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, ''),
+      })),
     );
   }
   const reading = readAgainstSchema<RawTemplate>(doc, lineCounter, TEMPLATE_SCHEMA);
@@ -122,19 +133,35 @@ function normalize(raw: RawTemplate, report: Report): Omit<TemplateFile, 'readme
       sensitive: variable.sensitive ?? false,
     };
   });
-  checkUnique(variables.map((variable) => variable.name), 'variables', 'name', report);
+  checkUnique(
+    variables.map((variable) => variable.name),
+    'variables',
+    'name',
+    report,
+  );
   const parameters = (raw.parameters ?? []).map((parameter, index) => toRichParameter(parameter, index, report));
-  checkUnique(parameters.map((parameter) => parameter.name), 'parameters', 'name', report);
+  checkUnique(
+    parameters.map((parameter) => parameter.name),
+    'parameters',
+    'name',
+    report,
+  );
   const presets = toPresets(raw, parameters, report);
   const externalAuth = (raw.external_auth ?? []).map((entry) => ({ id: entry.id, optional: entry.optional ?? false }));
-  checkUnique(externalAuth.map((entry) => entry.id), 'external_auth', 'id', report);
+  checkUnique(
+    externalAuth.map((entry) => entry.id),
+    'external_auth',
+    'id',
+    report,
+  );
   const resources = raw.resources ?? [];
   checkResources(resources, report);
   return { description: raw.description, icon: raw.icon, variables, parameters, presets, externalAuth, resources };
 }
 
 function variableDefaultProblem(type: VariableDeclaration['type'], value: string): string | undefined {
-  if (type === 'number' && (value.trim() === '' || !Number.isFinite(Number(value)))) return `must be a number for a number variable (got "${value}")`;
+  if (type === 'number' && (value.trim() === '' || !Number.isFinite(Number(value))))
+    return `must be a number for a number variable (got "${value}")`;
   if (type === 'bool' && value !== 'true' && value !== 'false') return `must be true or false for a bool variable (got "${value}")`;
   return undefined;
 }
@@ -230,12 +257,23 @@ function checkParameterDefinition(parameter: RichParameter, at: string, report: 
     const optionProblem = optionValueProblem(parameter.type, option.value);
     if (optionProblem) problem(`options[${index}].value`, optionProblem);
   });
-  checkUnique(parameter.options.map((option) => option.name), `${at}.options`, 'name', report);
-  checkUnique(parameter.options.map((option) => option.value), `${at}.options`, 'value', report);
+  checkUnique(
+    parameter.options.map((option) => option.name),
+    `${at}.options`,
+    'name',
+    report,
+  );
+  checkUnique(
+    parameter.options.map((option) => option.value),
+    `${at}.options`,
+    'value',
+    report,
+  );
   if (parameter.ephemeral && !parameter.mutable) problem('ephemeral', 'requires mutable: true');
   if (parameter.ephemeral && parameter.required) problem('ephemeral', 'requires a default');
   const rule = FORM_TYPE_RULES[parameter.form_type];
-  if (rule && !rule.types.includes(parameter.type)) problem('form_type', `"${parameter.form_type}" is not allowed for a ${parameter.type} parameter`);
+  if (rule && !rule.types.includes(parameter.type))
+    problem('form_type', `"${parameter.form_type}" is not allowed for a ${parameter.type} parameter`);
   else if (rule?.needsOptions && parameter.options.length === 0) problem('form_type', `"${parameter.form_type}" needs options`);
   return valid;
 }
@@ -260,24 +298,46 @@ function toPresets(raw: RawTemplate, parameters: readonly RichParameter[], repor
     }
     return { name: preset.name, default: preset.default ?? false, parameters: values.map(([name, value]) => ({ name, value })) };
   });
-  checkUnique(presets.map((preset) => preset.name), 'presets', 'name', report);
+  checkUnique(
+    presets.map((preset) => preset.name),
+    'presets',
+    'name',
+    report,
+  );
   const defaults = presets.flatMap((preset, index) => (preset.default ? [index] : []));
-  for (const index of defaults.slice(1)) report(`presets[${index}].default`, `only one preset may be the default (presets[${defaults[0]}] already is)`);
+  for (const index of defaults.slice(1))
+    report(`presets[${index}].default`, `only one preset may be the default (presets[${defaults[0]}] already is)`);
   return presets;
 }
 
 function checkResources(resources: readonly RawResource[], report: Report): void {
-  checkUnique(resources.map((resource) => resource.name), 'resources', 'name', report);
+  checkUnique(
+    resources.map((resource) => resource.name),
+    'resources',
+    'name',
+    report,
+  );
   const agentNames = new Map<string, string>();
   resources.forEach((resource, r) => {
     const at = `resources[${r}]`;
-    checkUnique((resource.metadata ?? []).map((entry) => entry.key), `${at}.metadata`, 'key', report);
+    checkUnique(
+      (resource.metadata ?? []).map((entry) => entry.key),
+      `${at}.metadata`,
+      'key',
+      report,
+    );
     (resource.agents ?? []).forEach((agent, a) => {
       const agentAt = `${at}.agents[${a}]`;
       const earlier = agentNames.get(agent.name);
-      if (earlier !== undefined) report(`${agentAt}.name`, `"${agent.name}" is already used by ${earlier}; agent names are unique within a template`);
+      if (earlier !== undefined)
+        report(`${agentAt}.name`, `"${agent.name}" is already used by ${earlier}; agent names are unique within a template`);
       else agentNames.set(agent.name, agentAt);
-      checkUnique((agent.apps ?? []).map((app) => app.slug), `${agentAt}.apps`, 'slug', report);
+      checkUnique(
+        (agent.apps ?? []).map((app) => app.slug),
+        `${agentAt}.apps`,
+        'slug',
+        report,
+      );
       (agent.apps ?? []).forEach((app, p) => {
         const appAt = `${agentAt}.apps[${p}]`;
         if (app.url !== undefined && app.command !== undefined) report(appAt, 'sets both url and command; an app has one or the other');

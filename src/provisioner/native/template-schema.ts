@@ -42,7 +42,9 @@ interface ObjectSchema {
   readonly shorthand?: string;
   /** The field whose value selects extra fields from `variants`. */
   readonly discriminator?: string;
-  readonly variants?: Readonly<Record<string, { readonly fields: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }>>;
+  readonly variants?: Readonly<
+    Record<string, { readonly fields: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }>
+  >;
 }
 
 interface ListSchema {
@@ -85,7 +87,18 @@ const oneOf = (...values: string[]): EnumSchema => ({ kind: 'enum', values });
 /** Parameter types, in the order error messages list them. */
 export const PARAMETER_TYPES = ['string', 'number', 'bool', 'list(string)'] as const;
 /** Form types the reference knows for rich parameters. */
-export const FORM_TYPES = ['radio', 'slider', 'input', 'dropdown', 'checkbox', 'switch', 'multi-select', 'tag-select', 'textarea', 'error'] as const;
+export const FORM_TYPES = [
+  'radio',
+  'slider',
+  'input',
+  'dropdown',
+  'checkbox',
+  'switch',
+  'multi-select',
+  'tag-select',
+  'textarea',
+  'error',
+] as const;
 /** Compute types of the native provisioner. */
 export const RESOURCE_TYPES = ['process', 'docker', 'hook', 'directory'] as const;
 /** Built-in apps an agent may show. */
@@ -122,7 +135,13 @@ const parameterSchema: ObjectSchema = {
     options: list(optionSchema),
     validation: {
       kind: 'object',
-      fields: { min: { kind: 'integer' }, max: { kind: 'integer' }, monotonic: oneOf('increasing', 'decreasing'), regex: text, error: text },
+      fields: {
+        min: { kind: 'integer' },
+        max: { kind: 'integer' },
+        monotonic: oneOf('increasing', 'decreasing'),
+        regex: text,
+        error: text,
+      },
     },
   },
 };
@@ -432,7 +451,9 @@ function read(walk: Walk, raw: Node | null, schema: Schema, path: string, parent
     }
     case 'text-or-list':
       if (isSeq(node)) {
-        const items = node.items.map((item, index) => read(walk, item as Node | null, text, childPath(path, index), line) as string | undefined);
+        const items = node.items.map(
+          (item, index) => read(walk, item as Node | null, text, childPath(path, index), line) as string | undefined,
+        );
         return items.every((item) => item !== undefined) ? JSON.stringify(items) : undefined;
       }
       return readText(walk, node, text, path, line);
@@ -568,7 +589,10 @@ export function mapExpandable(value: unknown, schema: Schema, path: string, tran
       return (value as readonly unknown[]).map((item, index) => mapExpandable(item, schema.items, childPath(path, index), transform));
     case 'map':
       return Object.fromEntries(
-        Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, mapExpandable(item, schema.values, childPath(path, key), transform)]),
+        Object.entries(value as Record<string, unknown>).map(([key, item]) => [
+          key,
+          mapExpandable(item, schema.values, childPath(path, key), transform),
+        ]),
       );
     case 'object': {
       const record = value as Record<string, unknown>;

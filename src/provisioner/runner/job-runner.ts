@@ -149,9 +149,15 @@ async function runImport(context: StageContext): Promise<wire.CompletedImport> {
   const parsed = await provisioner.parse(parseInput(context));
   const defaults = parsed.parameters.map((parameter) => ({ name: parameter.name, value: parameter.default_value }));
   logs.beginStage(STAGE.persistent);
-  const start = await provisioner.plan({ ...buildInput(context, 'start', defaults, placeholderWorkspace(job, 'import', 1)), importing: true });
+  const start = await provisioner.plan({
+    ...buildInput(context, 'start', defaults, placeholderWorkspace(job, 'import', 1)),
+    importing: true,
+  });
   logs.beginStage(STAGE.ephemeral);
-  const stop = await provisioner.plan({ ...buildInput(context, 'stop', defaults, placeholderWorkspace(job, 'import', 0)), importing: true });
+  const stop = await provisioner.plan({
+    ...buildInput(context, 'stop', defaults, placeholderWorkspace(job, 'import', 0)),
+    importing: true,
+  });
   return {
     type: 'template_version_import',
     readme: parsed.readme,
@@ -187,7 +193,12 @@ function parseInput({ job, directory, logs, signal }: StageContext): ParseInput 
   return { directory, variableValues: job.user_variable_values, log: (line) => logs.provisionerLine(line), signal };
 }
 
-function buildInput(context: StageContext, transition: Transition, parameterValues: readonly NameValue[], workspace: WorkspaceInfo): BuildInput {
+function buildInput(
+  context: StageContext,
+  transition: Transition,
+  parameterValues: readonly NameValue[],
+  workspace: WorkspaceInfo,
+): BuildInput {
   return { ...parseInput(context), transition, parameterValues, workspace, accessUrl: context.job.access_url, previousState: null };
 }
 
@@ -228,7 +239,13 @@ function failureReport(job: wire.AcquiredJob, error: unknown, logs: JobLogs, io:
       // Provisioners often summarise their issues in the message already; say each thing once.
       if (!error.message.includes(text)) logs.daemonLine('error', text);
     }
-    return { type: 'fail', job_id: job.job_id, error: error.message, ...(error.code === undefined ? {} : { error_code: error.code }), ...state };
+    return {
+      type: 'fail',
+      job_id: job.job_id,
+      error: error.message,
+      ...(error.code === undefined ? {} : { error_code: error.code }),
+      ...state,
+    };
   }
   const message = `internal provisioner error: ${messageOf(error)}`;
   io.logger?.error({ err: error, job_id: job.job_id, provisioner: job.provisioner }, 'provisioner job failed with an unexpected error');

@@ -127,7 +127,6 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     });
   }
 
-
   /** Speaks the protocol on one connection; resolves when it closes. */
   #serve(socket: WebSocket): Promise<void> {
     return new Promise((resolve) => {
@@ -137,7 +136,8 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
       socket.once('close', (code, reason) => {
         this.#socket = undefined;
         this.#acquiring = false;
-        if (!this.#stopping.signal.aborted) this.#logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
+        if (!this.#stopping.signal.aborted)
+          this.#logger.warn({ code, reason: reason.toString('utf8') }, 'lost the connection to the daemon; reconnecting');
         this.#changes.notify();
         resolve();
       });
@@ -154,7 +154,8 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   }
 
   #acquire(): void {
-    if (this.#stopping.signal.aborted || this.#acquiring || this.#job !== undefined || this.#report !== undefined || !this.connected) return;
+    if (this.#stopping.signal.aborted || this.#acquiring || this.#job !== undefined || this.#report !== undefined || !this.connected)
+      return;
     this.#acquiring = true;
     this.#write({ type: 'acquire' });
   }
@@ -194,7 +195,9 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   #start(job: AcquiredJob): void {
     if (this.#stopping.signal.aborted || this.#job !== undefined || this.#report !== undefined) {
       // Raced with stop() or a job still unreported; the daemon must not wait on us for it.
-      const error = this.#stopping.signal.aborted ? 'the provisioner daemon shut down before the job started' : 'the provisioner daemon is busy with another job';
+      const error = this.#stopping.signal.aborted
+        ? 'the provisioner daemon shut down before the job started'
+        : 'the provisioner daemon is busy with another job';
       this.#write({ type: 'fail', job_id: job.job_id, error });
       return;
     }
@@ -227,13 +230,20 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   /** runJob reports its own failures; reaching this is a bug, but the daemon must still hear of the job. */
   #runnerFailed(job: AcquiredJob, error: unknown): JobReport {
     this.#logger.error({ err: error, job_id: job.job_id }, 'the job runner failed');
-    const report: JobReport = { type: 'fail', job_id: job.job_id, error: `internal provisioner error: ${error instanceof Error ? error.message : String(error)}` };
+    const report: JobReport = {
+      type: 'fail',
+      job_id: job.job_id,
+      error: `internal provisioner error: ${error instanceof Error ? error.message : String(error)}`,
+    };
     this.#send(report);
     return report;
   }
 
   #jobDone(report: JobReport): void {
-    this.#logger.info({ job_id: report.job_id, outcome: report.type, ...(report.type === 'fail' ? { error: report.error } : {}) }, 'provisioner job finished');
+    this.#logger.info(
+      { job_id: report.job_id, outcome: report.type, ...(report.type === 'fail' ? { error: report.error } : {}) },
+      'provisioner job finished',
+    );
     this.#job = undefined;
     this.#changes.notify();
     this.#acquire();
@@ -285,7 +295,6 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     });
   }
 
-
   /** Resolves when `done()` holds, re-checked on every state change; or after `timeoutMs`. */
 }
 
@@ -307,5 +316,3 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return (Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 }
-
-

@@ -99,7 +99,9 @@ export async function findTerraform(terraformPath: string | undefined, env: Node
 }
 
 function notInstalled(detail: string): ProvisionerError {
-  return new ProvisionerError(`terraform is not installed on this provisioner: ${detail}. Install terraform or use the native provisioner (template.yaml).`);
+  return new ProvisionerError(
+    `terraform is not installed on this provisioner: ${detail}. Install terraform or use the native provisioner (template.yaml).`,
+  );
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {
@@ -113,7 +115,7 @@ async function isExecutableFile(path: string): Promise<boolean> {
 }
 
 async function parse(input: ParseInput): Promise<ParseResult> {
-  input.log({ level: 'info', stage: PARSE_STAGE, output: 'Reading the template\'s terraform files' });
+  input.log({ level: 'info', stage: PARSE_STAGE, output: "Reading the template's terraform files" });
   const declarations = await readDeclarations(input.directory);
   const variables = variablesOf(declarations, input, PARSE_STAGE);
   input.log({ level: 'info', stage: PARSE_STAGE, output: `Found ${variables.length} variable(s)` });
@@ -131,7 +133,10 @@ async function parse(input: ParseInput): Promise<ParseResult> {
 
 /** The variables the template's top-level `*.tf` files declare, except the ones Cove sets. */
 async function readDeclarations(directory: string): Promise<VariableDeclaration[]> {
-  const files = (await readdir(directory, { withFileTypes: true })).filter((entry) => entry.isFile() && entry.name.endsWith('.tf')).map((entry) => entry.name).sort();
+  const files = (await readdir(directory, { withFileTypes: true }))
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.tf'))
+    .map((entry) => entry.name)
+    .sort();
   if (files.length === 0) throw new ProvisionerError('the template has no *.tf files');
   const declarations: VariableDeclaration[] = [];
   for (const file of files) declarations.push(...readTerraformVariables(await readFile(join(directory, file), 'utf8')));
@@ -153,7 +158,8 @@ async function withWorkDirectory<T>(input: BuildInput, work: (directory: string)
     // Only the workspace's own state counts, never one that came inside the archive.
     await rm(join(directory, STATE_FILE), { force: true });
     await rm(join(directory, `${STATE_FILE}.backup`), { force: true });
-    if (input.previousState !== null && input.previousState.length > 0) await writeFile(join(directory, STATE_FILE), input.previousState, { mode: 0o600 });
+    if (input.previousState !== null && input.previousState.length > 0)
+      await writeFile(join(directory, STATE_FILE), input.previousState, { mode: 0o600 });
     return await work(directory);
   } finally {
     await rm(directory, { recursive: true, force: true });
@@ -177,7 +183,8 @@ async function apply(runner: Runner): Promise<ApplyResult> {
   } catch (error) {
     const state = await runner.stateAfter();
     if (error instanceof ProvisionerCanceledError) throw new ProvisionerCanceledError(state);
-    if (error instanceof ProvisionerError) throw new ProvisionerError(error.message, { ...(error.code === undefined ? {} : { code: error.code }), state, cause: error });
+    if (error instanceof ProvisionerError)
+      throw new ProvisionerError(error.message, { ...(error.code === undefined ? {} : { code: error.code }), state, cause: error });
     throw error;
   }
   if (transition === 'delete') return { resources: [], state: Buffer.alloc(0) };
@@ -218,7 +225,8 @@ class Runner {
     });
     const command = `terraform ${args[0] ?? ''}`;
     if (result.error) throw new ProvisionerError(`${command}: ${result.error.message}`, { cause: result.error });
-    if (result.timedOut) throw new ProvisionerError(`${command} did not finish within ${Math.round(this.timeoutMs / 60_000)} min and was killed`);
+    if (result.timedOut)
+      throw new ProvisionerError(`${command} did not finish within ${Math.round(this.timeoutMs / 60_000)} min and was killed`);
     if (result.code !== 0) {
       const how = result.code === null ? `was killed by ${result.signal ?? 'a signal'}` : `failed (exit code ${result.code})`;
       throw new ProvisionerError(`${command} ${how}${result.tail.length > 0 ? `:\n${result.tail.join('\n')}` : ''}`);

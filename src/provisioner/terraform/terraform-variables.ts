@@ -161,7 +161,7 @@ function skipLiteral(text: string, i: number): number {
 /** The text with `#`, `//` and `/* *\/` comments blanked out (strings and heredocs left alone). */
 function withoutComments(text: string): string {
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const skipped = skipLiteral(text, i);
     if (skipped !== i) {
       out += text.slice(i, skipped);

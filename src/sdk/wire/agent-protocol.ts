@@ -12,7 +12,9 @@ import { AgentRequestMethod, RelayTarget } from './relay-protocol.js';
  */
 
 export const LifecycleState = Type.Union(
-  ['created', 'starting', 'start_timeout', 'start_error', 'ready', 'shutting_down', 'shutdown_timeout', 'shutdown_error', 'off'].map((s) => Type.Literal(s)),
+  ['created', 'starting', 'start_timeout', 'start_error', 'ready', 'shutting_down', 'shutdown_timeout', 'shutdown_error', 'off'].map((s) =>
+    Type.Literal(s),
+  ),
 );
 export type LifecycleState = Static<typeof LifecycleState>;
 
@@ -86,7 +88,9 @@ export const AgentMessage = Type.Union([
     type: Type.Literal('response'),
     request_id: Type.String(),
     result: Type.Optional(Type.Unknown()),
-    error: Type.Optional(Type.Object({ status: Type.Integer({ minimum: 400, maximum: 599 }), message: Type.String(), detail: Type.String() })),
+    error: Type.Optional(
+      Type.Object({ status: Type.Integer({ minimum: 400, maximum: 599 }), message: Type.String(), detail: Type.String() }),
+    ),
   }),
 ]);
 export type AgentMessage = Static<typeof AgentMessage>;
@@ -99,7 +103,12 @@ export const DaemonToAgentMessage = Type.Union([
   /** Open a relay stream: dial `/workspaceagents/me/relay?stream_id=…` and connect it to `target`. */
   Type.Object({ type: Type.Literal('open_stream'), stream_id: Type.String(), target: RelayTarget }),
   /** A question about the workspace (listening ports, containers), answered with a `response`. */
-  Type.Object({ type: Type.Literal('request'), request_id: Type.String(), method: AgentRequestMethod, params: Type.Record(Type.String(), Type.String()) }),
+  Type.Object({
+    type: Type.Literal('request'),
+    request_id: Type.String(),
+    method: AgentRequestMethod,
+    params: Type.Record(Type.String(), Type.String()),
+  }),
 ]);
 export type DaemonToAgentMessage = Static<typeof DaemonToAgentMessage>;
 

@@ -22,7 +22,6 @@ export type ValidatePasswordResponse = Static<typeof ValidatePasswordResponse>;
 export const Permission = Type.Object({ negate: Type.Boolean(), resource_type: Type.String(), action: Type.String() });
 export type Permission = Static<typeof Permission>;
 
-
 export const CreateOrganizationRequest = Type.Object({
   name: Type.String(),
   display_name: Type.Optional(Type.String()),

@@ -53,7 +53,11 @@ export const RelayCloseCode = {
 } as const;
 
 /** Questions the daemon asks an agent over its rpc socket, answered with a `response`. */
-export const AgentRequestMethod = Type.Union([Type.Literal('listening_ports'), Type.Literal('containers'), Type.Literal('recreate_devcontainer')]);
+export const AgentRequestMethod = Type.Union([
+  Type.Literal('listening_ports'),
+  Type.Literal('containers'),
+  Type.Literal('recreate_devcontainer'),
+]);
 export type AgentRequestMethod = Static<typeof AgentRequestMethod>;
 
 export const ListeningPort = Type.Object({ process_name: Type.String(), network: Type.String(), port: Type.Integer() });
@@ -62,7 +66,12 @@ export type ListeningPort = Static<typeof ListeningPort>;
 export const ListeningPortsResponse = Type.Object({ ports: Type.Array(ListeningPort) });
 export type ListeningPortsResponse = Static<typeof ListeningPortsResponse>;
 
-export const WorkspaceAgentContainerPort = Type.Object({ host_ip: Type.String(), host_port: Type.Integer(), network: Type.String(), port: Type.Integer() });
+export const WorkspaceAgentContainerPort = Type.Object({
+  host_ip: Type.String(),
+  host_port: Type.Integer(),
+  network: Type.String(),
+  port: Type.Integer(),
+});
 
 export const WorkspaceAgentContainer = Type.Object({
   created_at: Type.String(),

@@ -30,11 +30,7 @@ export const ProvisionerJob = Type.Object({
   available_workers: Type.Optional(Type.Array(Uuid)),
   status: ProvisionerJobStatus,
   tags: Type.Record(Type.String(), Type.String()),
-  type: Type.Union([
-    Type.Literal('template_version_import'),
-    Type.Literal('workspace_build'),
-    Type.Literal('template_version_dry_run'),
-  ]),
+  type: Type.Union([Type.Literal('template_version_import'), Type.Literal('workspace_build'), Type.Literal('template_version_dry_run')]),
   queue_position: Type.Integer(),
   queue_size: Type.Integer(),
   input: Type.Object({
@@ -275,7 +271,10 @@ export const Template = Type.Object({
   provisioner: Type.String(),
   active_version_id: Uuid,
   active_user_count: Type.Integer(),
-  build_time_stats: Type.Record(Type.String(), Type.Object({ p50: Type.Union([Type.Integer(), Type.Null()]), p95: Type.Union([Type.Integer(), Type.Null()]) })),
+  build_time_stats: Type.Record(
+    Type.String(),
+    Type.Object({ p50: Type.Union([Type.Integer(), Type.Null()]), p95: Type.Union([Type.Integer(), Type.Null()]) }),
+  ),
   default_ttl_ms: Type.Integer(),
   activity_bump_ms: Type.Integer(),
   autostop_requirement: Type.Object({ days_of_week: Weekdays, weeks: Type.Integer() }),
@@ -299,7 +298,9 @@ export type Template = Static<typeof Template>;
 const SchedulingFields = {
   default_ttl_ms: Type.Optional(Type.Integer()),
   activity_bump_ms: Type.Optional(Type.Integer()),
-  autostop_requirement: Type.Optional(Type.Object({ days_of_week: Type.Optional(Type.Array(Type.String())), weeks: Type.Optional(Type.Integer()) })),
+  autostop_requirement: Type.Optional(
+    Type.Object({ days_of_week: Type.Optional(Type.Array(Type.String())), weeks: Type.Optional(Type.Integer()) }),
+  ),
   autostart_requirement: Type.Optional(Type.Object({ days_of_week: Type.Optional(Type.Array(Type.String())) })),
   allow_user_autostart: Type.Optional(Type.Boolean()),
   allow_user_autostop: Type.Optional(Type.Boolean()),

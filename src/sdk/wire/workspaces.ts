@@ -7,7 +7,9 @@ import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 /** Wire shapes of workspaces and their builds. */
 
 export const WorkspaceBuildStatus = Type.Union(
-  ['pending', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'deleted', 'canceling', 'canceled', 'failed'].map((s) => Type.Literal(s)),
+  ['pending', 'starting', 'running', 'stopping', 'stopped', 'deleting', 'deleted', 'canceling', 'canceled', 'failed'].map((s) =>
+    Type.Literal(s),
+  ),
 );
 
 export const WorkspaceTransition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);

@@ -82,11 +82,7 @@ export const identityMigration: Migration = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('organization_members_pk', ['user_id', 'organization_id'])
       .execute();
-    await db.schema
-      .createIndex('organization_members_org')
-      .on('organization_members')
-      .column('organization_id')
-      .execute();
+    await db.schema.createIndex('organization_members_org').on('organization_members').column('organization_id').execute();
 
     await db.schema
       .createTable('api_keys')

@@ -57,7 +57,12 @@ export const workspacesMigration: Migration = {
       .addColumn('created_at', 'text', (c) => c.notNull())
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('workspace_builds_number_unique').on('workspace_builds').columns(['workspace_id', 'build_number']).unique().execute();
+    await db.schema
+      .createIndex('workspace_builds_number_unique')
+      .on('workspace_builds')
+      .columns(['workspace_id', 'build_number'])
+      .unique()
+      .execute();
     await db.schema.createIndex('workspace_builds_job').on('workspace_builds').column('job_id').execute();
 
     await db.schema

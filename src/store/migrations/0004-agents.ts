@@ -41,7 +41,9 @@ export const agentsMigration: Migration = {
 
     await db.schema
       .createTable('workspace_agent_logs')
-      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+      )
       .addColumn('agent_id', 'text', (c) => c.notNull().references('workspace_agents.id').onDelete('cascade'))
       .addColumn('log_source_id', 'text', (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull())

@@ -27,7 +27,11 @@ export const agentExtrasMigration: Migration = {
       .addColumn('uri', 'text', (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('workspace_app_statuses_workspace').on('workspace_app_statuses').columns(['workspace_id', 'created_at']).execute();
+    await db.schema
+      .createIndex('workspace_app_statuses_workspace')
+      .on('workspace_app_statuses')
+      .columns(['workspace_id', 'created_at'])
+      .execute();
     await db.schema.createIndex('workspace_app_statuses_agent').on('workspace_app_statuses').columns(['agent_id', 'created_at']).execute();
   },
 };

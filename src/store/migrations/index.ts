@@ -8,6 +8,14 @@ import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.j
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
 
 /** Every migration this binary knows, in order. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration, templatesMigration, workspacesMigration, agentsMigration, agentExtrasMigration, agentInstanceIdentityMigration, agentRelayUrlMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  identityMigration,
+  templatesMigration,
+  workspacesMigration,
+  agentsMigration,
+  agentExtrasMigration,
+  agentInstanceIdentityMigration,
+  agentRelayUrlMigration,
+];
 
 export type { Migration } from './migration.js';

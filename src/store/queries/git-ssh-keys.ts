@@ -24,6 +24,10 @@ export async function ensureGitSshKey(db: Kysely<Database>, userId: string, now:
 export async function regenerateGitSshKey(db: Kysely<Database>, userId: string, now: string): Promise<GitSshKeyRow> {
   const current = await ensureGitSshKey(db, userId, now);
   const pair = generateEd25519KeyPair();
-  await db.updateTable('git_ssh_keys').set({ private_key: pair.privateKey, public_key: pair.publicKey, updated_at: now }).where('user_id', '=', userId).execute();
+  await db
+    .updateTable('git_ssh_keys')
+    .set({ private_key: pair.privateKey, public_key: pair.publicKey, updated_at: now })
+    .where('user_id', '=', userId)
+    .execute();
   return { ...current, private_key: pair.privateKey, public_key: pair.publicKey, updated_at: now };
 }

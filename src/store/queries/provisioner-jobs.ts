@@ -6,7 +6,10 @@ export type ProvisionerJobLogRow = Selectable<ProvisionerJobLogTable>;
 export type WorkspaceResourceRow = Selectable<WorkspaceResourceTable>;
 
 /** What a new job needs besides what every queued job has. */
-export type NewJobFields = Pick<ProvisionerJobRow, 'id' | 'organization_id' | 'type' | 'provisioner' | 'file_id' | 'initiator_id' | 'input' | 'tags'>;
+export type NewJobFields = Pick<
+  ProvisionerJobRow,
+  'id' | 'organization_id' | 'type' | 'provisioner' | 'file_id' | 'initiator_id' | 'input' | 'tags'
+>;
 
 /** A job row as it enters the queue: not started, not finished, no error. */
 export function queuedJob(fields: NewJobFields, now: string): ProvisionerJobRow {
@@ -127,7 +130,10 @@ export async function listJobLogs(
 /** Inserts the resources a job reported. */
 export async function insertResources(db: Kysely<Database>, rows: readonly WorkspaceResourceRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('workspace_resources').values([...rows]).execute();
+  await db
+    .insertInto('workspace_resources')
+    .values([...rows])
+    .execute();
 }
 
 /** The resources of jobs, ordered by name. */

@@ -44,7 +44,11 @@ export async function getTemplateVersionById(db: Kysely<Database>, id: string): 
 }
 
 /** One version of a template by name, case-insensitively. */
-export async function getTemplateVersionByName(db: Kysely<Database>, templateId: string, name: string): Promise<TemplateVersionRow | undefined> {
+export async function getTemplateVersionByName(
+  db: Kysely<Database>,
+  templateId: string,
+  name: string,
+): Promise<TemplateVersionRow | undefined> {
   return db
     .selectFrom('template_versions')
     .selectAll()

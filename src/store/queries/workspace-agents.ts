@@ -28,7 +28,12 @@ async function ownersOf(db: Kysely<Database>, agent: AgentRow | undefined): Prom
 
 /** The agent whose token hashes to `hash`, with what it belongs to. */
 export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): Promise<AgentWithOwners | undefined> {
-  const agent = await db.selectFrom('workspace_agents').selectAll().where('auth_token_hash', '=', hash).orderBy('created_at', 'desc').executeTakeFirst();
+  const agent = await db
+    .selectFrom('workspace_agents')
+    .selectAll()
+    .where('auth_token_hash', '=', hash)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
   return ownersOf(db, agent);
 }
 
@@ -36,7 +41,10 @@ export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): P
  * The newest agent whose cloud instance id is `instanceId` (several builds may have run on the
  * same instance), with the type of the job that created it. An empty id matches nothing.
  */
-export async function getNewestAgentByInstanceId(db: Kysely<Database>, instanceId: string): Promise<{ readonly agent: AgentRow; readonly jobType: string } | undefined> {
+export async function getNewestAgentByInstanceId(
+  db: Kysely<Database>,
+  instanceId: string,
+): Promise<{ readonly agent: AgentRow; readonly jobType: string } | undefined> {
   if (instanceId === '') return undefined;
   const row = await db
     .selectFrom('workspace_agents')
@@ -70,7 +78,12 @@ export async function getAgentRow(db: Kysely<Database>, id: string): Promise<Age
 export async function isLatestLiveBuild(db: Kysely<Database>, workspaceId: string, buildId: string): Promise<boolean> {
   const workspace = await db.selectFrom('workspaces').select('deleted').where('id', '=', workspaceId).executeTakeFirst();
   if (!workspace || workspace.deleted) return false;
-  const latest = await db.selectFrom('workspace_builds').select('id').where('workspace_id', '=', workspaceId).orderBy('build_number', 'desc').executeTakeFirst();
+  const latest = await db
+    .selectFrom('workspace_builds')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('build_number', 'desc')
+    .executeTakeFirst();
   return latest?.id === buildId;
 }
 
@@ -100,7 +113,11 @@ export async function updateAgent(db: Kysely<Database>, id: string, changes: Upd
 }
 
 /** Log lines of an agent by id, ascending, within the open range (after, before). */
-export async function listAgentLogs(db: Kysely<Database>, agentId: string, range: { readonly after?: number | undefined; readonly before?: number | undefined }): Promise<AgentLogRow[]> {
+export async function listAgentLogs(
+  db: Kysely<Database>,
+  agentId: string,
+  range: { readonly after?: number | undefined; readonly before?: number | undefined },
+): Promise<AgentLogRow[]> {
   let query = db.selectFrom('workspace_agent_logs').selectAll().where('agent_id', '=', agentId);
   if (range.after !== undefined) query = query.where('id', '>', range.after);
   if (range.before !== undefined && range.before > 0) query = query.where('id', '<', range.before);
@@ -110,7 +127,13 @@ export async function listAgentLogs(db: Kysely<Database>, agentId: string, range
 /** The log sources of these agents, oldest first. */
 export async function listLogSources(db: Kysely<Database>, agentIds: readonly string[]): Promise<AgentLogSourceRow[]> {
   if (agentIds.length === 0) return [];
-  return db.selectFrom('workspace_agent_log_sources').selectAll().where('agent_id', 'in', agentIds).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('workspace_agent_log_sources')
+    .selectAll()
+    .where('agent_id', 'in', agentIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Records a log source, or renames an existing one (same agent and id); it keeps its creation time. */

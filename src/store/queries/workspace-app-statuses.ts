@@ -10,7 +10,13 @@ export async function insertAppStatus(db: Kysely<Database>, row: Insertable<Work
 /** The statuses of the apps of these agents, newest first. */
 export async function listAppStatusesOfAgents(db: Kysely<Database>, agentIds: readonly string[]): Promise<AppStatusRow[]> {
   if (agentIds.length === 0) return [];
-  return db.selectFrom('workspace_app_statuses').selectAll().where('agent_id', 'in', agentIds).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db
+    .selectFrom('workspace_app_statuses')
+    .selectAll()
+    .where('agent_id', 'in', agentIds)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 /** Each workspace's newest app status, across all its builds' agents; workspaces without one are absent. */
@@ -21,7 +27,10 @@ export async function latestAppStatuses(db: Kysely<Database>, workspaceIds: read
     .selectAll()
     .where('s.workspace_id', 'in', workspaceIds)
     .where('s.created_at', '=', (eb) =>
-      eb.selectFrom('workspace_app_statuses as newest').select((n) => n.fn.max('newest.created_at').as('at')).whereRef('newest.workspace_id', '=', 's.workspace_id'),
+      eb
+        .selectFrom('workspace_app_statuses as newest')
+        .select((n) => n.fn.max('newest.created_at').as('at'))
+        .whereRef('newest.workspace_id', '=', 's.workspace_id'),
     )
     .orderBy('s.id', 'desc')
     .execute();

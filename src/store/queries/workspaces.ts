@@ -11,8 +11,17 @@ export async function getWorkspaceById(db: Kysely<Database>, id: string): Promis
 }
 
 /** A user's workspace by name: the live one, else (when asked) the most recently deleted. */
-export async function getWorkspaceByOwnerAndName(db: Kysely<Database>, ownerId: string, name: string, includeDeleted: boolean): Promise<WorkspaceRow | undefined> {
-  let query = db.selectFrom('workspaces').selectAll().where('owner_id', '=', ownerId).where(sql<string>`lower(name)`, '=', name.toLowerCase());
+export async function getWorkspaceByOwnerAndName(
+  db: Kysely<Database>,
+  ownerId: string,
+  name: string,
+  includeDeleted: boolean,
+): Promise<WorkspaceRow | undefined> {
+  let query = db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('owner_id', '=', ownerId)
+    .where(sql<string>`lower(name)`, '=', name.toLowerCase());
   if (!includeDeleted) query = query.where('deleted', '=', 0);
   return query.orderBy('deleted').orderBy('updated_at', 'desc').executeTakeFirst();
 }
@@ -25,7 +34,14 @@ export async function latestBuilds(db: Kysely<Database>, workspaceIds: readonly 
     .selectAll('b')
     .where('b.workspace_id', 'in', workspaceIds)
     .where((eb) =>
-      eb('b.build_number', '=', eb.selectFrom('workspace_builds as o').select((o) => o.fn.max('o.build_number').as('n')).whereRef('o.workspace_id', '=', 'b.workspace_id')),
+      eb(
+        'b.build_number',
+        '=',
+        eb
+          .selectFrom('workspace_builds as o')
+          .select((o) => o.fn.max('o.build_number').as('n'))
+          .whereRef('o.workspace_id', '=', 'b.workspace_id'),
+      ),
     )
     .execute();
   return new Map(rows.map((row) => [row.workspace_id, row]));
