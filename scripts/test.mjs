@@ -1,5 +1,6 @@
 // Runs every test file under test/ with node's test runner through tsx. Node 20 neither expands
-// globs nor discovers .ts files, so the list is made here. Extra arguments filter by path.
+// globs nor discovers .ts files, so the list is made here. Extra arguments filter by path; a run of
+// the whole suite first type-checks, lints and checks formatting, so none of them can be skipped.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,22 @@ function testFiles(dir) {
   });
 }
 
+/** Runs a node_modules/.bin tool; exits with its status when it fails. */
+function check(title, tool, args) {
+  console.log(`# ${title}: ${tool} ${args.join(' ')}`);
+  const result = spawnSync(join('node_modules', '.bin', tool), args, { stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`# ${title} failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
 const filters = process.argv.slice(2);
+if (filters.length === 0) {
+  check('type check', 'tsc', ['--noEmit']);
+  check('lint', 'eslint', ['--max-warnings', '0', '.']);
+  check('format', 'prettier', ['--check', '--log-level', 'warn', '.']);
+}
 const files = testFiles('test')
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
