@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
+import type { PathResources } from './path-resources.js';
 import { toProblem } from './problems.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -76,6 +77,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   });
   // Declared up front so every request object has the same shape, which keeps property access fast.
   app.decorateRequest('auth', undefined);
+  app.decorateRequest('resources', undefined as unknown as PathResources);
 
   app.setErrorHandler(async (error, request, reply) => {
     const problem = toProblem(error);
@@ -89,6 +91,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   // Callback style: this runs on every answer, and an async hook costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-cove-build-version': VERSION, 'x-content-type-options': 'nosniff', 'x-request-id': request.id });
+    request.resources = {};
     done();
   });
 

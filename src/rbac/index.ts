@@ -11,3 +11,4 @@ export * from './object.js';
 export * from './authorize.js';
 export * from './assign.js';
 export * from './custom-role-rules.js';
+export * from './system-subjects.js';

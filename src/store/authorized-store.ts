@@ -34,22 +34,9 @@ import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
+import { templateRbac, workspaceRbac } from './rbac-objects.js';
 
-/** A template as the policy sees it, with its ACLs. */
-export function templateRbac(row: Pick<templates.TemplateRow, 'id' | 'organization_id' | 'user_acl' | 'group_acl'>): RbacObject {
-  return {
-    type: 'template',
-    id: row.id,
-    org_id: row.organization_id,
-    acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
-    acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
-  };
-}
-
-/** A workspace as the policy sees it; dormant ones are their own resource type, with fewer rights. */
-export function workspaceRbac(row: Pick<workspaces.WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>): RbacObject {
-  return { type: row.dormant_at ? 'workspace_dormant' : 'workspace', id: row.id, org_id: row.organization_id, owner_id: row.owner_id };
-}
+export { templateRbac, workspaceRbac };
 
 /** A membership with the fields of its user that member listings show. */
 export type MemberWithUser = members.MemberRow & {

@@ -1,0 +1,24 @@
+import type { RbacObject } from '../rbac/index.js';
+import { parseJson } from './json-column.js';
+import type { TemplateRow, WorkspaceRow } from './rows.js';
+
+/**
+ * Rows as the policy sees them: the one place that maps a stored row to its RBAC object, used by the
+ * authorizing store and by every layer above it that asks `can()`.
+ */
+
+/** A template as the policy sees it, with its ACLs. */
+export function templateRbac(row: Pick<TemplateRow, 'id' | 'organization_id' | 'user_acl' | 'group_acl'>): RbacObject {
+  return {
+    type: 'template',
+    id: row.id,
+    org_id: row.organization_id,
+    acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
+    acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
+  };
+}
+
+/** A workspace as the policy sees it; dormant ones are their own resource type, with fewer rights. */
+export function workspaceRbac(row: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>): RbacObject {
+  return { type: row.dormant_at ? 'workspace_dormant' : 'workspace', id: row.id, org_id: row.organization_id, owner_id: row.owner_id };
+}
