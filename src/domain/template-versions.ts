@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { createTar, inspectTar } from '../lib/archive/index.js';
-import { ConflictError, forbiddenProblem, HttpProblem, NotFoundError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import { findTemplateExample, exampleFiles } from '../lib/template-examples/index.js';
 import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
@@ -132,7 +132,7 @@ async function readableFileId(store: AuthorizedStore, fileId: string): Promise<s
   try {
     return (await store.getFile(fileId)).id;
   } catch (error) {
-    if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') throw new HttpProblem(404, 'File not found.');
+    if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'File not found.');
     throw error;
   }
 }

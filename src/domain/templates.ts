@@ -1,4 +1,4 @@
-import { ConflictError, forbiddenProblem, HttpProblem, NotFoundError, type FieldValidation } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError, type FieldValidation } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { CreateTemplateRequest, UpdateTemplateMeta } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -115,7 +115,7 @@ export async function createTemplate(
   checkDisplayName(input.display_name, problems);
   if (problems.length > 0) throw new HttpProblem(400, 'Invalid create template request.', { validations: problems });
   const taken = await store.getTemplateByName(organizationId, input.name).catch((error: unknown) => {
-    if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') return undefined;
+    if (isNotFoundOrHidden(error)) return undefined;
     throw error;
   });
   if (taken) throw duplicateName(input.name);
@@ -123,7 +123,7 @@ export async function createTemplate(
   try {
     version = await store.getTemplateVersion(input.template_version_id);
   } catch (error) {
-    if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') {
+    if (isNotFoundOrHidden(error)) {
       throw new HttpProblem(404, `Template version "${input.template_version_id}" does not exist.`, {
         validations: [{ field: 'template_version_id', detail: 'Template version does not exist' }],
       });

@@ -1,4 +1,4 @@
-import { ConflictError, forbiddenProblem, HttpProblem, NotFoundError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { NameValue, RichParameter } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -203,7 +203,7 @@ async function resolveTemplate(
 ): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow }> {
   if (input.template_version_id) {
     const found = await store.getTemplateVersion(input.template_version_id).catch((error: unknown) => {
-      if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') {
+      if (isNotFoundOrHidden(error)) {
         throw new HttpProblem(400, `Template version "${input.template_version_id}" doesn't exist.`, {
           validations: [{ field: 'template_version_id', detail: 'not found' }],
         });
@@ -222,7 +222,7 @@ async function resolveTemplate(
     return { template, ...found };
   }
   const template = await store.getTemplate(input.template_id ?? '').catch((error: unknown) => {
-    if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError') {
+    if (isNotFoundOrHidden(error)) {
       throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, {
         validations: [{ field: 'template_id', detail: 'not found' }],
       });

@@ -62,6 +62,14 @@ export class NotAuthorizedError extends Error {
   }
 }
 
+/**
+ * Whether a read failed because the row is missing or hidden from the caller: the two cases every
+ * reader must treat alike, so that existence never leaks.
+ */
+export function isNotFoundOrHidden(error: unknown): error is NotFoundError | NotAuthorizedError {
+  return error instanceof NotFoundError || error instanceof NotAuthorizedError;
+}
+
 /** A unique constraint refused a write. */
 export class ConflictError extends Error {
   constructor(

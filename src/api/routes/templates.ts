@@ -8,7 +8,7 @@ import {
   parseTemplateSearch,
   updateTemplateMeta,
 } from '../../domain/templates.js';
-import { HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { templateExamples } from '../../lib/template-examples/index.js';
 import { CreateTemplateRequest, Response, Template, TemplateExample, TemplateVersion, UpdateTemplateMeta } from '../../sdk/wire/index.js';
 import type { TemplateRow } from '../../store/queries/templates.js';
@@ -363,7 +363,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       await store.authorizeTemplate('update', { template });
       const { id } = request.body as { id: string };
       const found = await store.getTemplateVersion(id).catch((error: unknown) => {
-        if (error instanceof NotFoundError || (error as Error).name === 'NotAuthorizedError')
+        if (isNotFoundOrHidden(error))
           throw new HttpProblem(404, 'Template version not found.');
         throw error;
       });
