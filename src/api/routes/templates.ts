@@ -363,8 +363,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       await store.authorizeTemplate('update', { template });
       const { id } = request.body as { id: string };
       const found = await store.getTemplateVersion(id).catch((error: unknown) => {
-        if (isNotFoundOrHidden(error))
-          throw new HttpProblem(404, 'Template version not found.');
+        if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'Template version not found.');
         throw error;
       });
       if (found.version.template_id !== template.id)

@@ -210,12 +210,10 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
       const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', {
         id: devcontainer,
       });
-      return reply
-        .code(202)
-        .send({
-          message: 'Devcontainer recreation initiated',
-          detail: `Recreation process for devcontainer "${answer.name}" has started.`,
-        });
+      return reply.code(202).send({
+        message: 'Devcontainer recreation initiated',
+        detail: `Recreation process for devcontainer "${answer.name}" has started.`,
+      });
     },
   );
 }
