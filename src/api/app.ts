@@ -95,6 +95,11 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-cove-build-version': VERSION, 'x-content-type-options': 'nosniff', 'x-request-id': request.id });
     request.resources = {};
+    // Common HTTP libraries send a form content type with an empty body on writes without data;
+    // an empty body is no body, whatever type it claims, so routes without one still answer.
+    if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) {
+      delete request.headers['content-type'];
+    }
     done();
   });
 
