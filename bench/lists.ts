@@ -25,7 +25,7 @@ import { createTar } from '../src/lib/archive/index.js';
 import { systemClock } from '../src/lib/clock.js';
 import type { DatabaseTarget } from '../src/store/database.js';
 import { Store } from '../src/store/store.js';
-import { createBenchOwner, percentile } from './agents.js';
+import { createBenchOwner, percentile, procSample } from './agents.js';
 import { ListSeeder, type SeededCounts } from './lists-seed.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,6 +108,8 @@ const QUERIES: readonly ListQuery[] = [
 /** What one query measured at one size. */
 interface Measurement {
   readonly latencies: number[];
+  /** Daemon CPU (user + system) per timed request: unlike latency, barely moved by other load on the machine. */
+  readonly cpuMs: number;
   /** Set when a request took longer than the timeout; the figures are then lower bounds. */
   readonly timedOut: boolean;
 }
@@ -133,12 +135,18 @@ async function timedGet(url: string, token: string): Promise<{ ms: number; statu
  * warming up (at most 3). Slow pages get fewer timed requests: at least MIN_REQUESTS within the
  * budget, at least 3 when they are slower still.
  */
-async function measure(url: string, token: string, firstMs: number): Promise<Measurement> {
+async function measure(url: string, token: string, firstMs: number, pid: number): Promise<Measurement> {
   const latencies: number[] = [];
+  let cpuBefore: number | undefined;
+  const cpuMs = (): number => {
+    const after = procSample(pid)?.cpuSeconds;
+    return cpuBefore === undefined || after === undefined ? Number.NaN : ((after - cpuBefore) * 1000) / latencies.length;
+  };
   try {
     let warm = firstMs;
     for (let i = 0; i < 3 && warm < 1000; i++) warm += (await timedGet(url, token)).ms;
     let spent = 0;
+    cpuBefore = procSample(pid)?.cpuSeconds;
     const enough = (): boolean =>
       latencies.length >= maxRequests ||
       (spent >= budgetMs && latencies.length >= MIN_REQUESTS) ||
@@ -149,11 +157,24 @@ async function measure(url: string, token: string, firstMs: number): Promise<Mea
       latencies.push(ms);
       spent += ms;
     }
-    return { latencies: latencies.sort((a, b) => a - b), timedOut: false };
+    return { latencies: latencies.sort((a, b) => a - b), cpuMs: cpuMs(), timedOut: false };
   } catch (error) {
     if (!(error instanceof TimeoutError)) throw error;
     console.log(`!! lists: ${error.message}; moving on with ${latencies.length} answers`);
-    return { latencies: latencies.sort((a, b) => a - b), timedOut: true };
+    await settle(pid);
+    return { latencies: latencies.sort((a, b) => a - b), cpuMs: Number.NaN, timedOut: true };
+  }
+}
+
+/**
+ * After a timeout the daemon is still building the abandoned answer: waits (up to 60 s) until it
+ * uses under a fifth of a core, so the next query is not measured against it.
+ */
+async function settle(pid: number): Promise<void> {
+  for (let i = 0; i < 120; i++) {
+    const before = procSample(pid)?.cpuSeconds ?? 0;
+    await new Promise((r) => setTimeout(r, 500));
+    if ((procSample(pid)?.cpuSeconds ?? 0) - before < 0.1) return;
   }
 }
 
@@ -202,6 +223,7 @@ async function startDaemon(postgresUrl: string | undefined, logPath: string) {
   const target: DatabaseTarget = postgresUrl ? { kind: 'postgres', url: postgresUrl } : { kind: 'sqlite', file: join(dataDir, 'cove.db') };
   return {
     url,
+    pid: child.pid ?? 0,
     target,
     problems,
     async stop(): Promise<void> {
@@ -231,6 +253,10 @@ async function adminQuery(url: string, text: string): Promise<void> {
 }
 
 const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(value < 100 ? 1 : 0) : '-');
+
+function cpuCell(m: Measurement | undefined): string {
+  return m && !m.timedOut ? ms(m.cpuMs) : '-';
+}
 
 function cell(m: Measurement | undefined): string {
   if (!m) return '-';
@@ -284,13 +310,14 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
           return undefined;
         });
         if (!first) {
-          row.set(query.label, { latencies: [], timedOut: true });
+          await settle(daemon.pid);
+          row.set(query.label, { latencies: [], cpuMs: Number.NaN, timedOut: true });
           continue;
         }
         if (first.status !== 200) throw new Error(`${label}: ${query.label} at ${size}: HTTP ${first.status}: ${first.text.slice(0, 300)}`);
         const note = query.check(JSON.parse(first.text), counts, caller.id);
         if (note) notes.add(note);
-        row.set(query.label, await measure(`${daemon.url}${query.path}`, token, first.ms));
+        row.set(query.label, await measure(`${daemon.url}${query.path}`, token, first.ms, daemon.pid));
       }
       results.set(size, row);
     }
@@ -302,6 +329,11 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       console.log(
         `${label}  ${String(size).padStart(6)}  ${QUERIES.map((q) => cell(results.get(size)?.get(q.label)).padEnd(width)).join('')}`,
       );
+    console.log(`${label}: daemon CPU ms per request (user + system, from /proc)`);
+    for (const size of sizes)
+      console.log(
+        `${label}  ${String(size).padStart(6)}  ${QUERIES.map((q) => cpuCell(results.get(size)?.get(q.label)).padEnd(width)).join('')}`,
+      );
     for (const note of notes) console.log(`${label}: note: ${note}`);
     const smallest = sizes[0] as number;
     const largest = sizes.at(-1) as number;
@@ -310,11 +342,12 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       const big = results.get(largest)?.get(query.label);
       const p50Big = big ? percentile(big.latencies, 50) : Number.NaN;
       const ratio = base && big ? p50Big / percentile(base.latencies, 50) : Number.NaN;
+      const cpuRatio = base && big && !big.timedOut ? big.cpuMs / base.cpuMs : Number.NaN;
       const timedOut = Boolean(big?.timedOut);
       const ratioOk = !timedOut && ratio <= TARGET_RATIO;
       const msOk = !timedOut && p50Big < TARGET_MS;
       console.log(
-        `${label} ratio (${query.label} p50 at ${largest} / at ${smallest}): ${ratio.toFixed(2)}  target <= ${TARGET_RATIO}  ${ratioOk ? 'ok' : 'ABOVE TARGET'};  p50 at ${largest} ${ms(p50Big)} ms  target < ${TARGET_MS} ms  ${msOk ? 'ok' : 'ABOVE TARGET'}${timedOut ? ' (timed out)' : ''}`,
+        `${label} ratio (${query.label} p50 at ${largest} / at ${smallest}): ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}  target <= ${TARGET_RATIO}  ${ratioOk ? 'ok' : 'ABOVE TARGET'};  p50 at ${largest} ${ms(p50Big)} ms  target < ${TARGET_MS} ms  ${msOk ? 'ok' : 'ABOVE TARGET'}${timedOut ? ' (timed out)' : ''};  daemon CPU per request ratio ${Number.isFinite(cpuRatio) ? cpuRatio.toFixed(2) : '-'}`,
       );
     }
     console.log(
