@@ -1,8 +1,8 @@
 // Seeds the rows the list benchmark pages through, straight into the database of a running daemon:
-// users (some with site roles, each a member of the default organization), templates (each with an
-// older and an active version whose import jobs succeeded) and workspaces (each with one to three
-// builds whose latest job is in one of the statuses a real deployment shows, agents on the started
-// ones). Rows are shaped as the domain writes them (src/domain/workspace-builds.ts, templates.ts,
+// users (some with site roles, a few dormant or suspended, one in 50 deleted; each a member of the
+// default organization), templates (each with an older and an active version whose import jobs
+// succeeded) and workspaces (each with one to three builds whose latest job is in one of the
+// statuses a real deployment shows, agents on the started ones, one in 50 deleted). Rows are shaped as the domain writes them (src/domain/workspace-builds.ts, templates.ts,
 // template-versions.ts, users.ts, provisioner-job-protocol.ts), so the API reads them as its own.
 //
 // Index i makes user i, template i and workspace i; the same index always makes the same kind of
@@ -49,31 +49,42 @@ const LATEST_BUILD: readonly { transition: 'start' | 'stop'; job: JobOutcome }[]
 type JobOutcome = 'succeeded' | 'failed' | 'pending' | 'running' | 'canceled';
 
 const ownedByCaller = (i: number): boolean => i % 4 === 0;
-const latestOf = (i: number) => LATEST_BUILD[i % LATEST_BUILD.length] as (typeof LATEST_BUILD)[number];
+/** One in 50 users is gone, and so is their workspace: the lists must leave both out. */
+const isDeleted = (i: number): boolean => i % 50 === 49;
+const latestOf = (i: number): { transition: 'start' | 'stop' | 'delete'; job: JobOutcome } =>
+  isDeleted(i) ? { transition: 'delete', job: 'succeeded' } : (LATEST_BUILD[i % LATEST_BUILD.length] as (typeof LATEST_BUILD)[number]);
 const isRunning = (i: number): boolean => latestOf(i).transition === 'start' && latestOf(i).job === 'succeeded';
+/** Users still listed, but not active. */
+const USER_STATUS: Record<number, string> = { 47: 'dormant', 48: 'suspended' };
 const SITE_ROLES: Record<number, string[]> = { 0: ['template-admin'], 1: ['auditor'], 2: ['user-admin'] };
 const ORG_ROLES: Record<number, string[]> = { 3: ['organization-admin'], 4: ['organization-template-admin'] };
 const HOUR = 3_600_000;
 
 /** The rows the filters must find among indexes [0, size). */
 export function expectedCounts(size: number): SeededCounts {
+  let live = 0;
   let owned = 0;
   let running = 0;
   for (let i = 0; i < size; i++) {
+    if (isDeleted(i)) continue;
+    live++;
     if (ownedByCaller(i)) owned++;
     if (isRunning(i)) running++;
   }
   // The caller is a user too.
-  return { users: size + 1, templates: size, workspaces: size, ownedByCaller: owned, running };
+  return { users: live + 1, templates: size, workspaces: live, ownedByCaller: owned, running };
 }
 
-/** Adds the rows of indexes [from, to), in one transaction. */
+/** Seeds the benchmark's rows in steps of growing size; each step is one transaction. */
 export class ListSeeder {
   #seeded = 0;
   #passwordHash = '';
   readonly #store: Store;
   readonly #anchors: SeedAnchors;
-  /** Seed time: jobs in progress are fresh at this moment, so the job reaper leaves them alone during the run. */
+  /**
+   * Seed time: jobs in progress were last touched now. The job reaper fails running jobs silent for
+   * five minutes; none of the counts the benchmark checks depends on them.
+   */
   readonly #now = new Date();
   /** Index i was created at base + i × 10 s: 10,000 rows span about 28 hours, ending 20 hours ago. */
   readonly #base = this.#now.getTime() - 48 * HOUR;
@@ -150,12 +161,12 @@ export class ListSeeder {
         avatar_url: '',
         hashed_password: this.#passwordHash,
         login_type: 'password',
-        status: 'active',
+        status: USER_STATUS[i % 50] ?? 'active',
         rbac_roles: JSON.stringify(SITE_ROLES[i % 50] ?? []),
         theme_preference: '',
         hashed_one_time_passcode: null,
         one_time_passcode_expires_at: null,
-        deleted: 0,
+        deleted: isDeleted(i) ? 1 : 0,
         created_at: created,
         updated_at: created,
         last_seen_at: this.#at(i, 12 * HOUR),
@@ -249,7 +260,7 @@ export class ListSeeder {
         name: `ws-${i}`,
         created_at: created,
         updated_at: created,
-        deleted: 0,
+        deleted: isDeleted(i) ? 1 : 0,
         // No autostart schedule and deadlines in the future: the autobuild task leaves these alone.
         autostart_schedule: null,
         ttl_ms: ttl,
@@ -291,7 +302,7 @@ export class ListSeeder {
           created_at: at,
           updated_at: at,
         });
-        if (outcome !== 'succeeded') continue;
+        if (outcome !== 'succeeded' || transition === 'delete') continue;
         // The volume outlives stops; the container and its agent exist while started.
         const done = jobRow.completed_at ?? at;
         resources.push(resource(uuidFor(`volume-${n}`, i), job.id, transition, 'home', 'docker_volume', done));

@@ -14,7 +14,7 @@
 //   BENCH_LIST_SIZES=100,1000,10000 BENCH_LIST_REQUESTS=40 BENCH_LIST_SECONDS=4 BENCH_LIST_TIMEOUT_SECONDS=20
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -167,14 +167,32 @@ async function measure(url: string, token: string, firstMs: number, pid: number)
 }
 
 /**
- * After a timeout the daemon is still building the abandoned answer: waits (up to 60 s) until it
- * uses under a fifth of a core, so the next query is not measured against it.
+ * After a timeout the daemon is still building the abandoned answer: waits (up to 120 s) until its
+ * main thread has slept through two whole seconds, so the next query is not measured against that
+ * work. The thread's state (runnable or sleeping) tells even on a machine so loaded that a busy
+ * daemon gets little CPU.
  */
 async function settle(pid: number): Promise<void> {
-  for (let i = 0; i < 120; i++) {
-    const before = procSample(pid)?.cpuSeconds ?? 0;
-    await new Promise((r) => setTimeout(r, 500));
-    if ((procSample(pid)?.cpuSeconds ?? 0) - before < 0.1) return;
+  const started = performance.now();
+  let quietSeconds = 0;
+  while (quietSeconds < 2 && performance.now() - started < 120_000) {
+    let running = 0;
+    for (let i = 0; i < 20; i++) {
+      if (threadState(pid) === 'R') running++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    quietSeconds = running <= 1 ? quietSeconds + 1 : 0;
+  }
+  if (quietSeconds < 2) console.log('!! lists: the daemon is still busy 120 s after a timeout; measuring on');
+}
+
+/** The state letter of a process's main thread (R running or runnable, S sleeping, …), from /proc. */
+function threadState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
   }
 }
 
