@@ -317,7 +317,7 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       // A live PostgreSQL has its statistics from autovacuum; right after a bulk insert it has none yet.
       if (kind === 'postgres') await sql`ANALYZE`.execute(store.db);
       console.log(
-        `${label}: seeded ${size} in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s: ${counts.users} users, ${counts.templates} templates, ${counts.workspaces} workspaces (${counts.ownedByCaller} owner:me, ${counts.running} status:running)`,
+        `${label}: seeded ${size} of each in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; the lists must show ${counts.users} users, ${counts.templates} templates, ${counts.workspaces} workspaces (${counts.ownedByCaller} owner:me, ${counts.running} status:running)`,
       );
       const row = new Map<string, Measurement>();
       for (const query of QUERIES) {
