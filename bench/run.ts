@@ -4,8 +4,11 @@
 //   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5);
 //   3. 2,000 simulated agents on one daemon: p95 of GET /workspaceagents/{id} against no agents,
 //      with the daemon's RSS and CPU (bench/agents.ts, about 70 s);
-//   4. one TCP stream through the relay against direct loopback (bench/relay.ts, about 20 s).
-// BENCH_ONLY=startup,api,agents,relay picks some of them (default: all, in that order).
+//   4. one TCP stream through the relay against direct loopback (bench/relay.ts, about 20 s);
+//   5. a 25-row page of GET /workspaces (plain, owner:me, status:running), /templates and /users
+//      at 100, 1,000 and 10,000 seeded rows: p50 at 10,000 / at 100 (target <= 2, and under 50 ms),
+//      on SQLite and, when COVE_TEST_PG_URL is set, PostgreSQL (bench/lists.ts, a few minutes).
+// BENCH_ONLY=startup,api,agents,relay,lists picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
 import { agentsBenchmark } from './agents.js';
+import { listsBenchmark } from './lists.js';
 import { relayBenchmark } from './relay.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -104,8 +108,9 @@ function startupBenchmark(): void {
   console.log(`startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`);
 }
 
-const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay').split(',').map((name) => name.trim()));
+const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists').split(',').map((name) => name.trim()));
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
 if (only.has('agents')) await agentsBenchmark();
 if (only.has('relay')) await relayBenchmark();
+if (only.has('lists')) await listsBenchmark();
