@@ -1,8 +1,10 @@
 import { HttpProblem } from '../lib/errors.js';
+import type { ShareLevel } from '../sdk/wire/index.js';
+
+export type { ShareLevel };
 
 /** Share levels from narrowest to widest; a template's maximum caps what its workspaces may share. */
-export const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'] as const;
-export type ShareLevel = (typeof SHARE_LEVELS)[number];
+export const SHARE_LEVELS: readonly ShareLevel[] = ['owner', 'organization', 'authenticated', 'public'];
 
 /** The body of a port share upsert. */
 export interface PortShareInput {
