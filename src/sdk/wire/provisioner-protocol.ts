@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WorkspaceTransition } from './common.js';
+import { SHARE_LEVELS } from './share-levels.js';
 
 /**
  * The job protocol between the daemon and provisioner daemons, built-in and external alike. A
@@ -97,12 +98,7 @@ export const PlannedScript = Type.Object({
   log_path: Type.String(),
 });
 
-export const ShareLevel = Type.Union([
-  Type.Literal('owner'),
-  Type.Literal('authenticated'),
-  Type.Literal('organization'),
-  Type.Literal('public'),
-]);
+export const ShareLevel = Type.Union(SHARE_LEVELS.map((level) => Type.Literal(level)));
 export type ShareLevel = Static<typeof ShareLevel>;
 
 export const PlannedApp = Type.Object({
