@@ -5,6 +5,7 @@ import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
+import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
 import type { DeploymentValues, ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
 import { runAutobuild } from '../domain/autobuild.js';
@@ -94,6 +95,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         checkSchedule: weeklyScheduleProblem,
         relay,
         usage: new UsageRecorder(store),
+        templateExamples: builtInTemplateExamples,
       },
       { logger, logRequests: options.values.verbose },
     );

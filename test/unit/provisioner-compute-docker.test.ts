@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { ComputePartialFailure, type ComputeContext } from '../../src/provisioner/native/compute.js';
 import { CONTAINER_HOST_ROOT, containerAgentCommand, createDockerCompute } from '../../src/provisioner/native/docker-compute.js';
 import { toPlannedResource, type ResourceSpec } from '../../src/provisioner/native/expand-resources.js';
-import { exampleFiles, findTemplateExample } from '../../src/lib/template-examples/index.js';
+import { exampleFiles, findTemplateExample } from '../../src/provisioner/native/examples/index.js';
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
 import { ProvisionerError, type PlannedAgent, type ProvisionerLog, type Transition } from '../../src/provisioner/provisioner.js';
 
