@@ -60,16 +60,15 @@ declare module 'fastify' {
 
 /** The agent's end of relay streams: it dials here with the stream id it was asked to open. */
 export function agentRelaySelfRoutes(app: FastifyInstance, context: ApiContext): void {
-  app
-    .withTypeProvider<TypeBoxTypeProvider>()
-    .get(
-      '/workspaceagents/me/relay',
-      { websocket: true, schema: { querystring: Type.Object({ stream_id: Type.String({ format: 'uuid' }) }) } },
-      async (socket, request) => {
-        if (!context.relay.acceptStream(agentOf(request).agent.id, request.query.stream_id, socket))
-          socket.close(4404, 'no such stream is waiting');
-      },
-    );
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
+    '/workspaceagents/me/relay',
+    { websocket: true, schema: { querystring: Type.Object({ stream_id: Type.String({ format: 'uuid' }) }) } },
+    async (socket, request) => {
+      if (!context.relay.acceptStream(agentOf(request).agent.id, request.query.stream_id, socket))
+        socket.close(4404, 'no such stream is waiting');
+    },
+  );
 }
 
 /** Terminals, streams, connection facts, listening ports and containers of an agent, for users. */
