@@ -1,7 +1,7 @@
 // Builds the single executable dist/cove-linux-<arch>: this node binary with the whole CLI, daemon
 // and agent injected as a Node single executable application (SEA). The bundle is the SEA's main
 // script (CommonJS, as Node 20 requires, with V8's code cache for start-up); the native addons
-// travel as SEA assets that src/sea/native-addons.ts writes to a cache directory and loads from
+// travel as SEA assets that src/lib/native-addons.ts writes to a cache directory and loads from
 // there. Packages with a pure-JS fallback get it (ssh2 without sshcrypto.node and cpu-features).
 // Prints the file's size and writes dist/SHA256SUMS.
 //
@@ -9,7 +9,18 @@
 // `npm run build` empties dist/).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +49,7 @@ const work = mkdtempSync(join(tmpdir(), 'cove-package-'));
 try {
   const bundle = join(work, 'cove.cjs');
   await build({
-    entryPoints: [join(root, 'src', 'sea', 'main.ts')],
+    entryPoints: [join(root, 'src', 'cli', 'single-executable-entry.ts')],
     outfile: bundle,
     bundle: true,
     format: 'cjs',
@@ -93,7 +104,7 @@ if (process.env.COVE_PACKAGE_OUTPUT === undefined) writeChecksums(dirname(output
  * required, which is the signal those packages take to use their JavaScript code instead.
  */
 function nativeAddonsPlugin() {
-  const loader = JSON.stringify(join(root, 'src', 'sea', 'native-addons.ts'));
+  const loader = JSON.stringify(join(root, 'src', 'lib', 'native-addons.ts'));
   const load = (name) => `require(${loader}).loadNativeAddon(${JSON.stringify(name)})`;
   return {
     name: 'cove-native-addons',

@@ -52,7 +52,12 @@ export async function singleExecutable(): Promise<string> {
 
 function sourcesHash(): string {
   const hash = createHash('sha256').update(`${process.version} ${process.arch}\n`);
-  const files = [join(ROOT, 'package-lock.json'), join(ROOT, 'package.json'), join(ROOT, 'scripts', 'package.mjs'), ...listFiles(join(ROOT, 'src'))];
+  const files = [
+    join(ROOT, 'package-lock.json'),
+    join(ROOT, 'package.json'),
+    join(ROOT, 'scripts', 'package.mjs'),
+    ...listFiles(join(ROOT, 'src')),
+  ];
   for (const file of files.sort()) hash.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
 }

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFi
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { getAsset } from 'node:sea';
-import { VERSION } from '../lib/version.js';
+import { VERSION } from './version.js';
 
 /** Filled in by `npm run package`: each embedded addon's asset name and SHA-256. */
 declare const COVE_NATIVE_ADDONS: Readonly<Record<string, string>>;
