@@ -1,4 +1,4 @@
-import { isSea } from 'node:sea';
+import * as sea from 'node:sea';
 
 /**
  * The path of the single executable this process runs from (`npm run package` builds it), or
@@ -6,5 +6,6 @@ import { isSea } from 'node:sea';
  * at once, so whatever starts another cove (an agent, an SSH proxy command) starts this file.
  */
 export function singleExecutablePath(): string | undefined {
-  return isSea() ? process.execPath : undefined;
+  // Node before 20.12 has no isSea; it cannot have built a single executable of ours either.
+  return typeof sea.isSea === 'function' && sea.isSea() ? process.execPath : undefined;
 }
