@@ -126,6 +126,20 @@ describe('the single executable, alone in an empty directory on a machine withou
     assert.equal(ssh.stdout, 'hello\n');
   });
 
+  it('opens a terminal in the workspace, through node-pty loaded from the cache', () => {
+    // `script` gives the CLI a terminal, so it asks the agent for one; the shell computes the marker
+    // so that the echo of the typed line cannot match.
+    const result = spawnSync('script', ['-qec', `${cove} ssh dev`, '/dev/null'], {
+      cwd: root,
+      env: { ...env, TERM: 'xterm' },
+      input: 'echo PTY-$((40+2)) $(tty); exit\n',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.match(result.stdout, /PTY-42 \/dev\/pts\/\d+/, result.stderr);
+    assert.ok(existsSync(join(env.HOME, '.cache', 'cove', VERSION, 'pty.node')));
+  });
+
   it('runs the workspace agent from the same file', () => {
     const agents = processesOf(cove, 'agent');
     assert.equal(agents.length, 1, `agents running ${cove}: ${agents.join(', ')}`);
