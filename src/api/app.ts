@@ -9,6 +9,7 @@ import { toProblem } from './problems.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { applicationRoutes } from './routes/applications.js';
+import { binaryRoutes } from './routes/binaries.js';
 import { fileRoutes } from './routes/files.js';
 import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
@@ -137,6 +138,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     },
     { prefix: '/api/v2' },
   );
+  await app.register(binaryRoutes, context);
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;
 }

@@ -183,6 +183,7 @@ describe('docker compute with a stand-in docker CLI', () => {
         'run --detach --init',
         `--name ${name}`,
         '--network host',
+        '--hostname dev',
         '--label cove.workspace_id=6f1c2f0e-0000-4000-8000-000000000001 --label cove.resource=dev',
         '--volume cove-6f1c2f0e-0000-4000-8000-000000000001-home:/home/cove --volume /srv/shared:/shared:ro',
         '--env HOME=/home/cove --env EDITOR=vi',
