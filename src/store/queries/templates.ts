@@ -28,7 +28,7 @@ export interface TemplateListFilter {
   readonly exactName?: string | undefined;
   /** A substring of the name and display name, as one text. */
   readonly text?: string | undefined;
-  /** Deprecated templates instead of the others. */
+  /** Only deprecated templates (true) or only the others (false); both when absent. */
   readonly deprecated?: boolean | undefined;
   readonly ids?: readonly string[] | undefined;
   /** The creator's username. */
@@ -51,7 +51,7 @@ export async function listTemplates(
   if (filter.organizationIds?.length === 0 || filter.ids?.length === 0) return [];
   let query = db.selectFrom('templates').selectAll().where('deleted', '=', 0).where(allowed);
   if (filter.organizationIds) query = query.where('organization_id', 'in', [...filter.organizationIds]);
-  query = query.where('deprecation_message', filter.deprecated ? '<>' : '=', '');
+  if (filter.deprecated !== undefined) query = query.where('deprecation_message', filter.deprecated ? '<>' : '=', '');
   if (filter.exactName) query = query.where(sql<string>`lower(name)`, '=', filter.exactName.toLowerCase());
   if (filter.text) {
     const pattern = `%${filter.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
