@@ -763,14 +763,7 @@ export class AuthorizedStore {
   /** The RBAC objects of versions (their templates', or for a version of no template yet its creator's), in one query. */
   async #versionsRbac(versions: readonly templates.TemplateVersionRow[]): Promise<RbacObject[]> {
     const templateIds = [...new Set(versions.flatMap((version) => (version.template_id ? [version.template_id] : [])))];
-    const found =
-      templateIds.length === 0
-        ? []
-        : await this.#store.db
-            .selectFrom('templates')
-            .select(['id', 'organization_id', 'user_acl', 'group_acl'])
-            .where('id', 'in', templateIds)
-            .execute();
+    const found = await templates.templateAcls(this.#store.db, templateIds);
     const byId = new Map(found.map((template) => [template.id, templateRbac(template)]));
     return versions.map((version) =>
       version.template_id
@@ -845,21 +838,13 @@ export class AuthorizedStore {
   async #requireJobs(action: 'read' | 'update', rows: readonly jobs.ProvisionerJobRow[]): Promise<void> {
     const rest = rows.filter((row) => !this.can(action, orgScoped('provisioner_jobs', row.organization_id)));
     if (rest.length === 0) return;
-    const db = this.#store.db;
     const builds = rest.filter((row) => row.type === 'workspace_build');
     const versionJobs = rest.filter((row) => row.type !== 'workspace_build');
     if (builds.length > 0) {
-      const found = await db
-        .selectFrom('workspace_builds as b')
-        .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
-        .select(['b.job_id', 'w.id', 'w.organization_id', 'w.owner_id', 'w.dormant_at'])
-        .where(
-          'b.job_id',
-          'in',
-          builds.map((row) => row.id),
-        )
-        .execute();
-      const byJob = new Map(found.map((row) => [row.job_id, row]));
+      const byJob = await jobCompletion.workspacesOfBuildJobs(
+        this.#store.db,
+        builds.map((row) => row.id),
+      );
       for (const row of builds) {
         const workspace = byJob.get(row.id);
         if (!workspace) throw new NotFoundError('provisioner job');
@@ -873,20 +858,11 @@ export class AuthorizedStore {
           ? (parseJson<{ template_version_id?: string }>(row.input, {}).template_version_id ?? '')
           : '',
       );
-      const versions = await db
-        .selectFrom('template_versions')
-        .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb(
-              'job_id',
-              'in',
-              versionJobs.map((row) => row.id),
-            ),
-            eb('id', 'in', [...dryRunVersionIds, '']),
-          ]),
-        )
-        .execute();
+      const versions = await templates.versionsOfJobs(
+        this.#store.db,
+        versionJobs.map((row) => row.id),
+        dryRunVersionIds.filter((id) => id !== ''),
+      );
       const rbacs = await this.#versionsRbac(versions);
       const byJob = new Map(versions.map((version, index) => [version.job_id, rbacs[index]]));
       const byId = new Map(versions.map((version, index) => [version.id, rbacs[index]]));
@@ -1004,7 +980,7 @@ export class AuthorizedStore {
   ): Promise<void> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     if (completion.version) {
-      const version = await this.#store.db.selectFrom('template_versions').selectAll().where('job_id', '=', job.id).executeTakeFirst();
+      const [version] = await templates.versionsOfJobs(this.#store.db, [job.id], []);
       if (version) this.#require('update', await this.#versionRbac(version));
     }
     if (completion.build) {

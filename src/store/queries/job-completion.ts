@@ -101,3 +101,18 @@ export async function keepFailedBuildState(db: Kysely<Database>, jobId: string, 
 export async function workspaceIdOfJob(db: Kysely<Database>, jobId: string): Promise<string | undefined> {
   return (await db.selectFrom('workspace_builds').select('workspace_id').where('job_id', '=', jobId).executeTakeFirst())?.workspace_id;
 }
+
+/** The workspaces (as the policy needs them) that build jobs belong to, by job id. */
+export async function workspacesOfBuildJobs(
+  db: Kysely<Database>,
+  jobIds: readonly string[],
+): Promise<Map<string, Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('workspace_builds as b')
+    .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+    .select(['b.job_id', 'w.id', 'w.organization_id', 'w.owner_id', 'w.dormant_at'])
+    .where('b.job_id', 'in', [...jobIds])
+    .execute();
+  return new Map(rows.map(({ job_id, ...workspace }) => [job_id, workspace]));
+}

@@ -277,3 +277,30 @@ export async function insertTemplateVersion(db: Kysely<Database>, row: TemplateV
 export async function updateTemplateVersion(db: Kysely<Database>, id: string, changes: Updateable<TemplateVersionTable>): Promise<void> {
   await db.updateTable('template_versions').set(changes).where('id', '=', id).execute();
 }
+
+/** The ACL fields of templates by id (for authorizing their versions). */
+export async function templateAcls(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Pick<TemplateRow, 'id' | 'organization_id' | 'user_acl' | 'group_acl'>[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('templates')
+    .select(['id', 'organization_id', 'user_acl', 'group_acl'])
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** The versions whose import jobs these are, and the versions named by id (dry runs name theirs). */
+export async function versionsOfJobs(
+  db: Kysely<Database>,
+  jobIds: readonly string[],
+  versionIds: readonly string[],
+): Promise<TemplateVersionRow[]> {
+  if (jobIds.length === 0 && versionIds.length === 0) return [];
+  return db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where((eb) => eb.or([eb('job_id', 'in', [...jobIds, '']), eb('id', 'in', [...versionIds, ''])]))
+    .execute();
+}
