@@ -1,4 +1,4 @@
-import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
+import { viewJobsWith, type JobView } from '../domain/provisioner-job-views.js';
 import { nextAutostart } from '../domain/schedule/index.js';
 import { buildStatus } from '../domain/workspace-builds.js';
 import { readDefinition, scriptLogSources, wireApps, wireScripts } from '../domain/agent-definition.js';
@@ -7,7 +7,7 @@ import { toWireAppStatus } from '../domain/app-statuses.js';
 import type { Workspace, WorkspaceAgent, WorkspaceAppStatus, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import { parseJson, parseStringArray } from '../store/json-column.js';
 import { listLogSources, type AgentLogSourceRow, type AgentWithOwners } from '../store/queries/workspace-agents.js';
-import { listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
+import { jobRelations, listResourcesOfJobs, type WorkspaceResourceRow } from '../store/queries/provisioner-jobs.js';
 import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
 import {
   latestBuilds,
@@ -62,7 +62,7 @@ async function lookups(context: ApiContext, builds: readonly WorkspaceBuildRow[]
             builds.map((b) => b.job_id),
           )
           .execute();
-  const views = await viewJobs(db, jobRows, context.store.clock.now());
+  const views = viewJobsWith(await jobRelations(db, jobRows), jobRows, context.store.clock.now());
   const jobs = new Map(views.map((view) => [view.row.id, view]));
   const resourceRows = await listResourcesOfJobs(
     db,

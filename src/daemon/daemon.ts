@@ -8,6 +8,7 @@ import { createMailer } from '../domain/mailer.js';
 import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
 import type { DeploymentValues, ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
+import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
@@ -123,7 +124,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
         async () => {
-          const count = await reapHungJobs(store, store.clock.now());
+          // Hung jobs have no user to act for: the reaper's own subject may only read and fail jobs.
+          const count = await reapHungJobs({ store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub }, store.clock.now());
           if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
         },
         logger,

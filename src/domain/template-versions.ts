@@ -5,9 +5,8 @@ import { newId } from '../lib/random.js';
 import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
 import type { TemplateExamples } from './template-examples.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
-import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
-import type { Store } from '../store/store.js';
+import type { PubSub } from '../store/pubsub.js';
+import { queuedJob, type ProvisionerJobRow, type TemplateRow, type TemplateVersionRow } from '../store/rows.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
 import { normalizeTags } from './provisioner-tags.js';
 
@@ -28,7 +27,7 @@ export function versionNameProblem(name: string): string | undefined {
  */
 export async function createTemplateVersion(
   store: AuthorizedStore,
-  raw: Store,
+  events: { readonly pubsub: PubSub },
   organizationId: string,
   input: CreateTemplateVersionRequest,
   examples: TemplateExamples,
@@ -108,7 +107,7 @@ export async function createTemplateVersion(
     }
     throw error;
   }
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
+  await events.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
   return { version, job };
 }
 
@@ -238,7 +237,7 @@ export interface DryRunInput {
  */
 export async function createDryRun(
   store: AuthorizedStore,
-  raw: Store,
+  events: { readonly pubsub: PubSub },
   version: TemplateVersionRow,
   importJob: ProvisionerJobRow,
   input: DryRunInput,
@@ -264,6 +263,6 @@ export async function createDryRun(
     now.toISOString(),
   );
   await store.insertDryRunJob(version, job);
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
+  await events.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
   return job;
 }

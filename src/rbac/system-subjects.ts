@@ -40,6 +40,29 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('workspace', ['read']), // the workspace, its newest build's agents with their apps, its shared ports
     ...allow('workspace_dormant', ['read']), // the same for a dormant workspace
   ]),
+  /**
+   * A connected provisioner daemon working the job protocol. The daemon itself was authenticated
+   * when it connected (provisioner key, built-in key or a user's session); this is what it may do
+   * with the jobs it acquires.
+   */
+  provisionerDaemon: named('provisioner-daemon', [
+    ...allow('provisioner_daemon', ['create', 'update']), // record the daemon's row on connect, refresh last_seen_at
+    ...allow('provisioner_jobs', ['read', 'update']), // find queued jobs, claim one, append logs, complete or fail it
+    ...allow('file', ['read']), // hand the job's template archive to the daemon
+    ...allow('user', ['read']), // the initiator's and workspace owner's usernames in the acquired job
+    ...allow('template', ['read', 'update']), // read a build's template for deadlines; store an import's results on its version
+    ...allow('workspace', ['read', 'update', 'delete']), // read a build's workspace; store resources, agents, state; a delete build deletes it
+    ...allow('workspace_dormant', ['read', 'update', 'delete']), // the same for builds of dormant workspaces
+  ]),
+  /** Resolves what a connecting provisioner daemon names before it is known: its organization and key. */
+  provisionerAuthenticator: named('provisioner-authenticator', [
+    ...allow('organization', ['read']), // the organization in the path, which the daemon will serve
+    ...allow('provisioner_daemon', ['read']), // find the provisioner key whose secret the daemon presented
+  ]),
+  /** Fails provisioner jobs that stopped making progress, on a timer in the daemon. */
+  jobReaper: named('job-reaper', [
+    ...allow('provisioner_jobs', ['read', 'update']), // find hung or never-taken jobs, fail them with log lines saying why
+  ]),
 });
 
 /** The grants of a workspace agent, at the user level: on its owner's objects only (see {@link workspaceAgentSubject}). */

@@ -304,7 +304,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const { build } = await buildOf(request);
-      await streamJobLogs(socket, context.store, build.job_id, (request.query as { after?: number }).after);
+      await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, (request.query as { after?: number }).after);
     },
   });
 
