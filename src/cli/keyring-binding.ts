@@ -1,0 +1,60 @@
+import { createRequire } from 'node:module';
+
+/** How to start a process that answers one keychain request (see `callKeychain`). */
+export interface KeychainChildLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the caller's environment; the keychain itself needs the caller's D-Bus session. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/**
+ * The program a keychain child runs, as CommonJS: it reads one JSON request from stdin, loads the
+ * `@napi-rs/keyring` binding from `COVE_KEYRING_BINDING` (its package entry or the `.node` file
+ * itself: both export `Entry`), performs the request and writes one JSON reply to stdout. It is a
+ * string, not a module, so a child started with `-e` needs no file of ours on disk.
+ *
+ * On Linux the entry is pinned to the Secret Service: the binding would otherwise fall back to
+ * the kernel keyring, whose keys vanish with the login session and which no keychain tool shows.
+ */
+export const KEYCHAIN_CHILD_SOURCE = `
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => { input += chunk; });
+process.stdin.on('end', () => {
+  let reply;
+  try {
+    const request = JSON.parse(input);
+    const { Entry } = require(process.env.COVE_KEYRING_BINDING);
+    const options = process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined;
+    const entry = new Entry(request.service, request.account, options);
+    if (request.operation === 'get') reply = { value: entry.getPassword() };
+    else if (request.operation === 'set') reply = { value: (entry.setPassword(request.secret), null) };
+    else if (request.operation === 'delete') reply = { value: entry.deleteCredential() };
+    else throw new Error('unknown keychain operation ' + request.operation);
+  } catch (error) {
+    reply = { error: error instanceof Error ? error.message : String(error) };
+  }
+  process.stdout.write(JSON.stringify(reply));
+});
+`;
+
+/**
+ * The one place that knows where the keyring binding lives and how a child loads it; `undefined`
+ * when the binding is not installed. Keychain calls never load the binding into the CLI's own
+ * process: a call stuck in D-Bus would hold the process open (Node joins native threads on exit)
+ * and a crash in native code would take the command down, so each call runs in a child that is
+ * killed at its deadline. The single executable, where `process.execPath` is `cove` itself and
+ * takes no `-e`, redirects this function to the binding it unpacks and to its own way of running
+ * `KEYCHAIN_CHILD_SOURCE`.
+ */
+export function keychainChildLaunch(): KeychainChildLaunch | undefined {
+  let binding: string;
+  try {
+    binding = createRequire(import.meta.url).resolve('@napi-rs/keyring');
+  } catch {
+    return undefined;
+  }
+  // NODE_OPTIONS is cleared: what the caller preloads (a loader, a debugger) only slows the child.
+  return { command: process.execPath, args: ['-e', KEYCHAIN_CHILD_SOURCE], env: { COVE_KEYRING_BINDING: binding, NODE_OPTIONS: '' } };
+}
