@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { isSea } from 'node:sea';
 
 /** How to start a process that answers one keychain request (see `callKeychain`). */
 export interface KeychainChildLaunch {
@@ -39,22 +40,42 @@ process.stdin.on('end', () => {
 });
 `;
 
+/** Set in the environment of a keychain child of the single executable: run the child program, not the CLI. */
+export const KEYCHAIN_CHILD_ENV = 'COVE_KEYCHAIN_CHILD';
+
 /**
  * The one place that knows where the keyring binding lives and how a child loads it; `undefined`
  * when the binding is not installed. Keychain calls never load the binding into the CLI's own
  * process: a call stuck in D-Bus would hold the process open (Node joins native threads on exit)
  * and a crash in native code would take the command down, so each call runs in a child that is
- * killed at its deadline. The single executable, where `process.execPath` is `cove` itself and
- * takes no `-e`, redirects this function to the binding it unpacks and to its own way of running
- * `KEYCHAIN_CHILD_SOURCE`.
+ * killed at its deadline.
+ *
+ * With node, the child is `node -e KEYCHAIN_CHILD_SOURCE` and the binding is the installed package.
+ * The single executable takes no `-e`: it starts itself with `KEYCHAIN_CHILD_ENV` set, and its
+ * entry runs `runKeychainChild` with its loader of embedded addons, which knows the binding by
+ * its file name.
  */
 export function keychainChildLaunch(): KeychainChildLaunch | undefined {
+  // NODE_OPTIONS is cleared: what the caller preloads (a loader, a debugger) only slows the child.
+  if (isSea()) {
+    const binding = `keyring.${process.platform}-${process.arch}-gnu.node`;
+    return { command: process.execPath, args: [], env: { [KEYCHAIN_CHILD_ENV]: '1', COVE_KEYRING_BINDING: binding, NODE_OPTIONS: '' } };
+  }
   let binding: string;
   try {
     binding = createRequire(import.meta.url).resolve('@napi-rs/keyring');
   } catch {
     return undefined;
   }
-  // NODE_OPTIONS is cleared: what the caller preloads (a loader, a debugger) only slows the child.
   return { command: process.execPath, args: ['-e', KEYCHAIN_CHILD_SOURCE], env: { COVE_KEYRING_BINDING: binding, NODE_OPTIONS: '' } };
+}
+
+/**
+ * Runs the child program in this process, with `requireBinding` loading what
+ * `COVE_KEYRING_BINDING` names; for an executable that cannot be started with `-e`.
+ */
+export function runKeychainChild(requireBinding: (specifier: string) => unknown): void {
+  // The program is kept as source so that `node -e` can run it; here it gets the loader as `require`.
+  const program = new Function('require', KEYCHAIN_CHILD_SOURCE) as (require: (specifier: string) => unknown) => void;
+  program(requireBinding);
 }
