@@ -10,25 +10,35 @@ export interface KeychainChildLaunch {
 }
 
 /**
- * The program a keychain child runs, as CommonJS: it reads one JSON request from stdin, loads the
- * `@napi-rs/keyring` binding from `COVE_KEYRING_BINDING` (its package entry or the `.node` file
- * itself: both export `Entry`), performs the request and writes one JSON reply to stdout. It is a
- * string, not a module, so a child started with `-e` needs no file of ours on disk.
+ * The program a keychain child runs, as CommonJS. It loads the `@napi-rs/keyring` binding from
+ * `COVE_KEYRING_BINDING` (its package entry or the `.node` file itself: both export `Entry`) and
+ * prints `ready` on a line of its own, so the caller's deadline covers the keychain and not the
+ * start of a process on a busy machine; then it reads one JSON request from stdin, performs it
+ * and prints one JSON reply. It is a string, not a module, so a child started with `-e` needs no
+ * file of ours on disk.
  *
  * On Linux the entry is pinned to the Secret Service: the binding would otherwise fall back to
  * the kernel keyring, whose keys vanish with the login session and which no keychain tool shows.
  */
 export const KEYCHAIN_CHILD_SOURCE = `
+let binding;
+let loadError;
+try {
+  binding = require(process.env.COVE_KEYRING_BINDING);
+} catch (error) {
+  loadError = error;
+}
+process.stdout.write('ready\\n');
 let input = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => { input += chunk; });
 process.stdin.on('end', () => {
   let reply;
   try {
+    if (loadError) throw loadError;
     const request = JSON.parse(input);
-    const { Entry } = require(process.env.COVE_KEYRING_BINDING);
     const options = process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined;
-    const entry = new Entry(request.service, request.account, options);
+    const entry = new binding.Entry(request.service, request.account, options);
     if (request.operation === 'get') reply = { value: entry.getPassword() };
     else if (request.operation === 'set') reply = { value: (entry.setPassword(request.secret), null) };
     else if (request.operation === 'delete') reply = { value: entry.deleteCredential() };
@@ -36,7 +46,7 @@ process.stdin.on('end', () => {
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error) };
   }
-  process.stdout.write(JSON.stringify(reply));
+  process.stdout.write(JSON.stringify(reply) + '\\n');
 });
 `;
 

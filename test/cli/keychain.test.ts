@@ -228,6 +228,13 @@ if (missing.length > 0 && required) {
         assert.match(login.stderr, /COVE_SECRET_STORE=file/);
         assert.equal(await passwordSessions(), before);
         assert.deepEqual(user.fileTokens(), {});
+
+        // A token the user brought is theirs: a login that cannot keep it leaves its session alone.
+        const { session_token: brought } = await test.anonymous.login(EMAIL, STRONG_PASSWORD);
+        const withToken = await user.run(['login', url, '--token', brought], { COVE_SECRET_STORE: 'keychain' });
+        assert.equal(withToken.code, 1);
+        assert.match(withToken.stderr, /^error: Could not store the session token in the keychain/);
+        assert.equal((await test.anonymous.withToken(brought).user('me')).email, EMAIL);
       });
 
       it('a keyring locked after login: commands fail fast and clearly, and logout works once it is unlocked', async () => {
