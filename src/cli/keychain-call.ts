@@ -38,7 +38,7 @@ export function callKeychain(
   env: Readonly<Record<string, string | undefined>>,
   deadlineMs: number,
 ): Promise<unknown> {
-  const launch = keychainChildLaunch();
+  const launch = keychainChildLaunch(env);
   if (!launch) return Promise.reject(new KeychainError('no keychain binding is installed for this platform'));
   return new Promise((resolve, reject) => {
     const child = spawn(launch.command, [...launch.args], {

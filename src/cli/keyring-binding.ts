@@ -60,20 +60,23 @@ export const KEYCHAIN_CHILD_ENV = 'COVE_KEYCHAIN_CHILD';
  * and a crash in native code would take the command down, so each call runs in a child that is
  * killed at its deadline.
  *
- * With node, the child is `node -e KEYCHAIN_CHILD_SOURCE` and the binding is the installed package.
+ * With node, the child is `node -e KEYCHAIN_CHILD_SOURCE` and the binding is the installed package
+ * (or the file `COVE_KEYRING_BINDING` names).
  * The single executable takes no `-e`: it starts itself with `KEYCHAIN_CHILD_ENV` set, and its
  * entry runs `runKeychainChild` with its loader of embedded addons, which knows the binding by
  * its file name.
  */
-export function keychainChildLaunch(): KeychainChildLaunch | undefined {
+export function keychainChildLaunch(env: Readonly<Record<string, string | undefined>>): KeychainChildLaunch | undefined {
   // NODE_OPTIONS is cleared: what the caller preloads (a loader, a debugger) only slows the child.
   if (isSea()) {
     const binding = `keyring.${process.platform}-${process.arch}-gnu.node`;
     return { command: process.execPath, args: [], env: { [KEYCHAIN_CHILD_ENV]: '1', COVE_KEYRING_BINDING: binding, NODE_OPTIONS: '' } };
   }
-  let binding: string;
+  // A binding named in the environment wins: for a packager's own build, and for the tests that
+  // stand in a binding that crashes or hangs.
+  let binding = env['COVE_KEYRING_BINDING'];
   try {
-    binding = createRequire(import.meta.url).resolve('@napi-rs/keyring');
+    binding ||= createRequire(import.meta.url).resolve('@napi-rs/keyring');
   } catch {
     return undefined;
   }
