@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { authenticate } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
 import { JOB_STATUS_FILTERS, jobStatus } from '../../domain/provisioner-job-status.js';
 import { DAEMON_STALE_MS, viewJobs } from '../../domain/provisioner-job-views.js';
@@ -24,7 +23,7 @@ import { getProvisionerKeyByHash } from '../../store/queries/provisioner-keys.js
 import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
-import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { presentedToken } from '../session-token.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
 
@@ -104,7 +103,7 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
     // A key's tags are fixed when it is made; the daemon cannot widen them.
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
   }
-  const { subject } = await authenticate(context.store, context.values, presentedToken(request), request.ip);
+  const { subject } = await authenticateToken(context, presentedToken(request), request.ip);
   if (!org || !authorize(subject, 'read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
   // Administrators may serve the whole organization; anyone else only their own jobs.
   const organizationWide = authorize(subject, 'create', orgScoped('provisioner_daemon', org.id));
