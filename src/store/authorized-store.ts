@@ -392,7 +392,18 @@ export class AuthorizedStore {
       .where('u.deleted', '=', 0)
       .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }));
     const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
-    let query = base.selectAll('m').select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles']).orderBy('u.username');
+    // Users first, in username order (SQLite keeps a CROSS JOIN's order; PostgreSQL plans it as an
+    // inner join), so a page reads its rows from the username index instead of sorting every member.
+    let query = this.#store.db
+      .selectFrom('users as u')
+      .crossJoin('organization_members as m')
+      .whereRef('m.user_id', '=', 'u.id')
+      .where('m.organization_id', '=', organizationId)
+      .where('u.deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }))
+      .selectAll('m')
+      .select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles'])
+      .orderBy('u.username');
     if (page.limit > 0) query = query.limit(page.limit);
     if (page.offset > 0) query = query.$if(page.limit <= 0 && this.#store.dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
     return { rows: await query.execute(), count: Number(countRow?.count ?? 0) };
