@@ -1,5 +1,6 @@
 import { systemSubject } from '../rbac/index.js';
 import { latestBuilds } from '../store/queries/workspaces.js';
+import type { WorkspaceTransition } from '../sdk/wire/index.js';
 import type { Store } from '../store/store.js';
 import { jobStatus } from './provisioner-job-status.js';
 import { decideTransition, type LifecycleJobStatus } from './schedule/index.js';
@@ -64,7 +65,7 @@ export async function runAutobuild(store: Store, now: Date): Promise<AutobuildRe
         deletingAt: workspace.deleting_at ? new Date(workspace.deleting_at) : null,
       },
       latestBuild: {
-        transition: build.transition as 'start' | 'stop' | 'delete',
+        transition: build.transition as WorkspaceTransition,
         createdAt: new Date(build.created_at),
         deadline: build.deadline ? new Date(build.deadline) : null,
         maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,

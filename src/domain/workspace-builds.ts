@@ -1,6 +1,6 @@
 import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
-import type { NameValue, RichParameter } from '../sdk/wire/index.js';
+import type { NameValue, RichParameter, WorkspaceTransition as Transition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
@@ -15,8 +15,6 @@ import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { normalizeTags } from './provisioner-tags.js';
 import { validateTtlMs } from './schedule/index.js';
 import { workspaceEventsChannel } from './workspace-events.js';
-
-export type Transition = 'start' | 'stop' | 'delete';
 
 /** What a build is doing, from its job's status and its transition, as the reference's table says. */
 export type BuildStatus =

@@ -31,6 +31,8 @@ import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
 import * as workspaces from './queries/workspaces.js';
 import * as agents from './queries/workspace-agents.js';
+import * as appStatuses from './queries/workspace-app-statuses.js';
+import * as portShares from './queries/workspace-port-shares.js';
 import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
@@ -1054,6 +1056,122 @@ export class AuthorizedStore {
   ): Promise<agents.AgentLogRow[]> {
     this.#require('read', workspaceRbac(found.workspace));
     return agents.listAgentLogs(this.#store.db, found.agent.id, range);
+  }
+
+  /**
+   * The agent whose token hashes to `hash`, with what it belongs to; undefined when none has it.
+   * Needs `read` on its workspace.
+   */
+  async getWorkspaceAgentByTokenHash(hash: string): Promise<agents.AgentWithOwners | undefined> {
+    const found = await agents.getAgentByTokenHash(this.#store.db, hash);
+    if (found) this.#require('read', workspaceRbac(found.workspace));
+    return found;
+  }
+
+  /**
+   * Whether the agent may still act for its workspace: its build is the newest of a live workspace,
+   * or the newest is the unfinished stop or delete that is shutting it down. Needs `read`.
+   */
+  async isWorkspaceAgentBuildCurrent(found: agents.AgentWithOwners): Promise<boolean> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.agentBuildIsCurrent(this.#store.db, found.workspace.id, found.build.id);
+  }
+
+  /** Whether the agent's build is the newest build of its workspace, which is not deleted; needs `read`. */
+  async isWorkspaceAgentBuildLatest(found: agents.AgentWithOwners): Promise<boolean> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.isLatestLiveBuild(this.#store.db, found.workspace.id, found.build.id);
+  }
+
+  /** The agent's row as it is now; undefined once it is gone. Needs `read` on its workspace. */
+  async getWorkspaceAgentRow(found: agents.AgentWithOwners): Promise<agents.AgentRow | undefined> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.getAgentRow(this.#store.db, found.agent.id);
+  }
+
+  /** Records what an agent reports of itself (connection, startup, lifecycle, app health, stats); needs `update`. */
+  async updateWorkspaceAgentReport(found: agents.AgentWithOwners, report: agents.AgentReport): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.updateAgent(this.#store.db, found.agent.id, report);
+  }
+
+  /**
+   * Marks the agent disconnected as its socket on the replica at `relayUrl` closes, unless it has
+   * already reconnected through another replica, which now holds it. Needs `update`.
+   */
+  async markWorkspaceAgentDisconnected(found: agents.AgentWithOwners, relayUrl: string): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.markAgentDisconnected(this.#store.db, found.agent.id, relayUrl, this.#store.nowIso());
+  }
+
+  /** Records how one of the agent's scripts ran; needs `update` on its workspace. */
+  async insertWorkspaceAgentScriptTiming(
+    found: agents.AgentWithOwners,
+    timing: Omit<agents.AgentScriptTimingRow, 'agent_id'>,
+  ): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.insertScriptTiming(this.#store.db, { ...timing, agent_id: found.agent.id });
+  }
+
+  /**
+   * Stores a batch of the agent's logs, all or nothing, against its limit (see
+   * `agents.appendAgentLogs`); throws NotFoundError when the agent is gone. Needs `update`.
+   */
+  async appendWorkspaceAgentLogs(found: agents.AgentWithOwners, batch: agents.AgentLogBatch): Promise<agents.AgentLogAppendOutcome> {
+    this.#require('update', workspaceRbac(found.workspace));
+    const outcome = await agents.appendAgentLogs(this.#store.db, found.agent.id, batch);
+    if (!outcome) throw new NotFoundError('workspace agent');
+    return outcome;
+  }
+
+  /** Records a source of the agent's logs, or renames it (it keeps its creation time); needs `update`. */
+  async upsertWorkspaceAgentLogSource(found: agents.AgentWithOwners, source: Omit<agents.AgentLogSourceRow, 'agent_id'>): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.upsertLogSource(this.#store.db, { ...source, agent_id: found.agent.id });
+  }
+
+  /** Records what the agent says one of its apps is doing; needs `update` on its workspace. */
+  async insertWorkspaceAppStatus(
+    found: agents.AgentWithOwners,
+    status: Omit<appStatuses.AppStatusRow, 'agent_id' | 'workspace_id'>,
+  ): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await appStatuses.insertAppStatus(this.#store.db, { ...status, agent_id: found.agent.id, workspace_id: found.workspace.id });
+  }
+
+  /**
+   * The newest agent on a cloud instance, with the type of the job that made it and, for a
+   * workspace build's agent, what it belongs to; undefined when none has that instance id. Needs
+   * `read` on the agent's workspace, or on the organization's jobs for an agent of another job.
+   */
+  async findWorkspaceAgentByInstanceId(instanceId: string): Promise<agents.InstanceAgent | undefined> {
+    const found = await agents.getNewestAgentByInstanceId(this.#store.db, instanceId);
+    if (!found) return undefined;
+    this.#require('read', found.owners ? workspaceRbac(found.owners.workspace) : orgScoped('provisioner_jobs', found.organizationId));
+    return found;
+  }
+
+  /** Replaces the hash of the agent's token, so the token issued last is the one that works; needs `update`. */
+  async replaceWorkspaceAgentToken(found: agents.AgentWithOwners, tokenHash: string): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.updateAgent(this.#store.db, found.agent.id, { auth_token_hash: tokenHash });
+  }
+
+  /** The agents of a readable workspace's newest build, by name. */
+  async listAgentsOfLatestBuild(workspace: workspaces.WorkspaceRow): Promise<agents.AgentRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    return agents.listAgentsOfLatestBuild(this.#store.db, workspace.id);
+  }
+
+  /** How a readable workspace shares one port of one of its agents; undefined when it does not. */
+  async getPortShare(workspace: workspaces.WorkspaceRow, agentName: string, port: number): Promise<portShares.PortShareRow | undefined> {
+    this.#require('read', workspaceRbac(workspace));
+    return portShares.getPortShare(this.#store.db, workspace.id, agentName, port);
+  }
+
+  /** `owner/workspace.agent` names of these agents, for those in workspaces the subject may read (filtered in SQL). */
+  async listWorkspaceAgentLabels(agentIds: readonly string[]): Promise<agents.AgentLabel[]> {
+    return agents.listAgentLabels(this.#store.db, agentIds, listFilter(this.subject, 'read', 'workspace'));
   }
 
   #require(action: Action, object: RbacObject): void {

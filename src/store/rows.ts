@@ -12,6 +12,18 @@ export type { NewJobFields, ProvisionerJobLogRow, ProvisionerJobRow, WorkspaceRe
 export type { ProvisionerKeyRow } from './queries/provisioner-keys.js';
 export type { TemplateRow, TemplateVersionRow } from './queries/templates.js';
 export type { UserFilter, UserRow } from './queries/users.js';
-export type { AgentLogRow, AgentLogSourceRow, AgentRow, AgentWithOwners } from './queries/workspace-agents.js';
+export type {
+  AgentLabel,
+  AgentLogAppendOutcome,
+  AgentLogBatch,
+  AgentLogRow,
+  AgentLogSourceRow,
+  AgentReport,
+  AgentRow,
+  AgentScriptTimingRow,
+  AgentWithOwners,
+  InstanceAgent,
+} from './queries/workspace-agents.js';
 export type { AppStatusRow } from './queries/workspace-app-statuses.js';
+export type { PortShareRow } from './queries/workspace-port-shares.js';
 export type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './queries/workspaces.js';

@@ -4,7 +4,7 @@ import { newApiKey } from '../../src/domain/sessions.js';
 import { NotAuthorizedError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
 import { userSubject } from '../../src/rbac/index.js';
-import { SYSTEM_SUBJECTS } from '../../src/rbac/system-subjects.js';
+import { SYSTEM_SUBJECTS, workspaceAgentSubject } from '../../src/rbac/system-subjects.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -608,6 +608,152 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(async () => w.member.listWorkspaceAgentLogs(await w.owner.getWorkspaceAgent(agentId), {}));
     },
   },
+  getWorkspaceAgentByTokenHash: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`))?.agent.id, agentId);
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`));
+    },
+  },
+  isWorkspaceAgentBuildCurrent: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.equal(await agentStoreOf(w, found).isWorkspaceAgentBuildCurrent(found), true);
+    },
+    // An agent's own store reaches its owner's workspaces only.
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () => agentStoreOf(w, mine).isWorkspaceAgentBuildCurrent(await foundAgent(w, w.owner)));
+    },
+  },
+  isWorkspaceAgentBuildLatest: {
+    allowed: async (w) => assert.equal(await w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.member)), true),
+    denied: async (w) => expectRefused(async () => w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.owner))),
+  },
+  getWorkspaceAgentRow: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.equal((await w.member.getWorkspaceAgentRow(found))?.id, found.agent.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getWorkspaceAgentRow(await foundAgent(w, w.owner))),
+  },
+  updateWorkspaceAgentReport: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).updateWorkspaceAgentReport(found, { version: 'v1.2.3' });
+      assert.equal((await w.member.getWorkspaceAgentRow(found))?.version, 'v1.2.3');
+    },
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () =>
+        agentStoreOf(w, mine).updateWorkspaceAgentReport(await foundAgent(w, w.owner), { version: 'v6.6.6' }),
+      );
+    },
+  },
+  markWorkspaceAgentDisconnected: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).markWorkspaceAgentDisconnected(found, '');
+      assert.notEqual((await w.member.getWorkspaceAgentRow(found))?.disconnected_at, null);
+    },
+    denied: async (w) => expectRefused(async () => w.member.markWorkspaceAgentDisconnected(await foundAgent(w, w.owner), '')),
+  },
+  insertWorkspaceAgentScriptTiming: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).insertWorkspaceAgentScriptTiming(found, scriptTiming(w));
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.outsider.insertWorkspaceAgentScriptTiming(await foundAgent(w, w.member), scriptTiming(w))),
+  },
+  appendWorkspaceAgentLogs: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const outcome = await agentStoreOf(w, found).appendWorkspaceAgentLogs(found, logBatch(w));
+      assert.equal(outcome.stored, true);
+      assert.equal((await w.member.listWorkspaceAgentLogs(found, {})).length, 1);
+    },
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () => agentStoreOf(w, mine).appendWorkspaceAgentLogs(await foundAgent(w, w.owner), logBatch(w)));
+    },
+  },
+  upsertWorkspaceAgentLogSource: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).upsertWorkspaceAgentLogSource(found, logSource(w));
+    },
+    denied: async (w) => expectRefused(async () => w.member.upsertWorkspaceAgentLogSource(await foundAgent(w, w.owner), logSource(w))),
+  },
+  insertWorkspaceAppStatus: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).insertWorkspaceAppStatus(found, appStatus(w));
+    },
+    denied: async (w) => expectRefused(async () => w.member.insertWorkspaceAppStatus(await foundAgent(w, w.owner), appStatus(w))),
+  },
+  findWorkspaceAgentByInstanceId: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const instanceId = await onInstance(w, found.agent.id);
+      const byIdentity = w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity);
+      assert.equal((await byIdentity.findWorkspaceAgentByInstanceId(instanceId))?.owners?.agent.id, found.agent.id);
+      assert.equal((await w.member.findWorkspaceAgentByInstanceId(instanceId))?.jobType, 'workspace_build');
+    },
+    denied: async (w) => {
+      const found = await foundAgent(w, w.owner);
+      const instanceId = await onInstance(w, found.agent.id);
+      await expectRefused(() => w.member.findWorkspaceAgentByInstanceId(instanceId));
+    },
+  },
+  replaceWorkspaceAgentToken: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity).replaceWorkspaceAgentToken(found, `new-hash-${found.agent.id}`);
+      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`new-hash-${found.agent.id}`))?.agent.id, found.agent.id);
+    },
+    denied: async (w) => {
+      const found = await foundAgent(w, w.owner);
+      await expectRefused(() => w.member.replaceWorkspaceAgentToken(found, 'stolen'));
+    },
+  },
+  listAgentsOfLatestBuild: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.deepEqual(
+        (await w.member.listAgentsOfLatestBuild(found.workspace)).map((agent) => agent.id),
+        [found.agent.id],
+      );
+    },
+    denied: async (w) => expectRefused(async () => w.member.listAgentsOfLatestBuild((await foundAgent(w, w.owner)).workspace)),
+  },
+  getPortShare: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.upsertPortShare(workspace, {
+        workspace_id: workspace.id,
+        agent_name: 'main',
+        port: 8080,
+        share_level: 'public',
+        protocol: 'http',
+      });
+      assert.equal((await w.member.getPortShare(workspace, 'main', 8080))?.share_level, 'public');
+      assert.equal(await w.member.getPortShare(workspace, 'main', 8081), undefined);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getPortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
+  },
+  listWorkspaceAgentLabels: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const [label] = await w.owner.listWorkspaceAgentLabels([found.agent.id]);
+      assert.equal(label?.owner, 'member');
+      assert.equal(label?.workspace, found.workspace.name);
+    },
+    denied: async (w) => assert.deepEqual(await w.member.listWorkspaceAgentLabels([(await foundAgent(w, w.owner)).agent.id]), []),
+  },
 };
 
 const everyone = {
@@ -841,6 +987,43 @@ async function agentFixture(w: World, store: AuthorizedStore) {
     })
     .execute();
   return { agentId };
+}
+
+/** A new agent of the subject's, as the owner (who may read every workspace) finds it. */
+async function foundAgent(w: World, store: AuthorizedStore) {
+  const { agentId } = await agentFixture(w, store);
+  return w.owner.getWorkspaceAgent(agentId);
+}
+
+/** The store as the agent itself sees it, once its token has named it. */
+function agentStoreOf(w: World, found: { readonly workspace: { readonly owner_id: string; readonly organization_id: string } }) {
+  return w.test.daemon.store.as(workspaceAgentSubject(found.workspace));
+}
+
+/** Gives an agent a cloud instance id, as a template that sets `instance_id` does. */
+async function onInstance(w: World, agentId: string): Promise<string> {
+  const instanceId = `i-${agentId}`;
+  await w.test.daemon.store.db.updateTable('workspace_agents').set({ auth_instance_id: instanceId }).where('id', '=', agentId).execute();
+  return instanceId;
+}
+
+function scriptTiming(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { script_id: newId(), stage: 'start', status: 'ok', exit_code: 0, started_at: now, ended_at: now };
+}
+
+function logBatch(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { rows: [{ log_source_id: newId(), created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+}
+
+function logSource(w: World) {
+  return { id: newId(), display_name: 'Startup', icon: '', created_at: w.test.clock.now().toISOString() };
+}
+
+function appStatus(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { id: newId(), app_id: newId(), state: 'working', message: 'busy', uri: '', created_at: now };
 }
 
 /** A new job row like `job`, for a further build. */

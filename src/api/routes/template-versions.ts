@@ -90,6 +90,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
         context.store,
         organization.id,
         request.body as CreateTemplateVersionRequest,
+        context.templateExamples,
         context.store.clock.now(),
       );
       const [answer] = await answerVersions(context, [created], { withMatched: true });

@@ -9,7 +9,6 @@ import {
   updateTemplateMeta,
 } from '../../domain/templates.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
-import { templateExamples } from '../../lib/template-examples/index.js';
 import { CreateTemplateRequest, Response, Template, TemplateExample, TemplateVersion, UpdateTemplateMeta } from '../../sdk/wire/index.js';
 import type { TemplateRow } from '../../store/queries/templates.js';
 import type { ApiContext } from '../context.js';
@@ -233,7 +232,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
   const examples = async (request: FastifyRequest) => {
     // Examples are for those who can make templates somewhere: reading any template is the bar.
     if (!authOf(request).store.can('read', { type: 'template', any_org: true })) throw new NotFoundError('examples');
-    return templateExamples.map((example) => ({
+    return context.templateExamples.list.map((example) => ({
       id: example.id,
       name: example.name,
       description: example.description,
@@ -363,8 +362,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       await store.authorizeTemplate('update', { template });
       const { id } = request.body as { id: string };
       const found = await store.getTemplateVersion(id).catch((error: unknown) => {
-        if (isNotFoundOrHidden(error))
-          throw new HttpProblem(404, 'Template version not found.');
+        if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'Template version not found.');
         throw error;
       });
       if (found.version.template_id !== template.id)

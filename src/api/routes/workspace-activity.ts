@@ -6,6 +6,7 @@ import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
+import { ShareLevel } from '../../sdk/wire/index.js';
 import { getAgentById } from '../../store/queries/workspace-agents.js';
 import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
 import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
@@ -20,7 +21,6 @@ const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name
 /** The apps a usage report may name (reference §6.5); the CLI maps others to `ssh`. */
 const USAGE_APPS: readonly string[] = ['vscode', 'jetbrains', 'reconnecting-pty', 'ssh'];
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-const ShareLevel = Type.Union(['owner', 'organization', 'authenticated', 'public'].map((level) => Type.Literal(level)));
 const PortShare = Type.Object({
   workspace_id: Type.String(),
   agent_name: Type.String(),
