@@ -6,6 +6,7 @@ import { agentsMigration } from './0004-agents.js';
 import { agentExtrasMigration } from './0005-agent-extras.js';
 import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
+import { identityListIndexesMigration } from './0008-identity-list-indexes.js';
 import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 
 /** Every migration this binary knows, in order. */
@@ -17,6 +18,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agentExtrasMigration,
   agentInstanceIdentityMigration,
   agentRelayUrlMigration,
+  identityListIndexesMigration,
   templateListIndexesMigration,
 ];
 
