@@ -49,18 +49,13 @@ const notYetBehindTheStore = [
   'src/api/routes/template-versions.ts',
   'src/api/routes/templates.ts',
   'src/api/routes/users.ts',
-  'src/api/routes/workspace-activity.ts',
   'src/api/routes/workspace-agent-extras.ts',
   'src/api/routes/workspace-agent-relay.ts',
   'src/api/routes/workspace-agents.ts',
-  'src/api/routes/workspace-schedule.ts',
-  'src/api/routes/workspaces.ts',
-  'src/api/usage-recorder.ts',
   'src/api/workspace-answers.ts',
   'src/domain/agent-logs.ts',
   'src/domain/app-statuses.ts',
   'src/domain/authentication.ts',
-  'src/domain/autobuild.ts',
   'src/domain/bootstrap.ts',
   'src/domain/deployment-stats.ts',
   'src/domain/files.ts',
@@ -80,8 +75,6 @@ const notYetBehindTheStore = [
   'src/domain/user-dormancy.ts',
   'src/domain/user-search.ts',
   'src/domain/users.ts',
-  'src/domain/workspace-builds.ts',
-  'src/domain/workspace-usage.ts',
 ];
 
 export default tseslint.config(

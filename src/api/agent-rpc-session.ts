@@ -5,6 +5,7 @@ import { buildManifest, manifestApps, readDefinition } from '../domain/agent-def
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
+import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
 import { agentBuildIsCurrent, getAgentRow, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
@@ -195,7 +196,9 @@ export class AgentRpcSession {
     if (sessions === 0) return;
     // Read again: the schedule may have changed since the agent connected.
     const workspace = await getWorkspaceById(this.store.db, this.#workspaceId);
-    if (workspace) await recordWorkspaceUsage(this.store, workspace);
+    // An agent's report is no user's request: its use is recorded as the deployment's own work.
+    if (workspace)
+      await recordWorkspaceUsage(this.store.as(SYSTEM_SUBJECTS.workspaceUsage), this.store.pubsub, workspace, this.store.clock.now());
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {

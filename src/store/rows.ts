@@ -15,3 +15,5 @@ export type { UserFilter, UserRow } from './queries/users.js';
 export type { AgentLogRow, AgentLogSourceRow, AgentRow, AgentWithOwners } from './queries/workspace-agents.js';
 export type { AppStatusRow } from './queries/workspace-app-statuses.js';
 export type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './queries/workspaces.js';
+export type { BuildInsert, UserName, WorkspaceDetails } from './queries/workspaces.js';
+export type { WorkspaceListFilter } from './queries/workspace-lists.js';

@@ -89,7 +89,7 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
     authOf(request).store.getWorkspaceAgent((request.params as { workspaceagent: string }).workspaceagent);
 
   app.get('/workspaceagents/:workspaceagent', { schema: { params: AgentParam, response: { 200: WorkspaceAgent } } }, async (request) =>
-    answerAgent(context, await agentFor(request)),
+    answerAgent(context, authOf(request).store, await agentFor(request)),
   );
 
   // `startup-logs` is the removed name of `logs`; it still answers the same way.
