@@ -6,6 +6,7 @@ import { agentsMigration } from './0004-agents.js';
 import { agentExtrasMigration } from './0005-agent-extras.js';
 import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
+import { workspaceListIndexesMigration } from './0008-workspace-list-indexes.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agentExtrasMigration,
   agentInstanceIdentityMigration,
   agentRelayUrlMigration,
+  workspaceListIndexesMigration,
 ];
 
 export type { Migration } from './migration.js';

@@ -47,20 +47,46 @@ export async function listWorkspacePage(
   },
 ): Promise<{ rows: WorkspaceRow[]; count: number }> {
   const { filter, page } = query;
-  const base = db
+  const byBuild = buildConditions(dialect, filter, page.now);
+  const latestMatches = sql.join(
+    [
+      sql`not exists (select 1 from workspace_builds nb where nb.workspace_id = lb.workspace_id and nb.build_number > lb.build_number)`,
+      ...byBuild,
+    ].map((condition) => sql`(${condition})`),
+    sql` and `,
+  );
+  const live = db
     .selectFrom('workspaces as w')
     .where('w.deleted', '=', 0)
     .where((eb) => query.allowed(eb))
-    .where((eb) => eb.and(conditions(eb, dialect, filter, page.now)));
-  const counted = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
-  let rows = base.selectAll('w').orderBy('w.owner_id').orderBy('w.name');
+    .where((eb) => eb.and(conditions(eb, filter)));
+  // Counting visits every match: one pass joining the latest builds and their jobs, by covering indexes.
+  const counted = await live
+    .$if(byBuild.length > 0, (qb) =>
+      qb
+        .innerJoin('workspace_builds as lb', 'lb.workspace_id', 'w.id')
+        .innerJoin('provisioner_jobs as lj', 'lj.id', 'lb.job_id')
+        .where(sql<SqlBool>`${latestMatches}`),
+    )
+    .select((eb) => eb.fn.countAll().as('count'))
+    .executeTakeFirst();
+  // The page walks workspaces in order (an index on owner and name) and stops once it is full.
+  let rows = live
+    .$if(byBuild.length > 0, (qb) =>
+      qb.where(
+        sql<SqlBool>`exists (select 1 from workspace_builds lb join provisioner_jobs lj on lj.id = lb.job_id where lb.workspace_id = w.id and ${latestMatches})`,
+      ),
+    )
+    .selectAll('w')
+    .orderBy('w.owner_id')
+    .orderBy('w.name');
   if (page.limit > 0) rows = rows.limit(page.limit);
   // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
   if (page.offset > 0) rows = rows.$if(page.limit <= 0 && dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
   return { rows: await rows.execute(), count: Number(counted?.count ?? 0) };
 }
 
-function conditions(eb: Scope, dialect: DialectName, filter: WorkspaceListFilter, now: Date): Expression<SqlBool>[] {
+function conditions(eb: Scope, filter: WorkspaceListFilter): Expression<SqlBool>[] {
   const all: Expression<SqlBool>[] = [];
   if (filter.ownerId) all.push(eb('w.owner_id', '=', filter.ownerId));
   if (filter.templateName) {
@@ -78,58 +104,33 @@ function conditions(eb: Scope, dialect: DialectName, filter: WorkspaceListFilter
   }
   if (filter.name) all.push(eb(sql`lower(w.name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`));
   if (filter.dormant !== undefined) all.push(eb('w.dormant_at', filter.dormant ? 'is not' : 'is', null));
-  if (filter.status || filter.outdated !== undefined || filter.hasAgent) {
-    all.push(eb.exists(latestBuildMatching(eb, dialect, filter, now)));
-  }
   return all;
 }
 
-/** The latest build of `w`, if it passes the filters that look at builds, jobs, templates and agents. */
-function latestBuildMatching(eb: Scope, dialect: DialectName, filter: WorkspaceListFilter, now: Date) {
-  let build = eb
-    .selectFrom('workspace_builds as lb')
-    .innerJoin('provisioner_jobs as lj', 'lj.id', 'lb.job_id')
-    .select(sql.lit(1).as('one'))
-    .whereRef('lb.workspace_id', '=', 'w.id')
-    .where('lb.build_number', '=', (inner) =>
-      inner
-        .selectFrom('workspace_builds as nb')
-        .select((nb) => nb.fn.max('nb.build_number').as('n'))
-        .whereRef('nb.workspace_id', '=', 'w.id'),
-    );
-  if (filter.status) build = build.where(sql<SqlBool>`${buildStatusCondition(filter.status)}`);
+/** The filters on the latest build `lb` of `w`, its job `lj`, its template and its agents, as SQL conditions. */
+function buildConditions(dialect: DialectName, filter: WorkspaceListFilter, now: Date): RawBuilder<unknown>[] {
+  const all: RawBuilder<unknown>[] = [];
+  if (filter.status) all.push(buildStatusCondition(filter.status));
   if (filter.outdated !== undefined) {
-    build = build.where((b) =>
-      b.exists(
-        b
-          .selectFrom('templates as lt')
-          .select(sql.lit(1).as('one'))
-          .whereRef('lt.id', '=', 'w.template_id')
-          .whereRef('lt.active_version_id', filter.outdated ? '<>' : '=', 'lb.template_version_id'),
-      ),
+    const compare = filter.outdated ? sql.raw('<>') : sql.raw('=');
+    all.push(
+      sql`exists (select 1 from templates lt where lt.id = w.template_id and lt.active_version_id ${compare} lb.template_version_id)`,
     );
   }
   if (filter.hasAgent) {
     const status = agentStatusCondition(filter.hasAgent, dialect, now);
-    build = build.where((b) =>
-      b.exists(
-        b
-          .selectFrom('workspace_resources as lr')
-          .innerJoin('workspace_agents as la', 'la.resource_id', 'lr.id')
-          .select(sql.lit(1).as('one'))
-          .whereRef('lr.job_id', '=', 'lb.job_id')
-          .where(status),
-      ),
+    all.push(
+      sql`exists (select 1 from workspace_resources lr join workspace_agents la on la.resource_id = lr.id where lr.job_id = lb.job_id and ${status})`,
     );
   }
-  return build;
+  return all;
 }
 
 /**
  * A build status as a condition on the build `lb` and its job `lj`: the job's status
  * (domain/provisioner-job-status.ts) combined with the transition (domain/workspace-builds.ts).
  */
-function buildStatusCondition(status: string): RawBuilder<SqlBool> {
+function buildStatusCondition(status: string): RawBuilder<unknown> {
   const failed = sql`lj.error <> ''`;
   const done = sql`lj.completed_at is not null and lj.error = ''`;
   const open = sql`lj.completed_at is null and lj.error = ''`;
@@ -168,7 +169,7 @@ function buildStatusCondition(status: string): RawBuilder<SqlBool> {
  * heartbeat for 30 s is `disconnected`, anything else `connected`. Timestamps are ISO strings, so
  * they compare as text.
  */
-function agentStatusCondition(status: string, dialect: DialectName, now: Date): RawBuilder<SqlBool> {
+function agentStatusCondition(status: string, dialect: DialectName, now: Date): RawBuilder<unknown> {
   const lastSeen = sql`coalesce(la.last_connected_at, la.first_connected_at)`;
   const stale = new Date(now.getTime() - AGENT_INACTIVE_TIMEOUT_MS).toISOString();
   const gone = sql`((la.disconnected_at is not null and la.disconnected_at >= ${lastSeen}) or ${lastSeen} < ${stale})`;
