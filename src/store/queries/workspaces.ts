@@ -30,21 +30,21 @@ export async function getWorkspaceByOwnerAndName(
   return query.orderBy('deleted').orderBy('updated_at', 'desc').executeTakeFirst();
 }
 
-/** The newest build of each of these workspaces. */
+/** The newest build of each of these workspaces: those of their builds that no later build follows. */
 export async function latestBuilds(db: Kysely<Database>, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceBuildRow>> {
   if (workspaceIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('workspace_builds as b')
     .selectAll('b')
     .where('b.workspace_id', 'in', workspaceIds)
-    .where((eb) =>
-      eb(
-        'b.build_number',
-        '=',
-        eb
-          .selectFrom('workspace_builds as o')
-          .select((o) => o.fn.max('o.build_number').as('n'))
-          .whereRef('o.workspace_id', '=', 'b.workspace_id'),
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('workspace_builds as later')
+            .select('later.id')
+            .whereRef('later.workspace_id', '=', 'b.workspace_id')
+            .whereRef('later.build_number', '>', 'b.build_number'),
+        ),
       ),
     )
     .execute();
