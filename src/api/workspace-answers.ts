@@ -4,9 +4,9 @@ import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { AgentWithOwners, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
 import type { AppLabelNames } from './apps/app-request.js';
 import type { ApiContext } from './context.js';
-import { toWireResource } from './convert/template-version.js';
 import { toWireAgent } from './convert/workspace-agent.js';
 import { toWireBuild } from './convert/workspace-build.js';
+import { toWireResource } from './convert/workspace-resource.js';
 import { toWireWorkspace } from './convert/workspace.js';
 
 /**
