@@ -4,17 +4,24 @@
 //   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5);
 //   3. 2,000 simulated agents on one daemon: p95 of GET /workspaceagents/{id} against no agents,
 //      with the daemon's RSS and CPU (bench/agents.ts, about 70 s);
-//   4. one TCP stream through the relay against direct loopback (bench/relay.ts, about 20 s).
-// BENCH_ONLY=startup,api,agents,relay picks some of them (default: all, in that order).
+//   4. one TCP stream through the relay against direct loopback (bench/relay.ts, about 20 s);
+//   5. a 25-row page of GET /workspaces (plain, owner:me, status:running), /templates and /users
+//      at 100, 1,000 and 10,000 seeded rows: p50 at 10,000 / at 100 (target <= 2, and under 50 ms),
+//      on SQLite and, when COVE_TEST_PG_URL is set, PostgreSQL (bench/lists.ts, a few minutes);
+//   6. `--version` of the single executable (`npm run package`, built once and cached) against
+//      `node -e 0` (target ratio <= 1.5).
+// BENCH_ONLY=startup,api,agents,relay,lists,single-file picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
 import { agentsBenchmark } from './agents.js';
+import { listsBenchmark } from './lists.js';
 import { relayBenchmark } from './relay.js';
+import { singleExecutable } from '../test/helpers/single-executable.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
@@ -104,8 +111,33 @@ function startupBenchmark(): void {
   console.log(`startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`);
 }
 
-const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay').split(',').map((name) => name.trim()));
+async function singleFileBenchmark(): Promise<void> {
+  const runs = Number(process.env['BENCH_RUNS'] ?? 25);
+  const file = await singleExecutable();
+  const size = statSync(file).size;
+  // Interleaved, so that both see the same machine state; the first runs also write the caches.
+  medianMs(process.execPath, ['-e', '0'], 3);
+  medianMs(file, ['--version'], 3);
+  const node: number[] = [];
+  const ours: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    node.push(medianMs(process.execPath, ['-e', '0'], 1));
+    ours.push(medianMs(file, ['--version'], 1));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+  const ratio = median(ours) / median(node);
+  console.log(
+    `single-file: cove --version ${median(ours).toFixed(1)} ms, node -e 0 ${median(node).toFixed(1)} ms (median of ${runs}; ${(size / 1e6).toFixed(1)} MB)`,
+  );
+  console.log(
+    `single-file startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`,
+  );
+}
+
+const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file').split(',').map((name) => name.trim()));
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
 if (only.has('agents')) await agentsBenchmark();
 if (only.has('relay')) await relayBenchmark();
+if (only.has('lists')) await listsBenchmark();
+if (only.has('single-file')) await singleFileBenchmark();

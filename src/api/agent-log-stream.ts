@@ -3,14 +3,9 @@ import { agentLogsChannel } from '../domain/agent-logs.js';
 import { isFinalLifecycle } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import type { WorkspaceAgentLog } from '../sdk/wire/index.js';
-import {
-  getAgentRow,
-  isLatestLiveBuild,
-  listAgentLogs,
-  type AgentLogRow,
-  type AgentWithOwners,
-} from '../store/queries/workspace-agents.js';
-import type { Store } from '../store/store.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { PubSub } from '../store/pubsub.js';
+import type { AgentLogRow, AgentWithOwners } from '../store/rows.js';
 
 /** An agent's log row as the API shows it. */
 export function toWireAgentLog(row: AgentLogRow): WorkspaceAgentLog {
@@ -26,26 +21,31 @@ export function toWireAgentLog(row: AgentLogRow): WorkspaceAgentLog {
 /**
  * Follows an agent's logs over a WebSocket, as `streamJobLogs` does for jobs: the backlog after
  * `after`, then each new line as it is stored, one JSON entry per text frame. Closes with 1000
- * "done" once the agent has shut down or its build is no longer the workspace's latest. The caller
- * has already checked that the subject may read the agent's workspace.
+ * "done" once the agent has shut down or its build is no longer the workspace's latest. `store` is
+ * the reader's, which found the agent; `pubsub` tells of new lines and of the workspace's changes.
  */
-export async function streamAgentLogs(socket: WebSocket, store: Store, found: AgentWithOwners, after: number | undefined): Promise<void> {
+export async function streamAgentLogs(
+  socket: WebSocket,
+  store: AuthorizedStore,
+  pubsub: PubSub,
+  found: AgentWithOwners,
+  after: number | undefined,
+): Promise<void> {
   const agentId = found.agent.id;
   let lastId = after ?? 0;
   let sending = Promise.resolve();
   let closed = false;
 
   const flush = async (): Promise<void> => {
-    for (const log of await listAgentLogs(store.db, agentId, { after: lastId })) {
+    for (const log of await store.listWorkspaceAgentLogs(found, { after: lastId })) {
       if (socket.readyState !== socket.OPEN) return;
       socket.send(JSON.stringify(toWireAgentLog(log)));
       lastId = Number(log.id);
     }
   };
   const finishIfDone = async (): Promise<void> => {
-    const agent = await getAgentRow(store.db, agentId);
-    const live =
-      agent && !isFinalLifecycle(agent.lifecycle_state) && (await isLatestLiveBuild(store.db, found.workspace.id, found.build.id));
+    const agent = await store.getWorkspaceAgentRow(found);
+    const live = agent && !isFinalLifecycle(agent.lifecycle_state) && (await store.isWorkspaceAgentBuildLatest(found));
     if (!live) {
       await flush();
       close(1000, 'done');
@@ -65,9 +65,9 @@ export async function streamAgentLogs(socket: WebSocket, store: Store, found: Ag
     );
   };
 
-  const stopLogs = store.pubsub.subscribe(agentLogsChannel(agentId), () => enqueue(flush));
+  const stopLogs = pubsub.subscribe(agentLogsChannel(agentId), () => enqueue(flush));
   // Lifecycle changes and new builds arrive as workspace events.
-  const stopWorkspace = store.pubsub.subscribe(workspaceEventsChannel(found.workspace.id), () => enqueue(finishIfDone));
+  const stopWorkspace = pubsub.subscribe(workspaceEventsChannel(found.workspace.id), () => enqueue(finishIfDone));
   const heartbeat = setInterval(() => {
     if (socket.readyState === socket.OPEN) socket.ping();
   }, 15_000);

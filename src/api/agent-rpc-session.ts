@@ -6,11 +6,13 @@ import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/a
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
 import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
+import { isNotFoundOrHidden } from '../lib/errors.js';
 import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
-import { agentBuildIsCurrent, getAgentRow, updateAgent, type AgentWithOwners } from '../store/queries/workspace-agents.js';
-import { getWorkspaceById } from '../store/queries/workspaces.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { AgentWithOwners } from '../store/rows.js';
 import type { Store } from '../store/store.js';
+import type { AgentAuth } from './plugins/agent-authentication.js';
 import type { AgentRelay } from './relay/agent-relay.js';
 
 /** How often the socket is pinged and the agent's `last_connected_at` refreshed on the pong. */
@@ -26,8 +28,9 @@ const SEMVER = /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 type Message<T extends AgentMessage['type']> = Extract<AgentMessage, { type: T }>;
 
 /**
- * One agent's rpc WebSocket. The agent acts only on its own row, which its token already proved,
- * so the session writes with the store's own handle rather than a user's authorizing store.
+ * One agent's rpc WebSocket. The agent acts only on its own rows, which its token already proved,
+ * so the session reads and writes through the agent's own store (scoped to its workspace's owner)
+ * rather than a user's; `store` serves the clock, the pubsub and recording use.
  * Messages are handled one at a time, in order; every change publishes the workspace event.
  */
 export class AgentRpcSession {
@@ -40,17 +43,21 @@ export class AgentRpcSession {
   #detachRelay: (() => void) | undefined;
   readonly #agentId: string;
   readonly #workspaceId: string;
+  private readonly found: AgentWithOwners;
+  private readonly agentStore: AuthorizedStore;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly store: Store,
     private readonly relay: AgentRelay,
-    private readonly found: AgentWithOwners,
+    auth: AgentAuth,
     private readonly apiVersion: string,
     private readonly log: FastifyBaseLogger,
   ) {
-    this.#agentId = found.agent.id;
-    this.#workspaceId = found.workspace.id;
+    this.found = auth.found;
+    this.agentStore = auth.store;
+    this.#agentId = auth.found.agent.id;
+    this.#workspaceId = auth.found.workspace.id;
   }
 
   /** Records the connection, sends the manifest and starts serving the agent's messages. */
@@ -65,7 +72,7 @@ export class AgentRpcSession {
     });
     this.socket.on('close', () => void this.#close());
     const now = this.store.nowIso();
-    await updateAgent(this.store.db, this.#agentId, {
+    await this.agentStore.updateWorkspaceAgentReport(this.found, {
       first_connected_at: this.found.agent.first_connected_at ?? now,
       last_connected_at: now,
       disconnected_at: null,
@@ -86,11 +93,10 @@ export class AgentRpcSession {
   }
 
   async #manifest() {
-    const owner = await this.store.db
-      .selectFrom('users')
-      .select('username')
-      .where('id', '=', this.found.workspace.owner_id)
-      .executeTakeFirst();
+    const owner = await this.agentStore.getUser(this.found.workspace.owner_id).catch((error: unknown) => {
+      if (isNotFoundOrHidden(error)) return undefined;
+      throw error;
+    });
     return buildManifest({
       agentId: this.#agentId,
       definition: readDefinition(this.found.agent.definition),
@@ -115,14 +121,14 @@ export class AgentRpcSession {
    */
   async #touch(): Promise<void> {
     const now = this.store.nowIso();
-    await updateAgent(this.store.db, this.#agentId, { last_connected_at: now, disconnected_at: null });
+    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_connected_at: now, disconnected_at: null });
     this.#pongs += 1;
     if (this.#pongs % LATEST_CHECK_EVERY_PONGS === 0) await this.#checkLatest();
   }
 
   async #checkLatest(): Promise<void> {
     if (this.#closed) return;
-    if (!(await agentBuildIsCurrent(this.store.db, this.#workspaceId, this.found.build.id))) {
+    if (!(await this.agentStore.isWorkspaceAgentBuildCurrent(this.found))) {
       this.#closeSocket(CLOSE_NOT_LATEST_BUILD, 'the agent belongs to a build that is no longer the latest');
     }
   }
@@ -152,7 +158,7 @@ export class AgentRpcSession {
       return this.#send({ type: 'error', message: `startup: version "${message.version}" is not a semantic version` });
     const unknown = message.subsystems.filter((s) => !SUBSYSTEMS.has(s));
     if (unknown.length > 0) return this.#send({ type: 'error', message: `startup: unknown subsystems: ${unknown.join(', ')}` });
-    await updateAgent(this.store.db, this.#agentId, {
+    await this.agentStore.updateWorkspaceAgentReport(this.found, {
       version: message.version,
       expanded_directory: message.expanded_directory,
       subsystems: JSON.stringify([...new Set(message.subsystems)].sort()),
@@ -162,11 +168,11 @@ export class AgentRpcSession {
   }
 
   async #lifecycle(message: Message<'lifecycle'>): Promise<void> {
-    const current = await getAgentRow(this.store.db, this.#agentId);
+    const current = await this.agentStore.getWorkspaceAgentRow(this.found);
     if (!current) return;
     const parsed = Date.parse(message.changed_at);
     const changedAt = Number.isNaN(parsed) ? this.store.nowIso() : new Date(parsed).toISOString();
-    await updateAgent(this.store.db, this.#agentId, {
+    await this.agentStore.updateWorkspaceAgentReport(this.found, {
       lifecycle_state: message.state,
       ...lifecycleTimestamps(message.state, changedAt, current),
       updated_at: this.store.nowIso(),
@@ -178,42 +184,41 @@ export class AgentRpcSession {
     const known = new Set(manifestApps(this.#agentId, readDefinition(this.found.agent.definition)).map((app) => app.id));
     const unknown = Object.keys(message.apps).filter((id) => !known.has(id));
     if (unknown.length > 0) return this.#send({ type: 'error', message: `app_health: not apps of this agent: ${unknown.join(', ')}` });
-    const current = await getAgentRow(this.store.db, this.#agentId);
+    const current = await this.agentStore.getWorkspaceAgentRow(this.found);
     const before = parseJson<Record<string, string>>(current?.app_health, {});
     const after = { ...before, ...message.apps };
     if (JSON.stringify(before) === JSON.stringify(after)) return;
-    await updateAgent(this.store.db, this.#agentId, { app_health: JSON.stringify(after), updated_at: this.store.nowIso() });
+    await this.agentStore.updateWorkspaceAgentReport(this.found, { app_health: JSON.stringify(after), updated_at: this.store.nowIso() });
     await this.#publish('agent_app_health');
   }
 
   async #stats(message: Message<'stats'>): Promise<void> {
     const now = this.store.nowIso();
     const { type: _type, ...stats } = message;
-    await updateAgent(this.store.db, this.#agentId, { last_stats: JSON.stringify(stats), last_stats_at: now });
+    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_stats: JSON.stringify(stats), last_stats_at: now });
     const sessions =
       stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
     if (sessions === 0) return;
     // Read again: the schedule may have changed since the agent connected.
-    const workspace = await getWorkspaceById(this.store.db, this.#workspaceId);
     // An agent's report is no user's request: its use is recorded as the deployment's own work.
-    if (workspace)
-      await recordWorkspaceUsage(this.store.as(SYSTEM_SUBJECTS.workspaceUsage), this.store.pubsub, workspace, this.store.clock.now());
+    await recordWorkspaceUsage(
+      this.store.as(SYSTEM_SUBJECTS.workspaceUsage),
+      this.store.pubsub,
+      await this.agentStore.getWorkspace(this.#workspaceId),
+      this.store.clock.now(),
+    );
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {
-    await this.store.db
-      .insertInto('workspace_agent_script_timings')
-      .values({
-        agent_id: this.#agentId,
-        script_id: message.script_id,
-        stage: message.stage,
-        status: message.status,
-        exit_code: Math.trunc(message.exit_code),
-        started_at: message.started_at,
-        ended_at: message.ended_at,
-      })
-      .execute();
+    await this.agentStore.insertWorkspaceAgentScriptTiming(this.found, {
+      script_id: message.script_id,
+      stage: message.stage,
+      status: message.status,
+      exit_code: Math.trunc(message.exit_code),
+      started_at: message.started_at,
+      ended_at: message.ended_at,
+    });
   }
 
   #enqueue(step: () => Promise<void>): void {
@@ -244,12 +249,7 @@ export class AgentRpcSession {
     // After the messages already received, so a last lifecycle report is not lost.
     this.#enqueue(async () => {
       // Unless the agent has already reconnected through another replica, which now holds it.
-      await this.store.db
-        .updateTable('workspace_agents')
-        .set({ disconnected_at: this.store.nowIso(), relay_url: '' })
-        .where('id', '=', this.#agentId)
-        .where('relay_url', 'in', ['', this.relay.localUrl])
-        .execute();
+      await this.agentStore.markWorkspaceAgentDisconnected(this.found, this.relay.localUrl);
       await this.#publish('agent_disconnected');
     });
     await this.#queue;

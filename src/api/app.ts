@@ -4,10 +4,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
+import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { applicationRoutes } from './routes/applications.js';
+import { binaryRoutes } from './routes/binaries.js';
 import { fileRoutes } from './routes/files.js';
 import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
@@ -83,6 +85,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (problem.headers) void reply.headers(problem.headers);
+    // A body left unread would make the client's writes fail before it reads this answer.
+    if (!(await drainRequest(request.raw))) void reply.header('connection', 'close');
     return reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
   });
   app.setNotFoundHandler(async (request, reply) =>
@@ -92,6 +96,11 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers({ 'x-cove-build-version': VERSION, 'x-content-type-options': 'nosniff', 'x-request-id': request.id });
     request.resources = {};
+    // Common HTTP libraries send a form content type with an empty body on writes without data;
+    // an empty body is no body, whatever type it claims, so routes without one still answer.
+    if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) {
+      delete request.headers['content-type'];
+    }
     done();
   });
 
@@ -129,6 +138,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     },
     { prefix: '/api/v2' },
   );
+  await app.register(binaryRoutes, context);
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;
 }

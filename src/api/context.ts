@@ -1,6 +1,7 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { Mailer } from '../domain/mailer.js';
+import type { TemplateExamples } from '../domain/template-examples.js';
 import type { Store } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
@@ -22,4 +23,6 @@ export interface ApiContext {
   readonly relay: AgentRelay;
   /** Records use of workspaces through apps and streams, at most once a minute each. */
   readonly usage: UsageRecorder;
+  /** The template examples built into the binary (the native provisioner's). */
+  readonly templateExamples: TemplateExamples;
 }

@@ -1,21 +1,29 @@
 import type { WebSocket } from 'ws';
 import { jobEventsChannel } from '../domain/provisioner-events.js';
-import { getJobById, listJobLogs } from '../store/queries/provisioner-jobs.js';
-import type { Store } from '../store/store.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { PubSub } from '../store/pubsub.js';
 import { toWireJobLog } from './convert/provisioner-job.js';
 
 /**
  * Streams a job's logs over a WebSocket: the backlog after `after`, then each new batch as it is
  * stored, one JSON log entry per text frame. Closes with 1000 "done" when the job has finished
- * (at once after the backlog, if it already had).
+ * (at once after the backlog, if it already had). `store` is the caller's: the job must be one
+ * they may read.
  */
-export async function streamJobLogs(socket: WebSocket, store: Store, jobId: string, after: number | undefined): Promise<void> {
+export async function streamJobLogs(
+  socket: WebSocket,
+  store: AuthorizedStore,
+  pubsub: PubSub,
+  jobId: string,
+  after: number | undefined,
+): Promise<void> {
+  const reader = await store.followJobLogs(jobId);
   let lastId = after ?? 0;
   let sending = Promise.resolve();
   let closed = false;
 
   const flush = async (): Promise<boolean> => {
-    const logs = await listJobLogs(store.db, jobId, { after: lastId });
+    const logs = await reader.logsAfter(lastId);
     for (const log of logs) {
       if (socket.readyState !== socket.OPEN) return false;
       socket.send(JSON.stringify(toWireJobLog(log)));
@@ -24,8 +32,7 @@ export async function streamJobLogs(socket: WebSocket, store: Store, jobId: stri
     return true;
   };
   const finishIfDone = async (): Promise<void> => {
-    const job = await getJobById(store.db, jobId);
-    if (!job || job.completed_at) {
+    if (await reader.finished()) {
       await flush();
       close(1000, 'done');
     }
@@ -45,7 +52,7 @@ export async function streamJobLogs(socket: WebSocket, store: Store, jobId: stri
     );
   };
 
-  const unsubscribe = store.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
+  const unsubscribe = pubsub.subscribe(jobEventsChannel(jobId), (event) => {
     enqueue(event === 'done' ? finishIfDone : flush);
   });
   const heartbeat = setInterval(() => {

@@ -10,10 +10,10 @@ import {
   touchDaemon,
   updateJob,
   type ConnectedDaemon,
+  type JobProtocol,
 } from '../domain/provisioner-job-protocol.js';
 import { HttpProblem } from '../lib/errors.js';
 import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
-import type { Store } from '../store/store.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
 const ACQUIRE_POLL_MS = 5_000;
@@ -35,7 +35,7 @@ export class ProvisionerDaemonSession {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly store: Store,
+    private readonly protocol: JobProtocol,
     private readonly daemon: ConnectedDaemon,
     private readonly accessUrl: string,
     private readonly log: FastifyBaseLogger,
@@ -55,8 +55,8 @@ export class ProvisionerDaemonSession {
     });
     this.socket.on('close', () => void this.#close());
     try {
-      await registerDaemon(this.store, this.daemon);
-      this.#stopPosted = await this.store.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
+      await registerDaemon(this.protocol, this.daemon);
+      this.#stopPosted = await this.protocol.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
         if (organizationId === this.daemon.organizationId) this.#wake?.();
       });
     } finally {
@@ -64,7 +64,7 @@ export class ProvisionerDaemonSession {
     }
     this.#heartbeat = setInterval(() => {
       if (this.socket.readyState === this.socket.OPEN) this.socket.ping();
-      void touchDaemon(this.store, this.daemon.id).catch(() => undefined);
+      void touchDaemon(this.protocol, this.daemon).catch(() => undefined);
     }, HEARTBEAT_MS);
     this.#heartbeat.unref();
   }
@@ -84,15 +84,15 @@ export class ProvisionerDaemonSession {
         }
         return;
       case 'update': {
-        const { canceled } = await updateJob(this.store, this.daemon.id, message.job_id, message.logs);
+        const { canceled } = await updateJob(this.protocol, this.daemon, message.job_id, message.logs);
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
       case 'complete':
-        await completeJob(this.store, this.daemon.id, message.job_id, message.result);
+        await completeJob(this.protocol, this.daemon, message.job_id, message.result);
         await this.#release(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
       case 'fail':
-        await failJob(this.store, this.daemon.id, message.job_id, message);
+        await failJob(this.protocol, this.daemon, message.job_id, message);
         await this.#release(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
     }
@@ -102,7 +102,7 @@ export class ProvisionerDaemonSession {
     this.#acquiring = true;
     try {
       while (this.#acquiring && !this.#closed) {
-        const job = await acquireJob(this.store, this.daemon, this.accessUrl);
+        const job = await acquireJob(this.protocol, this.daemon, this.accessUrl);
         if (job) {
           this.#acquiring = false;
           await this.#hold(job.job_id);
@@ -129,7 +129,7 @@ export class ProvisionerDaemonSession {
 
   /** Follows a held job's events so a cancel reaches the daemon at once. */
   async #hold(jobId: string): Promise<void> {
-    const stop = await this.store.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
+    const stop = await this.protocol.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
       if (event === 'canceled') this.#send({ type: 'cancel', job_id: jobId });
     });
     this.#held.set(jobId, stop);

@@ -30,7 +30,7 @@ async function loadPage(
 ): Promise<Page> {
   const details = await store.listWorkspaceDetails(workspaces, builds);
   const now = context.store.clock.now();
-  const views = await viewJobs(context.store.db, [...details.jobs.values()], now);
+  const views = await viewJobs(store, [...details.jobs.values()], now);
   const labels = appLabelNames(context, builds, workspaces, details);
   const resources = new Map<string, WorkspaceResource[]>();
   for (const [jobId, rows] of details.resources) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CoveClient } from '../sdk/client.js';
 import { CliError } from './cli-error.js';
+import { versionWarning } from './version-warning.js';
 import { configDir, readSavedConfig, type SavedConfig } from './cli-config.js';
 import type { CliIo } from './io.js';
 import type { OutputFormat } from './output.js';
@@ -93,7 +94,7 @@ export class CommandContext {
     const url = this.deploymentUrl();
     const token = await this.sessionToken(url);
     if (!token) throw new CliError(`You are not signed in to ${url}.`, { hint: `Run "cove login ${url}".` });
-    return new CoveClient({ url, token });
+    return new CoveClient({ url, token, onServerVersion: versionWarning(this.configDir, this.io, url) });
   }
 
   /** Writes a line for people; suppressed under `-o json` so scripts get clean output. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
+import { singleExecutablePath } from '../lib/single-executable.js';
 import { createEchoProvisioner } from '../provisioner/echo/echo-provisioner.js';
 import { createNativeProvisioner } from '../provisioner/native/native-provisioner.js';
 import type { Provisioner } from '../provisioner/provisioner.js';
@@ -15,10 +16,13 @@ export interface BuiltinProvisioners {
 }
 
 /**
- * The command that starts `cove agent` with the same Node and the same `bin/cove` as this
- * daemon, found by walking up from this module (it runs from `dist/` when built, `src/` in tests).
+ * The command that starts `cove agent`: the single executable this daemon runs from, or else the
+ * same Node and the same `bin/cove` as this daemon, found by walking up from this module (it runs
+ * from `dist/` when built, `src/` in tests).
  */
 export function agentCommand(): string[] {
+  const single = singleExecutablePath();
+  if (single !== undefined) return [single, 'agent'];
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const candidate = join(dir, 'bin', 'cove');

@@ -5,10 +5,11 @@ import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
+import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
 import type { DeploymentValues, ResolvedOptions } from '../domain/deployment-options.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
+import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
-import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
 import { randomAlphanumeric } from '../lib/random.js';
@@ -16,6 +17,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { PeriodicTask } from './periodic-task.js';
+import { securePrivateFiles } from './private-files.js';
 import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
 import { startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
@@ -70,6 +72,8 @@ export function databaseTarget(options: ResolvedOptions): DatabaseTarget {
 export async function startDaemon(options: ResolvedOptions, dependencies: DaemonDependencies): Promise<Daemon> {
   const { logger } = dependencies;
   const target = databaseTarget(options);
+  const tightened = securePrivateFiles(options.values.dataDir, target.kind === 'sqlite');
+  if (tightened.length > 0) logger.warn({ paths: tightened }, 'made files of the data directory private to their owner');
   const store = await Store.open(target, dependencies.clock ?? systemClock);
   try {
     const migration = await store.migrate();
@@ -92,6 +96,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         checkSchedule: weeklyScheduleProblem,
         relay,
         usage: new UsageRecorder(store),
+        templateExamples: builtInTemplateExamples,
       },
       { logger, logRequests: options.values.verbose },
     );
@@ -121,7 +126,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
         async () => {
-          const count = await reapHungJobs(store, store.clock.now());
+          // Hung jobs have no user to act for: the reaper's own subject may only read and fail jobs.
+          const count = await reapHungJobs({ store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub }, store.clock.now());
           if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
         },
         logger,

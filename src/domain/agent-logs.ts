@@ -1,7 +1,9 @@
 import { HttpProblem } from '../lib/errors.js';
 import type { AgentLogInput } from '../sdk/wire/index.js';
-import { getAgentRow, upsertLogSource, type AgentRow } from '../store/queries/workspace-agents.js';
-import type { Store } from '../store/store.js';
+import type { Clock } from '../lib/clock.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { PubSub } from '../store/pubsub.js';
+import type { AgentWithOwners } from '../store/rows.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 
 /** Bytes of log output one agent may store, over all its logs (reference §3.1). */
@@ -27,53 +29,41 @@ export function sanitizeLogOutput(output: string): string {
 }
 
 /**
- * Stores a batch of an agent's logs, all or nothing. A batch that would take the agent past its
- * limit stores nothing, marks the agent overflowed and answers 413; so does every later batch.
+ * Stores a batch of an agent's logs, all or nothing, through the agent's own store. A batch that
+ * would take the agent past its limit stores nothing, marks the agent overflowed and answers 413;
+ * so does every later batch.
  */
 export async function appendAgentLogs(
-  store: Store,
-  agent: Pick<AgentRow, 'id'>,
-  workspaceId: string,
+  agentStore: AuthorizedStore,
+  events: { readonly pubsub: PubSub; readonly clock: Clock },
+  found: AgentWithOwners,
   request: { readonly log_source_id: string; readonly logs: readonly AgentLogInput[] },
 ): Promise<void> {
   if (request.logs.length === 0) throw new HttpProblem(400, 'No logs provided.');
+  const now = events.clock.now().toISOString();
   const sourceId = request.log_source_id === '' || request.log_source_id === NIL_UUID ? EXTERNAL_LOG_SOURCE.id : request.log_source_id;
   const rows = request.logs.map((log) => ({
-    agent_id: agent.id,
     log_source_id: sourceId,
-    created_at: validTime(log.created_at) ?? store.nowIso(),
+    created_at: validTime(log.created_at) ?? now,
     level: log.level,
     output: sanitizeLogOutput(log.output),
   }));
   const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row.output, 'utf8'), 0);
-  const outcome = await store.db.transaction().execute(async (trx) => {
-    const current = await getAgentRow(trx, agent.id);
-    if (!current) throw new HttpProblem(404, 'Workspace agent not found.');
-    if (current.logs_overflowed || current.logs_length + bytes > MAX_AGENT_LOGS_BYTES) {
-      if (!current.logs_overflowed)
-        await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agent.id).execute();
-      return { overflowed: true, newlyOverflowed: !current.logs_overflowed, first: false, after: 0 };
-    }
-    if (sourceId === EXTERNAL_LOG_SOURCE.id) {
-      await upsertLogSource(trx, { agent_id: agent.id, ...EXTERNAL_LOG_SOURCE, created_at: store.nowIso() });
-    }
-    const inserted = await trx.insertInto('workspace_agent_logs').values(rows).returning('id').execute();
-    await trx
-      .updateTable('workspace_agents')
-      .set({ logs_length: current.logs_length + bytes })
-      .where('id', '=', agent.id)
-      .execute();
-    const firstId = Math.min(...inserted.map((row) => Number(row.id)));
-    return { overflowed: false, newlyOverflowed: false, first: current.logs_length === 0, after: firstId - 1 };
+  const outcome = await agentStore.appendWorkspaceAgentLogs(found, {
+    rows,
+    bytes,
+    maxBytes: MAX_AGENT_LOGS_BYTES,
+    source: sourceId === EXTERNAL_LOG_SOURCE.id ? { ...EXTERNAL_LOG_SOURCE, created_at: now } : undefined,
   });
-  if (outcome.overflowed) {
-    if (outcome.newlyOverflowed) await store.pubsub.publish(workspaceEventsChannel(workspaceId), 'agent_logs_overflow');
+  const workspaceId = found.workspace.id;
+  if (!outcome.stored) {
+    if (outcome.newlyOverflowed) await events.pubsub.publish(workspaceEventsChannel(workspaceId), 'agent_logs_overflow');
     throw new HttpProblem(413, 'Logs limit exceeded', {
       detail: `An agent may store at most ${MAX_AGENT_LOGS_BYTES} bytes of log output; this agent's logs are full and further logs are refused.`,
     });
   }
-  await store.pubsub.publish(agentLogsChannel(agent.id), String(outcome.after));
-  if (outcome.first) await store.pubsub.publish(workspaceEventsChannel(workspaceId), 'agent_first_logs');
+  await events.pubsub.publish(agentLogsChannel(found.agent.id), String(outcome.after));
+  if (outcome.first) await events.pubsub.publish(workspaceEventsChannel(workspaceId), 'agent_first_logs');
 }
 
 function validTime(value: string): string | undefined {

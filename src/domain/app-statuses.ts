@@ -1,9 +1,10 @@
 import { HttpProblem } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { PatchAppStatusRequest, WorkspaceAppStatus } from '../sdk/wire/index.js';
-import { insertAppStatus, type AppStatusRow } from '../store/queries/workspace-app-statuses.js';
-import type { AgentWithOwners } from '../store/queries/workspace-agents.js';
-import type { Store } from '../store/store.js';
+import type { Clock } from '../lib/clock.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { PubSub } from '../store/pubsub.js';
+import type { AgentWithOwners, AppStatusRow } from '../store/rows.js';
 import { manifestApps, readDefinition } from './agent-definition.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 
@@ -15,9 +16,15 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
  * Records what an agent says one of its apps is doing, after the reference's checks, and tells
- * the workspace's watchers. `icon` and `needs_user_attention` are deprecated and ignored.
+ * the workspace's watchers, through the agent's own store. `icon` and `needs_user_attention` are
+ * deprecated and ignored.
  */
-export async function recordAppStatus(store: Store, found: AgentWithOwners, request: PatchAppStatusRequest): Promise<AppStatusRow> {
+export async function recordAppStatus(
+  agentStore: AuthorizedStore,
+  events: { readonly pubsub: PubSub; readonly clock: Clock },
+  found: AgentWithOwners,
+  request: PatchAppStatusRequest,
+): Promise<AppStatusRow> {
   const message = request.message ?? '';
   if ([...message].length > APP_STATUS_MESSAGE_LIMIT) {
     throw new HttpProblem(400, 'Message is too long.', { detail: `Message must be less than ${APP_STATUS_MESSAGE_LIMIT} characters.` });
@@ -37,10 +44,10 @@ export async function recordAppStatus(store: Store, found: AgentWithOwners, requ
     state: request.state,
     message: message.replace(CONTROL_CHARACTERS, ''),
     uri: request.uri ?? '',
-    created_at: store.nowIso(),
+    created_at: events.clock.now().toISOString(),
   };
-  await insertAppStatus(store.db, row);
-  await store.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'app_status');
+  await agentStore.insertWorkspaceAppStatus(found, row);
+  await events.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'app_status');
   return row;
 }
 

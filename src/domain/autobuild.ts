@@ -1,4 +1,4 @@
-import type { Transition } from '../sdk/wire/index.js';
+import type { WorkspaceTransition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { PubSub } from '../store/pubsub.js';
 import { jobStatus } from './provisioner-job-status.js';
@@ -43,7 +43,7 @@ export async function runAutobuild(authorized: AuthorizedStore, events: PubSub, 
         deletingAt: workspace.deleting_at ? new Date(workspace.deleting_at) : null,
       },
       latestBuild: {
-        transition: build.transition as Transition,
+        transition: build.transition as WorkspaceTransition,
         createdAt: new Date(build.created_at),
         deadline: build.deadline ? new Date(build.deadline) : null,
         maxDeadline: build.max_deadline ? new Date(build.max_deadline) : null,

@@ -1,5 +1,5 @@
 import { HttpProblem } from '../lib/errors.js';
-import { parameterValueProblem } from '../lib/parameter-value.js';
+import { parameterValueProblem } from '../sdk/wire/parameter-value.js';
 import type { NameValue, RichParameter } from '../sdk/wire/index.js';
 
 /**

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { singleExecutablePath } from '../lib/single-executable.js';
 import { formatDuration, msToNs, parseDuration } from '../lib/duration.js';
 
 /**
@@ -29,6 +32,7 @@ export interface DeploymentValues {
   readonly dataDir: string;
   readonly postgresUrl: string;
   readonly provisionerDaemons: number;
+  readonly releaseDir: string;
   readonly rateLimitApi: number;
   readonly rateLimitDisableAll: boolean;
   readonly sessionDurationMs: number;
@@ -189,6 +193,19 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'int',
     default: '3',
     description: 'Number of provisioner daemons to run inside the server.',
+  },
+  {
+    key: 'releaseDir',
+    name: 'Release Directory',
+    flag: 'release-dir',
+    env: 'COVE_RELEASE_DIR',
+    yaml: 'release_dir',
+    group: provisioning,
+    configPath: ['provisioner', 'release_dir'],
+    kind: 'string',
+    default: defaultReleaseDir(),
+    description:
+      'Directory of the single executables (cove-linux-x64, cove-linux-arm64) that GET /bin/cove-linux-amd64 and /bin/cove-linux-arm64 serve, so templates on other machines can fetch the agent. Defaults to the directory of the running single executable, or dist/ of this checkout.',
   },
   {
     key: 'sessionDurationMs',
@@ -601,6 +618,18 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     annotations: { cli_only: 'true' },
   },
 ];
+
+/**
+ * Where `npm run package` leaves the single executables: next to the one this daemon runs from,
+ * or else `dist/` of the checkout this module belongs to (it runs from `dist/` when built).
+ */
+export function defaultReleaseDir(): string {
+  const single = singleExecutablePath();
+  if (single !== undefined) return dirname(single);
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5 && !existsSync(join(dir, 'package.json')); i++) dir = dirname(dir);
+  return join(dir, 'dist');
+}
 
 /** The default data directory: under the user's data directory, as XDG places it. */
 export function defaultDataDir(): string {

@@ -1,4 +1,4 @@
-import { parameterValueProblem } from '../lib/parameter-value.js';
+import { parameterValueProblem } from '../sdk/wire/parameter-value.js';
 import type { DynamicParameter, DynamicParametersResponse, RichParameter } from '../sdk/wire/index.js';
 
 type Diagnostic = DynamicParametersResponse['diagnostics'][number];

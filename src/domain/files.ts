@@ -3,7 +3,7 @@ import { ArchiveError, inspectTar, tarToZip, zipToTar } from '../lib/archive/ind
 import { HttpProblem } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { FileRow } from '../store/queries/files.js';
+import type { FileRow } from '../store/rows.js';
 
 /** Largest upload, and largest a zip may expand to: 100 MiB, as in the reference. */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;

@@ -1,5 +1,12 @@
-import { sendMail, type MailMessage } from '../lib/smtp-client.js';
+import { createTransport } from 'nodemailer';
 import type { DeploymentValues } from './deployment-options.js';
+
+/** One plain-text message. */
+export interface MailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+}
 
 /** Sends the daemon's mail. */
 export interface Mailer {
@@ -14,26 +21,49 @@ export class MailNotConfiguredError extends Error {
   }
 }
 
-/** A mailer that delivers through the SMTP server the settings name, or fails when none is set. */
+/** How long to wait for the server at each step; the daemon sends a handful of mails, never bulk. */
+const SMTP_TIMEOUT_MS = 10_000;
+
+/**
+ * A mailer that delivers through the SMTP server the settings name (nodemailer: STARTTLS when the
+ * server offers it, TLS from the first byte with --email-smtp-force-tls, AUTH when a user name is
+ * set), or fails every send when none is set. Callers log a failure's message; it never holds the
+ * message body, so a passcode in the text cannot reach the log.
+ */
 export function createMailer(values: DeploymentValues): Mailer {
   const { emailSmtpHost, emailSmtpFrom } = values;
   if (!emailSmtpHost || !emailSmtpFrom) {
     return { send: async () => Promise.reject(new MailNotConfiguredError()) };
   }
+  const forceTls = values.emailSmtpForceTls;
+  // The reference's default ports: 25 for plain SMTP (nodemailer would pick 587), 465 for SMTPS.
+  const address = splitHost(emailSmtpHost, forceTls ? 465 : 25);
+  if (!address) return { send: async () => Promise.reject(new Error(`"${emailSmtpHost}" is not a host:port`)) };
+  const [host, port] = address;
+  const transport = createTransport({
+    host,
+    port,
+    secure: forceTls,
+    name: hostOf(values.accessUrl),
+    auth: values.emailSmtpUsername ? { user: values.emailSmtpUsername, pass: values.emailSmtpPassword } : undefined,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+    // Nothing is pooled: connections are opened per mail and closed after it.
+    pool: false,
+  });
   return {
-    send: (message) =>
-      sendMail(
-        {
-          host: emailSmtpHost,
-          from: emailSmtpFrom,
-          username: values.emailSmtpUsername,
-          password: values.emailSmtpPassword,
-          forceTls: values.emailSmtpForceTls,
-          helloName: hostOf(values.accessUrl),
-        },
-        message,
-      ),
+    send: async (message) => {
+      await transport.sendMail({ from: emailSmtpFrom, to: message.to, subject: message.subject, text: message.text });
+    },
   };
+}
+
+/** `host:port` or `[v6]:port` into its parts; a malformed setting fails each send rather than the daemon's start. */
+function splitHost(hostPort: string, defaultPort: number): [string, number] | undefined {
+  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostPort.trim());
+  if (!match?.[1]) return undefined;
+  return [match[1].replace(/^\[|\]$/g, ''), match[2] ? Number(match[2]) : defaultPort];
 }
 
 function hostOf(url: string): string {

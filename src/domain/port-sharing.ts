@@ -1,8 +1,8 @@
 import { HttpProblem } from '../lib/errors.js';
+import type { ShareLevel } from '../sdk/wire/index.js';
+import { SHARE_LEVELS } from '../sdk/wire/share-levels.js';
 
-/** Share levels from narrowest to widest; a template's maximum caps what its workspaces may share. */
-export const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'] as const;
-export type ShareLevel = (typeof SHARE_LEVELS)[number];
+export { SHARE_LEVELS, type ShareLevel };
 
 /** The body of a port share upsert. */
 export interface PortShareInput {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { HttpProblem } from '../lib/errors.js';
+import type { Clock } from '../lib/clock.js';
+import { HttpProblem, isNotFoundOrHidden } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type {
   AcquiredJob,
@@ -10,12 +11,10 @@ import type {
   PlannedResource,
   TemplateVariable,
 } from '../sdk/wire/index.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
-import { getFileById } from '../store/queries/files.js';
-import * as jobs from '../store/queries/provisioner-jobs.js';
-import { getUserById } from '../store/queries/users.js';
-import { getBuildByJobId, getWorkspaceById } from '../store/queries/workspaces.js';
-import type { Store } from '../store/store.js';
+import type { PubSub } from '../store/pubsub.js';
+import type { JobCompletion, JobContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
@@ -27,6 +26,16 @@ import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
  * was authenticated when it connected (by key or by an administrator's session), and each call
  * checks that the job is one this daemon holds.
  */
+
+/**
+ * Where the protocol reads and writes: the store as the provisioner daemon's system subject, the
+ * pubsub that tells followers of a job what happened, and the clock.
+ */
+export interface JobProtocol {
+  readonly store: AuthorizedStore;
+  readonly pubsub: PubSub;
+  readonly clock: Clock;
+}
 
 /** A connected provisioner daemon. */
 export interface ConnectedDaemon {
@@ -49,63 +58,62 @@ export interface JobInput {
 }
 
 /** Records (or refreshes) a daemon's row when it connects. */
-export async function registerDaemon(store: Store, daemon: ConnectedDaemon): Promise<void> {
-  const now = store.nowIso();
-  const columns = {
+export async function registerDaemon(protocol: JobProtocol, daemon: ConnectedDaemon): Promise<void> {
+  const now = protocol.clock.now().toISOString();
+  await protocol.store.registerProvisionerDaemon({
+    id: daemon.id,
     organization_id: daemon.organizationId,
     name: daemon.name,
     provisioners: JSON.stringify(daemon.provisioners),
     tags: JSON.stringify(daemon.tags),
     key_id: daemon.keyId,
     version: daemon.version,
+    api_version: '1.0',
+    created_at: now,
     last_seen_at: now,
-  };
-  await store.db
-    .insertInto('provisioner_daemons')
-    .values({ id: daemon.id, ...columns, api_version: '1.0', created_at: now })
-    .onConflict((oc) => oc.column('id').doUpdateSet(columns))
-    .execute();
+  });
 }
 
 /** Marks a daemon as seen now. */
-export async function touchDaemon(store: Store, daemonId: string): Promise<void> {
-  await store.db.updateTable('provisioner_daemons').set({ last_seen_at: store.nowIso() }).where('id', '=', daemonId).execute();
+export async function touchDaemon(protocol: JobProtocol, daemon: ConnectedDaemon): Promise<void> {
+  await protocol.store.touchProvisionerDaemon(daemon.organizationId, daemon.id);
 }
 
 /**
  * Claims the oldest queued job this daemon may run, or returns undefined when there is none.
  * Claiming is a conditional update, so two daemons never get the same job.
  */
-export async function acquireJob(store: Store, daemon: ConnectedDaemon, accessUrl: string): Promise<AcquiredJob | undefined> {
-  const queued = await jobs.listQueuedJobs(store.db, daemon.organizationId, daemon.provisioners);
+export async function acquireJob(protocol: JobProtocol, daemon: ConnectedDaemon, accessUrl: string): Promise<AcquiredJob | undefined> {
+  const { store } = protocol;
+  const queued = await store.listQueuedProvisionerJobs(daemon.organizationId, daemon.provisioners);
   for (const job of queued) {
     if (!daemonTakesJob(daemon.tags, parseJson<ProvisionerTags>(job.tags, {}))) continue;
-    if (!(await jobs.claimJob(store.db, job.id, daemon.id, store.nowIso()))) continue;
+    if (!(await store.claimProvisionerJob(job, daemon.id))) continue;
     try {
-      const acquired = await describeJob(store, { ...job, worker_id: daemon.id }, accessUrl);
-      if (job.type === 'workspace_build') await publishWorkspaceOfJob(store, job.id);
+      const acquired = describeJob({ ...job, worker_id: daemon.id }, await store.getProvisionerJobContext(job), accessUrl);
+      if (job.type === 'workspace_build') await publishWorkspaceOfJob(protocol, job);
       return acquired;
     } catch (error) {
       // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
-      await finishJob(store, job.id, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
+      await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
       continue;
     }
   }
   return undefined;
 }
 
-async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl: string): Promise<AcquiredJob> {
-  const file = await getFileById(store.db, job.file_id);
+function describeJob(job: ProvisionerJobRow, context: JobContext, accessUrl: string): AcquiredJob {
+  const { file } = context;
   if (!file) throw new Error('its template file no longer exists');
-  const initiator = await getUserById(store.db, job.initiator_id);
+  const initiator = context.initiatorUsername ?? '';
   const input = parseJson<JobInput>(job.input, {});
-  if (job.type === 'workspace_build') return describeBuildJob(store, job, file.data, initiator?.username ?? '', accessUrl);
+  if (job.type === 'workspace_build') return describeBuildJob(job, context, file.data, initiator, accessUrl);
   return {
     job_id: job.id,
     type: job.type as AcquiredJob['type'],
     created_at: job.created_at,
     provisioner: job.provisioner,
-    initiator_username: initiator?.username ?? '',
+    initiator_username: initiator,
     access_url: accessUrl,
     archive_base64: file.data.toString('base64'),
     user_variable_values: [...(input.user_variable_values ?? [])],
@@ -115,7 +123,7 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
         ? {
             id: '00000000-0000-0000-0000-000000000000',
             name: input.workspace_name || 'dryrun',
-            owner: initiator?.username ?? '',
+            owner: initiator,
             owner_id: job.initiator_id,
             start_count: 1,
           }
@@ -127,24 +135,12 @@ async function describeJob(store: Store, job: jobs.ProvisionerJobRow, accessUrl:
   };
 }
 
-async function describeBuildJob(
-  store: Store,
-  job: jobs.ProvisionerJobRow,
-  archive: Buffer,
-  initiator: string,
-  accessUrl: string,
-): Promise<AcquiredJob> {
-  const build = await getBuildByJobId(store.db, job.id);
+function describeBuildJob(job: ProvisionerJobRow, context: JobContext, archive: Buffer, initiator: string, accessUrl: string): AcquiredJob {
+  const build = context.build?.row;
   if (!build) throw new Error('its workspace build no longer exists');
-  const workspace = await getWorkspaceById(store.db, build.workspace_id);
+  const workspace = context.build?.workspace;
   if (!workspace) throw new Error('its workspace no longer exists');
-  const owner = await getUserById(store.db, workspace.owner_id);
-  const version = await store.db
-    .selectFrom('template_versions')
-    .select('variables')
-    .where('id', '=', build.template_version_id)
-    .executeTakeFirst();
-  const variables = parseJson<TemplateVariable[]>(version?.variables, []);
+  const variables = parseJson<TemplateVariable[]>(context.build?.versionVariables, []);
   const transition = build.transition as AcquiredJob['transition'];
   return {
     job_id: job.id,
@@ -159,7 +155,7 @@ async function describeBuildJob(
     workspace: {
       id: workspace.id,
       name: workspace.name,
-      owner: owner?.username ?? '',
+      owner: context.build?.ownerUsername ?? '',
       owner_id: workspace.owner_id,
       start_count: transition === 'start' ? 1 : 0,
     },
@@ -172,41 +168,42 @@ async function describeBuildJob(
 }
 
 /** The job, if this daemon holds it and it is not finished; otherwise a refusal naming why. */
-async function heldJob(store: Store, daemonId: string, jobId: string): Promise<jobs.ProvisionerJobRow> {
-  const job = await jobs.getJobById(store.db, jobId);
-  if (!job || job.worker_id !== daemonId) throw new HttpProblem(403, "You don't own this job.");
+async function heldJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string): Promise<ProvisionerJobRow> {
+  let job: ProvisionerJobRow | undefined;
+  try {
+    job = await protocol.store.getProvisionerJob(daemon.organizationId, jobId);
+  } catch (error) {
+    if (!isNotFoundOrHidden(error)) throw error;
+  }
+  if (!job || job.worker_id !== daemon.id) throw new HttpProblem(403, "You don't own this job.");
   if (job.completed_at) throw new HttpProblem(409, 'The job is already finished.');
   return job;
 }
 
 /** A heartbeat with log lines. Answers whether the job was canceled meanwhile. */
 export async function updateJob(
-  store: Store,
-  daemonId: string,
+  protocol: JobProtocol,
+  daemon: ConnectedDaemon,
   jobId: string,
   logs: readonly JobLogInput[],
 ): Promise<{ canceled: boolean }> {
-  const job = await heldJob(store, daemonId, jobId);
-  await store.db.transaction().execute(async (trx) => {
-    await jobs.insertJobLogs(
-      trx,
-      jobId,
-      logs.map((log) => ({ created_at: log.created_at, source: log.source, level: log.level, stage: log.stage, output: log.output })),
-    );
-    await trx.updateTable('provisioner_jobs').set({ updated_at: store.nowIso() }).where('id', '=', jobId).execute();
-  });
-  if (logs.length > 0) await publishJobEvent(store, jobId, 'logs');
+  const job = await heldJob(protocol, daemon, jobId);
+  await protocol.store.appendProvisionerJobLogs(
+    job,
+    logs.map((log) => ({ created_at: log.created_at, source: log.source, level: log.level, stage: log.stage, output: log.output })),
+  );
+  if (logs.length > 0) await publishJobEvent(protocol, jobId, 'logs');
   return { canceled: job.canceled_at !== null };
 }
 
 /** Records a finished job with its results. */
-export async function completeJob(store: Store, daemonId: string, jobId: string, result: CompletedJob): Promise<void> {
-  const job = await heldJob(store, daemonId, jobId);
+export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string, result: CompletedJob): Promise<void> {
+  const job = await heldJob(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   if (result.type === 'template_version_import') {
     const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
     if (missing.length > 0) {
-      await finishJob(store, jobId, {
+      await finishJob(protocol, job, {
         error: `required template variables need values: ${missing.join(', ')}`,
         error_code: 'REQUIRED_TEMPLATE_VARIABLES',
       });
@@ -214,52 +211,44 @@ export async function completeJob(store: Store, daemonId: string, jobId: string,
     }
     const unconfigured = result.external_auth.find(() => true);
     if (unconfigured) {
-      await finishJob(store, jobId, { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' });
+      await finishJob(protocol, job, { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' });
       return;
     }
   }
-  const now = store.nowIso();
-  await store.db.transaction().execute(async (trx) => {
-    if (result.type === 'template_version_import') await storeImport(trx, jobId, result, now);
-    if (result.type === 'template_version_dry_run') {
-      await jobs.insertResources(trx, resourceRows(jobId, 'start', result.resources, now));
-    }
-    if (result.type === 'workspace_build') await storeBuild(trx, jobId, result, now);
-    await trx
-      .updateTable('provisioner_jobs')
-      .set({ completed_at: now, updated_at: now })
-      .where('id', '=', jobId)
-      .where('completed_at', 'is', null)
-      .execute();
-  });
-  await publishJobEvent(store, jobId, 'done');
-  await publishWorkspaceOfJob(store, jobId);
+  const now = protocol.clock.now().toISOString();
+  const context = result.type === 'workspace_build' ? await protocol.store.getProvisionerJobContext(job) : undefined;
+  const completion: JobCompletion =
+    result.type === 'template_version_import'
+      ? importCompletion(jobId, result, now)
+      : result.type === 'template_version_dry_run'
+        ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
+        : buildCompletion(jobId, context, result, now);
+  await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
+  await publishJobEvent(protocol, jobId, 'done');
+  await publishWorkspaceOfJob(protocol, job);
 }
 
-async function storeImport(db: Store['db'], jobId: string, result: CompletedImport, now: string): Promise<void> {
-  await db
-    .updateTable('template_versions')
-    .set({
+function importCompletion(jobId: string, result: CompletedImport, now: string): JobCompletion {
+  return {
+    now,
+    version: {
       readme: result.readme,
       variables: JSON.stringify(result.variables satisfies TemplateVariable[]),
       parameters: JSON.stringify(result.parameters),
       presets: JSON.stringify(result.presets.map((preset) => ({ id: newId(), ...preset }))),
       external_auth: JSON.stringify(result.external_auth),
       updated_at: now,
-    })
-    .where('job_id', '=', jobId)
-    .execute();
-  await jobs.insertResources(db, [
-    ...resourceRows(jobId, 'start', result.start_resources, now),
-    ...resourceRows(jobId, 'stop', result.stop_resources, now),
-  ]);
+    },
+    resources: [...resourceRows(jobId, 'start', result.start_resources, now), ...resourceRows(jobId, 'stop', result.stop_resources, now)],
+    agents: [],
+  };
 }
 
-async function storeBuild(db: Store['db'], jobId: string, result: CompletedBuild, now: string): Promise<void> {
-  const build = await getBuildByJobId(db, jobId);
-  if (!build) return;
+function buildCompletion(jobId: string, context: JobContext | undefined, result: CompletedBuild, now: string): JobCompletion {
+  const build = context?.build?.row;
+  // A build that is gone leaves nothing to record but the job's end.
+  if (!build) return { now, resources: [], agents: [] };
   const rows = resourceRows(jobId, build.transition, result.resources, now);
-  await jobs.insertResources(db, rows);
   const agents = rows.flatMap((row, index) =>
     (result.resources[index]?.agents ?? []).map((agent) => ({
       id: newId(),
@@ -278,28 +267,30 @@ async function storeBuild(db: Store['db'], jobId: string, result: CompletedBuild
       ready_at: null,
     })),
   );
-  if (agents.length > 0) await db.insertInto('workspace_agents').values(agents).execute();
-  await db
-    .updateTable('workspace_builds')
-    .set({
-      provisioner_state: Buffer.from(result.state_base64, 'base64'),
-      daily_cost: result.resources.reduce((sum, resource) => sum + resource.daily_cost, 0),
-      updated_at: now,
-    })
-    .where('id', '=', build.id)
-    .execute();
-  if (build.transition === 'delete') {
-    await db.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspace_id).execute();
-  }
-  if (build.transition === 'start') await setDeadlines(db, build.id, build.workspace_id, new Date(now));
+  const deadlines = build.transition === 'start' ? startDeadlines(context, new Date(now)) : {};
+  return {
+    now,
+    resources: rows,
+    agents,
+    build: {
+      id: build.id,
+      workspaceId: build.workspace_id,
+      changes: {
+        provisioner_state: Buffer.from(result.state_base64, 'base64'),
+        daily_cost: result.resources.reduce((sum, resource) => sum + resource.daily_cost, 0),
+        updated_at: now,
+        ...deadlines,
+      },
+      deletesWorkspace: build.transition === 'delete',
+    },
+  };
 }
 
 /** A started workspace's shutdown deadlines, from its TTL and its template's autostop rules. */
-async function setDeadlines(db: Store['db'], buildId: string, workspaceId: string, now: Date): Promise<void> {
-  const workspace = await getWorkspaceById(db, workspaceId);
-  if (!workspace) return;
-  const template = await db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst();
-  if (!template) return;
+function startDeadlines(context: JobContext | undefined, now: Date): { deadline?: string | null; max_deadline?: string | null } {
+  const workspace = context?.build?.workspace;
+  const template = context?.build?.template;
+  if (!workspace || !template) return {};
   let deadlines: { deadline: Date | null; maxDeadline: Date | null };
   try {
     deadlines = computeDeadlines({
@@ -315,15 +306,10 @@ async function setDeadlines(db: Store['db'], buildId: string, workspaceId: strin
     // A schedule that yields no future time leaves the workspace without an automatic stop.
     deadlines = { deadline: null, maxDeadline: null };
   }
-  const { deadline, maxDeadline } = deadlines;
-  await db
-    .updateTable('workspace_builds')
-    .set({ deadline: deadline?.toISOString() ?? null, max_deadline: maxDeadline?.toISOString() ?? null })
-    .where('id', '=', buildId)
-    .execute();
+  return { deadline: deadlines.deadline?.toISOString() ?? null, max_deadline: deadlines.maxDeadline?.toISOString() ?? null };
 }
 
-function resourceRows(jobId: string, transition: string, resources: readonly PlannedResource[], now: string): jobs.WorkspaceResourceRow[] {
+function resourceRows(jobId: string, transition: string, resources: readonly PlannedResource[], now: string): WorkspaceResourceRow[] {
   return resources.map((resource) => ({
     id: newId(),
     job_id: jobId,
@@ -345,8 +331,8 @@ function resourceRows(jobId: string, transition: string, resources: readonly Pla
  * `failed`, since stopping was what the user asked for.
  */
 export async function failJob(
-  store: Store,
-  daemonId: string,
+  protocol: JobProtocol,
+  daemon: ConnectedDaemon,
   jobId: string,
   failure: {
     readonly error: string;
@@ -355,42 +341,37 @@ export async function failJob(
     readonly state_base64?: string | undefined;
   },
 ): Promise<void> {
-  const job = await heldJob(store, daemonId, jobId);
+  const job = await heldJob(protocol, daemon, jobId);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;
   // What a failed build did create is kept, so the next build can clean it up.
-  if (job.type === 'workspace_build' && failure.state_base64) {
-    await store.db
-      .updateTable('workspace_builds')
-      .set({ provisioner_state: Buffer.from(failure.state_base64, 'base64') })
-      .where('job_id', '=', jobId)
-      .execute();
-  }
+  const state = job.type === 'workspace_build' && failure.state_base64 ? Buffer.from(failure.state_base64, 'base64') : undefined;
   await finishJob(
-    store,
-    jobId,
+    protocol,
+    job,
     canceledOnRequest ? { error: '', error_code: '' } : { error: failure.error || 'failed', error_code: failure.error_code ?? '' },
+    state,
   );
 }
 
-async function finishJob(store: Store, jobId: string, outcome: { readonly error: string; readonly error_code: string }): Promise<void> {
-  const now = store.nowIso();
-  await store.db
-    .updateTable('provisioner_jobs')
-    .set({ completed_at: now, updated_at: now, error: outcome.error, error_code: outcome.error_code })
-    .where('id', '=', jobId)
-    .where('completed_at', 'is', null)
-    .execute();
-  await publishJobEvent(store, jobId, 'done');
-  await publishWorkspaceOfJob(store, jobId);
+async function finishJob(
+  protocol: JobProtocol,
+  job: ProvisionerJobRow,
+  outcome: { readonly error: string; readonly error_code: string },
+  failedBuildState?: Buffer,
+): Promise<void> {
+  await protocol.store.finishProvisionerJob(job, outcome, failedBuildState);
+  await publishJobEvent(protocol, job.id, 'done');
+  await publishWorkspaceOfJob(protocol, job);
 }
 
 /** Tells watchers of the workspace a build job belongs to that it changed. */
-async function publishWorkspaceOfJob(store: Store, jobId: string): Promise<void> {
-  const build = await getBuildByJobId(store.db, jobId);
-  if (build) await store.pubsub.publish(workspaceEventsChannel(build.workspace_id), 'build');
+async function publishWorkspaceOfJob(protocol: JobProtocol, job: ProvisionerJobRow): Promise<void> {
+  if (job.type !== 'workspace_build') return;
+  const workspaceId = await protocol.store.getWorkspaceIdOfJob(job);
+  if (workspaceId) await protocol.pubsub.publish(workspaceEventsChannel(workspaceId), 'build');
 }
 
 /** Tells everyone following a job (log streams, the daemon holding it) that something happened. */
-export async function publishJobEvent(store: Store, jobId: string, event: JobEvent): Promise<void> {
-  await store.pubsub.publish(jobEventsChannel(jobId), event);
+export async function publishJobEvent(events: { readonly pubsub: PubSub }, jobId: string, event: JobEvent): Promise<void> {
+  await events.pubsub.publish(jobEventsChannel(jobId), event);
 }

@@ -1,4 +1,4 @@
-import type { ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
+import type { ProvisionerJobRow } from '../store/rows.js';
 
 /** The states of a provisioner job, as the spec lists them. */
 export type JobStatus = 'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed';

@@ -2,12 +2,11 @@ import { createHash, randomInt } from 'node:crypto';
 import { createTar, inspectTar } from '../lib/archive/index.js';
 import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
-import { findTemplateExample, exampleFiles } from '../lib/template-examples/index.js';
 import type { CreateTemplateVersionRequest } from '../sdk/wire/index.js';
+import type { TemplateExamples } from './template-examples.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
-import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
-import type { Store } from '../store/store.js';
+import type { PubSub } from '../store/pubsub.js';
+import { queuedJob, type ProvisionerJobRow, type TemplateRow, type TemplateVersionRow } from '../store/rows.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
 import { normalizeTags } from './provisioner-tags.js';
 
@@ -28,9 +27,10 @@ export function versionNameProblem(name: string): string | undefined {
  */
 export async function createTemplateVersion(
   store: AuthorizedStore,
-  raw: Store,
+  events: { readonly pubsub: PubSub },
   organizationId: string,
   input: CreateTemplateVersionRequest,
+  examples: TemplateExamples,
   now: Date,
 ): Promise<{ version: TemplateVersionRow; job: ProvisionerJobRow }> {
   let template: TemplateRow | undefined;
@@ -60,7 +60,9 @@ export async function createTemplateVersion(
   const nameProblem = versionNameProblem(name);
   if (nameProblem) throw new HttpProblem(400, 'Invalid template version name.', { validations: [{ field: 'name', detail: nameProblem }] });
 
-  const fileId = input.example_id ? await storeExample(store, input.example_id, now) : await readableFileId(store, input.file_id ?? '');
+  const fileId = input.example_id
+    ? await storeExample(store, examples, input.example_id, now)
+    : await readableFileId(store, input.file_id ?? '');
   const provisioner = input.provisioner ?? (await detectProvisioner(store, fileId));
   const versionId = newId();
   const iso = now.toISOString();
@@ -105,7 +107,7 @@ export async function createTemplateVersion(
     }
     throw error;
   }
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
+  await events.pubsub.publish(JOB_POSTED_CHANNEL, organizationId);
   return { version, job };
 }
 
@@ -137,15 +139,13 @@ async function readableFileId(store: AuthorizedStore, fileId: string): Promise<s
   }
 }
 
-async function storeExample(store: AuthorizedStore, exampleId: string, now: Date): Promise<string> {
-  const example = findTemplateExample(exampleId);
-  if (!example)
+async function storeExample(store: AuthorizedStore, examples: TemplateExamples, exampleId: string, now: Date): Promise<string> {
+  const files = examples.files(exampleId);
+  if (!files)
     throw new HttpProblem(400, 'Example not found.', {
       validations: [{ field: 'example_id', detail: `no built-in example "${exampleId}"` }],
     });
-  const tar = await createTar(
-    Object.fromEntries(exampleFiles(example).map((file) => [file.path, { content: file.content, mode: file.mode }])),
-  );
+  const tar = await createTar(Object.fromEntries(files.map((file) => [file.path, { content: file.content, mode: file.mode }])));
   const { file } = await store.saveFile({
     id: newId(),
     hash: createHash('sha256').update(tar).digest('hex'),
@@ -237,7 +237,7 @@ export interface DryRunInput {
  */
 export async function createDryRun(
   store: AuthorizedStore,
-  raw: Store,
+  events: { readonly pubsub: PubSub },
   version: TemplateVersionRow,
   importJob: ProvisionerJobRow,
   input: DryRunInput,
@@ -263,6 +263,6 @@ export async function createDryRun(
     now.toISOString(),
   );
   await store.insertDryRunJob(version, job);
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
+  await events.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
   return job;
 }

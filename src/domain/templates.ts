@@ -2,7 +2,7 @@ import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFo
 import { newId } from '../lib/random.js';
 import type { CreateTemplateRequest, UpdateTemplateMeta } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { TemplateRow } from '../store/queries/templates.js';
+import type { TemplateRow } from '../store/rows.js';
 import { jobStatus } from './provisioner-job-status.js';
 import { nameProblem, ruleDetail } from './names.js';
 
@@ -304,15 +304,4 @@ export function parseTemplateSearch(q: string | undefined): TemplateSearch {
 
 function invalidSearch(detail: string): HttpProblem {
   return new HttpProblem(400, 'Invalid template search query.', { validations: [{ field: 'q', detail }] });
-}
-
-/** Whether a template passes a search; deprecated ones only show when asked for. */
-export function matchesTemplateSearch(template: TemplateRow, search: TemplateSearch, authorName: string | undefined): boolean {
-  const deprecated = template.deprecation_message !== '';
-  if (deprecated !== (search.deprecated ?? false)) return false;
-  if (search.exactName && template.name.toLowerCase() !== search.exactName) return false;
-  if (search.name && !`${template.name} ${template.display_name}`.toLowerCase().includes(search.name)) return false;
-  if (search.ids && !search.ids.includes(template.id)) return false;
-  if (search.author && authorName?.toLowerCase() !== search.author) return false;
-  return true;
 }

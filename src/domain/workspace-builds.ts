@@ -1,6 +1,6 @@
 import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotAuthorizedError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
-import type { NameValue, RichParameter, Transition } from '../sdk/wire/index.js';
+import type { NameValue, RichParameter, WorkspaceTransition as Transition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import type { PubSub } from '../store/pubsub.js';

@@ -4,23 +4,37 @@
  * so the daemon stores and serves them without renaming.
  */
 
-/** A build transition, as the spec names them. */
-export type Transition = 'start' | 'stop' | 'delete';
+import type {
+  ExternalAuthRequirement,
+  RichParameter,
+  LogLevel,
+  NameValue,
+  PlannedPreset as Preset,
+  ResourceMetadata,
+  ShareLevel,
+  TemplateVariable,
+  WorkspaceTransition as Transition,
+} from '../sdk/wire/index.js';
 
-/** Log levels a provisioner may emit; the same set the job log entries carry. */
-export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+// The shapes the wire already declares are the provisioners' vocabulary too, declared once there.
+export type {
+  ExternalAuthRequirement,
+  LogLevel,
+  NameValue,
+  ParameterOption,
+  PlannedPreset as Preset,
+  ResourceMetadata,
+  RichParameter,
+  ShareLevel,
+  TemplateVariable,
+  WorkspaceTransition as Transition,
+} from '../sdk/wire/index.js';
 
 /** One line of provisioner output, stored as a job log entry under `stage`. */
 export interface ProvisionerLog {
   readonly level: LogLevel;
   readonly stage: string;
   readonly output: string;
-}
-
-/** A `{name, value}` pair, as variable and parameter values travel on the wire. */
-export interface NameValue {
-  readonly name: string;
-  readonly value: string;
 }
 
 /** What the import job hands to `parse`: the extracted archive and the version's variable values. */
@@ -59,65 +73,6 @@ export interface BuildInput extends ParseInput {
   readonly importing?: boolean;
 }
 
-/** A template variable: set once per template version (`user_variable_values`). */
-export interface TemplateVariable {
-  readonly name: string;
-  readonly description: string;
-  readonly type: 'string' | 'number' | 'bool';
-  readonly default_value: string;
-  /** True when the declaration has no default. */
-  readonly required: boolean;
-  readonly sensitive: boolean;
-  /** The value in effect: the one supplied for the version, else the default. */
-  readonly value: string;
-}
-
-/** The types a rich parameter may have. */
-export type ParameterType = 'string' | 'number' | 'bool' | 'list(string)';
-
-/** An option of a rich parameter. */
-export interface ParameterOption {
-  readonly name: string;
-  readonly description: string;
-  readonly value: string;
-  readonly icon: string;
-}
-
-/** A rich parameter: asked per workspace (`rich_parameter_values`). */
-export interface RichParameter {
-  readonly name: string;
-  readonly display_name: string;
-  readonly description: string;
-  readonly type: ParameterType;
-  readonly form_type: string;
-  readonly mutable: boolean;
-  readonly ephemeral: boolean;
-  /** True when the declaration has no default. */
-  readonly required: boolean;
-  readonly default_value: string;
-  readonly icon: string;
-  readonly order: number;
-  readonly options: readonly ParameterOption[];
-  readonly validation_min: number | null;
-  readonly validation_max: number | null;
-  readonly validation_monotonic: '' | 'increasing' | 'decreasing';
-  readonly validation_regex: string;
-  readonly validation_error: string;
-}
-
-/** A named set of parameter values offered when creating a workspace. */
-export interface Preset {
-  readonly name: string;
-  readonly default: boolean;
-  readonly parameters: readonly NameValue[];
-}
-
-/** An external auth provider the template needs (`optional` ones do not block a build). */
-export interface ExternalAuthRequirement {
-  readonly id: string;
-  readonly optional: boolean;
-}
-
 /** A script the agent runs (on start, on stop, or on a cron schedule). */
 export interface PlannedScript {
   readonly display_name: string;
@@ -130,9 +85,6 @@ export interface PlannedScript {
   readonly timeout: number;
   readonly log_path: string;
 }
-
-/** How a workspace app is shared; the spec's `sharing_level` values. */
-export type AppShare = 'owner' | 'authenticated' | 'organization' | 'public';
 
 /** An app health check: `url` is polled every `interval` seconds; `threshold` failures make it unhealthy. */
 export interface AppHealthcheck {
@@ -150,7 +102,7 @@ export interface PlannedApp {
   readonly icon: string;
   readonly external: boolean;
   readonly subdomain: boolean;
-  readonly share: AppShare;
+  readonly share: ShareLevel;
   readonly hidden: boolean;
   readonly open_in: 'slim-window' | 'tab';
   readonly group: string;
@@ -177,13 +129,6 @@ export interface PlannedAgent {
   readonly instance_id: string;
   readonly scripts: readonly PlannedScript[];
   readonly apps: readonly PlannedApp[];
-}
-
-/** A resource metadata entry shown with the resource. */
-export interface ResourceMetadata {
-  readonly key: string;
-  readonly value: string;
-  readonly sensitive: boolean;
 }
 
 /** A resource a transition creates or keeps, with its agents. */

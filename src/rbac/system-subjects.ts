@@ -34,7 +34,77 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('workspace', ['read', 'update']), // the latest build and template; last_used_at and the bumped deadline
     ...allow('workspace_dormant', ['read', 'update']), // use of a dormant workspace is recorded like any other
   ]),
+  /** Turns a presented workspace agent token into that agent, which then acts as its own subject. */
+  agentAuthenticator: named('agent-authenticator', [
+    ...allow('workspace', ['read']), // the agent's workspace, and whether its build is still the current one
+    ...allow('workspace_dormant', ['read']), // the same for a dormant workspace, whose agent runs until its stop lands
+  ]),
+  /** Gives the agent on a cloud instance, which holds no token yet, a new one (instance identity). */
+  instanceIdentity: named('instance-identity', [
+    ...allow('workspace', ['read', 'update']), // the workspace of the instance's agent; update replaces the agent's token hash
+    ...allow('workspace_dormant', ['read', 'update']), // the same for a dormant workspace's agent
+    ...allow('provisioner_jobs', ['read']), // the type of the job that made the agent, to refuse agents of template imports
+  ]),
+  /**
+   * Finds what an app URL names before anyone may be told it exists: who may open an app depends
+   * on its sharing level, which is known only once it is found (a public port opened anonymously).
+   */
+  appResolver: named('app-resolver', [
+    ...allow('user', ['read']), // the owner named in the URL, by username
+    ...allow('workspace', ['read']), // the workspace, its newest build's agents with their apps, its shared ports
+    ...allow('workspace_dormant', ['read']), // the same for a dormant workspace
+  ]),
+  /**
+   * A connected provisioner daemon working the job protocol. The daemon itself was authenticated
+   * when it connected (provisioner key, built-in key or a user's session); this is what it may do
+   * with the jobs it acquires.
+   */
+  provisionerDaemon: named('provisioner-daemon', [
+    ...allow('provisioner_daemon', ['create', 'update']), // record the daemon's row on connect, refresh last_seen_at
+    ...allow('provisioner_jobs', ['read', 'update']), // find queued jobs, claim one, append logs, complete or fail it
+    ...allow('file', ['read']), // hand the job's template archive to the daemon
+    ...allow('user', ['read']), // the initiator's and workspace owner's usernames in the acquired job
+    ...allow('template', ['read', 'update']), // read a build's template for deadlines; store an import's results on its version
+    ...allow('workspace', ['read', 'update', 'delete']), // read a build's workspace; store resources, agents, state; a delete build deletes it
+    ...allow('workspace_dormant', ['read', 'update', 'delete']), // the same for builds of dormant workspaces
+  ]),
+  /** Resolves what a connecting provisioner daemon names before it is known: its organization and key. */
+  provisionerAuthenticator: named('provisioner-authenticator', [
+    ...allow('organization', ['read']), // the organization in the path, which the daemon will serve
+    ...allow('provisioner_daemon', ['read']), // find the provisioner key whose secret the daemon presented
+  ]),
+  /** Fails provisioner jobs that stopped making progress, on a timer in the daemon. */
+  jobReaper: named('job-reaper', [
+    ...allow('provisioner_jobs', ['read', 'update']), // find hung or never-taken jobs, fail them with log lines saying why
+  ]),
 });
+
+/** The grants of a workspace agent, at the user level: on its owner's objects only (see {@link workspaceAgentSubject}). */
+const WORKSPACE_AGENT_GRANTS: readonly Permission[] = Object.freeze([
+  ...allow('workspace', ['read', 'update']), // its workspace and build; update writes its own row, logs, script timings, app statuses
+  ...allow('workspace_dormant', ['read', 'update']), // the same while its workspace is dormant and not yet stopped
+  ...allow('user', ['read', 'read_personal']), // the owner's username for the manifest; the owner's git SSH key
+]);
+
+/**
+ * A workspace agent acting for itself, once its token proved which agent it is: it reads its
+ * manifest and reports lifecycle, stats, logs, app health and statuses. Rather than a
+ * deployment-wide actor it is scoped to its workspace's owner in the workspace's organization:
+ * every grant is a user-level one, which the policy applies only to objects that owner owns in
+ * that organization (and to the owner's own user row), so an agent can reach nothing of anyone
+ * else. The store methods it calls take the agent itself and change that agent's rows only.
+ */
+export function workspaceAgentSubject(workspace: { readonly owner_id: string; readonly organization_id: string }): Subject {
+  const role: Role = Object.freeze({
+    name: 'system:workspace-agent',
+    display_name: 'System (workspace agent)',
+    organization_id: workspace.organization_id,
+    site: [],
+    org: [],
+    user: WORKSPACE_AGENT_GRANTS,
+  });
+  return Object.freeze({ id: workspace.owner_id, type: 'system', name: 'workspace-agent', roles: [role], groups: [], scope: 'all' });
+}
 
 /** The name of one of {@link SYSTEM_SUBJECTS}. */
 export type SystemSubjectName = keyof typeof SYSTEM_SUBJECTS;

@@ -84,6 +84,8 @@ export interface ClientOptions {
   /** Base URL of the deployment, e.g. `http://127.0.0.1:3000`. */
   readonly url: string;
   readonly token?: string | undefined;
+  /** Called with the version the daemon reports on each JSON answer (the CLI warns on a mismatch). */
+  readonly onServerVersion?: (version: string) => void;
 }
 
 type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -100,10 +102,12 @@ interface RequestOptions {
 export class CoveClient {
   readonly url: string;
   #token: string | undefined;
+  readonly #onServerVersion: ((version: string) => void) | undefined;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.#token = options.token;
+    this.#onServerVersion = options.onServerVersion;
   }
 
   get token(): string | undefined {
@@ -112,7 +116,7 @@ export class CoveClient {
 
   /** A client for the same deployment with another token. */
   withToken(token: string | undefined): CoveClient {
-    return new CoveClient({ url: this.url, token });
+    return new CoveClient({ url: this.url, token, onServerVersion: this.#onServerVersion });
   }
 
   /** Sends one request and parses the JSON answer; throws ApiError on any non-2xx status. */
@@ -129,6 +133,7 @@ export class CoveClient {
       body = JSON.stringify(options.body);
     }
     const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+    this.#onServerVersion?.(response.headers.get('x-cove-build-version') ?? '');
     const text = await response.text();
     // 304 Not Modified: the request changed nothing, which is not a failure.
     if (response.status === 304) return undefined as T;

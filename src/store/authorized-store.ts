@@ -17,6 +17,7 @@ import {
   type Role,
   type Subject,
 } from '../rbac/index.js';
+import { aclAllowedRows } from './acl-filter.js';
 import { allowedRows } from './authz-filter.js';
 import { withConflicts } from './db-errors.js';
 import { loadCustomRoles } from './subjects.js';
@@ -24,11 +25,15 @@ import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
 import * as gitSshKeys from './queries/git-ssh-keys.js';
 import * as jobs from './queries/provisioner-jobs.js';
+import * as jobCompletion from './queries/job-completion.js';
+import * as provisionerDaemons from './queries/provisioner-daemons.js';
 import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
 import * as workspaces from './queries/workspaces.js';
 import * as workspaceLists from './queries/workspace-lists.js';
 import * as agents from './queries/workspace-agents.js';
+import * as appStatuses from './queries/workspace-app-statuses.js';
+import * as portShares from './queries/workspace-port-shares.js';
 import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
@@ -38,6 +43,20 @@ import type { Store } from './store.js';
 import { templateRbac, workspaceRbac } from './rbac-objects.js';
 
 export { templateRbac, workspaceRbac };
+
+/** A template version with its import job. */
+export interface VersionWithJob {
+  readonly version: templates.TemplateVersionRow;
+  readonly job: jobs.ProvisionerJobRow;
+}
+
+/** Reads the logs of one job for a stream that was authorized when it opened. */
+export interface JobLogReader {
+  /** Log lines with ids above `after`, in order. */
+  logsAfter(after: number): Promise<jobs.ProvisionerJobLogRow[]>;
+  /** Whether the job has finished (or is gone). */
+  finished(): Promise<boolean>;
+}
 
 /** A membership with the fields of its user that member listings show. */
 export type MemberWithUser = members.MemberRow & {
@@ -526,10 +545,51 @@ export class AuthorizedStore {
     return row;
   }
 
-  /** Live templates the subject may read, by name; ACLs count, so the filter runs per row. */
-  async listTemplates(organizationIds?: readonly string[]): Promise<templates.TemplateRow[]> {
-    const rows = await templates.listTemplates(this.#store.db, organizationIds);
-    return rows.filter((row) => this.can('read', templateRbac(row)));
+  /**
+   * Live templates the subject may read, by name: by role or through the templates' ACLs, both
+   * decided in SQL, and filtered and paged there too.
+   */
+  async listTemplates(filter: templates.TemplateListFilter = {}): Promise<templates.TemplateRow[]> {
+    const byRole = listFilter(this.subject, 'read', 'template');
+    const dialect = this.#store.dialect;
+    return templates.listTemplates(
+      this.#store.db,
+      dialect,
+      (eb) =>
+        byRole.all
+          ? eb.lit(true)
+          : eb.or([
+              allowedRows(eb, byRole, { org: 'templates.organization_id', owner: null }),
+              aclAllowedRows(dialect, this.subject, 'read', 'template', {
+                org: 'templates.organization_id',
+                userAcl: 'templates.user_acl',
+                groupAcl: 'templates.group_acl',
+              }),
+            ]),
+      filter,
+    );
+  }
+
+  /** What answers for readable templates show besides their rows, in a fixed number of queries. */
+  async getTemplateRelations(rows: readonly templates.TemplateRow[]): Promise<templates.TemplateRelations> {
+    for (const row of rows) this.#require('read', templateRbac(row));
+    const since = new Date(this.#store.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
+    return templates.templateRelations(this.#store.db, rows, since);
+  }
+
+  /** Whether a live workspace uses a readable template (one must not delete it then). */
+  async templateHasWorkspaces(template: templates.TemplateRow): Promise<boolean> {
+    this.#require('read', templateRbac(template));
+    return templates.templateHasWorkspaces(this.#store.db, template.id);
+  }
+
+  /**
+   * Applies a lowered maximum share level to the shares of the template's workspaces; `levels`
+   * lists the levels from the narrowest. Needs `update` on the template.
+   */
+  async narrowTemplatePortShares(template: templates.TemplateRow, levels: readonly string[]): Promise<void> {
+    this.#require('update', templateRbac(template));
+    await templates.narrowPortShares(this.#store.db, template.id, template.max_port_share_level, levels);
   }
 
   /** Creates a template from a version that belongs to no template yet, making it the active version. */
@@ -588,7 +648,7 @@ export class AuthorizedStore {
   }
 
   /** A version and its import job. */
-  async getTemplateVersion(id: string): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }> {
+  async getTemplateVersion(id: string): Promise<VersionWithJob> {
     const version = isUuid(id) ? await templates.getTemplateVersionById(this.#store.db, id) : undefined;
     if (!version) throw new NotFoundError('template version');
     this.#require('read', await this.#versionRbac(version));
@@ -597,24 +657,52 @@ export class AuthorizedStore {
     return { version, job };
   }
 
-  /** The versions of a readable template, oldest first, with their jobs. */
-  async listTemplateVersions(
-    template: templates.TemplateRow,
-  ): Promise<{ version: templates.TemplateVersionRow; job: jobs.ProvisionerJobRow }[]> {
+  /** A version of a readable template by name, case-insensitively, with its job. */
+  async getTemplateVersionByName(template: templates.TemplateRow, name: string): Promise<VersionWithJob> {
     this.#require('read', templateRbac(template));
-    const versions = await templates.listTemplateVersions(this.#store.db, template.id);
-    const byId = new Map(
-      (
-        await jobs.getJobsByIds(
-          this.#store.db,
-          versions.map((v) => v.job_id),
-        )
-      ).map((job) => [job.id, job]),
+    const version = await templates.getTemplateVersionByName(this.#store.db, template.id, name);
+    if (!version) throw new NotFoundError('template version');
+    return (await this.#withJobs([version]))[0] ?? notFound('provisioner job');
+  }
+
+  /** The version of a readable template made just before `version`, if any. */
+  async getPreviousTemplateVersion(
+    template: templates.TemplateRow,
+    version: templates.TemplateVersionRow,
+  ): Promise<VersionWithJob | undefined> {
+    this.#require('read', templateRbac(template));
+    const previous = await templates.previousTemplateVersion(this.#store.db, template.id, version.created_at);
+    return previous ? (await this.#withJobs([previous]))[0] : undefined;
+  }
+
+  /** The versions of a readable template, oldest first, with their jobs. */
+  async listTemplateVersions(template: templates.TemplateRow): Promise<VersionWithJob[]> {
+    this.#require('read', templateRbac(template));
+    return this.#withJobs(await templates.listTemplateVersions(this.#store.db, template.id));
+  }
+
+  /**
+   * A page of a readable template's versions, oldest first, with their jobs; filtered and paged in
+   * SQL. `missing-after` when the version to start after is not in the list.
+   */
+  async pageTemplateVersions(
+    template: templates.TemplateRow,
+    page: templates.TemplateVersionPage,
+  ): Promise<VersionWithJob[] | 'missing-after'> {
+    this.#require('read', templateRbac(template));
+    const versions = await templates.pageTemplateVersions(this.#store.db, this.#store.dialect, template.id, page);
+    return versions === 'missing-after' ? versions : this.#withJobs(versions);
+  }
+
+  /** The public fields (username, avatar) of the creators of readable versions. */
+  async getVersionCreators(
+    versions: readonly templates.TemplateVersionRow[],
+  ): Promise<Map<string, { readonly id: string; readonly username: string; readonly avatar_url: string }>> {
+    for (const rbac of await this.#versionsRbac(versions)) this.#require('read', rbac);
+    return templates.versionCreators(
+      this.#store.db,
+      versions.map((version) => version.created_by),
     );
-    return versions.flatMap((version) => {
-      const job = byId.get(version.job_id);
-      return job ? [{ version, job }] : [];
-    });
   }
 
   /** Renames, re-describes or (un)archives a version; needs `update` on its template. */
@@ -687,9 +775,34 @@ export class AuthorizedStore {
   }
 
   async #versionRbac(version: templates.TemplateVersionRow): Promise<RbacObject> {
-    if (!version.template_id) return { ...orgScoped('template', version.organization_id, version.created_by) };
-    const template = await this.#store.db.selectFrom('templates').selectAll().where('id', '=', version.template_id).executeTakeFirst();
-    return template ? templateRbac(template) : orgScoped('template', version.organization_id);
+    return (await this.#versionsRbac([version]))[0] ?? orgScoped('template', version.organization_id);
+  }
+
+  /** The RBAC objects of versions (their templates', or for a version of no template yet its creator's), in one query. */
+  async #versionsRbac(versions: readonly templates.TemplateVersionRow[]): Promise<RbacObject[]> {
+    const templateIds = [...new Set(versions.flatMap((version) => (version.template_id ? [version.template_id] : [])))];
+    const found = await templates.templateAcls(this.#store.db, templateIds);
+    const byId = new Map(found.map((template) => [template.id, templateRbac(template)]));
+    return versions.map((version) =>
+      version.template_id
+        ? (byId.get(version.template_id) ?? orgScoped('template', version.organization_id))
+        : orgScoped('template', version.organization_id, version.created_by),
+    );
+  }
+
+  async #withJobs(versions: readonly templates.TemplateVersionRow[]): Promise<VersionWithJob[]> {
+    const byId = new Map(
+      (
+        await jobs.getJobsByIds(
+          this.#store.db,
+          versions.map((v) => v.job_id),
+        )
+      ).map((job) => [job.id, job]),
+    );
+    return versions.flatMap((version) => {
+      const job = byId.get(version.job_id);
+      return job ? [{ version, job }] : [];
+    });
   }
 
   // Provisioner jobs
@@ -702,15 +815,83 @@ export class AuthorizedStore {
     return job;
   }
 
-  /** Jobs of an organization, newest first. */
-  async listProvisionerJobs(
-    organizationId: string,
-    filter: { readonly limit: number; readonly ids?: readonly string[] | undefined },
-  ): Promise<jobs.ProvisionerJobRow[]> {
+  /** Jobs of an organization that pass the filter, newest first; filtered and limited in SQL. */
+  async listProvisionerJobs(organizationId: string, filter: jobs.JobListFilter): Promise<jobs.ProvisionerJobRow[]> {
     this.#require('read', orgScoped('provisioner_jobs', organizationId));
-    let query = this.#store.db.selectFrom('provisioner_jobs').selectAll().where('organization_id', '=', organizationId);
-    if (filter.ids && filter.ids.length > 0) query = query.where('id', 'in', filter.ids);
-    return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    return jobs.listJobs(this.#store.db, this.#store.dialect, organizationId, filter);
+  }
+
+  /**
+   * What answers for readable jobs show besides their rows: the daemons of their organizations,
+   * the queues (for positions) and the templates of their versions, in a fixed number of queries.
+   */
+  async getJobRelations(rows: readonly jobs.ProvisionerJobRow[]): Promise<jobs.JobRelations> {
+    await this.#requireJobs('read', rows);
+    return jobs.jobRelations(this.#store.db, rows);
+  }
+
+  /**
+   * Follows the logs of a job the subject may read (through its template version or workspace),
+   * authorized once: the reader it returns serves one log stream.
+   */
+  async followJobLogs(jobId: string): Promise<JobLogReader> {
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    if (!job) throw new NotFoundError('provisioner job');
+    await this.#requireJobs('read', [job]);
+    const db = this.#store.db;
+    return {
+      logsAfter: async (after) => jobs.listJobLogs(db, job.id, { after }),
+      finished: async () => {
+        const now = await jobs.getJobById(db, job.id);
+        return !now || now.completed_at !== null;
+      },
+    };
+  }
+
+  /**
+   * Throws unless the subject may act on every job: those who may on the organization's jobs may
+   * on all of them; others through the job's template version (imports, dry runs) or workspace
+   * (builds). The parents are read in at most three queries.
+   */
+  async #requireJobs(action: 'read' | 'update', rows: readonly jobs.ProvisionerJobRow[]): Promise<void> {
+    const rest = rows.filter((row) => !this.can(action, orgScoped('provisioner_jobs', row.organization_id)));
+    if (rest.length === 0) return;
+    const builds = rest.filter((row) => row.type === 'workspace_build');
+    const versionJobs = rest.filter((row) => row.type !== 'workspace_build');
+    if (builds.length > 0) {
+      const byJob = await jobCompletion.workspacesOfBuildJobs(
+        this.#store.db,
+        builds.map((row) => row.id),
+      );
+      for (const row of builds) {
+        const workspace = byJob.get(row.id);
+        if (!workspace) throw new NotFoundError('provisioner job');
+        this.#require(action, workspaceRbac(workspace));
+      }
+    }
+    if (versionJobs.length > 0) {
+      // An import is its version's job; a dry run names the version it plans.
+      const dryRunVersionIds = versionJobs.map((row) =>
+        row.type === 'template_version_dry_run'
+          ? (parseJson<{ template_version_id?: string }>(row.input, {}).template_version_id ?? '')
+          : '',
+      );
+      const versions = await templates.versionsOfJobs(
+        this.#store.db,
+        versionJobs.map((row) => row.id),
+        dryRunVersionIds.filter((id) => id !== ''),
+      );
+      const rbacs = await this.#versionsRbac(versions);
+      const byJob = new Map(versions.map((version, index) => [version.job_id, rbacs[index]]));
+      const byId = new Map(versions.map((version, index) => [version.id, rbacs[index]]));
+      for (const [index, row] of versionJobs.entries()) {
+        const rbac = row.type === 'template_version_dry_run' ? byId.get(dryRunVersionIds[index] ?? '') : byJob.get(row.id);
+        if (!rbac) throw new NotFoundError('provisioner job');
+        this.#require(action, rbac);
+        // A dry run plans a workspace of its initiator's: only those who may read such a workspace see it.
+        if (row.type === 'template_version_dry_run') this.#require('read', orgScoped('workspace', row.organization_id, row.initiator_id));
+      }
+    }
   }
 
   // Provisioner keys and daemons
@@ -727,21 +908,160 @@ export class AuthorizedStore {
     return provisionerKeys.listProvisionerKeys(this.#store.db, organizationId);
   }
 
+  /** The key whose secret hashes to `hashedSecret`, to authenticate a connecting daemon. */
+  async getProvisionerKeyByHash(hashedSecret: string): Promise<provisionerKeys.ProvisionerKeyRow> {
+    const row = await provisionerKeys.getProvisionerKeyByHash(this.#store.db, hashedSecret);
+    if (!row) throw new NotFoundError('provisioner key');
+    this.#require('read', orgScoped('provisioner_daemon', row.organization_id));
+    return row;
+  }
+
   /** Deletes a key by name; daemons that used it are refused from their next connection on. */
   async deleteProvisionerKey(organizationId: string, name: string): Promise<void> {
     this.#require('delete', orgScoped('provisioner_daemon', organizationId));
     if (!(await provisionerKeys.deleteProvisionerKey(this.#store.db, organizationId, name))) throw new NotFoundError('provisioner key');
   }
 
-  /** The provisioner daemons that have served the organization. */
-  async listProvisionerDaemons(organizationId: string): Promise<Database['provisioner_daemons'][]> {
+  /** The provisioner daemons that have served the organization, with their key names and whether each is busy. */
+  async listProvisionerDaemons(organizationId: string): Promise<provisionerDaemons.ProvisionerDaemonWithState[]> {
     this.#require('read', orgScoped('provisioner_daemon', organizationId));
-    return this.#store.db
-      .selectFrom('provisioner_daemons')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('created_at')
-      .execute();
+    return provisionerDaemons.listDaemonsWithState(this.#store.db, organizationId);
+  }
+
+  /** Records a connecting daemon's row, or refreshes the row it had. */
+  async registerProvisionerDaemon(row: provisionerDaemons.ProvisionerDaemonRow): Promise<void> {
+    this.#require('create', orgScoped('provisioner_daemon', row.organization_id));
+    this.#require('update', orgScoped('provisioner_daemon', row.organization_id));
+    await provisionerDaemons.upsertDaemon(this.#store.db, row);
+  }
+
+  /** Marks a daemon of the organization as seen now. */
+  async touchProvisionerDaemon(organizationId: string, daemonId: string): Promise<void> {
+    this.#require('update', orgScoped('provisioner_daemon', organizationId));
+    await provisionerDaemons.touchDaemon(this.#store.db, daemonId, this.#store.nowIso());
+  }
+
+  // The provisioner job protocol
+
+  /** The organization's queued jobs for these provisioner types, oldest first. */
+  async listQueuedProvisionerJobs(organizationId: string, provisioners: readonly string[]): Promise<jobs.ProvisionerJobRow[]> {
+    this.#require('read', orgScoped('provisioner_jobs', organizationId));
+    return jobs.listQueuedJobs(this.#store.db, organizationId, provisioners);
+  }
+
+  /** Claims a queued job for a daemon; false when another daemon was first. */
+  async claimProvisionerJob(job: jobs.ProvisionerJobRow, daemonId: string): Promise<boolean> {
+    this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
+    return jobs.claimJob(this.#store.db, job.id, daemonId, this.#store.nowIso());
+  }
+
+  /** What a daemon needs to run a job: its archive, its initiator and, for a build, the build's workspace. */
+  async getProvisionerJobContext(job: jobs.ProvisionerJobRow): Promise<jobCompletion.JobContext> {
+    this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
+    const context = await jobCompletion.readJobContext(this.#store.db, job);
+    if (context.file) this.#require('read', fileObject(context.file.created_by, context.file.id));
+    if (context.initiatorUsername !== undefined) this.#require('read', userObject(job.initiator_id));
+    const workspace = context.build?.workspace;
+    if (workspace) this.#require('read', workspaceRbac(workspace));
+    if (context.build?.template) this.#require('read', templateRbac(context.build.template));
+    return context;
+  }
+
+  /** The workspace a build job belongs to, or undefined for other jobs. */
+  async getWorkspaceIdOfJob(job: jobs.ProvisionerJobRow): Promise<string | undefined> {
+    this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
+    return jobCompletion.workspaceIdOfJob(this.#store.db, job.id);
+  }
+
+  /** Appends log lines to a running job and marks it as heard from. */
+  async appendProvisionerJobLogs(
+    job: jobs.ProvisionerJobRow,
+    logs: readonly Omit<jobs.ProvisionerJobLogRow, 'id' | 'job_id'>[],
+  ): Promise<void> {
+    this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
+    const now = this.#store.nowIso();
+    await this.#store.db.transaction().execute(async (trx) => {
+      await jobs.insertJobLogs(trx, job.id, logs);
+      await trx.updateTable('provisioner_jobs').set({ updated_at: now }).where('id', '=', job.id).execute();
+    });
+  }
+
+  /**
+   * Stores what a finished job found and marks it completed, in one transaction. Writing an
+   * import's results needs `update` on the version's template; a build's, `update` (or, for a
+   * delete build, `delete`) on its workspace.
+   */
+  async completeProvisionerJob(
+    job: jobs.ProvisionerJobRow,
+    completion: jobCompletion.JobCompletion,
+    workspace: workspaces.WorkspaceRow | undefined,
+  ): Promise<void> {
+    this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
+    if (completion.version) {
+      const [version] = await templates.versionsOfJobs(this.#store.db, [job.id], []);
+      if (version) this.#require('update', await this.#versionRbac(version));
+    }
+    if (completion.build) {
+      if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
+      this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
+    }
+    await jobCompletion.storeJobCompletion(this.#store.db, job.id, completion);
+  }
+
+  /**
+   * Ends a job that has not finished with an error (or none, for a cancel that was asked for).
+   * A failed build's state is kept when given, so the next build can clean up. Returns whether
+   * the job was still open.
+   */
+  async finishProvisionerJob(
+    job: jobs.ProvisionerJobRow,
+    outcome: { readonly error: string; readonly error_code: string },
+    failedBuildState?: Buffer,
+  ): Promise<boolean> {
+    this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
+    if (failedBuildState) await jobCompletion.keepFailedBuildState(this.#store.db, job.id, failedBuildState);
+    return jobs.finishJob(this.#store.db, job.id, this.#store.nowIso(), outcome);
+  }
+
+  /** Jobs of every organization that stopped making progress, oldest update first (for the reaper). */
+  async listHungProvisionerJobs(
+    hungBefore: string,
+    staleBefore: string,
+    limit: number,
+  ): Promise<Pick<jobs.ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>[]> {
+    this.#require('read', siteObject('provisioner_jobs'));
+    return jobs.listHungJobs(this.#store.db, hungBefore, staleBefore, limit);
+  }
+
+  /**
+   * Fails a hung job with `error` and log lines saying why, in the stage it was last in; only if
+   * nothing happened to it since it was selected (a late update saves the job). Returns whether
+   * it was reaped.
+   */
+  async reapProvisionerJob(
+    candidate: Pick<jobs.ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>,
+    error: string,
+    lines: readonly string[],
+  ): Promise<boolean> {
+    this.#require('update', siteObject('provisioner_jobs'));
+    const now = this.#store.nowIso();
+    return this.#store.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('provisioner_jobs')
+        .set({ completed_at: now, updated_at: now, started_at: candidate.started_at ?? now, error })
+        .where('id', '=', candidate.id)
+        .where('completed_at', 'is', null)
+        .where('updated_at', '=', candidate.updated_at)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      const stage = (await jobs.lastLogStage(trx, candidate.id)) ?? 'Unknown';
+      await jobs.insertJobLogs(
+        trx,
+        candidate.id,
+        lines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'error', stage, output })),
+      );
+      return true;
+    });
   }
 
   // Workspaces
@@ -1105,7 +1425,127 @@ export class AuthorizedStore {
     return agents.listAgentLogs(this.#store.db, found.agent.id, range);
   }
 
+  /**
+   * The agent whose token hashes to `hash`, with what it belongs to; undefined when none has it.
+   * Needs `read` on its workspace.
+   */
+  async getWorkspaceAgentByTokenHash(hash: string): Promise<agents.AgentWithOwners | undefined> {
+    const found = await agents.getAgentByTokenHash(this.#store.db, hash);
+    if (found) this.#require('read', workspaceRbac(found.workspace));
+    return found;
+  }
+
+  /**
+   * Whether the agent may still act for its workspace: its build is the newest of a live workspace,
+   * or the newest is the unfinished stop or delete that is shutting it down. Needs `read`.
+   */
+  async isWorkspaceAgentBuildCurrent(found: agents.AgentWithOwners): Promise<boolean> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.agentBuildIsCurrent(this.#store.db, found.workspace.id, found.build.id);
+  }
+
+  /** Whether the agent's build is the newest build of its workspace, which is not deleted; needs `read`. */
+  async isWorkspaceAgentBuildLatest(found: agents.AgentWithOwners): Promise<boolean> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.isLatestLiveBuild(this.#store.db, found.workspace.id, found.build.id);
+  }
+
+  /** The agent's row as it is now; undefined once it is gone. Needs `read` on its workspace. */
+  async getWorkspaceAgentRow(found: agents.AgentWithOwners): Promise<agents.AgentRow | undefined> {
+    this.#require('read', workspaceRbac(found.workspace));
+    return agents.getAgentRow(this.#store.db, found.agent.id);
+  }
+
+  /** Records what an agent reports of itself (connection, startup, lifecycle, app health, stats); needs `update`. */
+  async updateWorkspaceAgentReport(found: agents.AgentWithOwners, report: agents.AgentReport): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.updateAgent(this.#store.db, found.agent.id, report);
+  }
+
+  /**
+   * Marks the agent disconnected as its socket on the replica at `relayUrl` closes, unless it has
+   * already reconnected through another replica, which now holds it. Needs `update`.
+   */
+  async markWorkspaceAgentDisconnected(found: agents.AgentWithOwners, relayUrl: string): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.markAgentDisconnected(this.#store.db, found.agent.id, relayUrl, this.#store.nowIso());
+  }
+
+  /** Records how one of the agent's scripts ran; needs `update` on its workspace. */
+  async insertWorkspaceAgentScriptTiming(
+    found: agents.AgentWithOwners,
+    timing: Omit<agents.AgentScriptTimingRow, 'agent_id'>,
+  ): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.insertScriptTiming(this.#store.db, { ...timing, agent_id: found.agent.id });
+  }
+
+  /**
+   * Stores a batch of the agent's logs, all or nothing, against its limit (see
+   * `agents.appendAgentLogs`); throws NotFoundError when the agent is gone. Needs `update`.
+   */
+  async appendWorkspaceAgentLogs(found: agents.AgentWithOwners, batch: agents.AgentLogBatch): Promise<agents.AgentLogAppendOutcome> {
+    this.#require('update', workspaceRbac(found.workspace));
+    const outcome = await agents.appendAgentLogs(this.#store.db, found.agent.id, batch);
+    if (!outcome) throw new NotFoundError('workspace agent');
+    return outcome;
+  }
+
+  /** Records a source of the agent's logs, or renames it (it keeps its creation time); needs `update`. */
+  async upsertWorkspaceAgentLogSource(found: agents.AgentWithOwners, source: Omit<agents.AgentLogSourceRow, 'agent_id'>): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.upsertLogSource(this.#store.db, { ...source, agent_id: found.agent.id });
+  }
+
+  /** Records what the agent says one of its apps is doing; needs `update` on its workspace. */
+  async insertWorkspaceAppStatus(
+    found: agents.AgentWithOwners,
+    status: Omit<appStatuses.AppStatusRow, 'agent_id' | 'workspace_id'>,
+  ): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await appStatuses.insertAppStatus(this.#store.db, { ...status, agent_id: found.agent.id, workspace_id: found.workspace.id });
+  }
+
+  /**
+   * The newest agent on a cloud instance, with the type of the job that made it and, for a
+   * workspace build's agent, what it belongs to; undefined when none has that instance id. Needs
+   * `read` on the agent's workspace, or on the organization's jobs for an agent of another job.
+   */
+  async findWorkspaceAgentByInstanceId(instanceId: string): Promise<agents.InstanceAgent | undefined> {
+    const found = await agents.getNewestAgentByInstanceId(this.#store.db, instanceId);
+    if (!found) return undefined;
+    this.#require('read', found.owners ? workspaceRbac(found.owners.workspace) : orgScoped('provisioner_jobs', found.organizationId));
+    return found;
+  }
+
+  /** Replaces the hash of the agent's token, so the token issued last is the one that works; needs `update`. */
+  async replaceWorkspaceAgentToken(found: agents.AgentWithOwners, tokenHash: string): Promise<void> {
+    this.#require('update', workspaceRbac(found.workspace));
+    await agents.updateAgent(this.#store.db, found.agent.id, { auth_token_hash: tokenHash });
+  }
+
+  /** The agents of a readable workspace's newest build, by name. */
+  async listAgentsOfLatestBuild(workspace: workspaces.WorkspaceRow): Promise<agents.AgentRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    return agents.listAgentsOfLatestBuild(this.#store.db, workspace.id);
+  }
+
+  /** How a readable workspace shares one port of one of its agents; undefined when it does not. */
+  async getPortShare(workspace: workspaces.WorkspaceRow, agentName: string, port: number): Promise<portShares.PortShareRow | undefined> {
+    this.#require('read', workspaceRbac(workspace));
+    return portShares.getPortShare(this.#store.db, workspace.id, agentName, port);
+  }
+
+  /** `owner/workspace.agent` names of these agents, for those in workspaces the subject may read (filtered in SQL). */
+  async listWorkspaceAgentLabels(agentIds: readonly string[]): Promise<agents.AgentLabel[]> {
+    return agents.listAgentLabels(this.#store.db, agentIds, listFilter(this.subject, 'read', 'workspace'));
+  }
+
   #require(action: Action, object: RbacObject): void {
     if (!authorize(this.subject, action, object)) throw new NotAuthorizedError(action, object.type);
   }
+}
+
+function notFound(what: string): never {
+  throw new NotFoundError(what);
 }

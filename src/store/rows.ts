@@ -8,12 +8,35 @@ export type { FileInfo, FileRow } from './queries/files.js';
 export type { GitSshKeyRow } from './queries/git-ssh-keys.js';
 export type { MemberRow } from './queries/members.js';
 export type { OrganizationRow } from './queries/organizations.js';
-export type { NewJobFields, ProvisionerJobLogRow, ProvisionerJobRow, WorkspaceResourceRow } from './queries/provisioner-jobs.js';
+export type { JobCompletion, JobContext } from './queries/job-completion.js';
+export type { ProvisionerDaemonRow, ProvisionerDaemonWithState } from './queries/provisioner-daemons.js';
+export type {
+  JobListFilter,
+  JobRelations,
+  NewJobFields,
+  ProvisionerJobLogRow,
+  ProvisionerJobRow,
+  WorkspaceResourceRow,
+} from './queries/provisioner-jobs.js';
 export type { ProvisionerKeyRow } from './queries/provisioner-keys.js';
-export type { TemplateRow, TemplateVersionRow } from './queries/templates.js';
+export type { TemplateListFilter, TemplateRelations, TemplateRow, TemplateVersionPage, TemplateVersionRow } from './queries/templates.js';
 export type { UserFilter, UserRow } from './queries/users.js';
-export type { AgentLogRow, AgentLogSourceRow, AgentRow, AgentWithOwners } from './queries/workspace-agents.js';
+export type {
+  AgentLabel,
+  AgentLogAppendOutcome,
+  AgentLogBatch,
+  AgentLogRow,
+  AgentLogSourceRow,
+  AgentReport,
+  AgentRow,
+  AgentScriptTimingRow,
+  AgentWithOwners,
+  InstanceAgent,
+} from './queries/workspace-agents.js';
 export type { AppStatusRow } from './queries/workspace-app-statuses.js';
+export type { PortShareRow } from './queries/workspace-port-shares.js';
 export type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './queries/workspaces.js';
 export type { BuildInsert, UserName, WorkspaceDetails } from './queries/workspaces.js';
 export type { WorkspaceListFilter } from './queries/workspace-lists.js';
+/** A job row as it enters the queue, for the layers that create jobs. */
+export { queuedJob } from './queries/provisioner-jobs.js';

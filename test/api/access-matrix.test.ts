@@ -137,6 +137,8 @@ function memberAgent(world: World): Promise<string> {
 const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2': { call: () => ({ path: api('') }), expect: everyone(200) },
   'GET /healthz': { call: () => ({ path: '/healthz' }), expect: everyone(200) },
+  // Public like the reference's binaries; only known release names are served (test/e2e/single-file-binaries).
+  'GET /bin/:file': { call: () => ({ path: '/bin/cove-windows-amd64.exe' }), expect: everyone(404) },
   'GET /api/v2/buildinfo': { call: () => ({ path: api('/buildinfo') }), expect: everyone(200) },
   'GET /api/v2/updatecheck': { call: () => ({ path: api('/updatecheck') }), expect: everyone(200) },
   'GET /api/v2/users/first': { call: () => ({ path: api('/users/first') }), expect: everyone(200) },

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { newApiKey } from '../../src/domain/sessions.js';
 import { NotAuthorizedError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
-import { userSubject } from '../../src/rbac/index.js';
+import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -376,6 +376,179 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun)).canceled_at),
     denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun)),
   },
+  getTemplateRelations: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const related = await w.member.getTemplateRelations([template]);
+      assert.equal(related.creatorNames.get(template.created_by) !== undefined, true);
+    },
+    denied: async (w) => expectRefused(async () => w.outsider.getTemplateRelations([(await templateFixture(w)).template])),
+  },
+  templateHasWorkspaces: {
+    allowed: async (w) => assert.equal(await w.member.templateHasWorkspaces((await templateFixture(w)).template), false),
+    denied: async (w) => expectRefused(async () => w.outsider.templateHasWorkspaces((await templateFixture(w)).template)),
+  },
+  narrowTemplatePortShares: {
+    allowed: async (w) => w.owner.narrowTemplatePortShares((await templateFixture(w)).template, SHARE_LEVELS),
+    denied: async (w) => expectRefused(async () => w.member.narrowTemplatePortShares((await templateFixture(w)).template, SHARE_LEVELS)),
+  },
+  getTemplateVersionByName: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.equal((await w.member.getTemplateVersionByName(template, version.name.toUpperCase())).version.id, version.id);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.getTemplateVersionByName(template, version.name));
+    },
+  },
+  getPreviousTemplateVersion: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.equal(await w.member.getPreviousTemplateVersion(template, version), undefined);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.getPreviousTemplateVersion(template, version));
+    },
+  },
+  pageTemplateVersions: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const page = await w.member.pageTemplateVersions(template, { includeArchived: false, offset: 0, limit: 25 });
+      assert.deepEqual(page === 'missing-after' ? page : page.map((v) => v.version.id), [template.active_version_id]);
+    },
+    denied: async (w) =>
+      expectRefused(async () =>
+        w.outsider.pageTemplateVersions((await templateFixture(w)).template, { includeArchived: false, offset: 0, limit: 25 }),
+      ),
+  },
+  getVersionCreators: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.equal((await w.member.getVersionCreators([version])).get(w.ownerId)?.id, w.ownerId);
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.getVersionCreators([version]));
+    },
+  },
+  getJobRelations: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.ok((await w.member.getJobRelations([job])).queued.has(job.organization_id));
+    },
+    denied: async (w) => {
+      const { template } = await templateFixture(w);
+      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
+      await expectRefused(() => w.outsider.getJobRelations([job]));
+    },
+  },
+  followJobLogs: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
+      assert.deepEqual(await (await w.member.followJobLogs(job.id)).logsAfter(0), []);
+    },
+    denied: async (w) => {
+      const { job } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.followJobLogs(job.id));
+    },
+  },
+  getProvisionerKeyByHash: {
+    allowed: async (w) => {
+      await w.owner.insertProvisionerKey(keyRow(w, 'found-key'));
+      assert.equal((await w.owner.getProvisionerKeyByHash('hash-found-key')).name, 'found-key');
+    },
+    denied: async (w) => {
+      await w.owner.insertProvisionerKey(keyRow(w, 'hidden-key'));
+      await expectRefused(() => w.outsider.getProvisionerKeyByHash('hash-hidden-key'));
+    },
+  },
+  registerProvisionerDaemon: {
+    allowed: async (w) => provisioner(w).registerProvisionerDaemon(daemonRow(w)),
+    denied: async (w) => expectRefused(() => w.member.registerProvisionerDaemon(daemonRow(w))),
+  },
+  touchProvisionerDaemon: {
+    allowed: async (w) => provisioner(w).touchProvisionerDaemon(defaultOrg(w), newId()),
+    denied: async (w) => expectRefused(() => w.member.touchProvisionerDaemon(defaultOrg(w), newId())),
+  },
+  listQueuedProvisionerJobs: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.ok((await provisioner(w).listQueuedProvisionerJobs(defaultOrg(w), ['echo'])).some((j) => j.id === job.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.listQueuedProvisionerJobs(defaultOrg(w), ['echo'])),
+  },
+  claimProvisionerJob: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.equal(await provisioner(w).claimProvisionerJob(job, newId()), true);
+    },
+    denied: async (w) => expectRefused(async () => w.member.claimProvisionerJob((await versionFixture(w, w.owner)).job, newId())),
+  },
+  getProvisionerJobContext: {
+    allowed: async (w) => {
+      const { job } = await workspaceFixture(w, w.member);
+      const context = await provisioner(w).getProvisionerJobContext(job);
+      assert.equal(context.build?.workspace?.owner_id, w.memberId);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getProvisionerJobContext((await workspaceFixture(w, w.member)).job)),
+  },
+  getWorkspaceIdOfJob: {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      assert.equal(await provisioner(w).getWorkspaceIdOfJob(job), workspace.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getWorkspaceIdOfJob((await workspaceFixture(w, w.member)).job)),
+  },
+  appendProvisionerJobLogs: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      await provisioner(w).appendProvisionerJobLogs(job, [logLine(w)]);
+      assert.equal((await (await w.owner.followJobLogs(job.id)).logsAfter(0)).length, 1);
+    },
+    denied: async (w) => expectRefused(async () => w.member.appendProvisionerJobLogs((await versionFixture(w, w.owner)).job, [logLine(w)])),
+  },
+  completeProvisionerJob: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined);
+      assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).completed_at !== null, true);
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, completion(w, {}), undefined)),
+  },
+  finishProvisionerJob: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.equal(await provisioner(w).finishProvisionerJob(job, { error: 'broken', error_code: '' }), true);
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.member.finishProvisionerJob((await versionFixture(w, w.owner)).job, { error: 'x', error_code: '' })),
+  },
+  listHungProvisionerJobs: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      const later = new Date(w.test.clock.now().getTime() + 1000).toISOString();
+      assert.ok((await reaper(w).listHungProvisionerJobs(later, later, 1000)).some((j) => j.id === job.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.listHungProvisionerJobs('', '', 10)),
+  },
+  reapProvisionerJob: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      assert.equal(await reaper(w).reapProvisionerJob(job, 'hung', ['reaped']), true);
+    },
+    denied: async (w) => expectRefused(async () => w.member.reapProvisionerJob((await versionFixture(w, w.owner)).job, 'hung', [])),
+  },
   insertWorkspace: {
     allowed: async (w) => assert.ok((await workspaceFixture(w, w.member)).workspace.id),
     denied: async (w) => expectRefused(() => workspaceFixture(w, w.outsider)),
@@ -689,6 +862,152 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(async () => w.member.listWorkspaceAgentLogs(await w.owner.getWorkspaceAgent(agentId), {}));
     },
   },
+  getWorkspaceAgentByTokenHash: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`))?.agent.id, agentId);
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`));
+    },
+  },
+  isWorkspaceAgentBuildCurrent: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.equal(await agentStoreOf(w, found).isWorkspaceAgentBuildCurrent(found), true);
+    },
+    // An agent's own store reaches its owner's workspaces only.
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () => agentStoreOf(w, mine).isWorkspaceAgentBuildCurrent(await foundAgent(w, w.owner)));
+    },
+  },
+  isWorkspaceAgentBuildLatest: {
+    allowed: async (w) => assert.equal(await w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.member)), true),
+    denied: async (w) => expectRefused(async () => w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.owner))),
+  },
+  getWorkspaceAgentRow: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.equal((await w.member.getWorkspaceAgentRow(found))?.id, found.agent.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getWorkspaceAgentRow(await foundAgent(w, w.owner))),
+  },
+  updateWorkspaceAgentReport: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).updateWorkspaceAgentReport(found, { version: 'v1.2.3' });
+      assert.equal((await w.member.getWorkspaceAgentRow(found))?.version, 'v1.2.3');
+    },
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () =>
+        agentStoreOf(w, mine).updateWorkspaceAgentReport(await foundAgent(w, w.owner), { version: 'v6.6.6' }),
+      );
+    },
+  },
+  markWorkspaceAgentDisconnected: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).markWorkspaceAgentDisconnected(found, '');
+      assert.notEqual((await w.member.getWorkspaceAgentRow(found))?.disconnected_at, null);
+    },
+    denied: async (w) => expectRefused(async () => w.member.markWorkspaceAgentDisconnected(await foundAgent(w, w.owner), '')),
+  },
+  insertWorkspaceAgentScriptTiming: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).insertWorkspaceAgentScriptTiming(found, scriptTiming(w));
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.outsider.insertWorkspaceAgentScriptTiming(await foundAgent(w, w.member), scriptTiming(w))),
+  },
+  appendWorkspaceAgentLogs: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const outcome = await agentStoreOf(w, found).appendWorkspaceAgentLogs(found, logBatch(w));
+      assert.equal(outcome.stored, true);
+      assert.equal((await w.member.listWorkspaceAgentLogs(found, {})).length, 1);
+    },
+    denied: async (w) => {
+      const mine = await foundAgent(w, w.member);
+      await expectRefused(async () => agentStoreOf(w, mine).appendWorkspaceAgentLogs(await foundAgent(w, w.owner), logBatch(w)));
+    },
+  },
+  upsertWorkspaceAgentLogSource: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).upsertWorkspaceAgentLogSource(found, logSource(w));
+    },
+    denied: async (w) => expectRefused(async () => w.member.upsertWorkspaceAgentLogSource(await foundAgent(w, w.owner), logSource(w))),
+  },
+  insertWorkspaceAppStatus: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).insertWorkspaceAppStatus(found, appStatus(w));
+    },
+    denied: async (w) => expectRefused(async () => w.member.insertWorkspaceAppStatus(await foundAgent(w, w.owner), appStatus(w))),
+  },
+  findWorkspaceAgentByInstanceId: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const instanceId = await onInstance(w, found.agent.id);
+      const byIdentity = w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity);
+      assert.equal((await byIdentity.findWorkspaceAgentByInstanceId(instanceId))?.owners?.agent.id, found.agent.id);
+      assert.equal((await w.member.findWorkspaceAgentByInstanceId(instanceId))?.jobType, 'workspace_build');
+    },
+    denied: async (w) => {
+      const found = await foundAgent(w, w.owner);
+      const instanceId = await onInstance(w, found.agent.id);
+      await expectRefused(() => w.member.findWorkspaceAgentByInstanceId(instanceId));
+    },
+  },
+  replaceWorkspaceAgentToken: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity).replaceWorkspaceAgentToken(found, `new-hash-${found.agent.id}`);
+      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`new-hash-${found.agent.id}`))?.agent.id, found.agent.id);
+    },
+    denied: async (w) => {
+      const found = await foundAgent(w, w.owner);
+      await expectRefused(() => w.member.replaceWorkspaceAgentToken(found, 'stolen'));
+    },
+  },
+  listAgentsOfLatestBuild: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      assert.deepEqual(
+        (await w.member.listAgentsOfLatestBuild(found.workspace)).map((agent) => agent.id),
+        [found.agent.id],
+      );
+    },
+    denied: async (w) => expectRefused(async () => w.member.listAgentsOfLatestBuild((await foundAgent(w, w.owner)).workspace)),
+  },
+  getPortShare: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.upsertPortShare(workspace, {
+        workspace_id: workspace.id,
+        agent_name: 'main',
+        port: 8080,
+        share_level: 'public',
+        protocol: 'http',
+      });
+      assert.equal((await w.member.getPortShare(workspace, 'main', 8080))?.share_level, 'public');
+      assert.equal(await w.member.getPortShare(workspace, 'main', 8081), undefined);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getPortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
+  },
+  listWorkspaceAgentLabels: {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      const [label] = await w.owner.listWorkspaceAgentLabels([found.agent.id]);
+      assert.equal(label?.owner, 'member');
+      assert.equal(label?.workspace, found.workspace.name);
+    },
+    denied: async (w) => assert.deepEqual(await w.member.listWorkspaceAgentLabels([(await foundAgent(w, w.owner)).agent.id]), []),
+  },
 };
 
 const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
@@ -926,10 +1245,83 @@ async function finishJob(w: World, jobId: string): Promise<void> {
   await w.test.daemon.store.db.updateTable('provisioner_jobs').set({ started_at: at, completed_at: at }).where('id', '=', jobId).execute();
 }
 
+/** A new agent of the subject's, as the owner (who may read every workspace) finds it. */
+async function foundAgent(w: World, store: AuthorizedStore) {
+  const { agentId } = await agentFixture(w, store);
+  return w.owner.getWorkspaceAgent(agentId);
+}
+
+/** The store as the agent itself sees it, once its token has named it. */
+function agentStoreOf(w: World, found: { readonly workspace: { readonly owner_id: string; readonly organization_id: string } }) {
+  return w.test.daemon.store.as(workspaceAgentSubject(found.workspace));
+}
+
+/** Gives an agent a cloud instance id, as a template that sets `instance_id` does. */
+async function onInstance(w: World, agentId: string): Promise<string> {
+  const instanceId = `i-${agentId}`;
+  await w.test.daemon.store.db.updateTable('workspace_agents').set({ auth_instance_id: instanceId }).where('id', '=', agentId).execute();
+  return instanceId;
+}
+
+function scriptTiming(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { script_id: newId(), stage: 'start', status: 'ok', exit_code: 0, started_at: now, ended_at: now };
+}
+
+function logBatch(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { rows: [{ log_source_id: newId(), created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+}
+
+function logSource(w: World) {
+  return { id: newId(), display_name: 'Startup', icon: '', created_at: w.test.clock.now().toISOString() };
+}
+
+function appStatus(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return { id: newId(), app_id: newId(), state: 'working', message: 'busy', uri: '', created_at: now };
+}
+
 /** A new job row like `job`, for a further build. */
 async function nextJob(w: World, job: { readonly id: string }) {
   const row = await w.test.daemon.store.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
   return { ...row, id: newId() };
+}
+
+const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'];
+
+/** The store as the provisioner daemon's system subject sees it. */
+function provisioner(w: World): AuthorizedStore {
+  return w.test.daemon.store.as(SYSTEM_SUBJECTS.provisionerDaemon);
+}
+
+/** The store as the job reaper's system subject sees it. */
+function reaper(w: World): AuthorizedStore {
+  return w.test.daemon.store.as(SYSTEM_SUBJECTS.jobReaper);
+}
+
+function daemonRow(w: World) {
+  const now = w.test.clock.now().toISOString();
+  return {
+    id: newId(),
+    organization_id: defaultOrg(w),
+    name: 'accounting-daemon',
+    provisioners: '["echo"]',
+    tags: '{}',
+    key_id: null,
+    version: '',
+    api_version: '1.0',
+    created_at: now,
+    last_seen_at: now,
+  };
+}
+
+function logLine(w: World) {
+  return { created_at: w.test.clock.now().toISOString(), source: 'provisioner', level: 'info', stage: 'Planning', output: 'hello' };
+}
+
+function completion(w: World, version: { readonly readme?: string }) {
+  return { now: w.test.clock.now().toISOString(), version, resources: [], agents: [] };
 }
 
 function keyRow(w: World, name: string) {

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import { Parser, create as createWithTarPackage } from 'tar';
 import { ArchiveError, createTar, inspectTar, type ArchiveErrorReason } from '../../src/lib/archive/index.js';
 
@@ -255,6 +255,36 @@ describe('inspectTar: limits', () => {
   it('refuses a gzip bomb before inflating it all', async () => {
     const tar = rawTar([{ name: 'zeros', content: Buffer.alloc(1024 * 1024) }]);
     await assertRefused(inspectTar(gzipSync(tar), { maxTotalBytes: 64 * 1024, maxEntries: 10 }), 'too_large');
+  });
+
+  it('refuses a small gzip of a huge file of zeros from its header, naming the ratio limit', async () => {
+    // 200 MiB of zeros in about 200 KB: under the 1 GiB size limit, far over the ratio limit.
+    const size = 200 * 1024 * 1024;
+    const gzip = createGzip();
+    const compressed: Buffer[] = [];
+    gzip.on('data', (chunk: Buffer) => compressed.push(chunk));
+    const done = new Promise((resolve) => gzip.on('end', resolve));
+    gzip.write(tarHeader({ name: 'zeros.img', size }));
+    const zeros = Buffer.alloc(1024 * 1024);
+    for (let written = 0; written < size; written += zeros.length) {
+      if (!gzip.write(zeros)) await new Promise((resolve) => gzip.once('drain', resolve));
+    }
+    gzip.end(Buffer.alloc(1024));
+    await done;
+    const bomb = Buffer.concat(compressed);
+    assert.ok(bomb.length < 1024 * 1024, `the bomb is ${bomb.length} bytes`);
+    await assert.rejects(inspectTar(bomb), (error: unknown) => {
+      assert.ok(error instanceof ArchiveError, String(error));
+      assert.equal(error.reason, 'compression_ratio', error.message);
+      assert.match(error.message, /over the ratio limit of 100 /);
+      return true;
+    });
+    // Under a tighter size limit, the size limit is the one named.
+    await assertRefused(inspectTar(bomb, { maxTotalBytes: 10 * 1024 * 1024, maxCompressionRatio: 10_000 }), 'too_large');
+    await assert.rejects(
+      inspectTar(bomb, { maxTotalBytes: 10 * 1024 * 1024, maxCompressionRatio: 10_000 }),
+      /over the size limit of 10485760 bytes/,
+    );
   });
 });
 

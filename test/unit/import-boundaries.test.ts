@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,12 @@ interface ImportSite {
 /** The domain may name the wire shapes it works with, but loads nothing of the SDK (docs/decisions.md). */
 const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { domain: ['sdk'] };
 
+/** A shared rule beside the wire types (rich-parameter values) that imports nothing: loading it loads no SDK. */
+function importsNothing(target: string): boolean {
+  const source = target.replace(/\.js$/, '.ts');
+  return existsSync(source) && imports(readFileSync(source, 'utf8')).length === 0;
+}
+
 function imports(text: string): ImportSite[] {
   const sites: ImportSite[] = [];
   for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s([^'"]*?)from\s+['"]([^'"]+)['"]/g)) {
@@ -74,6 +80,7 @@ export function boundaryViolations(): string[] {
       if (to === 'outside' && site.specifier.endsWith('package.json')) continue;
       if (to && allowed.includes(to)) continue;
       if (to && site.typeOnly && TYPE_ONLY[from]?.includes(to)) continue;
+      if (to && TYPE_ONLY[from]?.includes(to) && importsNothing(target)) continue;
       if (from === 'cli' && to && CLI_LAZY.has(to) && site.dynamic) continue;
       violations.push(
         `${relative(root, file)} -> ${site.specifier} (${from} may not import ${to}${from === 'cli' && to && CLI_LAZY.has(to) ? ' except with a dynamic import()' : ''})`,

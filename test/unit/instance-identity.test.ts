@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyAwsIdentity } from '../../src/domain/instance-identity/aws.js';
 import { AZURE_SIGNER_NAME, verifyAzureIdentity } from '../../src/domain/instance-identity/azure.js';
-import { DerError, readDer, readOid } from '../../src/domain/instance-identity/der-reader.js';
 import { verifyInstanceIdentity } from '../../src/domain/instance-identity/exchange.js';
 import { parseGoogleKeys, verifyGoogleIdentity } from '../../src/domain/instance-identity/google.js';
 import { IdentityRejected } from '../../src/domain/instance-identity/identity-error.js';
+import { Asn1Error, parseSignedData } from '../../src/domain/instance-identity/signed-data.js';
 import { loadInstanceIdentityTrust, NO_TRUST } from '../../src/domain/instance-identity/trust.js';
 import { HttpProblem } from '../../src/lib/errors.js';
 import { readEchoFile } from '../../src/provisioner/echo/echo-file.js';
@@ -48,30 +48,33 @@ before(async () => {
 });
 after(() => rm(scratch, { recursive: true, force: true }));
 
-describe('DER reader', () => {
-  it('reads nested elements and object identifiers', () => {
-    const node = readDer(der.seq(der.oid('1.2.840.113549.1.7.2'), der.explicit(0, der.integer(300)), der.oid('2.999.3')));
-    assert.equal(node.children.length, 3);
-    assert.equal(readOid(node.children[0], 'oid'), '1.2.840.113549.1.7.2');
-    assert.equal(readOid(node.children[2], 'oid'), '2.999.3');
-    assert.deepEqual([...(node.children[1]?.children[0]?.contents ?? [])], [0x01, 0x2c]);
-  });
+describe('PKCS#7 reader', () => {
+  const contentInfo = (content: Buffer) => der.seq(der.oid('1.2.840.113549.1.7.2'), der.explicit(0, content));
 
-  it('reads BER indefinite lengths', () => {
-    const node = readDer(Buffer.from([0x30, 0x80, 0x02, 0x01, 0x05, 0x00, 0x00]));
-    assert.equal(node.indefinite, true);
-    assert.equal(node.children.length, 1);
+  it('reads BER indefinite lengths as far as the structure goes', () => {
+    // An indefinite-length content info without its content: decoded, then refused for what is missing.
+    const indefinite = Buffer.concat([Buffer.from([0x30, 0x80]), der.oid('1.2.840.113549.1.7.2'), Buffer.from([0x00, 0x00])]);
+    assert.throws(
+      () => parseSignedData(indefinite),
+      (error: unknown) => error instanceof Asn1Error && !/not valid BER/.test(error.message),
+    );
   });
 
   it('refuses truncated, overlong, trailing and deeply nested input', () => {
-    assert.throws(() => readDer(Buffer.from([0x30, 0x05, 0x02, 0x01])), DerError);
-    assert.throws(() => readDer(Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff])), DerError);
-    assert.throws(() => readDer(Buffer.from([0x05, 0x00, 0x00])), DerError);
-    assert.throws(() => readDer(Buffer.from([0x30, 0x80, 0x05, 0x00])), DerError);
+    assert.throws(() => parseSignedData(Buffer.from([0x30, 0x05, 0x02, 0x01])), Asn1Error);
+    assert.throws(() => parseSignedData(Buffer.from([0x30, 0x84, 0xff, 0xff, 0xff, 0xff])), Asn1Error);
+    assert.throws(() => parseSignedData(Buffer.concat([contentInfo(der.null()), Buffer.from([0x00])])), /after it/);
+    assert.throws(() => parseSignedData(Buffer.from([0x30, 0x80, 0x05, 0x00])), Asn1Error);
     let deep: Buffer = der.null();
     for (let i = 0; i < 100; i++) deep = der.seq(deep);
-    assert.throws(() => readDer(deep), /nest too deeply/);
-    assert.throws(() => readDer(tlv(0x1f, Buffer.alloc(0))), DerError);
+    assert.throws(() => parseSignedData(contentInfo(deep)), Asn1Error);
+    // 100,000 nested indefinite-length sequences: refused, not a stack overflow.
+    assert.throws(() => parseSignedData(Buffer.alloc(200_000).fill(Buffer.from([0x30, 0x80]))), Asn1Error);
+    assert.throws(() => parseSignedData(tlv(0x1f, Buffer.alloc(0))), Asn1Error);
+  });
+
+  it('refuses a SignedData that is not one', () => {
+    assert.throws(() => parseSignedData(contentInfo(der.seq(der.integer(1)))), /the SignedData is malformed/);
   });
 });
 

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { ComputePartialFailure, type ComputeContext } from '../../src/provisioner/native/compute.js';
 import { CONTAINER_HOST_ROOT, containerAgentCommand, createDockerCompute } from '../../src/provisioner/native/docker-compute.js';
 import { toPlannedResource, type ResourceSpec } from '../../src/provisioner/native/expand-resources.js';
-import { exampleFiles, findTemplateExample } from '../../src/lib/template-examples/index.js';
+import { exampleFiles, findTemplateExample } from '../../src/provisioner/native/examples/index.js';
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
 import { ProvisionerError, type PlannedAgent, type ProvisionerLog, type Transition } from '../../src/provisioner/provisioner.js';
 
@@ -183,6 +183,7 @@ describe('docker compute with a stand-in docker CLI', () => {
         'run --detach --init',
         `--name ${name}`,
         '--network host',
+        '--hostname dev',
         '--label cove.workspace_id=6f1c2f0e-0000-4000-8000-000000000001 --label cove.resource=dev',
         '--volume cove-6f1c2f0e-0000-4000-8000-000000000001-home:/home/cove --volume /srv/shared:/shared:ro',
         '--env HOME=/home/cove --env EDITOR=vi',

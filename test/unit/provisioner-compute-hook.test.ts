@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { exampleFiles, findTemplateExample } from '../../src/lib/template-examples/index.js';
+import { exampleFiles, findTemplateExample } from '../../src/provisioner/native/examples/index.js';
 import { ComputePartialFailure, type ComputeContext, type JsonValue } from '../../src/provisioner/native/compute.js';
 import { toPlannedResource, type ResourceSpec } from '../../src/provisioner/native/expand-resources.js';
 import { agentInitScript, createHookCompute } from '../../src/provisioner/native/hook-compute.js';

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { exampleFiles, findTemplateExample, templateExamples, type TemplateExample } from '../../src/lib/template-examples/index.js';
+import { exampleFiles, findTemplateExample, templateExamples, type TemplateExample } from '../../src/provisioner/native/examples/index.js';
 import { detectProvisioner } from '../../src/provisioner/detect-provisioner.js';
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
 

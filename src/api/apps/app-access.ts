@@ -2,8 +2,8 @@ import { authenticate, type Authenticated } from '../../domain/authentication.js
 import type { ShareLevel } from '../../domain/port-sharing.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { memberOrgIds } from '../../rbac/index.js';
-import { workspaceRbac } from '../../store/authorized-store.js';
-import type { WorkspaceRow } from '../../store/queries/workspaces.js';
+import { workspaceRbac } from '../../store/rbac-objects.js';
+import type { WorkspaceRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import type { RequestAuth } from '../plugins/authentication.js';
 

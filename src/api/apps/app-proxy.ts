@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
+import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import { RelayCloseCode } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
@@ -155,7 +156,9 @@ class AppProxy {
    * signed-in callers who may not see it.
    */
   async #authorized(target: AppTarget, viewer: AppViewer): Promise<ResolvedApp | 'sign-in'> {
-    const resolved = await resolveApp(this.#context.store, target);
+    // Not the viewer's store: whether the viewer may even learn that the app exists depends on its
+    // sharing level, known only once it is found (a public port may be opened by anyone at all).
+    const resolved = await resolveApp(this.#context.store.as(SYSTEM_SUBJECTS.appResolver), target);
     const access = resolved ? appAccess(resolved.level, resolved.workspace, viewer) : viewer.kind === 'anonymous' ? 'sign-in' : 'hidden';
     if (access === 'sign-in') return 'sign-in';
     if (access === 'hidden' || !resolved) throw notFound();

@@ -1,16 +1,9 @@
 import { readDefinition } from '../../domain/agent-definition.js';
 import { SHARE_LEVELS, type ShareLevel } from '../../domain/port-sharing.js';
-import { HttpProblem } from '../../lib/errors.js';
-import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
-import { getUserByUsername } from '../../store/queries/users.js';
-import {
-  getWorkspaceByOwnerAndName,
-  latestBuilds,
-  listAgentsOfResources,
-  type WorkspaceAgentRow,
-  type WorkspaceRow,
-} from '../../store/queries/workspaces.js';
-import type { Store } from '../../store/store.js';
+import { HttpProblem, isNotFoundOrHidden } from '../../lib/errors.js';
+import { isUuid } from '../../lib/random.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
+import type { AgentRow, WorkspaceRow } from '../../store/rows.js';
 import { parsePort, type AppTarget } from './app-request.js';
 
 /** Where the proxy sends an app's requests inside the workspace. */
@@ -29,7 +22,7 @@ export interface Upstream {
 export interface ResolvedApp {
   readonly workspace: WorkspaceRow;
   readonly ownerUsername: string;
-  readonly agent: WorkspaceAgentRow;
+  readonly agent: AgentRow;
   readonly level: ShareLevel;
   /** Where to proxy to, or why it cannot be (told only to those who may open the app). */
   readonly upstream: Upstream | HttpProblem;
@@ -39,24 +32,19 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[
 
 /**
  * Finds what an app URL names: the owner, the live workspace, the agent of its latest build, and
- * the app by slug or the port by number. Reads with the store's own privileges on purpose: who may
- * see the app depends on its sharing level, which is only known once it is found; the caller
- * decides with `appAccess` before anything of it is revealed. Undefined when nothing matches.
+ * the app by slug or the port by number. `store` must be the app resolver's
+ * (`SYSTEM_SUBJECTS.appResolver`), not the viewer's: who may see the app depends on its sharing
+ * level, which is only known once it is found; the caller decides with `appAccess` before
+ * anything of it is revealed. Undefined when nothing matches.
  */
-export async function resolveApp(store: Store, target: AppTarget): Promise<ResolvedApp | undefined> {
-  const db = store.db;
-  if (target.owner.toLowerCase() === 'me') return undefined;
-  const owner = await getUserByUsername(db, target.owner);
+export async function resolveApp(store: AuthorizedStore, target: AppTarget): Promise<ResolvedApp | undefined> {
+  // Apps are addressed by username; ids, which no username can look like, name nothing here.
+  if (target.owner.toLowerCase() === 'me' || isUuid(target.owner)) return undefined;
+  const owner = await orUndefined(store.getUser(target.owner));
   if (!owner) return undefined;
-  const workspace = await getWorkspaceByOwnerAndName(db, owner.id, target.workspace, false);
+  const workspace = await orUndefined(store.getWorkspaceByOwnerAndName(owner.id, target.workspace, false));
   if (!workspace) return undefined;
-  const build = (await latestBuilds(db, [workspace.id])).get(workspace.id);
-  if (!build) return undefined;
-  const resources = await listResourcesOfJobs(db, [build.job_id]);
-  const agents = await listAgentsOfResources(
-    db,
-    resources.map((resource) => resource.id),
-  );
+  const agents = await store.listAgentsOfLatestBuild(workspace);
   const named = target.agent === undefined ? undefined : agents.find((agent) => agent.name.toLowerCase() === target.agent?.toLowerCase());
   if (target.agent !== undefined && !named) return undefined;
   const agent = named ?? (agents.length === 1 ? agents[0] : undefined);
@@ -66,7 +54,7 @@ export async function resolveApp(store: Store, target: AppTarget): Promise<Resol
     const problem = new HttpProblem(400, 'The workspace has several agents; name the one the app runs on.', {
       detail: `Use /@${owner.username}/${workspace.name}.AGENT/apps/${target.slugOrPort}/ with AGENT one of: ${agents.map((a) => a.name).join(', ')}.`,
     });
-    return { workspace, ownerUsername: owner.username, agent: agents[0] as WorkspaceAgentRow, level: 'owner', upstream: problem };
+    return { workspace, ownerUsername: owner.username, agent: agents[0] as AgentRow, level: 'owner', upstream: problem };
   }
 
   const app = readDefinition(agent.definition).apps.find((candidate) => candidate.slug.toLowerCase() === target.slugOrPort.toLowerCase());
@@ -76,13 +64,7 @@ export async function resolveApp(store: Store, target: AppTarget): Promise<Resol
   }
   const port = parsePort(target.slugOrPort);
   if (!port) return undefined;
-  const share = await db
-    .selectFrom('workspace_port_shares')
-    .select('share_level')
-    .where('workspace_id', '=', workspace.id)
-    .where('agent_name', '=', agent.name)
-    .where('port', '=', port.port)
-    .executeTakeFirst();
+  const share = await store.getPortShare(workspace, agent.name, port.port);
   const level = share && SHARE_LEVELS.includes(share.share_level as ShareLevel) ? (share.share_level as ShareLevel) : 'owner';
   return {
     workspace,
@@ -91,6 +73,16 @@ export async function resolveApp(store: Store, target: AppTarget): Promise<Resol
     level,
     upstream: { port: port.port, https: port.https, host: `localhost:${port.port}`, basePath: '/', baseQuery: '' },
   };
+}
+
+/** What `lookup` finds, or undefined when there is nothing (or nothing the resolver may read). */
+async function orUndefined<T>(lookup: Promise<T>): Promise<T | undefined> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (isNotFoundOrHidden(error)) return undefined;
+    throw error;
+  }
 }
 
 /** Where an app's URL points, or why the proxy cannot reach it. */

@@ -1,6 +1,6 @@
 import type { JobView } from '../../domain/provisioner-job-views.js';
 import type { ProvisionerJob, ProvisionerJobLog } from '../../sdk/wire/index.js';
-import type { ProvisionerJobLogRow } from '../../store/queries/provisioner-jobs.js';
+import type { ProvisionerJobLogRow } from '../../store/rows.js';
 
 /** A job as the API shows it; absent timestamps are left out rather than null. */
 export function toWireJob(view: JobView): ProvisionerJob {

@@ -2,8 +2,7 @@ import { stableId, wireApps, wireScripts } from '../../domain/agent-definition.j
 import type { JobView } from '../../domain/provisioner-job-views.js';
 import type { PlannedAgent, TemplateVersion, WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
 import { parseJson } from '../../store/json-column.js';
-import type { WorkspaceResourceRow } from '../../store/queries/provisioner-jobs.js';
-import type { TemplateVersionRow } from '../../store/queries/templates.js';
+import type { TemplateVersionRow, WorkspaceResourceRow } from '../../store/rows.js';
 import { toWireJob } from './provisioner-job.js';
 import { toWireResource } from './workspace-resource.js';
 

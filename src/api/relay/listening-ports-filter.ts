@@ -1,6 +1,6 @@
 import { manifestApps, readDefinition } from '../../domain/agent-definition.js';
 import type { ListeningPort } from '../../sdk/wire/index.js';
-import type { AgentWithOwners } from '../../store/queries/workspace-agents.js';
+import type { AgentWithOwners } from '../../store/rows.js';
 
 /** Ports below this are never shown, as in the reference. */
 const MINIMUM_PORT = 9;

@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { newApiKey } from '../../domain/sessions.js';
@@ -15,8 +16,9 @@ const AuthRedirectQuery = Type.Object({ redirect_uri: Type.Optional(Type.String(
  */
 export async function applicationRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/applications/host', { schema: { response: { 200: Type.Object({ host: Type.String() }) } } }, async () => ({
+  api.get('/applications/host', { schema: { response: { 200: Type.Object({ host: Type.String() }) } } }, async () => ({
     host: appsHost(context.values.wildcardAccessUrl, context.values.accessUrl),
   }));
 
@@ -25,9 +27,9 @@ export async function applicationRoutes(app: FastifyInstance, context: ApiContex
    * the default session duration), encrypts it for the app host, and sends the browser back there
    * with it; the app host turns it into its own cookie.
    */
-  app.get('/applications/auth-redirect', { schema: { querystring: AuthRedirectQuery } }, async (request, reply) => {
+  api.get('/applications/auth-redirect', { schema: { querystring: AuthRedirectQuery } }, async (request, reply) => {
     const { store, user, apiKey } = authOf(request);
-    const { redirect_uri: redirectUri } = request.query as { redirect_uri?: string };
+    const { redirect_uri: redirectUri } = request.query;
     if (redirectUri === undefined || redirectUri === '') throw new HttpProblem(400, 'Missing redirect_uri query parameter.');
     let target: URL;
     try {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { relayMap } from '../../domain/relay-map.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
@@ -18,7 +19,7 @@ export async function debugRelayRoutes(app: FastifyInstance, context: ApiContext
   app.get('/debug/coordinator', { schema: { hide: true } }, async (request, reply) => {
     guard(request);
     const snapshot = context.relay.snapshot();
-    const names = await agentNames(context, snapshot);
+    const names = await agentNames(authOf(request).store, snapshot);
     const agents = snapshot.agents.map((agent) => [names.get(agent.agentId) ?? '', agent.agentId, agent.connectedAt.toISOString()]);
     const streams = snapshot.streams.map((stream) => [
       stream.id,
@@ -55,20 +56,11 @@ export async function debugRelayRoutes(app: FastifyInstance, context: ApiContext
   });
 }
 
-/** `owner/workspace.agent` for the agents in the snapshot, by agent id. */
-async function agentNames(context: ApiContext, snapshot: RelaySnapshot): Promise<Map<string, string>> {
+/** `owner/workspace.agent` for the agents in the snapshot whose workspaces the caller may read, by agent id. */
+async function agentNames(store: AuthorizedStore, snapshot: RelaySnapshot): Promise<Map<string, string>> {
   const ids = [...new Set([...snapshot.agents.map((a) => a.agentId), ...snapshot.streams.map((s) => s.agentId)])];
-  if (ids.length === 0) return new Map();
-  const rows = await context.store.db
-    .selectFrom('workspace_agents')
-    .innerJoin('workspace_resources', 'workspace_resources.id', 'workspace_agents.resource_id')
-    .innerJoin('workspace_builds', 'workspace_builds.job_id', 'workspace_resources.job_id')
-    .innerJoin('workspaces', 'workspaces.id', 'workspace_builds.workspace_id')
-    .innerJoin('users', 'users.id', 'workspaces.owner_id')
-    .select(['workspace_agents.id as id', 'workspace_agents.name as agent', 'workspaces.name as workspace', 'users.username as owner'])
-    .where('workspace_agents.id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, `${row.owner}/${row.workspace}.${row.agent}`]));
+  const labels = await store.listWorkspaceAgentLabels(ids);
+  return new Map(labels.map((label) => [label.id, `${label.owner}/${label.workspace}.${label.agent}`]));
 }
 
 function describeTarget(target: RelaySnapshot['streams'][number]['target']): string {

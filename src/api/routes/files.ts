@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { downloadFile, MAX_FILE_BYTES, UPLOAD_TYPES, uploadFile } from '../../domain/files.js';
 import { UploadResponse } from '../../sdk/wire/index.js';
@@ -12,7 +13,9 @@ export async function fileRoutes(app: FastifyInstance, context: ApiContext): Pro
   app.addContentTypeParser([...UPLOAD_TYPES], { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (_request, body, done) => done(null, body));
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (_request, body, done) => done(null, body));
 
-  app.post(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post(
     '/files',
     { bodyLimit: MAX_FILE_BYTES, schema: { response: { 200: UploadResponse, 201: UploadResponse } } },
     async (request, reply) => {
@@ -23,7 +26,7 @@ export async function fileRoutes(app: FastifyInstance, context: ApiContext): Pro
     },
   );
 
-  app.get(
+  api.get(
     '/files/:fileID',
     {
       schema: {
@@ -32,9 +35,7 @@ export async function fileRoutes(app: FastifyInstance, context: ApiContext): Pro
       },
     },
     async (request, reply) => {
-      const { fileID } = request.params as { fileID: string };
-      const { format } = request.query as { format?: string };
-      const file = await downloadFile(authOf(request).store, fileID, format);
+      const file = await downloadFile(authOf(request).store, request.params.fileID, request.query.format);
       return reply.type(file.contentType).send(file.data);
     },
   );

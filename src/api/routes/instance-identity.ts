@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { issueInstanceAgentToken, verifyInstanceIdentity, type InstanceIdentityProof } from '../../domain/instance-identity/exchange.js';
 import { loadInstanceIdentityTrust } from '../../domain/instance-identity/trust.js';
@@ -9,6 +10,7 @@ import {
 } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
+import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 
 /**
  * `POST /workspaceagents/{aws,azure,google}-instance-identity`: an agent on a cloud machine, which
@@ -23,22 +25,26 @@ export async function instanceIdentityRoutes(app: FastifyInstance, context: ApiC
     rateLimitHook(context.rateLimits, (limits) => limits.api),
   );
 
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
   const exchange = async (proof: InstanceIdentityProof): Promise<AgentAuthResponse> => {
     const instanceId = verifyInstanceIdentity(trust, proof, context.store.clock.now());
-    return { session_token: await issueInstanceAgentToken(context.store, instanceId) };
+    // The caller has no token yet, so there is no user (or agent) subject: the proof of the
+    // instance is what authorizes finding its agent and giving it a new token.
+    const store = context.store.as(SYSTEM_SUBJECTS.instanceIdentity);
+    return { session_token: await issueInstanceAgentToken(store, instanceId) };
   };
-  const schema = (body: object) => ({ body, response: { 200: AgentAuthResponse } });
+  const response = { 200: AgentAuthResponse };
 
-  app.post('/workspaceagents/aws-instance-identity', { schema: schema(AwsInstanceIdentityRequest) }, async (request) => {
-    const body = request.body as AwsInstanceIdentityRequest;
-    return exchange({ cloud: 'aws', document: body.document, signature: body.signature });
-  });
-
-  app.post('/workspaceagents/azure-instance-identity', { schema: schema(AzureInstanceIdentityRequest) }, async (request) =>
-    exchange({ cloud: 'azure', signature: (request.body as AzureInstanceIdentityRequest).signature }),
+  api.post('/workspaceagents/aws-instance-identity', { schema: { body: AwsInstanceIdentityRequest, response } }, async (request) =>
+    exchange({ cloud: 'aws', document: request.body.document, signature: request.body.signature }),
   );
 
-  app.post('/workspaceagents/google-instance-identity', { schema: schema(GoogleInstanceIdentityRequest) }, async (request) =>
-    exchange({ cloud: 'google', jsonWebToken: (request.body as GoogleInstanceIdentityRequest).json_web_token }),
+  api.post('/workspaceagents/azure-instance-identity', { schema: { body: AzureInstanceIdentityRequest, response } }, async (request) =>
+    exchange({ cloud: 'azure', signature: request.body.signature }),
+  );
+
+  api.post('/workspaceagents/google-instance-identity', { schema: { body: GoogleInstanceIdentityRequest, response } }, async (request) =>
+    exchange({ cloud: 'google', jsonWebToken: request.body.json_web_token }),
   );
 }

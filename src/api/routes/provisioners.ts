@@ -1,15 +1,15 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
 import { authenticate } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
-import { JOB_STATUS_FILTERS, jobStatus } from '../../domain/provisioner-job-status.js';
+import { JOB_STATUS_FILTERS } from '../../domain/provisioner-job-status.js';
 import { DAEMON_STALE_MS, viewJobs } from '../../domain/provisioner-job-views.js';
 import { normalizeTags, parseTagPairs } from '../../domain/provisioner-tags.js';
-import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { isUuid, newId, randomAlphanumeric } from '../../lib/random.js';
-import { orgScoped, authorize } from '../../rbac/index.js';
+import { orgScoped, SYSTEM_SUBJECTS } from '../../rbac/index.js';
 import {
   CreateProvisionerKeyRequest,
   CreateProvisionerKeyResponse,
@@ -19,11 +19,11 @@ import {
   ProvisionerKey,
 } from '../../sdk/wire/index.js';
 import { parseJson, parseStringArray } from '../../store/json-column.js';
-import { getOrganizationById, getOrganizationByName, getDefaultOrganization } from '../../store/queries/organizations.js';
-import { getProvisionerKeyByHash } from '../../store/queries/provisioner-keys.js';
+import type { OrganizationRow, ProvisionerKeyRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { presentedToken } from '../session-token.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
@@ -41,54 +41,77 @@ export async function provisionerRoutes(app: FastifyInstance, context: ApiContex
   await app.register(async (admin) => adminRoutes(admin, context));
 }
 
+/** What a connecting daemon says about itself. */
+const ServeQuery = Type.Object({
+  id: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  version: Type.Optional(Type.String()),
+  tag: Type.Optional(Type.Array(Type.String())),
+  provisioner: Type.Optional(Type.Array(Type.String())),
+});
+type ServeQuery = Static<typeof ServeQuery>;
+
 /** The WebSocket daemons connect to. Authenticates before the upgrade, so refusals are plain HTTP answers. */
 async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<void> {
   const daemons = new WeakMap<FastifyRequest, ConnectedDaemon>();
-  app.addHook('onRequest', async (request) => {
-    daemons.set(request, await connectingDaemon(request, context));
-  });
+  // The hook runs after the route's schema checked the query, before the upgrade.
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .addHook<{ Params: { organization: string }; Querystring: ServeQuery }>('preHandler', async (request) => {
+      daemons.set(request, await connectingDaemon(request, request.params.organization, request.query, context));
+    });
   httpOrWebSocketRoute(app, {
     url: '/organizations/:organization/provisionerdaemons/serve',
-    schema: { params: OrgParam },
+    schema: { params: OrgParam, querystring: ServeQuery },
     handler: async () => {
       throw new HttpProblem(400, 'This endpoint speaks the provisioner job protocol over a WebSocket.', {
         detail: 'Run "cove provisioner start" to serve jobs from this machine.',
       });
     },
-    wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
+    wsHandler: async (socket, request) => {
       const daemon = daemons.get(request);
       if (!daemon) return socket.close(1008, 'not authenticated');
-      await new ProvisionerDaemonSession(socket, context.store, daemon, context.values.accessUrl, request.log).start();
+      // The daemon was authenticated above; the jobs it works on are no user's request, so the
+      // protocol runs as the provisioner daemon's own subject, which may only do what the protocol needs.
+      const protocol = {
+        store: context.store.as(SYSTEM_SUBJECTS.provisionerDaemon),
+        pubsub: context.store.pubsub,
+        clock: context.store.clock,
+      };
+      await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log).start();
     },
   });
 }
 
-async function connectingDaemon(request: FastifyRequest, context: ApiContext): Promise<ConnectedDaemon> {
-  const { organization } = request.params as { organization: string };
-  const db = context.store.db;
-  const org =
-    organization === 'default'
-      ? await getDefaultOrganization(db)
-      : isUuid(organization)
-        ? await getOrganizationById(db, organization)
-        : await getOrganizationByName(db, organization);
-  const query = request.query as Record<string, string | string[] | undefined>;
-  const list = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat());
-  const id = String(query['id'] ?? '');
+async function connectingDaemon(
+  request: FastifyRequest,
+  organization: string,
+  query: ServeQuery,
+  context: ApiContext,
+): Promise<ConnectedDaemon> {
+  // Before the daemon is known nobody acts for it: the authenticator subject only resolves the
+  // organization and the presented key.
+  const authenticator = context.store.as(SYSTEM_SUBJECTS.provisionerAuthenticator);
+  const orNone = <T>(error: unknown): T | undefined => {
+    if (isNotFoundOrHidden(error)) return undefined;
+    throw error;
+  };
+  const org: OrganizationRow | undefined = await authenticator.getOrganization(organization).catch(orNone<OrganizationRow>);
+  const id = query.id ?? '';
   if (!isUuid(id))
     throw new HttpProblem(400, 'The daemon id must be a UUID.', { validations: [{ field: 'id', detail: 'must be a UUID' }] });
   let requestedTags: Record<string, string>;
   try {
-    requestedTags = parseTagPairs(list(query['tag']));
+    requestedTags = parseTagPairs(query.tag ?? []);
   } catch (error) {
     throw new HttpProblem(400, (error as Error).message, { validations: [{ field: 'tag', detail: 'must be key=value' }] });
   }
-  const provisioners = list(query['provisioner']);
+  const provisioners = query.provisioner ?? [];
   const base = {
     id,
-    name: String(query['name'] || `daemon-${id.slice(0, 8)}`),
+    name: query.name || `daemon-${id.slice(0, 8)}`,
     provisioners: provisioners.length > 0 ? provisioners : ['native'],
-    version: String(query['version'] ?? ''),
+    version: query.version ?? '',
   };
 
   const key = request.headers[PROVISIONER_KEY_HEADER];
@@ -97,7 +120,7 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
       if (!org) throw new NotFoundError('organization');
       return { ...base, organizationId: org.id, tags: normalizeTags('', requestedTags), keyId: null };
     }
-    const row = await getProvisionerKeyByHash(db, hashProvisionerKey(key));
+    const row = await authenticator.getProvisionerKeyByHash(hashProvisionerKey(key)).catch(orNone<ProvisionerKeyRow>);
     if (!row)
       throw new HttpProblem(401, 'The provisioner key is not valid.', { detail: 'Create one with "cove provisioner keys create".' });
     if (!org || row.organization_id !== org.id) throw new HttpProblem(403, 'The provisioner key belongs to another organization.');
@@ -105,9 +128,10 @@ async function connectingDaemon(request: FastifyRequest, context: ApiContext): P
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
   }
   const { subject } = await authenticate(context.store, context.values, presentedToken(request), request.ip);
-  if (!org || !authorize(subject, 'read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
+  const user = context.store.as(subject);
+  if (!org || !user.can('read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
   // Administrators may serve the whole organization; anyone else only their own jobs.
-  const organizationWide = authorize(subject, 'create', orgScoped('provisioner_daemon', org.id));
+  const organizationWide = user.can('create', orgScoped('provisioner_daemon', org.id));
   const tags = organizationWide ? normalizeTags(subject.id, requestedTags) : normalizeTags(subject.id, requestedTags, { scope: 'user' });
   return { ...base, organizationId: org.id, tags, keyId: null };
 }
@@ -120,17 +144,16 @@ function safeEqual(a: string, b: string): boolean {
 
 async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const orgOf = async (request: FastifyRequest) =>
-    authOf(request).store.getOrganization((request.params as { organization: string }).organization);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
+  api.post(
     '/organizations/:organization/provisionerkeys',
     { schema: { params: OrgParam, body: CreateProvisionerKeyRequest, response: { 201: CreateProvisionerKeyResponse } } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const organization = await orgOf(request);
-      const body = request.body as CreateProvisionerKeyRequest;
-      const name = body.name.trim();
+      const organization = pathResource(request, 'organization');
+      const name = request.body.name.trim();
       if (['built-in', 'user-auth', 'psk'].includes(name.toLowerCase()))
         throw new HttpProblem(400, `Name "${name}" is reserved.`, { validations: [{ field: 'name', detail: 'reserved' }] });
       const secret = randomAlphanumeric(43);
@@ -140,7 +163,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
           organization_id: organization.id,
           name,
           hashed_secret: hashProvisionerKey(secret),
-          tags: JSON.stringify(body.tags ?? {}),
+          tags: JSON.stringify(request.body.tags ?? {}),
           created_at: context.store.nowIso(),
         });
       } catch (error) {
@@ -154,65 +177,40 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     },
   );
 
-  app.get(
+  api.get(
     '/organizations/:organization/provisionerkeys',
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerKey) } } },
-    async (request) => {
-      const organization = await orgOf(request);
-      return (await authOf(request).store.listProvisionerKeys(organization.id)).map((row) => ({
+    async (request) =>
+      (await authOf(request).store.listProvisionerKeys(pathResource(request, 'organization').id)).map((row) => ({
         id: row.id,
         created_at: row.created_at,
         organization: row.organization_id,
         name: row.name,
         tags: parseJson<Record<string, string>>(row.tags, {}),
-      }));
-    },
+      })),
   );
 
-  app.delete(
+  api.delete(
     '/organizations/:organization/provisionerkeys/:keyName',
     { schema: { params: Type.Object({ organization: Type.String(), keyName: Type.String({ minLength: 1 }) }) } },
     async (request, reply) => {
-      const organization = await orgOf(request);
-      await authOf(request).store.deleteProvisionerKey(organization.id, (request.params as { keyName: string }).keyName);
+      await authOf(request).store.deleteProvisionerKey(pathResource(request, 'organization').id, request.params.keyName);
       return reply.code(204).send();
     },
   );
 
-  app.get(
+  api.get(
     '/organizations/:organization/provisionerdaemons',
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerDaemon) } } },
     async (request) => {
-      const { store } = authOf(request);
-      const organization = await orgOf(request);
-      const rows = await store.listProvisionerDaemons(organization.id);
+      const rows = await authOf(request).store.listProvisionerDaemons(pathResource(request, 'organization').id);
       const now = context.store.clock.now().getTime();
-      const keyNames = new Map(
-        (
-          await context.store.db
-            .selectFrom('provisioner_keys')
-            .select(['id', 'name'])
-            .where('organization_id', '=', organization.id)
-            .execute()
-        ).map((k) => [k.id, k.name]),
-      );
-      const busy = new Set(
-        (
-          await context.store.db
-            .selectFrom('provisioner_jobs')
-            .select('worker_id')
-            .where('organization_id', '=', organization.id)
-            .where('started_at', 'is not', null)
-            .where('completed_at', 'is', null)
-            .execute()
-        ).map((j) => j.worker_id),
-      );
       return rows.map((row) => {
         const online = row.last_seen_at !== null && now - Date.parse(row.last_seen_at) < DAEMON_STALE_MS;
         return {
           id: row.id,
           organization_id: row.organization_id,
-          ...(row.key_id ? { key_id: row.key_id, key_name: keyNames.get(row.key_id) ?? '' } : { key_name: 'built-in' }),
+          ...(row.key_id ? { key_id: row.key_id, key_name: row.key_name ?? '' } : { key_name: 'built-in' }),
           created_at: row.created_at,
           ...(row.last_seen_at ? { last_seen_at: row.last_seen_at } : {}),
           name: row.name,
@@ -220,13 +218,13 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
           api_version: row.api_version,
           provisioners: parseStringArray(row.provisioners),
           tags: parseJson<Record<string, string>>(row.tags, {}),
-          status: !online ? 'offline' : busy.has(row.id) ? 'busy' : 'idle',
+          status: !online ? 'offline' : row.busy === 1 ? 'busy' : 'idle',
         } as const;
       });
     },
   );
 
-  app.get(
+  api.get(
     '/organizations/:organization/provisionerjobs',
     {
       schema: {
@@ -242,8 +240,8 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     },
     async (request) => {
       const { store } = authOf(request);
-      const organization = await orgOf(request);
-      const query = request.query as { limit?: number; ids?: string; status?: string; tags?: string };
+      const organization = pathResource(request, 'organization');
+      const { query } = request;
       const ids = splitList(query.ids);
       const badId = ids.find((id) => !isUuid(id));
       if (badId)
@@ -258,27 +256,19 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       let tags: Record<string, string> | undefined;
       if (query.tags) {
         const parsed = parseJson<unknown>(query.tags, undefined);
-        if (
-          typeof parsed !== 'object' ||
-          parsed === null ||
-          Array.isArray(parsed) ||
-          Object.values(parsed).some((v) => typeof v !== 'string')
-        ) {
+        if (!isStringRecord(parsed)) {
           throw new HttpProblem(400, 'Invalid query parameters.', {
             validations: [{ field: 'tags', detail: 'must be a JSON object of tag name to value' }],
           });
         }
-        tags = parsed as Record<string, string>;
+        tags = parsed;
       }
-      const rows = (await store.listProvisionerJobs(organization.id, { limit: query.limit ?? 50, ids }))
-        .filter((job) => statuses.length === 0 || statuses.includes(jobStatus(job)))
-        .filter((job) => !tags || Object.entries(tags).every(([k, v]) => parseJson<Record<string, string>>(job.tags, {})[k] === v))
-        .slice(0, query.limit ?? 50);
-      return (await viewJobs(context.store.db, rows, context.store.clock.now())).map(toWireJob);
+      const rows = await store.listProvisionerJobs(organization.id, { ids, statuses, tags, limit: query.limit ?? 50 });
+      return (await viewJobs(store, rows, context.store.clock.now())).map(toWireJob);
     },
   );
 
-  app.get(
+  api.get(
     '/organizations/:organization/provisionerjobs/:job',
     {
       schema: {
@@ -287,13 +277,17 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       },
     },
     async (request) => {
-      const organization = await orgOf(request);
-      const job = await authOf(request).store.getProvisionerJob(organization.id, (request.params as { job: string }).job);
-      const [view] = await viewJobs(context.store.db, [job], context.store.clock.now());
+      const { store } = authOf(request);
+      const job = await store.getProvisionerJob(pathResource(request, 'organization').id, request.params.job);
+      const [view] = await viewJobs(store, [job], context.store.clock.now());
       if (!view) throw new NotFoundError('provisioner job');
       return toWireJob(view);
     },
   );
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
 }
 
 function splitList(text: string | undefined): string[] {

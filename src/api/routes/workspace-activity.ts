@@ -8,7 +8,9 @@ import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
 import type { WorkspaceRow } from '../../store/rows.js';
+import { ShareLevel } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { toWirePortShare } from '../convert/workspace-port-share.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
@@ -20,7 +22,6 @@ const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name
 /** The apps a usage report may name (reference §6.5); the CLI maps others to `ssh`. */
 const USAGE_APPS: readonly string[] = ['vscode', 'jetbrains', 'reconnecting-pty', 'ssh'];
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
-const ShareLevel = Type.Union(['owner', 'organization', 'authenticated', 'public'].map((level) => Type.Literal(level)));
 const PortShare = Type.Object({
   workspace_id: Type.String(),
   agent_name: Type.String(),
@@ -98,7 +99,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const workspace = workspaceOf(request);
       const shares = await authOf(request).store.listPortShares(workspace);
-      return { shares };
+      return { shares: shares.map(toWirePortShare) };
     },
   );
 

@@ -1,10 +1,10 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAppStatus } from '../../domain/app-statuses.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { AgentExternalAuthQuery, AgentGitSshKey, PatchAppStatusRequest, Response } from '../../sdk/wire/index.js';
-import { ensureGitSshKey } from '../../store/queries/git-ssh-keys.js';
 import type { ApiContext } from '../context.js';
-import { agentOf } from '../plugins/agent-authentication.js';
+import { agentAuthOf } from '../plugins/agent-authentication.js';
 import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
 
 /**
@@ -13,21 +13,26 @@ import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
  * one of them takes the agent token.
  */
 export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): void {
-  app.patch('/workspaceagents/me/app-status', { schema: { body: PatchAppStatusRequest, response: { 200: Response } } }, async (request) => {
-    await recordAppStatus(context.store, agentOf(request), request.body as PatchAppStatusRequest);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.patch('/workspaceagents/me/app-status', { schema: { body: PatchAppStatusRequest, response: { 200: Response } } }, async (request) => {
+    const { found, store } = agentAuthOf(request);
+    await recordAppStatus(store, context.store, found, request.body);
     return { message: 'App status stored.' };
   });
 
-  // The private key goes to the agent only, which its token proves belongs to the owner's workspace.
-  app.get('/workspaceagents/me/gitsshkey', { schema: { response: { 200: AgentGitSshKey } } }, async (request) => {
-    const key = await ensureGitSshKey(context.store.db, agentOf(request).workspace.owner_id, context.store.nowIso());
+  // The private key goes to the agent only, which its token proves belongs to the owner's workspace;
+  // the agent's store may read the personal data of that owner and of nobody else.
+  api.get('/workspaceagents/me/gitsshkey', { schema: { response: { 200: AgentGitSshKey } } }, async (request) => {
+    const { found, store } = agentAuthOf(request);
+    const key = await store.getGitSshKey(found.workspace.owner_id);
     return { public_key: key.public_key, private_key: key.private_key };
   });
 
   // `gitauth` is the removed name of `external-auth`; it still answers the same way, as the reference's does.
   for (const name of ['external-auth', 'gitauth']) {
-    app.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) =>
-      externalAuth(request.query as AgentExternalAuthQuery),
+    api.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) =>
+      externalAuth(request.query),
     );
   }
 

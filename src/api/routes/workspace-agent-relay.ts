@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -14,9 +15,10 @@ import {
   type RelayReady,
   type RelayTarget,
 } from '../../sdk/wire/index.js';
-import type { AgentWithOwners } from '../../store/queries/workspace-agents.js';
+import type { AgentWithOwners } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
-import { agentOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
+import { agentOf } from '../plugins/agent-authentication.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { filterListeningPorts } from '../relay/listening-ports-filter.js';
@@ -58,12 +60,13 @@ declare module 'fastify' {
 
 /** The agent's end of relay streams: it dials here with the stream id it was asked to open. */
 export function agentRelaySelfRoutes(app: FastifyInstance, context: ApiContext): void {
-  app.get(
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  api.get(
     '/workspaceagents/me/relay',
     { websocket: true, schema: { querystring: Type.Object({ stream_id: Type.String({ format: 'uuid' }) }) } },
-    async (socket: WebSocket, request: FastifyRequest) => {
-      const { stream_id } = request.query as { stream_id: string };
-      if (!context.relay.acceptStream(agentOf(request).agent.id, stream_id, socket)) socket.close(4404, 'no such stream is waiting');
+    async (socket, request) => {
+      if (!context.relay.acceptStream(agentOf(request).agent.id, request.query.stream_id, socket))
+        socket.close(4404, 'no such stream is waiting');
     },
   );
 }
@@ -71,18 +74,18 @@ export function agentRelaySelfRoutes(app: FastifyInstance, context: ApiContext):
 /** Terminals, streams, connection facts, listening ports and containers of an agent, for users. */
 export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  loadPathResources(app);
   app.decorateRequest('relayAgent', undefined);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   /**
-   * Finds the agent, checks the caller may connect to it, and that it is connected here or to
-   * another replica. HTTP questions for an agent on another replica are answered from there at
-   * once; streams are forwarded there once upgraded.
+   * Checks the caller may connect to the agent (already found, so one the caller cannot see is
+   * the 404), and that it is connected here or to another replica. HTTP questions for an agent on
+   * another replica are answered from there at once; streams are forwarded there once upgraded.
    */
-  const connectable = async (request: FastifyRequest, reply: FastifyReply, agentId: string): Promise<FastifyReply | undefined> => {
+  const connectable = async (request: FastifyRequest, reply: FastifyReply, found: AgentWithOwners): Promise<FastifyReply | undefined> => {
     if (request.ws) requireAllowedOrigin(context, request);
-    const { store } = authOf(request);
-    const found = await store.getWorkspaceAgent(agentId);
-    store.authorizeAgentConnect(found);
+    authOf(request).store.authorizeAgentConnect(found);
     request.relayAgent = found;
     const via = replicaHolding(context, request, found);
     if (via === undefined) return undefined;
@@ -90,17 +93,14 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     // Answered here, the route's handler does not run: fastify stops at a returned reply.
     return request.ws ? undefined : forwardHttp(request, reply, `${via}${request.url}`, presentedToken(request));
   };
-  const agentParam = (request: FastifyRequest) => (request.params as { workspaceagent: string }).workspaceagent;
+  const connectableInPath = async (request: FastifyRequest, reply: FastifyReply) =>
+    connectable(request, reply, pathResource(request, 'workspaceAgent'));
 
-  app.get(
+  api.get(
     '/workspaceagents/:workspaceagent/pty',
-    {
-      websocket: true,
-      schema: { params: AgentParam, querystring: PtyQuery },
-      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
-    },
-    async (socket: WebSocket, request: FastifyRequest) => {
-      const query = request.query as Static<typeof PtyQuery>;
+    { websocket: true, schema: { params: AgentParam, querystring: PtyQuery }, preHandler: connectableInPath },
+    async (socket, request) => {
+      const { query } = request;
       const target: RelayTarget = {
         kind: 'pty',
         reconnect: query.reconnect,
@@ -114,40 +114,39 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     },
   );
 
-  app.get(
+  api.get(
     '/workspaceagents/:workspaceagent/coordinate',
     {
       websocket: true,
       schema: { params: AgentParam, querystring: CoordinateQuery },
       preHandler: async (request, reply) => {
-        streamTarget(request.query as StreamQueryValue);
-        return connectable(request, reply, agentParam(request));
+        streamTarget(request.query);
+        return connectableInPath(request, reply);
       },
     },
-    async (socket: WebSocket, request: FastifyRequest) =>
-      relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+    async (socket, request) => relay(context, socket, request, streamTarget(request.query), { announce: true }),
   );
 
-  app.get(
+  api.get(
     '/tailnet',
     {
       websocket: true,
       schema: { querystring: TailnetQuery },
       preHandler: async (request, reply) => {
-        const query = request.query as StreamQueryValue & { agent?: string };
+        const { query } = request;
         streamTarget(query);
         if (!query.agent)
           throw new HttpProblem(400, 'Missing the agent to connect to.', {
             validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }],
           });
-        return connectable(request, reply, query.agent);
+        // The agent is named in the query, not the path, so it is found here.
+        return connectable(request, reply, await authOf(request).store.getWorkspaceAgent(query.agent));
       },
     },
-    async (socket: WebSocket, request: FastifyRequest) =>
-      relay(context, socket, request, streamTarget(request.query as StreamQueryValue), { announce: true }),
+    async (socket, request) => relay(context, socket, request, streamTarget(request.query), { announce: true }),
   );
 
-  app.get('/derp-map', { websocket: true }, async (socket: WebSocket) => {
+  api.get('/derp-map', { websocket: true }, async (socket) => {
     socket.send(JSON.stringify(relayMap(context.values.accessUrl)));
     const timer = setInterval(() => socket.ping(), RELAY_MAP_PING_MS);
     timer.unref();
@@ -155,26 +154,21 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     socket.on('close', () => clearInterval(timer));
   });
 
-  app.get(
+  // Reading the agent (done by the path's loader) is all this needs: the facts are the deployment's.
+  api.get(
     '/workspaceagents/:workspaceagent/connection',
     { schema: { params: AgentParam, response: { 200: WorkspaceAgentConnectionInfo } } },
-    async (request) => {
-      await authOf(request).store.getWorkspaceAgent(agentParam(request));
-      return {
-        derp_map: relayMap(context.values.accessUrl),
-        derp_force_websockets: true,
-        disable_direct_connections: true,
-        hostname_suffix: '',
-      };
-    },
+    async () => ({
+      derp_map: relayMap(context.values.accessUrl),
+      derp_force_websockets: true,
+      disable_direct_connections: true,
+      hostname_suffix: '',
+    }),
   );
 
-  app.get(
+  api.get(
     '/workspaceagents/:workspaceagent/listening-ports',
-    {
-      schema: { params: AgentParam, response: { 200: ListeningPortsResponse } },
-      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
-    },
+    { schema: { params: AgentParam, response: { 200: ListeningPortsResponse } }, preHandler: connectableInPath },
     async (request) => {
       const found = relayAgentOf(request);
       const answer = await context.relay.request<{ ports: ListeningPort[] }>(found.agent.id, 'listening_ports');
@@ -182,14 +176,14 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     },
   );
 
-  app.get(
+  api.get(
     '/workspaceagents/:workspaceagent/containers',
     {
       schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } },
-      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
+      preHandler: connectableInPath,
     },
     async (request) => {
-      const labels = parseLabels((request.query as { label?: string | string[] }).label);
+      const labels = parseLabels(request.query.label);
       const answer = await context.relay.request<Static<typeof WorkspaceAgentContainersResponse>>(
         relayAgentOf(request).agent.id,
         'containers',
@@ -199,23 +193,17 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
     },
   );
 
-  app.post(
+  api.post(
     '/workspaceagents/:workspaceagent/containers/devcontainers/:devcontainer/recreate',
-    {
-      schema: { params: RecreateParams, response: { 202: Response } },
-      preHandler: async (request, reply) => connectable(request, reply, agentParam(request)),
-    },
+    { schema: { params: RecreateParams, response: { 202: Response } }, preHandler: connectableInPath },
     async (request, reply) => {
-      const { devcontainer } = request.params as { devcontainer: string };
       const answer = await context.relay.request<{ name: string }>(relayAgentOf(request).agent.id, 'recreate_devcontainer', {
-        id: devcontainer,
+        id: request.params.devcontainer,
       });
-      return reply
-        .code(202)
-        .send({
-          message: 'Devcontainer recreation initiated',
-          detail: `Recreation process for devcontainer "${answer.name}" has started.`,
-        });
+      return reply.code(202).send({
+        message: 'Devcontainer recreation initiated',
+        detail: `Recreation process for devcontainer "${answer.name}" has started.`,
+      });
     },
   );
 }

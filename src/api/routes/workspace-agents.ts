@@ -1,6 +1,6 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { WebSocket } from 'ws';
+import type { FastifyInstance } from 'fastify';
 import { appendAgentLogs } from '../../domain/agent-logs.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import {
@@ -11,12 +11,12 @@ import {
   WorkspaceAgentLog,
   WorkspaceAgentLogSource,
 } from '../../sdk/wire/index.js';
-import { upsertLogSource } from '../../store/queries/workspace-agents.js';
 import { streamAgentLogs, toWireAgentLog } from '../agent-log-stream.js';
 import { AgentRpcSession } from '../agent-rpc-session.js';
 import type { ApiContext } from '../context.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
-import { agentOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
+import { agentAuthOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
 import { agentExtraRoutes } from './workspace-agent-extras.js';
 import { agentRelaySelfRoutes } from './workspace-agent-relay.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -36,45 +36,38 @@ const LOGS_BODY_LIMIT = 2 * 1024 * 1024;
 /** The agent's own API (`/workspaceagents/me/*`), authenticated by the agent token. */
 export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAgentAuthentication(app, context);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get(
+  api.get(
     '/workspaceagents/me/rpc',
     { websocket: true, schema: { querystring: Type.Object({ version: Type.Optional(Type.String()) }, { additionalProperties: true }) } },
-    async (socket: WebSocket, request: FastifyRequest) => {
-      const version = (request.query as { version?: string }).version ?? '2.0';
-      await new AgentRpcSession(socket, context.store, context.relay, agentOf(request), version, request.log).start();
+    async (socket, request) => {
+      const version = request.query.version ?? '2.0';
+      await new AgentRpcSession(socket, context.store, context.relay, agentAuthOf(request), version, request.log).start();
     },
   );
 
-  app.patch(
+  api.patch(
     '/workspaceagents/me/logs',
     { bodyLimit: LOGS_BODY_LIMIT, schema: { body: PatchAgentLogsRequest, response: { 200: Response } } },
     async (request) => {
-      const found = agentOf(request);
-      await appendAgentLogs(context.store, found.agent, found.workspace.id, request.body as PatchAgentLogsRequest);
+      const { found, store } = agentAuthOf(request);
+      await appendAgentLogs(store, context.store, found, request.body);
       return { message: 'Logs stored.' };
     },
   );
 
-  app.post(
+  api.post(
     '/workspaceagents/me/log-source',
     { schema: { body: PostLogSourceRequest, response: { 201: WorkspaceAgentLogSource } } },
     async (request, reply) => {
-      const found = agentOf(request);
-      const body = request.body as PostLogSourceRequest;
-      const row = {
-        agent_id: found.agent.id,
-        id: body.id,
-        display_name: body.display_name,
-        icon: body.icon,
-        created_at: context.store.nowIso(),
-      };
-      await upsertLogSource(context.store.db, row);
+      const { found, store } = agentAuthOf(request);
+      const { body } = request;
+      const source = { id: body.id, display_name: body.display_name, icon: body.icon, created_at: context.store.nowIso() };
+      await store.upsertWorkspaceAgentLogSource(found, source);
       await context.store.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'agent_log_source');
       // The reference answers 201 for a new source and for an existing one alike.
-      return reply
-        .code(201)
-        .send({ id: row.id, workspace_agent_id: row.agent_id, created_at: row.created_at, display_name: row.display_name, icon: row.icon });
+      return reply.code(201).send({ ...source, workspace_agent_id: found.agent.id });
     },
   );
 
@@ -85,11 +78,11 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
 /** Agents as users read them, through the authorizing store. */
 export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const agentFor = (request: FastifyRequest) =>
-    authOf(request).store.getWorkspaceAgent((request.params as { workspaceagent: string }).workspaceagent);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get('/workspaceagents/:workspaceagent', { schema: { params: AgentParam, response: { 200: WorkspaceAgent } } }, async (request) =>
-    answerAgent(context, authOf(request).store, await agentFor(request)),
+  api.get('/workspaceagents/:workspaceagent', { schema: { params: AgentParam, response: { 200: WorkspaceAgent } } }, async (request) =>
+    answerAgent(context, authOf(request).store, pathResource(request, 'workspaceAgent')),
   );
 
   // `startup-logs` is the removed name of `logs`; it still answers the same way.
@@ -98,13 +91,14 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
       url: `/workspaceagents/:workspaceagent/${name}`,
       schema: { params: AgentParam, querystring: LogsQuery, response: { 200: Type.Array(WorkspaceAgentLog) } },
       handler: async (request) => {
-        const found = await agentFor(request);
-        const { before, after } = request.query as { before?: number; after?: number };
-        return (await authOf(request).store.listWorkspaceAgentLogs(found, { before, after })).map(toWireAgentLog);
+        const { before, after } = request.query;
+        return (await authOf(request).store.listWorkspaceAgentLogs(pathResource(request, 'workspaceAgent'), { before, after })).map(
+          toWireAgentLog,
+        );
       },
-      wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
-        const found = await agentFor(request);
-        await streamAgentLogs(socket, context.store, found, (request.query as { after?: number }).after);
+      wsHandler: async (socket, request) => {
+        const found = pathResource(request, 'workspaceAgent');
+        await streamAgentLogs(socket, authOf(request).store, context.store.pubsub, found, request.query.after);
       },
     });
   }

@@ -287,7 +287,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const { build } = pathResource(request, 'workspaceBuild');
-      await streamJobLogs(socket, context.store, build.job_id, logRange(request.query).after);
+      await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, logRange(request.query).after);
     },
   });
 

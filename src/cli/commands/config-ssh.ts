@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { singleExecutablePath } from '../../lib/single-executable.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { canPrompt, prompt } from '../prompt.js';
@@ -111,6 +112,8 @@ function proxyCommand(context: CommandContext): string {
  * script of this checkout (found from this module, since tests run the CLI in-process).
  */
 function coveCommandLine(): string[] {
+  const single = singleExecutablePath();
+  if (single !== undefined) return [single];
   const script = process.argv[1] ?? '';
   if (/(^|\/)cove$/.test(script) || script.endsWith('entry.js')) return [process.execPath, resolve(script)];
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -1,5 +1,6 @@
 import { parseDuration } from '../../lib/duration.js';
 import type { ShareLevel, UpdateTemplateMeta } from '../../sdk/wire/index.js';
+import { SHARE_LEVELS } from '../../sdk/wire/share-levels.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
@@ -102,8 +103,6 @@ function requestedChanges(options: Readonly<Record<string, unknown>>): UpdateTem
   if (level !== undefined) changes['max_port_share_level'] = shareLevel(level);
   return changes as UpdateTemplateMeta;
 }
-
-const SHARE_LEVELS: readonly ShareLevel[] = ['owner', 'organization', 'authenticated', 'public'];
 
 function shareLevel(text: string): ShareLevel {
   const level = SHARE_LEVELS.find((candidate) => candidate === text.toLowerCase());

@@ -1,10 +1,13 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { exampleFiles, findTemplateExample, templateExamples, type TemplateExample } from '../../lib/template-examples/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printData, printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
+
+/** The examples live with the native provisioner, which the CLI loads only in the command that needs it. */
+type Examples = typeof import('../../provisioner/native/examples/index.js');
+type TemplateExample = Examples['templateExamples'][number];
 
 const EXAMPLE_COLUMNS = [
   { heading: 'id', value: (e: TemplateExample) => e.id },
@@ -17,13 +20,14 @@ export const initCommand: CommandSpec = {
   name: 'init',
   summary: 'Write a built-in example template into a directory',
   arguments: [{ name: 'directory', description: 'Where to write it; new or empty (default: the example id)' }],
-  options: [{ flags: '--id <example>', description: `Example id: ${templateExamples.map((e) => e.id).join(', ')}` }],
+  options: [{ flags: '--id <example>', description: 'Example id (without it, the examples are listed or offered)' }],
   examples: ['cove templates init --id local-shell', 'cove templates init --id docker ./my-docker-template'],
   async run(context, [directory], options) {
-    const example = await chooseExample(context, typeof options['id'] === 'string' ? options['id'] : undefined);
+    const examples = await import('../../provisioner/native/examples/index.js');
+    const example = await chooseExample(context, examples, typeof options['id'] === 'string' ? options['id'] : undefined);
     const target = resolve(directory ?? example.id);
     await requireEmptyDirectory(target);
-    const files = exampleFiles(example);
+    const files = examples.exampleFiles(example);
     for (const file of files) {
       const path = join(target, ...file.path.split('/'));
       await mkdir(dirname(path), { recursive: true });
@@ -44,7 +48,8 @@ export const initCommand: CommandSpec = {
 };
 
 /** The example `--id` names; else asks on a terminal; else lists them and says how to choose. */
-async function chooseExample(context: CommandContext, id: string | undefined): Promise<TemplateExample> {
+async function chooseExample(context: CommandContext, examples: Examples, id: string | undefined): Promise<TemplateExample> {
+  const { findTemplateExample, templateExamples } = examples;
   if (id !== undefined) {
     const example = findTemplateExample(id);
     if (!example)

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parameterValueProblem, type ParameterRules } from '../../lib/parameter-value.js';
+import { parameterValueProblem, type ParameterRules } from '../../sdk/wire/parameter-value.js';
 import type { NameValue, TemplateVersionParameter } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, OptionSpec } from '../command.js';

@@ -1,19 +1,7 @@
 import { createHash, verify, X509Certificate } from 'node:crypto';
-import { certificateFields, chainsToAnchor, isValidAt } from './certificates.js';
-import {
-  DerError,
-  isContext,
-  isUniversal,
-  OID,
-  readDer,
-  readIntegerBytes,
-  readOctets,
-  readOid,
-  sequence,
-  UNIVERSAL,
-  type DerNode,
-} from './der-reader.js';
+import { chainsToAnchor, isValidAt } from './certificates.js';
 import { reject } from './identity-error.js';
+import { Asn1Error, certificateFields, OID, parseSignedData, type SignedData } from './signed-data.js';
 
 /** Names of the certificates that sign Azure attested documents, in every Azure cloud (reference §1.2). */
 export const AZURE_SIGNER_NAME = /^(.*\.)?metadata\.(azure\.(com|us|cn)|microsoftazure\.de)$/;
@@ -38,94 +26,6 @@ const SIGNATURES: Readonly<Record<string, { readonly key: 'rsa' | 'ec'; readonly
   '1.2.840.10045.4.3.3': { key: 'ec', digest: 'sha384' },
   '1.2.840.10045.4.3.4': { key: 'ec', digest: 'sha512' },
 };
-
-/** The parts of a PKCS#7 / CMS SignedData with one signer that verification needs. */
-export interface SignedData {
-  readonly contentType: string;
-  /** The encapsulated content's octets. */
-  readonly content: Buffer;
-  readonly certificates: readonly X509Certificate[];
-  readonly signer: SignerInfo;
-}
-
-export interface SignerInfo {
-  /** How the signer names its certificate. */
-  readonly sid: { readonly issuer: Buffer; readonly serialNumber: Buffer } | { readonly subjectKeyIdentifier: Buffer };
-  readonly digestAlgorithm: string;
-  /** The signed attributes, if any: their DER re-tagged as SET OF (what was signed) and their values by OID. */
-  readonly signedAttributes: { readonly der: Buffer; readonly values: ReadonlyMap<string, readonly DerNode[]> } | undefined;
-  readonly signatureAlgorithm: string;
-  readonly signature: Buffer;
-}
-
-/** Parses a DER (or BER) PKCS#7 ContentInfo holding SignedData with exactly one signer. Throws DerError. */
-export function parseSignedData(bytes: Buffer): SignedData {
-  const [type, wrapped] = sequence(readDer(bytes), 'the PKCS#7 content info');
-  if (readOid(type, 'the content type') !== OID.signedData) throw new DerError('the PKCS#7 content is not SignedData');
-  if (!isContext(wrapped, 0) || !wrapped.constructed) throw new DerError('the SignedData is missing');
-  const fields = sequence(wrapped.children[0], 'the SignedData');
-  // version, digestAlgorithms, encapContentInfo, [0] certificates, [1] crls, signerInfos
-  readIntegerBytes(fields[0], 'the SignedData version');
-  if (!isUniversal(fields[1], UNIVERSAL.SET)) throw new DerError('the digest algorithms are missing');
-  const [contentTypeNode, explicitContent] = sequence(fields[2], 'the encapsulated content');
-  const contentType = readOid(contentTypeNode, 'the encapsulated content type');
-  if (!isContext(explicitContent, 0) || !explicitContent.constructed)
-    throw new DerError('the signed content is detached; an attested document carries it');
-  const content = readOctets(explicitContent.children[0], 'the encapsulated content');
-  const rest = fields.slice(3);
-  const certificateSet = rest.find((node) => isContext(node, 0));
-  const certificates = (certificateSet?.children ?? [])
-    .filter((node) => isUniversal(node, UNIVERSAL.SEQUENCE))
-    .map((node) => {
-      try {
-        return new X509Certificate(node.raw);
-      } catch {
-        throw new DerError('a certificate in the PKCS#7 does not parse');
-      }
-    });
-  const signerInfos = rest.at(-1);
-  if (!isUniversal(signerInfos, UNIVERSAL.SET)) throw new DerError('the signer infos are missing');
-  if (signerInfos.children.length !== 1)
-    throw new DerError(`the PKCS#7 has ${signerInfos.children.length} signers; exactly one is expected`);
-  return { contentType, content, certificates, signer: parseSignerInfo(signerInfos.children[0]) };
-}
-
-function parseSignerInfo(node: DerNode | undefined): SignerInfo {
-  const fields = sequence(node, 'the signer info');
-  readIntegerBytes(fields[0], 'the signer info version');
-  const sidNode = fields[1];
-  let sid: SignerInfo['sid'];
-  if (isContext(sidNode, 0)) {
-    sid = { subjectKeyIdentifier: sidNode.contents };
-  } else {
-    const [issuer, serial] = sequence(sidNode, 'the signer identifier');
-    if (!isUniversal(issuer, UNIVERSAL.SEQUENCE)) throw new DerError('the signer identifier has no issuer');
-    sid = { issuer: issuer.raw, serialNumber: readIntegerBytes(serial, 'the signer serial number') };
-  }
-  const digestAlgorithm = readOid(sequence(fields[2], 'the digest algorithm')[0], 'the digest algorithm');
-  let at = 3;
-  let signedAttributes: SignerInfo['signedAttributes'];
-  const attributes = fields[at];
-  if (isContext(attributes, 0)) {
-    if (attributes.indefinite || !attributes.constructed) throw new DerError('the signed attributes are not DER');
-    // What was signed is the DER of the attributes as a SET OF, not the [0] IMPLICIT tag they travel under.
-    const der = Buffer.from(attributes.raw);
-    der[0] = 0x31;
-    const values = new Map<string, DerNode[]>();
-    for (const attribute of attributes.children) {
-      const [type, set] = sequence(attribute, 'a signed attribute');
-      const oid = readOid(type, 'a signed attribute type');
-      if (values.has(oid)) throw new DerError(`the signed attribute ${oid} appears twice`);
-      if (!isUniversal(set, UNIVERSAL.SET)) throw new DerError('a signed attribute has no values');
-      values.set(oid, [...set.children]);
-    }
-    signedAttributes = { der, values };
-    at += 1;
-  }
-  const signatureAlgorithm = readOid(sequence(fields[at], 'the signature algorithm')[0], 'the signature algorithm');
-  const signature = readOctets(fields[at + 1], 'the signature');
-  return { sid, digestAlgorithm, signedAttributes, signatureAlgorithm, signature };
-}
 
 /** The certificate among `certificates` that the signer identifier names. */
 function signerCertificate(data: SignedData): X509Certificate | undefined {
@@ -154,13 +54,12 @@ function signatureHolds(data: SignedData, certificate: X509Certificate): void {
   if (key.asymmetricKeyType !== algorithm.key) reject(`the signer's key is not an ${algorithm.key.toUpperCase()} key`);
   let signed = data.content;
   if (signer.signedAttributes) {
-    const [digestValue, ...more] = signer.signedAttributes.values.get(OID.messageDigest) ?? [];
+    const [digestValue, ...more] = signer.signedAttributes.messageDigests;
     if (!digestValue || more.length > 0) reject('the signed attributes have no single message digest');
     const expected = createHash(digest).update(data.content).digest();
-    if (!readOctets(digestValue, 'the message digest').equals(expected)) reject('the message digest does not match the content');
-    const [contentType] = signer.signedAttributes.values.get(OID.contentType) ?? [];
-    if (contentType && readOid(contentType, 'the content type attribute') !== data.contentType)
-      reject('the content type attribute does not match the content');
+    if (!digestValue.equals(expected)) reject('the message digest does not match the content');
+    const { contentType } = signer.signedAttributes;
+    if (contentType !== undefined && contentType !== data.contentType) reject('the content type attribute does not match the content');
     signed = signer.signedAttributes.der;
   }
   let holds = false;
@@ -187,7 +86,7 @@ export function verifyAzureIdentity(signatureBase64: string, trusted: readonly X
     data = parseSignedData(Buffer.from(signatureBase64, 'base64'));
     certificate = signerCertificate(data);
   } catch (error) {
-    if (error instanceof DerError) reject(`the signature is not a PKCS#7 SignedData: ${error.message}`);
+    if (error instanceof Asn1Error) reject(`the signature is not a PKCS#7 SignedData: ${error.message}`);
     throw error;
   }
   if (!certificate) reject("the PKCS#7 does not carry its signer's certificate");

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { HttpProblem } from '../../lib/errors.js';
-import { getAgentById, getNewestAgentByInstanceId, isLatestLiveBuild, updateAgent } from '../../store/queries/workspace-agents.js';
-import type { Store } from '../../store/store.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
 import { verifyAwsIdentity } from './aws.js';
 import { verifyAzureIdentity } from './azure.js';
 import { verifyGoogleIdentity } from './google.js';
@@ -81,11 +80,11 @@ export function verifyInstanceIdentity(trust: InstanceIdentityTrust, proof: Inst
  * signs in with its instance identity never had the old token, and each exchange replaces the
  * token of the one before.
  *
- * Like the agent-token check, this is authentication: it reads and writes through the store's
- * unrestricted handle, because there is no subject yet to authorize.
+ * Like the agent-token check, this is authentication: there is no subject yet, so `store` is the
+ * instance-identity system subject's, which may read agents' workspaces and replace their tokens.
  */
-export async function issueInstanceAgentToken(store: Store, instanceId: string): Promise<string> {
-  const found = await getNewestAgentByInstanceId(store.db, instanceId);
+export async function issueInstanceAgentToken(store: AuthorizedStore, instanceId: string): Promise<string> {
+  const found = await store.findWorkspaceAgentByInstanceId(instanceId);
   if (!found) {
     throw new HttpProblem(404, `Instance with id ${JSON.stringify(instanceId)} not found.`, {
       detail: "No workspace agent was provisioned with this instance id; the template sets it as the agent's instance_id.",
@@ -96,13 +95,13 @@ export async function issueInstanceAgentToken(store: Store, instanceId: string):
       detail: 'Only agents of workspace builds can sign in.',
     });
   }
-  const owners = await getAgentById(store.db, found.agent.id);
-  if (!owners || !(await isLatestLiveBuild(store.db, owners.workspace.id, owners.build.id))) {
+  const owners = found.owners;
+  if (!owners || !(await store.isWorkspaceAgentBuildLatest(owners))) {
     throw new HttpProblem(400, `Resource found for id ${JSON.stringify(instanceId)}, but isn't registered on the latest history.`, {
       detail: 'The agent with this instance id belongs to a build that is no longer the latest build of a live workspace.',
     });
   }
   const token = randomUUID();
-  await updateAgent(store.db, found.agent.id, { auth_token_hash: createHash('sha256').update(token).digest('hex') });
+  await store.replaceWorkspaceAgentToken(owners, createHash('sha256').update(token).digest('hex'));
   return token;
 }

@@ -1,4 +1,4 @@
-import type { Transition } from '../../sdk/wire/index.js';
+import type { WorkspaceTransition } from '../../sdk/wire/index.js';
 import { nextAutostart } from './autostart.js';
 
 /** The states of a provisioner job (the spec's job statuses). */
@@ -18,7 +18,7 @@ export interface LifecycleInput {
     readonly deletingAt: Date | null;
   };
   readonly latestBuild: {
-    readonly transition: Transition;
+    readonly transition: WorkspaceTransition;
     /** Autostart counts scheduled times from here, so each one fires once. */
     readonly createdAt: Date;
     /** null = no autostop. */
@@ -46,7 +46,7 @@ export type LifecycleBuildReason = 'autostart' | 'autostop' | 'dormancy' | 'auto
 /** What the executor does with one workspace at one tick. */
 export interface LifecycleDecision {
   /** The build to queue, if any. */
-  readonly transition: Transition | null;
+  readonly transition: WorkspaceTransition | null;
   /** The queued build's reason, or `dormancy` when the workspace only becomes dormant. */
   readonly reason: LifecycleBuildReason | null;
   /** Which rule decided, for logs and audit. */
@@ -89,7 +89,7 @@ export function deletingAtFor(dormantAt: Date, timeTilDormantAutodeleteMs: numbe
   return timeTilDormantAutodeleteMs > 0 ? new Date(dormantAt.getTime() + timeTilDormantAutodeleteMs) : null;
 }
 
-function decision(transition: Transition, reason: LifecycleBuildReason, rule: LifecycleRule): LifecycleDecision {
+function decision(transition: WorkspaceTransition, reason: LifecycleBuildReason, rule: LifecycleRule): LifecycleDecision {
   return { transition, reason, rule, markDormant: false };
 }
 

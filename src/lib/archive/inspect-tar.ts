@@ -1,11 +1,8 @@
-import { constants as bufferConstants } from 'node:buffer';
 import { posix } from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip as gunzipCallback } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
+import { Header } from 'tar';
 import { ArchiveError } from './archive-error.js';
 import { defaultArchiveLimits, type ArchiveLimits } from './archive-limits.js';
-
-const gunzip = promisify(gunzipCallback);
 
 export type ArchiveEntryType = 'file' | 'directory' | 'symlink' | 'hardlink';
 
@@ -30,27 +27,39 @@ export interface TarMember {
 const BLOCK = 512;
 /** Pax and GNU long-name bodies hold a few names; anything bigger is not a template. */
 const MAX_META_BYTES = 1024 * 1024;
+/**
+ * A gzip'd tar may always grow to this much, whatever its ratio: tar headers and padding are
+ * mostly zeros, so a small legitimate archive can compress a hundredfold.
+ */
+const RATIO_FREE_BYTES = 1024 * 1024;
 /** Absolute paths, Windows drive letters, backslashes and NULs; any of them can leave the root somewhere. */
 const UNSAFE_NAME = /^\/|^[a-zA-Z]:|[\\\0]/;
 
+/** tar's names of the entry types (its Header decodes the typeflag). */
 const ENTRY_TYPES: Readonly<Record<string, ArchiveEntryType>> = {
-  '0': 'file',
-  '\0': 'file',
-  '7': 'file',
-  '1': 'hardlink',
-  '2': 'symlink',
-  '5': 'directory',
+  File: 'file',
+  OldFile: 'file',
+  ContiguousFile: 'file',
+  Link: 'hardlink',
+  SymbolicLink: 'symlink',
+  Directory: 'directory',
 };
 const SPECIAL_TYPES: Readonly<Record<string, string>> = {
-  '3': 'character device',
-  '4': 'block device',
-  '6': 'FIFO',
+  CharacterDevice: 'character device',
+  BlockDevice: 'block device',
+  FIFO: 'FIFO',
 };
+/** Entries that describe the next one: pax (`x`, `g`) and GNU long names (`L`, `K`). */
+const META_TYPES = new Set(['ExtendedHeader', 'GlobalExtendedHeader', 'NextFileHasLongPath', 'NextFileHasLongLinkpath']);
 
+/** What the header block says, before pax and long-name overrides. */
 interface RawHeader {
   readonly name: string;
   readonly mode: number;
   readonly size: number;
+  /** tar's name for the type, e.g. `File`, `SymbolicLink`, `ExtendedHeader`. */
+  readonly type: string;
+  /** The typeflag byte as written, for messages. */
   readonly typeflag: string;
   readonly linkName: string;
 }
@@ -71,62 +80,199 @@ export async function inspectTar(tar: Buffer, limits: Partial<ArchiveLimits> = {
 }
 
 /**
- * Like inspectTar, but also returns each entry's content (views into the buffer, not copies).
+ * Like inspectTar, but also returns each entry's content (views into the buffer for a plain tar).
  * Understands ustar, pax (`x`) and GNU long names (`L`, `K`); global pax headers are ignored.
+ *
+ * A gzip'd tar is decompressed as a stream, and every limit is applied as the headers arrive: an
+ * entry whose declared size would take the archive past a limit is refused before its content is
+ * inflated, so a compression bomb costs no more memory than the limits allow.
  */
 export async function readTar(tar: Buffer, limits: Partial<ArchiveLimits> = {}): Promise<readonly TarMember[]> {
   const resolved = { ...defaultArchiveLimits, ...limits };
-  const body = tar[0] === 0x1f && tar[1] === 0x8b ? await gunzipBounded(tar, resolved) : tar;
-  const admission = new Admission(resolved);
-  const members: TarMember[] = [];
-  let overrides: Overrides = {};
-  for (let offset = 0; ;) {
-    const block = body.subarray(offset, offset + BLOCK);
-    if (block.length < BLOCK) throw new ArchiveError('corrupt', undefined, 'is truncated or not a tar: no end-of-archive marker');
-    // Tools disagree on one or two zero blocks at the end; the first is enough.
-    if (block.every((byte) => byte === 0)) return members;
-    const header = decodeHeader(block, offset);
-    const dataSize = header.typeflag === '5' ? 0 : isMeta(header.typeflag) ? header.size : (overrides.size ?? header.size);
-    const data = body.subarray(offset + BLOCK, offset + BLOCK + dataSize);
-    const name = overrides.path ?? header.name;
-    if (data.length < dataSize) throw new ArchiveError('corrupt', name, 'is truncated');
-    offset += BLOCK + Math.ceil(dataSize / BLOCK) * BLOCK;
-    if (isMeta(header.typeflag)) {
-      overrides = applyMeta(overrides, header, data);
-      continue;
-    }
-    const entry = admission.admit(name, header, overrides.linkpath ?? header.linkName, dataSize);
-    overrides = {};
-    if (entry) members.push({ entry, data: entry.type === 'file' ? data : Buffer.alloc(0) });
+  if (tar[0] === 0x1f && tar[1] === 0x8b) {
+    const reader = new TarReader(resolved, streamBound(tar.length, resolved));
+    await gunzipInto(tar, reader);
+    return reader.end();
   }
+  const reader = new TarReader(resolved, undefined);
+  reader.write(tar);
+  return reader.end();
 }
 
-async function gunzipBounded(tar: Buffer, limits: ArchiveLimits): Promise<Buffer> {
+/** How far a gzip'd tar of `compressedBytes` may decompress, and which limit says so. */
+interface StreamBound {
+  readonly bytes: number;
+  readonly error: () => ArchiveError;
+}
+
+function streamBound(compressedBytes: number, limits: ArchiveLimits): StreamBound {
   // Headers and padding come on top of the file bytes: allow about three blocks per entry.
-  const bound = Math.min(limits.maxTotalBytes + (limits.maxEntries + 2) * 3 * BLOCK, bufferConstants.MAX_LENGTH);
-  try {
-    return await gunzip(tar, { maxOutputLength: bound });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new ArchiveError('too_large', undefined, `decompresses to more than ${bound} bytes`);
-    }
-    throw new ArchiveError('corrupt', undefined, `is not valid gzip: ${(error as Error).message}`);
+  const bySize = limits.maxTotalBytes + (limits.maxEntries + 2) * 3 * BLOCK;
+  const byRatio = Math.max(RATIO_FREE_BYTES, limits.maxCompressionRatio * compressedBytes);
+  if (bySize <= byRatio) {
+    const problem = `decompresses to more than ${bySize} bytes, over the size limit of ${limits.maxTotalBytes} bytes and its headers`;
+    return { bytes: bySize, error: () => new ArchiveError('too_large', undefined, problem) };
   }
+  return {
+    bytes: byRatio,
+    error: () =>
+      new ArchiveError(
+        'compression_ratio',
+        undefined,
+        `decompresses to more than ${byRatio} bytes, over the ratio limit of ${limits.maxCompressionRatio} for its ${compressedBytes} compressed bytes`,
+      ),
+  };
 }
 
-function isMeta(typeflag: string): boolean {
-  return typeflag === 'x' || typeflag === 'g' || typeflag === 'L' || typeflag === 'K';
+/** Feeds the decompressed stream to `reader` chunk by chunk; stops at its end marker or its first refusal. */
+function gunzipInto(gzip: Buffer, reader: TarReader): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const gunzip = createGunzip();
+    const stop = (error?: unknown): void => {
+      gunzip.removeAllListeners('data');
+      gunzip.destroy();
+      if (error) reject(error);
+      else resolve();
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      try {
+        reader.write(chunk);
+        // Whatever follows the end marker is never read: no reason to inflate it.
+        if (reader.finished) stop();
+      } catch (error) {
+        stop(error);
+      }
+    });
+    gunzip.on('end', () => resolve());
+    gunzip.on('error', (error) => stop(new ArchiveError('corrupt', undefined, `is not valid gzip: ${error.message}`)));
+    gunzip.end(gzip);
+  });
+}
+
+/** Where the reader is: between entries, or inside the content of one. */
+type ReadState =
+  | { readonly kind: 'header' }
+  | {
+      readonly kind: 'body';
+      readonly header: RawHeader;
+      readonly name: string;
+      /** The admitted entry, or undefined for a meta entry (or the root directory). */
+      readonly entry: ArchiveEntry | undefined;
+      readonly meta: boolean;
+      readonly parts: Buffer[];
+      /** Content bytes still to come, then padding to the block boundary. */
+      dataLeft: number;
+      paddingLeft: number;
+    };
+
+/**
+ * Walks the 512-byte blocks of a tar as they arrive, decoding each header with tar's Header and
+ * checking every entry as soon as its header is read.
+ */
+class TarReader {
+  readonly #admission: Admission;
+  readonly #bound: StreamBound | undefined;
+  readonly #members: TarMember[] = [];
+  #pending: Buffer = Buffer.alloc(0);
+  #state: ReadState = { kind: 'header' };
+  #overrides: Overrides = {};
+  /** Bytes of the tar read so far, including those the current header has announced. */
+  #committed = 0;
+  #offset = 0;
+  finished = false;
+
+  constructor(limits: ArchiveLimits, bound: StreamBound | undefined) {
+    this.#admission = new Admission(limits);
+    this.#bound = bound;
+  }
+
+  write(chunk: Buffer): void {
+    if (this.finished) return;
+    let input = this.#pending.length > 0 ? Buffer.concat([this.#pending, chunk]) : chunk;
+    this.#pending = Buffer.alloc(0);
+    while (!this.finished && input.length > 0) {
+      if (this.#state.kind === 'header') {
+        if (input.length < BLOCK) break;
+        this.#header(input.subarray(0, BLOCK));
+        input = input.subarray(BLOCK);
+        this.#offset += BLOCK;
+        continue;
+      }
+      const body = this.#state;
+      const data = input.subarray(0, body.dataLeft);
+      if (data.length > 0) {
+        body.parts.push(data);
+        body.dataLeft -= data.length;
+        input = input.subarray(data.length);
+      }
+      const padding = Math.min(body.paddingLeft, input.length);
+      body.paddingLeft -= padding;
+      input = input.subarray(padding);
+      this.#offset += data.length + padding;
+      if (body.dataLeft === 0 && body.paddingLeft === 0) this.#finishEntry(body);
+    }
+    if (!this.finished) this.#pending = input;
+  }
+
+  /** The members, once the whole tar has been written. */
+  end(): TarMember[] {
+    if (this.#state.kind === 'body') {
+      if (this.#state.dataLeft > 0) throw new ArchiveError('corrupt', this.#state.name, 'is truncated');
+      this.#finishEntry(this.#state);
+    }
+    if (!this.finished) throw new ArchiveError('corrupt', undefined, 'is truncated or not a tar: no end-of-archive marker');
+    return this.#members;
+  }
+
+  #header(block: Buffer): void {
+    // Tools disagree on one or two zero blocks at the end; the first is enough.
+    if (block.every((byte) => byte === 0)) {
+      this.finished = true;
+      return;
+    }
+    const header = decodeHeader(block, this.#offset);
+    const overrides = this.#overrides;
+    const meta = META_TYPES.has(header.type);
+    const dataSize = header.type === 'Directory' ? 0 : meta ? header.size : (overrides.size ?? header.size);
+    this.#commit(BLOCK + Math.ceil(dataSize / BLOCK) * BLOCK);
+    const name = meta ? header.name : (overrides.path ?? header.name);
+    let entry: ArchiveEntry | undefined;
+    if (meta) {
+      if (dataSize > MAX_META_BYTES)
+        throw new ArchiveError('unsupported', header.name, `has an extended header over ${MAX_META_BYTES} bytes`);
+    } else {
+      entry = this.#admission.admit(name, header, overrides.linkpath ?? header.linkName, dataSize);
+      this.#overrides = {};
+    }
+    const paddingLeft = Math.ceil(dataSize / BLOCK) * BLOCK - dataSize;
+    this.#state = { kind: 'body', header, name, entry, meta, parts: [], dataLeft: dataSize, paddingLeft };
+    if (dataSize === 0) this.#finishEntry(this.#state);
+  }
+
+  #finishEntry(body: Extract<ReadState, { kind: 'body' }>): void {
+    this.#state = { kind: 'header' };
+    const data = body.parts.length === 1 ? (body.parts[0] as Buffer) : Buffer.concat(body.parts);
+    if (body.meta) {
+      this.#overrides = applyMeta(this.#overrides, body.header, data);
+      return;
+    }
+    if (body.entry) this.#members.push({ entry: body.entry, data: body.entry.type === 'file' ? data : Buffer.alloc(0) });
+  }
+
+  /** Counts bytes a header announces against the stream's bound, before they are inflated. */
+  #commit(bytes: number): void {
+    this.#committed += bytes;
+    if (this.#bound && this.#committed > this.#bound.bytes) throw this.#bound.error();
+  }
 }
 
 function applyMeta(overrides: Overrides, header: RawHeader, data: Buffer): Overrides {
-  if (header.size > MAX_META_BYTES)
-    throw new ArchiveError('unsupported', header.name, `has an extended header over ${MAX_META_BYTES} bytes`);
-  switch (header.typeflag) {
-    case 'x':
+  switch (header.type) {
+    case 'ExtendedHeader':
       return { ...overrides, ...parsePax(data, header.name) };
-    case 'L':
+    case 'NextFileHasLongPath':
       return { ...overrides, path: cString(data) };
-    case 'K':
+    case 'NextFileHasLongLinkpath':
       return { ...overrides, linkpath: cString(data) };
     default:
       // Global headers would rename or resize every later entry; nothing legitimate needs that here.
@@ -134,44 +280,27 @@ function applyMeta(overrides: Overrides, header: RawHeader, data: Buffer): Overr
   }
 }
 
+/** tar's Header decodes the block (checksum, octal and base-256 numbers, the ustar prefix). */
 function decodeHeader(block: Buffer, offset: number): RawHeader {
-  const stored = readNumber(block, 148, 8, offset);
-  const unsigned = block.reduce((sum, byte, i) => sum + (i >= 148 && i < 156 ? 0x20 : byte), 0);
-  const signed = block.reduce((sum, byte, i) => sum + (i >= 148 && i < 156 ? 0x20 : (byte << 24) >> 24), 0);
-  if (stored !== unsigned && stored !== signed) {
-    throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad header checksum at byte ${offset}`);
+  let header: Header;
+  try {
+    header = new Header(block);
+  } catch {
+    throw new ArchiveError('corrupt', undefined, `is not a valid tar: unreadable header at byte ${offset}`);
   }
-  // Only POSIX ustar has the prefix field; GNU keeps timestamps in the same bytes.
-  const isUstar = block.toString('latin1', 257, 263) === 'ustar\0';
-  const prefix = isUstar ? cString(block.subarray(345, 500)) : '';
-  const name = cString(block.subarray(0, 100));
+  if (!header.cksumValid) throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad header checksum at byte ${offset}`);
+  const { size, mode } = header;
+  if (size === undefined || !Number.isSafeInteger(size) || size < 0 || (mode !== undefined && !Number.isSafeInteger(mode))) {
+    throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad number in the header at byte ${offset}`);
+  }
   return {
-    name: prefix ? `${prefix}/${name}` : name,
-    mode: readNumber(block, 100, 8, offset) & 0o7777,
-    size: readNumber(block, 124, 12, offset),
+    name: header.path ?? '',
+    mode: (mode ?? 0) & 0o7777,
+    size,
+    type: header.type,
     typeflag: String.fromCharCode(block[156] ?? 0),
-    linkName: cString(block.subarray(157, 257)),
+    linkName: header.linkpath ?? '',
   };
-}
-
-/** Reads an octal field, or a GNU base-256 one (high bit set) used for values octal cannot hold. */
-function readNumber(block: Buffer, start: number, length: number, offset: number): number {
-  const field = block.subarray(start, start + length);
-  const first = field[0] ?? 0;
-  let value = 0;
-  if (first & 0x80) {
-    if (first & 0x40) throw new ArchiveError('corrupt', undefined, `has a negative number in the header at byte ${offset}`);
-    value = first & 0x3f;
-    for (const byte of field.subarray(1)) value = value * 256 + byte;
-  } else {
-    const text = field.toString('latin1').replace(/\0.*$/s, '').trim();
-    if (!/^[0-7]*$/.test(text))
-      throw new ArchiveError('corrupt', undefined, `is not a valid tar: bad number in the header at byte ${offset}`);
-    value = text === '' ? 0 : parseInt(text, 8);
-  }
-  if (!Number.isSafeInteger(value))
-    throw new ArchiveError('corrupt', undefined, `has an out-of-range number in the header at byte ${offset}`);
-  return value;
 }
 
 function cString(bytes: Buffer): string {
@@ -229,7 +358,7 @@ class Admission {
 
   /** Returns the validated entry, or undefined for an entry that is the root directory itself. */
   admit(name: string, header: RawHeader, linkName: string, size: number): ArchiveEntry | undefined {
-    const type = entryType(name, header.typeflag);
+    const type = entryType(name, header);
     this.#count(name, type, size);
     const path = containedPath(name);
     if (path === undefined) throw new ArchiveError('path_escape', name, 'escapes the archive root');
@@ -298,11 +427,11 @@ class Admission {
   }
 }
 
-function entryType(name: string, typeflag: string): ArchiveEntryType {
-  const special = SPECIAL_TYPES[typeflag];
+function entryType(name: string, header: RawHeader): ArchiveEntryType {
+  const special = SPECIAL_TYPES[header.type];
   if (special) throw new ArchiveError('special_file', name, `is a ${special}, which templates may not contain`);
-  const type = ENTRY_TYPES[typeflag];
-  if (!type) throw new ArchiveError('unsupported', name, `has the unsupported tar entry type ${JSON.stringify(typeflag)}`);
+  const type = ENTRY_TYPES[header.type];
+  if (!type) throw new ArchiveError('unsupported', name, `has the unsupported tar entry type ${JSON.stringify(header.typeflag)}`);
   // Pre-POSIX tars mark directories only by a trailing slash.
   return type === 'file' && name.endsWith('/') ? 'directory' : type;
 }

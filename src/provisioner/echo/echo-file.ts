@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultFormType } from '../../lib/parameter-value.js';
+import { defaultFormType } from '../../sdk/wire/parameter-value.js';
 import type { VariableDeclaration } from '../native/variables.js';
 import {
   ProvisionerError,
-  type AppShare,
+  type ShareLevel,
   type ExternalAuthRequirement,
   type LogLevel,
   type PlannedAgent,
@@ -333,7 +333,7 @@ function readScript(item: unknown, at: string, index: number): PlannedScript {
   };
 }
 
-const SHARES: readonly AppShare[] = ['owner', 'authenticated', 'organization', 'public'];
+const SHARES: readonly ShareLevel[] = ['owner', 'authenticated', 'organization', 'public'];
 
 function readApp(item: unknown, at: string, index: number): PlannedApp {
   const value = required(item, at);

@@ -39,7 +39,8 @@ export function createDirectoryCompute(options: DirectoryComputeOptions = {}): C
       if (await isDirectory(path, resource.name)) {
         log(context, `Directory ${path} exists`);
       } else {
-        await mkdir(path, { recursive: true });
+        // Workspace files are their owner's alone, as a home directory is.
+        await mkdir(path, { recursive: true, mode: 0o700 });
         created.add(path);
         log(context, `Created directory ${path}`);
       }

@@ -52,7 +52,8 @@ const LABEL_RESOURCE = 'cove.resource';
 /**
  * The `docker` compute: one container per resource, through the docker CLI (so `DOCKER_HOST` and
  * docker contexts work as they do for the operator). The container runs the resource's agent with
- * the agent command's files mounted read-only under /opt/cove/host, on the host network. A start
+ * the agent command's files mounted read-only under /opt/cove/host (the single executable, when the
+ * daemon runs from it, is that one file), on the host network, named after the workspace. A start
  * creates a new container (the agent's token is in its environment, and the image may have
  * changed), a stop removes it, and a delete also removes the named volumes the resource created;
  * what must persist belongs in a volume, as the `docker` example's home does.
@@ -188,6 +189,9 @@ interface RunRequest {
 async function runArguments(request: RunRequest): Promise<string[]> {
   const { resource, agent, context } = request;
   const args = ['run', '--detach', '--init', '--name', request.name, '--network', request.network];
+  // On the host network a container would otherwise take the host's name; the workspace's tells
+  // a shell prompt inside it apart from one on the host.
+  args.push('--hostname', containerHostname(context));
   for (const [key, value] of Object.entries(labels(context, resource))) args.push('--label', `${key}=${value}`);
   for (const volume of resource.volumes ?? []) args.push('--volume', volumeArgument(volume, resource.name));
   for (const [key, value] of Object.entries({ ...resource.env, ...agent?.env })) args.push('--env', `${key}=${value}`);
@@ -237,6 +241,16 @@ function singleAgent(resource: ResourceSpec, agents: readonly PlannedAgent[]): P
 /** Docker names allow `[a-zA-Z0-9][a-zA-Z0-9_.-]`; workspace ids are uuids and resource names slugs. */
 function containerName(context: ComputeContext, resource: ResourceSpec): string {
   return `cove-${context.workspace.id}-${resource.name}`.replace(/[^A-Za-z0-9_.-]/g, '-');
+}
+
+/** The workspace name as a host name: one DNS label, at most 63 characters. */
+function containerHostname(context: ComputeContext): string {
+  const label = context.workspace.name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63);
+  return label === '' ? 'workspace' : label;
 }
 
 function labels(context: ComputeContext, resource: ResourceSpec): Record<string, string> {

@@ -31,7 +31,7 @@ import { createDockerCompute } from './docker-compute.js';
 import { expandResources, toPlannedResource, type ResourceSpec } from './expand-resources.js';
 import { createHookCompute } from './hook-compute.js';
 import { InterpolationError } from './interpolate.js';
-import { parameterValueProblem } from '../../lib/parameter-value.js';
+import { parameterValueProblem } from '../../sdk/wire/parameter-value.js';
 import { createProcessCompute } from './process-compute.js';
 import { loadTemplateFile, TEMPLATE_FILE_NAME, type TemplateFile } from './template-file.js';
 import { resolveVariables, undeclaredVariableNames } from './variables.js';

@@ -10,8 +10,9 @@ import { directoryPath } from './expand-resources.js';
 /** Options of the process compute. */
 export interface ProcessComputeOptions {
   /**
-   * The command that starts a workspace agent (`[node, <bin/cove>, 'agent']`). Without it a start
-   * fails: there is nothing to run.
+   * The command that starts a workspace agent: the executable that runs this provisioner, that is
+   * `[<single executable>, 'agent']`, or `[node, <bin/cove>, 'agent']` in a checkout. Without it a
+   * start fails: there is nothing to run.
    */
   readonly agentCommand?: readonly string[];
   /** The environment agents inherit, minus Cove's server secrets; defaults to this process's. */

@@ -11,7 +11,7 @@ import {
 } from '../provisioner.js';
 import { createScope } from './expand-resources.js';
 import { InterpolationError, interpolate } from './interpolate.js';
-import { defaultFormType, isIntegerText, parameterValueProblem } from '../../lib/parameter-value.js';
+import { defaultFormType, isIntegerText, parameterValueProblem } from '../../sdk/wire/parameter-value.js';
 import {
   childPath,
   forEachExpandable,

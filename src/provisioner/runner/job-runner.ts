@@ -93,7 +93,7 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   let report: JobReport;
   try {
     logs.beginStage(STAGE.setup);
-    await mkdir(io.workDirectory, { recursive: true });
+    await mkdir(io.workDirectory, { recursive: true, mode: 0o700 });
     directory = await mkdtemp(join(io.workDirectory, 'job-'));
     await extractArchive(job, directory);
     throwIfCanceled(io.signal);

@@ -16,6 +16,10 @@ export const Response = Type.Object({
 });
 export type Response = Static<typeof Response>;
 
+/** A build transition, as the spec names them: what builds, provisioners and schedules speak of. */
+export const WorkspaceTransition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);
+export type WorkspaceTransition = Static<typeof WorkspaceTransition>;
+
 /** A role as other objects refer to it. */
 export const SlimRole = Type.Object({
   name: Type.String(),

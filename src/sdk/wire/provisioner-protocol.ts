@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WorkspaceTransition } from './common.js';
+import { SHARE_LEVELS } from './share-levels.js';
 
 /**
  * The job protocol between the daemon and provisioner daemons, built-in and external alike. A
@@ -29,9 +31,6 @@ export const JobType = Type.Union([
 ]);
 export type JobType = Static<typeof JobType>;
 
-export const Transition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);
-export type Transition = Static<typeof Transition>;
-
 /** A log line a provisioner daemon sends; the daemon assigns ids in arrival order. */
 export const JobLogInput = Type.Object({
   created_at: Type.String(),
@@ -59,6 +58,7 @@ export const ParameterOption = Type.Object({
   value: Type.String(),
   icon: Type.String(),
 });
+export type ParameterOption = Static<typeof ParameterOption>;
 
 export const RichParameter = Type.Object({
   name: Type.String(),
@@ -98,12 +98,7 @@ export const PlannedScript = Type.Object({
   log_path: Type.String(),
 });
 
-export const ShareLevel = Type.Union([
-  Type.Literal('owner'),
-  Type.Literal('authenticated'),
-  Type.Literal('organization'),
-  Type.Literal('public'),
-]);
+export const ShareLevel = Type.Union(SHARE_LEVELS.map((level) => Type.Literal(level)));
 export type ShareLevel = Static<typeof ShareLevel>;
 
 export const PlannedApp = Type.Object({
@@ -180,7 +175,7 @@ export const AcquiredJob = Type.Object({
   workspace: Type.Union([JobWorkspace, Type.Null()]),
   /** Builds only. */
   workspace_build_id: Type.Union([Type.String(), Type.Null()]),
-  transition: Transition,
+  transition: WorkspaceTransition,
   /** The previous build's provisioner state, base64; null for the first build. */
   previous_state_base64: Type.Union([Type.String(), Type.Null()]),
   log_level: Type.String(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid } from './common.js';
+import { DateTime, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue, ResourceMetadata, ShareLevel } from './provisioner-protocol.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
@@ -136,7 +136,7 @@ export const WorkspaceResource = Type.Object({
   id: Uuid,
   job_id: Uuid,
   created_at: DateTime,
-  workspace_transition: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]),
+  workspace_transition: WorkspaceTransition,
   name: Type.String(),
   type: Type.String(),
   icon: Type.String(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid } from './common.js';
+import { DateTime, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue } from './provisioner-protocol.js';
 import { MatchedProvisioners, ProvisionerJob, WorkspaceResource } from './templates.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
@@ -11,8 +11,6 @@ export const WorkspaceBuildStatus = Type.Union(
     Type.Literal(s),
   ),
 );
-
-export const WorkspaceTransition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);
 
 export const WorkspaceBuild = Type.Object({
   id: Uuid,

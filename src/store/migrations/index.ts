@@ -7,6 +7,7 @@ import { agentExtrasMigration } from './0005-agent-extras.js';
 import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
 import { workspaceListIndexesMigration } from './0008-workspace-list-indexes.js';
+import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agentInstanceIdentityMigration,
   agentRelayUrlMigration,
   workspaceListIndexesMigration,
+  templateListIndexesMigration,
 ];
 
 export type { Migration } from './migration.js';

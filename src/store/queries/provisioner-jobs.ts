@@ -1,4 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { DialectName } from '../database.js';
+import { parseJson } from '../json-column.js';
+import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import type { Database, ProvisionerJobLogTable, ProvisionerJobTable, WorkspaceResourceTable } from '../schema.js';
 
 export type ProvisionerJobRow = Selectable<ProvisionerJobTable>;
@@ -140,4 +143,152 @@ export async function insertResources(db: Kysely<Database>, rows: readonly Works
 export async function listResourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceResourceRow[]> {
   if (jobIds.length === 0) return [];
   return db.selectFrom('workspace_resources').selectAll().where('job_id', 'in', jobIds).orderBy('name').orderBy('transition').execute();
+}
+
+/** Which jobs of an organization a job list shows. */
+export interface JobListFilter {
+  readonly ids?: readonly string[] | undefined;
+  /** Statuses as the API names them (derived from the timestamps); `unknown` matches nothing. */
+  readonly statuses?: readonly string[] | undefined;
+  /** Tags every listed job has with these values. */
+  readonly tags?: Readonly<Record<string, string>> | undefined;
+  readonly limit: number;
+}
+
+/** The SQL form of each job status, as `jobStatus()` derives it. */
+function statusCondition(eb: ExpressionBuilder<Database, 'provisioner_jobs'>, status: string): Expression<SqlBool> {
+  const clean = [eb('error', '=', ''), eb('completed_at', 'is', null)];
+  switch (status) {
+    case 'failed':
+      return eb('error', '<>', '');
+    case 'succeeded':
+      return eb.and([eb('error', '=', ''), eb('completed_at', 'is not', null), eb('canceled_at', 'is', null)]);
+    case 'canceled':
+      return eb.and([eb('error', '=', ''), eb('completed_at', 'is not', null), eb('canceled_at', 'is not', null)]);
+    case 'canceling':
+      return eb.and([...clean, eb('canceled_at', 'is not', null)]);
+    case 'running':
+      return eb.and([...clean, eb('canceled_at', 'is', null), eb('started_at', 'is not', null)]);
+    case 'pending':
+      return eb.and([...clean, eb('canceled_at', 'is', null), eb('started_at', 'is', null)]);
+    default:
+      return eb.lit(false);
+  }
+}
+
+/** An organization's jobs that pass `filter`, newest first, filtered and limited in SQL. */
+export async function listJobs(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  organizationId: string,
+  filter: JobListFilter,
+): Promise<ProvisionerJobRow[]> {
+  let query = db.selectFrom('provisioner_jobs').selectAll().where('organization_id', '=', organizationId);
+  if (filter.ids && filter.ids.length > 0) query = query.where('id', 'in', [...filter.ids]);
+  const statuses = filter.statuses ?? [];
+  if (statuses.length > 0) query = query.where((eb) => eb.or(statuses.map((status) => statusCondition(eb, status))));
+  for (const [key, value] of Object.entries(filter.tags ?? {})) {
+    query = query.where(
+      dialect === 'postgres'
+        ? sql<SqlBool>`(CAST(tags AS jsonb) ->> ${key}) = ${value}`
+        : sql<SqlBool>`EXISTS (SELECT 1 FROM json_each(tags) AS t WHERE t.key = ${key} AND t.type = 'text' AND t.value = ${value})`,
+    );
+  }
+  query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (filter.limit > 0) query = query.limit(filter.limit);
+  return query.execute();
+}
+
+/** A job's last log stage, or undefined when it has logged nothing. */
+export async function lastLogStage(db: Kysely<Database>, jobId: string): Promise<string | undefined> {
+  const last = await db
+    .selectFrom('provisioner_job_logs')
+    .select('stage')
+    .where('job_id', '=', jobId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return last?.stage;
+}
+
+/** Jobs that stopped making progress: started ones not updated since `hungBefore`, queued ones since `staleBefore`. */
+export async function listHungJobs(
+  db: Kysely<Database>,
+  hungBefore: string,
+  staleBefore: string,
+  limit: number,
+): Promise<Pick<ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>[]> {
+  return db
+    .selectFrom('provisioner_jobs')
+    .select(['id', 'started_at', 'updated_at'])
+    .where('completed_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('started_at', 'is not', null), eb('updated_at', '<', hungBefore)]),
+        eb.and([eb('started_at', 'is', null), eb('updated_at', '<', staleBefore)]),
+      ]),
+    )
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Ends a job that has not finished yet with an outcome; returns whether it was still open. */
+export async function finishJob(
+  db: Kysely<Database>,
+  jobId: string,
+  now: string,
+  outcome: { readonly error: string; readonly error_code: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('provisioner_jobs')
+    .set({ completed_at: now, updated_at: now, error: outcome.error, error_code: outcome.error_code })
+    .where('id', '=', jobId)
+    .where('completed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** What job answers show besides the job rows: daemons and queues of their organizations, their versions' templates. */
+export interface JobRelations {
+  readonly daemons: readonly ProvisionerDaemonRow[];
+  /** Queued jobs per organization, oldest first. */
+  readonly queued: ReadonlyMap<string, readonly ProvisionerJobRow[]>;
+  readonly versions: ReadonlyMap<
+    string,
+    {
+      readonly version_name: string;
+      readonly template_id: string | null;
+      readonly template_name: string | null;
+      readonly template_display_name: string | null;
+      readonly template_icon: string | null;
+    }
+  >;
+}
+
+/** The related rows of some jobs, in a fixed number of queries (one more per organization for its queue). */
+export async function jobRelations(db: Kysely<Database>, rows: readonly ProvisionerJobRow[]): Promise<JobRelations> {
+  const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
+  const versionIds = [
+    ...new Set(
+      rows.flatMap((row) => {
+        const id = parseJson<{ template_version_id?: unknown }>(row.input, {}).template_version_id;
+        return typeof id === 'string' && id !== '' ? [id] : [];
+      }),
+    ),
+  ];
+  const [daemons, queued, versions] = await Promise.all([
+    listDaemonsOfOrganizations(db, organizationIds),
+    Promise.all(organizationIds.map(async (id) => [id, await listQueuedJobs(db, id)] as const)),
+    versionIds.length === 0
+      ? []
+      : db
+          .selectFrom('template_versions as v')
+          .leftJoin('templates as t', 't.id', 'v.template_id')
+          .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name'])
+          .select(['t.display_name as template_display_name', 't.icon as template_icon'])
+          .where('v.id', 'in', versionIds)
+          .execute(),
+  ]);
+  return { daemons, queued: new Map(queued), versions: new Map(versions.map((v) => [v.id, v])) };
 }

@@ -1,11 +1,74 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { Database, WorkspaceAgentLogSourceTable, WorkspaceAgentLogTable, WorkspaceAgentTable } from '../schema.js';
+import type { ListFilter } from '../../rbac/index.js';
+import { allowedRows } from '../authz-filter.js';
+import type {
+  Database,
+  WorkspaceAgentLogSourceTable,
+  WorkspaceAgentLogTable,
+  WorkspaceAgentScriptTimingTable,
+  WorkspaceAgentTable,
+} from '../schema.js';
 import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 import type { WorkspaceResourceRow } from './provisioner-jobs.js';
 
 export type AgentRow = Selectable<WorkspaceAgentTable>;
 export type AgentLogRow = Selectable<WorkspaceAgentLogTable>;
 export type AgentLogSourceRow = Selectable<WorkspaceAgentLogSourceTable>;
+export type AgentScriptTimingRow = Selectable<WorkspaceAgentScriptTimingTable>;
+
+/** The fields of its own row that an agent reports: connection, startup, lifecycle, app health, stats. */
+export type AgentReport = Partial<
+  Pick<
+    AgentRow,
+    | 'first_connected_at'
+    | 'last_connected_at'
+    | 'disconnected_at'
+    | 'api_version'
+    | 'relay_url'
+    | 'updated_at'
+    | 'version'
+    | 'expanded_directory'
+    | 'subsystems'
+    | 'lifecycle_state'
+    | 'started_at'
+    | 'ready_at'
+    | 'app_health'
+    | 'last_stats'
+    | 'last_stats_at'
+  >
+>;
+
+/** A batch of an agent's log lines, and what storing it may add. */
+export interface AgentLogBatch {
+  readonly rows: readonly Omit<AgentLogRow, 'id' | 'agent_id'>[];
+  /** Bytes of output in `rows`, counted against `maxBytes`. */
+  readonly bytes: number;
+  /** The most log output the agent may store, over all its batches. */
+  readonly maxBytes: number;
+  /** A source to record (or rename) with the lines, in the same transaction. */
+  readonly source?: Omit<AgentLogSourceRow, 'agent_id'> | undefined;
+}
+
+/** What storing a batch did: stored it (after which id followers read), or refused it as over the limit. */
+export type AgentLogAppendOutcome =
+  | { readonly stored: true; readonly first: boolean; readonly after: number }
+  | { readonly stored: false; readonly newlyOverflowed: boolean };
+
+/** The newest agent on a cloud instance, with the job that made it and, for a workspace build's, what it belongs to. */
+export interface InstanceAgent {
+  readonly agent: AgentRow;
+  readonly jobType: string;
+  readonly organizationId: string;
+  readonly owners: AgentWithOwners | undefined;
+}
+
+/** An agent with the names that identify it to people: `owner/workspace.agent`. */
+export interface AgentLabel {
+  readonly id: string;
+  readonly agent: string;
+  readonly workspace: string;
+  readonly owner: string;
+}
 
 /** An agent with the resource, build and workspace it belongs to. */
 export interface AgentWithOwners {
@@ -41,10 +104,7 @@ export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): P
  * The newest agent whose cloud instance id is `instanceId` (several builds may have run on the
  * same instance), with the type of the job that created it. An empty id matches nothing.
  */
-export async function getNewestAgentByInstanceId(
-  db: Kysely<Database>,
-  instanceId: string,
-): Promise<{ readonly agent: AgentRow; readonly jobType: string } | undefined> {
+export async function getNewestAgentByInstanceId(db: Kysely<Database>, instanceId: string): Promise<InstanceAgent | undefined> {
   if (instanceId === '') return undefined;
   const row = await db
     .selectFrom('workspace_agents')
@@ -52,7 +112,7 @@ export async function getNewestAgentByInstanceId(
     .innerJoin('provisioner_jobs', 'provisioner_jobs.id', 'workspace_resources.job_id')
     .leftJoin('workspace_builds', 'workspace_builds.job_id', 'workspace_resources.job_id')
     .selectAll('workspace_agents')
-    .select('provisioner_jobs.type as job_type')
+    .select(['provisioner_jobs.type as job_type', 'provisioner_jobs.organization_id as job_organization_id'])
     .where('workspace_agents.auth_instance_id', '=', instanceId)
     // Agents made within the same millisecond: the later job, then the later build of a workspace, wins.
     .orderBy('workspace_agents.created_at', 'desc')
@@ -60,8 +120,8 @@ export async function getNewestAgentByInstanceId(
     .orderBy('workspace_builds.build_number', 'desc')
     .executeTakeFirst();
   if (!row) return undefined;
-  const { job_type: jobType, ...agent } = row;
-  return { agent, jobType };
+  const { job_type: jobType, job_organization_id: organizationId, ...agent } = row;
+  return { agent, jobType, organizationId, owners: jobType === 'workspace_build' ? await ownersOf(db, agent) : undefined };
 }
 
 /** An agent by id, with what it belongs to. */
@@ -110,6 +170,87 @@ export async function agentBuildIsCurrent(db: Kysely<Database>, workspaceId: str
 
 export async function updateAgent(db: Kysely<Database>, id: string, changes: Updateable<WorkspaceAgentTable>): Promise<void> {
   await db.updateTable('workspace_agents').set(changes).where('id', '=', id).execute();
+}
+
+/** Marks an agent disconnected, unless it has meanwhile connected to another replica than `relayUrl`. */
+export async function markAgentDisconnected(db: Kysely<Database>, id: string, relayUrl: string, at: string): Promise<void> {
+  await db
+    .updateTable('workspace_agents')
+    .set({ disconnected_at: at, relay_url: '' })
+    .where('id', '=', id)
+    .where('relay_url', 'in', ['', relayUrl])
+    .execute();
+}
+
+export async function insertScriptTiming(db: Kysely<Database>, row: AgentScriptTimingRow): Promise<void> {
+  await db.insertInto('workspace_agent_script_timings').values(row).execute();
+}
+
+/**
+ * Stores a batch of an agent's logs, all or nothing, in one transaction with the check against the
+ * agent's limit: a batch that would take it past the limit stores nothing and marks it overflowed,
+ * and so does every later batch. Undefined when the agent is gone.
+ */
+export async function appendAgentLogs(
+  db: Kysely<Database>,
+  agentId: string,
+  batch: AgentLogBatch,
+): Promise<AgentLogAppendOutcome | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await getAgentRow(trx, agentId);
+    if (!current) return undefined;
+    if (current.logs_overflowed || current.logs_length + batch.bytes > batch.maxBytes) {
+      if (!current.logs_overflowed)
+        await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agentId).execute();
+      return { stored: false, newlyOverflowed: !current.logs_overflowed };
+    }
+    if (batch.source) await upsertLogSource(trx, { agent_id: agentId, ...batch.source });
+    const inserted = await trx
+      .insertInto('workspace_agent_logs')
+      .values(batch.rows.map((row) => ({ ...row, agent_id: agentId })))
+      .returning('id')
+      .execute();
+    await trx
+      .updateTable('workspace_agents')
+      .set({ logs_length: current.logs_length + batch.bytes })
+      .where('id', '=', agentId)
+      .execute();
+    const firstId = Math.min(...inserted.map((row) => Number(row.id)));
+    return { stored: true, first: current.logs_length === 0, after: firstId - 1 };
+  });
+}
+
+/** The agents of a workspace's newest build, by name; none when it has no build. */
+export async function listAgentsOfLatestBuild(db: Kysely<Database>, workspaceId: string): Promise<AgentRow[]> {
+  return db
+    .selectFrom('workspace_agents as a')
+    .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+    .innerJoin('workspace_builds as b', 'b.job_id', 'r.job_id')
+    .selectAll('a')
+    .where('b.workspace_id', '=', workspaceId)
+    .where('b.build_number', '=', (eb) =>
+      eb
+        .selectFrom('workspace_builds as newest')
+        .select((n) => n.fn.max('newest.build_number').as('n'))
+        .where('newest.workspace_id', '=', workspaceId),
+    )
+    .orderBy('a.name')
+    .execute();
+}
+
+/** `owner/workspace.agent` names of these agents, of the workspaces `filter` lets through. */
+export async function listAgentLabels(db: Kysely<Database>, agentIds: readonly string[], filter: ListFilter): Promise<AgentLabel[]> {
+  if (agentIds.length === 0) return [];
+  return db
+    .selectFrom('workspace_agents')
+    .innerJoin('workspace_resources', 'workspace_resources.id', 'workspace_agents.resource_id')
+    .innerJoin('workspace_builds', 'workspace_builds.job_id', 'workspace_resources.job_id')
+    .innerJoin('workspaces', 'workspaces.id', 'workspace_builds.workspace_id')
+    .innerJoin('users', 'users.id', 'workspaces.owner_id')
+    .select(['workspace_agents.id as id', 'workspace_agents.name as agent', 'workspaces.name as workspace', 'users.username as owner'])
+    .where('workspace_agents.id', 'in', agentIds)
+    .where((eb) => allowedRows(eb, filter, { org: 'workspaces.organization_id', owner: 'workspaces.owner_id' }))
+    .execute();
 }
 
 /** Log lines of an agent by id, ascending, within the open range (after, before). */

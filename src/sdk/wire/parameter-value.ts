@@ -1,7 +1,10 @@
 /**
- * What validation reads of a rich parameter. The provisioners' and the wire's parameter shapes
- * both fit it, so the daemon and the provisioners judge values with the same code.
+ * Rich-parameter value rules, beside the wire vocabulary they judge: the daemon (domain), the
+ * provisioners and the CLI check values with this one code. It imports nothing, so the domain may
+ * load it (see the import check).
  */
+
+/** What validation reads of a rich parameter; the wire's `RichParameter` fits it. */
 export interface ParameterRules {
   readonly name: string;
   readonly type: 'string' | 'number' | 'bool' | 'list(string)';

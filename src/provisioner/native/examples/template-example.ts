@@ -1,3 +1,5 @@
+import type { TemplateExample as WireTemplateExample } from '../../../sdk/wire/index.js';
+
 /** A file of a built-in example with an explicit mode (scripts are executable). */
 export interface TemplateExampleFile {
   readonly content: string;
@@ -5,23 +7,15 @@ export interface TemplateExampleFile {
 }
 
 /**
- * A template example built into the binary (`GET /templates/examples`). Creating a version with
- * its `example_id` stores its files as the version's archive.
+ * A template example built into the binary (`GET /templates/examples` lists its wire fields).
+ * Creating a version with its `example_id` stores its files as the version's archive.
+ *
+ * Its `id` is a slug such as `local-shell`: the spec types it as a uuid, but the project's design
+ * (and the reference system, whose swagger says uuid while it serves directory names) use the
+ * slug; the spec's samples are illustrative. `markdown` is the example's README.md.
  */
-export interface TemplateExample {
-  /**
-   * The example's id on the wire. The spec types it as a uuid, but the project's design (and the
-   * reference system, whose swagger says uuid while it serves directory names) use the slug, e.g.
-   * `local-shell`; the spec's samples are illustrative.
-   */
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly icon: string;
+export interface TemplateExample extends Readonly<Omit<WireTemplateExample, 'tags'>> {
   readonly tags: readonly string[];
-  /** The example's README.md, shown on the examples page. */
-  readonly markdown: string;
-  readonly url: string;
   /** The provisioner the files are for. */
   readonly provisioner: 'native' | 'echo' | 'terraform';
   /** Path inside the archive → content; a plain string is a regular 0644 file. */

@@ -5,7 +5,8 @@ const readme = `# Docker
 A workspace in a Docker container on the Cove host, through the \`docker\` CLI. The agent binary is
 mounted into the container; the image only needs a glibc-based Linux with \`/bin/sh\`.
 
-- The container is created on start and removed on stop.
+- The container is created on start and removed on stop. It runs on the host network, with the
+  workspace's name as its host name.
 - \`/home/cove\` is a Docker volume named after the workspace: it survives stops and is removed
   when the workspace is deleted.
 

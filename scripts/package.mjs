@@ -1,0 +1,160 @@
+// Builds the single executable dist/cove-linux-<arch>: this node binary with the whole CLI, daemon
+// and agent injected as a Node single executable application (SEA). The bundle is the SEA's main
+// script (CommonJS, as Node 20 requires, with V8's code cache for start-up); the native addons
+// travel as SEA assets that src/lib/native-addons.ts writes to a cache directory and loads from
+// there. Packages with a pure-JS fallback get it (ssh2 without sshcrypto.node and cpu-features).
+// Prints the file's size and writes dist/SHA256SUMS.
+//
+// COVE_PACKAGE_OUTPUT=<file> writes the executable elsewhere (the end-to-end tests use it, since
+// `npm run build` empties dist/).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const arch = process.arch;
+if (process.platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) {
+  console.error(`npm run package builds for linux-x64 and linux-arm64 only (this is ${process.platform}-${arch})`);
+  process.exit(1);
+}
+const output = resolve(process.env.COVE_PACKAGE_OUTPUT ?? join(root, 'dist', `cove-linux-${arch}`));
+const fromModules = (...parts) => join(root, 'node_modules', ...parts);
+
+/** The addons the executable carries, by the file name the loader asks for. */
+const addons = {
+  'better_sqlite3.node': fromModules('better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
+  'pty.node': fromModules('node-pty', 'build', 'Release', 'pty.node'),
+  'bufferutil.node': fromModules('bufferutil', 'prebuilds', `linux-${arch}`, 'bufferutil.node'),
+  [`keyring.linux-${arch}-gnu.node`]: fromModules('@napi-rs', `keyring-linux-${arch}-gnu`, `keyring.linux-${arch}-gnu.node`),
+};
+const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [name, sha256(readFileSync(file))]));
+
+const started = Date.now();
+const work = mkdtempSync(join(tmpdir(), 'cove-package-'));
+try {
+  const bundle = join(work, 'cove.cjs');
+  await build({
+    entryPoints: [join(root, 'src', 'cli', 'single-executable-entry.ts')],
+    outfile: bundle,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    define: {
+      COVE_NATIVE_ADDONS: JSON.stringify(hashes),
+      // Nothing in a bundle has a module file; what asks for one gets the executable's.
+      'import.meta.url': 'COVE_MODULE_URL',
+    },
+    banner: { js: 'var COVE_MODULE_URL=require("node:url").pathToFileURL(process.execPath).href;' },
+    plugins: [nativeAddonsPlugin()],
+  });
+
+  const blob = join(work, 'sea.blob');
+  const config = join(work, 'sea-config.json');
+  writeFileSync(
+    config,
+    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: addons }, null, 2),
+  );
+  run(process.execPath, ['--experimental-sea-config', config]);
+
+  mkdirSync(dirname(output), { recursive: true });
+  const partial = `${output}.partial`;
+  copyFileSync(process.execPath, partial);
+  chmodSync(partial, 0o755);
+  // Node's own symbols are a tenth of the file and nothing needs them.
+  if (spawnSync('strip', ['--version'], { stdio: 'ignore' }).status === 0) run('strip', [partial]);
+  run(process.execPath, [
+    fromModules('postject', 'dist', 'cli.js'),
+    partial,
+    'NODE_SEA_BLOB',
+    blob,
+    '--sentinel-fuse',
+    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  ]);
+  renameSync(partial, output);
+} finally {
+  if (!process.env.COVE_PACKAGE_KEEP) rmSync(work, { recursive: true, force: true });
+}
+
+const size = statSync(output).size;
+console.log(`${output}: ${(size / 1e6).toFixed(1)} MB (${size} bytes), built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+if (process.env.COVE_PACKAGE_OUTPUT === undefined) writeChecksums(dirname(output));
+
+/**
+ * Replaces how each native package finds its `.node` file with a call to the single executable's
+ * loader; a `.node` file the executable does not carry (ssh2's sshcrypto.node) throws when
+ * required, which is the signal those packages take to use their JavaScript code instead.
+ */
+function nativeAddonsPlugin() {
+  const loader = JSON.stringify(join(root, 'src', 'lib', 'native-addons.ts'));
+  const load = (name) => `require(${loader}).loadNativeAddon(${JSON.stringify(name)})`;
+  return {
+    name: 'cove-native-addons',
+    setup(builder) {
+      // ssh2 works without it; its own optional native part is skipped the same way.
+      builder.onResolve({ filter: /^cpu-features$/ }, () => ({ path: 'cpu-features', namespace: 'cove-absent' }));
+      builder.onLoad({ filter: /.*/, namespace: 'cove-absent' }, () => ({
+        contents: 'throw new Error("not part of the single executable")',
+        loader: 'js',
+      }));
+      builder.onLoad({ filter: /\.node$/ }, (args) => ({ contents: `module.exports = ${load(basename(args.path))};`, loader: 'js' }));
+      builder.onLoad({ filter: /[\\/]node_modules[\\/]bindings[\\/]bindings\.js$/ }, () => ({
+        contents: `module.exports = (name) => require(${loader}).loadNativeAddon(typeof name === "string" ? name : name.bindings);`,
+        loader: 'js',
+      }));
+      builder.onLoad({ filter: /[\\/]node_modules[\\/]node-pty[\\/]lib[\\/]utils\.js$/ }, async (args) => ({
+        contents: `${readFileSync(args.path, 'utf8')}\nexports.loadNativeModule = (name) => ({ dir: ".", module: ${load('pty.node')} });\n`,
+        loader: 'js',
+      }));
+      builder.onLoad({ filter: /[\\/]node_modules[\\/]bufferutil[\\/]index\.js$/ }, () => ({
+        contents: `try { module.exports = ${load('bufferutil.node')}; } catch { module.exports = require("./fallback"); }`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+  // postject warns about every ELF note it cannot name; those lines say nothing about the result.
+  const stderr = (result.stderr ?? '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.includes("Can't find string offset for section name"))
+    .join('\n');
+  if (result.status !== 0) {
+    console.error(stderr);
+    throw new Error(`${basename(command)} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+  }
+  if (stderr !== '') console.error(stderr);
+}
+
+function sha256(bytes) {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function writeChecksums(dir) {
+  const lines = readdirSync(dir)
+    .filter((name) => /^cove-linux-(x64|arm64)$/.test(name))
+    .sort()
+    .map((name) => `${sha256(readFileSync(join(dir, name)))}  ${name}\n`);
+  writeFileSync(join(dir, 'SHA256SUMS'), lines.join(''));
+  console.log(`${join(dir, 'SHA256SUMS')}:\n${lines.join('').trimEnd()}`);
+}

@@ -1,0 +1,118 @@
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Database, TemplateVersionTable, WorkspaceAgentTable, WorkspaceBuildTable } from '../schema.js';
+import type { FileRow } from './files.js';
+import { insertResources, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import type { TemplateRow } from './templates.js';
+import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
+
+/** What a provisioner daemon needs to run a job besides the job row, read in one place. */
+export interface JobContext {
+  readonly file: FileRow | undefined;
+  readonly initiatorUsername: string | undefined;
+  /** For workspace builds: the build, its workspace, the owner's username, the template and the version's variables. */
+  readonly build?: {
+    readonly row: WorkspaceBuildRow | undefined;
+    readonly workspace: WorkspaceRow | undefined;
+    readonly ownerUsername: string | undefined;
+    readonly template: TemplateRow | undefined;
+    readonly versionVariables: string | undefined;
+  };
+}
+
+/** Reads a job's file, initiator and, for a build, what the build is of. */
+export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow): Promise<JobContext> {
+  const file = await db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst();
+  const username = async (id: string) =>
+    (await db.selectFrom('users').select('username').where('id', '=', id).where('deleted', '=', 0).executeTakeFirst())?.username;
+  const initiatorUsername = await username(job.initiator_id);
+  if (job.type !== 'workspace_build') return { file, initiatorUsername };
+  const row = await db.selectFrom('workspace_builds').selectAll().where('job_id', '=', job.id).executeTakeFirst();
+  const workspace = row ? await db.selectFrom('workspaces').selectAll().where('id', '=', row.workspace_id).executeTakeFirst() : undefined;
+  const template = workspace
+    ? await db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst()
+    : undefined;
+  const version = row
+    ? await db.selectFrom('template_versions').select('variables').where('id', '=', row.template_version_id).executeTakeFirst()
+    : undefined;
+  return {
+    file,
+    initiatorUsername,
+    build: {
+      row,
+      workspace,
+      ownerUsername: workspace ? await username(workspace.owner_id) : undefined,
+      template,
+      versionVariables: version?.variables,
+    },
+  };
+}
+
+/** Everything a finished job leaves behind, stored together with its completion. */
+export interface JobCompletion {
+  readonly now: string;
+  /** An import's findings, stored on the version whose job this is. */
+  readonly version?: Updateable<TemplateVersionTable> | undefined;
+  readonly resources: readonly WorkspaceResourceRow[];
+  readonly agents: readonly Insertable<WorkspaceAgentTable>[];
+  /** A build's state, cost and deadlines; a delete build also deletes its workspace. */
+  readonly build?:
+    | {
+        readonly id: string;
+        readonly workspaceId: string;
+        readonly changes: Updateable<WorkspaceBuildTable>;
+        readonly deletesWorkspace: boolean;
+      }
+    | undefined;
+}
+
+/** Stores a job's results and marks it completed, in one transaction. */
+export async function storeJobCompletion(db: Kysely<Database>, jobId: string, completion: JobCompletion): Promise<void> {
+  const { now } = completion;
+  await db.transaction().execute(async (trx) => {
+    if (completion.version) await trx.updateTable('template_versions').set(completion.version).where('job_id', '=', jobId).execute();
+    await insertResources(trx, completion.resources);
+    if (completion.agents.length > 0)
+      await trx
+        .insertInto('workspace_agents')
+        .values([...completion.agents])
+        .execute();
+    const build = completion.build;
+    if (build) {
+      await trx.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id).execute();
+      if (build.deletesWorkspace) {
+        await trx.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId).execute();
+      }
+    }
+    await trx
+      .updateTable('provisioner_jobs')
+      .set({ completed_at: now, updated_at: now })
+      .where('id', '=', jobId)
+      .where('completed_at', 'is', null)
+      .execute();
+  });
+}
+
+/** Keeps what a failed build did create, so the next build can clean it up. */
+export async function keepFailedBuildState(db: Kysely<Database>, jobId: string, state: Buffer): Promise<void> {
+  await db.updateTable('workspace_builds').set({ provisioner_state: state }).where('job_id', '=', jobId).execute();
+}
+
+/** The workspace a build job belongs to, if it is a build job. */
+export async function workspaceIdOfJob(db: Kysely<Database>, jobId: string): Promise<string | undefined> {
+  return (await db.selectFrom('workspace_builds').select('workspace_id').where('job_id', '=', jobId).executeTakeFirst())?.workspace_id;
+}
+
+/** The workspaces (as the policy needs them) that build jobs belong to, by job id. */
+export async function workspacesOfBuildJobs(
+  db: Kysely<Database>,
+  jobIds: readonly string[],
+): Promise<Map<string, Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>>> {
+  if (jobIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('workspace_builds as b')
+    .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+    .select(['b.job_id', 'w.id', 'w.organization_id', 'w.owner_id', 'w.dormant_at'])
+    .where('b.job_id', 'in', [...jobIds])
+    .execute();
+  return new Map(rows.map(({ job_id, ...workspace }) => [job_id, workspace]));
+}

@@ -1,0 +1,68 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ProvisionerDaemonTable } from '../schema.js';
+
+export type ProvisionerDaemonRow = Selectable<ProvisionerDaemonTable>;
+
+/** A daemon with the name of the key it connected with and whether it holds a running job. */
+export type ProvisionerDaemonWithState = ProvisionerDaemonRow & { readonly key_name: string | null; readonly busy: number };
+
+/** An organization's daemons, oldest first, with their key names and whether each is busy, in one query. */
+export async function listDaemonsWithState(db: Kysely<Database>, organizationId: string): Promise<ProvisionerDaemonWithState[]> {
+  const rows = await db
+    .selectFrom('provisioner_daemons as d')
+    .leftJoin('provisioner_keys as k', 'k.id', 'd.key_id')
+    .selectAll('d')
+    .select('k.name as key_name')
+    .select((eb) =>
+      eb
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom('provisioner_jobs as j')
+              .select('j.id')
+              .whereRef('j.worker_id', '=', 'd.id')
+              .where('j.started_at', 'is not', null)
+              .where('j.completed_at', 'is', null),
+          ),
+        )
+        .then(1)
+        .else(0)
+        .end()
+        .as('busy'),
+    )
+    .where('d.organization_id', '=', organizationId)
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .execute();
+  return rows.map((row) => ({ ...row, busy: Number(row.busy) }));
+}
+
+/** The daemons of some organizations, oldest first (for job answers: workers, queues). */
+export async function listDaemonsOfOrganizations(
+  db: Kysely<Database>,
+  organizationIds: readonly string[],
+): Promise<ProvisionerDaemonRow[]> {
+  if (organizationIds.length === 0) return [];
+  return db
+    .selectFrom('provisioner_daemons')
+    .selectAll()
+    .where('organization_id', 'in', [...organizationIds])
+    .orderBy('created_at')
+    .execute();
+}
+
+/** Records a daemon's row when it connects, or refreshes the row of one seen before. */
+export async function upsertDaemon(db: Kysely<Database>, row: ProvisionerDaemonRow): Promise<void> {
+  const { id: _id, api_version: _api, created_at: _created, ...columns } = row;
+  await db
+    .insertInto('provisioner_daemons')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet(columns))
+    .execute();
+}
+
+/** Marks a daemon as seen at `now`. */
+export async function touchDaemon(db: Kysely<Database>, daemonId: string, now: string): Promise<void> {
+  await db.updateTable('provisioner_daemons').set({ last_seen_at: now }).where('id', '=', daemonId).execute();
+}
