@@ -11,8 +11,9 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   if (typeof header === 'string' && header !== '') return header;
   const cookie = readCookie(request.headers.cookie, SESSION_COOKIE);
   if (cookie) return cookie;
-  const query = (request.query as Record<string, unknown> | undefined)?.[SESSION_COOKIE];
-  return typeof query === 'string' && query !== '' ? query : undefined;
+  // Read from the URL itself: this runs before (and for every) route, whatever its query schema.
+  const query = new URLSearchParams(request.url.split('?')[1] ?? '').get(SESSION_COOKIE);
+  return query ? query : undefined;
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {

@@ -2,9 +2,17 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
+/** Where a deployment's session token is kept: the OS keychain, or `credentials.json` (0600). */
+export type SecretStoreKind = 'keychain' | 'file';
+
 /** What the CLI remembers between commands besides the token: the deployment it talks to. */
 export interface SavedConfig {
   readonly url?: string;
+  /**
+   * The store `cove login` put each deployment's token in, by URL, so every later command reads
+   * and removes it there and a token never ends up split between two stores.
+   */
+  readonly secret_stores?: Readonly<Record<string, SecretStoreKind>>;
 }
 
 /** The CLI's config directory: `COVE_CONFIG_DIR`, else the user's config directory. */
@@ -28,4 +36,17 @@ export function readSavedConfig(dir: string): SavedConfig {
 export function writeSavedConfig(dir: string, config: SavedConfig): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   writeFileSync(join(dir, 'config.json'), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** The store recorded for a deployment; one never recorded (signed in before stores were recorded, or never) is the file. */
+export function recordedSecretStore(config: SavedConfig, url: string): SecretStoreKind {
+  return config.secret_stores?.[url] === 'keychain' ? 'keychain' : 'file';
+}
+
+/** Records (or, with `undefined`, forgets) the store holding a deployment's token. */
+export function recordSecretStore(dir: string, url: string, kind: SecretStoreKind | undefined): void {
+  const config = readSavedConfig(dir);
+  const { [url]: _previous, ...others } = config.secret_stores ?? {};
+  const secretStores = kind ? { ...others, [url]: kind } : others;
+  writeSavedConfig(dir, { ...config, secret_stores: secretStores });
 }

@@ -1,127 +1,131 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CliError } from './cli-error.js';
+import { readSavedConfig, recordedSecretStore, recordSecretStore, type SecretStoreKind } from './cli-config.js';
+import { FileSecretStore } from './file-secret-store.js';
+import { KeychainSecretStore } from './keychain-secret-store.js';
 
-/** Where session tokens are kept between commands. */
-export interface SecretStore {
-  readonly kind: 'keychain' | 'file';
+/** One place secrets can be kept: the OS keychain or the credentials file. */
+export interface CredentialStore {
+  readonly kind: SecretStoreKind;
   get(account: string): Promise<string | undefined>;
   set(account: string, secret: string): Promise<void>;
   delete(account: string): Promise<void>;
 }
 
-const SERVICE = 'cove';
-const PROBE_TIMEOUT_MS = 2500;
-
-interface Keytar {
-  getPassword(service: string, account: string): Promise<string | null>;
-  setPassword(service: string, account: string, password: string): Promise<void>;
-  deletePassword(service: string, account: string): Promise<boolean>;
-  findCredentials(service: string): Promise<unknown[]>;
-}
-
 /**
- * The OS keychain through keytar when one answers, else a 0600 file in the config directory.
- * `COVE_SECRET_STORE=file` skips the keychain: CI and tests use it, and so should any headless
- * machine whose D-Bus session has a broken secret service (a probe there can stall for seconds).
+ * The session tokens of every deployment, each in the one store `cove login` chose for it and
+ * recorded in the config, so reading and removing a token never guesses where it is.
  */
+export interface SecretStore {
+  /** The stored token for a deployment; fails with a clear message when its keychain cannot be read. */
+  get(url: string): Promise<string | undefined>;
+  /**
+   * Stores a new token and records where. The keychain is tried first unless
+   * `COVE_SECRET_STORE=file`; when it cannot take the token the file does, and `notice` gets one
+   * line saying so. `COVE_SECRET_STORE=keychain` makes that a failure instead.
+   */
+  save(url: string, token: string, notice: (line: string) => void): Promise<SecretStoreKind>;
+  /** Removes a deployment's token from wherever it is and forgets the record. */
+  delete(url: string): Promise<void>;
+}
+
+const CHOOSE_HINT = 'set COVE_SECRET_STORE=keychain or COVE_SECRET_STORE=file to choose';
+
+/** Opens the stores of the config directory; nothing touches the keychain until a token kept there is needed. */
 export async function openSecretStore(configDir: string, env: Readonly<Record<string, string | undefined>>): Promise<SecretStore> {
-  const file = new FileSecretStore(join(configDir, 'credentials.json'));
-  if (env['COVE_SECRET_STORE'] === 'file') return file;
-  const keytar = await loadKeytar();
-  if (!keytar) return file;
-  const usable = await withTimeout(
-    keytar.findCredentials(SERVICE).then(() => true),
-    PROBE_TIMEOUT_MS,
-  ).catch(() => false);
-  return usable ? new KeychainSecretStore(keytar) : file;
+  return new RecordedSecretStores(configDir, env);
 }
 
-async function loadKeytar(): Promise<Keytar | undefined> {
-  try {
-    // A variable specifier keeps bundlers from trying to include the optional native module.
-    const specifier = 'keytar';
-    const loaded = (await import(specifier)) as { default?: Keytar } & Keytar;
-    return loaded.default ?? loaded;
-  } catch {
-    return undefined;
-  }
-}
+class RecordedSecretStores implements SecretStore {
+  readonly #configDir: string;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #file: FileSecretStore;
+  #keychain: KeychainSecretStore | undefined;
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('keychain did not answer')), ms);
-    timer.unref();
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-class KeychainSecretStore implements SecretStore {
-  readonly kind = 'keychain' as const;
-  readonly #keytar: Keytar;
-
-  constructor(keytar: Keytar) {
-    this.#keytar = keytar;
+  constructor(configDir: string, env: Readonly<Record<string, string | undefined>>) {
+    this.#configDir = configDir;
+    this.#env = env;
+    this.#file = new FileSecretStore(join(configDir, 'credentials.json'));
   }
 
-  async get(account: string): Promise<string | undefined> {
-    return (await this.#keytar.getPassword(SERVICE, account)) ?? undefined;
-  }
-
-  async set(account: string, secret: string): Promise<void> {
-    await this.#keytar.setPassword(SERVICE, account, secret);
-  }
-
-  async delete(account: string): Promise<void> {
-    await this.#keytar.deletePassword(SERVICE, account);
-  }
-}
-
-/** Secrets in one JSON file, written through a temporary file and a rename so it is never half-written. */
-export class FileSecretStore implements SecretStore {
-  readonly kind = 'file' as const;
-  readonly #path: string;
-
-  constructor(path: string) {
-    this.#path = path;
-  }
-
-  async get(account: string): Promise<string | undefined> {
-    return this.#read()[account];
-  }
-
-  async set(account: string, secret: string): Promise<void> {
-    this.#write({ ...this.#read(), [account]: secret });
-  }
-
-  async delete(account: string): Promise<void> {
-    const { [account]: _removed, ...rest } = this.#read();
-    this.#write(rest);
-  }
-
-  #read(): Record<string, string> {
+  async get(url: string): Promise<string | undefined> {
+    if (this.#recorded(url) === 'file') return this.#file.get(url);
     try {
-      const parsed: unknown = JSON.parse(readFileSync(this.#path, 'utf8'));
-      return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
-    } catch {
-      return {};
+      return await this.#openKeychain().get(url);
+    } catch (error) {
+      // Degrade to the file: a token there (put by hand, or by an older cove) still works.
+      const fromFile = await this.#file.get(url);
+      if (fromFile) return fromFile;
+      throw new CliError(`Could not read the session token for ${url} from the keychain: ${reason(error)}.`, {
+        hint: `Unlock the keyring and try again, or sign in with the token in a file: COVE_SECRET_STORE=file cove login ${url}`,
+      });
     }
   }
 
-  #write(secrets: Record<string, string>): void {
-    const dir = join(this.#path, '..');
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const temporary = `${this.#path}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, this.#path);
+  async save(url: string, token: string, notice: (line: string) => void): Promise<SecretStoreKind> {
+    const wanted = this.#wantedStore();
+    const previous = this.#recorded(url);
+    let kind: SecretStoreKind = 'file';
+    if (wanted !== 'file') {
+      try {
+        await this.#openKeychain().set(url, token);
+        kind = 'keychain';
+      } catch (error) {
+        if (wanted === 'keychain') {
+          throw new CliError(`Could not store the session token in the keychain: ${reason(error)}.`, {
+            hint: 'Unlock the keyring and sign in again, or keep the token in a file with COVE_SECRET_STORE=file.',
+          });
+        }
+        notice(
+          `The keychain could not store the session token (${reason(error)}); it is in ${this.#file.path} (mode 0600) instead; ${CHOOSE_HINT}.`,
+        );
+      }
+    }
+    if (kind === 'file') await this.#file.set(url, token);
+    else await this.#file.delete(url);
+    if (kind === 'file' && previous === 'keychain') {
+      try {
+        await this.#openKeychain().delete(url);
+      } catch (error) {
+        notice(`An older session token for ${url} may remain in the keychain (${reason(error)}).`);
+      }
+    }
+    recordSecretStore(this.#configDir, url, kind);
+    return kind;
   }
+
+  async delete(url: string): Promise<void> {
+    await this.#file.delete(url);
+    if (this.#recorded(url) === 'keychain') {
+      try {
+        await this.#openKeychain().delete(url);
+      } catch (error) {
+        throw new CliError(`Could not remove the session token for ${url} from the keychain: ${reason(error)}.`, {
+          hint: 'Unlock the keyring and run "cove logout" again.',
+        });
+      }
+    }
+    recordSecretStore(this.#configDir, url, undefined);
+  }
+
+  #recorded(url: string): SecretStoreKind {
+    return recordedSecretStore(readSavedConfig(this.#configDir), url);
+  }
+
+  #wantedStore(): SecretStoreKind | undefined {
+    const value = this.#env['COVE_SECRET_STORE'];
+    if (value === undefined || value === '') return undefined;
+    if (value === 'keychain' || value === 'file') return value;
+    throw new CliError(`COVE_SECRET_STORE is "${value}"; it must be "keychain" or "file".`);
+  }
+
+  #openKeychain(): KeychainSecretStore {
+    this.#keychain ??= new KeychainSecretStore(this.#env);
+    return this.#keychain;
+  }
+}
+
+function reason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
 }

@@ -78,7 +78,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   try {
     const migration = await store.migrate();
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
-    const identity = await bootstrapDeployment(store);
+    // First start runs before any request: there is no user whose subject could do it.
+    const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
     // The daemon's own copy: a default access URL is only known once the port is bound.
@@ -105,7 +106,9 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'user-dormancy',
         USER_DORMANCY_INTERVAL_MS,
         async () => {
-          const count = await markInactiveUsersDormant(store, store.clock.now(), options.values.userDormancyThresholdMs);
+          // A timer, not a user, decides that nobody has been seen for a while.
+          const dormancy = store.as(SYSTEM_SUBJECTS.userDormancy);
+          const count = await markInactiveUsersDormant(dormancy, store.clock.now(), options.values.userDormancyThresholdMs);
           if (count > 0) logger.info({ count }, 'marked inactive users dormant');
         },
         logger,

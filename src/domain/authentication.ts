@@ -1,11 +1,8 @@
-import { HttpProblem } from '../lib/errors.js';
 import { timingSafeEqual } from 'node:crypto';
+import { HttpProblem } from '../lib/errors.js';
 import type { Subject } from '../rbac/index.js';
-import { getApiKeyById, updateApiKey, type ApiKeyRow } from '../store/queries/api-keys.js';
-import { getUserById, updateUser, type UserRow } from '../store/queries/users.js';
-import type { CachedSession } from '../store/session-cache.js';
-import { loadUserSubject } from '../store/subjects.js';
-import type { Store } from '../store/store.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { ApiKeyRow, UserRow } from '../store/rows.js';
 import { parseToken, secretMatches } from './api-tokens.js';
 import type { DeploymentValues } from './deployment-options.js';
 
@@ -21,16 +18,17 @@ export interface Authenticated {
 
 /**
  * Resolves a presented token to its user and RBAC subject, or throws the 401 that says why not.
- * Runs with the store's own privileges because nobody is known yet: that is what it establishes.
+ * Runs as the authenticator (`SYSTEM_SUBJECTS.authenticator`) because nobody is known yet: that is
+ * what it establishes.
  * Also keeps the key alive: usage is recorded at most hourly and, unless refresh is disabled, a key
  * used after its first hour gets its full lifetime back.
  */
 export async function authenticate(
-  store: Store,
+  store: AuthorizedStore,
   values: DeploymentValues,
-  token: string | undefined,
-  ipAddress: string,
+  presented: { readonly token: string | undefined; readonly ipAddress: string; readonly now: Date },
 ): Promise<Authenticated> {
+  const { token, ipAddress, now } = presented;
   if (!token) {
     throw new HttpProblem(401, SIGNED_OUT, {
       detail:
@@ -40,9 +38,8 @@ export async function authenticate(
   const parsed = parseToken(token);
   if (!parsed.ok) throw new HttpProblem(401, SIGNED_OUT, { detail: parsed.detail });
 
-  const now = store.clock.now();
-  const cached = store.sessions.get(parsed.id, now.getTime());
-  const session: CachedSession = cached ?? (await loadSession(store, values, parsed.id));
+  const session = await store.getSession(parsed.id, now, { disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec });
+  if (!session) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
   const verified = session.verifiedSecret !== undefined && sameSecret(session.verifiedSecret, parsed.secret);
   if (!verified && !secretMatches(parsed.secret, session.apiKey.hashed_secret)) {
     throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key secret is invalid.' });
@@ -55,17 +52,17 @@ export async function authenticate(
     throw new HttpProblem(401, `User is not active (status = "${user.status}"). Contact an admin to reactivate your account.`);
   }
   if (user.status === 'dormant') {
-    await updateUser(store.db, user.id, { status: 'active', updated_at: now.toISOString() });
+    await store.recordUserSeen(user.id, { status: 'active' });
     user = { ...user, status: 'active' };
   }
   const apiKey = await keepAlive(store, values, session.apiKey, ipAddress, now);
   if (apiKey.last_used !== session.apiKey.last_used) {
-    await updateUser(store.db, user.id, { last_seen_at: apiKey.last_used });
+    await store.recordUserSeen(user.id, { last_seen_at: apiKey.last_used });
     user = { ...user, last_seen_at: apiKey.last_used };
   }
   const result = { user, apiKey, subject: session.subject };
   if (!verified || user !== session.user || apiKey !== session.apiKey) {
-    store.sessions.set({ ...result, verifiedSecret: parsed.secret }, now.getTime());
+    store.rememberSession({ ...result, verifiedSecret: parsed.secret }, now);
   }
   return result;
 }
@@ -74,19 +71,13 @@ function sameSecret(known: string, presented: string): boolean {
   return known.length === presented.length && timingSafeEqual(Buffer.from(known), Buffer.from(presented));
 }
 
-/** Reads a key, its user and the user's subject from the database. */
-async function loadSession(store: Store, values: DeploymentValues, keyId: string): Promise<Authenticated> {
-  const apiKey = await getApiKeyById(store.db, keyId);
-  if (!apiKey) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
-  const user = await getUserById(store.db, apiKey.user_id);
-  if (!user) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
-  const subject = await loadUserSubject(store.db, user, apiKey.scope === 'application_connect' ? 'application_connect' : 'all', {
-    disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec,
-  });
-  return { apiKey, user, subject };
-}
-
-async function keepAlive(store: Store, values: DeploymentValues, apiKey: ApiKeyRow, ipAddress: string, now: Date): Promise<ApiKeyRow> {
+async function keepAlive(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  apiKey: ApiKeyRow,
+  ipAddress: string,
+  now: Date,
+): Promise<ApiKeyRow> {
   const changes: Partial<ApiKeyRow> = {};
   if (now.getTime() - Date.parse(apiKey.last_used) > HOUR_MS) {
     changes.last_used = now.toISOString();
@@ -99,6 +90,6 @@ async function keepAlive(store: Store, values: DeploymentValues, apiKey: ApiKeyR
   }
   if (Object.keys(changes).length === 0) return apiKey;
   changes.updated_at = now.toISOString();
-  await updateApiKey(store.db, apiKey.id, changes);
+  await store.recordApiKeyUse(apiKey, changes);
   return { ...apiKey, ...changes };
 }

@@ -3,6 +3,7 @@ import { HttpProblem } from '../lib/errors.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { userObject } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { UserRow } from '../store/rows.js';
 import type { DeploymentIdentity } from './bootstrap.js';
 import type { DeploymentValues } from './deployment-options.js';
 import { verifyPassword } from './passwords.js';
@@ -29,14 +30,13 @@ export interface LoginConversion {
  */
 export async function startLoginConversion(
   store: AuthorizedStore,
-  values: DeploymentValues,
-  identity: DeploymentIdentity,
-  userParam: string,
+  deployment: { readonly values: DeploymentValues; readonly identity: DeploymentIdentity },
+  user: UserRow,
   input: { readonly to_type: string; readonly password: string },
   now: Date,
 ): Promise<LoginConversion> {
+  const { values, identity } = deployment;
   const toType = checkTargetType(input.to_type, values);
-  const user = await store.getUser(userParam);
   if (!store.can('update_personal', userObject(user.id))) {
     throw new HttpProblem(403, 'You are not authorized to change the login type of this user.');
   }

@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.js';
-import { latestBuilds } from '../store/queries/workspaces.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 
 /** The window agent reports count in. */
@@ -52,46 +50,18 @@ function percentile(sorted: readonly number[], fraction: number): number {
  * Counts live workspaces by what their latest build is doing, and adds up what their agents
  * reported in the last 15 minutes: traffic, sessions (each agent's latest report) and latency.
  */
-export async function computeDeploymentStats(db: Kysely<Database>, now: Date): Promise<DeploymentStats> {
+export async function computeDeploymentStats(store: AuthorizedStore, now: Date): Promise<DeploymentStats> {
   const from = new Date(now.getTime() - WINDOW_MS);
-  const workspaces = await db.selectFrom('workspaces').select('id').where('deleted', '=', 0).execute();
-  const builds = [
-    ...(
-      await latestBuilds(
-        db,
-        workspaces.map((w) => w.id),
-      )
-    ).values(),
-  ];
-  const jobs =
-    builds.length === 0
-      ? []
-      : await db
-          .selectFrom('provisioner_jobs')
-          .selectAll()
-          .where(
-            'id',
-            'in',
-            builds.map((b) => b.job_id),
-          )
-          .execute();
-  const jobOf = new Map(jobs.map((job) => [job.id, job]));
+  const { latestBuilds, agentReports } = await store.getDeploymentStatsInputs(from);
   const counts = { pending: 0, building: 0, running: 0, stopped: 0, failed: 0 };
-  for (const build of builds) {
-    const job = jobOf.get(build.job_id);
-    if (!job) continue;
+  for (const { transition, job } of latestBuilds) {
     if (job.error) counts.failed++;
     else if (!job.started_at && !job.completed_at) counts.pending++;
     else if (!job.completed_at && !job.canceled_at && now.getTime() - Date.parse(job.updated_at) <= BUILDING_FRESH_MS) counts.building++;
-    else if (job.completed_at && !job.canceled_at && build.transition === 'start') counts.running++;
-    else if (job.completed_at && !job.canceled_at && build.transition === 'stop') counts.stopped++;
+    else if (job.completed_at && !job.canceled_at && transition === 'start') counts.running++;
+    else if (job.completed_at && !job.canceled_at && transition === 'stop') counts.stopped++;
   }
-  const agents = await db
-    .selectFrom('workspace_agents')
-    .select(['last_stats', 'last_stats_at'])
-    .where('last_stats_at', '>=', from.toISOString())
-    .execute();
-  const reports = agents.map((agent) => parseJson<AgentStats>(agent.last_stats, {}));
+  const reports = agentReports.map((report) => parseJson<AgentStats>(report, {}));
   const sum = (pick: (stats: AgentStats) => number | undefined) => reports.reduce((total, stats) => total + (pick(stats) ?? 0), 0);
   const latencies = reports
     .map((stats) => stats.connection_median_latency_ms ?? 0)

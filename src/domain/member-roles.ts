@@ -2,7 +2,7 @@ import { forbiddenProblem, HttpProblem } from '../lib/errors.js';
 import { canAssignRole, isOrgRoleName, ORG_MEMBER_ROLE, orgScoped } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
-import type { MemberRow } from '../store/queries/members.js';
+import type { MemberRow } from '../store/rows.js';
 
 /** Replaces a member's organization roles under the assignment rules. */
 export async function setMemberRoles(

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { HttpProblem } from '../lib/errors.js';
-import { getUserByEmail, updateUser } from '../store/queries/users.js';
-import type { Store } from '../store/store.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { DeploymentValues } from './deployment-options.js';
 import type { Mailer } from './mailer.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
+import { userByEmail } from './users.js';
 
 /** How long a one-time passcode stays valid, as in the reference. */
 export const ONE_TIME_PASSCODE_VALIDITY_MS = 20 * 60 * 1000;
@@ -20,21 +20,22 @@ const INCORRECT = 'Incorrect email or one-time passcode.';
  * Issues a passcode for the password user with this email and mails it. Answers the same for
  * unknown emails, and hashes a passcode for them too, so neither the answer nor its timing says
  * whether an account exists. Delivery runs after the answer; a failure is logged without the code.
+ * `store` is the password-reset subject's: whoever asks is not signed in.
  */
 export async function requestOneTimePasscode(
-  store: Store,
-  values: DeploymentValues,
-  mailer: Mailer,
-  log: PasscodeLog,
+  store: AuthorizedStore,
+  delivery: { readonly values: DeploymentValues; readonly mailer: Mailer; readonly log: PasscodeLog },
   email: string,
+  now: Date,
 ): Promise<void> {
+  const { values, mailer, log } = delivery;
   if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
-  const user = await getUserByEmail(store.db, email);
+  const user = await userByEmail(store, email);
   const passcode = randomUUID();
   const hashed = await hashPassword(passcode);
   if (!user || user.login_type !== 'password' || user.status === 'suspended') return;
-  const expiresAt = new Date(store.clock.now().getTime() + ONE_TIME_PASSCODE_VALIDITY_MS);
-  await updateUser(store.db, user.id, {
+  const expiresAt = new Date(now.getTime() + ONE_TIME_PASSCODE_VALIDITY_MS);
+  await store.updateUser(user.id, 'personal', {
     hashed_one_time_passcode: hashed,
     one_time_passcode_expires_at: expiresAt.toISOString(),
   });
@@ -70,32 +71,26 @@ export interface PasscodePasswordChange {
 /**
  * Replaces a password with a valid, unexpired passcode. The passcode is used up and every session
  * and token of the user ends, since whoever held them may be why the password is being reset.
+ * `store` is the password-reset subject's: whoever asks is not signed in.
  */
-export async function changePasswordWithPasscode(store: Store, values: DeploymentValues, input: PasscodePasswordChange): Promise<void> {
+export async function changePasswordWithPasscode(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  input: PasscodePasswordChange,
+  now: Date,
+): Promise<void> {
   if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
   const weakness = passwordWeakness(input.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });
-  const user = await getUserByEmail(store.db, input.email);
+  const user = await userByEmail(store, input.email);
   const matches = await verifyPassword(input.one_time_passcode, user?.hashed_one_time_passcode ?? '');
   const expiresAt = user?.one_time_passcode_expires_at;
-  const expired = !expiresAt || Date.parse(expiresAt) <= store.clock.now().getTime();
+  const expired = !expiresAt || Date.parse(expiresAt) <= now.getTime();
   if (!user || !matches || expired) throw new HttpProblem(400, INCORRECT);
   if (await verifyPassword(input.password, user.hashed_password)) {
     throw new HttpProblem(400, 'New password cannot match old password.');
   }
   const hashed = await hashPassword(input.password);
-  const used = await store.db.transaction().execute(async (trx) => {
-    // Only the passcode that was checked may be spent: a concurrent reset with the same code loses.
-    const result = await trx
-      .updateTable('users')
-      .set({ hashed_password: hashed, hashed_one_time_passcode: null, one_time_passcode_expires_at: null, updated_at: store.nowIso() })
-      .where('id', '=', user.id)
-      .where('hashed_one_time_passcode', '=', user.hashed_one_time_passcode ?? '')
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
-    await trx.deleteFrom('api_keys').where('user_id', '=', user.id).execute();
-    return true;
-  });
-  if (!used) throw new HttpProblem(400, INCORRECT);
-  await store.invalidateSessions({ userId: user.id });
+  // Only the passcode that was checked may be spent: a concurrent reset with the same code loses.
+  if (!(await store.resetPasswordWithPasscode(user, hashed))) throw new HttpProblem(400, INCORRECT);
 }

@@ -3,7 +3,7 @@ import { organizationObject } from '../rbac/index.js';
 import { newId } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
-import type { OrganizationRow } from '../store/queries/organizations.js';
+import type { OrganizationRow } from '../store/rows.js';
 import { nameProblem, ruleDetail } from './names.js';
 
 function checkName(name: string): void {
@@ -54,7 +54,7 @@ export async function createOrganization(
 /** Updates an organization: empty names mean unchanged; description and icon overwrite when given. */
 export async function updateOrganization(
   store: AuthorizedStore,
-  target: string,
+  organization: OrganizationRow,
   body: { name?: string | undefined; display_name?: string | undefined; description?: string | undefined; icon?: string | undefined },
 ): Promise<OrganizationRow> {
   const changes: Partial<OrganizationRow> = {};
@@ -69,7 +69,7 @@ export async function updateOrganization(
   if (body.description !== undefined) changes.description = body.description;
   if (body.icon !== undefined) changes.icon = body.icon;
   try {
-    return await store.updateOrganization(target, changes);
+    return await store.updateOrganization(organization.id, changes);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `Organization already exists with the name "${body.name ?? ''}".`, {
@@ -81,8 +81,7 @@ export async function updateOrganization(
 }
 
 /** Deletes an organization unless it is the default one or still has members besides its admins. */
-export async function deleteOrganization(store: AuthorizedStore, target: string): Promise<void> {
-  const organization = await store.getOrganization(target);
+export async function deleteOrganization(store: AuthorizedStore, organization: OrganizationRow): Promise<void> {
   // Those who may not delete it learn nothing more about it than that.
   if (!store.can('delete', organizationObject(organization.id))) throw forbiddenProblem();
   if (Number(organization.is_default) === 1) throw new HttpProblem(400, 'Default organization cannot be deleted.');

@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from '../store/queries/api-keys.js';
+import type { ApiKeyRow } from '../store/rows.js';
 import { mintToken } from './api-tokens.js';
 
 /** What a new API key is for. */

@@ -63,7 +63,7 @@ export async function createTemplateVersion(
   const fileId = input.example_id
     ? await storeExample(store, examples, input.example_id, now)
     : await readableFileId(store, input.file_id ?? '');
-  const provisioner = input.provisioner ?? (await detectProvisioner(store, fileId));
+  const provisioner = await chooseProvisioner(store, fileId, input.provisioner);
   const versionId = newId();
   const iso = now.toISOString();
   const job = queuedJob(
@@ -158,17 +158,35 @@ async function storeExample(store: AuthorizedStore, examples: TemplateExamples, 
   return file.id;
 }
 
-/** The provisioner an archive is for, by what it holds: template.yaml, echo.json or *.tf files. */
-async function detectProvisioner(store: AuthorizedStore, fileId: string): Promise<string> {
-  const entries = await inspectTar((await store.getFile(fileId)).data);
-  const names = new Set(entries.map((entry) => entry.path));
-  if (names.has('template.yaml') || names.has('template.yml')) return 'native';
-  if (names.has('echo.json')) return 'echo';
-  if (entries.some((entry) => entry.path.endsWith('.tf') && !entry.path.includes('/'))) return 'terraform';
+/**
+ * The provisioner that reads an archive. The one asked for, when the archive is in its format;
+ * otherwise the one whose format the archive is in: clients of the reference API always ask for
+ * `terraform`, even for a template.yaml. A provisioner Cove does not know is kept as asked, for an
+ * external provisioner daemon that may.
+ */
+async function chooseProvisioner(store: AuthorizedStore, fileId: string, requested: string | undefined): Promise<string> {
+  const formats = archiveFormats(await inspectTar((await store.getFile(fileId)).data));
+  if (requested !== undefined && (formats.includes(requested) || !KNOWN_FORMATS.includes(requested))) return requested;
+  const detected = formats[0];
+  if (detected) return detected;
+  if (requested !== undefined) return requested;
   throw new HttpProblem(400, 'The archive holds no template.', {
     detail: 'Expected template.yaml (native), echo.json (echo) or *.tf files (terraform) at its top level, or name the provisioner.',
     validations: [{ field: 'provisioner', detail: 'could not be detected from the archive' }],
   });
+}
+
+/** The template formats Cove's own provisioners read, in order of preference. */
+const KNOWN_FORMATS: readonly string[] = ['native', 'echo', 'terraform'];
+
+/** Which of the known formats an archive holds at its top level: template.yaml, echo.json or *.tf files. */
+function archiveFormats(entries: readonly { readonly path: string }[]): string[] {
+  const names = new Set(entries.map((entry) => entry.path));
+  const formats: string[] = [];
+  if (names.has('template.yaml') || names.has('template.yml')) formats.push('native');
+  if (names.has('echo.json')) formats.push('echo');
+  if (entries.some((entry) => entry.path.endsWith('.tf') && !entry.path.includes('/'))) formats.push('terraform');
+  return formats;
 }
 
 const ADJECTIVES = [

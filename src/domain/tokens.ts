@@ -1,7 +1,7 @@
 import { ConflictError, HttpProblem } from '../lib/errors.js';
 import { formatDuration, nsToMs } from '../lib/duration.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { UserRow } from '../store/queries/users.js';
+import type { UserRow } from '../store/rows.js';
 import { parseStringArray } from '../store/json-column.js';
 import type { DeploymentValues } from './deployment-options.js';
 import { newApiKey } from './sessions.js';

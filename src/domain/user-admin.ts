@@ -2,7 +2,7 @@ import { ConflictError, forbiddenProblem, HttpProblem, NotAuthorizedError } from
 import { canAssignRole, isSiteRoleName, MEMBER_ROLE, type Subject } from '../rbac/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseStringArray } from '../store/json-column.js';
-import type { UserRow } from '../store/queries/users.js';
+import type { UserRow } from '../store/rows.js';
 import { nameProblem, realNameProblem, ruleDetail } from './names.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
 
@@ -14,8 +14,7 @@ function refusedAs403<T>(work: Promise<T>): Promise<T> {
 }
 
 /** Suspends or reactivates a user. Nobody suspends themselves or an owner. */
-export async function setUserStatus(store: AuthorizedStore, target: string, status: 'active' | 'suspended'): Promise<UserRow> {
-  const user = await store.getUser(target);
+export async function setUserStatus(store: AuthorizedStore, user: UserRow, status: 'active' | 'suspended'): Promise<UserRow> {
   if (status === 'suspended') {
     if (user.id === store.subject.id) throw new HttpProblem(400, 'You cannot suspend yourself.');
     if (parseStringArray(user.rbac_roles).includes('owner')) {
@@ -26,8 +25,7 @@ export async function setUserStatus(store: AuthorizedStore, target: string, stat
 }
 
 /** Replaces a user's site roles under the assignment rules. */
-export async function setUserSiteRoles(store: AuthorizedStore, target: string, requested: readonly string[]): Promise<UserRow> {
-  const user = await store.getUser(target);
+export async function setUserSiteRoles(store: AuthorizedStore, user: UserRow, requested: readonly string[]): Promise<UserRow> {
   if (user.id === store.subject.id) throw new HttpProblem(400, 'You cannot change your own roles.');
   const wanted = [...new Set(requested.filter((name) => name !== MEMBER_ROLE))];
   for (const name of wanted) {
@@ -53,8 +51,7 @@ function checkAssignable(actor: Subject, names: readonly string[]): void {
 }
 
 /** Deletes a user; nobody deletes themselves. */
-export async function deleteUser(store: AuthorizedStore, target: string): Promise<void> {
-  const user = await store.getUser(target);
+export async function deleteUser(store: AuthorizedStore, user: UserRow): Promise<void> {
   if (user.id === store.subject.id) throw new HttpProblem(403, 'You cannot delete yourself!');
   await refusedAs403(store.deleteUser(user.id));
 }
@@ -62,10 +59,9 @@ export async function deleteUser(store: AuthorizedStore, target: string): Promis
 /** Changes username and real name. */
 export async function updateProfile(
   store: AuthorizedStore,
-  target: string,
+  user: UserRow,
   body: { username: string; name?: string | undefined },
 ): Promise<UserRow> {
-  const user = await store.getUser(target);
   const problem = nameProblem(body.username);
   if (problem)
     throw new HttpProblem(400, 'Validation failed.', {
@@ -89,10 +85,9 @@ export async function updateProfile(
 /** Changes a password: your own needs the old one; every session of the user ends. */
 export async function changePassword(
   store: AuthorizedStore,
-  target: string,
+  user: UserRow,
   body: { old_password?: string | undefined; password: string },
 ): Promise<void> {
-  const user = await store.getUser(target);
   if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id }))
     throw new NotAuthorizedError('update_personal', 'user');
   if (user.login_type !== 'password') throw new HttpProblem(400, 'Users without password login type cannot change their password.');

@@ -1,5 +1,5 @@
 import { HttpProblem } from '../lib/errors.js';
-import type { UserFilter } from '../store/queries/users.js';
+import type { UserFilter } from '../store/rows.js';
 
 /** A parsed `q` of `GET /users`. */
 export type UserSearch = UserFilter;

@@ -1,23 +1,11 @@
-import { ConflictError, HttpProblem, NotAuthorizedError } from '../lib/errors.js';
+import { ConflictError, HttpProblem, NotAuthorizedError, NotFoundError } from '../lib/errors.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { newId } from '../lib/random.js';
-import { withConflicts } from '../store/db-errors.js';
-import { insertApiKey } from '../store/queries/api-keys.js';
-import { insertMember } from '../store/queries/members.js';
-import { getUserByEmail, insertUser, updateUser, type UserRow } from '../store/queries/users.js';
-import { getSiteValue, ensureSiteValue } from '../store/queries/site-config.js';
-import type { Store } from '../store/store.js';
+import type { UserRow } from '../store/rows.js';
 import type { DeploymentValues } from './deployment-options.js';
 import { nameProblem, realNameProblem, ruleDetail } from './names.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
 import { newApiKey } from './sessions.js';
-
-const FIRST_USER_KEY = 'first_user_id';
-
-/** Whether the first user has been created. */
-export async function hasFirstUser(store: Store): Promise<boolean> {
-  return (await getSiteValue(store.db, FIRST_USER_KEY)) !== undefined;
-}
 
 /** The body of `POST /users/first`. */
 export interface FirstUserInput {
@@ -29,13 +17,15 @@ export interface FirstUserInput {
 
 /**
  * Creates the first user: an active password user, owner of the site and member of the default
- * organization. Runs as the daemon itself because nobody can sign in yet. The site setting that
- * records the first user is claimed before anything else, so two concurrent requests cannot both win.
+ * organization. `store` is the first-user subject's, because nobody can sign in yet. The site
+ * setting that records the first user is claimed in the same transaction, so two concurrent
+ * requests cannot both win.
  */
 export async function createFirstUser(
-  store: Store,
+  store: AuthorizedStore,
   defaultOrganizationId: string,
   input: FirstUserInput,
+  now: Date,
 ): Promise<{ user_id: string; organization_id: string }> {
   checkNewUserFields(input);
   const weakness = passwordWeakness(input.password);
@@ -44,39 +34,30 @@ export async function createFirstUser(
   }
   const hashed = await hashPassword(input.password);
   const userId = newId();
-  const now = store.nowIso();
-  return store.db.transaction().execute(async (trx) => {
-    const claimed = await ensureSiteValue(trx, FIRST_USER_KEY, userId);
-    if (claimed !== userId) throw new HttpProblem(409, 'The initial user has already been created.');
-    await withConflicts(() =>
-      insertUser(trx, {
-        id: userId,
-        email: input.email,
-        username: input.username,
-        name: (input.name ?? '').trim(),
-        avatar_url: '',
-        hashed_password: hashed,
-        login_type: 'password',
-        status: 'active',
-        rbac_roles: JSON.stringify(['owner']),
-        theme_preference: '',
-        hashed_one_time_passcode: null,
-        one_time_passcode_expires_at: null,
-        deleted: 0,
-        created_at: now,
-        updated_at: now,
-        last_seen_at: now,
-      }),
-    );
-    await insertMember(trx, {
-      user_id: userId,
-      organization_id: defaultOrganizationId,
-      roles: '[]',
-      created_at: now,
-      updated_at: now,
-    });
-    return { user_id: userId, organization_id: defaultOrganizationId };
-  });
+  const iso = now.toISOString();
+  const created = await store.insertFirstUser(
+    {
+      id: userId,
+      email: input.email,
+      username: input.username,
+      name: (input.name ?? '').trim(),
+      avatar_url: '',
+      hashed_password: hashed,
+      login_type: 'password',
+      status: 'active',
+      rbac_roles: JSON.stringify(['owner']),
+      theme_preference: '',
+      hashed_one_time_passcode: null,
+      one_time_passcode_expires_at: null,
+      deleted: 0,
+      created_at: iso,
+      updated_at: iso,
+      last_seen_at: iso,
+    },
+    defaultOrganizationId,
+  );
+  if (!created) throw new HttpProblem(409, 'The initial user has already been created.');
+  return { user_id: userId, organization_id: defaultOrganizationId };
 }
 
 function checkNewUserFields(input: FirstUserInput): void {
@@ -90,47 +71,52 @@ function checkNewUserFields(input: FirstUserInput): void {
 }
 
 /**
- * Signs in with email and password and returns a new session token. Runs with the store's own
- * privileges: the caller is anonymous until the password checks out. Unknown emails still cost a
- * password hash so the two failures take the same time.
+ * Signs in with email and password and returns a new session token. `store` is the password
+ * sign-in subject's: the caller is anonymous until the password checks out. Unknown emails still
+ * cost a password hash so the two failures take the same time.
  */
 export async function loginWithPassword(
-  store: Store,
+  store: AuthorizedStore,
   values: DeploymentValues,
-  email: string,
-  password: string,
-  ipAddress: string,
+  credentials: { readonly email: string; readonly password: string },
+  request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<string> {
   if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
-  const user = await getUserByEmail(store.db, email);
-  const matches = await verifyPassword(password, user?.hashed_password ?? '');
+  const user = await userByEmail(store, credentials.email);
+  const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
   if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
   if (user.login_type !== 'password') {
     throw new HttpProblem(403, `Incorrect login type, attempting to use "password" but user is of login type "${user.login_type}"`);
   }
-  const active = await activateOnSignIn(store, user);
-  if (active.status !== 'active') {
-    throw new HttpProblem(401, `Your account is ${active.status}. Contact an admin to reactivate your account.`);
+  if (user.status === 'suspended') {
+    throw new HttpProblem(401, `Your account is ${user.status}. Contact an admin to reactivate your account.`);
   }
-  const now = store.clock.now();
   const key = newApiKey({
     userId: user.id,
     loginType: 'password',
     scope: 'all',
     lifetimeMs: values.sessionDurationMs,
     tokenName: '',
-    ipAddress,
-    now,
+    ipAddress: request.ipAddress,
+    now: request.now,
   });
-  await insertApiKey(store.db, key.row);
-  await updateUser(store.db, user.id, { last_seen_at: now.toISOString() });
+  await store.insertApiKey(key.row);
+  // Signing in wakes a dormant user.
+  await store.recordUserSeen(user.id, {
+    last_seen_at: request.now.toISOString(),
+    ...(user.status === 'dormant' ? { status: 'active' } : {}),
+  });
   return key.token;
 }
 
-async function activateOnSignIn(store: Store, user: UserRow): Promise<UserRow> {
-  if (user.status !== 'dormant') return user;
-  await updateUser(store.db, user.id, { status: 'active', updated_at: store.nowIso() });
-  return { ...user, status: 'active' };
+/** The live user with this email, or undefined. */
+export async function userByEmail(store: AuthorizedStore, email: string): Promise<UserRow | undefined> {
+  try {
+    return await store.getUserByEmail(email);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
 }
 
 /** True for errors that mean the username or email is already taken. */

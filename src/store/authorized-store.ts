@@ -20,7 +20,10 @@ import {
 import { aclAllowedRows } from './acl-filter.js';
 import { allowedRows } from './authz-filter.js';
 import { withConflicts } from './db-errors.js';
-import { loadCustomRoles } from './subjects.js';
+import { loadCustomRoles, loadUserSubject, type SubjectOptions } from './subjects.js';
+import type { CachedSession } from './session-cache.js';
+import { deploymentStatsInputs, type DeploymentStatsInputs } from './queries/deployment-stats.js';
+import * as siteConfig from './queries/site-config.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
 import * as gitSshKeys from './queries/git-ssh-keys.js';
@@ -79,6 +82,12 @@ export interface BuildGrant {
   readonly workspaceId: string;
   readonly transition: string;
 }
+
+/** A named token with its owner's username, as token listings show it. */
+export type TokenWithOwner = apiKeys.ApiKeyRow & { readonly username: string };
+
+/** The site setting that records the first user; claiming it is what makes a user the first. */
+const FIRST_USER_KEY = 'first_user_id';
 
 /**
  * The store as one subject sees it. Every method that reads or writes a row checks the row's RBAC
@@ -229,16 +238,69 @@ export class AuthorizedStore {
   /** The organization ids of several readable users, in one query (for user lists). */
   async getOrganizationIdsOfUsers(userIds: readonly string[]): Promise<Map<string, string[]>> {
     for (const id of userIds) this.#require('read', userObject(id));
-    const byUser = new Map<string, string[]>(userIds.map((id) => [id, []]));
-    if (userIds.length === 0) return byUser;
-    const rows = await this.#store.db
-      .selectFrom('organization_members')
-      .select(['user_id', 'organization_id'])
-      .where('user_id', 'in', [...userIds])
-      .orderBy('created_at')
-      .execute();
-    for (const row of rows) byUser.get(row.user_id)?.push(row.organization_id);
-    return byUser;
+    return members.organizationIdsOfUsers(this.#store.db, userIds);
+  }
+
+  /** A live user by email, case-insensitively (sign-in and password reset). */
+  async getUserByEmail(email: string): Promise<users.UserRow> {
+    const row = await users.getUserByEmail(this.#store.db, email);
+    if (!row) throw new NotFoundError('user');
+    this.#require('read', userObject(row.id));
+    return row;
+  }
+
+  /**
+   * Creates the first user, claiming the site setting that records them in the same transaction.
+   * False when a first user exists already. Needs to create users and memberships, to assign site
+   * roles (the row names its own) and to write site settings.
+   */
+  async insertFirstUser(row: users.UserRow, organizationId: string): Promise<boolean> {
+    this.#require('create', siteObject('system'));
+    this.#require('create', userObject(row.id));
+    this.#require('assign', siteObject('assign_role'));
+    this.#require('create', orgMemberObject(row.id, organizationId));
+    return users.insertFirstUser(this.#store.db, row, organizationId, FIRST_USER_KEY);
+  }
+
+  /** Whether the first user has been created; needs read on the site settings. */
+  async hasFirstUser(): Promise<boolean> {
+    this.#require('read', siteObject('system'));
+    return (await siteConfig.getSiteValue(this.#store.db, FIRST_USER_KEY)) !== undefined;
+  }
+
+  /**
+   * Records that a user was seen: `last_seen_at`, and `active` again for a dormant one. Needs
+   * `update` on the user. Their cached sessions stay: the caller caches the one in use anew.
+   */
+  async recordUserSeen(userId: string, changes: { readonly status?: 'active'; readonly last_seen_at?: string }): Promise<void> {
+    this.#require('update', userObject(userId));
+    await users.updateUser(this.#store.db, userId, changes.status ? { ...changes, updated_at: this.#store.nowIso() } : changes);
+  }
+
+  /** Marks active users not seen since `cutoff` dormant and returns how many; needs `update` on every user. */
+  async markInactiveUsersDormant(cutoff: Date): Promise<number> {
+    this.#require('update', siteObject('user'));
+    const changed = await users.markUsersDormant(this.#store.db, cutoff.toISOString(), this.#store.nowIso());
+    // Cached sessions carry the old status; drop them so the next request sees the new one.
+    if (changed > 0) await this.#store.invalidateSessions('*');
+    return changed;
+  }
+
+  /**
+   * Replaces a password with one set through a passcode, if the user still holds the passcode that
+   * was checked, and ends all their keys. Needs `update_personal` on the user and `delete` on their keys.
+   */
+  async resetPasswordWithPasscode(user: users.UserRow, hashedPassword: string): Promise<boolean> {
+    this.#require('update_personal', userObject(user.id));
+    this.#require('delete', apiKeyObject(user.id));
+    const reset = await users.resetPasswordWithPasscode(this.#store.db, {
+      userId: user.id,
+      hashedPasscode: user.hashed_one_time_passcode ?? '',
+      hashedPassword,
+      now: this.#store.nowIso(),
+    });
+    if (reset) await this.#store.invalidateSessions({ userId: user.id });
+    return reset;
   }
 
   // Git SSH keys
@@ -285,6 +347,24 @@ export class AuthorizedStore {
       .where((eb) => allowedRows(eb, filter, { org: 'id', owner: null }))
       .orderBy('name')
       .execute();
+  }
+
+  /**
+   * The default organization, created from `row` when there is none. Replicas starting at once
+   * agree: the unique index decides and the loser reads the winner's row.
+   */
+  async ensureDefaultOrganization(row: organizations.OrganizationRow): Promise<organizations.OrganizationRow> {
+    this.#require('read', siteObject('organization'));
+    const existing = await organizations.getDefaultOrganization(this.#store.db);
+    if (existing) return existing;
+    this.#require('create', siteObject('organization'));
+    try {
+      return await withConflicts(() => organizations.insertOrganization(this.#store.db, { ...row, is_default: 1 }));
+    } catch (error) {
+      const winner = error instanceof ConflictError ? await organizations.getDefaultOrganization(this.#store.db) : undefined;
+      if (!winner) throw error;
+      return winner;
+    }
   }
 
   /** The custom roles of one organization; needs read on the organization's role assignments. */
@@ -347,7 +427,18 @@ export class AuthorizedStore {
       .where('u.deleted', '=', 0)
       .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }));
     const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
-    let query = base.selectAll('m').select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles']).orderBy('u.username');
+    // Users first, in username order (SQLite keeps a CROSS JOIN's order; PostgreSQL plans it as an
+    // inner join), so a page reads its rows from the username index instead of sorting every member.
+    let query = this.#store.db
+      .selectFrom('users as u')
+      .crossJoin('organization_members as m')
+      .whereRef('m.user_id', '=', 'u.id')
+      .where('m.organization_id', '=', organizationId)
+      .where('u.deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }))
+      .selectAll('m')
+      .select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles'])
+      .orderBy('u.username');
     if (page.limit > 0) query = query.limit(page.limit);
     if (page.offset > 0) query = query.$if(page.limit <= 0 && this.#store.dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
     return { rows: await query.execute(), count: Number(countRow?.count ?? 0) };
@@ -462,6 +553,60 @@ export class AuthorizedStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  // Site settings
+
+  /** The value stored under `key`, storing `value` first if there is none; needs read and create on site settings. */
+  async ensureSiteValue(key: string, value: string): Promise<string> {
+    this.#require('read', siteObject('system'));
+    this.#require('create', siteObject('system'));
+    return siteConfig.ensureSiteValue(this.#store.db, key, value);
+  }
+
+  // Sessions
+
+  /**
+   * The session of an API key: the cached one, else the key, its user and the user's subject as
+   * stored now. Undefined when the key or its live user does not exist. Needs read on both.
+   */
+  async getSession(keyId: string, now: Date, options: SubjectOptions): Promise<CachedSession | undefined> {
+    const session = this.#store.sessions.get(keyId, now.getTime()) ?? (await this.#loadSession(keyId, options));
+    if (!session) return undefined;
+    this.#require('read', apiKeyObject(session.apiKey.user_id, session.apiKey.id));
+    this.#require('read', userObject(session.user.id));
+    return session;
+  }
+
+  async #loadSession(keyId: string, options: SubjectOptions): Promise<CachedSession | undefined> {
+    const apiKey = await apiKeys.getApiKeyById(this.#store.db, keyId);
+    const user = apiKey ? await users.getUserById(this.#store.db, apiKey.user_id) : undefined;
+    if (!apiKey || !user) return undefined;
+    const scope = apiKey.scope === 'application_connect' ? 'application_connect' : 'all';
+    return { apiKey, user, subject: await loadUserSubject(this.#store.db, user, scope, options) };
+  }
+
+  /** Keeps a verified session so that the next request with its key costs no query; needs read on the key. */
+  rememberSession(session: CachedSession, now: Date): void {
+    this.#require('read', apiKeyObject(session.apiKey.user_id, session.apiKey.id));
+    this.#store.sessions.set(session, now.getTime());
+  }
+
+  /** Records a key's use: when and from where, and a refreshed expiry. Needs `update` on the key. */
+  async recordApiKeyUse(
+    apiKey: apiKeys.ApiKeyRow,
+    changes: Partial<Pick<apiKeys.ApiKeyRow, 'last_used' | 'ip_address' | 'expires_at' | 'updated_at'>>,
+  ): Promise<void> {
+    this.#require('update', apiKeyObject(apiKey.user_id, apiKey.id));
+    await apiKeys.updateApiKey(this.#store.db, apiKey.id, changes);
+  }
+
+  // Deployment stats
+
+  /** The latest build of every live workspace with its job, and agent reports since `since`. */
+  async getDeploymentStatsInputs(since: Date): Promise<DeploymentStatsInputs> {
+    this.#require('read', siteObject('deployment_stats'));
+    return deploymentStatsInputs(this.#store.db, since.toISOString());
+  }
+
   // API keys
 
   /** Stores a new key for its owner. */
@@ -486,16 +631,22 @@ export class AuthorizedStore {
     await this.#store.invalidateSessions({ keyId: row.id });
   }
 
-  /** Named tokens of one user, or of every user (`all`), filtered in SQL to what the subject may read. */
-  async listTokens(userId: string | 'all'): Promise<apiKeys.ApiKeyRow[]> {
-    const filter = listFilter(this.subject, 'read', 'api_key');
+  /**
+   * Named tokens of one user, or of every user (`all`), with their owners' usernames, filtered in
+   * SQL to what the subject may read, newest first; `name` narrows to one token name.
+   */
+  async listTokens(userId: string | 'all', filter: { readonly name?: string } = {}): Promise<TokenWithOwner[]> {
+    const allowed = listFilter(this.subject, 'read', 'api_key');
     let query = this.#store.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('login_type', '=', 'token')
-      .where((eb) => allowedRows(eb, filter, { org: null, owner: 'user_id' }));
-    if (userId !== 'all') query = query.where('user_id', '=', userId);
-    return query.orderBy('created_at', 'desc').orderBy('id').execute();
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .selectAll('k')
+      .select('u.username')
+      .where('k.login_type', '=', 'token')
+      .where((eb) => allowedRows(eb, allowed, { org: null, owner: 'k.user_id' }));
+    if (userId !== 'all') query = query.where('k.user_id', '=', userId);
+    if (filter.name !== undefined) query = query.where('k.token_name', '=', filter.name);
+    return query.orderBy('k.created_at', 'desc').orderBy('k.id').execute();
   }
 
   // Files

@@ -92,7 +92,7 @@ describe('cove login, whoami, tokens and logout', () => {
       (await user.run('login', test.url, '--email', 'a@example.com', '--password', STRONG_PASSWORD, '-o', 'json')).stdout,
     ) as { url: string };
     assert.equal(token.url, test.url);
-    const { FileSecretStore } = await import('../../src/cli/secret-store.js');
+    const { FileSecretStore } = await import('../../src/cli/file-secret-store.js');
     const stored = await new FileSecretStore(join(user.configDir, 'credentials.json')).get(test.url);
     assert.ok(stored);
     const result = await user.run('logout');

@@ -188,6 +188,84 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.deepEqual(await w.member.listTokens(w.ownerId), []);
     },
   },
+  getUserByEmail: {
+    allowed: async (w) => assert.equal((await w.member.getUserByEmail('MEMBER@example.com')).id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.getUserByEmail('owner@example.com')),
+  },
+  insertFirstUser: {
+    // Allowed, and refused by the data: the first user exists already, so nothing is written.
+    allowed: async (w) => assert.equal(await system(w, 'firstUser').insertFirstUser(userRow(w, 'second-first'), defaultOrg(w)), false),
+    denied: async (w) => expectRefused(() => w.member.insertFirstUser(userRow(w, 'self-made-owner'), defaultOrg(w))),
+  },
+  hasFirstUser: {
+    allowed: async (w) => assert.equal(await system(w, 'firstUser').hasFirstUser(), true),
+    denied: async (w) => expectRefused(() => w.member.hasFirstUser()),
+  },
+  recordUserSeen: {
+    allowed: async (w) => system(w, 'authenticator').recordUserSeen(w.memberId, { last_seen_at: w.test.clock.now().toISOString() }),
+    denied: async (w) => expectRefused(() => w.member.recordUserSeen(w.memberId, { status: 'active' })),
+  },
+  markInactiveUsersDormant: {
+    allowed: async (w) => assert.equal(await system(w, 'userDormancy').markInactiveUsersDormant(new Date(0)), 0),
+    denied: async (w) => expectRefused(() => w.member.markInactiveUsersDormant(new Date(0))),
+  },
+  resetPasswordWithPasscode: {
+    // Allowed, and refused by the data: the user holds no passcode.
+    allowed: async (w) => {
+      const user = await w.owner.insertUser(userRow(w, 'no-passcode'), []);
+      assert.equal(await system(w, 'passwordReset').resetPasswordWithPasscode(user, 'new-hash'), false);
+    },
+    denied: async (w) => expectRefused(async () => w.member.resetPasswordWithPasscode(await w.owner.getUser('me'), 'new-hash')),
+  },
+  ensureDefaultOrganization: {
+    allowed: async (w) =>
+      assert.equal((await system(w, 'bootstrap').ensureDefaultOrganization(orgRow(w, 'second-default'))).id, defaultOrg(w)),
+    denied: async (w) => expectRefused(() => w.member.ensureDefaultOrganization(orgRow(w, 'member-default'))),
+  },
+  ensureSiteValue: {
+    allowed: async (w) =>
+      assert.equal(await system(w, 'bootstrap').ensureSiteValue('deployment_id', 'other'), w.test.daemon.identity.deploymentId),
+    denied: async (w) => expectRefused(() => w.member.ensureSiteValue('deployment_id', 'mine')),
+  },
+  getSession: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'session-of-member'));
+      assert.equal((await system(w, 'authenticator').getSession(row.id, w.test.clock.now(), subjectOptions))?.user.id, w.memberId);
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'session-of-owner'));
+      await expectRefused(() => w.member.getSession(row.id, w.test.clock.now(), subjectOptions));
+    },
+  },
+  rememberSession: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'remembered'));
+      const authenticator = system(w, 'authenticator');
+      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      assert.ok(session);
+      authenticator.rememberSession(session, w.test.clock.now());
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'not-remembered'));
+      const session = await system(w, 'authenticator').getSession(row.id, w.test.clock.now(), subjectOptions);
+      assert.ok(session);
+      await expectRefused(async () => w.member.rememberSession(session, w.test.clock.now()));
+    },
+  },
+  recordApiKeyUse: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'used'));
+      await system(w, 'authenticator').recordApiKeyUse(row, { last_used: w.test.clock.now().toISOString() });
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'unused'));
+      await expectRefused(() => w.member.recordApiKeyUse(row, { last_used: w.test.clock.now().toISOString() }));
+    },
+  },
+  getDeploymentStatsInputs: {
+    allowed: async (w) => assert.ok(Array.isArray((await w.owner.getDeploymentStatsInputs(w.test.clock.now())).latestBuilds)),
+    denied: async (w) => expectRefused(() => w.member.getDeploymentStatsInputs(w.test.clock.now())),
+  },
   saveFile: {
     allowed: async (w) => assert.equal((await w.member.saveFile(fileRow(w, w.memberId, 'a'))).created, true),
     denied: async (w) => expectRefused(() => w.member.saveFile(fileRow(w, w.ownerId, 'b'))),
@@ -1042,6 +1120,13 @@ function userRow(w: World, username: string) {
   };
 }
 
+/** The store as one of the named system subjects sees it. */
+function system(w: World, name: keyof typeof SYSTEM_SUBJECTS): AuthorizedStore {
+  return w.test.daemon.store.as(SYSTEM_SUBJECTS[name]);
+}
+
+const subjectOptions = { disableOwnerWorkspaceExec: false };
+
 function defaultOrg(w: World): string {
   return w.test.daemon.identity.defaultOrganization.id;
 }
@@ -1389,7 +1474,9 @@ describe('authorizing store accounting', () => {
     const subjectOf = async (token: string | undefined) => {
       const { authenticate } = await import('../../src/domain/authentication.js');
       const { resolveOptions } = await import('../../src/domain/deployment-options.js');
-      return (await authenticate(store, resolveOptions({}).values, token, '')).subject;
+      const { SYSTEM_SUBJECTS } = await import('../../src/rbac/system-subjects.js');
+      const presented = { token, ipAddress: '', now: test.clock.now() };
+      return (await authenticate(store.as(SYSTEM_SUBJECTS.authenticator), resolveOptions({}).values, presented)).subject;
     };
     world = {
       test,

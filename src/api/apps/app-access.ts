@@ -1,11 +1,11 @@
-import { authenticate, type Authenticated } from '../../domain/authentication.js';
+import type { Authenticated } from '../../domain/authentication.js';
 import type { ShareLevel } from '../../domain/port-sharing.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { memberOrgIds } from '../../rbac/index.js';
 import { workspaceRbac } from '../../store/rbac-objects.js';
 import type { WorkspaceRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
-import type { RequestAuth } from '../plugins/authentication.js';
+import { authenticateToken, type RequestAuth } from '../plugins/authentication.js';
 
 /**
  * Who opens an app: a signed-in user, or nobody. A token that does not authenticate makes the
@@ -22,7 +22,7 @@ export async function viewerOf(context: ApiContext, token: string | undefined, i
   if (!token) return { kind: 'anonymous' };
   let authenticated: Authenticated;
   try {
-    authenticated = await authenticate(context.store, context.values, token, ipAddress);
+    authenticated = await authenticateToken(context, token, ipAddress);
   } catch (error) {
     if (error instanceof HttpProblem && error.status === 401) return { kind: 'anonymous', refused: error };
     throw error;

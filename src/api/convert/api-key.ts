@@ -1,5 +1,6 @@
-import type { ApiKey, ApiKeyScope } from '../../sdk/wire/index.js';
-import type { ApiKeyRow } from '../../store/queries/api-keys.js';
+import type { ApiKey, ApiKeyScope, ApiKeyWithOwner } from '../../sdk/wire/index.js';
+import type { TokenWithOwner } from '../../store/authorized-store.js';
+import type { ApiKeyRow } from '../../store/rows.js';
 
 /** A key row as the API shows it: never the hash. */
 export function toWireApiKey(row: ApiKeyRow): ApiKey {
@@ -15,4 +16,9 @@ export function toWireApiKey(row: ApiKeyRow): ApiKey {
     scope: row.scope as ApiKeyScope,
     token_name: row.token_name,
   };
+}
+
+/** A token as token listings show it, with its owner's username. */
+export function toWireApiKeyWithOwner(row: TokenWithOwner): ApiKeyWithOwner {
+  return { ...toWireApiKey(row), username: row.username };
 }

@@ -2,7 +2,7 @@ import { builtInOrgRole, builtInSiteRole } from '../../rbac/index.js';
 import type { OrganizationMember, OrganizationMemberWithUser } from '../../sdk/wire/index.js';
 import type { MemberWithUser } from '../../store/authorized-store.js';
 import { parseStringArray } from '../../store/json-column.js';
-import type { MemberRow } from '../../store/queries/members.js';
+import type { MemberRow } from '../../store/rows.js';
 
 /** A membership as the API shows it; the implicit organization-member role is not listed. */
 export function toWireMember(row: MemberRow): OrganizationMember {

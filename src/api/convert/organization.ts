@@ -1,5 +1,5 @@
 import type { Organization } from '../../sdk/wire/index.js';
-import type { OrganizationRow } from '../../store/queries/organizations.js';
+import type { OrganizationRow } from '../../store/rows.js';
 
 /** An organization row as the API shows it. */
 export function toWireOrganization(row: OrganizationRow): Organization {

@@ -1,6 +1,6 @@
 import { builtInSiteRole } from '../../rbac/index.js';
 import { parseStringArray } from '../../store/json-column.js';
-import type { UserRow } from '../../store/queries/users.js';
+import type { UserRow } from '../../store/rows.js';
 import type { User, UserStatus } from '../../sdk/wire/index.js';
 
 /** A user row as the API shows it; `organizationIds` come from the user's memberships. */
@@ -24,4 +24,9 @@ export function toWireUser(row: UserRow, organizationIds: readonly string[]): Us
       organization_id: '',
     })),
   };
+}
+
+/** A page of users as the API shows it; `organizationIds` maps each user to their organizations. */
+export function toWireUsers(rows: readonly UserRow[], organizationIds: ReadonlyMap<string, readonly string[]>): User[] {
+  return rows.map((row) => toWireUser(row, organizationIds.get(row.id) ?? []));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, type Authenticated } from '../../domain/authentication.js';
 import { HttpProblem } from '../../lib/errors.js';
+import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { presentedToken } from '../session-token.js';
@@ -19,12 +20,24 @@ declare module 'fastify' {
 }
 
 /**
+ * Resolves a presented token to its caller, or throws the 401 that says why not. Runs as the
+ * authenticator: no user's subject fits, since who the user is is what it finds out.
+ */
+export function authenticateToken(context: ApiContext, token: string | undefined, ipAddress: string): Promise<Authenticated> {
+  return authenticate(context.store.as(SYSTEM_SUBJECTS.authenticator), context.values, {
+    token,
+    ipAddress,
+    now: context.store.clock.now(),
+  });
+}
+
+/**
  * Makes every route registered in this encapsulated context authenticated: the token becomes a
  * subject and an authorizing store before validation runs, so a stranger gets 401 whatever the body.
  */
 export function requireAuthentication(app: FastifyInstance, context: ApiContext): void {
   app.addHook('onRequest', async (request) => {
-    const authenticated = await authenticate(context.store, context.values, presentedToken(request), request.ip);
+    const authenticated = await authenticateToken(context, presentedToken(request), request.ip);
     // Routes that read the caller directly (`/users/me`) would otherwise let an app-only key through.
     if (authenticated.subject.scope === 'application_connect') {
       throw new HttpProblem(403, 'This token may only be used to open workspace apps.', {

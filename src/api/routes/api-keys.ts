@@ -1,12 +1,13 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { maxTokenLifetimeMs, createToken } from '../../domain/tokens.js';
 import { msToNs } from '../../lib/duration.js';
 import { NotFoundError } from '../../lib/errors.js';
 import { ApiKey, ApiKeyWithOwner, CreateTokenRequest, GenerateApiKeyResponse, TokenConfig } from '../../sdk/wire/index.js';
-import { getUserById } from '../../store/queries/users.js';
 import type { ApiContext } from '../context.js';
-import { toWireApiKey } from '../convert/api-key.js';
+import { toWireApiKey, toWireApiKeyWithOwner } from '../convert/api-key.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { UserParam } from './users.js';
 
@@ -16,20 +17,21 @@ const KeyNameParams = Type.Object({ user: Type.String({ minLength: 1 }), keyname
 /** API tokens of users: create, list, read, delete, and the lifetime cap. */
 export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
+  api.post(
     '/users/:user/keys/tokens',
     { schema: { params: UserParam, body: CreateTokenRequest, response: { 201: GenerateApiKeyResponse } } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const owner = await store.getUser((request.params as { user: string }).user);
-      const body = (request.body ?? {}) as CreateTokenRequest;
-      const key = await createToken(store, context.values, owner, body, request.ip, context.store.clock.now());
+      const owner = pathResource(request, 'user');
+      const key = await createToken(store, context.values, owner, request.body ?? {}, request.ip, context.store.clock.now());
       return reply.code(201).send({ key });
     },
   );
 
-  app.get(
+  api.get(
     '/users/:user/keys/tokens',
     {
       schema: {
@@ -40,45 +42,32 @@ export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): P
     },
     async (request) => {
       const { store } = authOf(request);
-      const owner = await store.getUser((request.params as { user: string }).user);
-      const includeAll = (request.query as { include_all?: boolean }).include_all === true;
-      const rows = await store.listTokens(includeAll ? 'all' : owner.id);
-      const names = new Map<string, string>([[owner.id, owner.username]]);
-      for (const row of rows) {
-        // Usernames of other owners are shown only next to tokens the caller was allowed to list.
-        if (!names.has(row.user_id)) names.set(row.user_id, (await getUserById(context.store.db, row.user_id))?.username ?? '');
-      }
-      return rows.map((row) => ({ ...toWireApiKey(row), username: names.get(row.user_id) ?? '' }));
+      const owner = pathResource(request, 'user');
+      // Owners' usernames come with the rows, so only owners of tokens the caller may list are named.
+      const rows = await store.listTokens(request.query.include_all === true ? 'all' : owner.id);
+      return rows.map(toWireApiKeyWithOwner);
     },
   );
 
-  app.get('/users/:user/keys/tokens/tokenconfig', { schema: { params: UserParam, response: { 200: TokenConfig } } }, async (request) => {
-    const { store } = authOf(request);
-    const owner = await store.getUser((request.params as { user: string }).user);
-    return { max_token_lifetime: msToNs(maxTokenLifetimeMs(context.values, owner)) };
-  });
+  api.get('/users/:user/keys/tokens/tokenconfig', { schema: { params: UserParam, response: { 200: TokenConfig } } }, async (request) => ({
+    max_token_lifetime: msToNs(maxTokenLifetimeMs(context.values, pathResource(request, 'user'))),
+  }));
 
-  app.get('/users/:user/keys/tokens/:keyname', { schema: { params: KeyNameParams, response: { 200: ApiKey } } }, async (request) => {
+  api.get('/users/:user/keys/tokens/:keyname', { schema: { params: KeyNameParams, response: { 200: ApiKey } } }, async (request) => {
     const { store } = authOf(request);
-    const params = request.params as { user: string; keyname: string };
-    const owner = await store.getUser(params.user);
-    const row = (await store.listTokens(owner.id)).find((token) => token.token_name === params.keyname);
+    const [row] = await store.listTokens(pathResource(request, 'user').id, { name: request.params.keyname });
     if (!row) throw new NotFoundError('token');
     return toWireApiKey(row);
   });
 
-  app.get('/users/:user/keys/:keyid', { schema: { params: KeyParams, response: { 200: ApiKey } } }, async (request) => {
+  api.get('/users/:user/keys/:keyid', { schema: { params: KeyParams, response: { 200: ApiKey } } }, async (request) => {
     const { store } = authOf(request);
-    const params = request.params as { user: string; keyid: string };
-    const owner = await store.getUser(params.user);
-    return toWireApiKey(await store.getApiKey(owner.id, params.keyid));
+    return toWireApiKey(await store.getApiKey(pathResource(request, 'user').id, request.params.keyid));
   });
 
-  app.delete('/users/:user/keys/:keyid', { schema: { params: KeyParams } }, async (request, reply) => {
+  api.delete('/users/:user/keys/:keyid', { schema: { params: KeyParams } }, async (request, reply) => {
     const { store } = authOf(request);
-    const params = request.params as { user: string; keyid: string };
-    const owner = await store.getUser(params.user);
-    await store.deleteApiKey(owner.id, params.keyid);
+    await store.deleteApiKey(pathResource(request, 'user').id, request.params.keyid);
     return reply.code(204).send();
   });
 }

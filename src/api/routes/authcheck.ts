@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { HttpProblem, NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
+import { HttpProblem, isNotFoundOrHidden } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
 import { isAction, isResourceType, userObject, type RbacObject } from '../../rbac/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
@@ -20,7 +21,6 @@ const AuthorizationCheck = Type.Object({
 type AuthorizationCheck = Static<typeof AuthorizationCheck>;
 
 const AuthorizationRequest = Type.Object({ checks: Type.Record(Type.String(), AuthorizationCheck) });
-type AuthorizationRequest = Static<typeof AuthorizationRequest>;
 
 const MAX_RESOURCE_ID_CHECKS = 10;
 // Types whose rows /authcheck can load by id; the others are checked from the given fields only.
@@ -29,13 +29,14 @@ const LOADABLE_TYPES = new Set(['workspace', 'template', 'user', 'group']);
 /** `POST /authcheck`: evaluates named permission checks for the caller. */
 export async function authcheckRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
+  api.post(
     '/authcheck',
     { schema: { body: AuthorizationRequest, response: { 200: Type.Record(Type.String(), Type.Boolean()) } } },
     async (request) => {
       const { store, subject } = authOf(request);
-      const { checks } = request.body as AuthorizationRequest;
+      const { checks } = request.body;
       validateChecks(checks);
       const answers: Record<string, boolean> = {};
       for (const [name, check] of Object.entries(checks)) {
@@ -88,7 +89,7 @@ async function loadObject(store: AuthorizedStore, type: string, id: string): Pro
     if (type === 'user') return userObject((await store.getUser(id)).id);
     return undefined;
   } catch (error) {
-    if (error instanceof NotFoundError || error instanceof NotAuthorizedError) return undefined;
+    if (isNotFoundOrHidden(error)) return undefined;
     throw error;
   }
 }

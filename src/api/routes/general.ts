@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { OPTION_DEFINITIONS, describeDefault, wireValue } from '../../domain/deployment-options.js';
 import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/version.js';
@@ -55,12 +56,13 @@ export async function publicGeneralRoutes(app: FastifyInstance, context: ApiCont
 /** The general and deployment endpoints that need a session. */
 export async function authenticatedGeneralRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.post(
+  api.post(
     '/csp/reports',
     { schema: { body: Type.Object({ 'csp-report': Type.Optional(Type.Record(Type.String(), Type.Unknown())) }) } },
     async (request, reply) => {
-      request.log.warn({ csp_report: (request.body as Record<string, unknown>)['csp-report'] }, 'content security policy violation');
+      request.log.warn({ csp_report: request.body['csp-report'] }, 'content security policy violation');
       return reply.code(200).send();
     },
   );
@@ -72,8 +74,9 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
   });
 
   app.get('/deployment/stats', { schema: { response: { 200: DeploymentStats } } }, async (request) => {
-    if (!authOf(request).store.can('read', { type: 'deployment_stats' })) throw forbidden();
-    return computeDeploymentStats(context.store.db, context.store.clock.now());
+    const { store } = authOf(request);
+    if (!store.can('read', { type: 'deployment_stats' })) throw forbidden();
+    return computeDeploymentStats(store, context.store.clock.now());
   });
 
   app.get('/deployment/ssh', { schema: { response: { 200: SshConfig } } }, async () => ({

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { createOrganization, deleteOrganization, updateOrganization } from '../../domain/organizations.js';
-import { ConflictError, HttpProblem, NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, HttpProblem, NotAuthorizedError } from '../../lib/errors.js';
 import {
   CreateOrganizationRequest,
   Organization,
@@ -15,27 +16,27 @@ import type { ApiContext } from '../context.js';
 import { resolveMemberUser } from '../member-user.js';
 import { toWireMember, toWireMemberWithUser } from '../convert/member.js';
 import { toWireOrganization } from '../convert/organization.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 
-const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
-const OrgUserParams = Type.Object({ organization: Type.String({ minLength: 1 }), user: Type.String({ minLength: 1 }) });
+export const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
+export const OrgUserParams = Type.Object({ organization: Type.String({ minLength: 1 }), user: Type.String({ minLength: 1 }) });
 
 /** Organizations and their members. */
 export async function organizationRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const orgOf = (request: { params: unknown }) => (request.params as { organization: string }).organization;
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  const resolveUser = (param: string, callerId: string) => resolveMemberUser(context.store, param, callerId);
-
-  app.get('/organizations', { schema: { response: { 200: Type.Array(Organization) } } }, async (request) => {
+  api.get('/organizations', { schema: { response: { 200: Type.Array(Organization) } } }, async (request) => {
     const rows = await authOf(request).store.listOrganizations();
     return rows.map(toWireOrganization);
   });
 
-  app.post('/organizations', { schema: { body: CreateOrganizationRequest, response: { 201: Organization } } }, async (request, reply) => {
+  api.post('/organizations', { schema: { body: CreateOrganizationRequest, response: { 201: Organization } } }, async (request, reply) => {
     const { store } = authOf(request);
     try {
-      const row = await createOrganization(store, request.body as CreateOrganizationRequest, context.store.clock.now());
+      const row = await createOrganization(store, request.body, context.store.clock.now());
       return reply.code(201).send(toWireOrganization(row));
     } catch (error) {
       if (error instanceof NotAuthorizedError)
@@ -44,33 +45,33 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
     }
   });
 
-  app.get('/organizations/:organization', { schema: { params: OrgParam, response: { 200: Organization } } }, async (request) =>
-    toWireOrganization(await authOf(request).store.getOrganization(orgOf(request))),
+  api.get('/organizations/:organization', { schema: { params: OrgParam, response: { 200: Organization } } }, async (request) =>
+    toWireOrganization(pathResource(request, 'organization')),
   );
 
-  app.patch(
+  api.patch(
     '/organizations/:organization',
     { schema: { params: OrgParam, body: UpdateOrganizationRequest, response: { 200: Organization } } },
     async (request) =>
-      toWireOrganization(await updateOrganization(authOf(request).store, orgOf(request), request.body as UpdateOrganizationRequest)),
+      toWireOrganization(await updateOrganization(authOf(request).store, pathResource(request, 'organization'), request.body)),
   );
 
-  app.delete('/organizations/:organization', { schema: { params: OrgParam, response: { 200: Response } } }, async (request) => {
-    await deleteOrganization(authOf(request).store, orgOf(request));
+  api.delete('/organizations/:organization', { schema: { params: OrgParam, response: { 200: Response } } }, async (request) => {
+    await deleteOrganization(authOf(request).store, pathResource(request, 'organization'));
     return { message: 'Organization has been deleted.' };
   });
 
-  app.get(
+  api.get(
     '/organizations/:organization/members',
     { schema: { params: OrgParam, response: { 200: Type.Array(OrganizationMemberWithUser) } } },
     async (request) => {
       const { store } = authOf(request);
-      const organization = await store.getOrganization(orgOf(request));
-      return (await store.listMembers(organization.id, { limit: 0, offset: 0 })).rows.map(toWireMemberWithUser);
+      const { rows } = await store.listMembers(pathResource(request, 'organization').id, { limit: 0, offset: 0 });
+      return rows.map(toWireMemberWithUser);
     },
   );
 
-  app.get(
+  api.get(
     '/organizations/:organization/paginated-members',
     {
       schema: {
@@ -84,20 +85,21 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
     },
     async (request) => {
       const { store } = authOf(request);
-      const organization = await store.getOrganization(orgOf(request));
-      const query = request.query as { limit?: number; offset?: number };
-      const { rows, count } = await store.listMembers(organization.id, { limit: query.limit ?? 0, offset: query.offset ?? 0 });
+      const { limit, offset } = request.query;
+      const page = { limit: limit ?? 0, offset: offset ?? 0 };
+      const { rows, count } = await store.listMembers(pathResource(request, 'organization').id, page);
       return { members: rows.map(toWireMemberWithUser), count };
     },
   );
 
-  app.post(
+  api.post(
     '/organizations/:organization/members/:user',
-    { schema: { params: OrgUserParams, response: { 200: OrganizationMember } } },
+    // The user is resolved as a member, not read as a user: see resolveMemberUser.
+    { config: { loadItself: ['user'] }, schema: { params: OrgUserParams, response: { 200: OrganizationMember } } },
     async (request) => {
       const { store, user: caller } = authOf(request);
-      const organization = await store.getOrganization(orgOf(request));
-      const user = await resolveUser((request.params as { user: string }).user, caller.id);
+      const organization = pathResource(request, 'organization');
+      const user = await resolveMemberUser(context, request.params.user, caller.id);
       try {
         return toWireMember(await store.addMember(organization.id, user.id));
       } catch (error) {
@@ -107,14 +109,19 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
     },
   );
 
-  app.delete('/organizations/:organization/members/:user', { schema: { params: OrgUserParams } }, async (request, reply) => {
-    const { store, user: caller } = authOf(request);
-    const organization = await store.getOrganization(orgOf(request));
-    const user = await resolveUser((request.params as { user: string }).user, caller.id);
-    if (user.id === caller.id) throw new HttpProblem(400, 'cannot remove self from an organization');
-    // A membership the caller cannot see is missing to them; one they see but may not end is a 403.
-    await store.getMember(organization.id, user.id);
-    await store.removeMember(organization.id, user.id);
-    return reply.code(204).send();
-  });
+  api.delete(
+    '/organizations/:organization/members/:user',
+    // The user is resolved as a member, not read as a user: see resolveMemberUser.
+    { config: { loadItself: ['user'] }, schema: { params: OrgUserParams } },
+    async (request, reply) => {
+      const { store, user: caller } = authOf(request);
+      const organization = pathResource(request, 'organization');
+      const user = await resolveMemberUser(context, request.params.user, caller.id);
+      if (user.id === caller.id) throw new HttpProblem(400, 'cannot remove self from an organization');
+      // A membership the caller cannot see is missing to them; one they see but may not end is a 403.
+      await store.getMember(organization.id, user.id);
+      await store.removeMember(organization.id, user.id);
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,7 +2,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
 import { JOB_STATUS_FILTERS } from '../../domain/provisioner-job-status.js';
 import { DAEMON_STALE_MS, viewJobs } from '../../domain/provisioner-job-views.js';
@@ -24,7 +23,7 @@ import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
-import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { presentedToken } from '../session-token.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
 
@@ -127,7 +126,7 @@ async function connectingDaemon(
     // A key's tags are fixed when it is made; the daemon cannot widen them.
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
   }
-  const { subject } = await authenticate(context.store, context.values, presentedToken(request), request.ip);
+  const { subject } = await authenticateToken(context, presentedToken(request), request.ip);
   const user = context.store.as(subject);
   if (!org || !user.can('read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
   // Administrators may serve the whole organization; anyone else only their own jobs.

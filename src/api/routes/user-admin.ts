@@ -1,9 +1,11 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { changePassword, deleteUser, setUserSiteRoles, setUserStatus, updateProfile } from '../../domain/user-admin.js';
 import { Response, User } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { toWireUser } from '../convert/user.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
 import { UserParam } from './users.js';
@@ -11,30 +13,31 @@ import { UserParam } from './users.js';
 /** Changing users: status, site roles, profile, password, deletion. */
 export async function userAdminRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const param = (request: { params: unknown }) => (request.params as { user: string }).user;
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   for (const [path, status] of [
     ['suspend', 'suspended'],
     ['activate', 'active'],
   ] as const) {
-    app.put(`/users/:user/status/${path}`, { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
+    api.put(`/users/:user/status/${path}`, { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
       const { store } = authOf(request);
-      const user = await setUserStatus(store, param(request), status);
+      const user = await setUserStatus(store, pathResource(request, 'user'), status);
       return toWireUser(user, await store.getUserOrganizationIds(user.id));
     });
   }
 
-  app.put(
+  api.put(
     '/users/:user/roles',
     { schema: { params: UserParam, body: Type.Object({ roles: Type.Array(Type.String()) }), response: { 200: User } } },
     async (request) => {
       const { store } = authOf(request);
-      const user = await setUserSiteRoles(store, param(request), (request.body as { roles: string[] }).roles);
+      const user = await setUserSiteRoles(store, pathResource(request, 'user'), request.body.roles);
       return toWireUser(user, await store.getUserOrganizationIds(user.id));
     },
   );
 
-  app.put(
+  api.put(
     '/users/:user/profile',
     {
       schema: {
@@ -45,25 +48,25 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
     },
     async (request) => {
       const { store } = authOf(request);
-      const user = await updateProfile(store, param(request), request.body as { username: string; name?: string });
+      const user = await updateProfile(store, pathResource(request, 'user'), request.body);
       return toWireUser(user, await store.getUserOrganizationIds(user.id));
     },
   );
 
-  app.put(
+  api.put(
     '/users/:user/password',
     {
       onRequest: rateLimitHook(context.rateLimits, (limits) => limits.login),
       schema: { params: UserParam, body: Type.Object({ old_password: Type.Optional(Type.String()), password: Type.String() }) },
     },
     async (request, reply) => {
-      await changePassword(authOf(request).store, param(request), request.body as { old_password?: string; password: string });
+      await changePassword(authOf(request).store, pathResource(request, 'user'), request.body);
       return reply.code(204).send();
     },
   );
 
-  app.delete('/users/:user', { schema: { params: UserParam, response: { 200: Response } } }, async (request) => {
-    await deleteUser(authOf(request).store, param(request));
+  api.delete('/users/:user', { schema: { params: UserParam, response: { 200: Response } } }, async (request) => {
+    await deleteUser(authOf(request).store, pathResource(request, 'user'));
     return { message: 'User has been deleted!' };
   });
 }

@@ -1,7 +1,8 @@
 import { ApiError } from '../../sdk/api-error.js';
 import { CoveClient } from '../../sdk/client.js';
+import type { User } from '../../sdk/wire/users.js';
 import { CliError } from '../cli-error.js';
-import { writeSavedConfig } from '../cli-config.js';
+import { writeSavedConfig, type SecretStoreKind } from '../cli-config.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
@@ -36,16 +37,33 @@ export const loginCommand: CommandSpec = {
 
     const given = context.global.token ?? context.io.env['COVE_SESSION_TOKEN'];
     const token = given ?? (await signIn(context, anonymous, options));
-    const user = await anonymous.withToken(token).user('me');
+    const signedIn = anonymous.withToken(token);
+    let user: User;
+    let store: SecretStoreKind;
+    try {
+      user = await signedIn.user('me');
+      const secrets = await context.secrets();
+      store = await secrets.save(url, token, (line) => context.io.stderr.write(`${line}\n`));
+    } catch (error) {
+      // A session this login created and cannot keep must not stay valid on the server, unseen.
+      if (given === undefined) await endSession(signedIn);
+      throw error;
+    }
 
     writeSavedConfig(context.configDir, { ...context.savedConfig(), url });
-    const secrets = await context.secrets();
-    await secrets.set(url, token);
-    if (context.json) printJson(context.io, { url, username: user.username, email: user.email, secret_store: secrets.kind });
+    if (context.json) printJson(context.io, { url, username: user.username, email: user.email, secret_store: store });
     else context.say(`Welcome to Cove, ${user.username}! You are signed in to ${url}.`);
     return 0;
   },
 };
+
+async function endSession(client: CoveClient): Promise<void> {
+  try {
+    await client.logout();
+  } catch {
+    // Best effort: the error that made the login fail is the one to report.
+  }
+}
 
 async function signIn(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {
   if (!(await client.hasFirstUser())) return createFirstUser(context, client, options);

@@ -93,6 +93,7 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   let report: JobReport;
   try {
     logs.beginStage(STAGE.setup);
+    logs.daemonLine('info', `Reading the template with the ${job.provisioner} provisioner`);
     await mkdir(io.workDirectory, { recursive: true, mode: 0o700 });
     directory = await mkdtemp(join(io.workDirectory, 'job-'));
     await extractArchive(job, directory);

@@ -6,8 +6,9 @@ import { agentsMigration } from './0004-agents.js';
 import { agentExtrasMigration } from './0005-agent-extras.js';
 import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.js';
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
-import { workspaceListIndexesMigration } from './0008-workspace-list-indexes.js';
+import { identityListIndexesMigration } from './0008-identity-list-indexes.js';
 import { templateListIndexesMigration } from './0009-template-list-indexes.js';
+import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,8 +19,9 @@ export const MIGRATIONS: readonly Migration[] = [
   agentExtrasMigration,
   agentInstanceIdentityMigration,
   agentRelayUrlMigration,
-  workspaceListIndexesMigration,
+  identityListIndexesMigration,
   templateListIndexesMigration,
+  workspaceListIndexesMigration,
 ];
 
 export type { Migration } from './migration.js';

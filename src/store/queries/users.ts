@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import { withConflicts } from '../db-errors.js';
 import type { Database, UserTable } from '../schema.js';
+import { insertMember } from './members.js';
+import { ensureSiteValue } from './site-config.js';
 
 export type UserRow = Selectable<UserTable>;
 
@@ -55,4 +58,62 @@ export async function insertUser(db: Kysely<Database>, row: UserRow): Promise<Us
 /** Applies a partial update to a live user. */
 export async function updateUser(db: Kysely<Database>, id: string, changes: Updateable<UserTable>): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).where('deleted', '=', 0).execute();
+}
+
+/** Marks live active users not seen since `cutoff` as dormant; returns how many changed. */
+export async function markUsersDormant(db: Kysely<Database>, cutoff: string, now: string): Promise<number> {
+  const result = await db
+    .updateTable('users')
+    .set({ status: 'dormant', updated_at: now })
+    .where('status', '=', 'active')
+    .where('deleted', '=', 0)
+    .where('last_seen_at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Sets a new password if the user still holds the passcode that was checked, and ends every key of
+ * theirs, in one transaction. False when the passcode was spent meanwhile (a concurrent reset won).
+ */
+export async function resetPasswordWithPasscode(
+  db: Kysely<Database>,
+  change: { readonly userId: string; readonly hashedPasscode: string; readonly hashedPassword: string; readonly now: string },
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .updateTable('users')
+      .set({
+        hashed_password: change.hashedPassword,
+        hashed_one_time_passcode: null,
+        one_time_passcode_expires_at: null,
+        updated_at: change.now,
+      })
+      .where('id', '=', change.userId)
+      .where('deleted', '=', 0)
+      .where('hashed_one_time_passcode', '=', change.hashedPasscode)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx.deleteFrom('api_keys').where('user_id', '=', change.userId).execute();
+    return true;
+  });
+}
+
+/**
+ * Inserts the first user with their membership of `organizationId`, after claiming the site setting
+ * `claimKey` for them, in one transaction. False (and nothing written) when another user holds it.
+ */
+export async function insertFirstUser(db: Kysely<Database>, row: UserRow, organizationId: string, claimKey: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if ((await ensureSiteValue(trx, claimKey, row.id)) !== row.id) return false;
+    await withConflicts(() => insertUser(trx, row));
+    await insertMember(trx, {
+      user_id: row.id,
+      organization_id: organizationId,
+      roles: '[]',
+      created_at: row.created_at,
+      updated_at: row.created_at,
+    });
+    return true;
+  });
 }

@@ -7,7 +7,7 @@ import type { Migration } from './migration.js';
  * indexes, never the rows (which carry provisioner state and parameters).
  */
 export const workspaceListIndexesMigration: Migration = {
-  version: 8,
+  version: 10,
   name: 'workspace-list-indexes',
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
