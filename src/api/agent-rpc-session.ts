@@ -5,6 +5,7 @@ import { buildManifest, manifestApps, readDefinition } from '../domain/agent-def
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
+import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import { isNotFoundOrHidden } from '../lib/errors.js';
 import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
@@ -200,7 +201,13 @@ export class AgentRpcSession {
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
     if (sessions === 0) return;
     // Read again: the schedule may have changed since the agent connected.
-    await recordWorkspaceUsage(this.store, await this.agentStore.getWorkspace(this.#workspaceId));
+    // An agent's report is no user's request: its use is recorded as the deployment's own work.
+    await recordWorkspaceUsage(
+      this.store.as(SYSTEM_SUBJECTS.workspaceUsage),
+      this.store.pubsub,
+      await this.agentStore.getWorkspace(this.#workspaceId),
+      this.store.clock.now(),
+    );
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {

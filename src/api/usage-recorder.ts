@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
-import type { WorkspaceRow } from '../store/queries/workspaces.js';
+import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
+import type { WorkspaceRow } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 
 /** Use of a workspace through its apps and streams is recorded at most this often, per workspace. */
@@ -19,12 +20,15 @@ export class UsageRecorder {
 
   /** Records the use in the background; a failure is logged, never thrown. */
   record(workspace: WorkspaceRow, log: FastifyBaseLogger): void {
-    const now = this.store.clock.now().getTime();
+    const now = this.store.clock.now();
     const last = this.#last.get(workspace.id);
-    if (last !== undefined && now >= last && now - last < USAGE_INTERVAL_MS) return;
+    if (last !== undefined && now.getTime() >= last && now.getTime() - last < USAGE_INTERVAL_MS) return;
     if (this.#last.size > MAX_REMEMBERED) this.#last.clear();
-    this.#last.set(workspace.id, now);
-    recordWorkspaceUsage(this.store, workspace).catch((error: unknown) =>
+    this.#last.set(workspace.id, now.getTime());
+    // The user reaching an app or a port may be allowed to connect without being allowed to change
+    // the workspace, yet their use must still count: recording it is the deployment's own work.
+    const recorder = this.store.as(SYSTEM_SUBJECTS.workspaceUsage);
+    recordWorkspaceUsage(recorder, this.store.pubsub, workspace, now).catch((error: unknown) =>
       log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'),
     );
   }

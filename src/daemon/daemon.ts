@@ -117,7 +117,9 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'autobuild',
         AUTOBUILD_INTERVAL_MS,
         async () => {
-          const result = await runAutobuild(store, store.clock.now());
+          // Nobody asks for these builds, and a suspended owner's workspaces must still stop: no user's
+          // subject fits, so the executor acts as its own minimal system subject.
+          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now());
           for (const build of result.builds) logger.info(build, 'autobuild queued a build');
           for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },

@@ -1,9 +1,8 @@
-import { systemSubject } from '../rbac/index.js';
-import { latestBuilds } from '../store/queries/workspaces.js';
 import type { WorkspaceTransition } from '../sdk/wire/index.js';
-import type { Store } from '../store/store.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { PubSub } from '../store/pubsub.js';
 import { jobStatus } from './provisioner-job-status.js';
-import { decideTransition, type LifecycleJobStatus } from './schedule/index.js';
+import { decideTransition, deletingAtFor, type LifecycleJobStatus } from './schedule/index.js';
 import { createBuild } from './workspace-builds.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 
@@ -15,49 +14,28 @@ export interface AutobuildResult {
 }
 
 /**
- * One tick of the lifecycle executor: for every live workspace, decides from its schedule, its
- * latest build and its template whether to start, stop, mark dormant or delete it, and does so.
- * Runs as the `autobuild` system subject: nobody asks for these builds, and an owner who was
- * suspended must still have their workspaces stopped. Builds are recorded as the owner's, with
- * the reason saying why.
+ * One tick of the lifecycle executor: for every live workspace that may be due (selected in SQL),
+ * decides from its schedule, its latest build and its template whether to start, stop, mark
+ * dormant or delete it, and does so. Builds are recorded as the owner's, with the reason saying
+ * why. `authorized` is the store as the executor's system subject (`SYSTEM_SUBJECTS.autobuild`).
  */
-export async function runAutobuild(store: Store, now: Date): Promise<AutobuildResult> {
+export async function runAutobuild(authorized: AuthorizedStore, events: PubSub, now: Date): Promise<AutobuildResult> {
   // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const workspaces = await store.db.selectFrom('workspaces').selectAll().where('deleted', '=', 0).execute();
-  const latest = await latestBuilds(
-    store.db,
-    workspaces.map((w) => w.id),
-  );
-  const jobs = new Map(
-    (latest.size === 0
-      ? []
-      : await store.db
-          .selectFrom('provisioner_jobs')
-          .selectAll()
-          .where(
-            'id',
-            'in',
-            [...latest.values()].map((b) => b.job_id),
-          )
-          .execute()
-    ).map((j) => [j.id, j]),
-  );
-  const templates = new Map((await store.db.selectFrom('templates').selectAll().execute()).map((t) => [t.id, t]));
-  const owners = new Map((await store.db.selectFrom('users').select(['id', 'status']).execute()).map((u) => [u.id, u.status]));
-  const authorized = store.as(systemSubject('autobuild'));
+  const workspaces = await authorized.listWorkspacesDueForLifecycle(tick);
+  const facts = await authorized.listLifecycleFacts(workspaces);
   const builds: AutobuildResult['builds'][number][] = [];
   const dormant: string[] = [];
   const errors: AutobuildResult['errors'][number][] = [];
 
   for (const workspace of workspaces) {
-    const build = latest.get(workspace.id);
-    const job = build ? jobs.get(build.job_id) : undefined;
-    const template = templates.get(workspace.template_id);
+    const build = facts.builds.get(workspace.id);
+    const job = build ? facts.jobs.get(build.job_id) : undefined;
+    const template = facts.templates.get(workspace.template_id);
     if (!build || !job || !template) continue;
     const decision = decideTransition({
       now: tick,
-      ownerStatus: (owners.get(workspace.owner_id) ?? 'active') as 'active' | 'dormant' | 'suspended',
+      ownerStatus: (facts.ownerStatuses.get(workspace.owner_id) ?? 'active') as 'active' | 'dormant' | 'suspended',
       workspace: {
         autostartSchedule: workspace.autostart_schedule,
         lastUsedAt: new Date(workspace.last_used_at),
@@ -81,30 +59,21 @@ export async function runAutobuild(store: Store, now: Date): Promise<AutobuildRe
       },
     });
     try {
+      let current = workspace;
       if (decision.markDormant) {
-        await store.db
-          .updateTable('workspaces')
-          .set({
-            dormant_at: tick.toISOString(),
-            deleting_at:
-              template.time_til_dormant_autodelete_ms > 0
-                ? new Date(tick.getTime() + template.time_til_dormant_autodelete_ms).toISOString()
-                : null,
-            updated_at: tick.toISOString(),
-          })
-          .where('id', '=', workspace.id)
-          .execute();
+        current = await authorized.updateWorkspace(workspace, {
+          dormant_at: tick.toISOString(),
+          deleting_at: deletingAtFor(tick, template.time_til_dormant_autodelete_ms)?.toISOString() ?? null,
+        });
         dormant.push(workspace.id);
-        await store.pubsub.publish(workspaceEventsChannel(workspace.id), 'dormant');
+        await events.publish(workspaceEventsChannel(workspace.id), 'dormant');
       }
       if (decision.transition && decision.reason) {
-        const current =
-          (await store.db.selectFrom('workspaces').selectAll().where('id', '=', workspace.id).executeTakeFirst()) ?? workspace;
         const useActive =
           decision.transition === 'start' && (template.require_active_version === 1 || workspace.automatic_updates === 'always');
         await createBuild(
           authorized,
-          store,
+          events,
           current,
           {
             transition: decision.transition,

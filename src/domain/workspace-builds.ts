@@ -1,13 +1,19 @@
-import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotAuthorizedError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { NameValue, RichParameter, WorkspaceTransition as Transition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
-import { queuedJob, type ProvisionerJobRow } from '../store/queries/provisioner-jobs.js';
-import type { TemplateRow, TemplateVersionRow } from '../store/queries/templates.js';
-import type { UserRow } from '../store/queries/users.js';
-import { latestBuilds, type WorkspaceBuildRow, type WorkspaceRow } from '../store/queries/workspaces.js';
-import type { Store } from '../store/store.js';
+import type { PubSub } from '../store/pubsub.js';
+import { templateRbac } from '../store/rbac-objects.js';
+import type {
+  BuildInsert,
+  ProvisionerJobRow,
+  TemplateRow,
+  TemplateVersionRow,
+  UserRow,
+  WorkspaceBuildRow,
+  WorkspaceRow,
+} from '../store/rows.js';
 import { resolveBuildParameters } from './build-parameters.js';
 import { nameProblem, ruleDetail } from './names.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
@@ -60,20 +66,22 @@ export interface CreateWorkspaceInput {
 /** Checks an autostart schedule; the schedule rules plug in here. */
 export type ScheduleCheck = (schedule: string) => string | undefined;
 
+/** Who a new workspace is for and how its request is judged. */
+export interface NewWorkspace {
+  readonly owner: UserRow;
+  /** The organization the path named, if any: the template must belong to it. */
+  readonly organizationId: string | undefined;
+  readonly input: CreateWorkspaceInput;
+  readonly checkSchedule: ScheduleCheck;
+  readonly now: Date;
+}
+
 /**
  * Creates a workspace and queues its first (start) build, in one transaction: the reference's
  * checks in its order, parameters validated against the version, and the version's import done.
  */
-// eslint-disable-next-line max-params -- goes away with the build request object (store seam work)
-export async function createWorkspace(
-  store: AuthorizedStore,
-  raw: Store,
-  owner: UserRow,
-  organizationId: string | undefined,
-  input: CreateWorkspaceInput,
-  checkSchedule: ScheduleCheck,
-  now: Date,
-): Promise<WorkspaceRow> {
+export async function createWorkspace(store: AuthorizedStore, events: PubSub, request: NewWorkspace): Promise<WorkspaceRow> {
+  const { owner, organizationId, input, checkSchedule, now } = request;
   const problem = nameProblem(input.name);
   if (problem)
     throw new HttpProblem(400, 'Validation failed.', {
@@ -95,11 +103,7 @@ export async function createWorkspace(
       validations: [{ field: 'template_id', detail: 'belongs to another organization' }],
     });
   }
-  if (!store.can('create', { type: 'workspace', org_id: template.organization_id, owner_id: owner.id })) {
-    throw new HttpProblem(403, 'Unauthorized to create workspace.');
-  }
-  if (!store.can('use', templateObjectOf(template)))
-    throw new HttpProblem(403, `Unauthorized access to use the template "${template.name}".`);
+  const grant = grantCreation(store, owner, template);
   if (template.deprecation_message) {
     throw new HttpProblem(400, `Template "${template.name}" has been deprecated, and cannot be used to create a new workspace.`, {
       detail: template.deprecation_message,
@@ -144,22 +148,22 @@ export async function createWorkspace(
     automatic_updates: automaticUpdates,
     favorite: 0,
   };
-  const { build, job } = newBuild(
-    store,
+  const first = buildInsert({
     workspace,
-    owner,
+    transition: 'start',
     version,
     importJob,
-    'start',
-    1,
+    buildNumber: 1,
+    initiatorId: store.subject.id,
+    reason: 'initiator',
     parameters,
-    null,
-    'initiator',
-    input.template_version_preset_id ?? null,
-    iso,
-  );
+    state: null,
+    orphan: false,
+    presetId: input.template_version_preset_id ?? null,
+    at: iso,
+  });
   try {
-    await store.insertWorkspace(workspace, build, job, template);
+    await store.insertWorkspace(grant, workspace, first);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `Workspace "${input.name}" already exists.`, {
@@ -168,8 +172,20 @@ export async function createWorkspace(
     }
     throw error;
   }
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
+  await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
   return workspace;
+}
+
+/** The store's one decision on creating the workspace, with the reference's wording for each refusal. */
+function grantCreation(store: AuthorizedStore, owner: UserRow, template: TemplateRow) {
+  try {
+    return store.grantWorkspaceCreation(owner.id, template);
+  } catch (error) {
+    if (error instanceof NotAuthorizedError && error.action === 'use')
+      throw new HttpProblem(403, `Unauthorized access to use the template "${template.name}".`);
+    if (error instanceof NotAuthorizedError) throw new HttpProblem(403, 'Unauthorized to create workspace.');
+    throw error;
+  }
 }
 
 /** The preset's values, with those given explicitly taking precedence. */
@@ -183,16 +199,6 @@ function withPreset(version: TemplateVersionRow, presetId: string | undefined, g
   }
   const explicit = new Set(given.map((entry) => entry.name));
   return [...preset.parameters.filter((entry) => !explicit.has(entry.name)), ...given];
-}
-
-function templateObjectOf(template: TemplateRow) {
-  return {
-    type: 'template' as const,
-    id: template.id,
-    org_id: template.organization_id,
-    acl_user_list: parseJson<Record<string, string[]>>(template.user_acl, {}),
-    acl_group_list: parseJson<Record<string, string[]>>(template.group_acl, {}),
-  };
 }
 
 async function resolveTemplate(
@@ -243,60 +249,77 @@ function checkImported(version: TemplateVersionRow, job: ProvisionerJobRow): voi
   }
 }
 
-// eslint-disable-next-line max-params -- goes away with the build request object (store seam work)
-function newBuild(
-  store: AuthorizedStore,
-  workspace: WorkspaceRow,
-  owner: Pick<UserRow, 'id'>,
-  version: TemplateVersionRow,
-  importJob: ProvisionerJobRow,
-  transition: Transition,
-  buildNumber: number,
-  parameters: readonly NameValue[],
-  state: Buffer | null,
-  reason: string,
-  presetId: string | null,
-  iso: string,
-  initiatorId: string = store.subject.id,
-): { build: WorkspaceBuildRow; job: ProvisionerJobRow } {
+/**
+ * Everything a new build is made of. The API (new workspace, new build), the schedule executor and
+ * autobuild all build through one of these, and the store inserts what it makes in one transaction.
+ */
+export interface BuildRequest {
+  readonly workspace: WorkspaceRow;
+  readonly transition: Transition;
+  readonly version: TemplateVersionRow;
+  /** The version's import job: the new job runs the same provisioner on the same files and tags. */
+  readonly importJob: ProvisionerJobRow;
+  readonly buildNumber: number;
+  /** Whom the build is recorded as started by: the caller, or the owner for the executor's builds. */
+  readonly initiatorId: string;
+  readonly reason: string;
+  readonly parameters: readonly NameValue[];
+  /** The provisioner state the build starts from; null for a first build or an orphan delete. */
+  readonly state: Buffer | null;
+  /** A delete that destroys nothing: its job is done at once and the workspace gone. */
+  readonly orphan: boolean;
+  readonly presetId: string | null;
+  /** When the build is made (ISO). */
+  readonly at: string;
+}
+
+/** The rows a build request becomes: the build and its queued provisioner job. */
+export function buildInsert(request: BuildRequest): BuildInsert {
+  const { workspace, importJob, at } = request;
   const buildId = newId();
-  const job = queuedJob(
-    {
-      id: newId(),
-      organization_id: workspace.organization_id,
-      type: 'workspace_build',
-      provisioner: importJob.provisioner,
-      file_id: importJob.file_id,
-      initiator_id: initiatorId,
-      input: JSON.stringify({ workspace_build_id: buildId }),
-      tags: JSON.stringify(normalizeTags(owner.id, parseJson<Record<string, string>>(importJob.tags, {}))),
-    },
-    iso,
-  );
+  const job: ProvisionerJobRow = {
+    id: newId(),
+    organization_id: workspace.organization_id,
+    type: 'workspace_build',
+    provisioner: importJob.provisioner,
+    storage_method: 'file',
+    file_id: importJob.file_id,
+    initiator_id: request.initiatorId,
+    input: JSON.stringify({ workspace_build_id: buildId }),
+    tags: JSON.stringify(normalizeTags(workspace.owner_id, parseJson<Record<string, string>>(importJob.tags, {}))),
+    created_at: at,
+    updated_at: at,
+    started_at: null,
+    completed_at: null,
+    canceled_at: null,
+    error: '',
+    error_code: '',
+    worker_id: null,
+  };
   const build: WorkspaceBuildRow = {
     id: buildId,
     workspace_id: workspace.id,
-    template_version_id: version.id,
-    build_number: buildNumber,
-    transition,
-    initiator_id: initiatorId,
+    template_version_id: request.version.id,
+    build_number: request.buildNumber,
+    transition: request.transition,
+    initiator_id: request.initiatorId,
     job_id: job.id,
-    reason,
-    provisioner_state: state,
+    reason: request.reason,
+    provisioner_state: request.state,
     deadline: null,
     max_deadline: null,
     daily_cost: 0,
-    rich_parameter_values: JSON.stringify(parameters),
-    template_version_preset_id: presetId,
-    created_at: iso,
-    updated_at: iso,
+    rich_parameter_values: JSON.stringify(request.parameters),
+    template_version_preset_id: request.presetId,
+    created_at: at,
+    updated_at: at,
   };
-  return { build, job };
+  return { build, job, orphan: request.orphan };
 }
 
 /** The body of a new build. */
 export interface CreateBuildInput {
-  readonly transition: Transition;
+  readonly transition: string;
   readonly template_version_id?: string | undefined;
   readonly rich_parameter_values?: readonly NameValue[] | undefined;
   readonly orphan?: boolean | undefined;
@@ -306,102 +329,93 @@ export interface CreateBuildInput {
   readonly initiatorId?: string | undefined;
 }
 
+const TRANSITIONS: readonly string[] = ['start', 'stop', 'delete'] satisfies readonly Transition[];
+
 /**
  * Queues a build of an existing workspace: start, stop or delete, on the version of the latest
  * build unless another is given. A build while another is active is a 409.
  */
 export async function createBuild(
   store: AuthorizedStore,
-  raw: Store,
+  events: PubSub,
   workspace: WorkspaceRow,
   input: CreateBuildInput,
   now: Date,
 ): Promise<WorkspaceBuildRow> {
-  if (!['start', 'stop', 'delete'].includes(input.transition))
-    throw new HttpProblem(400, `Transition "${input.transition}" not supported.`);
-  if (
-    !store.can(input.transition === 'delete' ? 'delete' : 'update', {
-      type: workspace.dormant_at ? 'workspace_dormant' : 'workspace',
-      id: workspace.id,
-      org_id: workspace.organization_id,
-      owner_id: workspace.owner_id,
-    })
-  ) {
-    throw new HttpProblem(403, `You do not have permission to ${input.transition} this workspace.`);
-  }
-  if (input.orphan && input.transition !== 'delete') throw new HttpProblem(400, 'Orphan is only permitted when deleting a workspace.');
+  if (!TRANSITIONS.includes(input.transition)) throw new HttpProblem(400, `Transition "${input.transition}" not supported.`);
+  const transition = input.transition as Transition;
+  const grant = grantBuild(store, workspace, transition);
+  if (input.orphan && transition !== 'delete') throw new HttpProblem(400, 'Orphan is only permitted when deleting a workspace.');
   if (input.log_level && !store.can('read', { type: 'deployment_config' })) {
     throw new HttpProblem(400, 'Workspace builds with a custom log level are restricted to administrators only.');
   }
-  const previous = (await latestBuilds(raw.db, [workspace.id])).get(workspace.id);
-  if (!previous) throw new HttpProblem(400, 'The workspace has no build to continue from.');
-  const previousJob = await raw.db.selectFrom('provisioner_jobs').selectAll().where('id', '=', previous.job_id).executeTakeFirstOrThrow();
-  if (['pending', 'running', 'canceling'].includes(jobStatus(previousJob)))
+  const latest = await store.getLatestBuild(workspace);
+  if (!latest) throw new HttpProblem(400, 'The workspace has no build to continue from.');
+  const previous = latest.build;
+  if (['pending', 'running', 'canceling'].includes(jobStatus(latest.job)))
     throw new HttpProblem(409, 'A workspace build is already active.');
 
   const template = await store.getTemplate(workspace.template_id).catch(() => {
     throw new HttpProblem(400, 'The workspace template no longer exists.');
   });
   let versionId = input.template_version_id ?? previous.template_version_id;
-  if (input.transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always')
+  if (transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always')
     versionId = template.active_version_id;
   const found = await store.getTemplateVersion(versionId).catch(() => {
     throw new HttpProblem(400, 'template version does not exist');
   });
   if (found.version.template_id !== template.id) throw new HttpProblem(400, "template version doesn't match template");
   if (
-    input.transition === 'start' &&
+    transition === 'start' &&
     template.require_active_version === 1 &&
     versionId !== template.active_version_id &&
-    !store.can('update', templateObjectOf(template))
+    !store.can('update', templateRbac(template))
   ) {
     throw new HttpProblem(403, 'The template requires the active version; this build would use another.', {
       detail: `Start the workspace on version ${template.active_version_id}.`,
     });
   }
-  if (input.orphan && !store.can('update', templateObjectOf(template))) throw forbiddenProblem();
+  if (input.orphan && !store.can('update', templateRbac(template))) throw forbiddenProblem();
   checkImported(found.version, found.job);
   const parameters =
-    input.transition === 'start'
+    transition === 'start'
       ? resolveBuildParameters(
           parseJson<RichParameter[]>(found.version.parameters, []),
           input.rich_parameter_values ?? [],
           parseJson<NameValue[]>(previous.rich_parameter_values, []),
         )
       : parseJson<NameValue[]>(previous.rich_parameter_values, []);
-  const owner = { id: workspace.owner_id };
-  const { build, job } = newBuild(
-    store,
+  const insert = buildInsert({
     workspace,
-    owner,
-    found.version,
-    found.job,
-    input.transition,
-    previous.build_number + 1,
+    transition,
+    version: found.version,
+    importJob: found.job,
+    buildNumber: previous.build_number + 1,
+    initiatorId: input.initiatorId ?? store.subject.id,
+    reason: input.reason ?? 'initiator',
     parameters,
-    input.orphan ? null : previous.provisioner_state,
-    input.reason ?? 'initiator',
-    null,
-    now.toISOString(),
-    input.initiatorId,
-  );
-  if (input.orphan) {
-    // Nothing is destroyed: the job completes at once and the workspace is gone.
-    job.started_at = build.created_at;
-  }
+    state: input.orphan ? null : previous.provisioner_state,
+    orphan: input.orphan === true,
+    presetId: null,
+    at: now.toISOString(),
+  });
   try {
-    await store.insertBuild(workspace, build, job);
+    await store.insertBuild(grant, insert);
   } catch (error) {
     if (error instanceof ConflictError) throw new HttpProblem(409, 'A workspace build is already active.');
     throw error;
   }
-  if (input.orphan) {
-    await raw.db.transaction().execute(async (trx) => {
-      await trx.updateTable('provisioner_jobs').set({ completed_at: build.created_at }).where('id', '=', job.id).execute();
-      await trx.updateTable('workspaces').set({ deleted: 1, updated_at: build.created_at }).where('id', '=', workspace.id).execute();
-    });
+  await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
+  await events.publish(workspaceEventsChannel(workspace.id), 'build');
+  return insert.build;
+}
+
+/** The store's one decision on the build, with the reference's wording for a refusal. */
+function grantBuild(store: AuthorizedStore, workspace: WorkspaceRow, transition: Transition) {
+  try {
+    return store.grantBuild(workspace, transition);
+  } catch (error) {
+    if (error instanceof NotAuthorizedError) throw new HttpProblem(403, `You do not have permission to ${transition} this workspace.`);
+    throw error;
   }
-  await raw.pubsub.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
-  await raw.pubsub.publish(workspaceEventsChannel(workspace.id), 'build');
-  return build;
 }

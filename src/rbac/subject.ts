@@ -31,25 +31,6 @@ export function memberOrgIds(subject: Subject): string[] {
 /** The id of every system subject: the nil UUID, so it fits id columns yet never owns a real row. */
 export const SYSTEM_SUBJECT_ID = '00000000-0000-0000-0000-000000000000';
 
-const SYSTEM_ROLE: Role = Object.freeze({
-  name: 'system',
-  display_name: 'System',
-  organization_id: '',
-  site: Object.freeze([Object.freeze({ negate: false, resource_type: '*', action: '*' } as const)]),
-  org: Object.freeze([]),
-  user: Object.freeze([]),
-});
-
-/**
- * A named system actor with `*` on every resource, for background workers (provisioner runner,
- * autobuild, agent connections) that act on behalf of nobody. It bypasses every check, so each
- * call site must say in a comment why no user subject can be used there, and `name` must identify
- * the worker so that logs and audit entries can tell system actors apart.
- */
-export function systemSubject(name: string): Subject {
-  return Object.freeze({ id: SYSTEM_SUBJECT_ID, type: 'system', name, roles: [SYSTEM_ROLE], groups: [], scope: 'all' });
-}
-
 /** Input of {@link userSubject}: a user's stored role assignments. */
 export interface UserSubjectArgs {
   readonly id: string;

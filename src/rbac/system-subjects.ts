@@ -51,6 +51,20 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   memberLookup: named('member-lookup', [
     ...allow('user', ['read']), // a user by id or username, whether or not the caller may read them as a user
   ]),
+  /** The lifecycle executor: autostart, autostop at the deadline, dormancy, deletion of dormant workspaces. */
+  autobuild: named('autobuild', [
+    ...allow('workspace', ['read']), // select the workspaces that are due, with their latest builds
+    ...allow('workspace', ['update']), // queue start and stop builds; mark a workspace dormant
+    ...allow('workspace_dormant', ['read']), // a dormant workspace stays in view until it is deleted
+    ...allow('workspace_dormant', ['update']), // stop a started workspace that has just become dormant
+    ...allow('workspace_dormant', ['delete']), // delete a dormant workspace once its deleting_at passes
+    ...allow('template', ['read']), // the template's schedule rules and the version a build uses
+  ]),
+  /** Records use of workspaces through apps, relay streams and agent reports, which need not be their owners'. */
+  workspaceUsage: named('workspace-usage', [
+    ...allow('workspace', ['read', 'update']), // the latest build and template; last_used_at and the bumped deadline
+    ...allow('workspace_dormant', ['read', 'update']), // use of a dormant workspace is recorded like any other
+  ]),
   /** Turns a presented workspace agent token into that agent, which then acts as its own subject. */
   agentAuthenticator: named('agent-authenticator', [
     ...allow('workspace', ['read']), // the agent's workspace, and whether its build is still the current one

@@ -33,6 +33,7 @@ import * as provisionerDaemons from './queries/provisioner-daemons.js';
 import * as provisionerKeys from './queries/provisioner-keys.js';
 import * as templates from './queries/templates.js';
 import * as workspaces from './queries/workspaces.js';
+import * as workspaceLists from './queries/workspace-lists.js';
 import * as agents from './queries/workspace-agents.js';
 import * as appStatuses from './queries/workspace-app-statuses.js';
 import * as portShares from './queries/workspace-port-shares.js';
@@ -69,6 +70,19 @@ export type MemberWithUser = members.MemberRow & {
   readonly rbac_roles: string;
 };
 
+/** The store's decision that a subject may create a workspace for an owner from a template; see `grantWorkspaceCreation`. */
+export interface WorkspaceCreationGrant {
+  readonly ownerId: string;
+  readonly templateId: string;
+  readonly organizationId: string;
+}
+
+/** The store's decision that a subject may queue a build of a workspace; see `grantBuild`. */
+export interface BuildGrant {
+  readonly workspaceId: string;
+  readonly transition: string;
+}
+
 /** A named token with its owner's username, as token listings show it. */
 export type TokenWithOwner = apiKeys.ApiKeyRow & { readonly username: string };
 
@@ -83,6 +97,8 @@ const FIRST_USER_KEY = 'first_user_id';
 export class AuthorizedStore {
   readonly #store: Store;
   readonly subject: Subject;
+  /** Grants this store made: a write that takes one checks it came from here, and decides nothing again. */
+  readonly #grants = new WeakSet<object>();
 
   constructor(store: Store, subject: Subject) {
     this.#store = store;
@@ -1217,55 +1233,71 @@ export class AuthorizedStore {
     return row;
   }
 
-  /** Live workspaces the subject may read, filtered in SQL, by owner then name. */
-  async listWorkspaces(filter: {
-    readonly ownerId?: string | undefined;
-    readonly templateIds?: readonly string[] | undefined;
-    readonly name?: string | undefined;
-  }): Promise<workspaces.WorkspaceRow[]> {
+  /**
+   * One page of the live workspaces the subject may read that pass the filter, by owner then name,
+   * and how many pass in all: filtered, counted and paged in SQL.
+   */
+  async listWorkspaces(query: {
+    readonly filter: workspaceLists.WorkspaceListFilter;
+    readonly limit: number;
+    readonly offset: number;
+  }): Promise<{ rows: workspaces.WorkspaceRow[]; count: number }> {
     const allowed = listFilter(this.subject, 'read', 'workspace');
-    let query = this.#store.db
-      .selectFrom('workspaces')
-      .selectAll()
-      .where('deleted', '=', 0)
-      .where((eb) => allowedRows(eb, allowed, { org: 'organization_id', owner: 'owner_id' }));
-    if (filter.ownerId) query = query.where('owner_id', '=', filter.ownerId);
-    if (filter.templateIds)
-      query = filter.templateIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('template_id', 'in', filter.templateIds);
-    if (filter.name) query = query.where(sql<string>`lower(name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`);
-    return query.orderBy('owner_id').orderBy('name').execute();
+    return workspaceLists.listWorkspacePage(this.#store.db, this.#store.dialect, {
+      allowed: (eb) => allowedRows(eb, allowed, { org: 'w.organization_id', owner: 'w.owner_id' }),
+      filter: query.filter,
+      page: { now: this.#store.clock.now(), limit: query.limit, offset: query.offset },
+    });
   }
 
   /**
-   * Creates a workspace with its first build and that build's job, in one transaction. Needs the
-   * right to create workspaces for the owner in the organization and to use the template.
+   * Decides whether the subject may create a workspace for `ownerId` from `template`: create in the
+   * template's organization and use of the template. The grant is what {@link insertWorkspace}
+   * takes, so the decision is made once. Refusals say which action was missing.
    */
-  async insertWorkspace(
-    row: workspaces.WorkspaceRow,
-    build: workspaces.WorkspaceBuildRow,
-    job: jobs.ProvisionerJobRow,
-    template: templates.TemplateRow,
-  ): Promise<void> {
-    this.#require('create', workspaceRbac(row));
+  grantWorkspaceCreation(ownerId: string, template: templates.TemplateRow): WorkspaceCreationGrant {
+    this.#require('create', orgScoped('workspace', template.organization_id, ownerId));
     this.#require('use', templateRbac(template));
-    await this.#store.db.transaction().execute(async (trx) => {
-      await withConflicts(() => trx.insertInto('workspaces').values(row).execute());
-      await jobs.insertJob(trx, job);
-      await trx.insertInto('workspace_builds').values(build).execute();
-    });
+    const grant: WorkspaceCreationGrant = Object.freeze({ ownerId, templateId: template.id, organizationId: template.organization_id });
+    this.#grants.add(grant);
+    return grant;
   }
 
   /**
-   * Queues a build of a workspace. Starting and stopping need `update`, deleting needs `delete`.
-   * Two builds racing for the same number end with one 409 (ConflictError).
+   * Creates a workspace with its first build and that build's job, in one transaction, under a
+   * grant this store made for the same owner and template.
    */
-  async insertBuild(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, job: jobs.ProvisionerJobRow): Promise<void> {
-    this.#require(build.transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
-    await this.#store.db.transaction().execute(async (trx) => {
-      await jobs.insertJob(trx, job);
-      await withConflicts(() => trx.insertInto('workspace_builds').values(build).execute());
-      await trx.updateTable('workspaces').set({ updated_at: build.created_at }).where('id', '=', workspace.id).execute();
-    });
+  async insertWorkspace(grant: WorkspaceCreationGrant, row: workspaces.WorkspaceRow, first: workspaces.BuildInsert): Promise<void> {
+    const granted =
+      this.#grants.has(grant) &&
+      grant.ownerId === row.owner_id &&
+      grant.templateId === row.template_id &&
+      grant.organizationId === row.organization_id;
+    if (!granted) throw new NotAuthorizedError('create', 'workspace');
+    await withConflicts(() => workspaces.insertWorkspace(this.#store.db, row, first));
+  }
+
+  /**
+   * Decides whether the subject may queue a build of the workspace: starting and stopping need
+   * `update`, deleting needs `delete`. The grant is what {@link insertBuild} takes.
+   */
+  grantBuild(workspace: workspaces.WorkspaceRow, transition: string): BuildGrant {
+    this.#require(transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
+    const grant: BuildGrant = Object.freeze({ workspaceId: workspace.id, transition });
+    this.#grants.add(grant);
+    return grant;
+  }
+
+  /**
+   * Queues a build with its job (an orphan delete completes at once and deletes the workspace) in
+   * one transaction, under a grant this store made for the same workspace and transition. Two
+   * builds racing for the same number end with one 409 (ConflictError).
+   */
+  async insertBuild(grant: BuildGrant, insert: workspaces.BuildInsert): Promise<void> {
+    const granted =
+      this.#grants.has(grant) && grant.workspaceId === insert.build.workspace_id && grant.transition === insert.build.transition;
+    if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
+    await withConflicts(() => workspaces.insertBuild(this.#store.db, insert.build.workspace_id, insert));
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the workspace. */
@@ -1273,7 +1305,7 @@ export class AuthorizedStore {
     this.#require(action, workspaceRbac(workspace));
   }
 
-  /** Changes a workspace's own settings (name, schedule, TTL, favorite, ...); needs `update`. */
+  /** Changes a workspace's own settings (name, schedule, TTL, favorite, dormancy, ...); needs `update`. */
   async updateWorkspace(
     workspace: workspaces.WorkspaceRow,
     changes: Partial<Omit<workspaces.WorkspaceRow, 'id'>>,
@@ -1289,10 +1321,178 @@ export class AuthorizedStore {
     return (await workspaces.getWorkspaceById(this.#store.db, workspace.id)) ?? workspace;
   }
 
-  /** The builds of a readable workspace, newest first. */
-  async listWorkspaceBuilds(workspace: workspaces.WorkspaceRow): Promise<workspaces.WorkspaceBuildRow[]> {
+  /**
+   * Records use of a workspace: `last_used_at` moves to now. Needs `update`, as the reference asks
+   * for reporting use (it moves the deadline).
+   */
+  async touchWorkspace(workspace: workspaces.WorkspaceRow): Promise<void> {
+    this.#require('update', workspaceRbac(workspace));
+    await this.#store.db.updateTable('workspaces').set({ last_used_at: this.#store.nowIso() }).where('id', '=', workspace.id).execute();
+  }
+
+  /**
+   * A page of a readable workspace's builds, newest first, paged in SQL; undefined when `afterId`
+   * names no build of the workspace (within `since`).
+   */
+  async listWorkspaceBuilds(
+    workspace: workspaces.WorkspaceRow,
+    page: { readonly since?: string | undefined; readonly afterId?: string | undefined; readonly limit: number; readonly offset: number },
+  ): Promise<workspaces.WorkspaceBuildRow[] | undefined> {
     this.#require('read', workspaceRbac(workspace));
-    return workspaces.listBuilds(this.#store.db, workspace.id);
+    return workspaces.listBuildsPage(this.#store.db, workspace.id, { ...page, sqlite: this.#store.dialect === 'sqlite' });
+  }
+
+  /** A readable workspace's build by number. */
+  async getWorkspaceBuildByNumber(workspace: workspaces.WorkspaceRow, buildNumber: number): Promise<workspaces.WorkspaceBuildRow> {
+    this.#require('read', workspaceRbac(workspace));
+    const build = await workspaces.getBuildByNumber(this.#store.db, workspace.id, buildNumber);
+    if (!build) throw new NotFoundError('workspace build');
+    return build;
+  }
+
+  /** The newest build of a readable workspace, with its job; undefined when it has none. */
+  async getLatestBuild(
+    workspace: workspaces.WorkspaceRow,
+  ): Promise<{ build: workspaces.WorkspaceBuildRow; job: jobs.ProvisionerJobRow } | undefined> {
+    this.#require('read', workspaceRbac(workspace));
+    const build = (await workspaces.latestBuilds(this.#store.db, [workspace.id])).get(workspace.id);
+    const job = build ? await jobs.getJobById(this.#store.db, build.job_id) : undefined;
+    return build && job ? { build, job } : undefined;
+  }
+
+  /** The newest build of each readable workspace, in one query. */
+  async listLatestBuilds(rows: readonly workspaces.WorkspaceRow[]): Promise<Map<string, workspaces.WorkspaceBuildRow>> {
+    for (const row of rows) this.#require('read', workspaceRbac(row));
+    return workspaces.latestBuilds(
+      this.#store.db,
+      rows.map((w) => w.id),
+    );
+  }
+
+  /** The job of a build of a readable workspace. */
+  async getBuildJob(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow): Promise<jobs.ProvisionerJobRow> {
+    this.#require('read', workspaceRbac(workspace));
+    const job = build.workspace_id === workspace.id ? await jobs.getJobById(this.#store.db, build.job_id) : undefined;
+    if (!job) throw new NotFoundError('provisioner job');
+    return job;
+  }
+
+  /** Log lines of a build's job, ascending by id within (after, before); needs `read` on the workspace. */
+  async listBuildLogs(
+    workspace: workspaces.WorkspaceRow,
+    build: workspaces.WorkspaceBuildRow,
+    range: { readonly after?: number | undefined; readonly before?: number | undefined },
+  ): Promise<jobs.ProvisionerJobLogRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
+    let query = this.#store.db.selectFrom('provisioner_job_logs').selectAll().where('job_id', '=', build.job_id);
+    if (range.after !== undefined) query = query.where('id', '>', range.after);
+    if (range.before !== undefined) query = query.where('id', '<', range.before);
+    return query.orderBy('id').execute();
+  }
+
+  /** Moves (or lifts, with null) a build's deadline; needs `update` on the workspace. */
+  async setBuildDeadline(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, deadline: string | null): Promise<void> {
+    this.#require('update', workspaceRbac(workspace));
+    if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
+    await workspaces.setBuildDeadline(this.#store.db, build.id, deadline);
+  }
+
+  /**
+   * The template of a readable workspace, with its schedule and sharing rules: reading a workspace
+   * shows the settings of its template, whether or not the template's own ACL lets the reader in.
+   */
+  async getWorkspaceTemplate(workspace: workspaces.WorkspaceRow): Promise<templates.TemplateRow> {
+    this.#require('read', workspaceRbac(workspace));
+    const template = await this.#store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst();
+    if (!template) throw new NotFoundError('template');
+    return template;
+  }
+
+  /** A version of a readable workspace's template (as {@link getWorkspaceTemplate}). */
+  async getWorkspaceTemplateVersion(workspace: workspaces.WorkspaceRow, versionId: string): Promise<templates.TemplateVersionRow> {
+    this.#require('read', workspaceRbac(workspace));
+    const version = isUuid(versionId)
+      ? await this.#store.db.selectFrom('template_versions').selectAll().where('id', '=', versionId).executeTakeFirst()
+      : undefined;
+    if (!version || version.template_id !== workspace.template_id) throw new NotFoundError('template version');
+    return version;
+  }
+
+  /** The agents of a readable workspace's latest build, by name. */
+  async listLatestBuildAgents(workspace: workspaces.WorkspaceRow): Promise<workspaces.WorkspaceAgentRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    return workspaces.listLatestBuildAgents(this.#store.db, workspace.id);
+  }
+
+  /** How the scripts of a readable workspace's agents ran, oldest first. */
+  async listScriptTimings(
+    workspace: workspaces.WorkspaceRow,
+    agentRows: readonly workspaces.WorkspaceAgentRow[],
+  ): Promise<Database['workspace_agent_script_timings'][]> {
+    this.#require('read', workspaceRbac(workspace));
+    return workspaces.listScriptTimings(
+      this.#store.db,
+      agentRows.map((a) => a.id),
+    );
+  }
+
+  /**
+   * What the answers for these readable workspaces and their builds show besides the rows
+   * themselves, in a fixed number of queries: owners, initiators, versions, jobs, resources,
+   * agents and their reports, templates, organizations.
+   */
+  async listWorkspaceDetails(
+    rows: readonly workspaces.WorkspaceRow[],
+    builds: readonly workspaces.WorkspaceBuildRow[],
+  ): Promise<workspaces.WorkspaceDetails> {
+    for (const row of rows) this.#require('read', workspaceRbac(row));
+    const readable = new Set(rows.map((row) => row.id));
+    if (builds.some((build) => !readable.has(build.workspace_id))) throw new NotFoundError('workspace build');
+    return workspaces.listWorkspaceDetails(this.#store.db, rows, builds);
+  }
+
+  /**
+   * Live workspaces the lifecycle executor may have to start, stop, make dormant or delete at
+   * `tick` (a superset its rules decide on), among those the subject may read.
+   */
+  async listWorkspacesDueForLifecycle(tick: Date): Promise<workspaces.WorkspaceRow[]> {
+    const rows = await workspaceLists.listWorkspacesDueForLifecycle(this.#store.db, this.#store.dialect, tick);
+    return rows.filter((row) => this.can('read', workspaceRbac(row)));
+  }
+
+  /**
+   * The latest builds (with jobs), templates and owner statuses of readable workspaces, for the
+   * lifecycle executor's decisions; in a fixed number of queries.
+   */
+  async listLifecycleFacts(rows: readonly workspaces.WorkspaceRow[]): Promise<{
+    builds: ReadonlyMap<string, workspaces.WorkspaceBuildRow>;
+    jobs: ReadonlyMap<string, jobs.ProvisionerJobRow>;
+    templates: ReadonlyMap<string, templates.TemplateRow>;
+    ownerStatuses: ReadonlyMap<string, string>;
+  }> {
+    for (const row of rows) this.#require('read', workspaceRbac(row));
+    const db = this.#store.db;
+    const builds = await workspaces.latestBuilds(
+      db,
+      rows.map((w) => w.id),
+    );
+    const templateIds = [...new Set(rows.map((w) => w.template_id))];
+    const ownerIds = [...new Set(rows.map((w) => w.owner_id))];
+    const [jobRows, templateRows, owners] = await Promise.all([
+      jobs.getJobsByIds(
+        db,
+        [...builds.values()].map((b) => b.job_id),
+      ),
+      templateIds.length === 0 ? [] : db.selectFrom('templates').selectAll().where('id', 'in', templateIds).execute(),
+      ownerIds.length === 0 ? [] : db.selectFrom('users').select(['id', 'status']).where('id', 'in', ownerIds).execute(),
+    ]);
+    return {
+      builds,
+      jobs: new Map(jobRows.map((j) => [j.id, j])),
+      templates: new Map(templateRows.map((t) => [t.id, t])),
+      ownerStatuses: new Map(owners.map((u) => [u.id, u.status])),
+    };
   }
 
   /** One build with its workspace. */

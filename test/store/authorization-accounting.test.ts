@@ -654,24 +654,42 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   listWorkspaces: {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      assert.ok((await w.owner.listWorkspaces({})).some((row) => row.id === workspace.id));
+      assert.ok((await w.owner.listWorkspaces(allWorkspaces)).rows.some((row) => row.id === workspace.id));
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      assert.ok(!(await w.member.listWorkspaces({})).some((row) => row.id === workspace.id));
+      assert.ok(!(await w.member.listWorkspaces(allWorkspaces)).rows.some((row) => row.id === workspace.id));
     },
+  },
+  grantBuild: {
+    allowed: async (w) => assert.equal(w.member.grantBuild((await workspaceFixture(w, w.member)).workspace, 'stop').transition, 'stop'),
+    denied: async (w) => expectRefused(async () => w.member.grantBuild((await workspaceFixture(w, w.owner)).workspace, 'stop')),
   },
   insertBuild: {
     allowed: async (w) => {
       const { workspace, build, job } = await workspaceFixture(w, w.member);
       const next = await nextJob(w, job);
-      await w.member.insertBuild(workspace, { ...build, id: newId(), build_number: 2, transition: 'stop', job_id: next.id }, next);
+      const grant = w.member.grantBuild(workspace, 'stop');
+      await w.member.insertBuild(grant, {
+        build: { ...build, id: newId(), build_number: 2, transition: 'stop', job_id: next.id },
+        job: next,
+        orphan: false,
+      });
     },
     denied: async (w) => {
       const { workspace, build, job } = await workspaceFixture(w, w.owner);
       const next = await nextJob(w, job);
-      await expectRefused(() => w.member.insertBuild(workspace, { ...build, id: newId(), build_number: 2, job_id: next.id }, next));
+      // A grant the member's store did not make (it is the owner's) decides nothing for the member.
+      const grant = w.owner.grantBuild(workspace, 'start');
+      await expectRefused(() =>
+        w.member.insertBuild(grant, { build: { ...build, id: newId(), build_number: 2, job_id: next.id }, job: next, orphan: false }),
+      );
     },
+  },
+  grantWorkspaceCreation: {
+    allowed: async (w) =>
+      assert.equal(w.member.grantWorkspaceCreation(w.memberId, (await templateFixture(w)).template).ownerId, w.memberId),
+    denied: async (w) => expectRefused(async () => w.member.grantWorkspaceCreation(w.ownerId, (await templateFixture(w)).template)),
   },
   authorizeWorkspace: {
     allowed: async (w) => w.member.authorizeWorkspace('update', (await workspaceFixture(w, w.member)).workspace),
@@ -684,8 +702,150 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       expectRefused(async () => w.member.updateWorkspace((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
   },
   listWorkspaceBuilds: {
-    allowed: async (w) => assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace)).length, 1),
-    denied: async (w) => expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace)),
+    allowed: async (w) =>
+      assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace, everyBuild))?.length, 1),
+    denied: async (w) =>
+      expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
+  },
+  touchWorkspace: {
+    allowed: async (w) => w.member.touchWorkspace((await workspaceFixture(w, w.member)).workspace),
+    denied: async (w) => expectRefused(async () => w.member.touchWorkspace((await workspaceFixture(w, w.owner)).workspace)),
+  },
+  getWorkspaceBuildByNumber: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceBuildByNumber(workspace, 1)).id, build.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getWorkspaceBuildByNumber((await workspaceFixture(w, w.owner)).workspace, 1)),
+  },
+  getLatestBuild: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getLatestBuild(workspace))?.build.id, build.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getLatestBuild((await workspaceFixture(w, w.owner)).workspace)),
+  },
+  listLatestBuilds: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.listLatestBuilds([workspace])).get(workspace.id)?.id, build.id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.listLatestBuilds([(await workspaceFixture(w, w.owner)).workspace])),
+  },
+  getBuildJob: {
+    allowed: async (w) => {
+      const { workspace, build, job } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getBuildJob(workspace, build)).id, job.id);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getBuildJob(workspace, build));
+    },
+  },
+  listBuildLogs: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      assert.deepEqual(await w.member.listBuildLogs(workspace, build, {}), []);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.listBuildLogs(workspace, build, {}));
+    },
+  },
+  setBuildDeadline: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      const deadline = w.test.clock.now().toISOString();
+      await w.member.setBuildDeadline(workspace, build, deadline);
+      assert.equal((await w.member.getLatestBuild(workspace))?.build.deadline, deadline);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.setBuildDeadline(workspace, build, null));
+    },
+  },
+  getWorkspaceTemplate: {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceTemplate(workspace)).id, workspace.template_id);
+    },
+    denied: async (w) => expectRefused(async () => w.member.getWorkspaceTemplate((await workspaceFixture(w, w.owner)).workspace)),
+  },
+  getWorkspaceTemplateVersion: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.getWorkspaceTemplateVersion(workspace, build.template_version_id)).id, build.template_version_id);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceTemplateVersion(workspace, build.template_version_id));
+    },
+  },
+  listLatestBuildAgents: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      const { workspace } = await w.member.getWorkspaceAgent(agentId);
+      assert.deepEqual(
+        (await w.member.listLatestBuildAgents(workspace)).map((a) => a.id),
+        [agentId],
+      );
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      const { workspace } = await w.owner.getWorkspaceAgent(agentId);
+      await expectRefused(() => w.member.listLatestBuildAgents(workspace));
+    },
+  },
+  listScriptTimings: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      const { workspace, agent } = await w.member.getWorkspaceAgent(agentId);
+      assert.deepEqual(await w.member.listScriptTimings(workspace, [agent]), []);
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      const { workspace, agent } = await w.owner.getWorkspaceAgent(agentId);
+      await expectRefused(() => w.member.listScriptTimings(workspace, [agent]));
+    },
+  },
+  listWorkspaceDetails: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      const { workspace, build, resource } = await w.member.getWorkspaceAgent(agentId);
+      const details = await w.member.listWorkspaceDetails([workspace], [build]);
+      assert.equal(details.users.get(w.memberId)?.id, w.memberId);
+      assert.equal(details.agents.get(resource.id)?.[0]?.id, agentId);
+      assert.equal(details.templates.get(workspace.template_id)?.id, workspace.template_id);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.listWorkspaceDetails([workspace], [build]));
+    },
+  },
+  listWorkspacesDueForLifecycle: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      await finishJob(w, build.job_id);
+      await w.member.setBuildDeadline(workspace, build, w.test.clock.now().toISOString());
+      const later = new Date(w.test.clock.now().getTime() + 60_000);
+      assert.ok((await w.owner.listWorkspacesDueForLifecycle(later)).some((row) => row.id === workspace.id));
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await finishJob(w, build.job_id);
+      await w.owner.setBuildDeadline(workspace, build, w.test.clock.now().toISOString());
+      const later = new Date(w.test.clock.now().getTime() + 60_000);
+      assert.ok(!(await w.member.listWorkspacesDueForLifecycle(later)).some((row) => row.id === workspace.id));
+    },
+  },
+  listLifecycleFacts: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      const facts = await w.member.listLifecycleFacts([workspace]);
+      assert.equal(facts.builds.get(workspace.id)?.id, build.id);
+      assert.equal(facts.ownerStatuses.get(w.memberId), 'active');
+    },
+    denied: async (w) => expectRefused(async () => w.member.listLifecycleFacts([(await workspaceFixture(w, w.owner)).workspace])),
   },
   getWorkspaceBuild: {
     allowed: async (w) => {
@@ -928,6 +1088,9 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
 };
 
+const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
+const everyBuild = { limit: 0, offset: 0 };
+
 const everyone = {
   search: { text: undefined, status: undefined, role: undefined, loginType: undefined },
   limit: 0,
@@ -1113,7 +1276,7 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
     created_at: now,
     updated_at: now,
   };
-  await store.insertWorkspace(workspace, build, job, template);
+  await store.insertWorkspace(store.grantWorkspaceCreation(ownerId, template), workspace, { build, job, orphan: false });
   return { workspace, build, job };
 }
 
@@ -1159,6 +1322,12 @@ async function agentFixture(w: World, store: AuthorizedStore) {
     })
     .execute();
   return { agentId };
+}
+
+/** Marks a job as done, as a provisioner daemon would. */
+async function finishJob(w: World, jobId: string): Promise<void> {
+  const at = w.test.clock.now().toISOString();
+  await w.test.daemon.store.db.updateTable('provisioner_jobs').set({ started_at: at, completed_at: at }).where('id', '=', jobId).execute();
 }
 
 /** A new agent of the subject's, as the owner (who may read every workspace) finds it. */

@@ -10,13 +10,13 @@ import {
   orgScoped,
   organizationObject,
   siteObject,
-  systemSubject,
   userObject,
   userSubject,
   type RbacObject,
   type Role,
   type Subject,
 } from '../../src/rbac/index.js';
+import { systemSubject } from '../helpers/wildcard-subject.js';
 
 const ORG_A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const ORG_B = 'bbbbbbbb-0000-4000-8000-000000000002';

@@ -13,11 +13,11 @@ import {
   isValidPermission,
   memberOrgIds,
   permissionError,
-  systemSubject,
   userSubject,
   type Permission,
   type Role,
 } from '../../src/rbac/index.js';
+import { systemSubject } from '../helpers/wildcard-subject.js';
 
 const ORG_A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const ORG_B = 'bbbbbbbb-0000-4000-8000-000000000002';

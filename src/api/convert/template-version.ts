@@ -4,6 +4,7 @@ import type { PlannedAgent, TemplateVersion, WorkspaceAgent, WorkspaceResource }
 import { parseJson } from '../../store/json-column.js';
 import type { TemplateVersionRow, WorkspaceResourceRow } from '../../store/rows.js';
 import { toWireJob } from './provisioner-job.js';
+import { toWireResource } from './workspace-resource.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
@@ -41,23 +42,6 @@ export function toWirePlannedResource(row: WorkspaceResourceRow): WorkspaceResou
     row,
     agents.map((agent, index) => plannedAgent(row, agent, index)),
   );
-}
-
-/** A resource row as the API shows it, with the agents given. */
-export function toWireResource(row: WorkspaceResourceRow, agents: WorkspaceAgent[]): WorkspaceResource {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    created_at: row.created_at,
-    workspace_transition: row.transition as WorkspaceResource['workspace_transition'],
-    name: row.name,
-    type: row.type,
-    icon: row.icon,
-    hide: row.hide === 1,
-    daily_cost: row.daily_cost,
-    metadata: parseJson(row.metadata, []),
-    agents,
-  };
 }
 
 function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: number): WorkspaceAgent {

@@ -1,17 +1,18 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { checkPortShare, type PortShareInput } from '../../domain/port-sharing.js';
+import { checkPortShare } from '../../domain/port-sharing.js';
 import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
-import { HttpProblem, NotFoundError } from '../../lib/errors.js';
+import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
+import type { WorkspaceRow } from '../../store/rows.js';
 import { ShareLevel } from '../../sdk/wire/index.js';
-import { getAgentById } from '../../store/queries/workspace-agents.js';
-import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
-import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
 import type { ApiContext } from '../context.js';
+import { toWirePortShare } from '../convert/workspace-port-share.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
@@ -32,8 +33,10 @@ const PortShare = Type.Object({
 /** Favorites, usage, shared ports and the watch streams of a workspace. */
 export async function workspaceActivityRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const workspaceOf = async (request: FastifyRequest) => {
-    const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const workspaceOf = (request: FastifyRequest) => {
+    const row = pathResource(request, 'workspace');
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
@@ -42,13 +45,13 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     ['PUT', 1],
     ['DELETE', 0],
   ] as const) {
-    app.route({
+    api.route({
       method,
       url: '/workspaces/:workspace/favorite',
       schema: { params: WorkspaceParam },
       handler: async (request, reply) => {
         const { store, user } = authOf(request);
-        const workspace = await workspaceOf(request);
+        const workspace = workspaceOf(request);
         if (workspace.owner_id !== user.id) throw new HttpProblem(403, 'You can only favorite workspaces that you own.');
         await store.updateWorkspace(workspace, { favorite });
         await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'favorite');
@@ -57,16 +60,16 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     });
   }
 
-  app.post(
+  api.post(
     '/workspaces/:workspace/usage',
     { schema: { params: WorkspaceParam, body: Type.Optional(UsageBody) } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       // Reporting use moves the workspace's deadline: the reference asks for `update` on it.
       store.authorizeWorkspace('update', workspace);
-      await recordWorkspaceUsage(context.store, workspace);
-      const body = (request.body ?? {}) as Static<typeof UsageBody>;
+      await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now());
+      const body = request.body ?? {};
       const agentId = body.agent_id === NIL_UUID ? '' : (body.agent_id ?? '');
       const appName = body.app_name ?? '';
       if (agentId === '' && appName === '') return reply.code(204).send();
@@ -81,23 +84,26 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'app_name', detail: `must be one of ${USAGE_APPS.join(', ')}` }],
         });
       }
-      const agent = await getAgentById(context.store.db, agentId);
+      const agent = await store.getWorkspaceAgent(agentId).catch((error: unknown) => {
+        if (isNotFoundOrHidden(error)) return undefined;
+        throw error;
+      });
       if (!agent || agent.workspace.id !== workspace.id) throw new NotFoundError('workspace agent');
       return reply.code(204).send();
     },
   );
 
-  app.get(
+  api.get(
     '/workspaces/:workspace/port-share',
     { schema: { params: WorkspaceParam, response: { 200: Type.Object({ shares: Type.Array(PortShare) }) } } },
     async (request) => {
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       const shares = await authOf(request).store.listPortShares(workspace);
-      return { shares };
+      return { shares: shares.map(toWirePortShare) };
     },
   );
 
-  app.post(
+  api.post(
     '/workspaces/:workspace/port-share',
     {
       schema: {
@@ -113,27 +119,24 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     },
     async (request) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
-      const body = request.body as PortShareInput;
-      const template = await context.store.db
-        .selectFrom('templates')
-        .select('max_port_share_level')
-        .where('id', '=', workspace.template_id)
-        .executeTakeFirstOrThrow();
-      const { level, protocol } = checkPortShare(body, template.max_port_share_level, await agentNames(context, workspace));
+      const { body } = request;
+      const template = await store.getWorkspaceTemplate(workspace);
+      const agentNames = (await store.listLatestBuildAgents(workspace)).map((agent) => agent.name);
+      const { level, protocol } = checkPortShare(body, template.max_port_share_level, agentNames);
       const share = { workspace_id: workspace.id, agent_name: body.agent_name, port: body.port, share_level: level, protocol };
       await store.upsertPortShare(workspace, share);
       return share;
     },
   );
 
-  app.delete(
+  api.delete(
     '/workspaces/:workspace/port-share',
     { schema: { params: WorkspaceParam, body: Type.Object({ agent_name: Type.String(), port: Type.Integer() }) } },
     async (request, reply) => {
-      const workspace = await workspaceOf(request);
-      const body = request.body as { agent_name: string; port: number };
+      const workspace = workspaceOf(request);
+      const { body } = request;
       if (!(await authOf(request).store.deletePortShare(workspace, body.agent_name, body.port)))
         throw new HttpProblem(404, 'Port share not found.');
       return reply.code(200).send();
@@ -141,8 +144,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
   );
 
   // Server-sent events: the workspace as `data` on connect and after every change, `ping` in between.
-  app.get('/workspaces/:workspace/watch', { schema: { params: WorkspaceParam } }, async (request, reply) => {
-    const workspace = await workspaceOf(request);
+  api.get('/workspaces/:workspace/watch', { schema: { params: WorkspaceParam } }, async (request, reply) => {
+    const workspace = workspaceOf(request);
     // The stream outlives the handler: fastify must not answer on its own.
     reply.hijack();
     await watch(
@@ -159,11 +162,11 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     url: '/workspaces/:workspace/watch-ws',
     schema: { params: WorkspaceParam },
     handler: async (request) => {
-      await workspaceOf(request);
+      workspaceOf(request);
       throw new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Use /watch for server-sent events over plain HTTP.' });
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       await watch(
         context,
         request,
@@ -176,18 +179,6 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       );
     },
   });
-}
-
-async function agentNames(context: ApiContext, workspace: WorkspaceRow): Promise<string[]> {
-  const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-  if (!build) return [];
-  const resources = await listResourcesOfJobs(context.store.db, [build.job_id]);
-  return (
-    await listAgentsOfResources(
-      context.store.db,
-      resources.map((r) => r.id),
-    )
-  ).map((agent) => agent.name);
 }
 
 /**
@@ -208,7 +199,7 @@ async function watch(
     sending = sending
       .then(async () => {
         const row = await store.getWorkspace(workspace.id);
-        const [answer] = await answerWorkspaces(context, [row]);
+        const [answer] = await answerWorkspaces(context, store, [row]);
         if (answer) send('data', answer);
       })
       .catch((error: unknown) => {

@@ -82,7 +82,7 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get('/workspaceagents/:workspaceagent', { schema: { params: AgentParam, response: { 200: WorkspaceAgent } } }, async (request) =>
-    answerAgent(context, pathResource(request, 'workspaceAgent')),
+    answerAgent(context, authOf(request).store, pathResource(request, 'workspaceAgent')),
   );
 
   // `startup-logs` is the removed name of `logs`; it still answers the same way.

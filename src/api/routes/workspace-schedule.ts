@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { agentScripts, readDefinition } from '../../domain/agent-definition.js';
 import { jobStatus } from '../../domain/provisioner-job-status.js';
@@ -7,10 +8,11 @@ import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/inde
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { Response, Workspace, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
 import { parseJson } from '../../store/json-column.js';
-import { listResourcesOfJobs } from '../../store/queries/provisioner-jobs.js';
-import { latestBuilds, listAgentsOfResources, type WorkspaceRow } from '../../store/queries/workspaces.js';
+import type { ProvisionerJobRow, WorkspaceBuildRow, WorkspaceRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 
@@ -53,27 +55,28 @@ const Timings = Type.Object({
 /** Schedules of a workspace: autostart, TTL, extending the deadline, dormancy, updates; and timings. */
 export async function workspaceScheduleRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
-  const workspaceOf = async (request: FastifyRequest) => {
-    const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const workspaceOf = (request: FastifyRequest) => {
+    const row = pathResource(request, 'workspace');
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
-  const templateOf = (workspace: WorkspaceRow) =>
-    context.store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirstOrThrow();
+  const templateOf = (request: FastifyRequest, workspace: WorkspaceRow) => authOf(request).store.getWorkspaceTemplate(workspace);
   const changed = (workspace: WorkspaceRow, what: string) => context.store.pubsub.publish(workspaceEventsChannel(workspace.id), what);
 
-  app.put(
+  api.put(
     '/workspaces/:workspace/autostart',
     { schema: { params: WorkspaceParam, body: Type.Object({ schedule: Type.Optional(Type.Union([Type.String(), Type.Null()])) }) } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
-      const schedule = (request.body as { schedule?: string | null }).schedule?.trim() || null;
+      const schedule = request.body.schedule?.trim() || null;
       if (schedule) {
         const problem = weeklyScheduleProblem(schedule);
         if (problem) throw new HttpProblem(400, 'Invalid autostart schedule.', { validations: [{ field: 'schedule', detail: problem }] });
-        if (!(await templateOf(workspace)).allow_user_autostart) {
+        if (!(await templateOf(request, workspace)).allow_user_autostart) {
           throw new HttpProblem(400, 'Autostart is not allowed for workspaces using this template.', {
             validations: [{ field: 'schedule', detail: 'the template does not allow autostart' }],
           });
@@ -85,22 +88,22 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     },
   );
 
-  app.put(
+  api.put(
     '/workspaces/:workspace/ttl',
     { schema: { params: WorkspaceParam, body: Type.Object({ ttl_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()])) }) } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
       let ttl: number | null;
       try {
-        ttl = validateTtlMs((request.body as { ttl_ms?: number | null }).ttl_ms);
+        ttl = validateTtlMs(request.body.ttl_ms);
       } catch (error) {
         throw new HttpProblem(400, 'Invalid workspace autostop timer.', {
           validations: [{ field: 'ttl_ms', detail: (error as Error).message }],
         });
       }
-      if (!(await templateOf(workspace)).allow_user_autostop) {
+      if (!(await templateOf(request, workspace)).allow_user_autostop) {
         throw new HttpProblem(400, 'Invalid workspace autostop timer.', {
           validations: [{ field: 'ttl_ms', detail: 'Custom autostop TTL is not allowed for workspaces using this template.' }],
         });
@@ -108,16 +111,15 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       await store.updateWorkspace(workspace, { ttl_ms: ttl });
       if (ttl === null) {
         // Turning autostop off also lifts the running build's deadline; the max deadline stays.
-        const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-        if (build?.transition === 'start')
-          await context.store.db.updateTable('workspace_builds').set({ deadline: null }).where('id', '=', build.id).execute();
+        const latest = await store.getLatestBuild(workspace);
+        if (latest?.build.transition === 'start') await store.setBuildDeadline(workspace, latest.build, null);
       }
       await changed(workspace, 'ttl');
       return reply.code(204).send();
     },
   );
 
-  app.put(
+  api.put(
     '/workspaces/:workspace/extend',
     {
       schema: {
@@ -128,19 +130,15 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     },
     async (request) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
+      const workspace = workspaceOf(request);
       store.authorizeWorkspace('update', workspace);
-      const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-      if (!build || build.transition !== 'start')
-        throw new HttpProblem(409, `Workspace must be started, current status: ${build?.transition ?? 'none'}`);
-      const job = await context.store.db
-        .selectFrom('provisioner_jobs')
-        .selectAll()
-        .where('id', '=', build.job_id)
-        .executeTakeFirstOrThrow();
+      const latest = await store.getLatestBuild(workspace);
+      if (!latest || latest.build.transition !== 'start')
+        throw new HttpProblem(409, `Workspace must be started, current status: ${latest?.build.transition ?? 'none'}`);
+      const { build, job } = latest;
       if (!job.completed_at) throw new HttpProblem(409, 'Workspace is still building!');
       if (!build.deadline) throw new HttpProblem(409, 'Workspace shutdown is manual.');
-      const wanted = new Date((request.body as { deadline: string }).deadline);
+      const wanted = new Date(request.body.deadline);
       const now = context.store.clock.now();
       if (wanted.getTime() < now.getTime() + 29 * 60_000) {
         throw new HttpProblem(400, 'Cannot extend workspace: new deadline must be at least 30 minutes in the future.', {
@@ -157,24 +155,24 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'deadline', detail: `after ${build.max_deadline}` }],
         });
       }
-      await context.store.db.updateTable('workspace_builds').set({ deadline: wanted.toISOString() }).where('id', '=', build.id).execute();
+      await store.setBuildDeadline(workspace, build, wanted.toISOString());
       await changed(workspace, 'extend');
       return { message: `Deadline updated to ${wanted.toISOString()}.` };
     },
   );
 
-  app.put(
+  api.put(
     '/workspaces/:workspace/dormant',
     { schema: { params: WorkspaceParam, body: Type.Object({ dormant: Type.Boolean() }), response: { 200: Workspace, 304: Type.Null() } } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
-      const dormant = (request.body as { dormant: boolean }).dormant;
+      const workspace = workspaceOf(request);
+      const dormant = request.body.dormant;
       if ((workspace.dormant_at !== null) === dormant) {
         store.authorizeWorkspace('update', workspace);
-        return reply.code(304).send();
+        return reply.code(304).send(null);
       }
-      const template = await templateOf(workspace);
+      const template = await templateOf(request, workspace);
       const now = context.store.clock.now();
       const updated = await store.updateWorkspace(
         workspace,
@@ -189,17 +187,17 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           : { dormant_at: null, deleting_at: null, last_used_at: now.toISOString() },
       );
       await changed(workspace, 'dormant');
-      return (await answerWorkspaces(context, [updated]))[0];
+      return (await answerWorkspaces(context, store, [updated]))[0];
     },
   );
 
-  app.put(
+  api.put(
     '/workspaces/:workspace/autoupdates',
     { schema: { params: WorkspaceParam, body: Type.Object({ automatic_updates: Type.String() }) } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
-      const value = (request.body as { automatic_updates: string }).automatic_updates;
+      const workspace = workspaceOf(request);
+      const value = request.body.automatic_updates;
       if (value !== 'always' && value !== 'never') {
         throw new HttpProblem(400, 'Invalid automatic updates value.', {
           validations: [{ field: 'automatic_updates', detail: 'must be always or never' }],
@@ -211,20 +209,17 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     },
   );
 
-  app.get(
+  api.get(
     '/workspaces/:workspace/resolve-autostart',
     { schema: { params: WorkspaceParam, response: { 200: Type.Object({ parameter_mismatch: Type.Boolean() }) } } },
     async (request) => {
-      const workspace = await workspaceOf(request);
-      const template = await templateOf(workspace);
-      const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
+      const { store } = authOf(request);
+      const workspace = workspaceOf(request);
+      const template = await templateOf(request, workspace);
+      const build = (await store.getLatestBuild(workspace))?.build;
       const mustUseActive = template.require_active_version === 1 || workspace.automatic_updates === 'always';
       if (!build || !mustUseActive || build.template_version_id === template.active_version_id) return { parameter_mismatch: false };
-      const active = await context.store.db
-        .selectFrom('template_versions')
-        .select('parameters')
-        .where('id', '=', template.active_version_id)
-        .executeTakeFirstOrThrow();
+      const active = await store.getWorkspaceTemplateVersion(workspace, template.active_version_id);
       try {
         resolveBuildParameters(
           parseJson<RichParameter[]>(active.parameters, []),
@@ -238,35 +233,19 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     },
   );
 
-  app.get('/workspaces/:workspace/timings', { schema: { params: WorkspaceParam, response: { 200: Timings } } }, async (request) => {
-    const workspace = await workspaceOf(request);
-    const build = (await latestBuilds(context.store.db, [workspace.id])).get(workspace.id);
-    if (!build) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
-    return { provisioner_timings: await provisionerTimings(context, build.job_id), ...(await agentTimings(context, build.job_id)) };
+  api.get('/workspaces/:workspace/timings', { schema: { params: WorkspaceParam, response: { 200: Timings } } }, async (request) => {
+    const { store } = authOf(request);
+    const workspace = workspaceOf(request);
+    const latest = await store.getLatestBuild(workspace);
+    if (!latest) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
+    return { provisioner_timings: await provisionerTimings(store, workspace, latest), ...(await agentTimings(store, workspace)) };
   });
 }
 
-/** When each agent of a build first connected, and how each of its scripts ran. */
-async function agentTimings(context: ApiContext, jobId: string) {
-  const db = context.store.db;
-  const resources = await listResourcesOfJobs(db, [jobId]);
-  const agents = await listAgentsOfResources(
-    db,
-    resources.map((r) => r.id),
-  );
-  const runs =
-    agents.length === 0
-      ? []
-      : await db
-          .selectFrom('workspace_agent_script_timings')
-          .selectAll()
-          .where(
-            'agent_id',
-            'in',
-            agents.map((a) => a.id),
-          )
-          .orderBy('started_at')
-          .execute();
+/** When each agent of the latest build first connected, and how each of its scripts ran. */
+async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow) {
+  const agents = await store.listLatestBuildAgents(workspace);
+  const runs = await store.listScriptTimings(workspace, agents);
   const agentOf = new Map(agents.map((agent) => [agent.id, agent]));
   return {
     agent_script_timings: runs.map((run) => {
@@ -295,22 +274,15 @@ async function agentTimings(context: ApiContext, jobId: string) {
   };
 }
 
-/** Stage by stage, from the first to the last log line of each stage of a job. */
+/** Stage by stage, from the first to the last log line of each stage of the latest build's job. */
 async function provisionerTimings(
-  context: ApiContext,
-  jobId: string,
+  store: AuthorizedStore,
+  workspace: WorkspaceRow,
+  latest: { readonly build: WorkspaceBuildRow; readonly job: ProvisionerJobRow },
 ): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
-  const logs = await context.store.db
-    .selectFrom('provisioner_job_logs')
-    .select(['stage', 'created_at'])
-    .where('job_id', '=', jobId)
-    .orderBy('id')
-    .execute();
-  const job = await context.store.db
-    .selectFrom('provisioner_jobs')
-    .select(['completed_at', 'provisioner', 'started_at', 'error', 'canceled_at'])
-    .where('id', '=', jobId)
-    .executeTakeFirst();
+  const { job } = latest;
+  const jobId = job.id;
+  const logs = await store.listBuildLogs(workspace, latest.build, {});
   const stages: { stage: string; started_at: string; ended_at: string }[] = [];
   for (const log of logs) {
     const last = stages.at(-1);
@@ -321,6 +293,6 @@ async function provisionerTimings(
     }
   }
   const final = stages.at(-1);
-  if (final && job?.completed_at && jobStatus(job) !== 'running') final.ended_at = job.completed_at;
-  return stages.map((stage) => ({ job_id: jobId, ...stage, source: job?.provisioner ?? '', action: stage.stage, resource: '' }));
+  if (final && job.completed_at && jobStatus(job) !== 'running') final.ended_at = job.completed_at;
+  return stages.map((stage) => ({ job_id: jobId, ...stage, source: job.provisioner, action: stage.stage, resource: '' }));
 }

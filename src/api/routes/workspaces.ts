@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { publishJobEvent } from '../../domain/provisioner-job-protocol.js';
 import { isJobDone } from '../../domain/provisioner-job-status.js';
-import { createBuild, createWorkspace, type CreateBuildInput, type CreateWorkspaceInput } from '../../domain/workspace-builds.js';
+import { createBuild, createWorkspace } from '../../domain/workspace-builds.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
-import { parseWorkspaceSearch, type WorkspaceSearch } from '../../domain/workspace-search.js';
+import { parseWorkspaceSearch } from '../../domain/workspace-search.js';
 import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
 import {
   CreateWorkspaceBuildRequest,
@@ -17,76 +18,77 @@ import {
   WorkspaceBuild,
   WorkspaceResource,
   WorkspacesResponse,
-  type Workspace as WireWorkspace,
 } from '../../sdk/wire/index.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
 import { parseJson } from '../../store/json-column.js';
-import { getJobById } from '../../store/queries/provisioner-jobs.js';
-import type { WorkspaceRow } from '../../store/queries/workspaces.js';
+import type { WorkspaceRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireJobLog } from '../convert/provisioner-job.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
+import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerBuilds, answerWorkspaces } from '../workspace-answers.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
 const BuildParam = Type.Object({ workspacebuild: Type.String({ format: 'uuid' }) });
 const IncludeDeleted = Type.Object({ include_deleted: Type.Optional(Type.Boolean()) });
+const LogRange = Type.Object({
+  before: Type.Optional(Type.Integer()),
+  after: Type.Optional(Type.Integer()),
+  follow: Type.Optional(Type.String()),
+});
 
-/** Whether an answered workspace passes the filters that need its latest build. */
-function matchesDerived(workspace: WireWorkspace, search: WorkspaceSearch): boolean {
-  if (search.status && workspace.latest_build.status !== search.status) return false;
-  if (search.outdated !== undefined && workspace.outdated !== search.outdated) return false;
-  if (search.dormant !== undefined && (workspace.dormant_at !== undefined) !== search.dormant) return false;
-  if (search.hasAgent) {
-    const agents = workspace.latest_build.resources.flatMap((r) => r.agents);
-    if (!agents.some((agent) => agent.status === search.hasAgent)) return false;
+/** The workspace the path names; a deleted one is gone (410) unless the caller asked for deleted ones. */
+function workspaceOfPath(request: FastifyRequest, includeDeleted: boolean): WorkspaceRow {
+  const row = pathResource(request, 'workspace');
+  if (row.deleted && !includeDeleted) {
+    throw new HttpProblem(
+      410,
+      `Workspace "${row.id}" was deleted, you can view this workspace by specifying '?include_deleted=true' and trying again.`,
+    );
   }
-  return true;
+  return row;
+}
+
+/** A log range from a query the route's schema has validated (the WebSocket handler sees it untyped). */
+function logRange(query: unknown): { before?: number; after?: number } {
+  if (typeof query !== 'object' || query === null) return {};
+  return {
+    ...('before' in query && typeof query.before === 'number' ? { before: query.before } : {}),
+    ...('after' in query && typeof query.after === 'number' ? { after: query.after } : {}),
+  };
 }
 
 /** Workspaces and their builds. */
 export async function workspaceRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
+  loadPathResources(app);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const now = () => context.store.clock.now();
-  const one = async (row: WorkspaceRow) => {
-    const [answer] = await answerWorkspaces(context, [row]);
+  const one = async (store: AuthorizedStore, row: WorkspaceRow) => {
+    const [answer] = await answerWorkspaces(context, store, [row]);
     if (!answer) throw new NotFoundError('workspace');
     return answer;
   };
-  const workspaceOf = async (request: FastifyRequest, includeDeleted = false) => {
-    const row = await authOf(request).store.getWorkspace((request.params as { workspace: string }).workspace);
-    if (row.deleted && !includeDeleted) {
-      throw new HttpProblem(
-        410,
-        `Workspace "${row.id}" was deleted, you can view this workspace by specifying '?include_deleted=true' and trying again.`,
-      );
-    }
-    return row;
-  };
-  const buildOf = async (request: FastifyRequest) =>
-    authOf(request).store.getWorkspaceBuild((request.params as { workspacebuild: string }).workspacebuild);
 
-  const create = async (request: FastifyRequest, organizationId: string | undefined) => {
+  const create = async (request: FastifyRequest, input: CreateWorkspaceRequest, organizationId: string | undefined) => {
     const { store } = authOf(request);
-    const owner = await store.getUser((request.params as { user: string }).user);
-    const row = await createWorkspace(
-      store,
-      context.store,
-      owner,
+    const row = await createWorkspace(store, context.store.pubsub, {
+      owner: pathResource(request, 'user'),
       organizationId,
-      request.body as CreateWorkspaceInput,
-      context.checkSchedule,
-      now(),
-    );
-    return one(row);
+      input,
+      checkSchedule: context.checkSchedule,
+      now: now(),
+    });
+    return one(store, row);
   };
-  app.post(
+  api.post(
     '/users/:user/workspaces',
     { schema: { params: Type.Object({ user: Type.String() }), body: CreateWorkspaceRequest, response: { 200: Workspace } } },
-    async (request) => create(request, undefined),
+    async (request) => create(request, request.body, undefined),
   );
-  app.post(
+  api.post(
     '/organizations/:organization/members/:user/workspaces',
     {
       schema: {
@@ -95,13 +97,10 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
         response: { 200: Workspace },
       },
     },
-    async (request) => {
-      const organization = await authOf(request).store.getOrganization((request.params as { organization: string }).organization);
-      return create(request, organization.id);
-    },
+    async (request) => create(request, request.body, pathResource(request, 'organization').id),
   );
 
-  app.get(
+  api.get(
     '/workspaces',
     {
       schema: {
@@ -115,33 +114,37 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     async (request) => {
       const { store, user } = authOf(request);
-      const query = request.query as { q?: string; limit?: number; offset?: number };
-      const search = parseWorkspaceSearch(query.q, user.username);
+      const search = parseWorkspaceSearch(request.query.q, user.username);
       let ownerId: string | undefined;
       if (search.owner) {
         const owner = await store.getUser(search.owner).catch(() => undefined);
         if (!owner) return { workspaces: [], count: 0 };
         ownerId = owner.id;
       }
-      let templateIds: string[] | undefined;
-      if (search.template) {
-        templateIds = (await store.listTemplates()).filter((t) => t.name.toLowerCase() === search.template).map((t) => t.id);
-      }
-      const rows = await store.listWorkspaces({ ownerId, templateIds, name: search.name });
-      const answers = (await answerWorkspaces(context, rows)).filter((workspace) => matchesDerived(workspace, search));
-      const offset = query.offset ?? 0;
-      const page = answers.slice(offset, query.limit ? offset + query.limit : undefined);
-      return { workspaces: page, count: answers.length };
+      const { rows, count } = await store.listWorkspaces({
+        filter: {
+          ownerId,
+          templateName: search.template,
+          name: search.name,
+          status: search.status,
+          outdated: search.outdated,
+          dormant: search.dormant,
+          hasAgent: search.hasAgent,
+        },
+        limit: request.query.limit ?? 0,
+        offset: request.query.offset ?? 0,
+      });
+      return { workspaces: await answerWorkspaces(context, store, rows), count };
     },
   );
 
-  app.get(
+  api.get(
     '/workspaces/:workspace',
     { schema: { params: WorkspaceParam, querystring: IncludeDeleted, response: { 200: Workspace } } },
-    async (request) => one(await workspaceOf(request, (request.query as { include_deleted?: boolean }).include_deleted === true)),
+    async (request) => one(authOf(request).store, workspaceOfPath(request, request.query.include_deleted === true)),
   );
 
-  app.get(
+  api.get(
     '/users/:user/workspace/:workspacename',
     {
       schema: {
@@ -152,22 +155,21 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     async (request) => {
       const { store } = authOf(request);
-      const params = request.params as { user: string; workspacename: string };
-      const owner = await store.getUser(params.user);
-      const includeDeleted = (request.query as { include_deleted?: boolean }).include_deleted === true;
-      return one(await store.getWorkspaceByOwnerAndName(owner.id, params.workspacename, includeDeleted));
+      const owner = pathResource(request, 'user');
+      const includeDeleted = request.query.include_deleted === true;
+      return one(store, await store.getWorkspaceByOwnerAndName(owner.id, request.params.workspacename, includeDeleted));
     },
   );
 
-  app.patch(
+  api.patch(
     '/workspaces/:workspace',
     { schema: { params: WorkspaceParam, body: Type.Object({ name: Type.Optional(Type.String()) }) } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request, true);
+      const workspace = workspaceOfPath(request, true);
       store.authorizeWorkspace('update', workspace);
       if (workspace.deleted) throw new HttpProblem(405, 'A deleted workspace cannot be renamed.');
-      const name = (request.body as { name?: string }).name;
+      const name = request.body.name;
       if (!name || name === workspace.name) return reply.code(204).send();
       if (!context.values.allowWorkspaceRenames) {
         throw new HttpProblem(400, 'Workspace renames are not allowed.', {
@@ -186,19 +188,20 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
   );
 
-  app.post(
+  api.post(
     '/workspaces/:workspace/builds',
     { schema: { params: WorkspaceParam, body: CreateWorkspaceBuildRequest, response: { 201: WorkspaceBuild } } },
     async (request, reply) => {
       const { store } = authOf(request);
-      const workspace = await workspaceOf(request);
-      const build = await createBuild(store, context.store, workspace, request.body as CreateBuildInput, now());
-      const [answer] = await answerBuilds(context, [build], [workspace]);
+      const workspace = workspaceOfPath(request, false);
+      const build = await createBuild(store, context.store.pubsub, workspace, request.body, now());
+      const [answer] = await answerBuilds(context, store, [build], [workspace]);
+      if (!answer) throw new NotFoundError('workspace build');
       return reply.code(201).send(answer);
     },
   );
 
-  app.get(
+  api.get(
     '/workspaces/:workspace/builds',
     {
       schema: {
@@ -213,22 +216,21 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       },
     },
     async (request) => {
-      const workspace = await workspaceOf(request, true);
-      const query = request.query as { after_id?: string; limit?: number; offset?: number; since?: string };
-      let builds = await authOf(request).store.listWorkspaceBuilds(workspace);
-      if (query.since) builds = builds.filter((b) => b.created_at >= new Date(query.since ?? '').toISOString());
-      if (query.after_id) {
-        const index = builds.findIndex((b) => b.id === query.after_id);
-        if (index < 0) throw new HttpProblem(400, `Record at "after_id" (${query.after_id}) does not exist.`);
-        builds = builds.slice(index + 1);
-      }
-      builds = builds.slice(query.offset ?? 0);
-      if (query.limit) builds = builds.slice(0, query.limit);
-      return answerBuilds(context, builds, [workspace]);
+      const { store } = authOf(request);
+      const workspace = workspaceOfPath(request, true);
+      const { after_id: afterId, since } = request.query;
+      const builds = await store.listWorkspaceBuilds(workspace, {
+        since: since ? new Date(since).toISOString() : undefined,
+        afterId,
+        limit: request.query.limit ?? 0,
+        offset: request.query.offset ?? 0,
+      });
+      if (!builds) throw new HttpProblem(400, `Record at "after_id" (${afterId}) does not exist.`);
+      return answerBuilds(context, store, builds, [workspace]);
     },
   );
 
-  app.get(
+  api.get(
     '/users/:user/workspace/:workspacename/builds/:buildnumber',
     {
       schema: {
@@ -238,37 +240,34 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     async (request) => {
       const { store } = authOf(request);
-      const params = request.params as { user: string; workspacename: string; buildnumber: string };
-      if (!/^\d+$/.test(params.buildnumber)) throw new HttpProblem(400, 'Failed to parse build number as integer.');
-      const owner = await store.getUser(params.user);
-      const workspace = await store.getWorkspaceByOwnerAndName(owner.id, params.workspacename, true);
-      const build = (await store.listWorkspaceBuilds(workspace)).find((b) => b.build_number === Number(params.buildnumber));
-      if (!build) throw new HttpProblem(404, `Workspace "${params.workspacename}" Build ${params.buildnumber} does not exist.`);
-      return (await answerBuilds(context, [build], [workspace]))[0];
+      const { workspacename, buildnumber } = request.params;
+      if (!/^\d+$/.test(buildnumber)) throw new HttpProblem(400, 'Failed to parse build number as integer.');
+      const owner = pathResource(request, 'user');
+      const workspace = await store.getWorkspaceByOwnerAndName(owner.id, workspacename, true);
+      const build = await store.getWorkspaceBuildByNumber(workspace, Number(buildnumber)).catch((error: unknown) => {
+        if (error instanceof NotFoundError) throw new HttpProblem(404, `Workspace "${workspacename}" Build ${buildnumber} does not exist.`);
+        throw error;
+      });
+      return (await answerBuilds(context, store, [build], [workspace]))[0];
     },
   );
 
-  app.get('/workspacebuilds/:workspacebuild', { schema: { params: BuildParam, response: { 200: WorkspaceBuild } } }, async (request) => {
-    const { build, workspace } = await buildOf(request);
-    return (await answerBuilds(context, [build], [workspace]))[0];
+  api.get('/workspacebuilds/:workspacebuild', { schema: { params: BuildParam, response: { 200: WorkspaceBuild } } }, async (request) => {
+    const { build, workspace } = pathResource(request, 'workspaceBuild');
+    return (await answerBuilds(context, authOf(request).store, [build], [workspace]))[0];
   });
 
-  app.patch('/workspacebuilds/:workspacebuild/cancel', { schema: { params: BuildParam, response: { 200: Response } } }, async (request) => {
+  api.patch('/workspacebuilds/:workspacebuild/cancel', { schema: { params: BuildParam, response: { 200: Response } } }, async (request) => {
     const { store, subject } = authOf(request);
-    const { build, workspace } = await buildOf(request);
-    const template = await context.store.db
-      .selectFrom('templates')
-      .select('allow_user_cancel_workspace_jobs')
-      .where('id', '=', workspace.template_id)
-      .executeTakeFirst();
+    const { build, workspace } = pathResource(request, 'workspaceBuild');
+    const template = await store.getWorkspaceTemplate(workspace).catch(() => undefined);
     if (
       !template?.allow_user_cancel_workspace_jobs &&
       !subject.roles.some((role) => role.name === 'owner' && role.organization_id === '')
     ) {
       throw new HttpProblem(403, 'User is not allowed to cancel workspace builds. Owner role is required.');
     }
-    const job = await getJobById(context.store.db, build.job_id);
-    if (!job) throw new NotFoundError('provisioner job');
+    const job = await store.getBuildJob(workspace, build);
     store.authorizeWorkspace('update', workspace);
     if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
     if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
@@ -280,52 +279,36 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
 
   httpOrWebSocketRoute(app, {
     url: '/workspacebuilds/:workspacebuild/logs',
-    schema: {
-      params: BuildParam,
-      querystring: Type.Object({
-        before: Type.Optional(Type.Integer()),
-        after: Type.Optional(Type.Integer()),
-        follow: Type.Optional(Type.String()),
-      }),
-      response: { 200: Type.Array(ProvisionerJobLog) },
-    },
+    schema: { params: BuildParam, querystring: LogRange, response: { 200: Type.Array(ProvisionerJobLog) } },
     handler: async (request) => {
-      const { build } = await buildOf(request);
-      const { before, after } = request.query as { before?: number; after?: number };
-      const logs = await context.store.db
-        .selectFrom('provisioner_job_logs')
-        .selectAll()
-        .where('job_id', '=', build.job_id)
-        .$if(after !== undefined, (q) => q.where('id', '>', after ?? 0))
-        .$if(before !== undefined, (q) => q.where('id', '<', before ?? 0))
-        .orderBy('id')
-        .execute();
+      const { build, workspace } = pathResource(request, 'workspaceBuild');
+      const logs = await authOf(request).store.listBuildLogs(workspace, build, logRange(request.query));
       return logs.map(toWireJobLog);
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
-      const { build } = await buildOf(request);
-      await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, (request.query as { after?: number }).after);
+      const { build } = pathResource(request, 'workspaceBuild');
+      await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, logRange(request.query).after);
     },
   });
 
-  app.get(
+  api.get(
     '/workspacebuilds/:workspacebuild/resources',
     { schema: { params: BuildParam, response: { 200: Type.Array(WorkspaceResource) } } },
     async (request) => {
-      const { build, workspace } = await buildOf(request);
-      return (await answerBuilds(context, [build], [workspace]))[0]?.resources ?? [];
+      const { build, workspace } = pathResource(request, 'workspaceBuild');
+      return (await answerBuilds(context, authOf(request).store, [build], [workspace]))[0]?.resources ?? [];
     },
   );
 
-  app.get(
+  api.get(
     '/workspacebuilds/:workspacebuild/parameters',
     { schema: { params: BuildParam, response: { 200: Type.Array(NameValue) } } },
-    async (request) => parseJson((await buildOf(request)).build.rich_parameter_values, []),
+    async (request) => parseJson(pathResource(request, 'workspaceBuild').build.rich_parameter_values, []),
   );
 
-  app.get('/workspacebuilds/:workspacebuild/state', { schema: { params: BuildParam } }, async (request, reply) => {
+  api.get('/workspacebuilds/:workspacebuild/state', { schema: { params: BuildParam } }, async (request, reply) => {
     const { store } = authOf(request);
-    const { build, workspace } = await buildOf(request);
+    const { build, workspace } = pathResource(request, 'workspaceBuild');
     // The state may hold secrets of the infrastructure: only template managers read it.
     const template = await store.getTemplate(workspace.template_id);
     await store.authorizeTemplate('update', { template }).catch(() => {

@@ -8,6 +8,7 @@ import { agentInstanceIdentityMigration } from './0006-agent-instance-identity.j
 import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
 import { identityListIndexesMigration } from './0008-identity-list-indexes.js';
 import { templateListIndexesMigration } from './0009-template-list-indexes.js';
+import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agentRelayUrlMigration,
   identityListIndexesMigration,
   templateListIndexesMigration,
+  workspaceListIndexesMigration,
 ];
 
 export type { Migration } from './migration.js';

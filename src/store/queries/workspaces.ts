@@ -1,5 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable } from '../schema.js';
+import { getJobsByIds, insertJob, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import type { TemplateRow } from './templates.js';
+import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from './workspace-app-statuses.js';
+import { listLogSources, type AgentLogSourceRow } from './workspace-agents.js';
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
 export type WorkspaceBuildRow = Selectable<WorkspaceBuildTable>;
@@ -26,21 +30,21 @@ export async function getWorkspaceByOwnerAndName(
   return query.orderBy('deleted').orderBy('updated_at', 'desc').executeTakeFirst();
 }
 
-/** The newest build of each of these workspaces. */
+/** The newest build of each of these workspaces: those of their builds that no later build follows. */
 export async function latestBuilds(db: Kysely<Database>, workspaceIds: readonly string[]): Promise<Map<string, WorkspaceBuildRow>> {
   if (workspaceIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('workspace_builds as b')
     .selectAll('b')
     .where('b.workspace_id', 'in', workspaceIds)
-    .where((eb) =>
-      eb(
-        'b.build_number',
-        '=',
-        eb
-          .selectFrom('workspace_builds as o')
-          .select((o) => o.fn.max('o.build_number').as('n'))
-          .whereRef('o.workspace_id', '=', 'b.workspace_id'),
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('workspace_builds as later')
+            .select('later.id')
+            .whereRef('later.workspace_id', '=', 'b.workspace_id')
+            .whereRef('later.build_number', '>', 'b.build_number'),
+        ),
       ),
     )
     .execute();
@@ -64,4 +68,188 @@ export async function getBuildByJobId(db: Kysely<Database>, jobId: string): Prom
 export async function listAgentsOfResources(db: Kysely<Database>, resourceIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
   if (resourceIds.length === 0) return [];
   return db.selectFrom('workspace_agents').selectAll().where('resource_id', 'in', resourceIds).orderBy('name').execute();
+}
+
+/** A build and its job as one insert: the orphan flag completes the job and deletes the workspace at once. */
+export interface BuildInsert {
+  readonly build: WorkspaceBuildRow;
+  readonly job: ProvisionerJobRow;
+  /** An orphan delete: nothing is destroyed, so the job is done and the workspace gone in the same step. */
+  readonly orphan: boolean;
+}
+
+/** Inserts a workspace's next build with its job (and, for an orphan delete, its completion) in one transaction. */
+export async function insertBuild(db: Kysely<Database>, workspaceId: string, insert: BuildInsert): Promise<void> {
+  const { build, job, orphan } = insert;
+  await db.transaction().execute(async (trx) => {
+    await insertJob(trx, orphan ? { ...job, started_at: build.created_at, completed_at: build.created_at } : job);
+    await trx.insertInto('workspace_builds').values(build).execute();
+    await trx
+      .updateTable('workspaces')
+      .set({ updated_at: build.created_at, ...(orphan ? { deleted: 1 } : {}) })
+      .where('id', '=', workspaceId)
+      .execute();
+  });
+}
+
+/** Inserts a new workspace with its first build and that build's job, in one transaction. */
+export async function insertWorkspace(db: Kysely<Database>, workspace: WorkspaceRow, first: BuildInsert): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('workspaces').values(workspace).execute();
+    await insertJob(trx, first.job);
+    await trx.insertInto('workspace_builds').values(first.build).execute();
+  });
+}
+
+/** Changes a build's deadline (extend, TTL off, activity bump). */
+export async function setBuildDeadline(db: Kysely<Database>, buildId: string, deadline: string | null): Promise<void> {
+  await db.updateTable('workspace_builds').set({ deadline }).where('id', '=', buildId).execute();
+}
+
+/** A page of a workspace's builds, newest first; undefined when `afterBuildNumber` names no build. */
+export async function listBuildsPage(
+  db: Kysely<Database>,
+  workspaceId: string,
+  page: {
+    readonly since?: string | undefined;
+    readonly afterId?: string | undefined;
+    readonly limit: number;
+    readonly offset: number;
+    readonly sqlite: boolean;
+  },
+): Promise<WorkspaceBuildRow[] | undefined> {
+  let query = db.selectFrom('workspace_builds').selectAll().where('workspace_id', '=', workspaceId);
+  if (page.since) query = query.where('created_at', '>=', page.since);
+  if (page.afterId) {
+    const after = await query.where('id', '=', page.afterId).select('build_number').executeTakeFirst();
+    if (!after) return undefined;
+    query = query.where('build_number', '<', after.build_number);
+  }
+  query = query.orderBy('build_number', 'desc');
+  if (page.limit > 0) query = query.limit(page.limit);
+  // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
+  if (page.offset > 0) query = query.$if(page.limit <= 0 && page.sqlite, (qb) => qb.limit(-1)).offset(page.offset);
+  return query.execute();
+}
+
+/** A workspace's build by its number. */
+export async function getBuildByNumber(
+  db: Kysely<Database>,
+  workspaceId: string,
+  buildNumber: number,
+): Promise<WorkspaceBuildRow | undefined> {
+  return db
+    .selectFrom('workspace_builds')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('build_number', '=', buildNumber)
+    .executeTakeFirst();
+}
+
+/** A user as workspace and build answers name them. */
+export interface UserName {
+  readonly id: string;
+  readonly username: string;
+  readonly avatar_url: string;
+}
+
+/** The rows a page of workspace or build answers shows besides the workspaces and builds themselves. */
+export interface WorkspaceDetails {
+  /** Owners and build initiators. */
+  readonly users: ReadonlyMap<string, UserName>;
+  readonly versions: ReadonlyMap<string, { readonly id: string; readonly name: string; readonly template_id: string | null }>;
+  readonly jobs: ReadonlyMap<string, ProvisionerJobRow>;
+  /** Each build job's resources, by name. */
+  readonly resources: ReadonlyMap<string, readonly WorkspaceResourceRow[]>;
+  /** Each resource's agents, by name. */
+  readonly agents: ReadonlyMap<string, readonly WorkspaceAgentRow[]>;
+  /** Each agent's log sources, oldest first. */
+  readonly logSources: ReadonlyMap<string, readonly AgentLogSourceRow[]>;
+  /** Each agent's app statuses, newest first. */
+  readonly appStatuses: ReadonlyMap<string, readonly AppStatusRow[]>;
+  readonly templates: ReadonlyMap<string, TemplateRow>;
+  readonly organizationNames: ReadonlyMap<string, string>;
+  /** Each workspace's newest app status, across its builds. */
+  readonly latestAppStatuses: ReadonlyMap<string, AppStatusRow>;
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = groups.get(key(row));
+    if (list) list.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
+}
+
+const unique = (values: readonly string[]) => [...new Set(values)];
+
+/**
+ * Everything the answers for these workspaces and builds show, in a fixed number of queries
+ * whatever the number of rows: users, versions, jobs, resources, agents and what the agents
+ * report, templates, organizations.
+ */
+export async function listWorkspaceDetails(
+  db: Kysely<Database>,
+  workspaces: readonly WorkspaceRow[],
+  builds: readonly WorkspaceBuildRow[],
+): Promise<WorkspaceDetails> {
+  const userIds = unique([...builds.map((b) => b.initiator_id), ...workspaces.map((w) => w.owner_id)]);
+  const versionIds = unique(builds.map((b) => b.template_version_id));
+  const jobIds = unique(builds.map((b) => b.job_id));
+  const templateIds = unique(workspaces.map((w) => w.template_id));
+  const organizationIds = unique(workspaces.map((w) => w.organization_id));
+  const [users, versions, jobs, resources, templates, organizations, latest] = await Promise.all([
+    userIds.length === 0 ? [] : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute(),
+    versionIds.length === 0
+      ? []
+      : db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds).execute(),
+    getJobsByIds(db, jobIds),
+    listResourcesOfJobs(db, jobIds),
+    templateIds.length === 0 ? [] : db.selectFrom('templates').selectAll().where('id', 'in', templateIds).execute(),
+    organizationIds.length === 0 ? [] : db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', organizationIds).execute(),
+    latestAppStatuses(
+      db,
+      workspaces.map((w) => w.id),
+    ),
+  ]);
+  const agents = await listAgentsOfResources(
+    db,
+    resources.map((r) => r.id),
+  );
+  const agentIds = agents.map((a) => a.id);
+  const [sources, statuses] = await Promise.all([listLogSources(db, agentIds), listAppStatusesOfAgents(db, agentIds)]);
+  return {
+    users: new Map(users.map((u) => [u.id, u])),
+    versions: new Map(versions.map((v) => [v.id, v])),
+    jobs: new Map(jobs.map((j) => [j.id, j])),
+    resources: groupBy(resources, (r) => r.job_id),
+    agents: groupBy(agents, (a) => a.resource_id),
+    logSources: groupBy(sources, (s) => s.agent_id),
+    appStatuses: groupBy(statuses, (s) => s.agent_id),
+    templates: new Map(templates.map((t) => [t.id, t])),
+    organizationNames: new Map(organizations.map((o) => [o.id, o.name])),
+    latestAppStatuses: latest,
+  };
+}
+
+/** The agents of a workspace's latest build, by name. */
+export async function listLatestBuildAgents(db: Kysely<Database>, workspaceId: string): Promise<WorkspaceAgentRow[]> {
+  const build = (await latestBuilds(db, [workspaceId])).get(workspaceId);
+  if (!build) return [];
+  const resources = await listResourcesOfJobs(db, [build.job_id]);
+  return listAgentsOfResources(
+    db,
+    resources.map((r) => r.id),
+  );
+}
+
+/** How the scripts of these agents ran, oldest first. */
+export async function listScriptTimings(
+  db: Kysely<Database>,
+  agentIds: readonly string[],
+): Promise<Selectable<Database['workspace_agent_script_timings']>[]> {
+  if (agentIds.length === 0) return [];
+  return db.selectFrom('workspace_agent_script_timings').selectAll().where('agent_id', 'in', agentIds).orderBy('started_at').execute();
 }
