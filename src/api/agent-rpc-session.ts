@@ -11,7 +11,7 @@ import { AgentMessage, type DaemonToAgentMessage } from '../sdk/wire/index.js';
 import { parseJson } from '../store/json-column.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { AgentWithOwners } from '../store/rows.js';
-import type { Store } from '../store/store.js';
+import type { StoreHandle } from '../store/store.js';
 import type { AgentAuth } from './plugins/agent-authentication.js';
 import type { AgentRelay } from './relay/agent-relay.js';
 
@@ -48,7 +48,7 @@ export class AgentRpcSession {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly store: Store,
+    private readonly store: StoreHandle,
     private readonly relay: AgentRelay,
     auth: AgentAuth,
     private readonly apiVersion: string,

@@ -2,14 +2,14 @@ import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
-import type { Store } from '../store/store.js';
+import type { StoreHandle } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** What every route plugin is given: the store, the resolved settings and the deployment identity. */
 export interface ApiContext {
-  readonly store: Store;
+  readonly store: StoreHandle;
   readonly values: DeploymentValues;
   readonly sources: Readonly<Record<keyof DeploymentValues, ValueSource>>;
   readonly identity: DeploymentIdentity;

@@ -66,6 +66,12 @@ const LOADERS = {
 
 const PARAM = /:([a-z]+)/g;
 
+/** A path parameter's value; fastify gives every parameter of the path as a string. */
+function paramOf(params: unknown, name: string): string {
+  const value: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, name) : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
 /**
  * Loads the resources named in the path of every route registered in this encapsulated context
  * (after authentication), in path order, so a parent that cannot be seen is the 404 before its
@@ -79,9 +85,8 @@ export function loadPathResources(app: FastifyInstance): void {
       .filter((name): name is keyof typeof LOADERS => name in LOADERS && !itself.has(name));
     if (names.length === 0) return;
     const load = async (request: FastifyRequest): Promise<void> => {
-      const params = request.params as Record<string, string>;
       const { store } = authOf(request);
-      for (const name of names) await LOADERS[name](store, params[name] ?? '', request.resources);
+      for (const name of names) await LOADERS[name](store, paramOf(request.params, name), request.resources);
     };
     route.preHandler = [load, ...[route.preHandler ?? []].flat()];
   });

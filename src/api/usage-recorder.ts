@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
 import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import type { WorkspaceRow } from '../store/rows.js';
-import type { Store } from '../store/store.js';
+import type { StoreHandle } from '../store/store.js';
 
 /** Use of a workspace through its apps and streams is recorded at most this often, per workspace. */
 const USAGE_INTERVAL_MS = 60_000;
@@ -16,7 +16,7 @@ const MAX_REMEMBERED = 10_000;
 export class UsageRecorder {
   readonly #last = new Map<string, number>();
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: StoreHandle) {}
 
   /** Records the use in the background; a failure is logged, never thrown. */
   record(workspace: WorkspaceRow, log: FastifyBaseLogger): void {

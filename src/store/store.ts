@@ -13,6 +13,12 @@ const SESSION_CHANNEL = 'sessions:invalidate';
 const SESSION_CACHE_TTL_MS = 60_000;
 
 /**
+ * What the layers above the store hold of it: everything but the raw database handle, so that a
+ * read or write from `src/api` or `src/domain` can only go through `as(subject)`.
+ */
+export type StoreHandle = Omit<Store, 'db'>;
+
+/**
  * The database, its pubsub and the clock, opened once per daemon. Its `db` is the unrestricted
  * handle that only named system work uses (authentication, first start, background workers);
  * request handling goes through `as(subject)`.
