@@ -277,9 +277,13 @@ export async function jobRelations(db: Kysely<Database>, rows: readonly Provisio
       }),
     ),
   ];
+  const queuedOrganizationIds = [
+    ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
+  ];
   const [daemons, queued, versions] = await Promise.all([
     listDaemonsOfOrganizations(db, organizationIds),
-    Promise.all(organizationIds.map(async (id) => [id, await listQueuedJobs(db, id)] as const)),
+    // Queue positions are shown for jobs still waiting; a page with none needs no queue.
+    Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueuedJobs(db, id)] as const)),
     versionIds.length === 0
       ? []
       : db
