@@ -9,6 +9,7 @@ import { agentRelayUrlMigration } from './0007-agent-relay-url.js';
 import { identityListIndexesMigration } from './0008-identity-list-indexes.js';
 import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
+import { queuedJobIndexMigration } from './0011-queued-job-index.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   identityListIndexesMigration,
   templateListIndexesMigration,
   workspaceListIndexesMigration,
+  queuedJobIndexMigration,
 ];
 
 export type { Migration } from './migration.js';
