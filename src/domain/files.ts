@@ -72,6 +72,8 @@ async function convertZip(body: Buffer): Promise<Buffer> {
 function archiveProblem(error: unknown): unknown {
   if (!(error instanceof ArchiveError)) return error;
   if (error.reason === 'too_large') return new HttpProblem(413, 'The archive is too large.', { detail: error.message });
+  // A compression bomb: refused while it expands, as soon as it crosses the ratio limit.
+  if (error.reason === 'compression_ratio') return new HttpProblem(413, 'The archive expands too much.', { detail: error.message });
   return new HttpProblem(400, 'The archive cannot be used.', {
     detail: error.message,
     validations: error.entry === undefined ? [] : [{ field: 'file', detail: error.message }],
