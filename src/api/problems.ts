@@ -99,7 +99,10 @@ function validationProblem(issues: readonly AjvIssue[], context: string): Proble
     const field = fieldOf(issue);
     const tag = issue.keyword === 'anyOf' ? 'oneof' : issue.keyword;
     const value = issue.keyword === 'required' ? '' : issue.data;
-    byField.set(field, ruleDetail(tag, typeof value === 'object' && value !== null ? JSON.stringify(value) : value));
+    const detail = ruleDetail(tag, typeof value === 'object' && value !== null ? JSON.stringify(value) : value);
+    // Bounds (maximum, minLength, maxItems, ...) say what the limit is, so the client can fix the value.
+    const limit = issue.params['limit'];
+    byField.set(field, typeof limit === 'number' ? `${detail}; the limit is ${limit}` : detail);
   }
   const validations = [...byField].map(([field, detail]) => ({ field, detail }));
   const message = context === 'body' ? 'Validation failed.' : 'Query parameters have invalid values.';

@@ -47,3 +47,19 @@ export function msToNs(ms: number): number {
 export function nsToMs(ns: number): number {
   return ns / 1_000_000;
 }
+
+/** The longest duration a setting may hold: ten years, far past any schedule yet inside a date's range. */
+export const MAX_DURATION_MS = 10 * 365 * 86_400_000;
+
+/** The latest instant a JavaScript date can hold. */
+const LATEST_TIME_MS = 8.64e15;
+
+/**
+ * `at` plus `ms`, held inside the range a date can represent, so that no stored duration, however
+ * it got there, makes deadline arithmetic throw.
+ */
+export function addMs(at: Date, ms: number): Date {
+  const sum = at.getTime() + ms;
+  if (Number.isNaN(sum)) return new Date(at.getTime());
+  return new Date(Math.max(-LATEST_TIME_MS, Math.min(LATEST_TIME_MS, sum)));
+}

@@ -6,6 +6,7 @@ import { jobStatus } from '../../domain/provisioner-job-status.js';
 import { resolveBuildParameters } from '../../domain/build-parameters.js';
 import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/index.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
+import { addMs } from '../../lib/duration.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { Response, Workspace, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
@@ -180,9 +181,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           ? {
               dormant_at: now.toISOString(),
               deleting_at:
-                template.time_til_dormant_autodelete_ms > 0
-                  ? new Date(now.getTime() + template.time_til_dormant_autodelete_ms).toISOString()
-                  : null,
+                template.time_til_dormant_autodelete_ms > 0 ? addMs(now, template.time_til_dormant_autodelete_ms).toISOString() : null,
             }
           : { dormant_at: null, deleting_at: null, last_used_at: now.toISOString() },
       );

@@ -1,3 +1,4 @@
+import { addMs } from '../../lib/duration.js';
 import { nextOccurrenceAllowed } from './autostart.js';
 import {
   ALL_DAYS_BITMAP,
@@ -97,12 +98,12 @@ export function computeDeadlines(params: DeadlineParams): Deadlines {
 function ttlDeadline(params: DeadlineParams): Date | null {
   const ttl = effectiveTtlMs(params);
   if (ttl === 0) return null;
-  const deadline = new Date(params.now.getTime() + ttl);
+  const deadline = addMs(params.now, ttl);
   if (!params.autostartSchedule) return deadline;
   // Started in the evening after an autostop: the TTL counts from tomorrow's autostart instead
   // of stopping the workspace in the middle of the next working day.
   const autostart = nextOccurrenceAllowed(params.autostartSchedule, params.now, params.autostartDays ?? ALL_DAYS_BITMAP);
-  if (autostart?.allowed && deadline > autostart.at) return new Date(autostart.at.getTime() + ttl);
+  if (autostart?.allowed && deadline > autostart.at) return addMs(autostart.at, ttl);
   return deadline;
 }
 

@@ -1,4 +1,5 @@
 import type { WorkspaceTransition } from '../../sdk/wire/index.js';
+import { addMs } from '../../lib/duration.js';
 import { nextAutostart } from './autostart.js';
 
 /** The states of a provisioner job (the spec's job statuses). */
@@ -86,7 +87,7 @@ export function decideTransition(input: LifecycleInput): LifecycleDecision {
 
 /** The `deleting_at` that goes with a new `dormant_at`: null when the template never auto-deletes. */
 export function deletingAtFor(dormantAt: Date, timeTilDormantAutodeleteMs: number): Date | null {
-  return timeTilDormantAutodeleteMs > 0 ? new Date(dormantAt.getTime() + timeTilDormantAutodeleteMs) : null;
+  return timeTilDormantAutodeleteMs > 0 ? addMs(dormantAt, timeTilDormantAutodeleteMs) : null;
 }
 
 function decision(transition: WorkspaceTransition, reason: LifecycleBuildReason, rule: LifecycleRule): LifecycleDecision {

@@ -1,8 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_DURATION_MS } from '../../lib/duration.js';
 
 /** Wire schemas shared by many endpoints. Field names are exactly those of the API spec. */
 
 export const Uuid = Type.String({ format: 'uuid' });
+
+/** A duration setting in milliseconds, bounded so that deadlines computed from it stay real dates. */
+export const DurationMs = Type.Integer({ maximum: MAX_DURATION_MS });
 export const DateTime = Type.String({ format: 'date-time' });
 
 export const ValidationError = Type.Object({ field: Type.String(), detail: Type.String() });

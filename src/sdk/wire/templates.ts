@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid, WorkspaceTransition } from './common.js';
+import { DateTime, DurationMs, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue, ResourceMetadata, ShareLevel } from './provisioner-protocol.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
@@ -296,8 +296,8 @@ export const Template = Type.Object({
 export type Template = Static<typeof Template>;
 
 const SchedulingFields = {
-  default_ttl_ms: Type.Optional(Type.Integer()),
-  activity_bump_ms: Type.Optional(Type.Integer()),
+  default_ttl_ms: Type.Optional(DurationMs),
+  activity_bump_ms: Type.Optional(DurationMs),
   autostop_requirement: Type.Optional(
     Type.Object({ days_of_week: Type.Optional(Type.Array(Type.String())), weeks: Type.Optional(Type.Integer()) }),
   ),
@@ -305,9 +305,9 @@ const SchedulingFields = {
   allow_user_autostart: Type.Optional(Type.Boolean()),
   allow_user_autostop: Type.Optional(Type.Boolean()),
   allow_user_cancel_workspace_jobs: Type.Optional(Type.Boolean()),
-  failure_ttl_ms: Type.Optional(Type.Integer()),
-  time_til_dormant_ms: Type.Optional(Type.Integer()),
-  time_til_dormant_autodelete_ms: Type.Optional(Type.Integer()),
+  failure_ttl_ms: Type.Optional(DurationMs),
+  time_til_dormant_ms: Type.Optional(DurationMs),
+  time_til_dormant_autodelete_ms: Type.Optional(DurationMs),
   require_active_version: Type.Optional(Type.Boolean()),
   max_port_share_level: Type.Optional(ShareLevel),
   use_classic_parameter_flow: Type.Optional(Type.Boolean()),
@@ -320,8 +320,8 @@ export const CreateTemplateRequest = Type.Object({
   description: Type.Optional(Type.String({ maxLength: 128 })),
   icon: Type.Optional(Type.String()),
   template_version_id: Uuid,
-  delete_ttl_ms: Type.Optional(Type.Integer()),
-  dormant_ttl_ms: Type.Optional(Type.Integer()),
+  delete_ttl_ms: Type.Optional(DurationMs),
+  dormant_ttl_ms: Type.Optional(DurationMs),
   ...SchedulingFields,
 });
 export type CreateTemplateRequest = Static<typeof CreateTemplateRequest>;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid, WorkspaceTransition } from './common.js';
+import { DateTime, DurationMs, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue } from './provisioner-protocol.js';
 import { MatchedProvisioners, ProvisionerJob, WorkspaceResource } from './templates.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
@@ -63,7 +63,7 @@ export const Workspace = Type.Object({
   outdated: Type.Boolean(),
   name: Type.String(),
   autostart_schedule: Type.Optional(Type.String()),
-  ttl_ms: Type.Optional(Type.Integer()),
+  ttl_ms: Type.Optional(DurationMs),
   last_used_at: DateTime,
   deleting_at: Type.Optional(DateTime),
   dormant_at: Type.Optional(DateTime),
@@ -84,7 +84,7 @@ export const CreateWorkspaceRequest = Type.Object({
   template_version_id: Type.Optional(Uuid),
   template_version_preset_id: Type.Optional(Uuid),
   autostart_schedule: Type.Optional(Type.String()),
-  ttl_ms: Type.Optional(Type.Integer()),
+  ttl_ms: Type.Optional(DurationMs),
   automatic_updates: Type.Optional(Type.String()),
   rich_parameter_values: Type.Optional(Type.Array(NameValue)),
 });
