@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
@@ -75,6 +75,14 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routeList.push({ method, url: route.url });
+    }
+    // A body whose every field is optional may be left out: validation then sees an empty object.
+    if (bodyIsOptional(route.schema?.body)) {
+      const emptyBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+        if (request.body === undefined) request.body = {};
+        done();
+      };
+      route.preValidation = [emptyBody, ...[route.preValidation ?? []].flat()];
     }
   });
   // Declared up front so every request object has the same shape, which keeps property access fast.
@@ -155,4 +163,12 @@ async function registerSwagger(app: FastifyInstance): Promise<void> {
     },
   });
   app.get('/swagger', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** Whether a route's body schema is an object that names no required field. */
+function bodyIsOptional(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const type: unknown = Reflect.get(schema, 'type');
+  const required: unknown = Reflect.get(schema, 'required');
+  return type === 'object' && (!Array.isArray(required) || required.length === 0);
 }

@@ -38,6 +38,16 @@ describe('writes without a body, as common HTTP libraries send them', () => {
     assert.equal(favorite.status, 204, JSON.stringify(favorite.body));
   });
 
+  it('reports use of a workspace with no body, whatever content type is claimed', async () => {
+    for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
+      const used = await rawRequest(test.url, 'POST', `/workspaces/${workspaceId}/usage`, {
+        headers: { 'content-type': type, 'content-length': '0', 'Service-Session-Token': ownerToken },
+        body: '',
+      });
+      assert.equal(used.status, 204, `${type}: ${JSON.stringify(used.body)}`);
+    }
+  });
+
   it('signs out', async () => {
     const loggedOut = await rawRequest(test.url, 'POST', '/users/logout', { headers: headers(ownerToken), body: '' });
     assert.equal(loggedOut.status, 200, JSON.stringify(loggedOut.body));
