@@ -12,6 +12,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { PlannedAgent } from '../src/sdk/wire/index.js';
 import type { Database, Insertable } from '../src/store/schema.js';
 import type { Store } from '../src/store/store.js';
+import { templateRow } from '../test/helpers/template-row.js';
 
 /** What the seeded rows hang off: made through the API before seeding. */
 export interface SeedAnchors {
@@ -211,38 +212,27 @@ export class ListSeeder {
         });
       });
       const created = this.#at(i);
-      templates.push({
-        id: templateId,
-        organization_id: organizationId,
-        name: `bench-template-${i}`,
-        display_name: `Bench Template ${i}`,
-        description: 'A template the list benchmark seeded.',
-        icon: '/icon/docker.svg',
-        provisioner: 'terraform',
-        active_version_id: versionIds[1] as string,
-        created_by: creator,
-        created_at: created,
-        updated_at: this.#at(i, HOUR),
-        deleted: 0,
-        default_ttl_ms: i % 2 === 0 ? 8 * HOUR : 0,
-        activity_bump_ms: HOUR,
-        autostop_requirement_days: 0,
-        autostop_requirement_weeks: 1,
-        autostart_requirement_days: 127,
-        allow_user_autostart: 1,
-        allow_user_autostop: 1,
-        allow_user_cancel_workspace_jobs: 0,
-        failure_ttl_ms: 0,
-        time_til_dormant_ms: 0,
-        time_til_dormant_autodelete_ms: 0,
-        require_active_version: 0,
-        deprecation_message: '',
-        max_port_share_level: 'owner',
-        use_classic_parameter_flow: 0,
-        user_acl: '{}',
-        // Everyone in the organization may read and use it, as createTemplate's default says.
-        group_acl: JSON.stringify({ [organizationId]: ['read', 'use'] }),
-      });
+      templates.push(
+        templateRow(
+          {
+            id: templateId,
+            organization_id: organizationId,
+            name: `bench-template-${i}`,
+            active_version_id: versionIds[1] as string,
+            created_by: creator,
+            created_at: created,
+          },
+          {
+            display_name: `Bench Template ${i}`,
+            description: 'A template the list benchmark seeded.',
+            icon: '/icon/docker.svg',
+            provisioner: 'terraform',
+            updated_at: this.#at(i, HOUR),
+            default_ttl_ms: i % 2 === 0 ? 8 * HOUR : 0,
+            activity_bump_ms: HOUR,
+          },
+        ),
+      );
     }
 
     for (let i = from; i < to; i++) {

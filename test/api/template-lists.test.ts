@@ -4,6 +4,7 @@ import { createTar } from '../../src/lib/archive/index.js';
 import { newId } from '../../src/lib/random.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template } from '../../src/sdk/wire/index.js';
+import { templateRow } from '../helpers/template-row.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /**
@@ -24,38 +25,17 @@ describe('template lists', () => {
     const now = test.clock.now().toISOString();
     await test.daemon.store.db
       .insertInto('templates')
-      .values({
-        id: newId(),
-        organization_id: orgId,
-        name,
-        display_name: `Display ${name}`,
-        description: '',
-        icon: '',
-        provisioner: 'echo',
-        active_version_id: versionId,
-        created_by: ownerId,
-        created_at: now,
-        updated_at: now,
-        deleted: 0,
-        default_ttl_ms: 0,
-        activity_bump_ms: 0,
-        autostop_requirement_days: 0,
-        autostop_requirement_weeks: 1,
-        autostart_requirement_days: 127,
-        allow_user_autostart: 1,
-        allow_user_autostop: 1,
-        allow_user_cancel_workspace_jobs: 0,
-        failure_ttl_ms: 0,
-        time_til_dormant_ms: 0,
-        time_til_dormant_autodelete_ms: 0,
-        require_active_version: 0,
-        deprecation_message: '',
-        max_port_share_level: 'owner',
-        use_classic_parameter_flow: 0,
-        user_acl: JSON.stringify(acl.user ?? {}),
-        group_acl: JSON.stringify(acl.group ?? {}),
-        ...extra,
-      })
+      .values(
+        templateRow(
+          { id: newId(), organization_id: orgId, name, active_version_id: versionId, created_by: ownerId, created_at: now },
+          {
+            display_name: `Display ${name}`,
+            user_acl: JSON.stringify(acl.user ?? {}),
+            group_acl: JSON.stringify(acl.group ?? {}),
+            ...extra,
+          },
+        ),
+      )
       .execute();
   };
   const names = (templates: readonly Template[]) => templates.map((template) => template.name);

@@ -5,6 +5,7 @@ import { NotAuthorizedError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
+import { templateRow } from '../helpers/template-row.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** The world each case runs in: a store seen by a subject who may, and by one who may not. */
@@ -310,7 +311,7 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.ok((await templateFixture(w)).template.id),
     denied: async (w) => {
       const { version } = await versionFixture(w, w.owner);
-      await expectRefused(() => w.member.insertTemplate(templateRow(w, version.id)));
+      await expectRefused(() => w.member.insertTemplate(fixtureTemplate(w, version.id)));
     },
   },
   updateTemplate: {
@@ -1178,45 +1179,24 @@ async function versionFixture(w: World, store: AuthorizedStore) {
   return { version, job };
 }
 
-function templateRow(w: World, versionId: string) {
-  const now = w.test.clock.now().toISOString();
-  return {
-    id: newId(),
-    organization_id: defaultOrg(w),
-    name: `fixture-${++fixtureCount}`,
-    display_name: '',
-    description: '',
-    icon: '',
-    provisioner: 'echo',
-    active_version_id: versionId,
-    created_by: w.ownerId,
-    created_at: now,
-    updated_at: now,
-    deleted: 0,
-    default_ttl_ms: 0,
-    activity_bump_ms: 3_600_000,
-    autostop_requirement_days: 0,
-    autostop_requirement_weeks: 1,
-    autostart_requirement_days: 127,
-    allow_user_autostart: 1,
-    allow_user_autostop: 1,
-    allow_user_cancel_workspace_jobs: 0,
-    failure_ttl_ms: 0,
-    time_til_dormant_ms: 0,
-    time_til_dormant_autodelete_ms: 0,
-    require_active_version: 0,
-    deprecation_message: '',
-    max_port_share_level: 'owner',
-    use_classic_parameter_flow: 0,
-    user_acl: '{}',
-    group_acl: JSON.stringify({ [defaultOrg(w)]: ['read', 'use'] }),
-  };
+function fixtureTemplate(w: World, versionId: string) {
+  return templateRow(
+    {
+      id: newId(),
+      organization_id: defaultOrg(w),
+      name: `fixture-${++fixtureCount}`,
+      active_version_id: versionId,
+      created_by: w.ownerId,
+      created_at: w.test.clock.now().toISOString(),
+    },
+    { activity_bump_ms: 3_600_000 },
+  );
 }
 
 /** A template everyone in the default organization may use, with one version. */
 async function templateFixture(w: World) {
   const { version } = await versionFixture(w, w.owner);
-  return { template: await w.owner.insertTemplate(templateRow(w, version.id)) };
+  return { template: await w.owner.insertTemplate(fixtureTemplate(w, version.id)) };
 }
 
 /** A dry run by the owner of a template's version. */
