@@ -259,6 +259,7 @@ export class ListSeeder {
         deleting_at: null,
         automatic_updates: 'never',
         favorite: i % 10 === 0 ? 1 : 0,
+        latest_build_status: null,
       });
       // One to three builds: start, stop, start …, the last as LATEST_BUILD says.
       const count = 1 + (i % 3);

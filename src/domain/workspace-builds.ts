@@ -147,6 +147,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     deleting_at: null,
     automatic_updates: automaticUpdates,
     favorite: 0,
+    latest_build_status: null,
   };
   const first = buildInsert({
     workspace,

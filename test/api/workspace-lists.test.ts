@@ -96,6 +96,47 @@ describe('workspace lists filtered and paged in the database', () => {
     assert.ok((await names('outdated:false')).includes('fresh'));
   });
 
+  it('filters by every build status a job can be in, whichever way the job moved', async () => {
+    // Every combination of job timestamps, error and transition, written the way any path that moves
+    // a job would: the status filter must follow each one, agreeing with the answer's status.
+    const [target] = (await owner.workspaces({ q: 'name:fresh' })).workspaces;
+    assert.ok(target);
+    const at = new Date().toISOString();
+    const states = [
+      { transition: 'start', job: { started_at: null, completed_at: null, canceled_at: null, error: '' }, status: 'pending' },
+      { transition: 'start', job: { started_at: at, completed_at: null, canceled_at: null, error: '' }, status: 'starting' },
+      { transition: 'stop', job: { started_at: at, completed_at: null, canceled_at: null, error: '' }, status: 'stopping' },
+      { transition: 'delete', job: { started_at: at, completed_at: null, canceled_at: null, error: '' }, status: 'deleting' },
+      { transition: 'start', job: { started_at: at, completed_at: null, canceled_at: at, error: '' }, status: 'canceling' },
+      { transition: 'start', job: { started_at: at, completed_at: at, canceled_at: at, error: '' }, status: 'canceled' },
+      { transition: 'start', job: { started_at: at, completed_at: at, canceled_at: null, error: 'boom' }, status: 'failed' },
+      { transition: 'stop', job: { started_at: at, completed_at: at, canceled_at: null, error: '' }, status: 'stopped' },
+      { transition: 'start', job: { started_at: at, completed_at: at, canceled_at: null, error: '' }, status: 'running' },
+    ];
+    const db = test.daemon.store.db;
+    for (const state of states) {
+      await db.updateTable('workspace_builds').set({ transition: state.transition }).where('id', '=', target.latest_build.id).execute();
+      // One column a statement, only those that change, as the paths that move jobs write them.
+      for (const [column, value] of Object.entries(state.job) as [keyof typeof state.job, string | null][]) {
+        const job = await db
+          .selectFrom('provisioner_jobs')
+          .selectAll()
+          .where('id', '=', target.latest_build.job.id)
+          .executeTakeFirstOrThrow();
+        if (job[column] === value) continue;
+        await db
+          .updateTable('provisioner_jobs')
+          .set({ [column]: value })
+          .where('id', '=', target.latest_build.job.id)
+          .execute();
+      }
+      const answer = await owner.workspace(target.id);
+      assert.equal(answer.latest_build.status, state.status);
+      assert.ok((await names(`status:${state.status}`)).includes('fresh'), `status:${state.status}`);
+      assert.deepEqual(await names(`status:${state.status}`), await where((w) => w.latest_build.status === state.status), state.status);
+    }
+  });
+
   it('finds agents by the status their timestamps and the clock give them', async () => {
     const connecting = await names('has-agent:connecting');
     assert.deepEqual(connecting, ['agented']);

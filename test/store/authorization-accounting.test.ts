@@ -1236,6 +1236,7 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
     deleting_at: null,
     automatic_updates: 'never',
     favorite: 0,
+    latest_build_status: null,
   };
   const job = { ...importJob, id: newId(), type: 'workspace_build', initiator_id: ownerId, input: '{}' };
   const build = {

@@ -33,9 +33,9 @@ type Scope = ExpressionBuilder<Database & { w: Database['workspaces'] }, 'w'>;
 
 /**
  * Live workspaces that pass `allowed` (the subject's list filter) and `filter`, by owner then
- * name: one page of them and how many there are in all. Status, outdatedness and agent status
- * are read from the latest build, its job and its agents in SQL, so only the page's rows leave the
- * database.
+ * name: one page of them and how many there are in all. The status is on the workspace row;
+ * outdatedness and agent status are read from the latest build and its agents in SQL, so only the
+ * page's rows leave the database.
  */
 export async function listWorkspacePage(
   db: Kysely<Database>,
@@ -104,13 +104,14 @@ function conditions(eb: Scope, filter: WorkspaceListFilter): Expression<SqlBool>
   }
   if (filter.name) all.push(eb(sql`lower(w.name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`));
   if (filter.dormant !== undefined) all.push(eb('w.dormant_at', filter.dormant ? 'is not' : 'is', null));
+  // Kept by triggers from the latest build and its job (store/migrations/0012-workspace-latest-build-status.ts).
+  if (filter.status) all.push(eb('w.latest_build_status', '=', filter.status));
   return all;
 }
 
 /** The filters on the latest build `lb` of `w`, its job `lj`, its template and its agents, as SQL conditions. */
 function buildConditions(dialect: DialectName, filter: WorkspaceListFilter, now: Date): RawBuilder<unknown>[] {
   const all: RawBuilder<unknown>[] = [];
-  if (filter.status) all.push(buildStatusCondition(filter.status));
   if (filter.outdated !== undefined) {
     const compare = filter.outdated ? sql.raw('<>') : sql.raw('=');
     all.push(
@@ -124,42 +125,6 @@ function buildConditions(dialect: DialectName, filter: WorkspaceListFilter, now:
     );
   }
   return all;
-}
-
-/**
- * A build status as a condition on the build `lb` and its job `lj`: the job's status
- * (domain/provisioner-job-status.ts) combined with the transition (domain/workspace-builds.ts).
- */
-function buildStatusCondition(status: string): RawBuilder<unknown> {
-  const failed = sql`lj.error <> ''`;
-  const done = sql`lj.completed_at is not null and lj.error = ''`;
-  const open = sql`lj.completed_at is null and lj.error = ''`;
-  const succeeded = sql`${done} and lj.canceled_at is null`;
-  const running = sql`${open} and lj.canceled_at is null and lj.started_at is not null`;
-  switch (status) {
-    case 'pending':
-      return sql`${open} and lj.canceled_at is null and lj.started_at is null`;
-    case 'canceling':
-      return sql`${open} and lj.canceled_at is not null`;
-    case 'canceled':
-      return sql`${done} and lj.canceled_at is not null`;
-    case 'failed':
-      return sql`${failed}`;
-    case 'starting':
-      return sql`${running} and lb.transition = 'start'`;
-    case 'stopping':
-      return sql`${running} and lb.transition = 'stop'`;
-    case 'deleting':
-      return sql`${running} and lb.transition <> 'start' and lb.transition <> 'stop'`;
-    case 'running':
-      return sql`${succeeded} and lb.transition = 'start'`;
-    case 'stopped':
-      return sql`${succeeded} and lb.transition = 'stop'`;
-    case 'deleted':
-      return sql`${succeeded} and lb.transition <> 'start' and lb.transition <> 'stop'`;
-    default:
-      return sql`1 = 0`;
-  }
 }
 
 /**
