@@ -22,7 +22,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -33,6 +33,9 @@ if (process.platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) {
   process.exit(1);
 }
 const output = resolve(process.env.COVE_PACKAGE_OUTPUT ?? join(root, 'dist', `cove-linux-${arch}`));
+/** Ends the path of a stand-in module: the bundler takes a file's format from its name, and these are CommonJS. */
+const SHIM = '.shim.cjs';
+
 const fromModules = (...parts) => join(root, 'node_modules', ...parts);
 
 /** The addons the executable carries, by the file name the loader asks for. */
@@ -47,10 +50,7 @@ const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [
 const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'cove-package-'));
 try {
-  const bundle = join(work, 'cove.cjs');
-  await build({
-    entryPoints: [join(root, 'src', 'cli', 'single-executable-entry.ts')],
-    outfile: bundle,
+  const common = {
     bundle: true,
     format: 'cjs',
     platform: 'node',
@@ -58,20 +58,93 @@ try {
     minify: true,
     legalComments: 'none',
     logLevel: 'error',
+    absWorkingDir: root,
     define: {
       COVE_NATIVE_ADDONS: JSON.stringify(hashes),
       // Nothing in a bundle has a module file; what asks for one gets the executable's.
       'import.meta.url': 'COVE_MODULE_URL',
     },
     banner: { js: 'var COVE_MODULE_URL=require("node:url").pathToFileURL(process.execPath).href;' },
-    plugins: [nativeAddonsPlugin()],
+  };
+  const entry = join('src', 'cli', 'single-executable-entry.ts');
+
+  // The main part is what the entry reaches by static imports; every dynamic import leads to the
+  // second part. A first build tells which modules the main part holds.
+  const lazyTargets = new Set();
+  const probe = await build({
+    ...common,
+    entryPoints: [entry],
+    outfile: join(work, 'probe.cjs'),
+    write: false,
+    metafile: true,
+    plugins: [nativeAddonsPlugin(), lazyImportsPlugin(lazyTargets)],
   });
+  // CommonJS files (commander's own) stay private to the part that has them: the second part
+  // reaches them only through an ES module of the main part.
+  const shared = Object.entries(probe.metafile.inputs)
+    .filter(([path, input]) => input.format === 'esm' && !path.includes(':'))
+    .map(([path]) => path);
+
+  const bundle = join(work, 'cove.cjs');
+  await build({
+    ...common,
+    stdin: {
+      contents: [
+        `import { installModuleRegistry } from './src/cli/single-executable-modules.ts';`,
+        ...shared.map((path, i) => `import * as m${i} from ${JSON.stringify(`./${path}`)};`),
+        `installModuleRegistry({ ${shared.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')} });`,
+        `import ${JSON.stringify(`./${entry}`)};`,
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: 'single-executable-main.ts',
+      loader: 'ts',
+    },
+    outfile: bundle,
+    plugins: [nativeAddonsPlugin(), lazyImportsPlugin(lazyTargets)],
+  });
+
+  const lazyBundle = join(work, 'lazy.cjs');
+  const lazy = [...lazyTargets];
+  await build({
+    ...common,
+    stdin: {
+      contents: [
+        ...lazy.map((path, i) => `import * as l${i} from ${JSON.stringify(`./${path}`)};`),
+        `export const modules = { ${lazy.map((path, i) => `${JSON.stringify(path)}: l${i}`).join(', ')} };`,
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: 'single-executable-lazy.ts',
+      loader: 'ts',
+    },
+    outfile: lazyBundle,
+    plugins: [nativeAddonsPlugin(), sharedModulesPlugin(new Set(shared))],
+  });
+  const lazyPart = join(work, 'lazy-part.cjs');
+  writeFileSync(lazyPart, `(function (exports, require, module, __filename, __dirname) {${readFileSync(lazyBundle, 'utf8')}\n})`);
+  // V8's code cache for it, from this same Node, which the executable is a copy of.
+  const lazyCache = join(work, 'lazy-part.cache');
+  run(process.execPath, [
+    '-e',
+    'const fs = require("node:fs"); const { Script } = require("node:vm");' +
+      'const script = new Script(fs.readFileSync(process.argv[1], "utf8"), { filename: "cove-lazy-part.cjs" });' +
+      'fs.writeFileSync(process.argv[2], script.createCachedData());',
+    lazyPart,
+    lazyCache,
+  ]);
+  const parts = { 'lazy-part.cjs': lazyPart, 'lazy-part.cache': lazyCache };
+  console.log(
+    `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), second part ${(statSync(lazyPart).size / 1e6).toFixed(1)} MB`,
+  );
 
   const blob = join(work, 'sea.blob');
   const config = join(work, 'sea-config.json');
   writeFileSync(
     config,
-    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: addons }, null, 2),
+    JSON.stringify(
+      { main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { ...addons, ...parts } },
+      null,
+      2,
+    ),
   );
   run(process.execPath, ['--experimental-sea-config', config]);
 
@@ -126,6 +199,60 @@ function nativeAddonsPlugin() {
       }));
       builder.onLoad({ filter: /[\\/]node_modules[\\/]bufferutil[\\/]index\.js$/ }, () => ({
         contents: `try { module.exports = ${load('bufferutil.node')}; } catch { module.exports = require("./fallback"); }`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * In the main part, a dynamic import becomes a look-up in the second part, which it loads on first
+ * use (src/cli/single-executable-modules.ts); `targets` collects what the second part must hold.
+ */
+function lazyImportsPlugin(targets) {
+  return {
+    name: 'cove-lazy-imports',
+    setup(builder) {
+      builder.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
+        const resolved = await builder.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { inner: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined;
+        const path = relative(root, resolved.path);
+        targets.add(path);
+        return { path: `${path}${SHIM}`, namespace: 'cove-lazy' };
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'cove-lazy' }, (args) => ({
+        contents: `module.exports = globalThis.__coveModules.lazyModule(${JSON.stringify(args.path.slice(0, -SHIM.length))});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** In the second part, a module the main part holds is taken from it, never bundled a second time. */
+function sharedModulesPlugin(shared) {
+  return {
+    name: 'cove-shared-modules',
+    setup(builder) {
+      builder.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === 'entry-point' || args.pluginData?.inner) return undefined;
+        const resolved = await builder.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { inner: true },
+        });
+        if (resolved.errors.length > 0 || resolved.namespace !== 'file') return undefined;
+        const path = relative(root, resolved.path);
+        return shared.has(path) ? { path: `${path}${SHIM}`, namespace: 'cove-main' } : undefined;
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'cove-main' }, (args) => ({
+        contents: `module.exports = globalThis.__coveModules.mainModule(${JSON.stringify(args.path.slice(0, -SHIM.length))});`,
         loader: 'js',
       }));
     },
