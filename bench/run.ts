@@ -9,8 +9,10 @@
 //      at 100, 1,000 and 10,000 seeded rows: p50 at 10,000 / at 100 (target <= 2, and under 50 ms),
 //      on SQLite and, when COVE_TEST_PG_URL is set, PostgreSQL (bench/lists.ts, a few minutes);
 //   6. `--version` of the single executable (`npm run package`, built once and cached) against
-//      `node -e 0` (target ratio <= 1.5).
-// BENCH_ONLY=startup,api,agents,relay,lists,single-file picks some of them (default: all, in that order).
+//      `node -e 0` (target ratio <= 1.5);
+//   7. `cove whoami`, `cove ls` and `cove templates list` against a local daemon, each against
+//      `node -e 0` (bench/cli.ts; target ratio <= 1.8).
+// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
 import { agentsBenchmark } from './agents.js';
+import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
 import { relayBenchmark } from './relay.js';
 import { singleExecutable } from '../test/helpers/single-executable.js';
@@ -134,10 +137,11 @@ async function singleFileBenchmark(): Promise<void> {
   );
 }
 
-const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file').split(',').map((name) => name.trim()));
+const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli').split(',').map((name) => name.trim()));
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
 if (only.has('agents')) await agentsBenchmark();
 if (only.has('relay')) await relayBenchmark();
 if (only.has('lists')) await listsBenchmark();
 if (only.has('single-file')) await singleFileBenchmark();
+if (only.has('cli')) await cliBenchmark(cove);

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
+import { DeploymentUnreachableError } from '../sdk/http-transport.js';
 import { VERSION } from '../lib/version.js';
 import { CliError } from './cli-error.js';
 import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
@@ -132,6 +133,12 @@ function describeError(error: unknown): ErrorReport {
     };
   }
   if (error instanceof CliError) return { message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  if (error instanceof DeploymentUnreachableError) {
+    return {
+      message: `Could not reach the deployment${error.code ? ` (${error.code})` : ''}.`,
+      hint: 'Check the URL, and that "cove serve" is running there.',
+    };
+  }
   const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
   if (error instanceof TypeError && error.message === 'fetch failed') {
     return {

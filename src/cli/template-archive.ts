@@ -1,7 +1,8 @@
 import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { ArchiveError, inspectTar, writeTar, type TarMember } from '../lib/archive/index.js';
+import { ArchiveError } from '../lib/archive/archive-error.js';
+import type { TarMember } from '../lib/archive/index.js';
 import { CliError } from './cli-error.js';
 
 /** The largest template `cove templates push` uploads, counting the bytes of its files. */
@@ -23,6 +24,8 @@ export async function tarTemplateDirectory(directory: string, options: { readonl
   const maxBytes = options.maxBytes ?? MAX_TEMPLATE_BYTES;
   const walk = new Walk(directory, await readIgnoreRules(directory), maxBytes);
   await walk.directory('');
+  // The tar library loads here, not when the CLI starts: most commands never pack an archive.
+  const { inspectTar, writeTar } = await import('../lib/archive/index.js');
   const tar = writeTar(walk.members);
   if (tar.length > maxBytes) throw tooLarge(directory, maxBytes);
   try {

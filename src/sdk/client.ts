@@ -1,3 +1,4 @@
+import { headerValue, openHttpRequest, sendHttpRequest } from './http-transport.js';
 import { ApiError } from './api-error.js';
 import type {
   ApiKey,
@@ -132,12 +133,13 @@ export class CoveClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    const response = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
-    this.#onServerVersion?.(response.headers.get('x-cove-build-version') ?? '');
-    const text = await response.text();
+    const response = await sendHttpRequest(url, { method, headers, body });
+    this.#onServerVersion?.(headerValue(response.headers, 'x-cove-build-version') ?? '');
+    const text = response.body.toString('utf8');
     // 304 Not Modified: the request changed nothing, which is not a failure.
     if (response.status === 304) return undefined as T;
-    if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(text, response.status));
+    if (response.status < 200 || response.status > 299)
+      throw new ApiError(response.status, method, url.toString(), parseErrorBody(text, response.status));
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
@@ -157,10 +159,10 @@ export class CoveClient {
     const headers: Record<string, string> = {};
     if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
     if (options.contentType) headers['content-type'] = options.contentType;
-    const response = await fetch(url, { method, headers, ...(options.body ? { body: options.body } : {}) });
-    const body = Buffer.from(await response.arrayBuffer());
-    if (!response.ok) throw new ApiError(response.status, method, url.toString(), parseErrorBody(body.toString('utf8'), response.status));
-    return { status: response.status, contentType: response.headers.get('content-type') ?? '', body };
+    const response = await sendHttpRequest(url, { method, headers, body: options.body });
+    if (response.status < 200 || response.status > 299)
+      throw new ApiError(response.status, method, url.toString(), parseErrorBody(response.body.toString('utf8'), response.status));
+    return { status: response.status, contentType: headerValue(response.headers, 'content-type') ?? '', body: response.body };
   }
 
   // Files
@@ -615,20 +617,28 @@ export class CoveClient {
   async watchWorkspace(id: string, onWorkspace: (workspace: Workspace) => void, signal: AbortSignal): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
-    const url = `${this.url}/api/v2/workspaces/${encodeURIComponent(id)}/watch`;
-    let response: globalThis.Response;
+    const url = new URL(`${this.url}/api/v2/workspaces/${encodeURIComponent(id)}/watch`);
+    let response: import('node:http').IncomingMessage;
     try {
-      response = await fetch(url, { headers, signal });
+      response = await openHttpRequest(url, { method: 'GET', headers, signal });
     } catch (error) {
       if (signal.aborted) return;
       throw error;
     }
-    if (!response.ok || !response.body)
-      throw new ApiError(response.status, 'GET', url, parseErrorBody(await response.text(), response.status));
+    if (response.statusCode !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of response) chunks.push(chunk as Buffer);
+      throw new ApiError(
+        response.statusCode ?? 0,
+        'GET',
+        url.toString(),
+        parseErrorBody(Buffer.concat(chunks).toString('utf8'), response.statusCode ?? 0),
+      );
+    }
     const decoder = new TextDecoder();
     let buffer = '';
     try {
-      for await (const chunk of response.body) {
+      for await (const chunk of response) {
         buffer += decoder.decode(chunk as Uint8Array, { stream: true });
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const frame = buffer.slice(0, end);

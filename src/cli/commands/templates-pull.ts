@@ -1,6 +1,6 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ArchiveError, extractTar } from '../../lib/archive/index.js';
+import { ArchiveError } from '../../lib/archive/archive-error.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
@@ -55,6 +55,8 @@ async function extractInto(target: string, tar: Buffer): Promise<void> {
     if (code === 'ENOTDIR') throw new CliError(`${target} is a file, not a directory.`);
     if (code !== 'ENOENT') throw error;
   }
+  // The tar library loads here, not when the CLI starts: most commands never unpack an archive.
+  const { extractTar } = await import('../../lib/archive/index.js');
   try {
     await extractTar(tar, target);
   } catch (error) {
