@@ -1,4 +1,5 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
+import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
@@ -25,4 +26,6 @@ export interface ApiContext {
   readonly usage: UsageRecorder;
   /** The template examples built into the binary (the native provisioner's). */
   readonly templateExamples: TemplateExamples;
+  /** The provisioner daemons connected to this daemon; a cancel ends at once a job none alive holds. */
+  readonly connectedDaemons: ConnectedDaemons;
 }

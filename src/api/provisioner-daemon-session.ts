@@ -12,13 +12,17 @@ import {
   type ConnectedDaemon,
   type JobProtocol,
 } from '../domain/provisioner-job-protocol.js';
+import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import { HttpProblem } from '../lib/errors.js';
 import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
 const ACQUIRE_POLL_MS = 5_000;
-/** How often the connection is pinged and the daemon's `last_seen_at` refreshed. */
-const HEARTBEAT_MS = 15_000;
+/**
+ * How often the connection is pinged and the daemon's `last_seen_at` refreshed: other replicas
+ * take a daemon not seen for 45 s as gone (and fail its jobs), so four heartbeats fit in that.
+ */
+const HEARTBEAT_MS = 10_000;
 
 /**
  * One provisioner daemon's connection: hands it jobs when it asks, records its updates, and tells
@@ -39,6 +43,7 @@ export class ProvisionerDaemonSession {
     private readonly daemon: ConnectedDaemon,
     private readonly accessUrl: string,
     private readonly log: FastifyBaseLogger,
+    private readonly connected: ConnectedDaemons,
   ) {}
 
   /**
@@ -54,6 +59,7 @@ export class ProvisionerDaemonSession {
       this.#queue = this.#queue.then(() => this.#handle(data.toString())).catch((error: unknown) => this.#report(error));
     });
     this.socket.on('close', () => void this.#close());
+    this.connected.add(this.daemon.id);
     try {
       await registerDaemon(this.protocol, this.daemon);
       this.#stopPosted = await this.protocol.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
@@ -156,6 +162,7 @@ export class ProvisionerDaemonSession {
   async #close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.connected.delete(this.daemon.id);
     this.#acquiring = false;
     this.#wake?.();
     clearInterval(this.#heartbeat);

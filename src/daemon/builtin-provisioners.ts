@@ -8,6 +8,7 @@ import { createNativeProvisioner } from '../provisioner/native/native-provisione
 import type { Provisioner } from '../provisioner/provisioner.js';
 import { createTerraformProvisioner } from '../provisioner/terraform/terraform-provisioner.js';
 import { startProvisionerDaemon, type ProvisionerDaemonHandle } from '../provisioner/runner/index.js';
+import type { ReplicaIdentity } from './replica-identity.js';
 
 /** The provisioner daemons `serve` runs in its own process. */
 export interface BuiltinProvisioners {
@@ -50,24 +51,27 @@ export function startBuiltinProvisioners(options: {
   readonly count: number;
   readonly key: string;
   readonly dataDir: string;
-  readonly deploymentId: string;
+  readonly replica: ReplicaIdentity;
   readonly logger: Logger;
 }): BuiltinProvisioners {
   const provisioners = provisionerKinds();
-  const daemons = Array.from({ length: Math.max(0, options.count) }, (_unused, index) =>
-    startProvisionerDaemon({
+  const daemons = Array.from({ length: Math.max(0, options.count) }, (_unused, index) => {
+    const name = builtinDaemonName(options.replica, index);
+    return startProvisionerDaemon({
       url: options.url,
       organization: 'default',
-      // Stable per deployment and slot, so a restarted server updates its rows instead of adding more.
-      id: slotId(options.deploymentId, index),
-      name: `built-in-${index + 1}`,
+      // Stable per replica and slot, so a restarted server updates its rows instead of adding more,
+      // and knows at start which unfinished jobs were its own.
+      id: builtinDaemonId(options.replica, index),
+      // Says which replica held a job (its `worker_name`).
+      name,
       tags: {},
       key: options.key,
       provisioners,
       workDirectory: join(options.dataDir, 'provisioner'),
-      logger: options.logger.child({ provisioner: `built-in-${index + 1}` }),
-    }),
-  );
+      logger: options.logger.child({ provisioner: name }),
+    });
+  });
   return {
     daemons,
     stop: async () => {
@@ -76,6 +80,17 @@ export function startBuiltinProvisioners(options: {
   };
 }
 
-function slotId(deploymentId: string, index: number): string {
-  return `${deploymentId.slice(0, 24)}${(0xb1 * 0x10000 + index).toString(16).padStart(12, '0')}`;
+/** What every built-in daemon id of a replica begins with: the first 24 characters of its id. */
+export function builtinDaemonIdPrefix(replica: ReplicaIdentity): string {
+  return replica.id.slice(0, 24);
+}
+
+/** The id of a replica's built-in daemon in slot `index`: the replica's prefix and the slot. */
+export function builtinDaemonId(replica: ReplicaIdentity, index: number): string {
+  return `${builtinDaemonIdPrefix(replica)}${(0xb1 * 0x10000 + index).toString(16).padStart(12, '0')}`;
+}
+
+/** The name of a replica's built-in daemon in slot `index`, e.g. `built-in-1@build-box-1f3a9c02`. */
+export function builtinDaemonName(replica: ReplicaIdentity, index: number): string {
+  return `built-in-${index + 1}@${replica.name}`;
 }

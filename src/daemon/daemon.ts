@@ -7,7 +7,9 @@ import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstra
 import { createMailer } from '../domain/mailer.js';
 import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
 import type { DeploymentValues, ResolvedOptions } from '../domain/deployment-options.js';
+import { ConnectedDaemons } from '../domain/connected-daemons.js';
 import { reapHungJobs } from '../domain/job-reaper.js';
+import { failJobsOfPreviousRun } from '../domain/job-recovery.js';
 import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
@@ -20,7 +22,8 @@ import { PeriodicTask } from './periodic-task.js';
 import { securePrivateFiles } from './private-files.js';
 import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
-import { startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
+import { builtinDaemonIdPrefix, startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
+import { loadReplicaIdentity, type ReplicaIdentity } from './replica-identity.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -29,6 +32,8 @@ export interface Daemon {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly identity: DeploymentIdentity;
+  /** Which replica of the deployment this process is; its built-in provisioner daemons are named after it. */
+  readonly replica: ReplicaIdentity;
   /** Work on timers; tests run them by hand after moving the clock. */
   readonly tasks: DaemonTasks;
   /** The provisioner daemons running in this process. */
@@ -47,8 +52,11 @@ export interface DaemonTasks {
 /** How often workspace schedules are acted on. */
 const AUTOBUILD_INTERVAL_MS = 60 * 1000;
 
-/** How often hung provisioner jobs are looked for. */
-const JOB_REAPER_INTERVAL_MS = 60 * 1000;
+/**
+ * How often stalled provisioner jobs are looked for: often enough that a job whose daemon is gone
+ * fails within a minute (it is orphaned after 45 s without news).
+ */
+const JOB_REAPER_INTERVAL_MS = 15 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
@@ -74,12 +82,21 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   const target = databaseTarget(options);
   const tightened = securePrivateFiles(options.values.dataDir, target.kind === 'sqlite');
   if (tightened.length > 0) logger.warn({ paths: tightened }, 'made files of the data directory private to their owner');
+  const replica = loadReplicaIdentity(options.values.dataDir);
   const store = await Store.open(target, dependencies.clock ?? systemClock);
   try {
     const migration = await store.migrate();
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
     // First start runs before any request: there is no user whose subject could do it.
     const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
+    // Jobs this replica's built-in daemons held when it last stopped will never be reported on:
+    // no user is asking, so the recovery's own subject fails them, before those daemons connect again.
+    const orphaned = await failJobsOfPreviousRun(
+      { store: store.as(SYSTEM_SUBJECTS.jobRecovery), pubsub: store.pubsub },
+      builtinDaemonIdPrefix(replica),
+    );
+    if (orphaned > 0) logger.warn({ count: orphaned, replica: replica.name }, 'failed provisioner jobs left running by the previous run');
+    const connectedDaemons = new ConnectedDaemons();
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
     // The daemon's own copy: a default access URL is only known once the port is bound.
@@ -98,6 +115,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         relay,
         usage: new UsageRecorder(store),
         templateExamples: builtInTemplateExamples,
+        connectedDaemons,
       },
       { logger, logRequests: options.values.verbose },
     );
@@ -130,7 +148,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         JOB_REAPER_INTERVAL_MS,
         async () => {
           // Hung jobs have no user to act for: the reaper's own subject may only read and fail jobs.
-          const count = await reapHungJobs({ store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub }, store.clock.now());
+          const count = await reapHungJobs(
+            { store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub, connected: connectedDaemons },
+            store.clock.now(),
+          );
           if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
         },
         logger,
@@ -150,7 +171,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       count: options.values.provisionerDaemons,
       key: builtinProvisionerKey,
       dataDir: options.values.dataDir,
-      deploymentId: identity.deploymentId,
+      replica,
       logger,
     });
     return {
@@ -158,6 +179,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       app,
       store,
       identity,
+      replica,
       tasks,
       provisioners,
       close: async () => {

@@ -4,6 +4,12 @@ import { SHARE_LEVELS } from '../sdk/wire/share-levels.js';
 
 export { SHARE_LEVELS, type ShareLevel };
 
+/**
+ * A new template's `max_port_share_level` when its creator names none: `public`, no cap, as the
+ * reference's open-source edition has it (docs/decisions.md says why).
+ */
+export const DEFAULT_MAX_PORT_SHARE_LEVEL: ShareLevel = 'public';
+
 /** The body of a port share upsert. */
 export interface PortShareInput {
   readonly agent_name: string;

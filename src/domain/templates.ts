@@ -5,6 +5,7 @@ import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { TemplateRow } from '../store/rows.js';
 import { jobStatus } from './provisioner-job-status.js';
 import { nameProblem, ruleDetail } from './names.js';
+import { DEFAULT_MAX_PORT_SHARE_LEVEL } from './port-sharing.js';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -172,7 +173,7 @@ export async function createTemplate(
     time_til_dormant_autodelete_ms: 0,
     require_active_version: bool(input.require_active_version) ?? 0,
     deprecation_message: '',
-    max_port_share_level: input.max_port_share_level ?? 'owner',
+    max_port_share_level: input.max_port_share_level ?? DEFAULT_MAX_PORT_SHARE_LEVEL,
     use_classic_parameter_flow: bool(input.use_classic_parameter_flow) ?? 0,
     user_acl: '{}',
     group_acl: JSON.stringify(input.disable_everyone_group_access ? {} : { [organizationId]: EVERYONE_ACTIONS }),

@@ -106,7 +106,13 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   ]),
   /** Fails provisioner jobs that stopped making progress, on a timer in the daemon. */
   jobReaper: named('job-reaper', [
-    ...allow('provisioner_jobs', ['read', 'update']), // find hung or never-taken jobs, fail them with log lines saying why
+    ...allow('provisioner_jobs', ['read', 'update']), // find hung, orphaned or never-taken jobs, fail them with log lines saying why
+    ...allow('provisioner_daemon', ['read']), // whether a job's daemon is still heard from, and its name for those lines
+  ]),
+  /** Fails, at start, the jobs this replica's built-in provisioner daemons held when it last stopped. */
+  jobRecovery: named('job-recovery', [
+    ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why
+    ...allow('provisioner_daemon', ['read']), // the name of the daemon that held each, for those lines
   ]),
 });
 

@@ -868,13 +868,16 @@ export class AuthorizedStore {
   }
 
   /**
-   * Asks a version's job to stop: a job no daemon has taken ends at once, a running one is
+   * Asks a version's job to stop: a job no live daemon holds ends at once, a running one is
    * `canceling` until its daemon reports. Needs `update` on the version's template.
    */
-  async cancelTemplateVersionJob(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
+  async cancelTemplateVersionJob(
+    version: templates.TemplateVersionRow,
+    job: jobs.ProvisionerJobRow,
+    cancellation: jobs.JobCancellation,
+  ): Promise<jobs.ProvisionerJobRow> {
     this.#require('update', await this.#versionRbac(version));
-    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
-    return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
+    return this.#cancelJob(job, cancellation);
   }
 
   /** The resources a version's import found (start and stop), or a dry run's, by name. */
@@ -919,9 +922,26 @@ export class AuthorizedStore {
   }
 
   /** Cancels a dry run the subject may read and could have started. */
-  async cancelDryRunJob(job: jobs.ProvisionerJobRow): Promise<jobs.ProvisionerJobRow> {
+  async cancelDryRunJob(job: jobs.ProvisionerJobRow, cancellation: jobs.JobCancellation): Promise<jobs.ProvisionerJobRow> {
     this.#require('update', orgScoped('workspace', job.organization_id, job.initiator_id));
-    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
+    return this.#cancelJob(job, cancellation);
+  }
+
+  /**
+   * Cancels a job whose cancel was authorized. A started job whose daemon is no longer alive ends
+   * at once (nobody would ever report it), with log lines saying why in its last stage.
+   */
+  async #cancelJob(job: jobs.ProvisionerJobRow, cancellation: jobs.JobCancellation): Promise<jobs.ProvisionerJobRow> {
+    const now = this.#store.nowIso();
+    await this.#store.db.transaction().execute(async (trx) => {
+      if (!(await jobs.cancelJob(trx, job.id, now, cancellation.live))) return;
+      const stage = (await jobs.lastLogStage(trx, job.id)) ?? 'Unknown';
+      await jobs.insertJobLogs(
+        trx,
+        job.id,
+        cancellation.orphanLines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'warn', stage, output })),
+      );
+    });
     return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
   }
 
@@ -1174,14 +1194,24 @@ export class AuthorizedStore {
     return jobs.finishJob(this.#store.db, job.id, this.#store.nowIso(), outcome);
   }
 
-  /** Jobs of every organization that stopped making progress, oldest update first (for the reaper). */
-  async listHungProvisionerJobs(
-    hungBefore: string,
-    staleBefore: string,
-    limit: number,
-  ): Promise<Pick<jobs.ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>[]> {
+  /**
+   * Jobs of every organization that stopped making progress, oldest update first, each with
+   * whether its daemon still counts as alive (for the reaper). Reads daemons to tell.
+   */
+  async listStalledProvisionerJobs(cutoffs: jobs.StallCutoffs, live: jobs.DaemonLiveness, limit: number): Promise<jobs.ReapableJob[]> {
     this.#require('read', siteObject('provisioner_jobs'));
-    return jobs.listHungJobs(this.#store.db, hungBefore, staleBefore, limit);
+    this.#require('read', siteObject('provisioner_daemon'));
+    return jobs.listStalledJobs(this.#store.db, cutoffs, live, limit);
+  }
+
+  /**
+   * Started, unfinished jobs of every organization held by daemons whose ids begin with
+   * `workerIdPrefix`: the built-in daemons of one replica, when it starts again.
+   */
+  async listOpenProvisionerJobsOfWorkers(workerIdPrefix: string, limit: number): Promise<jobs.StalledJob[]> {
+    this.#require('read', siteObject('provisioner_jobs'));
+    this.#require('read', siteObject('provisioner_daemon'));
+    return jobs.listOpenJobsOfWorkers(this.#store.db, workerIdPrefix, limit);
   }
 
   /**
@@ -1190,7 +1220,7 @@ export class AuthorizedStore {
    * it was reaped.
    */
   async reapProvisionerJob(
-    candidate: Pick<jobs.ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>,
+    candidate: Pick<jobs.StalledJob, 'id' | 'started_at' | 'updated_at'>,
     error: string,
     lines: readonly string[],
   ): Promise<boolean> {
@@ -1505,10 +1535,14 @@ export class AuthorizedStore {
     return { build, workspace };
   }
 
-  /** Asks a build's job to stop; needs `update` on the workspace. */
-  async cancelWorkspaceBuildJob(workspace: workspaces.WorkspaceRow, job: jobs.ProvisionerJobRow): Promise<void> {
+  /** Asks a build's job to stop (see {@link cancelTemplateVersionJob}); needs `update` on the workspace. */
+  async cancelWorkspaceBuildJob(
+    workspace: workspaces.WorkspaceRow,
+    job: jobs.ProvisionerJobRow,
+    cancellation: jobs.JobCancellation,
+  ): Promise<jobs.ProvisionerJobRow> {
     this.#require('update', workspaceRbac(workspace));
-    await jobs.cancelJob(this.#store.db, job.id, this.#store.nowIso());
+    return this.#cancelJob(job, cancellation);
   }
 
   /** The ports a readable workspace shares, by port. */

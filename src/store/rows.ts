@@ -11,11 +11,16 @@ export type { OrganizationRow } from './queries/organizations.js';
 export type { JobCompletion, JobContext } from './queries/job-completion.js';
 export type { ProvisionerDaemonRow, ProvisionerDaemonWithState } from './queries/provisioner-daemons.js';
 export type {
+  DaemonLiveness,
+  JobCancellation,
   JobListFilter,
   JobRelations,
   NewJobFields,
   ProvisionerJobLogRow,
   ProvisionerJobRow,
+  ReapableJob,
+  StallCutoffs,
+  StalledJob,
   WorkspaceResourceRow,
 } from './queries/provisioner-jobs.js';
 export type { ProvisionerKeyRow } from './queries/provisioner-keys.js';

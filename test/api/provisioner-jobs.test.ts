@@ -93,7 +93,7 @@ describe('provisioner jobs with one busy built-in daemon', () => {
     const daemons = await owner.provisionerDaemons('default');
     assert.deepEqual(
       daemons.map((d) => [d.name, d.status]),
-      [['built-in-1', 'idle']],
+      [[`built-in-1@${test.daemon.replica.name}`, 'idle']],
     );
   });
 });

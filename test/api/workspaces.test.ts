@@ -222,17 +222,20 @@ describe('workspaces and builds', () => {
     await expectApiError(owner.favoriteWorkspace(workspace.id), 403);
   });
 
-  it("shares ports within the template's maximum", async () => {
+  it("shares ports within the template's maximum, which is public unless the template sets one", async () => {
     const workspace = await alice.createWorkspace('me', { name: 'ports', template_id: template.id });
     await finished(alice, workspace.latest_build);
+    assert.equal(template.max_port_share_level, 'public', 'a template created with the defaults');
+    const share = await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' });
+    assert.deepEqual(share, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' });
+    await owner.updateTemplate(template.id, { max_port_share_level: 'owner' });
+    assert.deepEqual((await alice.portShares(workspace.id)).shares, [], 'lowering the maximum to owner ends every share');
     const capped = await expectApiError(
       alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' }),
       400,
     );
     assert.match(capped.message, /Max level is 'owner'/);
     await owner.updateTemplate(template.id, { max_port_share_level: 'public' });
-    const share = await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'authenticated' });
-    assert.deepEqual(share, { workspace_id: workspace.id, agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' });
     await alice.sharePort(workspace.id, { agent_name: 'main', port: 8080, share_level: 'public', protocol: 'https' });
     await alice.sharePort(workspace.id, { agent_name: 'main', port: 3000, share_level: 'organization' });
     assert.deepEqual(

@@ -28,7 +28,7 @@ export function templateRow(identity: TemplateRowIdentity, overrides: Partial<Te
     time_til_dormant_autodelete_ms: 0,
     require_active_version: 0,
     deprecation_message: '',
-    max_port_share_level: 'owner',
+    max_port_share_level: 'public',
     use_classic_parameter_flow: 0,
     user_acl: '{}',
     group_acl: JSON.stringify({ [identity.organization_id]: ['read', 'use'] }),

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ConnectedDaemons } from '../../src/domain/connected-daemons.js';
 import { newApiKey } from '../../src/domain/sessions.js';
 import { NotAuthorizedError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
+import type { JobCancellation } from '../../src/store/rows.js';
 import { templateRow } from '../helpers/template-row.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -353,11 +355,11 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   cancelTemplateVersionJob: {
     allowed: async (w) => {
       const { version, job } = await versionFixture(w, w.owner);
-      assert.ok((await w.owner.cancelTemplateVersionJob(version, job)).canceled_at);
+      assert.ok((await w.owner.cancelTemplateVersionJob(version, job, cancellation(w))).canceled_at);
     },
     denied: async (w) => {
       const { version, job } = await versionFixture(w, w.owner);
-      await expectRefused(() => w.member.cancelTemplateVersionJob(version, job));
+      await expectRefused(() => w.member.cancelTemplateVersionJob(version, job, cancellation(w)));
     },
   },
   listJobResources: {
@@ -452,8 +454,8 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
   },
   cancelDryRunJob: {
-    allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun)).canceled_at),
-    denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun)),
+    allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))).canceled_at),
+    denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))),
   },
   getTemplateRelations: {
     allowed: async (w) => {
@@ -613,13 +615,30 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) =>
       expectRefused(async () => w.member.finishProvisionerJob((await versionFixture(w, w.owner)).job, { error: 'x', error_code: '' })),
   },
-  listHungProvisionerJobs: {
+  listStalledProvisionerJobs: {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
       const later = new Date(w.test.clock.now().getTime() + 1000).toISOString();
-      assert.ok((await reaper(w).listHungProvisionerJobs(later, later, 1000)).some((j) => j.id === job.id));
+      const cutoffs = { hungBefore: later, orphanedBefore: later, staleBefore: later };
+      assert.ok((await reaper(w).listStalledProvisionerJobs(cutoffs, cancellation(w).live, 1000)).some((j) => j.id === job.id));
     },
-    denied: async (w) => expectRefused(() => w.member.listHungProvisionerJobs('', '', 10)),
+    denied: async (w) =>
+      expectRefused(() =>
+        w.member.listStalledProvisionerJobs({ hungBefore: '', orphanedBefore: '', staleBefore: '' }, cancellation(w).live, 10),
+      ),
+  },
+  listOpenProvisionerJobsOfWorkers: {
+    allowed: async (w) => {
+      const { job } = await versionFixture(w, w.owner);
+      const workerId = newId();
+      assert.equal(await provisioner(w).claimProvisionerJob(job, workerId), true);
+      const open = await w.test.daemon.store.as(SYSTEM_SUBJECTS.jobRecovery).listOpenProvisionerJobsOfWorkers(workerId.slice(0, 24), 10);
+      assert.deepEqual(
+        open.map((j) => j.id),
+        [job.id],
+      );
+    },
+    denied: async (w) => expectRefused(() => w.member.listOpenProvisionerJobsOfWorkers('0', 10)),
   },
   reapProvisionerJob: {
     allowed: async (w) => {
@@ -861,11 +880,11 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   cancelWorkspaceBuildJob: {
     allowed: async (w) => {
       const { workspace, job } = await workspaceFixture(w, w.member);
-      await w.member.cancelWorkspaceBuildJob(workspace, job);
+      await w.member.cancelWorkspaceBuildJob(workspace, job, cancellation(w));
     },
     denied: async (w) => {
       const { workspace, job } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job));
+      await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job, cancellation(w)));
     },
   },
   listPortShares: {
@@ -1362,6 +1381,11 @@ function provisioner(w: World): AuthorizedStore {
 }
 
 /** The store as the job reaper's system subject sees it. */
+/** How a cancel treats started jobs when no daemon is connected here. */
+function cancellation(w: World): JobCancellation {
+  return new ConnectedDaemons().cancellation(w.test.clock.now());
+}
+
 function reaper(w: World): AuthorizedStore {
   return w.test.daemon.store.as(SYSTEM_SUBJECTS.jobReaper);
 }

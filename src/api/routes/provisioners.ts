@@ -77,7 +77,7 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         pubsub: context.store.pubsub,
         clock: context.store.clock,
       };
-      await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log).start();
+      await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, context.connectedDaemons).start();
     },
   });
 }

@@ -147,8 +147,8 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       await store.authorizeTemplate('update', { version });
       if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
       if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
-      await store.cancelTemplateVersionJob(version, job);
-      await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+      const canceled = await store.cancelTemplateVersionJob(version, job, context.connectedDaemons.cancellation(now()));
+      await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
       return { message: 'Job has been marked as canceled...' };
     },
   );
@@ -268,10 +268,10 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request) => {
       const { job } = await dryRunOf(request, request.params.jobID);
       // Authorized first; the update itself touches only a job that is still going.
-      await authOf(request).store.cancelDryRunJob(job);
+      const canceled = await authOf(request).store.cancelDryRunJob(job, context.connectedDaemons.cancellation(now()));
       if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed.');
       if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled.');
-      await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+      await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
       return { message: 'Job has been marked as canceled.' };
     },
   );

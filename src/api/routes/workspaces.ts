@@ -271,8 +271,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     store.authorizeWorkspace('update', workspace);
     if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
     if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
-    await store.cancelWorkspaceBuildJob(workspace, job);
-    await publishJobEvent(context.store, job.id, job.started_at ? 'canceled' : 'done');
+    const canceled = await store.cancelWorkspaceBuildJob(workspace, job, context.connectedDaemons.cancellation(context.store.clock.now()));
+    await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
     await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'build');
     return { message: 'Job has been marked as canceled...' };
   });

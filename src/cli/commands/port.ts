@@ -220,7 +220,7 @@ export const portCommand: CommandSpec = {
   summary: "Share, list and unshare a workspace's ports",
   description:
     "A workspace's ports are private to its owner until shared. Sharing is capped by the template's " +
-    'max_port_share_level (owner by default), which template admins change with ' +
+    'max_port_share_level (public by default: no cap), which template admins change with ' +
     '"cove templates edit T --max-port-share-level LEVEL".',
   subcommands: [shareCommand, listCommand, unshareCommand],
 };

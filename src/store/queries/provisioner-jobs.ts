@@ -86,21 +86,60 @@ export async function claimJob(db: Kysely<Database>, jobId: string, workerId: st
 }
 
 /**
- * Marks a job canceled. One that no daemon has taken ends at once; a running one is `canceling`
- * until its daemon reports. Finished or already canceled jobs are left as they are.
+ * Which provisioner daemons count as alive: those heard from since `seenSince` (a heartbeat to any
+ * replica refreshes `last_seen_at`), and those connected to this process right now.
  */
-export async function cancelJob(db: Kysely<Database>, jobId: string, now: string): Promise<void> {
-  await db
+export interface DaemonLiveness {
+  readonly seenSince: string;
+  readonly connectedIds: readonly string[];
+}
+
+/** How a cancel treats a started job: which daemons count as alive, and log lines for one that ends without its daemon. */
+export interface JobCancellation {
+  readonly live: DaemonLiveness;
+  readonly orphanLines: readonly string[];
+}
+
+/** Whether the job's worker is a daemon that counts as alive. */
+function heldByLiveDaemon(eb: ExpressionBuilder<Database, 'provisioner_jobs'>, live: DaemonLiveness): Expression<SqlBool> {
+  const seen = eb.exists(
+    eb
+      .selectFrom('provisioner_daemons as live')
+      .select('live.id')
+      .whereRef('live.id', '=', 'provisioner_jobs.worker_id')
+      .where('live.last_seen_at', '>=', live.seenSince),
+  );
+  return live.connectedIds.length === 0 ? seen : eb.or([eb('provisioner_jobs.worker_id', 'in', [...live.connectedIds]), seen]);
+}
+
+/**
+ * Marks a job canceled. One that no daemon has taken, or whose daemon is no longer alive (nobody
+ * would ever report it), ends at once; a running one is `canceling` until its daemon reports.
+ * Finished or already canceled jobs are left as they are. Returns whether the job ended here
+ * although a daemon had started it, so the caller can say why in its logs.
+ */
+export async function cancelJob(db: Kysely<Database>, jobId: string, now: string, live: DaemonLiveness): Promise<boolean> {
+  const result = await db
     .updateTable('provisioner_jobs')
     .set((eb) => ({
       canceled_at: now,
       updated_at: now,
-      completed_at: eb.case().when('started_at', 'is', null).then(now).else(eb.ref('completed_at')).end(),
+      completed_at: eb
+        .case()
+        .when('started_at', 'is', null)
+        .then(now)
+        .when(heldByLiveDaemon(eb, live))
+        .then(eb.ref('completed_at'))
+        .else(now)
+        .end(),
     }))
     .where('id', '=', jobId)
     .where('completed_at', 'is', null)
     .where('canceled_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  const after = await db.selectFrom('provisioner_jobs').select(['started_at', 'completed_at']).where('id', '=', jobId).executeTakeFirst();
+  return after?.started_at != null && after.completed_at != null;
 }
 
 /** Appends log lines to a job and returns the ids they got, in order. */
@@ -211,24 +250,80 @@ export async function lastLogStage(db: Kysely<Database>, jobId: string): Promise
   return last?.stage;
 }
 
-/** Jobs that stopped making progress: started ones not updated since `hungBefore`, queued ones since `staleBefore`. */
-export async function listHungJobs(
-  db: Kysely<Database>,
-  hungBefore: string,
-  staleBefore: string,
-  limit: number,
-): Promise<Pick<ProvisionerJobRow, 'id' | 'started_at' | 'updated_at'>[]> {
+/** A job that stopped making progress, with what the reaper says about it. */
+export interface StalledJob {
+  readonly id: string;
+  readonly started_at: string | null;
+  readonly updated_at: string;
+  readonly worker_id: string | null;
+  /** The name of the daemon that holds it, if that daemon has a row. */
+  readonly worker_name: string | null;
+  /** The workspace of a build job. */
+  readonly workspace_id: string | null;
+}
+
+/** When jobs count as stalled: each kind by the time of its last update. */
+export interface StallCutoffs {
+  /** Running jobs whose daemon is alive but silent about them. */
+  readonly hungBefore: string;
+  /** Running jobs whose daemon is no longer alive. */
+  readonly orphanedBefore: string;
+  /** Jobs no daemon took. */
+  readonly staleBefore: string;
+}
+
+/** A stalled job seen by the reaper: 1 in `worker_alive` when its daemon still counts as alive (hung, not orphaned). */
+export type ReapableJob = StalledJob & { readonly worker_alive: number };
+
+function stalledJobs(db: Kysely<Database>) {
   return db
     .selectFrom('provisioner_jobs')
-    .select(['id', 'started_at', 'updated_at'])
-    .where('completed_at', 'is', null)
+    .leftJoin('provisioner_daemons as d', 'd.id', 'provisioner_jobs.worker_id')
+    .leftJoin('workspace_builds as b', 'b.job_id', 'provisioner_jobs.id')
+    .select(['provisioner_jobs.id', 'provisioner_jobs.started_at', 'provisioner_jobs.updated_at', 'provisioner_jobs.worker_id'])
+    .select(['d.name as worker_name', 'b.workspace_id'])
+    .where('provisioner_jobs.completed_at', 'is', null);
+}
+
+/**
+ * Jobs that stopped making progress: started ones not updated since `hungBefore`, or since
+ * `orphanedBefore` when their daemon is no longer alive; queued ones not updated since `staleBefore`.
+ */
+export async function listStalledJobs(
+  db: Kysely<Database>,
+  cutoffs: StallCutoffs,
+  live: DaemonLiveness,
+  limit: number,
+): Promise<ReapableJob[]> {
+  const rows = await stalledJobs(db)
+    .select((eb) => eb.case().when(heldByLiveDaemon(eb, live)).then(1).else(0).end().as('worker_alive'))
     .where((eb) =>
       eb.or([
-        eb.and([eb('started_at', 'is not', null), eb('updated_at', '<', hungBefore)]),
-        eb.and([eb('started_at', 'is', null), eb('updated_at', '<', staleBefore)]),
+        eb.and([eb('provisioner_jobs.started_at', 'is not', null), eb('provisioner_jobs.updated_at', '<', cutoffs.hungBefore)]),
+        eb.and([
+          eb('provisioner_jobs.started_at', 'is not', null),
+          eb('provisioner_jobs.updated_at', '<', cutoffs.orphanedBefore),
+          eb.not(heldByLiveDaemon(eb, live)),
+        ]),
+        eb.and([eb('provisioner_jobs.started_at', 'is', null), eb('provisioner_jobs.updated_at', '<', cutoffs.staleBefore)]),
       ]),
     )
-    .orderBy('updated_at')
+    .orderBy('provisioner_jobs.updated_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, worker_alive: Number(row.worker_alive) }));
+}
+
+/**
+ * Started, unfinished jobs held by daemons whose ids begin with `workerIdPrefix` (hex digits and
+ * dashes only): the built-in daemons of one replica.
+ */
+export async function listOpenJobsOfWorkers(db: Kysely<Database>, workerIdPrefix: string, limit: number): Promise<StalledJob[]> {
+  if (!/^[0-9a-f-]+$/.test(workerIdPrefix)) throw new Error(`"${workerIdPrefix}" is not a daemon id prefix`);
+  return stalledJobs(db)
+    .where('provisioner_jobs.started_at', 'is not', null)
+    .where('provisioner_jobs.worker_id', 'like', `${workerIdPrefix}%`)
+    .orderBy('provisioner_jobs.updated_at')
     .limit(limit)
     .execute();
 }
