@@ -9,6 +9,7 @@
 //
 //   node --import tsx bench/agents.ts
 //   BENCH_AGENT_WORKSPACES=100 BENCH_AGENTS_PER_WORKSPACE=20 BENCH_AGENT_WINDOW_SECONDS=30
+import { recordFigure } from './summary.js';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -659,6 +660,12 @@ export async function agentsBenchmark(): Promise<void> {
     console.log(
       `agents ratio (p95 GET /workspaceagents/{id}, ${end.connectedNow} agents connected / none): ${ratio.toFixed(2)}  ${verdict}`,
     );
+    recordFigure({
+      name: `agents: p95 with ${end.connectedNow} agents / none`,
+      value: ratio.toFixed(2),
+      target: '<= 3',
+      ok: verdict === 'ok',
+    });
 
     // Everyone leaves: does the memory come back?
     await ask({ type: 'stop' }, 'stopped', 20_000);

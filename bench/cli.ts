@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordFigure } from './summary.js';
 
 const TARGET = 1.8;
 const password = 'Bench-Password-2026!';
@@ -64,6 +65,12 @@ export async function cliBenchmark(cove: string): Promise<void> {
       console.log(
         `cli ratio (cove ${args.join(' ')} / node -e 0): ${ratio.toFixed(2)}  target <= ${TARGET}  ${ratio <= TARGET ? 'ok' : 'ABOVE TARGET'}  (${ours.toFixed(0)} ms against ${base.toFixed(0)} ms, median of ${runs})`,
       );
+      recordFigure({
+        name: `cli: cove ${args.join(' ')} / node -e 0`,
+        value: ratio.toFixed(2),
+        target: `<= ${TARGET}`,
+        ok: ratio <= TARGET,
+      });
     });
   } finally {
     server.kill('SIGTERM');

@@ -14,6 +14,7 @@
 //
 //   node --import tsx bench/lists.ts
 //   BENCH_LIST_SIZES=100,1000,10000 BENCH_LIST_REQUESTS=40 BENCH_LIST_SECONDS=4 BENCH_LIST_TIMEOUT_SECONDS=20
+import { recordFigure } from './summary.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -369,6 +370,18 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       console.log(
         `${label} ratio (${query.label} p50 at ${largest} / at ${smallest}): ${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}  target <= ${TARGET_RATIO}  ${ratioOk ? 'ok' : 'ABOVE TARGET'};  p50 at ${largest} ${ms(p50Big)} ms  target < ${TARGET_MS} ms  ${msOk ? 'ok' : 'ABOVE TARGET'}${timedOut ? ' (timed out)' : ''};  daemon CPU per request ratio ${Number.isFinite(cpuRatio) ? cpuRatio.toFixed(2) : '-'}`,
       );
+      recordFigure({
+        name: `${label} ${query.label}: p50 at ${largest} / at ${smallest}`,
+        value: Number.isFinite(ratio) ? ratio.toFixed(2) : '-',
+        target: `<= ${TARGET_RATIO}`,
+        ok: ratioOk,
+      });
+      recordFigure({
+        name: `${label} ${query.label}: p50 at ${largest}`,
+        value: `${ms(p50Big)} ms`,
+        target: `< ${TARGET_MS} ms`,
+        ok: msOk,
+      });
     }
     console.log(
       `${label}: daemon log ${daemon.problems.length} WARN/ERROR lines${daemon.problems.length ? `, first: ${daemon.problems.slice(0, 2).join(' | ')}` : ''} (${logPath}); total ${((performance.now() - started) / 1000).toFixed(0)} s`,

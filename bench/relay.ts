@@ -5,6 +5,7 @@
 //
 //   node --import tsx bench/relay.ts
 //   BENCH_RELAY_MIB=256 BENCH_RELAY_RUNS=3 BENCH_RELAY_PINGS=1000
+import { recordFigure } from './summary.js';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -231,6 +232,7 @@ export async function relayBenchmark(): Promise<void> {
     console.log(
       `relay throughput ratio (relay / direct): ${relayRate / directRate < 0.01 ? (relayRate / directRate).toFixed(4) : (relayRate / directRate).toFixed(3)}`,
     );
+    recordFigure({ name: 'relay: throughput relay / direct', value: (relayRate / directRate).toFixed(3), target: '-', ok: undefined });
 
     // Small messages: round trips through the relay and straight to the echo server.
     const echoDirect = await direct(ports.echo);
@@ -245,6 +247,12 @@ export async function relayBenchmark(): Promise<void> {
       `p50 ${percentile(t, 50).toFixed(3)} ms, p95 ${percentile(t, 95).toFixed(3)} ms, max ${(t.at(-1) ?? Number.NaN).toFixed(2)} ms`;
     console.log(`relay: ${pings} round trips of ${PING_BYTES} bytes: through the relay ${fmt(relayTimes)}; direct ${fmt(directTimes)}`);
     console.log(`relay round-trip ratio (p50 relay / direct): ${(percentile(relayTimes, 50) / percentile(directTimes, 50)).toFixed(1)}`);
+    recordFigure({
+      name: 'relay: round trip p50 relay / direct',
+      value: (percentile(relayTimes, 50) / percentile(directTimes, 50)).toFixed(1),
+      target: '-',
+      ok: undefined,
+    });
 
     // Opening a stream (what every `cove ssh`, port-forward connection and ping pays first).
     const opens: number[] = [];

@@ -25,6 +25,7 @@ import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
 import { relayBenchmark } from './relay.js';
 import { singleExecutable } from '../test/helpers/single-executable.js';
+import { printSummary, recordFigure } from './summary.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
@@ -82,6 +83,7 @@ async function apiBenchmark(): Promise<void> {
       `api: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s (${body.length} bytes, 50 connections, ${seconds}s)`,
     );
     console.log(`api ratio (cove / bare fastify): ${ratio.toFixed(2)}  target >= 0.5  ${ratio >= 0.5 ? 'ok' : 'BELOW TARGET'}`);
+    recordFigure({ name: 'api: GET /users/me / bare fastify', value: ratio.toFixed(2), target: '>= 0.5', ok: ratio >= 0.5 });
   } finally {
     baseline?.kill('SIGTERM');
     server.kill('SIGTERM');
@@ -112,6 +114,7 @@ function startupBenchmark(): void {
   const ratio = ours / node;
   console.log(`startup: cove --version ${ours.toFixed(1)} ms, node -e 0 ${node.toFixed(1)} ms (median of ${runs})`);
   console.log(`startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`);
+  recordFigure({ name: 'startup: bin/cove --version / node -e 0', value: ratio.toFixed(2), target: '<= 1.5', ok: ratio <= 1.5 });
 }
 
 async function singleFileBenchmark(): Promise<void> {
@@ -135,6 +138,8 @@ async function singleFileBenchmark(): Promise<void> {
   console.log(
     `single-file startup ratio (cove --version / node -e 0): ${ratio.toFixed(2)}  target <= 1.5  ${ratio <= 1.5 ? 'ok' : 'ABOVE TARGET'}`,
   );
+  recordFigure({ name: 'single file: cove --version / node -e 0', value: ratio.toFixed(2), target: '<= 1.5', ok: ratio <= 1.5 });
+  recordFigure({ name: 'single file: size', value: `${(size / 1e6).toFixed(1)} MB`, target: '< 110 MB', ok: size < 110e6 });
 }
 
 const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli').split(',').map((name) => name.trim()));
@@ -145,3 +150,4 @@ if (only.has('relay')) await relayBenchmark();
 if (only.has('lists')) await listsBenchmark();
 if (only.has('single-file')) await singleFileBenchmark();
 if (only.has('cli')) await cliBenchmark(cove);
+printSummary();
