@@ -23,6 +23,7 @@ import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
+import { insightsRoutes } from './routes/insights.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -143,6 +144,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceAgentRelayRoutes, context);
       await api.register(debugRelayRoutes, context);
       await api.register(applicationRoutes, context);
+      await api.register(insightsRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -133,6 +133,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve.js')).serveCommand,
   },
   {
+    name: 'insights',
+    summary: 'Show daily active users, template usage and user activity',
+    load: async () => (await import('./commands/insights.js')).insightsCommand,
+  },
+  {
     name: 'version',
     summary: 'Show the version of cove and of the deployment',
     load: async () => (await import('./commands/version.js')).versionCommand,

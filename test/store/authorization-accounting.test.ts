@@ -23,6 +23,9 @@ interface World {
  * subject with the right, `denied` must be refused (or filtered to nothing, for lists).
  * A method without a case fails the test, so a new store method cannot skip authorization.
  */
+/** A minute of SSH use, for the usage recording case. */
+const usageMinute = { minute: 29_000_000, kind: 'ssh', app_slug: '', app_display_name: '', app_icon: '', latency_ms: 0 };
+
 const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; denied(w: World): Promise<unknown> }>> = {
   can: {
     allowed: async (w) => assert.equal(w.owner.can('read', { type: 'deployment_config' }), true),
@@ -707,6 +710,36 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace, everyBuild))?.length, 1),
     denied: async (w) =>
       expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
+  },
+  recordUsageMinutes: {
+    allowed: async (w) => w.member.recordUsageMinutes((await workspaceFixture(w, w.member)).workspace, [usageMinute]),
+    denied: async (w) =>
+      expectRefused(async () => w.member.recordUsageMinutes((await workspaceFixture(w, w.owner)).workspace, [usageMinute])),
+  },
+  getDailyActiveUsers: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getDailyActiveUsers({ from: 0, to: 1 }, 0), []),
+    denied: async (w) => expectRefused(() => w.member.getDailyActiveUsers({ from: 0, to: 1 }, 0)),
+  },
+  getTemplateInsights: {
+    allowed: async (w) =>
+      assert.equal(
+        (await w.owner.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })).total.users,
+        0,
+      ),
+    denied: async (w) =>
+      expectRefused(() => w.member.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })),
+  },
+  getUserActivityInsights: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getUserActivityInsights([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.getUserActivityInsights([], { from: 0, to: 1 })),
+  },
+  getUserLatencyInsights: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getUserLatencyInsights([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.getUserLatencyInsights([], { from: 0, to: 1 })),
+  },
+  getUserStatusCounts: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.getUserStatusCounts([w.test.clock.now().toISOString()]))),
+    denied: async (w) => expectRefused(() => w.member.getUserStatusCounts([w.test.clock.now().toISOString()])),
   },
   touchWorkspace: {
     allowed: async (w) => w.member.touchWorkspace((await workspaceFixture(w, w.member)).workspace),
