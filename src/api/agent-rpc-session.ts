@@ -212,7 +212,7 @@ export class AgentRpcSession {
       at,
       stats.connection_median_latency_ms,
     );
-    await recordWorkspaceUsage(recorder, this.store.pubsub, workspace, at);
+    await recordWorkspaceUsage(recorder, this.store.pubsub, workspace, at, this.store.features);
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {

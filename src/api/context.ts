@@ -1,5 +1,6 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
+import type { EntitlementsService } from '../domain/entitlements.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
 import type { StoreHandle } from '../store/store.js';
@@ -25,4 +26,6 @@ export interface ApiContext {
   readonly usage: UsageRecorder;
   /** The template examples built into the binary (the native provisioner's). */
   readonly templateExamples: TemplateExamples;
+  /** The deployment's entitlements from its licenses. */
+  readonly entitlements: EntitlementsService;
 }

@@ -31,7 +31,7 @@ export class UsageRecorder {
     // The user reaching an app or a port may be allowed to connect without being allowed to change
     // the workspace, yet their use must still count: recording it is the deployment's own work.
     const recorder = this.store.as(SYSTEM_SUBJECTS.workspaceUsage);
-    recordWorkspaceUsage(recorder, this.store.pubsub, workspace, now).catch((error: unknown) =>
+    recordWorkspaceUsage(recorder, this.store.pubsub, workspace, now, this.store.features).catch((error: unknown) =>
       log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'),
     );
   }

@@ -63,6 +63,8 @@ import type {
   ConvertLoginRequest,
   ConvertLoginResponse,
   DausResponse,
+  Entitlements,
+  License,
   TemplateInsightsResponse,
   UserActivityInsightsResponse,
   UserLatencyInsightsResponse,
@@ -200,6 +202,26 @@ export class CoveClient {
 
   deploymentStats(): Promise<DeploymentStats> {
     return this.request('GET', '/deployment/stats');
+  }
+
+  addLicense(license: string): Promise<License> {
+    return this.request('POST', '/licenses', { body: { license } });
+  }
+
+  licenses(): Promise<License[]> {
+    return this.request('GET', '/licenses');
+  }
+
+  async deleteLicense(id: number | string): Promise<void> {
+    await this.request('DELETE', `/licenses/${encodeURIComponent(String(id))}`);
+  }
+
+  refreshEntitlements(): Promise<Response> {
+    return this.request('POST', '/licenses/refresh-entitlements');
+  }
+
+  entitlements(): Promise<Entitlements> {
+    return this.request('GET', '/entitlements');
   }
 
   /** Distinct users per day over the last 60 days, dated in `tzOffset` hours east of UTC. */

@@ -28,6 +28,7 @@ import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
 import * as gitSshKeys from './queries/git-ssh-keys.js';
 import * as insights from './queries/insights.js';
+import * as licenses from './queries/licenses.js';
 import * as jobs from './queries/provisioner-jobs.js';
 import * as jobCompletion from './queries/job-completion.js';
 import * as provisionerDaemons from './queries/provisioner-daemons.js';
@@ -704,6 +705,34 @@ export class AuthorizedStore {
   async getUserStatusCounts(instants: readonly string[]): Promise<{ instant: string; status: string; count: number }[]> {
     this.#require('read', siteObject('user'));
     return insights.userStatusCounts(this.#store.db, instants);
+  }
+
+  // Licenses
+
+  /** Stores a verified license; needs `create` on licenses. */
+  async insertLicense(row: Omit<licenses.LicenseRow, 'id'>): Promise<licenses.LicenseRow> {
+    this.#require('create', siteObject('license'));
+    return withConflicts(() => licenses.insertLicense(this.#store.db, row));
+  }
+
+  /** The stored licenses the subject may read (all or none: licenses are deployment-wide). */
+  async listLicenses(): Promise<licenses.LicenseRow[]> {
+    if (!this.can('read', siteObject('license'))) return [];
+    return licenses.listLicenses(this.#store.db);
+  }
+
+  /** Deletes a license; needs `delete` on licenses. Throws NotFoundError when there is none with that id. */
+  async deleteLicense(id: number): Promise<void> {
+    this.#require('delete', siteObject('license'));
+    if (!(await licenses.deleteLicense(this.#store.db, id))) throw new NotFoundError('license');
+  }
+
+  /** What entitlements are computed from: every license and the number of active users; needs `read` on both. */
+  async getEntitlementInputs(): Promise<{ licenses: licenses.LicenseRow[]; activeUsers: number }> {
+    this.#require('read', siteObject('license'));
+    this.#require('read', siteObject('user'));
+    const [rows, activeUsers] = await Promise.all([licenses.listLicenses(this.#store.db), licenses.countActiveUsers(this.#store.db)]);
+    return { licenses: rows, activeUsers };
   }
 
   // API keys

@@ -32,6 +32,7 @@ export interface Database {
   workspace_app_statuses: WorkspaceAppStatusTable;
   workspace_usage_minutes: WorkspaceUsageMinuteTable;
   user_status_changes: UserStatusChangeTable;
+  licenses: LicenseTable;
 }
 
 export interface MigrationTable {
@@ -398,6 +399,17 @@ export interface UserStatusChangeTable {
   user_id: string;
   changed_at: string;
   new_status: string;
+}
+
+/** An uploaded license; see migration 13. */
+export interface LicenseTable {
+  id: Generated<number>;
+  uuid: string;
+  /** The signed token as uploaded. */
+  jwt: string;
+  uploaded_at: string;
+  /** The end of its grace period, ISO 8601. */
+  exp: string;
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };

@@ -783,6 +783,18 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/insights/user-latency?${INSIGHTS_RANGE}&template_ids=${world.template.id}`) }),
     expect: only(200, ['owner', 'auditor', 'templateAdmin', 'orgAdmin'], 403),
   },
+  // Licenses belong to site owners; every signed-in user may read the entitlements.
+  'POST /api/v2/licenses': {
+    call: () => ({ path: api('/licenses'), body: { license: 'not-a-license' } }),
+    expect: only(400, ['owner'], 403),
+  },
+  'GET /api/v2/licenses': { call: () => ({ path: api('/licenses') }), expect: signedIn(200) },
+  'DELETE /api/v2/licenses/:id': { call: () => ({ path: api('/licenses/999') }), expect: only(404, ['owner'], 403) },
+  'POST /api/v2/licenses/refresh-entitlements': {
+    call: () => ({ path: api('/licenses/refresh-entitlements') }),
+    expect: only(201, ['owner'], 403),
+  },
+  'GET /api/v2/entitlements': { call: () => ({ path: api('/entitlements') }), expect: signedIn(200) },
   // Those who read every user.
   'GET /api/v2/insights/user-status-counts': {
     call: () => ({ path: api('/insights/user-status-counts?tz_offset=2') }),

@@ -76,7 +76,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       const workspace = workspaceOf(request);
       // Reporting use moves the workspace's deadline: the reference asks for `update` on it.
       store.authorizeWorkspace('update', workspace);
-      await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now());
+      await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now(), context.store.features);
       const body = request.body ?? {};
       const agentId = body.agent_id === NIL_UUID ? '' : (body.agent_id ?? '');
       const appName = body.app_name ?? '';

@@ -14,3 +14,4 @@ export * from './workspace-agent-extras.js';
 export * from './instance-identity.js';
 export * from './relay-protocol.js';
 export * from './insights.js';
+export * from './licenses.js';

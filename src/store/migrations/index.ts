@@ -11,6 +11,7 @@ import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
 import { queuedJobIndexMigration } from './0011-queued-job-index.js';
 import { usageInsightsMigration } from './0012-usage-insights.js';
+import { licensesMigration } from './0013-licenses.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   workspaceListIndexesMigration,
   queuedJobIndexMigration,
   usageInsightsMigration,
+  licensesMigration,
 ];
 
 export type { Migration } from './migration.js';
