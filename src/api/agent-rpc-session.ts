@@ -4,6 +4,7 @@ import { readProtocolMessage } from './protocol-message.js';
 import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
+import { openSessionKinds, recordUsageMinute } from '../domain/usage-minutes.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
 import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import { isNotFoundOrHidden } from '../lib/errors.js';
@@ -196,18 +197,22 @@ export class AgentRpcSession {
     const now = this.store.nowIso();
     const { type: _type, ...stats } = message;
     await this.agentStore.updateWorkspaceAgentReport(this.found, { last_stats: JSON.stringify(stats), last_stats_at: now });
-    const sessions =
-      stats.session_count_ssh + stats.session_count_reconnecting_pty + stats.session_count_vscode + stats.session_count_jetbrains;
+    const open = openSessionKinds(stats);
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
-    if (sessions === 0) return;
-    // Read again: the schedule may have changed since the agent connected.
+    if (open.length === 0) return;
     // An agent's report is no user's request: its use is recorded as the deployment's own work.
-    await recordWorkspaceUsage(
-      this.store.as(SYSTEM_SUBJECTS.workspaceUsage),
-      this.store.pubsub,
-      await this.agentStore.getWorkspace(this.#workspaceId),
-      this.store.clock.now(),
+    const recorder = this.store.as(SYSTEM_SUBJECTS.workspaceUsage);
+    // Read again: the schedule may have changed since the agent connected.
+    const workspace = await this.agentStore.getWorkspace(this.#workspaceId);
+    const at = this.store.clock.now();
+    await recordUsageMinute(
+      recorder,
+      workspace,
+      open.map((kind) => ({ kind })),
+      at,
+      stats.connection_median_latency_ms,
     );
+    await recordWorkspaceUsage(recorder, this.store.pubsub, workspace, at, this.store.features);
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {

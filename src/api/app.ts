@@ -23,6 +23,8 @@ import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
 import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
+import { insightsRoutes } from './routes/insights.js';
+import { licenseRoutes } from './routes/licenses.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -143,6 +145,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceAgentRelayRoutes, context);
       await api.register(debugRelayRoutes, context);
       await api.register(applicationRoutes, context);
+      await api.register(insightsRoutes, context);
+      await api.register(licenseRoutes, context);
     },
     { prefix: '/api/v2' },
   );

@@ -1,6 +1,7 @@
 import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
+import type { EntitlementsService } from '../domain/entitlements.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
 import type { StoreHandle } from '../store/store.js';
@@ -28,4 +29,6 @@ export interface ApiContext {
   readonly templateExamples: TemplateExamples;
   /** The provisioner daemons connected to this daemon; a cancel ends at once a job none alive holds. */
   readonly connectedDaemons: ConnectedDaemons;
+  /** The deployment's entitlements from its licenses. */
+  readonly entitlements: EntitlementsService;
 }

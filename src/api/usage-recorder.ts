@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { epochMinute, recordUsageMinute, type UsageKind } from '../domain/usage-minutes.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
 import { SYSTEM_SUBJECTS } from '../rbac/system-subjects.js';
 import type { WorkspaceRow } from '../store/rows.js';
@@ -15,6 +16,8 @@ const MAX_REMEMBERED = 10_000;
  */
 export class UsageRecorder {
   readonly #last = new Map<string, number>();
+  /** Per workspace and way of use, the last minute recorded for insights. */
+  readonly #lastMinute = new Map<string, number>();
 
   constructor(private readonly store: StoreHandle) {}
 
@@ -28,8 +31,26 @@ export class UsageRecorder {
     // The user reaching an app or a port may be allowed to connect without being allowed to change
     // the workspace, yet their use must still count: recording it is the deployment's own work.
     const recorder = this.store.as(SYSTEM_SUBJECTS.workspaceUsage);
-    recordWorkspaceUsage(recorder, this.store.pubsub, workspace, now).catch((error: unknown) =>
+    recordWorkspaceUsage(recorder, this.store.pubsub, workspace, now, this.store.features).catch((error: unknown) =>
       log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage'),
+    );
+  }
+
+  /**
+   * Records the use for insights too, as the minute in which the workspace was used this way
+   * (once a minute per way, since a minute counts once), and then as `record` does.
+   */
+  recordUse(workspace: WorkspaceRow, use: UsageKind, log: FastifyBaseLogger): void {
+    this.record(workspace, log);
+    const now = this.store.clock.now();
+    const minute = epochMinute(now);
+    const key = `${workspace.id} ${use.kind} ${use.kind === 'app' ? use.slug : ''}`;
+    if (this.#lastMinute.get(key) === minute) return;
+    if (this.#lastMinute.size > MAX_REMEMBERED) this.#lastMinute.clear();
+    this.#lastMinute.set(key, minute);
+    // As for `record`: the user need not be allowed to change the workspace for their use to count.
+    recordUsageMinute(this.store.as(SYSTEM_SUBJECTS.workspaceUsage), workspace, [use], now).catch((error: unknown) =>
+      log.warn({ err: error, workspace: workspace.id }, 'could not record workspace usage for insights'),
     );
   }
 }

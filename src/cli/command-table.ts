@@ -133,6 +133,22 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve.js')).serveCommand,
   },
   {
+    name: 'insights',
+    summary: 'Show daily active users, template usage and user activity',
+    load: async () => (await import('./commands/insights.js')).insightsCommand,
+  },
+  {
+    name: 'licenses',
+    aliases: ['license'],
+    summary: 'Add, list and delete licenses',
+    load: async () => (await import('./commands/licenses.js')).licensesCommand,
+  },
+  {
+    name: 'features',
+    summary: 'Show licensed features',
+    load: async () => (await import('./commands/licenses.js')).featuresCommand,
+  },
+  {
     name: 'version',
     summary: 'Show the version of cove and of the deployment',
     load: async () => (await import('./commands/version.js')).versionCommand,

@@ -1,3 +1,5 @@
+import { ENTITLEMENTS_CHANNEL, EntitlementsService } from '../domain/entitlements.js';
+import { trustedLicenseKeys } from '../domain/licenses/trusted-keys.js';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -44,10 +46,14 @@ export interface Daemon {
 
 /** The daemon's periodic work. */
 export interface DaemonTasks {
+  readonly entitlements: PeriodicTask;
   readonly userDormancy: PeriodicTask;
   readonly jobReaper: PeriodicTask;
   readonly autobuild: PeriodicTask;
 }
+
+/** How often entitlements are computed again, as the reference: licenses expire with time alone. */
+const ENTITLEMENTS_INTERVAL_MS = 10 * 60_000;
 
 /** How often workspace schedules are acted on. */
 const AUTOBUILD_INTERVAL_MS = 60 * 1000;
@@ -101,6 +107,18 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const builtinProvisionerKey = randomAlphanumeric(43);
     // The daemon's own copy: a default access URL is only known once the port is bound.
     const relay = new AgentRelay();
+    // Entitlements are the deployment's own state, computed from every license whoever uploaded it.
+    const entitlements = new EntitlementsService(
+      store.as(SYSTEM_SUBJECTS.entitlements),
+      trustedLicenseKeys(options.values.licensePublicKeys),
+      store.features,
+      () => store.clock.now(),
+    );
+    await entitlements.refresh();
+    // Another replica changed the licenses: compute again here too.
+    const stopEntitlementEvents = await store.pubsub.subscribe(ENTITLEMENTS_CHANNEL, () => {
+      entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
+    });
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const app = await buildApp(
       {
@@ -116,10 +134,20 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         usage: new UsageRecorder(store),
         templateExamples: builtInTemplateExamples,
         connectedDaemons,
+        entitlements,
       },
       { logger, logRequests: options.values.verbose },
     );
     const tasks: DaemonTasks = {
+      entitlements: new PeriodicTask(
+        'entitlements',
+        ENTITLEMENTS_INTERVAL_MS,
+        async () => {
+          // Licenses expire with time alone: nobody asks for that.
+          await entitlements.refresh();
+        },
+        logger,
+      ),
       userDormancy: new PeriodicTask(
         'user-dormancy',
         USER_DORMANCY_INTERVAL_MS,
@@ -137,7 +165,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Nobody asks for these builds, and a suspended owner's workspaces must still stop: no user's
           // subject fits, so the executor acts as its own minimal system subject.
-          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now());
+          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features);
           for (const build of result.builds) logger.info(build, 'autobuild queued a build');
           for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },
@@ -185,6 +213,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       close: async () => {
         await provisioners.stop();
         for (const task of Object.values(tasks)) await task.stop();
+        await stopEntitlementEvents();
         await app.close();
         await store.close();
       },

@@ -1,6 +1,8 @@
 import type { WorkspaceTransition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { EnabledFeatures } from '../lib/enabled-features.js';
 import type { PubSub } from '../store/pubsub.js';
+import { scheduleInEffect } from './advanced-scheduling.js';
 import { jobStatus } from './provisioner-job-status.js';
 import { decideTransition, deletingAtFor, type LifecycleJobStatus } from './schedule/index.js';
 import { createBuild } from './workspace-builds.js';
@@ -17,9 +19,15 @@ export interface AutobuildResult {
  * One tick of the lifecycle executor: for every live workspace that may be due (selected in SQL),
  * decides from its schedule, its latest build and its template whether to start, stop, mark
  * dormant or delete it, and does so. Builds are recorded as the owner's, with the reason saying
- * why. `authorized` is the store as the executor's system subject (`SYSTEM_SUBJECTS.autobuild`).
+ * why. `authorized` is the store as the executor's system subject (`SYSTEM_SUBJECTS.autobuild`);
+ * templates' advanced schedule settings act only with the licensed feature in `features`.
  */
-export async function runAutobuild(authorized: AuthorizedStore, events: PubSub, now: Date): Promise<AutobuildResult> {
+export async function runAutobuild(
+  authorized: AuthorizedStore,
+  events: PubSub,
+  now: Date,
+  features: EnabledFeatures,
+): Promise<AutobuildResult> {
   // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const workspaces = await authorized.listWorkspacesDueForLifecycle(tick);
@@ -31,8 +39,9 @@ export async function runAutobuild(authorized: AuthorizedStore, events: PubSub, 
   for (const workspace of workspaces) {
     const build = facts.builds.get(workspace.id);
     const job = build ? facts.jobs.get(build.job_id) : undefined;
-    const template = facts.templates.get(workspace.template_id);
-    if (!build || !job || !template) continue;
+    const stored = facts.templates.get(workspace.template_id);
+    if (!build || !job || !stored) continue;
+    const template = scheduleInEffect(stored, features);
     const decision = decideTransition({
       now: tick,
       ownerStatus: (facts.ownerStatuses.get(workspace.owner_id) ?? 'active') as 'active' | 'dormant' | 'suspended',

@@ -59,6 +59,7 @@ export interface DeploymentValues {
   readonly updateCheck: boolean;
   readonly sshHostnamePrefix: string;
   readonly sshConfigOptions: readonly string[];
+  readonly licensePublicKeys: readonly string[];
   readonly awsInstanceIdentityCerts: string;
   readonly azureInstanceIdentityRoots: string;
   readonly googleInstanceIdentityCerts: string;
@@ -97,6 +98,7 @@ const rateLimiting: OptionGroup = { name: 'Rate Limiting', yaml: 'rate_limit', d
 const security: OptionGroup = { name: 'Security', yaml: 'security', description: 'Sign-in methods and privileged access.' };
 const oauth: OptionGroup = { name: 'OAuth2 and OIDC', yaml: 'oauth2', description: 'External sign-in providers.' };
 const email: OptionGroup = { name: 'Email', yaml: 'email', description: 'How the daemon sends mail, such as one-time passcodes.' };
+const licensing: OptionGroup = { name: 'Licenses', yaml: 'licenses', description: 'Who may issue licenses to this deployment.' };
 const ssh: OptionGroup = { name: 'SSH', yaml: 'ssh', description: 'What `cove config-ssh` writes for clients.' };
 const instanceIdentity: OptionGroup = {
   name: 'Instance Identity',
@@ -523,6 +525,20 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'string-array',
     default: '',
     description: 'Extra `Key=Value` SSH options that `cove config-ssh` adds to every workspace host.',
+  },
+  {
+    key: 'licensePublicKeys',
+    name: 'License Public Keys',
+    flag: 'license-public-keys',
+    env: 'COVE_LICENSE_PUBLIC_KEYS',
+    yaml: 'public_keys',
+    group: licensing,
+    configPath: ['licenses', 'public_keys'],
+    kind: 'string-array',
+    default: '',
+    description:
+      'More Ed25519 public keys trusted to sign licenses, each `KEY_ID=BASE64` with the base64 of the key in SPKI DER form ' +
+      "(the body of its PEM); Cove's own key is always trusted.",
   },
   {
     key: 'awsInstanceIdentityCerts',

@@ -1,3 +1,5 @@
+import type { EnabledFeatures } from '../lib/enabled-features.js';
+import { scheduleInEffect } from './advanced-scheduling.js';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
 import { HttpProblem, isNotFoundOrHidden } from '../lib/errors.js';
@@ -35,6 +37,8 @@ export interface JobProtocol {
   readonly store: AuthorizedStore;
   readonly pubsub: PubSub;
   readonly clock: Clock;
+  /** The licensed features in effect: advanced template scheduling shapes a start's deadlines. */
+  readonly features: EnabledFeatures;
 }
 
 /** A connected provisioner daemon. */
@@ -222,7 +226,7 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
       ? importCompletion(jobId, result, now)
       : result.type === 'template_version_dry_run'
         ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
-        : buildCompletion(jobId, context, result, now);
+        : buildCompletion(jobId, context, result, now, protocol.features);
   await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
   await publishJobEvent(protocol, jobId, 'done');
   await publishWorkspaceOfJob(protocol, job);
@@ -244,7 +248,13 @@ function importCompletion(jobId: string, result: CompletedImport, now: string): 
   };
 }
 
-function buildCompletion(jobId: string, context: JobContext | undefined, result: CompletedBuild, now: string): JobCompletion {
+function buildCompletion(
+  jobId: string,
+  context: JobContext | undefined,
+  result: CompletedBuild,
+  now: string,
+  features: EnabledFeatures,
+): JobCompletion {
   const build = context?.build?.row;
   // A build that is gone leaves nothing to record but the job's end.
   if (!build) return { now, resources: [], agents: [] };
@@ -267,7 +277,7 @@ function buildCompletion(jobId: string, context: JobContext | undefined, result:
       ready_at: null,
     })),
   );
-  const deadlines = build.transition === 'start' ? startDeadlines(context, new Date(now)) : {};
+  const deadlines = build.transition === 'start' ? startDeadlines(context, new Date(now), features) : {};
   return {
     now,
     resources: rows,
@@ -287,10 +297,15 @@ function buildCompletion(jobId: string, context: JobContext | undefined, result:
 }
 
 /** A started workspace's shutdown deadlines, from its TTL and its template's autostop rules. */
-function startDeadlines(context: JobContext | undefined, now: Date): { deadline?: string | null; max_deadline?: string | null } {
+function startDeadlines(
+  context: JobContext | undefined,
+  now: Date,
+  features: EnabledFeatures,
+): { deadline?: string | null; max_deadline?: string | null } {
   const workspace = context?.build?.workspace;
-  const template = context?.build?.template;
-  if (!workspace || !template) return {};
+  const stored = context?.build?.template;
+  if (!workspace || !stored) return {};
+  const template = scheduleInEffect(stored, features);
   let deadlines: { deadline: Date | null; maxDeadline: Date | null };
   try {
     deadlines = computeDeadlines({

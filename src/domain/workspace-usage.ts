@@ -1,29 +1,39 @@
 import { activityBump, nextAutostart } from './schedule/index.js';
 import { workspaceEventsChannel } from './workspace-events.js';
+import type { EnabledFeatures } from '../lib/enabled-features.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
+import { scheduleInEffect } from './advanced-scheduling.js';
 import type { PubSub } from '../store/pubsub.js';
 import type { WorkspaceRow } from '../store/rows.js';
 
 /**
  * Records that someone used a workspace (an app, a terminal, SSH, a port forward): its
  * `last_used_at` moves to now and a running build's deadline moves out by the template's activity
- * bump. The store's subject must be able to update the workspace.
+ * bump. The store's subject must be able to update the workspace; `features` says whether the
+ * template's advanced schedule settings act.
  */
-export async function recordWorkspaceUsage(store: AuthorizedStore, events: PubSub, workspace: WorkspaceRow, now: Date): Promise<void> {
+export async function recordWorkspaceUsage(
+  store: AuthorizedStore,
+  events: PubSub,
+  workspace: WorkspaceRow,
+  now: Date,
+  features: EnabledFeatures,
+): Promise<void> {
   await store.touchWorkspace(workspace);
-  await bumpDeadline(store, workspace, now);
+  await bumpDeadline(store, workspace, now, features);
   await events.publish(workspaceEventsChannel(workspace.id), 'usage');
 }
 
 /** Moves a running workspace's deadline out by the template's activity bump, as use does. */
-async function bumpDeadline(store: AuthorizedStore, workspace: WorkspaceRow, now: Date): Promise<void> {
+async function bumpDeadline(store: AuthorizedStore, workspace: WorkspaceRow, now: Date, features: EnabledFeatures): Promise<void> {
   const latest = await store.getLatestBuild(workspace);
   if (!latest) return;
   const { build, job } = latest;
   if (!build.deadline || build.transition !== 'start') return;
   if (!job.completed_at || job.error || job.canceled_at) return;
-  const template = await store.getWorkspaceTemplate(workspace).catch(() => undefined);
-  if (!template) return;
+  const stored = await store.getWorkspaceTemplate(workspace).catch(() => undefined);
+  if (!stored) return;
+  const template = scheduleInEffect(stored, features);
   let bumped: Date | null = null;
   try {
     const nextStart = nextAutostart({

@@ -43,6 +43,11 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('system', ['read', 'create']), // the deployment id and signing key in the site settings
     ...allow('organization', ['read', 'create']), // the default organization
   ]),
+  /** Computes the deployment's entitlements from its licenses, at start, on a timer and after license changes. */
+  entitlements: named('entitlements', [
+    ...allow('license', ['read']), // the stored licenses, whoever uploaded them
+    ...allow('user', ['read']), // how many active users count against a user limit
+  ]),
   /** Marks users not seen for a while as dormant, on a timer. */
   userDormancy: named('user-dormancy', [
     ...allow('user', ['update']), // the status of inactive users

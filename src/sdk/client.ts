@@ -63,7 +63,21 @@ import type {
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
+  DausResponse,
+  Entitlements,
+  License,
+  TemplateInsightsResponse,
+  UserActivityInsightsResponse,
+  UserLatencyInsightsResponse,
+  UserStatusCountsResponse,
 } from './wire/index.js';
+
+/** The range of an insights report: RFC 3339 times with the client's offset; template ids comma-separated. */
+export type InsightsRange = {
+  readonly start_time: string;
+  readonly end_time: string;
+  readonly template_ids?: string;
+};
 
 /** One named check of `POST /authcheck`. */
 export interface AuthorizationCheck {
@@ -190,6 +204,47 @@ export class CoveClient {
 
   deploymentStats(): Promise<DeploymentStats> {
     return this.request('GET', '/deployment/stats');
+  }
+
+  addLicense(license: string): Promise<License> {
+    return this.request('POST', '/licenses', { body: { license } });
+  }
+
+  licenses(): Promise<License[]> {
+    return this.request('GET', '/licenses');
+  }
+
+  async deleteLicense(id: number | string): Promise<void> {
+    await this.request('DELETE', `/licenses/${encodeURIComponent(String(id))}`);
+  }
+
+  refreshEntitlements(): Promise<Response> {
+    return this.request('POST', '/licenses/refresh-entitlements');
+  }
+
+  entitlements(): Promise<Entitlements> {
+    return this.request('GET', '/entitlements');
+  }
+
+  /** Distinct users per day over the last 60 days, dated in `tzOffset` hours east of UTC. */
+  insightsDaus(tzOffset: number): Promise<DausResponse> {
+    return this.request('GET', '/insights/daus', { query: { tz_offset: tzOffset } });
+  }
+
+  templateInsights(query: InsightsRange & { readonly interval: 'day' | 'week' }): Promise<TemplateInsightsResponse> {
+    return this.request('GET', '/insights/templates', { query });
+  }
+
+  userActivityInsights(query: InsightsRange): Promise<UserActivityInsightsResponse> {
+    return this.request('GET', '/insights/user-activity', { query });
+  }
+
+  userLatencyInsights(query: InsightsRange): Promise<UserLatencyInsightsResponse> {
+    return this.request('GET', '/insights/user-latency', { query });
+  }
+
+  userStatusCounts(tzOffset: number): Promise<UserStatusCountsResponse> {
+    return this.request('GET', '/insights/user-status-counts', { query: { tz_offset: tzOffset } });
   }
 
   deploymentConfig(): Promise<DeploymentConfig> {

@@ -27,6 +27,8 @@ import * as siteConfig from './queries/site-config.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
 import * as gitSshKeys from './queries/git-ssh-keys.js';
+import * as insights from './queries/insights.js';
+import * as licenses from './queries/licenses.js';
 import * as jobs from './queries/provisioner-jobs.js';
 import * as jobCompletion from './queries/job-completion.js';
 import * as provisionerDaemons from './queries/provisioner-daemons.js';
@@ -605,6 +607,132 @@ export class AuthorizedStore {
   async getDeploymentStatsInputs(since: Date): Promise<DeploymentStatsInputs> {
     this.#require('read', siteObject('deployment_stats'));
     return deploymentStatsInputs(this.#store.db, since.toISOString());
+  }
+
+  // Usage and insights
+
+  /**
+   * Records minutes of use of a workspace, as its owner's use of its template. Needs `update` on
+   * the workspace: use moves it (its last use and deadline) in the same way.
+   */
+  async recordUsageMinutes(
+    workspace: workspaces.WorkspaceRow,
+    minutes: readonly Omit<insights.UsageMinute, 'user_id' | 'template_id'>[],
+  ): Promise<void> {
+    this.#require('update', workspaceRbac(workspace));
+    await insights.recordUsageMinutes(
+      this.#store.db,
+      minutes.map((minute) => ({ ...minute, user_id: workspace.owner_id, template_id: workspace.template_id })),
+    );
+  }
+
+  /**
+   * Distinct users per day over every template, days counted in the offset given (minutes east of
+   * UTC). Deployment-wide numbers: needs `read` on the deployment config, as the reference.
+   */
+  async getDailyActiveUsers(
+    range: { readonly from: number; readonly to: number },
+    offsetMinutes: number,
+  ): Promise<{ day: number; amount: number }[]> {
+    this.#require('read', siteObject('deployment_config'));
+    return insights.dailyActiveUsers(this.#store.db, { ...range, templateIds: 'all' }, offsetMinutes);
+  }
+
+  /**
+   * The templates whose insights a report covers: those asked for, each of which must be readable
+   * (else 404) and allow `view_insights` (else 403); or, when none are asked for, every template
+   * the subject may view insights of, and a 403 when there is none.
+   */
+  async #insightTemplateIds(templateIds: readonly string[]): Promise<string[]> {
+    if (templateIds.length > 0) {
+      const rows = await Promise.all(templateIds.map((id) => this.getTemplate(id)));
+      for (const row of rows) this.#require('view_insights', templateRbac(row));
+      return rows.map((row) => row.id);
+    }
+    const allowed = listFilter(this.subject, 'view_insights', 'template');
+    if (!allowed.all && allowed.orgIds.length === 0) throw new NotAuthorizedError('view_insights', 'template');
+    const rows = await this.#store.db
+      .selectFrom('templates')
+      .select('id')
+      .where((eb) => allowedRows(eb, allowed, { org: 'templates.organization_id', owner: null }))
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * What a template insights report shows, for the templates `#insightTemplateIds` allows: users
+   * per interval and overall, session and app use, and parameter values of workspaces built in
+   * the range (`fromIso`/`toIso` bound the same range as `from`/`to` minutes).
+   */
+  async getTemplateInsights(
+    templateIds: readonly string[],
+    range: {
+      readonly from: number;
+      readonly to: number;
+      readonly fromIso: string;
+      readonly toIso: string;
+      readonly intervalMinutes: number;
+    },
+  ) {
+    const ids = await this.#insightTemplateIds(templateIds);
+    const scope: insights.UsageScope = { from: range.from, to: range.to, templateIds: ids };
+    const db = this.#store.db;
+    const [intervals, total, sessions, apps, parameterValues, parameterDefinitions] = await Promise.all([
+      insights.activeUsersByInterval(db, scope, range.intervalMinutes),
+      insights.activeUsersInRange(db, scope),
+      insights.sessionMinutes(db, scope),
+      insights.appUsage(db, scope),
+      insights.parameterValueCounts(db, this.#store.dialect, { from: range.fromIso, to: range.toIso, templateIds: ids }),
+      insights.activeVersionParameters(db, ids),
+    ]);
+    return { templateIds: ids, intervals, total, sessions, apps, parameterValues, parameterDefinitions };
+  }
+
+  /** Each user's time of use in the range, over the templates `#insightTemplateIds` allows. */
+  async getUserActivityInsights(templateIds: readonly string[], range: { readonly from: number; readonly to: number }) {
+    const ids = await this.#insightTemplateIds(templateIds);
+    return insights.userActivity(this.#store.db, { ...range, templateIds: ids });
+  }
+
+  /** Each user's connection latency percentiles in the range, over the templates `#insightTemplateIds` allows. */
+  async getUserLatencyInsights(templateIds: readonly string[], range: { readonly from: number; readonly to: number }) {
+    const ids = await this.#insightTemplateIds(templateIds);
+    return insights.userLatency(this.#store.db, { ...range, templateIds: ids });
+  }
+
+  /** How many users had each status at each instant (ISO 8601); needs `read` on every user. */
+  async getUserStatusCounts(instants: readonly string[]): Promise<{ instant: string; status: string; count: number }[]> {
+    this.#require('read', siteObject('user'));
+    return insights.userStatusCounts(this.#store.db, instants);
+  }
+
+  // Licenses
+
+  /** Stores a verified license; needs `create` on licenses. */
+  async insertLicense(row: Omit<licenses.LicenseRow, 'id'>): Promise<licenses.LicenseRow> {
+    this.#require('create', siteObject('license'));
+    return withConflicts(() => licenses.insertLicense(this.#store.db, row));
+  }
+
+  /** The stored licenses the subject may read (all or none: licenses are deployment-wide). */
+  async listLicenses(): Promise<licenses.LicenseRow[]> {
+    if (!this.can('read', siteObject('license'))) return [];
+    return licenses.listLicenses(this.#store.db);
+  }
+
+  /** Deletes a license; needs `delete` on licenses. Throws NotFoundError when there is none with that id. */
+  async deleteLicense(id: number): Promise<void> {
+    this.#require('delete', siteObject('license'));
+    if (!(await licenses.deleteLicense(this.#store.db, id))) throw new NotFoundError('license');
+  }
+
+  /** What entitlements are computed from: every license and the number of active users; needs `read` on both. */
+  async getEntitlementInputs(): Promise<{ licenses: licenses.LicenseRow[]; activeUsers: number }> {
+    this.#require('read', siteObject('license'));
+    this.#require('read', siteObject('user'));
+    const [rows, activeUsers] = await Promise.all([licenses.listLicenses(this.#store.db), licenses.countActiveUsers(this.#store.db)]);
+    return { licenses: rows, activeUsers };
   }
 
   // API keys

@@ -30,6 +30,9 @@ export interface Database {
   workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
   git_ssh_keys: GitSshKeyTable;
   workspace_app_statuses: WorkspaceAppStatusTable;
+  workspace_usage_minutes: WorkspaceUsageMinuteTable;
+  user_status_changes: UserStatusChangeTable;
+  licenses: LicenseTable;
 }
 
 export interface MigrationTable {
@@ -375,6 +378,40 @@ export interface WorkspacePortShareTable {
   port: number;
   share_level: string;
   protocol: string;
+}
+
+/** One minute in which a user used a workspace of a template in one way; see migration 14. */
+export interface WorkspaceUsageMinuteTable {
+  user_id: string;
+  template_id: string;
+  /** Minutes since the Unix epoch, UTC. */
+  minute: number;
+  /** ssh | sftp | reconnecting_pty | vscode | jetbrains | app */
+  kind: string;
+  /** The app's slug for kind `app`; empty otherwise. */
+  app_slug: string;
+  app_display_name: string;
+  app_icon: string;
+  /** The agent's median connection latency reported in that minute; 0 when none was. */
+  latency_ms: number;
+}
+
+/** A user's status from `changed_at` on (active, dormant, suspended, or deleted). */
+export interface UserStatusChangeTable {
+  user_id: string;
+  changed_at: string;
+  new_status: string;
+}
+
+/** An uploaded license; see migration 15. */
+export interface LicenseTable {
+  id: Generated<number>;
+  uuid: string;
+  /** The signed token as uploaded. */
+  jwt: string;
+  uploaded_at: string;
+  /** The end of its grace period, ISO 8601. */
+  exp: string;
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };

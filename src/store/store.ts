@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
+import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
 import { AuthorizedStore } from './authorized-store.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
@@ -29,6 +30,8 @@ export class Store {
   readonly pubsub: PubSub;
   readonly clock: Clock;
   readonly sessions = new SessionCache(SESSION_CACHE_TTL_MS);
+  /** The licensed features in effect, kept current by the daemon's entitlements. */
+  readonly features = new EnabledFeatures();
   #stopListening: (() => Promise<void>) | undefined;
 
   private constructor(db: Kysely<Database>, dialect: DialectName, pubsub: PubSub, clock: Clock) {

@@ -79,6 +79,9 @@ function only(allowed: number, subjects: readonly Subject[], denied: number): Ex
 
 const api = (path: string) => `/api/v2${path}`;
 
+/** A report range the test daemon's clock (from 2026-01-05T10:00Z on) never moves before. */
+const INSIGHTS_RANGE = 'start_time=2026-01-01T00:00:00Z&end_time=2026-01-05T00:00:00Z';
+
 /** Those who may change templates: owners, organization admins and template admins; the rest can see and are refused. */
 function templateWriters(status: number): Expectation {
   return signedIn(403, { owner: status, orgAdmin: status, templateAdmin: status });
@@ -764,6 +767,38 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/workspaceagents/:workspaceagent/startup-logs': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/startup-logs`) }),
     expect: memberWorkspaceReaders(200),
+  },
+  // Deployment-wide: those who read the deployment config.
+  'GET /api/v2/insights/daus': { call: () => ({ path: api('/insights/daus?tz_offset=0') }), expect: only(200, ['owner', 'auditor'], 403) },
+  // Those who may view insights of some templates: organization admins see their organizations'.
+  'GET /api/v2/insights/templates': {
+    call: () => ({ path: api(`/insights/templates?${INSIGHTS_RANGE}&interval=day`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'orgAdmin'], 403),
+  },
+  'GET /api/v2/insights/user-activity': {
+    call: () => ({ path: api(`/insights/user-activity?${INSIGHTS_RANGE}`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'orgAdmin'], 403),
+  },
+  'GET /api/v2/insights/user-latency': {
+    call: (world) => ({ path: api(`/insights/user-latency?${INSIGHTS_RANGE}&template_ids=${world.template.id}`) }),
+    expect: only(200, ['owner', 'auditor', 'templateAdmin', 'orgAdmin'], 403),
+  },
+  // Licenses belong to site owners; every signed-in user may read the entitlements.
+  'POST /api/v2/licenses': {
+    call: () => ({ path: api('/licenses'), body: { license: 'not-a-license' } }),
+    expect: only(400, ['owner'], 403),
+  },
+  'GET /api/v2/licenses': { call: () => ({ path: api('/licenses') }), expect: signedIn(200) },
+  'DELETE /api/v2/licenses/:id': { call: () => ({ path: api('/licenses/999') }), expect: only(404, ['owner'], 403) },
+  'POST /api/v2/licenses/refresh-entitlements': {
+    call: () => ({ path: api('/licenses/refresh-entitlements') }),
+    expect: only(201, ['owner'], 403),
+  },
+  'GET /api/v2/entitlements': { call: () => ({ path: api('/entitlements') }), expect: signedIn(200) },
+  // Those who read every user.
+  'GET /api/v2/insights/user-status-counts': {
+    call: () => ({ path: api('/insights/user-status-counts?tz_offset=2') }),
+    expect: signedIn(200, { member: 403, otherMember: 403 }),
   },
 };
 

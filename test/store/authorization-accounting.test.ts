@@ -25,6 +25,14 @@ interface World {
  * subject with the right, `denied` must be refused (or filtered to nothing, for lists).
  * A method without a case fails the test, so a new store method cannot skip authorization.
  */
+/** A stored license row; its token is not checked by the store. */
+function licenseRow(name: string) {
+  return { uuid: newId(), jwt: name, uploaded_at: '2026-01-05T10:00:00.000Z', exp: '2027-01-01T00:00:00.000Z' };
+}
+
+/** A minute of SSH use, for the usage recording case. */
+const usageMinute = { minute: 29_000_000, kind: 'ssh', app_slug: '', app_display_name: '', app_icon: '', latency_ms: 0 };
+
 const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; denied(w: World): Promise<unknown> }>> = {
   can: {
     allowed: async (w) => assert.equal(w.owner.can('read', { type: 'deployment_config' }), true),
@@ -726,6 +734,59 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace, everyBuild))?.length, 1),
     denied: async (w) =>
       expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
+  },
+  insertLicense: {
+    allowed: async (w) => assert.ok((await w.owner.insertLicense(licenseRow('owner-license'))).id > 0),
+    denied: async (w) => expectRefused(() => w.member.insertLicense(licenseRow('member-license'))),
+  },
+  listLicenses: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.listLicenses())),
+    // Filtered, not refused: licenses are all or nothing, and a member sees none.
+    denied: async (w) => {
+      await w.owner.insertLicense(licenseRow('listed-license'));
+      assert.deepEqual(await w.member.listLicenses(), []);
+      await expectRefused(async () => {
+        if ((await w.member.listLicenses()).length === 0) throw new NotAuthorizedError('read', 'license');
+      });
+    },
+  },
+  deleteLicense: {
+    allowed: async (w) => w.owner.deleteLicense((await w.owner.insertLicense(licenseRow('doomed-license'))).id),
+    denied: async (w) => expectRefused(async () => w.member.deleteLicense((await w.owner.insertLicense(licenseRow('kept-license'))).id)),
+  },
+  getEntitlementInputs: {
+    allowed: async (w) => assert.ok((await system(w, 'entitlements').getEntitlementInputs()).activeUsers >= 1),
+    denied: async (w) => expectRefused(() => w.member.getEntitlementInputs()),
+  },
+  recordUsageMinutes: {
+    allowed: async (w) => w.member.recordUsageMinutes((await workspaceFixture(w, w.member)).workspace, [usageMinute]),
+    denied: async (w) =>
+      expectRefused(async () => w.member.recordUsageMinutes((await workspaceFixture(w, w.owner)).workspace, [usageMinute])),
+  },
+  getDailyActiveUsers: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getDailyActiveUsers({ from: 0, to: 1 }, 0), []),
+    denied: async (w) => expectRefused(() => w.member.getDailyActiveUsers({ from: 0, to: 1 }, 0)),
+  },
+  getTemplateInsights: {
+    allowed: async (w) =>
+      assert.equal(
+        (await w.owner.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })).total.users,
+        0,
+      ),
+    denied: async (w) =>
+      expectRefused(() => w.member.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })),
+  },
+  getUserActivityInsights: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getUserActivityInsights([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.getUserActivityInsights([], { from: 0, to: 1 })),
+  },
+  getUserLatencyInsights: {
+    allowed: async (w) => assert.deepEqual(await w.owner.getUserLatencyInsights([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.getUserLatencyInsights([], { from: 0, to: 1 })),
+  },
+  getUserStatusCounts: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.getUserStatusCounts([w.test.clock.now().toISOString()]))),
+    denied: async (w) => expectRefused(() => w.member.getUserStatusCounts([w.test.clock.now().toISOString()])),
   },
   touchWorkspace: {
     allowed: async (w) => w.member.touchWorkspace((await workspaceFixture(w, w.member)).workspace),

@@ -192,7 +192,9 @@ class AppProxy {
       connection.destroy();
       return;
     }
-    this.#context.usage.record(workspace, request.log);
+    // Use of a named app counts for insights; a shared port is use of the workspace only.
+    if (resolved.app) this.#context.usage.recordUse(workspace, { kind: 'app', ...resolved.app }, request.log);
+    else this.#context.usage.record(workspace, request.log);
     this.#open.add(connection);
     connection.once('close', () => this.#open.delete(connection));
     const upgrade = upgradeSide(request.raw);

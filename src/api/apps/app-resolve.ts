@@ -26,6 +26,8 @@ export interface ResolvedApp {
   readonly level: ShareLevel;
   /** Where to proxy to, or why it cannot be (told only to those who may open the app). */
   readonly upstream: Upstream | HttpProblem;
+  /** The app, when the URL named one of the agent's apps rather than a port. */
+  readonly app?: { readonly slug: string; readonly displayName: string; readonly icon: string };
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]']);
@@ -60,7 +62,14 @@ export async function resolveApp(store: AuthorizedStore, target: AppTarget): Pro
   const app = readDefinition(agent.definition).apps.find((candidate) => candidate.slug.toLowerCase() === target.slugOrPort.toLowerCase());
   if (app) {
     const level = SHARE_LEVELS.includes(app.share) ? app.share : 'owner';
-    return { workspace, ownerUsername: owner.username, agent, level, upstream: appUpstream(app.slug, app.url, app.external) };
+    return {
+      workspace,
+      ownerUsername: owner.username,
+      agent,
+      level,
+      upstream: appUpstream(app.slug, app.url, app.external),
+      app: { slug: app.slug, displayName: app.display_name, icon: app.icon },
+    };
   }
   const port = parsePort(target.slugOrPort);
   if (!port) return undefined;

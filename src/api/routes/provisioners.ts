@@ -76,6 +76,7 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         store: context.store.as(SYSTEM_SUBJECTS.provisionerDaemon),
         pubsub: context.store.pubsub,
         clock: context.store.clock,
+        features: context.store.features,
       };
       await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, context.connectedDaemons).start();
     },

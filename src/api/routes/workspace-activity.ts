@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
 import { checkPortShare } from '../../domain/port-sharing.js';
+import { recordUsageMinute, type SessionKind } from '../../domain/usage-minutes.js';
 import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
@@ -21,6 +22,13 @@ const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) 
 const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name: Type.Optional(Type.String()) });
 /** The apps a usage report may name (reference §6.5); the CLI maps others to `ssh`. */
 const USAGE_APPS: readonly string[] = ['vscode', 'jetbrains', 'reconnecting-pty', 'ssh'];
+/** The kind of session insights count for each app a usage report may name. */
+const USAGE_SESSION_KINDS: Readonly<Record<string, SessionKind>> = {
+  vscode: 'vscode',
+  jetbrains: 'jetbrains',
+  'reconnecting-pty': 'reconnecting_pty',
+  ssh: 'ssh',
+};
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const PortShare = Type.Object({
   workspace_id: Type.String(),
@@ -68,7 +76,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       const workspace = workspaceOf(request);
       // Reporting use moves the workspace's deadline: the reference asks for `update` on it.
       store.authorizeWorkspace('update', workspace);
-      await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now());
+      await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now(), context.store.features);
       const body = request.body ?? {};
       const agentId = body.agent_id === NIL_UUID ? '' : (body.agent_id ?? '');
       const appName = body.app_name ?? '';
@@ -89,6 +97,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
         throw error;
       });
       if (!agent || agent.workspace.id !== workspace.id) throw new NotFoundError('workspace agent');
+      // A named kind of session is also a minute of that use for insights.
+      await recordUsageMinute(store, workspace, [{ kind: USAGE_SESSION_KINDS[appName] ?? 'ssh' }], context.store.clock.now());
       return reply.code(204).send();
     },
   );

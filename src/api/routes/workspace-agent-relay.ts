@@ -301,7 +301,10 @@ async function relay(
     }
     if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
     // A ping is not use: a monitor pinging every minute must not keep a workspace from stopping.
-    if (target.kind !== 'echo') context.usage.record(found.workspace, log);
+    // A terminal or SSH session is also a kind of use insights count; a forwarded port is not.
+    if (target.kind === 'pty') context.usage.recordUse(found.workspace, { kind: 'reconnecting_pty' }, log);
+    else if (target.kind === 'ssh') context.usage.recordUse(found.workspace, { kind: 'ssh' }, log);
+    else if (target.kind !== 'echo') context.usage.record(found.workspace, log);
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
       await pipeSockets(socket, stream, {

@@ -1,3 +1,4 @@
+import { scheduleInEffect } from '../../domain/advanced-scheduling.js';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -63,7 +64,9 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
-  const templateOf = (request: FastifyRequest, workspace: WorkspaceRow) => authOf(request).store.getWorkspaceTemplate(workspace);
+  // The template as its schedule acts: its advanced settings only with the licensed feature.
+  const templateOf = async (request: FastifyRequest, workspace: WorkspaceRow) =>
+    scheduleInEffect(await authOf(request).store.getWorkspaceTemplate(workspace), context.store.features);
   const changed = (workspace: WorkspaceRow, what: string) => context.store.pubsub.publish(workspaceEventsChannel(workspace.id), what);
 
   api.put(

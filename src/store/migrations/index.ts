@@ -12,6 +12,8 @@ import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js'
 import { queuedJobIndexMigration } from './0011-queued-job-index.js';
 import { workspaceLatestBuildStatusMigration } from './0012-workspace-latest-build-status.js';
 import { publicPortShareDefaultMigration } from './0013-public-port-share-default.js';
+import { usageInsightsMigration } from './0014-usage-insights.js';
+import { licensesMigration } from './0015-licenses.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,6 +30,8 @@ export const MIGRATIONS: readonly Migration[] = [
   queuedJobIndexMigration,
   workspaceLatestBuildStatusMigration,
   publicPortShareDefaultMigration,
+  usageInsightsMigration,
+  licensesMigration,
 ];
 
 export type { Migration } from './migration.js';

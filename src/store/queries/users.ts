@@ -49,27 +49,63 @@ export async function countUsers(db: Kysely<Database>): Promise<number> {
   return Number(row?.count ?? 0);
 }
 
-/** Inserts a user row as given. */
+/** Inserts a user row as given, with the start of its status history. */
 export async function insertUser(db: Kysely<Database>, row: UserRow): Promise<UserRow> {
   await db.insertInto('users').values(row).execute();
+  await recordStatusChange(db, row.id, row.created_at, row.status);
   return row;
 }
 
-/** Applies a partial update to a live user. */
+/**
+ * Applies a partial update to a live user. A new status, or the deletion, is also written to the
+ * user's status history (at the change's `updated_at`), which the status insights count.
+ */
 export async function updateUser(db: Kysely<Database>, id: string, changes: Updateable<UserTable>): Promise<void> {
-  await db.updateTable('users').set(changes).where('id', '=', id).where('deleted', '=', 0).execute();
+  const newStatus = changes.deleted === 1 ? 'deleted' : changes.status;
+  const changedAt = changes.updated_at;
+  if (newStatus === undefined || changedAt === undefined) {
+    await db.updateTable('users').set(changes).where('id', '=', id).where('deleted', '=', 0).execute();
+    return;
+  }
+  await inTransaction(db, async (trx) => {
+    const result = await trx.updateTable('users').set(changes).where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) await recordStatusChange(trx, id, changedAt, newStatus);
+  });
 }
 
-/** Marks live active users not seen since `cutoff` as dormant; returns how many changed. */
+/** Marks live active users not seen since `cutoff` as dormant, in their status history too; returns how many changed. */
 export async function markUsersDormant(db: Kysely<Database>, cutoff: string, now: string): Promise<number> {
-  const result = await db
-    .updateTable('users')
-    .set({ status: 'dormant', updated_at: now })
-    .where('status', '=', 'active')
-    .where('deleted', '=', 0)
-    .where('last_seen_at', '<', cutoff)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return inTransaction(db, async (trx) => {
+    const due = trx.selectFrom('users').where('status', '=', 'active').where('deleted', '=', 0).where('last_seen_at', '<', cutoff);
+    await trx
+      .insertInto('user_status_changes')
+      .columns(['user_id', 'changed_at', 'new_status'])
+      .expression(due.select((eb) => ['id', eb.val(now).as('changed_at'), eb.val('dormant').as('new_status')]))
+      .onConflict((oc) => oc.columns(['user_id', 'changed_at']).doUpdateSet({ new_status: 'dormant' }))
+      .execute();
+    const result = await trx
+      .updateTable('users')
+      .set({ status: 'dormant', updated_at: now })
+      .where('status', '=', 'active')
+      .where('deleted', '=', 0)
+      .where('last_seen_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  });
+}
+
+/** Appends to a user's status history; a second change in the same millisecond replaces the first. */
+async function recordStatusChange(db: Kysely<Database>, userId: string, changedAt: string, newStatus: string): Promise<void> {
+  await db
+    .insertInto('user_status_changes')
+    .values({ user_id: userId, changed_at: changedAt, new_status: newStatus })
+    .onConflict((oc) => oc.columns(['user_id', 'changed_at']).doUpdateSet({ new_status: newStatus }))
+    .execute();
+}
+
+/** Runs `work` in the caller's transaction, or in a new one. */
+function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
 }
 
 /**

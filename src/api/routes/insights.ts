@@ -1,0 +1,99 @@
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { checkTzOffset, intervalMinutes, parseReportRange, parseTemplateIds, recentDays, reportIntervals } from '../../domain/insights.js';
+import {
+  DausResponse,
+  InsightsInterval,
+  TemplateInsightsResponse,
+  UserActivityInsightsResponse,
+  UserLatencyInsightsResponse,
+  UserStatusCountsResponse,
+} from '../../sdk/wire/index.js';
+import type { ApiContext } from '../context.js';
+import { toWireDaus, toWireStatusCounts, toWireTemplateInsights, toWireUserActivity, toWireUserLatency } from '../convert/insights.js';
+import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { forbidden } from '../problems.js';
+
+// Unknown query parameters are refused, as the reference's parser does.
+const TzOffsetQuery = Type.Object({ tz_offset: Type.Integer() }, { additionalProperties: false });
+const RangeQuery = {
+  start_time: Type.String(),
+  end_time: Type.String(),
+  /** Repeated, or one comma-separated value. */
+  template_ids: Type.Optional(Type.Array(Type.String())),
+};
+const UserReportQuery = Type.Object(RangeQuery, { additionalProperties: false });
+const TemplateReportQuery = Type.Object({ ...RangeQuery, interval: InsightsInterval }, { additionalProperties: false });
+
+/** `/insights/*`: usage of the deployment and its templates, computed from the recorded minutes of use. */
+export async function insightsRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
+  requireAuthentication(app, context);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const now = () => context.store.clock.now();
+
+  api.get('/insights/daus', { schema: { querystring: TzOffsetQuery, response: { 200: DausResponse } } }, async (request) => {
+    const { store } = authOf(request);
+    if (!store.can('read', { type: 'deployment_config' })) throw forbidden();
+    const offset = checkTzOffset(request.query.tz_offset);
+    const window = recentDays(now(), offset);
+    return toWireDaus(await store.getDailyActiveUsers(window, offset * 60), offset);
+  });
+
+  api.get(
+    '/insights/templates',
+    { schema: { querystring: TemplateReportQuery, response: { 200: TemplateInsightsResponse } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const { query } = request;
+      const range = parseReportRange(query.start_time, query.end_time, now());
+      const intervals = reportIntervals(range, query.interval);
+      const templateIds = parseTemplateIds(query.template_ids);
+      const data = await store.getTemplateInsights(templateIds, {
+        from: range.from,
+        to: range.to,
+        fromIso: range.start.toISOString(),
+        toIso: range.end.toISOString(),
+        intervalMinutes: intervalMinutes(query.interval),
+      });
+      return toWireTemplateInsights(data, range, intervals, query.interval, templateIds);
+    },
+  );
+
+  api.get(
+    '/insights/user-activity',
+    { schema: { querystring: UserReportQuery, response: { 200: UserActivityInsightsResponse } } },
+    async (request) => {
+      const { query } = request;
+      const range = parseReportRange(query.start_time, query.end_time, now());
+      const templateIds = parseTemplateIds(query.template_ids);
+      const data = await authOf(request).store.getUserActivityInsights(templateIds, range);
+      return toWireUserActivity(data, range, templateIds);
+    },
+  );
+
+  api.get(
+    '/insights/user-latency',
+    { schema: { querystring: UserReportQuery, response: { 200: UserLatencyInsightsResponse } } },
+    async (request) => {
+      const { query } = request;
+      const range = parseReportRange(query.start_time, query.end_time, now());
+      const templateIds = parseTemplateIds(query.template_ids);
+      const data = await authOf(request).store.getUserLatencyInsights(templateIds, range);
+      return toWireUserLatency(data, range, templateIds);
+    },
+  );
+
+  api.get(
+    '/insights/user-status-counts',
+    { schema: { querystring: TzOffsetQuery, response: { 200: UserStatusCountsResponse } } },
+    async (request) => {
+      const { store } = authOf(request);
+      if (!store.can('read', { type: 'user' })) throw forbidden();
+      const offset = checkTzOffset(request.query.tz_offset);
+      const { midnights } = recentDays(now(), offset);
+      const rows = await store.getUserStatusCounts(midnights.map((midnight) => midnight.toISOString()));
+      return toWireStatusCounts(rows, midnights, offset * 60);
+    },
+  );
+}

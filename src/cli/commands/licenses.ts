@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import type { License } from '../../sdk/wire/index.js';
+import { CliError } from '../cli-error.js';
+import type { CommandSpec } from '../command.js';
+import { printData, printJson } from '../output.js';
+
+const claim = (license: License, name: string) => {
+  const value = license.claims[name];
+  return typeof value === 'number' ? new Date(value * 1000).toISOString() : '';
+};
+const LICENSE_COLUMNS = [
+  { heading: 'id', value: (l: License) => String(l.id) },
+  { heading: 'uuid', value: (l: License) => l.uuid },
+  { heading: 'account', value: (l: License) => String(l.claims['account_id'] ?? '') },
+  { heading: 'expires', value: (l: License) => claim(l, 'license_expires') },
+  { heading: 'uploaded', value: (l: License) => l.uploaded_at },
+];
+
+/** `cove licenses`: add, list and delete the deployment's licenses. */
+export const licensesCommand: CommandSpec = {
+  name: 'licenses',
+  summary: 'Add, list and delete licenses',
+  subcommands: [
+    {
+      name: 'add',
+      summary: 'Add a license (the signed token, as an argument or from a file)',
+      arguments: [{ name: 'license', description: 'The license token' }],
+      options: [{ flags: '-f, --file <path>', description: 'Read the license from a file' }],
+      async run(context, [token], options) {
+        const text = typeof options['file'] === 'string' ? readFileSync(options['file'], 'utf8') : token;
+        if (!text) throw new CliError('Give the license as an argument or with --file.');
+        const license = await (await context.client()).addLicense(text.trim());
+        if (context.json) return printJson(context.io, license);
+        context.say(`Added license ${license.id} (${license.uuid}).`);
+      },
+    },
+    {
+      name: 'list',
+      aliases: ['ls'],
+      summary: 'List licenses',
+      async run(context) {
+        printData(context.io, context.global.output, await (await context.client()).licenses(), LICENSE_COLUMNS);
+      },
+    },
+    {
+      name: 'delete',
+      aliases: ['rm'],
+      summary: 'Delete a license by id',
+      arguments: [{ name: 'id', description: 'License id (from "cove licenses list")', required: true }],
+      async run(context, [id = '']) {
+        await (await context.client()).deleteLicense(id);
+        if (context.json) return printJson(context.io, { deleted: id });
+        context.say(`Deleted license ${id}.`);
+      },
+    },
+  ],
+};
+
+/** `cove features`: what the licenses entitle the deployment to. */
+export const featuresCommand: CommandSpec = {
+  name: 'features',
+  summary: 'Show licensed features',
+  subcommands: [
+    {
+      name: 'list',
+      aliases: ['ls'],
+      summary: 'List features with their entitlement, limits and use',
+      async run(context) {
+        const entitlements = await (await context.client()).entitlements();
+        if (context.json) return printJson(context.io, entitlements);
+        const rows = Object.entries(entitlements.features).map(([name, state]) => ({ name, ...state }));
+        printData(context.io, 'table', rows, [
+          { heading: 'name', value: (row) => row.name },
+          { heading: 'entitlement', value: (row) => row.entitlement },
+          { heading: 'enabled', value: (row) => String(row.enabled) },
+          { heading: 'limit', value: (row) => (row.limit === undefined ? '' : String(row.limit)) },
+          { heading: 'actual', value: (row) => (row.actual === undefined ? '' : String(row.actual)) },
+        ]);
+        for (const warning of entitlements.warnings) context.io.stderr.write(`warning: ${warning}\n`);
+      },
+    },
+  ],
+};

@@ -1,0 +1,33 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, LicenseTable } from '../schema.js';
+
+export type LicenseRow = Selectable<LicenseTable>;
+
+/** Stores a license and returns it with its id. */
+export async function insertLicense(db: Kysely<Database>, row: Omit<LicenseRow, 'id'>): Promise<LicenseRow> {
+  const inserted = await db.insertInto('licenses').values(row).returning('id').executeTakeFirstOrThrow();
+  return { ...row, id: Number(inserted.id) };
+}
+
+/** Every stored license, oldest first. */
+export async function listLicenses(db: Kysely<Database>): Promise<LicenseRow[]> {
+  const rows = await db.selectFrom('licenses').selectAll().orderBy('id').execute();
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/** Deletes a license; false when there was none with that id. */
+export async function deleteLicense(db: Kysely<Database>, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('licenses').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Live, active users: those a user limit counts. */
+export async function countActiveUsers(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('deleted', '=', 0)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
