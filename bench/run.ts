@@ -11,8 +11,10 @@
 //   6. `--version` of the single executable (`npm run package`, built once and cached) against
 //      `node -e 0` (target ratio <= 1.5);
 //   7. `cove whoami`, `cove ls` and `cove templates list` against a local daemon, each against
-//      `node -e 0` (bench/cli.ts; target ratio <= 1.8).
-// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli picks some of them (default: all, in that order).
+//      `node -e 0` (bench/cli.ts; target ratio <= 1.8);
+//   8. agent log ingest with 100- and 1,000-line batches against a plain batched insert into the
+//      same SQLite file (bench/logs.ts; targets >= 0.25 and >= 0.5).
+// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli,logs picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { CoveClient } from '../src/sdk/client.js';
 import { agentsBenchmark } from './agents.js';
 import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
+import { logsBenchmark } from './logs.js';
 import { relayBenchmark } from './relay.js';
 import { singleExecutable } from '../test/helpers/single-executable.js';
 import { printSummary, recordFigure } from './summary.js';
@@ -142,7 +145,9 @@ async function singleFileBenchmark(): Promise<void> {
   recordFigure({ name: 'single file: size', value: `${(size / 1e6).toFixed(1)} MB`, target: '< 110 MB', ok: size < 110e6 });
 }
 
-const only = new Set((process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli').split(',').map((name) => name.trim()));
+const only = new Set(
+  (process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli,logs').split(',').map((name) => name.trim()),
+);
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
 if (only.has('agents')) await agentsBenchmark();
@@ -150,4 +155,5 @@ if (only.has('relay')) await relayBenchmark();
 if (only.has('lists')) await listsBenchmark();
 if (only.has('single-file')) await singleFileBenchmark();
 if (only.has('cli')) await cliBenchmark(cove);
+if (only.has('logs')) await logsBenchmark();
 printSummary();
