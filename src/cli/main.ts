@@ -15,20 +15,7 @@ const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
  * Never calls process.exit, so tests can run it in-process.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const program = new Command('cove')
-    .description('Cove: self-hosted remote development workspaces.')
-    .version(VERSION, '-V, --version', 'Print the version of cove')
-    .option('--url <url>', 'Deployment URL (default: $COVE_URL, or the one saved by "cove login")')
-    .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
-    .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
-    .option('--verbose', 'Show debug details and stack traces', false)
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    });
-
+  const program = createProgram(io);
   const requested = requestedCommand(argv.slice(2));
   let exitCode = 0;
   const setExit = (code: number | void) => {
@@ -38,7 +25,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     const wanted = requested !== undefined && (entry.name === requested || entry.aliases?.includes(requested));
     if (wanted) {
       const spec = await entry.load();
-      await register(program, spec, io, setExit);
+      await registerCommand(program, spec, io, setExit);
     } else {
       const stub = program.command(entry.name).summary(entry.summary).description(entry.summary);
       for (const alias of entry.aliases ?? []) stub.alias(alias);
@@ -54,6 +41,23 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   }
 }
 
+/** The `cove` program with its global options and no commands yet: what `main` and the CLI reference start from. */
+export function createProgram(io: CliIo): Command {
+  return new Command('cove')
+    .description('Cove: self-hosted remote development workspaces.')
+    .version(VERSION, '-V, --version', 'Print the version of cove')
+    .option('--url <url>', 'Deployment URL (default: $COVE_URL, or the one saved by "cove login")')
+    .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
+    .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
+    .option('--verbose', 'Show debug details and stack traces', false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+}
+
 function requestedCommand(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
@@ -63,7 +67,13 @@ function requestedCommand(args: readonly string[]): string | undefined {
   return undefined;
 }
 
-async function register(parent: Command, spec: CommandSpec, io: CliIo, setExit: (code: number | void) => void): Promise<void> {
+/** Adds a command spec (and its subcommands) to `parent` as commander commands that run it. */
+export async function registerCommand(
+  parent: Command,
+  spec: CommandSpec,
+  io: CliIo,
+  setExit: (code: number | void) => void,
+): Promise<void> {
   const command = parent
     .command(spec.name)
     .summary(spec.summary)
@@ -76,7 +86,7 @@ async function register(parent: Command, spec: CommandSpec, io: CliIo, setExit: 
   for (const option of spec.options ?? []) command.option(option.flags, option.description, option.default);
   if (spec.examples?.length) command.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   if (spec.configure) await spec.configure(command);
-  for (const sub of spec.subcommands ?? []) await register(command, sub, io, setExit);
+  for (const sub of spec.subcommands ?? []) await registerCommand(command, sub, io, setExit);
   const run = spec.run;
   if (run) {
     command.action(async (...actionArgs: unknown[]) => {

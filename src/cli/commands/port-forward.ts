@@ -17,6 +17,7 @@ interface Forward {
 /** `cove port-forward`: local TCP ports that reach ports inside a workspace. */
 export const portForwardCommand: CommandSpec = {
   name: 'port-forward',
+  aliases: ['tunnel'],
   summary: 'Forward local TCP ports to ports inside a workspace',
   description:
     "Listens on each LOCAL port and carries every connection to REMOTE on the workspace's loopback " +
