@@ -19,6 +19,7 @@ const LICENSE_COLUMNS = [
 /** `cove licenses`: add, list and delete the deployment's licenses. */
 export const licensesCommand: CommandSpec = {
   name: 'licenses',
+  aliases: ['license'],
   summary: 'Add, list and delete licenses',
   subcommands: [
     {
