@@ -24,6 +24,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/logout.js')).logoutCommand,
   },
   { name: 'whoami', summary: 'Show the signed-in user', load: async () => (await import('./commands/whoami.js')).whoamiCommand },
+  {
+    name: 'publickey',
+    aliases: ['pubkey'],
+    summary: 'Print your public key for git over SSH in your workspaces',
+    load: async () => (await import('./commands/publickey.js')).publickeyCommand,
+  },
   { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
   {
     name: 'users',
@@ -75,6 +81,38 @@ export const COMMANDS: readonly CommandEntry[] = [
     aliases: ['rm'],
     summary: 'Delete a workspace and destroy its resources',
     load: async () => (await import('./commands/workspace-lifecycle.js')).deleteCommand,
+  },
+  {
+    name: 'logs',
+    summary: "Show a workspace's build log and its agents' script logs",
+    load: async () => (await import('./commands/logs.js')).logsCommand,
+  },
+  {
+    name: 'rename',
+    summary: 'Rename a workspace',
+    load: async () => (await import('./commands/workspace-rename.js')).renameCommand,
+  },
+  {
+    name: 'favorite',
+    aliases: ['fav', 'favourite'],
+    summary: 'Mark a workspace as a favorite, listed first',
+    load: async () => (await import('./commands/workspace-favorite.js')).favoriteCommand,
+  },
+  {
+    name: 'unfavorite',
+    aliases: ['unfav', 'unfavourite'],
+    summary: 'Remove the favorite mark from a workspace',
+    load: async () => (await import('./commands/workspace-favorite.js')).unfavoriteCommand,
+  },
+  {
+    name: 'autoupdate',
+    summary: "Choose whether a workspace moves to its template's active version when it starts",
+    load: async () => (await import('./commands/workspace-autoupdate.js')).autoupdateCommand,
+  },
+  {
+    name: 'state',
+    summary: 'Pull and push the provisioner state of workspaces, to repair broken ones',
+    load: async () => (await import('./commands/state.js')).stateCommand,
   },
   {
     name: 'schedule',
