@@ -160,6 +160,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/provisioner.js')).provisionerCommand,
   },
   {
+    name: 'stat',
+    summary: 'Show CPU, memory and disk use inside a workspace',
+    load: async () => (await import('./commands/stat.js')).statCommand,
+  },
+  {
+    name: 'dotfiles',
+    summary: 'Clone a dotfiles repository and install it (inside a workspace)',
+    load: async () => (await import('./commands/dotfiles.js')).dotfilesCommand,
+  },
+  {
     name: 'agent',
     summary: 'Run the workspace agent (inside a workspace)',
     load: async () => (await import('./commands/agent.js')).agentCommand,
