@@ -54,6 +54,28 @@ describe('cove logs, favorite, unfavorite, rename, autoupdate, publickey and sta
     return { seen, done };
   }
 
+  /** Runs the CLI on a pretend terminal that types `answer` when the command asks. */
+  async function runOnTerminal(answer: string, ...args: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const collect = (append: (text: string) => void) =>
+      new Writable({
+        write(chunk: Buffer, _encoding, next) {
+          append(chunk.toString('utf8'));
+          next();
+        },
+      });
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    stdin.once('resume', () => setImmediate(() => stdin.write(`${answer}\r`)));
+    const code = await main(['node', 'cove', ...args], {
+      stdout: collect((text) => (stdout += text)),
+      stderr: collect((text) => (stderr += text)),
+      stdin,
+      env: { COVE_CONFIG_DIR: admin.configDir, COVE_SECRET_STORE: 'file' },
+    });
+    return { code, stdout, stderr };
+  }
+
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1', allowWorkspaceRenames: 'true' } });
     const login = await admin.run(
@@ -238,15 +260,20 @@ describe('cove logs, favorite, unfavorite, rename, autoupdate, publickey and sta
     assert.match(missing.stderr, /has no build #7/);
   });
 
-  it('renames a workspace only when confirmed', async () => {
+  it('renames a workspace only when confirmed: with its name typed on a terminal, or -y', async () => {
     const unconfirmed = await admin.run('rename', 'plain', 'renamed');
     assert.equal(unconfirmed.code, 1);
     assert.match(unconfirmed.stderr, /Renaming workspace "plain" needs confirmation/);
-    const renamed = await admin.run('rename', 'plain', 'renamed', '-y');
+    const mistyped = await runOnTerminal('plan', 'rename', 'plain', 'renamed');
+    assert.equal(mistyped.code, 1);
+    assert.match(mistyped.stderr, /WARNING: renaming can lose data/);
+    assert.match(mistyped.stderr, /Canceled: "plan" is not "plain"; nothing was renamed/);
+    const renamed = await runOnTerminal('plain', 'rename', 'plain', 'renamed');
     assert.equal(renamed.code, 0, renamed.stderr);
     assert.equal(renamed.stdout, 'Workspace "plain" is now "renamed".\n');
     assert.equal((await client.workspaceByOwnerAndName('me', 'renamed')).name, 'renamed');
     const json = await admin.run('rename', 'renamed', 'plain', '-y', '-o', 'json');
+    assert.equal(json.code, 0, json.stderr);
     assert.equal((JSON.parse(json.stdout) as { name: string }).name, 'plain');
   });
 });
