@@ -24,6 +24,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/logout.js')).logoutCommand,
   },
   { name: 'whoami', summary: 'Show the signed-in user', load: async () => (await import('./commands/whoami.js')).whoamiCommand },
+  {
+    name: 'publickey',
+    aliases: ['pubkey'],
+    summary: 'Print your public key for git over SSH in your workspaces',
+    load: async () => (await import('./commands/publickey.js')).publickeyCommand,
+  },
   { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
   {
     name: 'users',
@@ -77,6 +83,38 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/workspace-lifecycle.js')).deleteCommand,
   },
   {
+    name: 'logs',
+    summary: "Show a workspace's build log and its agents' script logs",
+    load: async () => (await import('./commands/logs.js')).logsCommand,
+  },
+  {
+    name: 'rename',
+    summary: 'Rename a workspace',
+    load: async () => (await import('./commands/workspace-rename.js')).renameCommand,
+  },
+  {
+    name: 'favorite',
+    aliases: ['fav', 'favourite'],
+    summary: 'Mark a workspace as a favorite, listed first',
+    load: async () => (await import('./commands/workspace-favorite.js')).favoriteCommand,
+  },
+  {
+    name: 'unfavorite',
+    aliases: ['unfav', 'unfavourite'],
+    summary: 'Remove the favorite mark from a workspace',
+    load: async () => (await import('./commands/workspace-favorite.js')).unfavoriteCommand,
+  },
+  {
+    name: 'autoupdate',
+    summary: "Choose whether a workspace moves to its template's active version when it starts",
+    load: async () => (await import('./commands/workspace-autoupdate.js')).autoupdateCommand,
+  },
+  {
+    name: 'state',
+    summary: 'Pull and push the provisioner state of workspaces, to repair broken ones',
+    load: async () => (await import('./commands/state.js')).stateCommand,
+  },
+  {
     name: 'schedule',
     summary: 'Show and set when a workspace starts and stops on its own',
     load: async () => (await import('./commands/schedule.js')).scheduleCommand,
@@ -120,6 +158,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     aliases: ['provisioners'],
     summary: 'Run provisioner daemons and manage their keys',
     load: async () => (await import('./commands/provisioner.js')).provisionerCommand,
+  },
+  {
+    name: 'stat',
+    summary: 'Show CPU, memory and disk use inside a workspace',
+    load: async () => (await import('./commands/stat.js')).statCommand,
+  },
+  {
+    name: 'dotfiles',
+    summary: 'Clone a dotfiles repository and install it (inside a workspace)',
+    load: async () => (await import('./commands/dotfiles.js')).dotfilesCommand,
   },
   {
     name: 'agent',

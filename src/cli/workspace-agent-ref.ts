@@ -58,7 +58,7 @@ export async function resolveWorkspaceAgent(
   }
   if (agent.lifecycle_state === 'start_error' || agent.lifecycle_state === 'start_timeout') {
     options.io.stderr.write(
-      `Warning: the start scripts of agent "${agent.name}" ${agent.lifecycle_state === 'start_error' ? 'failed' : 'timed out'}; the workspace may not be fully set up. See "cove show ${label}".\n`,
+      `Warning: the start scripts of agent "${agent.name}" ${agent.lifecycle_state === 'start_error' ? 'failed' : 'timed out'}; the workspace may not be fully set up. See "cove logs ${label}".\n`,
     );
   }
   return { workspace, agent, label };

@@ -328,6 +328,8 @@ export interface CreateBuildInput {
   readonly reason?: string | undefined;
   /** Whom the build is recorded as started by, when not the caller (the executor builds for owners). */
   readonly initiatorId?: string | undefined;
+  /** Provisioner state to build from instead of the latest build's, base64-encoded (`cove state push`). */
+  readonly state?: string | undefined;
 }
 
 const TRANSITIONS: readonly string[] = ['start', 'stop', 'delete'] satisfies readonly Transition[];
@@ -377,6 +379,9 @@ export async function createBuild(
     });
   }
   if (input.orphan && !store.can('update', templateRbac(template))) throw forbiddenProblem();
+  // The state describes the template's infrastructure: only those who manage the template may replace it.
+  if (input.state !== undefined && !store.can('update', templateRbac(template)))
+    throw new HttpProblem(403, 'Only template managers may provide custom state.');
   checkImported(found.version, found.job);
   const parameters =
     transition === 'start'
@@ -395,7 +400,7 @@ export async function createBuild(
     initiatorId: input.initiatorId ?? store.subject.id,
     reason: input.reason ?? 'initiator',
     parameters,
-    state: input.orphan ? null : previous.provisioner_state,
+    state: input.orphan ? null : input.state !== undefined ? Buffer.from(input.state, 'base64') : previous.provisioner_state,
     orphan: input.orphan === true,
     presetId: null,
     at: now.toISOString(),

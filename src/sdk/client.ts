@@ -70,6 +70,7 @@ import type {
   UserActivityInsightsResponse,
   UserLatencyInsightsResponse,
   UserStatusCountsResponse,
+  GitSshKey,
 } from './wire/index.js';
 
 /** The range of an insights report: RFC 3339 times with the client's offset; template ids comma-separated. */
@@ -571,13 +572,26 @@ export class CoveClient {
     return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/logs`);
   }
 
-  /** Follows a build's logs until its job ends. */
-  followWorkspaceBuildLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number): Promise<void> {
+  /** Follows a build's logs until its job ends, or `signal` aborts. */
+  followWorkspaceBuildLogs(id: string, onLog: (log: ProvisionerJobLog) => void, after?: number, signal?: AbortSignal): Promise<void> {
     return this.#follow(
       `/workspacebuilds/${encodeURIComponent(id)}/logs`,
       { follow: true, ...(after === undefined ? {} : { after }) },
       (text) => onLog(JSON.parse(text) as ProvisionerJobLog),
+      signal,
     );
+  }
+
+  /** The provisioner state a build recorded, as stored (template managers only). */
+  async workspaceBuildState(id: string): Promise<Buffer> {
+    return (await this.requestBytes('GET', `/workspacebuilds/${encodeURIComponent(id)}/state`)).body;
+  }
+
+  /** Replaces a build's provisioner state without building (template managers only). */
+  updateWorkspaceBuildState(id: string, state: Uint8Array): Promise<void> {
+    return this.request('PUT', `/workspacebuilds/${encodeURIComponent(id)}/state`, {
+      body: { state: Buffer.from(state).toString('base64') },
+    });
   }
 
   workspaceBuildParameters(id: string): Promise<{ name: string; value: string }[]> {
@@ -638,6 +652,11 @@ export class CoveClient {
 
   unsharePort(workspaceId: string, share: { readonly agent_name: string; readonly port: number }): Promise<void> {
     return this.request('DELETE', `/workspaces/${encodeURIComponent(workspaceId)}/port-share`, { body: share });
+  }
+
+  /** Whether starts move the workspace to its template's active version (`always`) or keep its version (`never`). */
+  updateWorkspaceAutomaticUpdates(id: string, policy: 'always' | 'never'): Promise<void> {
+    return this.request('PUT', `/workspaces/${encodeURIComponent(id)}/autoupdates`, { body: { automatic_updates: policy } });
   }
 
   /** Sets the autostart schedule (`CRON_TZ=Europe/London 30 9 * * 1-5`); null turns autostart off. */
@@ -765,9 +784,16 @@ export class CoveClient {
     });
   }
 
-  /** Opens a WebSocket on `path`, hands each text frame to `onMessage`, and resolves on a normal close. */
-  async #follow(path: string, query: Query, onMessage: (text: string) => void): Promise<void> {
+  /**
+   * Opens a WebSocket on `path`, hands each text frame to `onMessage`, and resolves on a normal
+   * close, or once `signal` aborts (the socket is then closed from this side).
+   */
+  async #follow(path: string, query: Query, onMessage: (text: string) => void, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return;
     const socket = await this.openSocket(path, query);
+    const stop = (): void => socket.close(1000, 'client done');
+    if (signal?.aborted) stop();
+    signal?.addEventListener('abort', stop, { once: true });
     await new Promise<void>((resolve, reject) => {
       socket.on('message', (data) => {
         try {
@@ -779,11 +805,11 @@ export class CoveClient {
       });
       socket.on('error', reject);
       socket.on('close', (code, reason) => {
-        if (code === 1000 || code === 1005) resolve();
+        if (code === 1000 || code === 1005 || signal?.aborted) resolve();
         else reject(new Error(`the stream closed unexpectedly (${code} ${reason.toString()})`));
       });
       socket.resume();
-    });
+    }).finally(() => signal?.removeEventListener('abort', stop));
   }
 
   // Users
@@ -854,6 +880,18 @@ export class CoveClient {
     return this.request('GET', `/users/${encodeURIComponent(user)}/keys/tokens/tokenconfig`);
   }
 
+  // Git SSH keys
+
+  /** The public key the user's workspaces authenticate git over SSH with. */
+  gitSshKey(user = 'me'): Promise<GitSshKey> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/gitsshkey`);
+  }
+
+  /** Replaces the user's git SSH key pair with a new one; services that knew the old key must learn the new. */
+  regenerateGitSshKey(user = 'me'): Promise<GitSshKey> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/gitsshkey`);
+  }
+
   // Workspace agents
 
   workspaceAgent(id: string): Promise<WorkspaceAgent> {
@@ -864,12 +902,13 @@ export class CoveClient {
     return this.request('GET', `/workspaceagents/${encodeURIComponent(id)}/logs`, { query: range });
   }
 
-  /** Follows an agent's logs until the agent shuts down or its build is replaced. */
-  followWorkspaceAgentLogs(id: string, onLog: (log: WorkspaceAgentLog) => void, after?: number): Promise<void> {
+  /** Follows an agent's logs until the agent shuts down, its build is replaced, or `signal` aborts. */
+  followWorkspaceAgentLogs(id: string, onLog: (log: WorkspaceAgentLog) => void, after?: number, signal?: AbortSignal): Promise<void> {
     return this.#follow(
       `/workspaceagents/${encodeURIComponent(id)}/logs`,
       { follow: true, ...(after === undefined ? {} : { after }) },
       (text) => onLog(JSON.parse(text) as WorkspaceAgentLog),
+      signal,
     );
   }
 

@@ -1663,6 +1663,19 @@ export class AuthorizedStore {
     return { build, workspace };
   }
 
+  /**
+   * Replaces a build's provisioner state. The state describes the template's infrastructure and
+   * may hold its secrets, so this needs `update` on the workspace's template, as reading it does.
+   */
+  async setBuildProvisionerState(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, state: Buffer): Promise<void> {
+    this.#require('read', workspaceRbac(workspace));
+    if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
+    const template = await templates.getTemplateById(this.#store.db, workspace.template_id);
+    if (!template) throw new NotFoundError('template');
+    this.#require('update', templateRbac(template));
+    await workspaces.setBuildProvisionerState(this.#store.db, build.id, state);
+  }
+
   /** Asks a build's job to stop (see {@link cancelTemplateVersionJob}); needs `update` on the workspace. */
   async cancelWorkspaceBuildJob(
     workspace: workspaces.WorkspaceRow,

@@ -479,6 +479,11 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Provisioner state may hold infrastructure secrets: template managers only.
     expect: { ...memberWorkspaceReaders(200), member: 404 },
   },
+  'PUT /api/v2/workspacebuilds/:workspacebuild/state': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/state`), body: { state: '' } }),
+    // Replacing the state needs `update` on the template; the member sees the build but may not change it.
+    expect: { ...memberWorkspaceReaders(204), member: 403 },
+  },
   'PUT /api/v2/workspaces/:workspace/favorite': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
     // Only the owner of a workspace may favorite it, whoever else can see it.

@@ -948,6 +948,17 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job, cancellation(w)));
     },
   },
+  setBuildProvisionerState: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      await w.owner.setBuildProvisionerState(workspace, build, Buffer.from('{}'));
+    },
+    // The member owns the workspace but does not manage its template.
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      await expectRefused(() => w.member.setBuildProvisionerState(workspace, build, Buffer.from('{}')));
+    },
+  },
   listPortShares: {
     allowed: async (w) => assert.deepEqual(await w.member.listPortShares((await workspaceFixture(w, w.member)).workspace), []),
     denied: async (w) => expectRefused(async () => w.member.listPortShares((await workspaceFixture(w, w.owner)).workspace)),

@@ -14,6 +14,7 @@ import {
   NameValue,
   ProvisionerJobLog,
   Response,
+  UpdateWorkspaceBuildStateRequest,
   Workspace,
   WorkspaceBuild,
   WorkspaceResource,
@@ -316,4 +317,15 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     });
     return reply.type('application/json').send(build.provisioner_state ?? Buffer.alloc(0));
   });
+
+  api.put(
+    '/workspacebuilds/:workspacebuild/state',
+    { schema: { params: BuildParam, body: UpdateWorkspaceBuildStateRequest } },
+    async (request, reply) => {
+      const { build, workspace } = pathResource(request, 'workspaceBuild');
+      const state = Buffer.from(request.body.state, 'base64');
+      await authOf(request).store.setBuildProvisionerState(workspace, build, state);
+      return reply.code(204).send();
+    },
+  );
 }

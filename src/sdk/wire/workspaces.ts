@@ -103,6 +103,10 @@ export const CreateWorkspaceBuildRequest = Type.Object({
 });
 export type CreateWorkspaceBuildRequest = Static<typeof CreateWorkspaceBuildRequest>;
 
+/** A build's provisioner state, replaced without a new build: the bytes, base64-encoded as the reference's clients send them. */
+export const UpdateWorkspaceBuildStateRequest = Type.Object({ state: Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' }) });
+export type UpdateWorkspaceBuildStateRequest = Static<typeof UpdateWorkspaceBuildStateRequest>;
+
 export const PortShare = Type.Object({
   workspace_id: Uuid,
   agent_name: Type.String(),

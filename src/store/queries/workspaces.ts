@@ -106,6 +106,11 @@ export async function setBuildDeadline(db: Kysely<Database>, buildId: string, de
   await db.updateTable('workspace_builds').set({ deadline }).where('id', '=', buildId).execute();
 }
 
+/** Replaces the provisioner state a build recorded (the state the next build starts from, when it is the latest). */
+export async function setBuildProvisionerState(db: Kysely<Database>, buildId: string, state: Buffer): Promise<void> {
+  await db.updateTable('workspace_builds').set({ provisioner_state: state }).where('id', '=', buildId).execute();
+}
+
 /** A page of a workspace's builds, newest first; undefined when `afterBuildNumber` names no build. */
 export async function listBuildsPage(
   db: Kysely<Database>,
