@@ -118,7 +118,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'provisioner',
     aliases: ['provisioners'],
-    summary: 'Run provisioner daemons and manage their keys',
+    summary: 'Run provisioner daemons, manage their keys and their jobs',
     load: async () => (await import('./commands/provisioner.js')).provisionerCommand,
   },
   {
