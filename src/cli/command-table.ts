@@ -108,6 +108,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Measure the round trip to a workspace agent',
     load: async () => (await import('./commands/ping.js')).pingCommand,
   },
+  {
+    name: 'netcheck',
+    summary: 'Measure the round trip to the relay regions of the deployment',
+    load: async () => (await import('./commands/netcheck.js')).netcheckCommand,
+  },
   { name: 'open', summary: 'Print the URL of a workspace app', load: async () => (await import('./commands/open.js')).openCommand },
   {
     name: 'workspaces',
