@@ -138,6 +138,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve.js')).serveCommand,
   },
   {
+    name: 'support',
+    summary: 'Collect diagnostics for a support request',
+    load: async () => (await import('./commands/support-bundle.js')).supportCommand,
+  },
+  {
     name: 'insights',
     summary: 'Show daily active users, template usage and user activity',
     load: async () => (await import('./commands/insights.js')).insightsCommand,
