@@ -109,6 +109,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/ping.js')).pingCommand,
   },
   {
+    name: 'speedtest',
+    summary: 'Measure the throughput to a workspace agent through the relay',
+    load: async () => (await import('./commands/speedtest.js')).speedtestCommand,
+  },
+  {
     name: 'netcheck',
     summary: 'Measure the round trip to the relay regions of the deployment',
     load: async () => (await import('./commands/netcheck.js')).netcheckCommand,
