@@ -143,6 +143,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve.js')).serveCommand,
   },
   {
+    name: 'reset-password',
+    summary: "Set a user's password directly in the daemon's database",
+    load: async () => (await import('./commands/reset-password.js')).resetPasswordCommand,
+  },
+  {
     name: 'support',
     summary: 'Collect diagnostics for a support request',
     load: async () => (await import('./commands/support-bundle.js')).supportCommand,
