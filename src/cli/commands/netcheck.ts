@@ -122,8 +122,12 @@ function firstFrame(socket: WebSocket): Promise<RelayMap> {
 function pingOnce(socket: WebSocket): Promise<number> {
   const started = process.hrtime.bigint();
   const pong = new Promise<number>((resolve, reject) => {
-    socket.once('pong', () => resolve(elapsedMs(started)));
-    socket.once('close', () => reject(new Error('the connection closed during a ping')));
+    const onClose = (): void => reject(new Error('the connection closed during a ping'));
+    socket.once('pong', () => {
+      socket.off('close', onClose);
+      resolve(elapsedMs(started));
+    });
+    socket.once('close', onClose);
     socket.resume();
     socket.ping();
   });

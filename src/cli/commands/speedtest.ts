@@ -107,7 +107,13 @@ function measure(socket: WebSocket, direction: SpeedtestDirection, durationMs: n
         samples.push([now(), received]);
         return;
       }
-      const message = JSON.parse(String(data)) as SpeedtestAgentMessage;
+      let message: SpeedtestAgentMessage;
+      try {
+        message = JSON.parse(String(data)) as SpeedtestAgentMessage;
+      } catch {
+        fail(new CliError('The agent answered the speed test with something that is not JSON.'));
+        return;
+      }
       // Uploads are counted where they arrive: the agent's reports; downloads here.
       samples.push([now(), direction === 'up' ? message.bytes : received]);
       if (message.type === 'done') {
