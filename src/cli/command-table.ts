@@ -146,6 +146,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Measure the round trip to a workspace agent',
     load: async () => (await import('./commands/ping.js')).pingCommand,
   },
+  {
+    name: 'speedtest',
+    summary: 'Measure the throughput to a workspace agent through the relay',
+    load: async () => (await import('./commands/speedtest.js')).speedtestCommand,
+  },
+  {
+    name: 'netcheck',
+    summary: 'Measure the round trip to the relay regions of the deployment',
+    load: async () => (await import('./commands/netcheck.js')).netcheckCommand,
+  },
   { name: 'open', summary: 'Print the URL of a workspace app', load: async () => (await import('./commands/open.js')).openCommand },
   {
     name: 'workspaces',
@@ -156,7 +166,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'provisioner',
     aliases: ['provisioners'],
-    summary: 'Run provisioner daemons and manage their keys',
+    summary: 'Run provisioner daemons, manage their keys and their jobs',
     load: async () => (await import('./commands/provisioner.js')).provisionerCommand,
   },
   {
@@ -179,6 +189,16 @@ export const COMMANDS: readonly CommandEntry[] = [
     aliases: ['server'],
     summary: 'Run the Cove daemon',
     load: async () => (await import('./commands/serve.js')).serveCommand,
+  },
+  {
+    name: 'reset-password',
+    summary: "Set a user's password directly in the daemon's database",
+    load: async () => (await import('./commands/reset-password.js')).resetPasswordCommand,
+  },
+  {
+    name: 'support',
+    summary: 'Collect diagnostics for a support request',
+    load: async () => (await import('./commands/support-bundle.js')).supportCommand,
   },
   {
     name: 'insights',

@@ -1,6 +1,7 @@
 export { startDaemon, databaseTarget, type Daemon, type DaemonDependencies } from './daemon.js';
 export { createLogger, silentLogger } from './logger.js';
 export { runUntilSignal } from './run-until-signal.js';
+export { createAdminUser, resetUserPassword, DatabaseUnavailableError, type OfflineUserResult } from './offline-user-admin.js';
 export {
   OPTION_DEFINITIONS,
   OptionError,

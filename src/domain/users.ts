@@ -60,7 +60,8 @@ export async function createFirstUser(
   return { user_id: userId, organization_id: defaultOrganizationId };
 }
 
-function checkNewUserFields(input: FirstUserInput): void {
+/** Checks the username and real name of a new user; a 400 naming each field that breaks the rules. */
+export function checkNewUserFields(input: FirstUserInput): void {
   const validations = [];
   const usernameProblem = nameProblem(input.username);
   if (usernameProblem) validations.push({ field: 'username', detail: `${ruleDetail('username', input.username)}: ${usernameProblem}` });

@@ -38,6 +38,21 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('assign_role', ['assign']), // who is the site's owner
     ...allow('organization_member', ['create']), // membership of the default organization
   ]),
+  /**
+   * Creates a site owner from the command line, working on the database itself (`cove server
+   * create-admin-user`): the way back in when nobody can sign in as an administrator any more.
+   */
+  siteAdminCreation: named('site-admin-creation', [
+    ...allow('system', ['create']), // close the first-user sign-up when it is still open
+    ...allow('user', ['create']), // the administrator
+    ...allow('assign_role', ['assign']), // who is a site owner
+    ...allow('organization', ['read']), // every organization, which the administrator joins
+    ...allow('organization_member', ['create']), // the memberships of those organizations
+  ]),
+  /** Sets a user's password from the command line, working on the database itself (`cove reset-password`). */
+  commandLinePasswordReset: named('command-line-password-reset', [
+    ...allow('user', ['read', 'update_personal']), // find the user by username; store the new password, end their sessions
+  ]),
   /** Gives a deployment its identity on first start, before any request. */
   bootstrap: named('bootstrap', [
     ...allow('system', ['read', 'create']), // the deployment id and signing key in the site settings

@@ -30,6 +30,19 @@ export interface AgentStream {
  */
 export async function openAgentStream(client: CoveClient, agentId: string, target: StreamTarget): Promise<AgentStream> {
   const { createWebSocketStream } = await import('ws');
+  return openReady(client, agentId, target, (socket) => ({ socket, stream: createWebSocketStream(socket) }));
+}
+
+/**
+ * Opens a relay stream like {@link openAgentStream} but hands over the bare socket, for services
+ * that exchange text and binary frames and speak only when spoken to (the speed test): nothing
+ * can arrive between `ready` and the caller's listeners.
+ */
+export async function openAgentSocket(client: CoveClient, agentId: string, target: StreamTarget): Promise<WebSocket> {
+  return openReady(client, agentId, target, (socket) => socket);
+}
+
+async function openReady<T>(client: CoveClient, agentId: string, target: StreamTarget, whenReady: (socket: WebSocket) => T): Promise<T> {
   const query = { version: RELAY_PROTOCOL_VERSION, ...('service' in target ? { service: target.service } : { port: target.port }) };
   const socket = await client.openSocket(`/workspaceagents/${encodeURIComponent(agentId)}/coordinate`, query);
   return new Promise((resolve, reject) => {
@@ -38,7 +51,7 @@ export async function openAgentStream(client: CoveClient, agentId: string, targe
     socket.once('message', (data, isBinary) => {
       socket.off('close', onClose);
       if (!isBinary && isReady(data.toString())) {
-        resolve({ socket, stream: createWebSocketStream(socket) });
+        resolve(whenReady(socket));
         return;
       }
       socket.terminate();

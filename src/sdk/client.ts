@@ -740,6 +740,20 @@ export class CoveClient {
     return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerjobs/${encodeURIComponent(id)}`);
   }
 
+  /**
+   * Cancels an organization's provisioner job. The API has no cancel route of its own for jobs: a
+   * job is canceled through what it builds (its template version, workspace build or dry run),
+   * whose route applies that resource's rules (who may cancel, whether it can still be canceled).
+   */
+  async cancelProvisionerJob(organization: string, id: string): Promise<Response> {
+    const job = await this.provisionerJob(organization, id);
+    const { template_version_id: versionId, workspace_build_id: buildId } = job.input;
+    if (job.type === 'workspace_build' && buildId) return this.cancelWorkspaceBuild(buildId);
+    if (job.type === 'template_version_import' && versionId) return this.cancelTemplateVersion(versionId);
+    if (job.type === 'template_version_dry_run' && versionId) return this.cancelDryRun(versionId, job.id);
+    throw new Error(`provisioner job ${job.id} (${job.type}) does not say what it builds, so it cannot be canceled`);
+  }
+
   provisionerDaemons(organization: string): Promise<ProvisionerDaemon[]> {
     return this.request('GET', `/organizations/${encodeURIComponent(organization)}/provisionerdaemons`);
   }

@@ -264,6 +264,19 @@ export class AuthorizedStore {
     return users.insertFirstUser(this.#store.db, row, organizationId, FIRST_USER_KEY);
   }
 
+  /**
+   * Creates a site administrator with the site roles its row names and memberships of
+   * `organizationIds`, and closes the first-user sign-up when it is still open. Needs to create
+   * users and memberships, to assign site roles and to write site settings.
+   */
+  async insertSiteAdmin(row: users.UserRow, organizationIds: readonly string[]): Promise<users.UserRow> {
+    this.#require('create', siteObject('system'));
+    this.#require('create', userObject(row.id));
+    this.#require('assign', siteObject('assign_role'));
+    for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
+    return users.insertSiteAdmin(this.#store.db, row, organizationIds, FIRST_USER_KEY);
+  }
+
   /** Whether the first user has been created; needs read on the site settings. */
   async hasFirstUser(): Promise<boolean> {
     this.#require('read', siteObject('system'));

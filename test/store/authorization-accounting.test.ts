@@ -208,6 +208,16 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.equal(await system(w, 'firstUser').insertFirstUser(userRow(w, 'second-first'), defaultOrg(w)), false),
     denied: async (w) => expectRefused(() => w.member.insertFirstUser(userRow(w, 'self-made-owner'), defaultOrg(w))),
   },
+  insertSiteAdmin: {
+    // The first user exists already, so the claim is left as it is and only the administrator is added.
+    allowed: async (w) => {
+      const row = await system(w, 'siteAdminCreation').insertSiteAdmin({ ...userRow(w, 'site-admin'), rbac_roles: '["owner"]' }, [
+        defaultOrg(w),
+      ]);
+      assert.deepEqual(await w.owner.getUserOrganizationIds(row.id), [defaultOrg(w)]);
+    },
+    denied: async (w) => expectRefused(() => w.member.insertSiteAdmin({ ...userRow(w, 'self-made-admin'), rbac_roles: '["owner"]' }, [])),
+  },
   hasFirstUser: {
     allowed: async (w) => assert.equal(await system(w, 'firstUser').hasFirstUser(), true),
     denied: async (w) => expectRefused(() => w.member.hasFirstUser()),

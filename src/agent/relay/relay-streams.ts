@@ -7,6 +7,7 @@ import { RelayCloseCode } from '../../sdk/wire/relay-protocol.js';
 import type { AgentLogger } from '../agent-logger.js';
 import type { ReconnectingPtys } from '../pty/reconnecting-ptys.js';
 import { closeStream, dialRelayStream, networkSocketOf, sendReady } from './relay-stream.js';
+import { serveSpeedtest } from './speedtest-endpoint.js';
 import type { TrafficMeter } from './traffic-meter.js';
 
 /** Accepts SSH connections over a stream: the agent's SSH server. */
@@ -80,6 +81,10 @@ export class RelayStreams {
         sendReady(socket);
         socket.on('message', (data, isBinary) => socket.send(data as Buffer, { binary: isBinary }));
         socket.resume();
+        return;
+      case 'speedtest':
+        sendReady(socket);
+        serveSpeedtest(socket);
         return;
       case 'ssh': {
         sendReady(socket);

@@ -8,6 +8,7 @@ import {
   ListeningPortsResponse,
   RELAY_PROTOCOL_VERSION,
   RelayCloseCode,
+  RelayService,
   Response,
   WorkspaceAgentConnectionInfo,
   WorkspaceAgentContainersResponse,
@@ -30,7 +31,7 @@ const AgentParam = Type.Object({ workspaceagent: Type.String({ format: 'uuid' })
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 const StreamQuery = {
   version: Type.Optional(Type.String()),
-  service: Type.Optional(Type.Union([Type.Literal('ssh'), Type.Literal('echo')])),
+  service: Type.Optional(RelayService),
   port: Type.Optional(Port),
 };
 const CoordinateQuery = Type.Object(StreamQuery);
@@ -221,7 +222,7 @@ function streamTarget(query: StreamQueryValue): RelayTarget {
   if ((query.service === undefined) === (query.port === undefined)) {
     throw new HttpProblem(400, 'Name exactly one of "service" and "port".', {
       validations: [
-        { field: 'service', detail: 'ssh or echo, or leave it out and give a port' },
+        { field: 'service', detail: 'ssh, echo or speedtest, or leave it out and give a port' },
         { field: 'port', detail: 'a TCP port inside the workspace (1-65535)' },
       ],
     });
@@ -300,11 +301,11 @@ async function relay(
       return;
     }
     if (options.announce) socket.send(JSON.stringify({ type: 'ready', stream_id: stream.id } satisfies RelayReady));
-    // A ping is not use: a monitor pinging every minute must not keep a workspace from stopping.
+    // A ping or a speed test is not use: a monitor probing every minute must not keep a workspace from stopping.
     // A terminal or SSH session is also a kind of use insights count; a forwarded port is not.
     if (target.kind === 'pty') context.usage.recordUse(found.workspace, { kind: 'reconnecting_pty' }, log);
     else if (target.kind === 'ssh') context.usage.recordUse(found.workspace, { kind: 'ssh' }, log);
-    else if (target.kind !== 'echo') context.usage.record(found.workspace, log);
+    else if (target.kind !== 'echo' && target.kind !== 'speedtest') context.usage.record(found.workspace, log);
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
       await pipeSockets(socket, stream, {

@@ -9,6 +9,7 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
 import { humanTime, printData, printJson } from '../output.js';
+import { provisionerJobsCommand } from './provisioner-jobs.js';
 import { listOption, orgOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
 type Provisioners = ReturnType<(typeof import('../../daemon/builtin-provisioners.js'))['provisionerKinds']>;
@@ -277,7 +278,7 @@ const keysCommand: CommandSpec = {
 export const provisionerCommand: CommandSpec = {
   name: 'provisioner',
   aliases: ['provisioners'],
-  summary: 'Run provisioner daemons and manage their keys',
+  summary: 'Run provisioner daemons, manage their keys and their jobs',
   subcommands: [
     startCommand,
     {
@@ -296,5 +297,6 @@ export const provisionerCommand: CommandSpec = {
       },
     },
     keysCommand,
+    provisionerJobsCommand,
   ],
 };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
+import { createAdminUserCommand } from './server-create-admin-user.js';
 
 type DaemonModule = typeof import('../../daemon/index.js');
 
@@ -21,8 +22,18 @@ export const serveCommand: CommandSpec = {
     'cove serve',
     'cove serve --http-address 0.0.0.0:3000 --access-url https://cove.example.com',
     'COVE_PG_CONNECTION_URL=postgres://cove@db/cove cove serve',
+    'cove server create-admin-user --email admin@example.com --username admin',
   ],
+  subcommands: [createAdminUserCommand],
   async configure(command: Command) {
+    // Commander gives serve its own flags wherever they appear, so in `server create-admin-user
+    // --data-dir X` serve takes the database flags: hand them on to the subcommand that uses them.
+    command.hook('preSubcommand', (serve, subcommand) => {
+      for (const key of ['postgresUrl', 'dataDir']) {
+        const value: unknown = serve.getOptionValue(key);
+        if (value !== undefined) subcommand.setOptionValue(key, value);
+      }
+    });
     const { OPTION_DEFINITIONS, describeDefault } = await loadDaemon();
     for (const definition of OPTION_DEFINITIONS) {
       // The global --verbose already exists; serve reads it from there.

@@ -19,6 +19,8 @@ export const RelayTarget = Type.Union([
   Type.Object({ kind: Type.Literal('ssh') }),
   /** Echoes what it receives: for `cove ping`. */
   Type.Object({ kind: Type.Literal('echo') }),
+  /** Sends or swallows bulk data as the client asks: for `cove speedtest`. */
+  Type.Object({ kind: Type.Literal('speedtest') }),
   /** A reconnecting terminal, attached by id. */
   Type.Object({
     kind: Type.Literal('pty'),
@@ -33,8 +35,29 @@ export const RelayTarget = Type.Union([
 export type RelayTarget = Static<typeof RelayTarget>;
 
 /** Services a client may name on `/coordinate` and `/tailnet` instead of a port. */
-export const RelayService = Type.Union([Type.Literal('ssh'), Type.Literal('echo')]);
+export const RelayService = Type.Union([Type.Literal('ssh'), Type.Literal('echo'), Type.Literal('speedtest')]);
 export type RelayService = Static<typeof RelayService>;
+
+/**
+ * The speed test's text frames (binary frames carry the bulk data). The client starts one run per
+ * stream: `down` has the agent send for `duration_ms` and then say `done` with what it sent; `up`
+ * has the client send, the agent report what it has received as `progress` about every 100 ms, and
+ * answer the client's `end` with `done` once everything before it has arrived.
+ */
+export const SpeedtestDirection = Type.Union([Type.Literal('up'), Type.Literal('down')]);
+export type SpeedtestDirection = Static<typeof SpeedtestDirection>;
+
+export const SpeedtestClientMessage = Type.Union([
+  Type.Object({ type: Type.Literal('start'), direction: SpeedtestDirection, duration_ms: Type.Integer({ minimum: 1 }) }),
+  Type.Object({ type: Type.Literal('end') }),
+]);
+export type SpeedtestClientMessage = Static<typeof SpeedtestClientMessage>;
+
+export const SpeedtestAgentMessage = Type.Union([
+  Type.Object({ type: Type.Literal('progress'), bytes: Type.Integer({ minimum: 0 }) }),
+  Type.Object({ type: Type.Literal('done'), bytes: Type.Integer({ minimum: 0 }) }),
+]);
+export type SpeedtestAgentMessage = Static<typeof SpeedtestAgentMessage>;
 
 /** What the daemon sends a client in a text frame once its stream is open; data follows in binary frames. */
 export const RelayReady = Type.Object({ type: Type.Literal('ready'), stream_id: Type.String() });

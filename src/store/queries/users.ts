@@ -136,6 +136,27 @@ export async function resetPasswordWithPasscode(
 }
 
 /**
+ * Inserts a site administrator with memberships of `organizationIds`, in one transaction, and
+ * records them under the site setting `claimKey` when no first user is recorded yet, so the
+ * first-user sign-up of a new deployment is closed once an administrator exists.
+ */
+export async function insertSiteAdmin(
+  db: Kysely<Database>,
+  row: UserRow,
+  organizationIds: readonly string[],
+  claimKey: string,
+): Promise<UserRow> {
+  return db.transaction().execute(async (trx) => {
+    await withConflicts(() => insertUser(trx, row));
+    for (const organization_id of organizationIds) {
+      await insertMember(trx, { user_id: row.id, organization_id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
+    }
+    await ensureSiteValue(trx, claimKey, row.id);
+    return row;
+  });
+}
+
+/**
  * Inserts the first user with their membership of `organizationId`, after claiming the site setting
  * `claimKey` for them, in one transaction. False (and nothing written) when another user holds it.
  */
