@@ -13,6 +13,7 @@ import {
   type JobProtocol,
 } from '../domain/provisioner-job-protocol.js';
 import { HttpProblem } from '../lib/errors.js';
+import type { ApiObserver } from './api-observer.js';
 import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
@@ -39,6 +40,7 @@ export class ProvisionerDaemonSession {
     private readonly daemon: ConnectedDaemon,
     private readonly accessUrl: string,
     private readonly log: FastifyBaseLogger,
+    private readonly observer?: ApiObserver,
   ) {}
 
   /**
@@ -90,12 +92,21 @@ export class ProvisionerDaemonSession {
       case 'complete':
         await completeJob(this.protocol, this.daemon, message.job_id, message.result);
         await this.#release(message.job_id);
+        await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
       case 'fail':
         await failJob(this.protocol, this.daemon, message.job_id, message);
         await this.#release(message.job_id);
+        await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
     }
+  }
+
+  /** Tells the observer, if any, how the job ended: one read of the finished row, only when metrics are on. */
+  async #observeFinished(jobId: string): Promise<void> {
+    if (!this.observer) return;
+    const job = await this.protocol.store.getProvisionerJob(this.daemon.organizationId, jobId).catch(() => undefined);
+    if (job) this.observer.jobFinished(job);
   }
 
   async #acquireLoop(): Promise<void> {

@@ -30,12 +30,19 @@ export interface Database {
   workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
   git_ssh_keys: GitSshKeyTable;
   workspace_app_statuses: WorkspaceAppStatusTable;
+  health_check_dismissals: HealthCheckDismissalTable;
 }
 
 export interface MigrationTable {
   version: number;
   name: string;
   applied_at: string;
+}
+
+/** A health report section an operator dismissed, by its name in `dismissed_healthchecks`. */
+export interface HealthCheckDismissalTable {
+  section: string;
+  dismissed_at: string;
 }
 
 export interface SiteConfigTable {

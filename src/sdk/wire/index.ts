@@ -13,3 +13,4 @@ export * from './workspace-agent-logs.js';
 export * from './workspace-agent-extras.js';
 export * from './instance-identity.js';
 export * from './relay-protocol.js';
+export * from './health.js';

@@ -10,6 +10,7 @@ import { identityListIndexesMigration } from './0008-identity-list-indexes.js';
 import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
 import { queuedJobIndexMigration } from './0011-queued-job-index.js';
+import { healthCheckDismissalsMigration } from './0012-health-check-dismissals.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = [
   templateListIndexesMigration,
   workspaceListIndexesMigration,
   queuedJobIndexMigration,
+  healthCheckDismissalsMigration,
 ];
 
 export type { Migration } from './migration.js';

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApiError } from '../../src/sdk/api-error.js';
+import type { CoveClient } from '../../src/sdk/client.js';
+import { HealthReport } from '../../src/sdk/wire/index.js';
+import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { wireProblems } from '../helpers/wire-schema.js';
+
+describe('GET /debug/health with a provisioner daemon running', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
+    owner = await createOwner(test);
+    // The built-in daemon registers once it has connected.
+    for (let i = 0; i < 200 && (await owner.provisionerDaemons(test.daemon.identity.defaultOrganization.id)).length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  });
+  after(async () => test.close());
+
+  it('checks every section for real and finds them all healthy', async () => {
+    const report = await owner.healthReport({ force: true });
+    assert.deepEqual(wireProblems(HealthReport, report), []);
+    assert.equal(report.healthy, true, JSON.stringify(report, null, 2));
+    assert.equal(report.severity, 'ok');
+    assert.equal(report.access_url.reachable, true);
+    assert.equal(report.access_url.status_code, 200);
+    assert.equal(report.access_url.healthz_response, 'OK');
+    assert.equal(report.database.reachable, true);
+    assert.match(report.database.latency, /^\d+(\.\d+)?(ns|µs|ms|s)$/);
+    assert.equal(report.database.threshold_ms, 15);
+    assert.equal(report.websocket.code, 101);
+    const region = report.derp.regions['999'];
+    const node = region?.node_reports[0];
+    assert.equal(node?.can_exchange_messages, true, JSON.stringify(node));
+    assert.equal(node?.uses_websocket, true);
+    assert.deepEqual(node?.stun, { enabled: false, canSTUN: false, error: '' });
+    assert.match(node?.round_trip_ping ?? '', /\d/);
+    assert.equal(report.provisioner_daemons.items.length, 1);
+    assert.deepEqual(report.provisioner_daemons.items[0]?.warnings, []);
+    assert.deepEqual(report.workspace_proxy.workspace_proxies.regions, []);
+    assert.equal(report.workspace_proxy.healthy, true);
+  });
+
+  it('serves the last report until forced, then checks again', async () => {
+    const first = await owner.healthReport({ force: true });
+    // The daemon's last heartbeat is now older than the stale interval, as the moved clock sees it.
+    test.clock.advance(5 * 60_000);
+    const cached = await owner.healthReport();
+    assert.equal(cached.time, first.time);
+    assert.equal(cached.provisioner_daemons.severity, 'ok');
+    const fresh = await owner.healthReport({ force: true });
+    assert.notEqual(fresh.time, first.time);
+    assert.equal(fresh.provisioner_daemons.severity, 'error');
+  });
+});
+
+describe('GET /debug/health without provisioner daemons, and its settings', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '0' } });
+    owner = await createOwner(test);
+  });
+  after(async () => test.close());
+
+  it('reports no active provisioner daemons as EPD01, an error', async () => {
+    const report = await owner.healthReport({ force: true });
+    assert.equal(report.healthy, false);
+    assert.equal(report.severity, 'error');
+    assert.equal(report.provisioner_daemons.severity, 'error');
+    assert.deepEqual(
+      report.provisioner_daemons.warnings.map((w) => w.code),
+      ['EPD01'],
+    );
+    assert.equal(report.database.healthy, true);
+  });
+
+  it('keeps a dismissed section out of the overall result, and stores the dismissal', async () => {
+    assert.deepEqual(await owner.healthSettings(), { dismissed_healthchecks: [] });
+    const saved = await owner.updateHealthSettings({ dismissed_healthchecks: ['ProvisionerDaemons'] });
+    assert.deepEqual(saved, { dismissed_healthchecks: ['ProvisionerDaemons'] });
+    const report = await owner.healthReport();
+    assert.equal(report.provisioner_daemons.dismissed, true);
+    assert.equal(report.provisioner_daemons.severity, 'error');
+    assert.equal(report.database.dismissed, false);
+    assert.equal(report.healthy, true);
+    assert.equal(report.severity, 'ok');
+    const rows = await test.daemon.store.db.selectFrom('health_check_dismissals').select('section').execute();
+    assert.deepEqual(rows, [{ section: 'ProvisionerDaemons' }]);
+    await owner.updateHealthSettings({ dismissed_healthchecks: [] });
+    assert.equal((await owner.healthReport()).healthy, false);
+  });
+
+  it('refuses a section name it does not know with 400 naming the field', async () => {
+    await assert.rejects(
+      owner.request('PUT', '/debug/health/settings', { body: { dismissed_healthchecks: ['Nope'] } }),
+      (error: unknown) =>
+        error instanceof ApiError && error.status === 400 && JSON.stringify(error.body).includes('dismissed_healthchecks'),
+    );
+  });
+});
