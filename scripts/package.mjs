@@ -42,11 +42,34 @@ const addons = {
   'bufferutil.node': fromModules('bufferutil', 'prebuilds', `linux-${arch}`, 'bufferutil.node'),
   [`keyring.linux-${arch}-gnu.node`]: fromModules('@napi-rs', `keyring-linux-${arch}-gnu`, `keyring.linux-${arch}-gnu.node`),
 };
-const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [name, sha256(readFileSync(file))]));
 
 const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'cove-package-'));
 try {
+  // The terminal view of the health report uses ink, whose modules (and yoga's) await at top level:
+  // they cannot be part of the CommonJS main script, so they travel as an ES module of their own,
+  // written to the cache directory and imported from there (src/lib/embedded-modules.ts).
+  const healthView = join(work, 'health-report-view.mjs');
+  await build({
+    entryPoints: [join(root, 'src', 'cli', 'health-report-view.ts')],
+    outfile: healthView,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    // CommonJS dependencies of ink call require() for Node's modules, which an ES module lacks.
+    banner: { js: 'import { createRequire as coveRequire } from "node:module"; const require = coveRequire(import.meta.url);' },
+    plugins: [absentDevtoolsPlugin()],
+  });
+  const importer = join(work, 'import-module.cjs');
+  writeFileSync(importer, 'module.exports = (url) => import(url);\n');
+  addons['health-report-view.mjs'] = healthView;
+  addons['import-module.cjs'] = importer;
+  const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [name, sha256(readFileSync(file))]));
+
   const bundle = join(work, 'cove.cjs');
   await build({
     entryPoints: [join(root, 'src', 'cli', 'single-executable-entry.ts')],
@@ -64,7 +87,7 @@ try {
       'import.meta.url': 'COVE_MODULE_URL',
     },
     banner: { js: 'var COVE_MODULE_URL=require("node:url").pathToFileURL(process.execPath).href;' },
-    plugins: [nativeAddonsPlugin()],
+    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin()],
   });
 
   const blob = join(work, 'sea.blob');
@@ -127,6 +150,38 @@ function nativeAddonsPlugin() {
       builder.onLoad({ filter: /[\\/]node_modules[\\/]bufferutil[\\/]index\.js$/ }, () => ({
         contents: `try { module.exports = ${load('bufferutil.node')}; } catch { module.exports = require("./fallback"); }`,
         loader: 'js',
+      }));
+    },
+  };
+}
+
+/** ink loads React's devtools only when DEV=true; the executable does without them. */
+function absentDevtoolsPlugin() {
+  return {
+    name: 'cove-absent-devtools',
+    setup(builder) {
+      builder.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'cove-no-devtools' }));
+      builder.onLoad({ filter: /.*/, namespace: 'cove-no-devtools' }, () => ({
+        contents: 'export default { initialize() {}, connectToDevTools() {} };',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The health command's import of its terminal view becomes a load of the embedded ES module. */
+function embeddedHealthViewPlugin() {
+  const loader = JSON.stringify(join(root, 'src', 'lib', 'embedded-modules.ts'));
+  return {
+    name: 'cove-embedded-health-view',
+    setup(builder) {
+      builder.onResolve({ filter: /[\\/]health-report-view\.js$/ }, () => ({ path: 'health-report-view', namespace: 'cove-embedded' }));
+      builder.onLoad({ filter: /.*/, namespace: 'cove-embedded' }, () => ({
+        contents:
+          `const view = () => require(${loader}).importEmbeddedModule("health-report-view.mjs");\n` +
+          'exports.drawHealthReport = async (...args) => (await view()).drawHealthReport(...args);\n',
+        loader: 'js',
+        resolveDir: root,
       }));
     },
   };
