@@ -101,3 +101,67 @@ describe('GET /debug/health without provisioner daemons, and its settings', () =
     );
   });
 });
+
+describe('GET /debug/health when things are wrong', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  before(async () => {
+    // Nothing listens on port 1: the access URL leads nowhere. A threshold of 0 makes any round trip slow.
+    test = await startTestDaemon({ flags: { accessUrl: 'http://127.0.0.1:1', healthCheckThresholdDatabaseMs: '0' } });
+    owner = await createOwner(test);
+  });
+  after(async () => test.close());
+
+  it('reports the codes of the reference: EACS03, EWS01, a relay that carried nothing, EDB02', async () => {
+    const report = await owner.healthReport({ force: true });
+    assert.deepEqual(wireProblems(HealthReport, report), []);
+    assert.equal(report.access_url.reachable, false);
+    assert.equal(report.access_url.severity, 'error');
+    assert.match(report.access_url.error, /^EACS03: Could not fetch http:\/\/127\.0\.0\.1:1\/healthz/);
+    assert.equal(report.websocket.severity, 'error');
+    assert.match(report.websocket.error, /^EWS01: /);
+    const node = report.derp.regions['999']?.node_reports[0];
+    assert.equal(node?.can_exchange_messages, false);
+    assert.equal(report.derp.healthy, false);
+    assert.equal(node?.client_errs[0]?.length, 1);
+    assert.equal(report.database.severity, 'warning');
+    assert.equal(report.database.healthy, true);
+    assert.deepEqual(
+      report.database.warnings.map((w) => w.code),
+      ['EDB02'],
+    );
+    assert.equal(report.healthy, false);
+    assert.equal(report.severity, 'error');
+  });
+
+  it('warns of a provisioner daemon of another version (EPD02) and API version (EPD03)', async () => {
+    const now = test.clock.now().toISOString();
+    await test.daemon.store.db
+      .insertInto('provisioner_daemons')
+      .values({
+        id: '6f0c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f',
+        organization_id: test.daemon.identity.defaultOrganization.id,
+        name: 'old-daemon',
+        provisioners: '["echo"]',
+        tags: '{}',
+        key_id: null,
+        version: '9.4.1',
+        api_version: '2.0',
+        created_at: now,
+        last_seen_at: now,
+      })
+      .execute();
+    const section = (await owner.healthReport({ force: true })).provisioner_daemons;
+    assert.equal(section.severity, 'warning');
+    assert.equal(section.healthy, true);
+    assert.deepEqual(
+      section.warnings.map((w) => w.code),
+      ['EPD02', 'EPD03'],
+    );
+    assert.equal(section.items[0]?.provisioner_daemon.name, 'old-daemon');
+    assert.deepEqual(
+      section.items[0]?.warnings.map((w) => w.code),
+      ['EPD02', 'EPD03'],
+    );
+  });
+});
