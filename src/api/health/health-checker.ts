@@ -12,16 +12,6 @@ import { checkRelay } from './relay-check.js';
 import { RelayProbeAgent } from './relay-probe.js';
 import { checkWebsocket } from './websocket-check.js';
 
-/** Which field of the report each dismissable section is. */
-const SECTION_FIELDS: Readonly<Record<HealthSection, keyof HealthReport>> = {
-  AccessURL: 'access_url',
-  Database: 'database',
-  Websocket: 'websocket',
-  DERP: 'derp',
-  ProvisionerDaemons: 'provisioner_daemons',
-  WorkspaceProxy: 'workspace_proxy',
-};
-
 /** What the checker needs from the daemon. */
 export interface HealthCheckerOptions {
   readonly store: StoreHandle;
@@ -83,9 +73,11 @@ export class HealthChecker {
     // every operator: the checks run as their own subject, not as the caller.
     const store = this.options.store.as(SYSTEM_SUBJECTS.healthCheck);
     const accessUrl = this.options.accessUrl();
-    const [access, database, websocket, derp, provisioners] = await Promise.all([
+    // Alone first: the probes below are served by this same process, and their work would be
+    // counted in the database's round trips.
+    const database = await checkDatabase(store, this.options.databaseThresholdMs);
+    const [access, websocket, derp, provisioners] = await Promise.all([
       checkAccessUrl(accessUrl),
-      checkDatabase(store, this.options.databaseThresholdMs),
       checkWebsocket(accessUrl, this.probeKey),
       checkRelay(accessUrl, this.probeKey, this.relayProbe),
       checkProvisionerDaemons(store, this.options.store.clock.now()),
@@ -114,15 +106,23 @@ export class HealthChecker {
  * when every other section is, `severity` the worst of the others.
  */
 export function withDismissals(report: HealthReport, dismissed: readonly HealthSection[]): HealthReport {
-  const result: Record<string, unknown> = { ...report };
-  const counted: { healthy: boolean; severity: HealthSeverity }[] = [];
-  for (const [name, field] of Object.entries(SECTION_FIELDS) as [HealthSection, keyof HealthReport][]) {
-    const section = report[field] as { healthy: boolean; severity: HealthSeverity };
-    const isDismissed = dismissed.includes(name);
-    result[field] = { ...section, dismissed: isDismissed };
-    if (!isDismissed) counted.push(section);
-  }
-  result['healthy'] = counted.every((section) => section.healthy);
-  result['severity'] = worstSeverity(...counted.map((section) => section.severity));
-  return result as HealthReport;
+  const flag = <T extends { readonly healthy: boolean; readonly severity: HealthSeverity }>(name: HealthSection, section: T) => ({
+    ...section,
+    dismissed: dismissed.includes(name),
+  });
+  const sections = {
+    access_url: flag('AccessURL', report.access_url),
+    database: flag('Database', report.database),
+    websocket: flag('Websocket', report.websocket),
+    derp: flag('DERP', report.derp),
+    provisioner_daemons: flag('ProvisionerDaemons', report.provisioner_daemons),
+    workspace_proxy: flag('WorkspaceProxy', report.workspace_proxy),
+  };
+  const counted = Object.values(sections).filter((section) => !section.dismissed);
+  return {
+    ...report,
+    ...sections,
+    healthy: counted.every((section) => section.healthy),
+    severity: worstSeverity(...counted.map((section) => section.severity)),
+  };
 }

@@ -28,7 +28,7 @@ export async function debugHealthRoutes(app: FastifyInstance, context: ApiContex
     async (request) => {
       const { store } = authOf(request);
       if (!store.can('read', READ_HEALTH)) throw forbidden();
-      const report = await context.health.report(request.query.force === true);
+      const report = await withinDeadline(context.health.report(request.query.force === true));
       return withDismissals(report, sectionNames(await store.listDismissedHealthChecks()));
     },
   );
@@ -100,6 +100,25 @@ async function relayToProbe(context: ApiContext, socket: WebSocket): Promise<voi
     if (socket.readyState !== socket.OPEN) return;
     socket.resume();
     socket.close(error instanceof RelayStreamError ? error.code : RelayCloseCode.agentGone, (error as Error).message.slice(0, 120));
+  }
+}
+
+/** How long a request waits for a run of the checks, as the reference waits. */
+const REPORT_WAIT_MS = 30_000;
+
+/** The report, or the reference's 404 when the checks take longer than a request waits; they go on running. */
+async function withinDeadline(report: Promise<HealthReport>): Promise<HealthReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new HttpProblem(404, 'Healthcheck is in progress and did not complete in time. Try again in a few seconds.')),
+      REPORT_WAIT_MS,
+    );
+  });
+  try {
+    return await Promise.race([report, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
