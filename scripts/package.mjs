@@ -45,11 +45,34 @@ const addons = {
   'bufferutil.node': fromModules('bufferutil', 'prebuilds', `linux-${arch}`, 'bufferutil.node'),
   [`keyring.linux-${arch}-gnu.node`]: fromModules('@napi-rs', `keyring-linux-${arch}-gnu`, `keyring.linux-${arch}-gnu.node`),
 };
-const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [name, sha256(readFileSync(file))]));
 
 const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'cove-package-'));
 try {
+  // The terminal view of the health report uses ink, whose modules (and yoga's) await at top level:
+  // they cannot be part of the CommonJS main script, so they travel as an ES module of their own,
+  // written to the cache directory and imported from there (src/lib/embedded-modules.ts).
+  const healthView = join(work, 'health-report-view.mjs');
+  await build({
+    entryPoints: [join(root, 'src', 'cli', 'health-report-view.ts')],
+    outfile: healthView,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    // CommonJS dependencies of ink call require() for Node's modules, which an ES module lacks.
+    banner: { js: 'import { createRequire as coveRequire } from "node:module"; const require = coveRequire(import.meta.url);' },
+    plugins: [absentDevtoolsPlugin()],
+  });
+  const importer = join(work, 'import-module.cjs');
+  writeFileSync(importer, 'module.exports = (url) => import(url);\n');
+  addons['health-report-view.mjs'] = healthView;
+  addons['import-module.cjs'] = importer;
+  const hashes = Object.fromEntries(Object.entries(addons).map(([name, file]) => [name, sha256(readFileSync(file))]));
+
   const common = {
     bundle: true,
     format: 'cjs',
@@ -77,7 +100,7 @@ try {
     outfile: join(work, 'probe.cjs'),
     write: false,
     metafile: true,
-    plugins: [nativeAddonsPlugin(), lazyImportsPlugin(lazyTargets)],
+    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
   // CommonJS files (commander's own) stay private to the part that has them: the second part
   // reaches them only through an ES module of the main part.
@@ -100,7 +123,7 @@ try {
       loader: 'ts',
     },
     outfile: bundle,
-    plugins: [nativeAddonsPlugin(), lazyImportsPlugin(lazyTargets)],
+    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
 
   const lazyBundle = join(work, 'lazy.cjs');
@@ -117,7 +140,7 @@ try {
       loader: 'ts',
     },
     outfile: lazyBundle,
-    plugins: [nativeAddonsPlugin(), sharedModulesPlugin(new Set(shared))],
+    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), sharedModulesPlugin(new Set(shared))],
   });
   const lazyPart = join(work, 'lazy-part.cjs');
   writeFileSync(lazyPart, `(function (exports, require, module, __filename, __dirname) {${readFileSync(lazyBundle, 'utf8')}\n})`);
@@ -234,6 +257,20 @@ function lazyImportsPlugin(targets) {
   };
 }
 
+/** ink loads React's devtools only when DEV=true; the executable does without them. */
+function absentDevtoolsPlugin() {
+  return {
+    name: 'cove-absent-devtools',
+    setup(builder) {
+      builder.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: 'react-devtools-core', namespace: 'cove-no-devtools' }));
+      builder.onLoad({ filter: /.*/, namespace: 'cove-no-devtools' }, () => ({
+        contents: 'export default { initialize() {}, connectToDevTools() {} };',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** In the second part, a module the main part holds is taken from it, never bundled a second time. */
 function sharedModulesPlugin(shared) {
   return {
@@ -254,6 +291,24 @@ function sharedModulesPlugin(shared) {
       builder.onLoad({ filter: /.*/, namespace: 'cove-main' }, (args) => ({
         contents: `module.exports = globalThis.__coveModules.mainModule(${JSON.stringify(args.path.slice(0, -SHIM.length))});`,
         loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The health command's import of its terminal view becomes a load of the embedded ES module. */
+function embeddedHealthViewPlugin() {
+  const loader = JSON.stringify(join(root, 'src', 'lib', 'embedded-modules.ts'));
+  return {
+    name: 'cove-embedded-health-view',
+    setup(builder) {
+      builder.onResolve({ filter: /[\\/]health-report-view\.js$/ }, () => ({ path: 'health-report-view', namespace: 'cove-embedded' }));
+      builder.onLoad({ filter: /.*/, namespace: 'cove-embedded' }, () => ({
+        contents:
+          `const view = () => require(${loader}).importEmbeddedModule("health-report-view.mjs");\n` +
+          'exports.drawHealthReport = async (...args) => (await view()).drawHealthReport(...args);\n',
+        loader: 'js',
+        resolveDir: root,
       }));
     },
   };

@@ -18,6 +18,7 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
 import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
 import { debugRelayRoutes } from './routes/debug-relay.js';
+import { debugHealthRoutes, healthProbeRoutes } from './routes/debug-health.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
@@ -114,6 +115,15 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     done();
   });
 
+  const { observer } = context;
+  if (observer) {
+    // Callback style, as above. Requests no route matched share one label, so stray paths cannot grow the series.
+    app.addHook('onResponse', (request, reply, done) => {
+      observer.requestDone(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
   if (context.values.swaggerEnable) await registerSwagger(app);
   await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
   // Workspace apps live at the root (`/@owner/...` and hosts under the wildcard access URL), ahead
@@ -144,6 +154,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(instanceIdentityRoutes, context);
       await api.register(workspaceAgentRelayRoutes, context);
       await api.register(debugRelayRoutes, context);
+      await api.register(debugHealthRoutes, context);
+      await api.register(healthProbeRoutes, context);
       await api.register(applicationRoutes, context);
       await api.register(insightsRoutes, context);
       await api.register(licenseRoutes, context);

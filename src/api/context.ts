@@ -5,6 +5,8 @@ import type { EntitlementsService } from '../domain/entitlements.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
 import type { StoreHandle } from '../store/store.js';
+import type { HealthChecker } from './health/health-checker.js';
+import type { ApiObserver } from './api-observer.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
 import type { UsageRecorder } from './usage-recorder.js';
@@ -31,4 +33,8 @@ export interface ApiContext {
   readonly connectedDaemons: ConnectedDaemons;
   /** The deployment's entitlements from its licenses. */
   readonly entitlements: EntitlementsService;
+  /** The health report's checks and their last result. */
+  readonly health: HealthChecker;
+  /** Told of requests and finished jobs, for the Prometheus metrics; absent when they are off. */
+  readonly observer?: ApiObserver | undefined;
 }

@@ -14,6 +14,7 @@ import {
 } from '../domain/provisioner-job-protocol.js';
 import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import { HttpProblem } from '../lib/errors.js';
+import type { ApiObserver } from './api-observer.js';
 import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
@@ -43,7 +44,12 @@ export class ProvisionerDaemonSession {
     private readonly daemon: ConnectedDaemon,
     private readonly accessUrl: string,
     private readonly log: FastifyBaseLogger,
-    private readonly connected: ConnectedDaemons,
+    private readonly watchers: {
+      /** The daemons connected to this server; a cancel ends at once a job none alive holds. */
+      readonly connected: ConnectedDaemons;
+      /** Told of finished jobs, for the metrics; absent when they are off. */
+      readonly observer?: ApiObserver | undefined;
+    },
   ) {}
 
   /**
@@ -59,7 +65,7 @@ export class ProvisionerDaemonSession {
       this.#queue = this.#queue.then(() => this.#handle(data.toString())).catch((error: unknown) => this.#report(error));
     });
     this.socket.on('close', () => void this.#close());
-    this.connected.add(this.daemon.id);
+    this.watchers.connected.add(this.daemon.id);
     try {
       await registerDaemon(this.protocol, this.daemon);
       this.#stopPosted = await this.protocol.pubsub.subscribe(JOB_POSTED_CHANNEL, (organizationId) => {
@@ -96,12 +102,21 @@ export class ProvisionerDaemonSession {
       case 'complete':
         await completeJob(this.protocol, this.daemon, message.job_id, message.result);
         await this.#release(message.job_id);
+        await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
       case 'fail':
         await failJob(this.protocol, this.daemon, message.job_id, message);
         await this.#release(message.job_id);
+        await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
     }
+  }
+
+  /** Tells the observer, if any, how the job ended: one read of the finished row, only when metrics are on. */
+  async #observeFinished(jobId: string): Promise<void> {
+    if (!this.watchers.observer) return;
+    const job = await this.protocol.store.getProvisionerJob(this.daemon.organizationId, jobId).catch(() => undefined);
+    if (job) this.watchers.observer.jobFinished(job);
   }
 
   async #acquireLoop(): Promise<void> {
@@ -162,7 +177,7 @@ export class ProvisionerDaemonSession {
   async #close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.connected.delete(this.daemon.id);
+    this.watchers.connected.delete(this.daemon.id);
     this.#acquiring = false;
     this.#wake?.();
     clearInterval(this.#heartbeat);

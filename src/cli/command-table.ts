@@ -164,6 +164,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/workspaces.js')).workspacesCommand,
   },
   {
+    name: 'health',
+    summary: "Show the deployment's health report and dismiss sections of it",
+    load: async () => (await import('./commands/health.js')).healthCommand,
+  },
+  {
     name: 'provisioner',
     aliases: ['provisioners'],
     summary: 'Run provisioner daemons, manage their keys and their jobs',

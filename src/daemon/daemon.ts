@@ -21,6 +21,9 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { PeriodicTask } from './periodic-task.js';
+import { splitHostPort } from './host-port.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
+import { HealthChecker } from '../api/health/health-checker.js';
 import { securePrivateFiles } from './private-files.js';
 import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
@@ -40,6 +43,8 @@ export interface Daemon {
   readonly tasks: DaemonTasks;
   /** The provisioner daemons running in this process. */
   readonly provisioners: BuiltinProvisioners;
+  /** Where Prometheus scrapes `/metrics`, when `--prometheus-enable` is on; else empty. */
+  readonly metricsUrl: string;
   /** Stops accepting connections, finishes requests in flight, then closes the store. */
   close(): Promise<void>;
 }
@@ -50,6 +55,7 @@ export interface DaemonTasks {
   readonly userDormancy: PeriodicTask;
   readonly jobReaper: PeriodicTask;
   readonly autobuild: PeriodicTask;
+  readonly healthCheck: PeriodicTask;
 }
 
 /** How often entitlements are computed again, as the reference: licenses expire with time alone. */
@@ -120,6 +126,16 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
+    const health = new HealthChecker({
+      store,
+      relay,
+      accessUrl: () => values.accessUrl,
+      databaseThresholdMs: options.values.healthCheckThresholdDatabaseMs,
+      refreshMs: options.values.healthCheckRefreshMs,
+    });
+    const metrics: PrometheusMetrics | undefined = options.values.prometheusEnable
+      ? await createPrometheusMetrics({ store, relay, logger })
+      : undefined;
     const app = await buildApp(
       {
         store,
@@ -135,6 +151,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         templateExamples: builtInTemplateExamples,
         connectedDaemons,
         entitlements,
+        health,
+        observer: metrics?.observer,
       },
       { logger, logRequests: options.values.verbose },
     );
@@ -171,6 +189,15 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         },
         logger,
       ),
+      healthCheck: new PeriodicTask(
+        'health-check',
+        options.values.healthCheckRefreshMs,
+        async () => {
+          const { report } = await health.refresh();
+          if (!report.healthy) logger.warn({ severity: report.severity }, 'the health check found problems: see /debug/health');
+        },
+        logger,
+      ),
       jobReaper: new PeriodicTask(
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
@@ -185,7 +212,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         logger,
       ),
     };
-    const [host, port] = splitHostPort(options.values.httpAddress);
+    const [host, port] = splitHostPort(options.values.httpAddress, '--http-address');
     const address = await app.listen({ host, port });
     const url = address;
     // With the default access URL and a random port (`:0`), agents must dial the port actually bound.
@@ -193,6 +220,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     // Other replicas relay streams to the agents connected here through this address.
     relay.localUrl = options.values.relayUrl || url;
     logger.info({ url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' }, 'cove is listening');
+    const metricsUrl = metrics ? await metrics.listen(options.values.prometheusAddress).catch(closeApp(app)) : '';
+    if (metricsUrl) logger.info({ url: `${metricsUrl}/metrics` }, 'serving Prometheus metrics');
     for (const task of Object.values(tasks)) task.start();
     const provisioners = startBuiltinProvisioners({
       url,
@@ -210,10 +239,12 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       replica,
       tasks,
       provisioners,
+      metricsUrl,
       close: async () => {
         await provisioners.stop();
         for (const task of Object.values(tasks)) await task.stop();
         await stopEntitlementEvents();
+        await metrics?.close();
         await app.close();
         await store.close();
       },
@@ -224,10 +255,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   }
 }
 
-function splitHostPort(address: string): [string, number] {
-  const index = address.lastIndexOf(':');
-  const host = index <= 0 ? '127.0.0.1' : address.slice(0, index).replace(/^\[|\]$/g, '');
-  const port = Number(index < 0 ? address : address.slice(index + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--http-address "${address}" has no valid port`);
-  return [host, port];
+/** Closes the listening app when a later step of start-up fails, then fails on. */
+function closeApp(app: FastifyInstance): (error: unknown) => Promise<never> {
+  return async (error) => {
+    await app.close();
+    throw error;
+  };
 }

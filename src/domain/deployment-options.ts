@@ -64,6 +64,10 @@ export interface DeploymentValues {
   readonly azureInstanceIdentityRoots: string;
   readonly googleInstanceIdentityCerts: string;
   readonly swaggerEnable: boolean;
+  readonly prometheusEnable: boolean;
+  readonly prometheusAddress: string;
+  readonly healthCheckRefreshMs: number;
+  readonly healthCheckThresholdDatabaseMs: number;
   readonly verbose: boolean;
   readonly logJson: boolean;
   readonly configFile: string;
@@ -106,6 +110,12 @@ const instanceIdentity: OptionGroup = {
   description: 'Certificates trusted when workspace agents on cloud machines sign in with their instance identity.',
 };
 const introspection: OptionGroup = { name: 'Introspection', yaml: 'introspection', description: 'Logs and API documentation.' };
+const prometheus: OptionGroup = {
+  name: 'Prometheus',
+  yaml: 'prometheus',
+  description: 'Metrics for Prometheus to scrape, on a listener of their own.',
+};
+const healthCheck: OptionGroup = { name: 'Health Check', yaml: 'healthcheck', description: 'The health report of /debug/health.' };
 const general: OptionGroup = { name: 'General', yaml: 'general', description: 'Everything else.' };
 
 /** The whole list, in `--help` order. */
@@ -593,6 +603,54 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'bool',
     default: 'false',
     description: 'Serve the OpenAPI document of the API at /swagger.',
+  },
+  {
+    key: 'prometheusEnable',
+    name: 'Prometheus Enable',
+    flag: 'prometheus-enable',
+    env: 'COVE_PROMETHEUS_ENABLE',
+    yaml: 'enable',
+    group: prometheus,
+    configPath: ['prometheus', 'enable'],
+    kind: 'bool',
+    default: 'false',
+    description: 'Serve Prometheus metrics at /metrics on --prometheus-address.',
+  },
+  {
+    key: 'prometheusAddress',
+    name: 'Prometheus Address',
+    flag: 'prometheus-address',
+    env: 'COVE_PROMETHEUS_ADDRESS',
+    yaml: 'address',
+    group: prometheus,
+    configPath: ['prometheus', 'address'],
+    kind: 'string',
+    default: '127.0.0.1:2112',
+    description: 'Address and port of the metrics listener, apart from the API; use port 0 for a random free port.',
+  },
+  {
+    key: 'healthCheckRefreshMs',
+    name: 'Health Check Refresh',
+    flag: 'health-check-refresh',
+    env: 'COVE_HEALTH_CHECK_REFRESH',
+    yaml: 'refresh',
+    group: healthCheck,
+    configPath: ['healthcheck', 'refresh'],
+    kind: 'duration',
+    default: '10m',
+    description: 'How often the health checks run in the background; /debug/health serves the last report until then.',
+  },
+  {
+    key: 'healthCheckThresholdDatabaseMs',
+    name: 'Health Check Database Threshold',
+    flag: 'health-check-threshold-database',
+    env: 'COVE_HEALTH_CHECK_THRESHOLD_DATABASE',
+    yaml: 'threshold_database',
+    group: healthCheck,
+    configPath: ['healthcheck', 'threshold_database'],
+    kind: 'duration',
+    default: '15ms',
+    description: 'A median database round trip this slow or slower makes the health report warn (EDB02).',
   },
   {
     key: 'verbose',

@@ -29,8 +29,21 @@ export function nativeAddonDirectory(): string {
 export function loadNativeAddon(name: string): unknown {
   const cached = loaded.get(name);
   if (cached !== undefined) return cached;
+  const file = extractAsset(name);
+  const module = { exports: {} as unknown };
+  process.dlopen(module, file);
+  loaded.set(name, module.exports);
+  return module.exports;
+}
+
+/**
+ * Writes an asset embedded in the single executable (an addon, or a module that must load from a
+ * file) to the cache directory, unless the file there already has the hash recorded at build time,
+ * and returns its path. Throws for an asset the executable does not carry.
+ */
+export function extractAsset(name: string): string {
   const expected = COVE_NATIVE_ADDONS[name];
-  if (expected === undefined) throw new Error(`the native addon ${name} is not part of this executable`);
+  if (expected === undefined) throw new Error(`${name} is not part of this executable`);
   const dir = privateDirectory(nativeAddonDirectory());
   const file = join(dir, name);
   if (fileHash(file) !== expected) {
@@ -38,10 +51,7 @@ export function loadNativeAddon(name: string): unknown {
     const written = fileHash(file);
     if (written !== expected) throw new Error(`${file}: sha256 ${written ?? 'unreadable'} after writing, expected ${expected}`);
   }
-  const module = { exports: {} as unknown };
-  process.dlopen(module, file);
-  loaded.set(name, module.exports);
-  return module.exports;
+  return file;
 }
 
 /** Creates the directory 0700 and refuses one that another user owns or others may write to. */

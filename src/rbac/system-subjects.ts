@@ -124,6 +124,20 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('organization', ['read']), // the organization in the path, which the daemon will serve
     ...allow('provisioner_daemon', ['read']), // find the provisioner key whose secret the daemon presented
   ]),
+  /**
+   * Runs the deployment's health checks, on a timer and when an operator forces a run: the report
+   * is the deployment's, shared by everyone who may read it, so no one reader's subject fits.
+   */
+  healthCheck: named('health-check', [
+    ...allow('debug_info', ['read']), // time round trips to the database
+    ...allow('provisioner_daemon', ['read']), // the provisioner daemons seen lately, in every organization
+  ]),
+  /** Counts what the Prometheus metrics show when they are scraped: nobody signed in asks for them. */
+  metricsCollector: named('metrics-collector', [
+    ...allow('workspace', ['read']), // count live workspaces by the status of their latest build
+    ...allow('workspace_dormant', ['read']), // dormant workspaces are counted with the rest
+    ...allow('provisioner_jobs', ['read']), // count jobs waiting for a provisioner and jobs running
+  ]),
   /** Fails provisioner jobs that stopped making progress, on a timer in the daemon. */
   jobReaper: named('job-reaper', [
     ...allow('provisioner_jobs', ['read', 'update']), // find hung, orphaned or never-taken jobs, fail them with log lines saying why

@@ -12,6 +12,8 @@ import type {
   DeploymentStats,
   Experiments,
   GenerateApiKeyResponse,
+  HealthReport,
+  HealthSettings,
   LoginWithPasswordResponse,
   Response,
   SshConfig,
@@ -254,6 +256,21 @@ export class CoveClient {
 
   deploymentSsh(): Promise<SshConfig> {
     return this.request('GET', '/deployment/ssh');
+  }
+
+  // Health
+
+  /** The deployment's health report: the last one, or a new run with `force`. */
+  healthReport(options: { readonly force?: boolean } = {}): Promise<HealthReport> {
+    return this.request('GET', '/debug/health', { query: { force: options.force } });
+  }
+
+  healthSettings(): Promise<HealthSettings> {
+    return this.request('GET', '/debug/health/settings');
+  }
+
+  updateHealthSettings(settings: HealthSettings): Promise<HealthSettings> {
+    return this.request('PUT', '/debug/health/settings', { body: settings });
   }
 
   experiments(): Promise<Experiments> {

@@ -1,4 +1,5 @@
 import type { WebSocket } from 'ws';
+import { VERSION } from '../lib/version.js';
 import { PROVISIONER_KEY_HEADER } from './wire/provisioner-protocol.js';
 
 /** Who a provisioner daemon is and what it can run. */
@@ -29,6 +30,8 @@ export async function dialProvisionerDaemon(identity: ProvisionerDaemonIdentity)
   target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
   target.searchParams.set('id', identity.id);
   target.searchParams.set('name', identity.name);
+  // The daemon's health report compares it with the server's own.
+  target.searchParams.set('version', VERSION);
   for (const provisioner of identity.provisioners) target.searchParams.append('provisioner', provisioner);
   for (const [key, value] of Object.entries(identity.tags)) target.searchParams.append('tag', `${key}=${value}`);
   const headers: Record<string, string> = {};

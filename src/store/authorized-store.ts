@@ -24,6 +24,8 @@ import { loadCustomRoles, loadUserSubject, type SubjectOptions } from './subject
 import type { CachedSession } from './session-cache.js';
 import { deploymentStatsInputs, type DeploymentStatsInputs } from './queries/deployment-stats.js';
 import * as siteConfig from './queries/site-config.js';
+import * as healthChecks from './queries/health-checks.js';
+import * as metricCounts from './queries/metric-counts.js';
 import * as apiKeys from './queries/api-keys.js';
 import * as files from './queries/files.js';
 import * as gitSshKeys from './queries/git-ssh-keys.js';
@@ -575,6 +577,45 @@ export class AuthorizedStore {
     this.#require('read', siteObject('system'));
     this.#require('create', siteObject('system'));
     return siteConfig.ensureSiteValue(this.#store.db, key, value);
+  }
+
+  // Health and metrics
+
+  /** The health report sections an operator dismissed; needs read on the deployment config. */
+  async listDismissedHealthChecks(): Promise<string[]> {
+    this.#require('read', siteObject('deployment_config'));
+    return healthChecks.listDismissedSections(this.#store.db);
+  }
+
+  /** Makes `sections` the dismissed health report sections; needs update on the deployment config. */
+  async setDismissedHealthChecks(sections: readonly string[]): Promise<void> {
+    this.#require('update', siteObject('deployment_config'));
+    await healthChecks.replaceDismissedSections(this.#store.db, [...new Set(sections)], this.#store.nowIso());
+  }
+
+  /** One round trip to the database, for the health check; needs read on debug information. */
+  async pingDatabase(): Promise<void> {
+    this.#require('read', siteObject('debug_info'));
+    await healthChecks.pingDatabase(this.#store.db);
+  }
+
+  /** The provisioner daemons of every organization seen since `since`; needs read on daemons everywhere. */
+  async listProvisionerDaemonsSeenSince(since: Date): Promise<(provisionerDaemons.ProvisionerDaemonRow & { key_name: string | null })[]> {
+    this.#require('read', siteObject('provisioner_daemon'));
+    return provisionerDaemons.listDaemonsSeenSince(this.#store.db, since.toISOString());
+  }
+
+  /** Live workspaces counted by the state of their latest build; needs read on every workspace, dormant ones too. */
+  async countWorkspacesByLatestBuild(): Promise<metricCounts.LatestBuildStateCount[]> {
+    this.#require('read', siteObject('workspace'));
+    this.#require('read', siteObject('workspace_dormant'));
+    return metricCounts.countLatestBuildStates(this.#store.db);
+  }
+
+  /** Provisioner jobs queued and running, in every organization; needs read on every job. */
+  async countActiveProvisionerJobs(): Promise<{ readonly queued: number; readonly running: number }> {
+    this.#require('read', siteObject('provisioner_jobs'));
+    return metricCounts.countActiveJobs(this.#store.db);
   }
 
   // Sessions

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } from 'kysely';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
@@ -25,9 +25,9 @@ interface NativeBindingHost {
  * Opens the embedded SQLite file (WAL, foreign keys, busy timeout) or a PostgreSQL pool.
  * The drivers are imported here, lazily, so commands that never touch a database never load them.
  */
-export async function openDatabase(target: DatabaseTarget): Promise<OpenDatabase> {
+export async function openDatabase(target: DatabaseTarget, onQuery?: (event: LogEvent) => void): Promise<OpenDatabase> {
   const dialect = target.kind === 'sqlite' ? await sqliteDialect(target.file) : await postgresDialect(target.url);
-  return { db: new Kysely<Database>({ dialect }), dialect: target.kind, target };
+  return { db: new Kysely<Database>(onQuery ? { dialect, log: onQuery } : { dialect }), dialect: target.kind, target };
 }
 
 async function sqliteDialect(file: string): Promise<Dialect> {

@@ -33,12 +33,19 @@ export interface Database {
   workspace_usage_minutes: WorkspaceUsageMinuteTable;
   user_status_changes: UserStatusChangeTable;
   licenses: LicenseTable;
+  health_check_dismissals: HealthCheckDismissalTable;
 }
 
 export interface MigrationTable {
   version: number;
   name: string;
   applied_at: string;
+}
+
+/** A health report section an operator dismissed, by its name in `dismissed_healthchecks`. */
+export interface HealthCheckDismissalTable {
+  section: string;
+  dismissed_at: string;
 }
 
 export interface SiteConfigTable {

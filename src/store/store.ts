@@ -33,6 +33,8 @@ export class Store {
   /** The licensed features in effect, kept current by the daemon's entitlements. */
   readonly features = new EnabledFeatures();
   #stopListening: (() => Promise<void>) | undefined;
+  /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */
+  onQueryDuration: ((ms: number, failed: boolean) => void) | undefined;
 
   private constructor(db: Kysely<Database>, dialect: DialectName, pubsub: PubSub, clock: Clock) {
     this.db = db;
@@ -43,15 +45,20 @@ export class Store {
 
   /** Opens the database and the matching pubsub. Does not migrate. */
   static async open(target: DatabaseTarget, clock: Clock): Promise<Store> {
-    const { db, dialect } = await openDatabase(target);
+    // Kysely reports every query's duration; the store passes it on only when someone listens.
+    let store: Store | undefined;
+    const { db, dialect } = await openDatabase(target, (event) =>
+      store?.onQueryDuration?.(event.queryDurationMillis, event.level === 'error'),
+    );
     try {
       const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url) : new MemoryPubSub();
-      const store = new Store(db, dialect, pubsub, clock);
+      const opened = new Store(db, dialect, pubsub, clock);
+      store = opened;
       // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.
-      store.#stopListening = await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
-        store.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
+      opened.#stopListening = await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
+        opened.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
       });
-      return store;
+      return opened;
     } catch (error) {
       await db.destroy();
       throw error;

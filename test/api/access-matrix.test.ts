@@ -761,6 +761,24 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/debug/coordinator': { call: () => ({ path: api('/debug/coordinator') }), expect: only(200, ['owner'], 403) },
   'GET /api/v2/debug/tailnet': { call: () => ({ path: api('/debug/tailnet') }), expect: only(200, ['owner'], 403) },
+  // Owners and auditors read the health report; running it (`force`) is reading it anew.
+  'GET /api/v2/debug/health': { call: () => ({ path: api('/debug/health') }), expect: only(200, ['owner', 'auditor'], 403) },
+  'GET /api/v2/debug/health/settings': {
+    call: () => ({ path: api('/debug/health/settings') }),
+    expect: only(200, ['owner', 'auditor'], 403),
+  },
+  'PUT /api/v2/debug/health/settings': {
+    call: () => ({ path: api('/debug/health/settings'), body: { dismissed_healthchecks: [] } }),
+    expect: only(200, ['owner'], 403),
+  },
+  // Not a WebSocket upgrade: those who may read the report get past the check and are told it is not one.
+  'GET /api/v2/debug/ws': { call: () => ({ path: api('/debug/ws') }), expect: only(404, ['owner', 'auditor'], 403) },
+  // Only the daemon's own health check, with its in-process key, opens the relay probe's two ends.
+  'GET /api/v2/debug/relay-probe': { call: () => ({ path: api('/debug/relay-probe') }), expect: signedIn(403) },
+  'GET /api/v2/debug/relay-probe/agent': {
+    call: () => ({ path: api('/debug/relay-probe/agent?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }),
+    expect: signedIn(403),
+  },
   'GET /api/v2/workspaceagents/me/relay': {
     call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }),
     expect: everyone(401),

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const HEAVY = ['ink', 'react', 'fastify', 'kysely', 'better-sqlite3', 'pg', '@sinclair/typebox', 'node-pty'];
+const HEAVY = ['ink', 'react', 'prom-client', 'fastify', 'kysely', 'better-sqlite3', 'pg', '@sinclair/typebox', 'node-pty'];
 
 /** Packages reached from a built file through static imports only: what loads before any command runs. */
 function staticPackages(file: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {

@@ -140,6 +140,19 @@ describe('the single executable, alone in an empty directory on a machine withou
     assert.ok(existsSync(join(env.HOME, '.cache', 'cove', VERSION, 'pty.node')));
   });
 
+  it('draws the health report with ink on a terminal, from the ES module it carries', () => {
+    // `script` leaves the terminal without a size; ink lays out for the width it is given.
+    const result = spawnSync('script', ['-qec', `stty cols 120 rows 40; ${cove} health report`, '/dev/null'], {
+      cwd: root,
+      env: { ...env, TERM: 'xterm' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /\u001b\[32m✔ \u001b\[39m\u001b\[1mProvisioner daemons/, result.stdout);
+    assert.ok(existsSync(join(env.HOME, '.cache', 'cove', VERSION, 'health-report-view.mjs')));
+  });
+
   it('runs the workspace agent from the same file', () => {
     const agents = processesOf(cove, 'agent');
     assert.equal(agents.length, 1, `agents running ${cove}: ${agents.join(', ')}`);

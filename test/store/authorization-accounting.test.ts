@@ -283,6 +283,30 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.recordApiKeyUse(row, { last_used: w.test.clock.now().toISOString() }));
     },
   },
+  listDismissedHealthChecks: {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.listDismissedHealthChecks())),
+    denied: async (w) => expectRefused(() => w.member.listDismissedHealthChecks()),
+  },
+  setDismissedHealthChecks: {
+    allowed: async (w) => w.owner.setDismissedHealthChecks([]),
+    denied: async (w) => expectRefused(() => w.member.setDismissedHealthChecks(['DERP'])),
+  },
+  pingDatabase: {
+    allowed: async (w) => system(w, 'healthCheck').pingDatabase(),
+    denied: async (w) => expectRefused(() => system(w, 'metricsCollector').pingDatabase()),
+  },
+  listProvisionerDaemonsSeenSince: {
+    allowed: async (w) => assert.ok(Array.isArray(await system(w, 'healthCheck').listProvisionerDaemonsSeenSince(w.test.clock.now()))),
+    denied: async (w) => expectRefused(() => w.member.listProvisionerDaemonsSeenSince(w.test.clock.now())),
+  },
+  countWorkspacesByLatestBuild: {
+    allowed: async (w) => assert.ok(Array.isArray(await system(w, 'metricsCollector').countWorkspacesByLatestBuild())),
+    denied: async (w) => expectRefused(() => system(w, 'healthCheck').countWorkspacesByLatestBuild()),
+  },
+  countActiveProvisionerJobs: {
+    allowed: async (w) => assert.equal(typeof (await system(w, 'metricsCollector').countActiveProvisionerJobs()).queued, 'number'),
+    denied: async (w) => expectRefused(() => w.member.countActiveProvisionerJobs()),
+  },
   getDeploymentStatsInputs: {
     allowed: async (w) => assert.ok(Array.isArray((await w.owner.getDeploymentStatsInputs(w.test.clock.now())).latestBuilds)),
     denied: async (w) => expectRefused(() => w.member.getDeploymentStatsInputs(w.test.clock.now())),

@@ -70,6 +70,10 @@ export class AgentRelay {
   readonly #links = new Map<string, AgentLink>();
   readonly #connectedAt = new Map<string, Date>();
   readonly #relayed = new Set<RelayedStream>();
+  /** Links that are the daemon's own health probe, not workspace agents: kept out of what is shown and counted. */
+  readonly #probes = new Set<string>();
+  /** Streams relayed since start, and the bytes they carried each way, for the metrics. */
+  readonly totals = { streams: 0, bytesToAgent: 0, bytesToClient: 0 };
   #localUrl = '';
 
   /** The address other replicas reach this one at; known once the daemon listens. */
@@ -83,14 +87,20 @@ export class AgentRelay {
   readonly #streams = new Map<string, Pending<AgentStream>>();
   readonly #requests = new Map<string, Pending<unknown>>();
 
-  /** Makes an agent reachable; the returned function undoes it (only if no newer link replaced it). */
-  attach(agentId: string, link: AgentLink): () => void {
+  /**
+   * Makes an agent reachable; the returned function undoes it (only if no newer link replaced it).
+   * A `probe` is the health check's stand-in for an agent: it goes through the same relay but is
+   * neither shown on the debug pages nor counted as a connected agent.
+   */
+  attach(agentId: string, link: AgentLink, options: { readonly probe?: boolean } = {}): () => void {
     this.#links.set(agentId, link);
-    this.#connectedAt.set(agentId, new Date());
+    if (options.probe) this.#probes.add(agentId);
+    else this.#connectedAt.set(agentId, new Date());
     return () => {
       if (this.#links.get(agentId) !== link) return;
       this.#links.delete(agentId);
       this.#connectedAt.delete(agentId);
+      this.#probes.delete(agentId);
       this.#failAll(agentId);
     };
   }
@@ -102,13 +112,19 @@ export class AgentRelay {
 
   /** How many agents are connected to this daemon. */
   get connectedAgents(): number {
-    return this.#links.size;
+    return this.#connectedAt.size;
+  }
+
+  /** How many streams are being relayed now. */
+  get openStreams(): number {
+    return this.#relayed.size;
   }
 
   /** Records a stream while it is relayed; the returned function forgets it. */
   track(stream: AgentStream, agentId: string, target: RelayTarget): { readonly relayed: RelayedStream; readonly done: () => void } {
     const relayed: RelayedStream = { id: stream.id, agentId, target, openedAt: new Date(), toAgent: 0, toClient: 0 };
     this.#relayed.add(relayed);
+    this.totals.streams++;
     return { relayed, done: () => this.#relayed.delete(relayed) };
   }
 

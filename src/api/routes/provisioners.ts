@@ -21,6 +21,7 @@ import { parseJson, parseStringArray } from '../../store/json-column.js';
 import type { OrganizationRow, ProvisionerKeyRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';
+import { toWireProvisionerDaemon } from '../convert/provisioner-daemon.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -78,7 +79,10 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         clock: context.store.clock,
         features: context.store.features,
       };
-      await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, context.connectedDaemons).start();
+      await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, {
+        connected: context.connectedDaemons,
+        observer: context.observer,
+      }).start();
     },
   });
 }
@@ -204,23 +208,8 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerDaemon) } } },
     async (request) => {
       const rows = await authOf(request).store.listProvisionerDaemons(pathResource(request, 'organization').id);
-      const now = context.store.clock.now().getTime();
-      return rows.map((row) => {
-        const online = row.last_seen_at !== null && now - Date.parse(row.last_seen_at) < DAEMON_STALE_MS;
-        return {
-          id: row.id,
-          organization_id: row.organization_id,
-          ...(row.key_id ? { key_id: row.key_id, key_name: row.key_name ?? '' } : { key_name: 'built-in' }),
-          created_at: row.created_at,
-          ...(row.last_seen_at ? { last_seen_at: row.last_seen_at } : {}),
-          name: row.name,
-          version: row.version,
-          api_version: row.api_version,
-          provisioners: parseStringArray(row.provisioners),
-          tags: parseJson<Record<string, string>>(row.tags, {}),
-          status: !online ? 'offline' : row.busy === 1 ? 'busy' : 'idle',
-        } as const;
-      });
+      const now = context.store.clock.now();
+      return rows.map((row) => toWireProvisionerDaemon(row, now));
     },
   );
 

@@ -308,9 +308,16 @@ async function relay(
     else if (target.kind !== 'echo' && target.kind !== 'speedtest') context.usage.record(found.workspace, log);
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
+      const { totals } = context.relay;
       await pipeSockets(socket, stream, {
-        toAgent: (bytes) => (relayed.toAgent += bytes),
-        toClient: (bytes) => (relayed.toClient += bytes),
+        toAgent: (bytes) => {
+          relayed.toAgent += bytes;
+          totals.bytesToAgent += bytes;
+        },
+        toClient: (bytes) => {
+          relayed.toClient += bytes;
+          totals.bytesToClient += bytes;
+        },
       });
     } finally {
       done();

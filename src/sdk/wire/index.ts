@@ -15,3 +15,4 @@ export * from './instance-identity.js';
 export * from './relay-protocol.js';
 export * from './insights.js';
 export * from './licenses.js';
+export * from './health.js';

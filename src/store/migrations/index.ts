@@ -14,6 +14,7 @@ import { workspaceLatestBuildStatusMigration } from './0012-workspace-latest-bui
 import { publicPortShareDefaultMigration } from './0013-public-port-share-default.js';
 import { usageInsightsMigration } from './0014-usage-insights.js';
 import { licensesMigration } from './0015-licenses.js';
+import { healthCheckDismissalsMigration } from './0016-health-check-dismissals.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   publicPortShareDefaultMigration,
   usageInsightsMigration,
   licensesMigration,
+  healthCheckDismissalsMigration,
 ];
 
 export type { Migration } from './migration.js';

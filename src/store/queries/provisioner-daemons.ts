@@ -66,3 +66,19 @@ export async function upsertDaemon(db: Kysely<Database>, row: ProvisionerDaemonR
 export async function touchDaemon(db: Kysely<Database>, daemonId: string, now: string): Promise<void> {
   await db.updateTable('provisioner_daemons').set({ last_seen_at: now }).where('id', '=', daemonId).execute();
 }
+
+/** The daemons of every organization seen at or after `since`, oldest first, with their key names. */
+export async function listDaemonsSeenSince(
+  db: Kysely<Database>,
+  since: string,
+): Promise<(ProvisionerDaemonRow & { readonly key_name: string | null })[]> {
+  return db
+    .selectFrom('provisioner_daemons as d')
+    .leftJoin('provisioner_keys as k', 'k.id', 'd.key_id')
+    .selectAll('d')
+    .select('k.name as key_name')
+    .where('d.last_seen_at', '>=', since)
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .execute();
+}
