@@ -2,6 +2,7 @@ import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
+import type { UpdateCheckResult } from '../domain/update-check.js';
 import type { StoreHandle } from '../store/store.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
@@ -25,4 +26,6 @@ export interface ApiContext {
   readonly usage: UsageRecorder;
   /** The template examples built into the binary (the native provisioner's). */
   readonly templateExamples: TemplateExamples;
+  /** The last answer of the release feed (the running version when update checks are off). */
+  readonly updateCheck: () => UpdateCheckResult;
 }

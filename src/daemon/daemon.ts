@@ -12,6 +12,7 @@ import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
+import { UpdateChecker } from '../domain/update-check.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
@@ -42,6 +43,8 @@ export interface DaemonTasks {
   readonly userDormancy: PeriodicTask;
   readonly jobReaper: PeriodicTask;
   readonly autobuild: PeriodicTask;
+  /** Asks the release feed for a newer version; idle unless --update-check is on. */
+  readonly updateCheck: PeriodicTask;
 }
 
 /** How often workspace schedules are acted on. */
@@ -49,6 +52,9 @@ const AUTOBUILD_INTERVAL_MS = 60 * 1000;
 
 /** How often hung provisioner jobs are looked for. */
 const JOB_REAPER_INTERVAL_MS = 60 * 1000;
+
+/** How often the release feed is asked for a newer version. */
+const UPDATE_CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
@@ -85,6 +91,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     // The daemon's own copy: a default access URL is only known once the port is bound.
     const relay = new AgentRelay();
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
+    const updateChecker = new UpdateChecker(options.values.updateCheckUrl);
     const app = await buildApp(
       {
         store,
@@ -98,6 +105,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         relay,
         usage: new UsageRecorder(store),
         templateExamples: builtInTemplateExamples,
+        updateCheck: () => updateChecker.latest(),
       },
       { logger, logRequests: options.values.verbose },
     );
@@ -125,6 +133,17 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         },
         logger,
       ),
+      updateCheck: new PeriodicTask(
+        'update-check',
+        options.values.updateCheck ? UPDATE_CHECK_INTERVAL_MS : 0,
+        async () => {
+          if (!options.values.updateCheck) return;
+          const { result, newlyAvailable } = await updateChecker.check();
+          if (newlyAvailable)
+            logger.info({ version: result.version, url: result.url }, `a newer version of cove is available: ${result.version}`);
+        },
+        logger,
+      ),
       jobReaper: new PeriodicTask(
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
@@ -145,6 +164,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     relay.localUrl = options.values.relayUrl || url;
     logger.info({ url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' }, 'cove is listening');
     for (const task of Object.values(tasks)) task.start();
+    // The release feed is asked at start too, not only a day later; in the background, so start-up never waits on it.
+    if (options.values.updateCheck) void tasks.updateCheck.runNow();
     const provisioners = startBuiltinProvisioners({
       url,
       count: options.values.provisionerDaemons,

@@ -62,6 +62,7 @@ import type {
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
+  AuthMethods,
 } from './wire/index.js';
 
 /** One named check of `POST /authcheck`. */
@@ -249,6 +250,11 @@ export class CoveClient {
   }
 
   /** Starts moving a password user to GitHub or OIDC sign-in. */
+  /** The ways to sign in this deployment offers; needs no session. */
+  authMethods(): Promise<AuthMethods> {
+    return this.request('GET', '/users/authmethods');
+  }
+
   convertLogin(user: string, request: ConvertLoginRequest): Promise<ConvertLoginResponse> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/convert-login`, { body: request });
   }

@@ -30,6 +30,8 @@ export interface Database {
   workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
   git_ssh_keys: GitSshKeyTable;
   workspace_app_statuses: WorkspaceAppStatusTable;
+  user_links: UserLinkTable;
+  sign_in_states: SignInStateTable;
 }
 
 export interface MigrationTable {
@@ -378,3 +380,25 @@ export interface WorkspacePortShareTable {
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };
+
+export interface UserLinkTable {
+  user_id: string;
+  /** `oidc` or `github`. */
+  login_type: string;
+  /** The provider's id of the account: issuer and subject for OIDC, the numeric user id for GitHub. */
+  linked_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SignInStateTable {
+  /** Hex SHA-256 of the state the browser carries. */
+  state_hash: string;
+  provider: string;
+  nonce: string;
+  code_verifier: string;
+  /** Same-origin path the browser goes to once signed in. */
+  redirect: string;
+  convert_user_id: string | null;
+  expires_at: string;
+}

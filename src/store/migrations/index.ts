@@ -11,6 +11,7 @@ import { templateListIndexesMigration } from './0009-template-list-indexes.js';
 import { workspaceListIndexesMigration } from './0010-workspace-list-indexes.js';
 import { queuedJobIndexMigration } from './0011-queued-job-index.js';
 import { workspaceLatestBuildStatusMigration } from './0012-workspace-latest-build-status.js';
+import { externalSignInMigration } from './0013-external-sign-in.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
   workspaceListIndexesMigration,
   queuedJobIndexMigration,
   workspaceLatestBuildStatusMigration,
+  externalSignInMigration,
 ];
 
 export type { Migration } from './migration.js';
