@@ -4,6 +4,7 @@ import type { RawValues } from '../../src/domain/deployment-options.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
+import { startConversion } from '../helpers/login-conversion.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -166,7 +167,7 @@ describe('OIDC sign-in', () => {
     const carol = await createMember(test, 'carol');
     const browser = new Browser();
     // convert-login sets its cookie in the browser that then goes through the provider.
-    const conversion = await carolConvert(browser, test, carol.token ?? '');
+    const conversion = await startConversion(browser, test, carol.token ?? '', 'oidc');
     const { final } = await signIn(browser, test, 'carol-sub', { query: `?oidc_merge_state=${conversion.state_string}` });
     assert.equal(final.status, 307, final.body);
     const converted = await sessionOf(browser, test).user('me');
@@ -181,21 +182,6 @@ describe('OIDC sign-in', () => {
     assert.equal(replay.status, 400);
   });
 });
-
-async function carolConvert(browser: Browser, test: TestDaemon, token: string): Promise<{ state_string: string }> {
-  const response = await fetch(`${test.url}/api/v2/users/me/convert-login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'service-session-token': token },
-    body: JSON.stringify({ to_type: 'oidc', password: STRONG_PASSWORD }),
-  });
-  assert.equal(response.status, 201);
-  for (const line of response.headers.getSetCookie()) {
-    const [pair = ''] = line.split(';');
-    const [name = '', value = ''] = pair.split('=');
-    browser.setCookie(test.url, name, value);
-  }
-  return (await response.json()) as { state_string: string };
-}
 
 describe('OIDC sign-in with other settings', () => {
   it('refuses a new user when sign-ups are off, and creates none', async () => {
