@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticated } from '../../domain/authentication.js';
-import { newApiKey } from '../../domain/sessions.js';
+import { newApiKey, type ApiKeySpec } from '../../domain/sessions.js';
 import { formatDuration } from '../../lib/duration.js';
 import type { ApiContext } from '../context.js';
 import { authenticateToken } from '../plugins/authentication.js';
@@ -47,8 +47,7 @@ export async function cliAuthRoutes(app: FastifyInstance, context: ApiContext): 
     const lifetimeMs = context.values.defaultTokenLifetimeMs;
     const key = newApiKey({
       userId: caller.user.id,
-      // The token carries how its user signed in, as the session it was made from does.
-      loginType: caller.apiKey.login_type === 'token' ? 'token' : (caller.apiKey.login_type as 'password' | 'oidc' | 'github'),
+      loginType: signedInWith(caller.apiKey.login_type),
       scope: 'all',
       lifetimeMs,
       tokenName: '',
@@ -74,4 +73,9 @@ async function signedIn(context: ApiContext, request: FastifyRequest): Promise<A
   } catch {
     return undefined;
   }
+}
+
+/** The token carries how its user signed in, as the session it was made from does. */
+function signedInWith(loginType: string): ApiKeySpec['loginType'] {
+  return loginType === 'oidc' || loginType === 'github' || loginType === 'token' ? loginType : 'password';
 }

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONVERT_LOGIN_COOKIE, verifyLoginConversion } from '../../domain/convert-login.js';
@@ -104,73 +104,75 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
     oidc: { enabled: values.oidcIssuerUrl !== '', signInText: values.oidcSignInText, iconUrl: values.oidcIconUrl },
   }));
 
-  const handle =
-    (provider: SignInProvider) => async (request: FastifyRequest<{ Querystring: typeof CallbackQuery.static }>, reply: FastifyReply) => {
-      const secure = values.accessUrl.startsWith('https:');
-      try {
-        const flow = flowOf(provider);
-        const query = request.query;
-        const now = context.store.clock.now();
-        if (query.code === undefined && query.error === undefined && query.state === undefined) {
-          // No answer from the provider yet: start the sign-in.
-          const conversion = query.oidc_merge_state
-            ? {
-                state: query.oidc_merge_state,
-                userId: verifyLoginConversion(
-                  context.identity,
-                  readCookie(request.headers.cookie, CONVERT_LOGIN_COOKIE),
-                  { state: query.oidc_merge_state, toType: provider },
-                  now,
-                ),
-              }
-            : undefined;
-          const pending = await beginSignIn(
-            signInStore,
-            { provider, redirect: safeRedirect(query.redirect), ...(conversion ? { conversion } : {}) },
-            now,
-          );
-          const location = await flow.authorizationUrl(pending);
-          void reply.header('set-cookie', stateCookie(pending.state, SIGN_IN_VALIDITY_MS / 1000, secure));
-          return reply.code(307).header('location', location.toString()).header('cache-control', 'no-store').send();
-        }
-        const pending = await finishSignIn(
+  const handle = async (provider: SignInProvider, query: Static<typeof CallbackQuery>, request: FastifyRequest, reply: FastifyReply) => {
+    const secure = values.accessUrl.startsWith('https:');
+    try {
+      const flow = flowOf(provider);
+      const now = context.store.clock.now();
+      if (query.code === undefined && query.error === undefined && query.state === undefined) {
+        // No answer from the provider yet: start the sign-in.
+        const conversion = query.oidc_merge_state
+          ? {
+              state: query.oidc_merge_state,
+              userId: verifyLoginConversion(
+                context.identity,
+                readCookie(request.headers.cookie, CONVERT_LOGIN_COOKIE),
+                { state: query.oidc_merge_state, toType: provider },
+                now,
+              ),
+            }
+          : undefined;
+        const pending = await beginSignIn(
           signInStore,
-          provider,
-          { state: query.state, cookie: readCookie(request.headers.cookie, SIGN_IN_STATE_COOKIE) },
+          { provider, redirect: safeRedirect(query.redirect), ...(conversion ? { conversion } : {}) },
           now,
         );
-        const callbackQuery = new URLSearchParams(request.url.split('?')[1] ?? '');
-        const identity = await flow.identity(callbackQuery, pending);
-        const { token } = await signInExternalUser(
-          signInStore,
-          { values, defaultOrganizationId: context.identity.defaultOrganization.id },
-          identity,
-          {
-            allowSignups: provider === 'oidc' ? values.oidcAllowSignups : values.githubAllowSignups,
-            convertUserId: pending.convertUserId,
-          },
-          { ipAddress: request.ip, now: context.store.clock.now() },
-        );
-        const cookies = [stateCookie('', 0, secure)];
-        if (pending.convertUserId) cookies.push(`${CONVERT_LOGIN_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
-        void reply.header('set-cookie', cookies);
-        setSessionCookie(reply, token, secure);
-        return reply.code(307).header('location', pending.redirect).header('cache-control', 'no-store').send();
-      } catch (error) {
-        const problem = toProblem(error);
-        if (problem.status >= 500) request.log.error({ err: error, provider }, 'sign-in failed');
-        void reply.header('set-cookie', stateCookie('', 0, secure)).header('cache-control', 'no-store');
-        if (wantsJson(request)) return reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
-        const retry = configured(provider)
-          ? signInLinks(context, safeRedirect(request.query.redirect)).find((link) => link.href.startsWith(callbackPath(provider)))
-          : undefined;
-        return reply.code(problem.status).type('text/html; charset=utf-8').send(signInFailedPage(problem.body, retry));
+        const location = await flow.authorizationUrl(pending);
+        void reply.header('set-cookie', stateCookie(pending.state, SIGN_IN_VALIDITY_MS / 1000, secure));
+        return reply.code(307).header('location', location.toString()).header('cache-control', 'no-store').send();
       }
-    };
+      const pending = await finishSignIn(
+        signInStore,
+        provider,
+        { state: query.state, cookie: readCookie(request.headers.cookie, SIGN_IN_STATE_COOKIE) },
+        now,
+      );
+      const callbackQuery = new URLSearchParams(request.url.split('?')[1] ?? '');
+      const identity = await flow.identity(callbackQuery, pending);
+      const { token } = await signInExternalUser(
+        signInStore,
+        { values, defaultOrganizationId: context.identity.defaultOrganization.id },
+        identity,
+        {
+          allowSignups: provider === 'oidc' ? values.oidcAllowSignups : values.githubAllowSignups,
+          convertUserId: pending.convertUserId,
+        },
+        { ipAddress: request.ip, now: context.store.clock.now() },
+      );
+      const cookies = [stateCookie('', 0, secure)];
+      if (pending.convertUserId) cookies.push(`${CONVERT_LOGIN_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
+      void reply.header('set-cookie', cookies);
+      setSessionCookie(reply, token, secure);
+      return reply.code(307).header('location', pending.redirect).header('cache-control', 'no-store').send();
+    } catch (error) {
+      const problem = toProblem(error);
+      if (problem.status >= 500) request.log.error({ err: error, provider }, 'sign-in failed');
+      void reply.header('set-cookie', stateCookie('', 0, secure)).header('cache-control', 'no-store');
+      if (wantsJson(request)) return reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
+      const retry = configured(provider)
+        ? signInLinks(context, safeRedirect(query.redirect)).find((link) => link.href.startsWith(callbackPath(provider)))
+        : undefined;
+      return reply.code(problem.status).type('text/html; charset=utf-8').send(signInFailedPage(problem.body, retry));
+    }
+  };
   const configured = (provider: SignInProvider) => (provider === 'oidc' ? values.oidcIssuerUrl !== '' : values.githubClientId !== '');
 
-  api.get('/users/oidc/callback', { onRequest: loginLimit, schema: { querystring: CallbackQuery } }, handle('oidc'));
-  api.get('/users/oauth2/github/callback', { onRequest: loginLimit, schema: { querystring: CallbackQuery } }, handle('github'));
+  api.get('/users/oidc/callback', { onRequest: loginLimit, schema: { querystring: CallbackQuery } }, async (request, reply) =>
+    handle('oidc', request.query, request, reply),
+  );
+  api.get('/users/oauth2/github/callback', { onRequest: loginLimit, schema: { querystring: CallbackQuery } }, async (request, reply) =>
+    handle('github', request.query, request, reply),
+  );
 }
 
 function callbackPath(provider: SignInProvider): string {
