@@ -31,6 +31,8 @@ import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
 import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
+import { signInProviderRoutes } from './routes/sign-in-providers.js';
+import { cliAuthRoutes } from './routes/cli-auth.js';
 import { validatorCompiler } from './validation.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
@@ -134,6 +136,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     async (api) => {
       await api.register(publicGeneralRoutes, context);
       await api.register(publicUserRoutes, context);
+      await api.register(signInProviderRoutes, context);
       await api.register(authenticatedGeneralRoutes, context);
       await api.register(authenticatedUserRoutes, context);
       await api.register(apiKeyRoutes, context);
@@ -163,6 +166,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     { prefix: '/api/v2' },
   );
   await app.register(binaryRoutes, context);
+  await app.register(cliAuthRoutes, context);
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;
 }

@@ -4,6 +4,7 @@ import type { DeploymentValues, ValueSource } from '../domain/deployment-options
 import type { EntitlementsService } from '../domain/entitlements.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
+import type { UpdateCheckResult } from '../domain/update-check.js';
 import type { StoreHandle } from '../store/store.js';
 import type { HealthChecker } from './health/health-checker.js';
 import type { ApiObserver } from './api-observer.js';
@@ -37,4 +38,6 @@ export interface ApiContext {
   readonly health: HealthChecker;
   /** Told of requests and finished jobs, for the Prometheus metrics; absent when they are off. */
   readonly observer?: ApiObserver | undefined;
+  /** The last answer of the release feed (the running version when update checks are off). */
+  readonly updateCheck: () => UpdateCheckResult;
 }

@@ -16,7 +16,8 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return query ? query : undefined;
 }
 
-function readCookie(header: string | undefined, name: string): string | undefined {
+/** One cookie of a Cookie header, decoded. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const [key, ...rest] = part.trim().split('=');

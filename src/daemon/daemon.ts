@@ -16,6 +16,7 @@ import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
+import { UpdateChecker } from '../domain/update-check.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
@@ -56,6 +57,8 @@ export interface DaemonTasks {
   readonly jobReaper: PeriodicTask;
   readonly autobuild: PeriodicTask;
   readonly healthCheck: PeriodicTask;
+  /** Asks the release feed for a newer version; idle unless --update-check is on. */
+  readonly updateCheck: PeriodicTask;
 }
 
 /** How often entitlements are computed again, as the reference: licenses expire with time alone. */
@@ -69,6 +72,9 @@ const AUTOBUILD_INTERVAL_MS = 60 * 1000;
  * fails within a minute (it is orphaned after 45 s without news).
  */
 const JOB_REAPER_INTERVAL_MS = 15 * 1000;
+
+/** How often the release feed is asked for a newer version. */
+const UPDATE_CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
@@ -136,6 +142,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const metrics: PrometheusMetrics | undefined = options.values.prometheusEnable
       ? await createPrometheusMetrics({ store, relay, logger })
       : undefined;
+    const updateChecker = new UpdateChecker(options.values.updateCheckUrl);
     const app = await buildApp(
       {
         store,
@@ -153,6 +160,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         entitlements,
         health,
         observer: metrics?.observer,
+        updateCheck: () => updateChecker.latest(),
       },
       { logger, logRequests: options.values.verbose },
     );
@@ -198,6 +206,17 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         },
         logger,
       ),
+      updateCheck: new PeriodicTask(
+        'update-check',
+        options.values.updateCheck ? UPDATE_CHECK_INTERVAL_MS : 0,
+        async () => {
+          if (!options.values.updateCheck) return;
+          const { result, newlyAvailable } = await updateChecker.check();
+          if (newlyAvailable)
+            logger.info({ version: result.version, url: result.url }, `a newer version of cove is available: ${result.version}`);
+        },
+        logger,
+      ),
       jobReaper: new PeriodicTask(
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
@@ -223,6 +242,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const metricsUrl = metrics ? await metrics.listen(options.values.prometheusAddress).catch(closeApp(app)) : '';
     if (metricsUrl) logger.info({ url: `${metricsUrl}/metrics` }, 'serving Prometheus metrics');
     for (const task of Object.values(tasks)) task.start();
+    // The release feed is asked at start too, not only a day later; in the background, so start-up never waits on it.
+    if (options.values.updateCheck) void tasks.updateCheck.runNow();
     const provisioners = startBuiltinProvisioners({
       url,
       count: options.values.provisionerDaemons,

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HttpProblem } from '../lib/errors.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { userObject } from '../rbac/index.js';
@@ -89,4 +89,40 @@ function signJwt(key: Buffer, claims: Readonly<Record<string, unknown>>): string
   const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}`;
   return `${unsigned}.${createHmac('sha256', key).update(unsigned).digest('base64url')}`;
+}
+
+/**
+ * Checks the conversion cookie a browser brings to a provider's sign-in: signed by this
+ * deployment, unexpired, for this state and this provider. Returns the id of the user converting.
+ */
+export function verifyLoginConversion(
+  identity: DeploymentIdentity,
+  cookie: string | undefined,
+  expected: { readonly state: string; readonly toType: 'github' | 'oidc' },
+  now: Date,
+): string {
+  const refused = (detail: string) =>
+    new HttpProblem(400, 'The login type conversion could not be verified.', {
+      detail: `${detail} Start the conversion again with convert-login.`,
+    });
+  if (!cookie) throw refused(`The ${CONVERT_LOGIN_COOKIE} cookie is missing.`);
+  const [header, payload, signature] = cookie.split('.');
+  if (header === undefined || payload === undefined || signature === undefined) throw refused('The conversion token is malformed.');
+  const wanted = createHmac('sha256', identity.signingKey).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+    throw refused('The conversion token is not signed by this deployment.');
+  let claims: Record<string, unknown>;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw refused('The conversion token is malformed.');
+  }
+  if (claims['iss'] !== identity.deploymentId) throw refused('The conversion token is for another deployment.');
+  if (typeof claims['exp'] !== 'number' || claims['exp'] * 1000 <= now.getTime()) throw refused('The conversion token expired.');
+  if (claims['sub'] !== expected.state) throw refused('The conversion token is for another conversion.');
+  if (claims['to_type'] !== expected.toType)
+    throw refused(`The conversion token converts to "${String(claims['to_type'])}", not "${expected.toType}".`);
+  if (typeof claims['aud'] !== 'string') throw refused('The conversion token names no user.');
+  return claims['aud'];
 }

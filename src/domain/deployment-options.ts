@@ -45,9 +45,23 @@ export interface DeploymentValues {
   readonly userDormancyThresholdMs: number;
   readonly githubClientId: string;
   readonly githubClientSecret: string;
+  readonly githubAllowedOrgs: readonly string[];
+  readonly githubAllowedTeams: readonly string[];
+  readonly githubAllowSignups: boolean;
+  readonly githubAllowEveryone: boolean;
+  readonly githubEnterpriseBaseUrl: string;
   readonly oidcIssuerUrl: string;
   readonly oidcClientId: string;
   readonly oidcClientSecret: string;
+  readonly oidcEmailDomain: readonly string[];
+  readonly oidcAllowSignups: boolean;
+  readonly oidcIgnoreEmailVerified: boolean;
+  readonly oidcUsernameField: string;
+  readonly oidcNameField: string;
+  readonly oidcEmailField: string;
+  readonly oidcScopes: readonly string[];
+  readonly oidcSignInText: string;
+  readonly oidcIconUrl: string;
   readonly emailSmtpHost: string;
   readonly emailSmtpFrom: string;
   readonly emailSmtpUsername: string;
@@ -57,6 +71,7 @@ export interface DeploymentValues {
   readonly allowWorkspaceRenames: boolean;
   readonly experiments: readonly string[];
   readonly updateCheck: boolean;
+  readonly updateCheckUrl: string;
   readonly sshHostnamePrefix: string;
   readonly sshConfigOptions: readonly string[];
   readonly licensePublicKeys: readonly string[];
@@ -367,6 +382,71 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     description: 'Client secret of the GitHub OAuth app.',
   },
   {
+    key: 'githubAllowedOrgs',
+    name: 'GitHub Allowed Orgs',
+    flag: 'oauth2-github-allowed-orgs',
+    env: 'COVE_OAUTH2_GITHUB_ALLOWED_ORGS',
+    yaml: 'github_allowed_orgs',
+    group: oauth,
+    configPath: ['oauth2', 'github', 'allowed_orgs'],
+    kind: 'string-array',
+    default: '',
+    description:
+      'GitHub organizations whose active members may sign in, comma-separated. Required unless --oauth2-github-allow-everyone is set.',
+  },
+  {
+    key: 'githubAllowedTeams',
+    name: 'GitHub Allowed Teams',
+    flag: 'oauth2-github-allowed-teams',
+    env: 'COVE_OAUTH2_GITHUB_ALLOWED_TEAMS',
+    yaml: 'github_allowed_teams',
+    group: oauth,
+    configPath: ['oauth2', 'github', 'allowed_teams'],
+    kind: 'string-array',
+    default: '',
+    description:
+      'Teams, as organization/team-slug, whose active members may sign in, comma-separated. Empty allows every member of the allowed organizations.',
+  },
+  {
+    key: 'githubAllowSignups',
+    name: 'GitHub Allow Signups',
+    flag: 'oauth2-github-allow-signups',
+    env: 'COVE_OAUTH2_GITHUB_ALLOW_SIGNUPS',
+    yaml: 'github_allow_signups',
+    group: oauth,
+    configPath: ['oauth2', 'github', 'allow_signups'],
+    kind: 'bool',
+    default: 'false',
+    description:
+      'Create an account for a GitHub user who signs in for the first time. Without it, only existing accounts may sign in with GitHub.',
+  },
+  {
+    key: 'githubAllowEveryone',
+    name: 'GitHub Allow Everyone',
+    flag: 'oauth2-github-allow-everyone',
+    env: 'COVE_OAUTH2_GITHUB_ALLOW_EVERYONE',
+    yaml: 'github_allow_everyone',
+    group: oauth,
+    configPath: ['oauth2', 'github', 'allow_everyone'],
+    kind: 'bool',
+    default: 'false',
+    description:
+      'Let any GitHub user sign in, whatever organizations they belong to. Cannot be combined with allowed organizations or teams.',
+  },
+  {
+    key: 'githubEnterpriseBaseUrl',
+    name: 'GitHub Enterprise Base URL',
+    flag: 'oauth2-github-enterprise-base-url',
+    env: 'COVE_OAUTH2_GITHUB_ENTERPRISE_BASE_URL',
+    yaml: 'github_enterprise_base_url',
+    group: oauth,
+    configPath: ['oauth2', 'github', 'enterprise_base_url'],
+    kind: 'url',
+    default: '',
+    description:
+      'Base URL of a GitHub Enterprise Server, e.g. https://github.example.com: sign-in then goes to its /login/oauth pages and its /api/v3 API instead of github.com.',
+  },
+  {
     key: 'oidcIssuerUrl',
     name: 'OIDC Issuer URL',
     flag: 'oidc-issuer-url',
@@ -402,6 +482,114 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     default: '',
     secret: true,
     description: 'Client secret registered with the OpenID Connect provider.',
+  },
+  {
+    key: 'oidcEmailDomain',
+    name: 'OIDC Email Domain',
+    flag: 'oidc-email-domain',
+    env: 'COVE_OIDC_EMAIL_DOMAIN',
+    yaml: 'oidc_email_domain',
+    group: oauth,
+    configPath: ['oidc', 'email_domain'],
+    kind: 'string-array',
+    default: '',
+    description: 'Email domains whose users may sign in with OIDC, comma-separated. Empty allows every domain.',
+  },
+  {
+    key: 'oidcAllowSignups',
+    name: 'OIDC Allow Signups',
+    flag: 'oidc-allow-signups',
+    env: 'COVE_OIDC_ALLOW_SIGNUPS',
+    yaml: 'oidc_allow_signups',
+    group: oauth,
+    configPath: ['oidc', 'allow_signups'],
+    kind: 'bool',
+    default: 'true',
+    description: 'Create an account for a user who signs in with OIDC for the first time.',
+  },
+  {
+    key: 'oidcIgnoreEmailVerified',
+    name: 'OIDC Ignore Email Verified',
+    flag: 'oidc-ignore-email-verified',
+    env: 'COVE_OIDC_IGNORE_EMAIL_VERIFIED',
+    yaml: 'oidc_ignore_email_verified',
+    group: oauth,
+    configPath: ['oidc', 'ignore_email_verified'],
+    kind: 'bool',
+    default: 'false',
+    description: 'Accept users whose provider says their email is not verified (email_verified: false).',
+  },
+  {
+    key: 'oidcUsernameField',
+    name: 'OIDC Username Field',
+    flag: 'oidc-username-field',
+    env: 'COVE_OIDC_USERNAME_FIELD',
+    yaml: 'oidc_username_field',
+    group: oauth,
+    configPath: ['oidc', 'username_field'],
+    kind: 'string',
+    default: 'preferred_username',
+    description: 'Claim that holds the username of a new account; the local part of the email when the claim is missing.',
+  },
+  {
+    key: 'oidcNameField',
+    name: 'OIDC Name Field',
+    flag: 'oidc-name-field',
+    env: 'COVE_OIDC_NAME_FIELD',
+    yaml: 'oidc_name_field',
+    group: oauth,
+    configPath: ['oidc', 'name_field'],
+    kind: 'string',
+    default: 'name',
+    description: 'Claim that holds the full name of a new account.',
+  },
+  {
+    key: 'oidcEmailField',
+    name: 'OIDC Email Field',
+    flag: 'oidc-email-field',
+    env: 'COVE_OIDC_EMAIL_FIELD',
+    yaml: 'oidc_email_field',
+    group: oauth,
+    configPath: ['oidc', 'email_field'],
+    kind: 'string',
+    default: 'email',
+    description: 'Claim that holds the email address.',
+  },
+  {
+    key: 'oidcScopes',
+    name: 'OIDC Scopes',
+    flag: 'oidc-scopes',
+    env: 'COVE_OIDC_SCOPES',
+    yaml: 'oidc_scopes',
+    group: oauth,
+    configPath: ['oidc', 'scopes'],
+    kind: 'string-array',
+    default: 'openid,profile,email',
+    description: 'Scopes requested from the OpenID Connect provider, comma-separated.',
+  },
+  {
+    key: 'oidcSignInText',
+    name: 'OIDC Sign In Text',
+    flag: 'oidc-sign-in-text',
+    env: 'COVE_OIDC_SIGN_IN_TEXT',
+    yaml: 'oidc_sign_in_text',
+    group: oauth,
+    configPath: ['oidc', 'sign_in_text'],
+    kind: 'string',
+    default: 'OpenID Connect',
+    description: 'Text of the OIDC sign-in button.',
+  },
+  {
+    key: 'oidcIconUrl',
+    name: 'OIDC Icon URL',
+    flag: 'oidc-icon-url',
+    env: 'COVE_OIDC_ICON_URL',
+    yaml: 'oidc_icon_url',
+    group: oauth,
+    configPath: ['oidc', 'icon_url'],
+    kind: 'url',
+    default: '',
+    description: 'URL of an icon shown on the OIDC sign-in button.',
   },
   {
     key: 'emailSmtpHost',
@@ -511,6 +699,19 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'bool',
     default: 'false',
     description: 'Periodically ask the release feed for a newer version. Off by default: the daemon makes no outbound call.',
+  },
+  {
+    key: 'updateCheckUrl',
+    name: 'Update Check URL',
+    flag: 'update-check-url',
+    env: 'COVE_UPDATE_CHECK_URL',
+    yaml: 'update_check_url',
+    group: general,
+    configPath: ['update_check_url'],
+    kind: 'url',
+    default: '',
+    description:
+      'Release feed that --update-check asks, at start and every 24 hours: a JSON document {"version": "x.y.z", "url": "release page"}. Required with --update-check.',
   },
   {
     key: 'sshHostnamePrefix',
@@ -756,10 +957,45 @@ export function resolveOptions(input: {
     sources[option.key] = source;
   }
   if (values['accessUrl'] === '') values['accessUrl'] = `http://${String(values['httpAddress'])}`;
+  checkCombinations(values as unknown as DeploymentValues);
   return {
     values: values as unknown as DeploymentValues,
     sources: sources as Record<keyof DeploymentValues, ValueSource>,
   };
+}
+
+/** Settings that are fine one by one but would not work together: refused at start, not at the first sign-in. */
+function checkCombinations(values: DeploymentValues): void {
+  if (values.githubClientId !== '' || values.githubClientSecret !== '') {
+    if (values.githubClientId === '' || values.githubClientSecret === '') {
+      throw new OptionError('GitHub sign-in needs both --oauth2-github-client-id and --oauth2-github-client-secret');
+    }
+    if (values.githubAllowEveryone && values.githubAllowedOrgs.length > 0) {
+      throw new OptionError('--oauth2-github-allow-everyone and --oauth2-github-allowed-orgs cannot be used together');
+    }
+    if (values.githubAllowEveryone && values.githubAllowedTeams.length > 0) {
+      throw new OptionError('--oauth2-github-allow-everyone and --oauth2-github-allowed-teams cannot be used together');
+    }
+    if (!values.githubAllowEveryone && values.githubAllowedOrgs.length === 0) {
+      throw new OptionError(
+        'GitHub sign-in needs --oauth2-github-allowed-orgs (at least one organization) or --oauth2-github-allow-everyone',
+      );
+    }
+  }
+  for (const team of values.githubAllowedTeams) {
+    if (!/^[^/\s]+\/[^/\s]+$/.test(team)) {
+      throw new OptionError(`--oauth2-github-allowed-teams: "${team}" is not of the form organization/team-slug`);
+    }
+  }
+  if (values.oidcIssuerUrl !== '' && values.oidcClientId === '') {
+    throw new OptionError('OIDC sign-in needs --oidc-client-id as well as --oidc-issuer-url');
+  }
+  if (values.oidcClientId !== '' && values.oidcIssuerUrl === '') {
+    throw new OptionError('OIDC sign-in needs --oidc-issuer-url as well as --oidc-client-id');
+  }
+  if (values.updateCheck && values.updateCheckUrl === '') {
+    throw new OptionError('--update-check needs --update-check-url: the release feed to ask');
+  }
 }
 
 function parseValue(option: OptionDefinition, text: string, origin: string): unknown {

@@ -6,6 +6,7 @@ import type { DeploymentValues } from './deployment-options.js';
 import { nameProblem, realNameProblem, ruleDetail } from './names.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
 import { newApiKey } from './sessions.js';
+import { parseStringArray } from '../store/json-column.js';
 
 /** The body of `POST /users/first`. */
 export interface FirstUserInput {
@@ -82,10 +83,16 @@ export async function loginWithPassword(
   credentials: { readonly email: string; readonly password: string },
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<string> {
-  if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
   const user = await userByEmail(store, credentials.email);
   const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
   if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
+  // Owners keep a way in when password sign-in is off, so a broken identity provider cannot lock
+  // the deployment's administrators out.
+  if (values.disablePasswordAuth && !parseStringArray(user.rbac_roles).includes('owner')) {
+    throw new HttpProblem(403, 'Password authentication is disabled.', {
+      detail: 'Only owners may sign in with a password on this deployment. Sign in with the identity provider instead.',
+    });
+  }
   if (user.login_type !== 'password') {
     throw new HttpProblem(403, `Incorrect login type, attempting to use "password" but user is of login type "${user.login_type}"`);
   }
@@ -186,9 +193,11 @@ export async function createUser(
       break;
     }
     case 'oidc':
-      throw new HttpProblem(400, 'You must configure OIDC before creating OIDC users.');
+      if (!values.oidcIssuerUrl) throw new HttpProblem(400, 'You must configure OIDC before creating OIDC users.');
+      break;
     case 'github':
-      throw new HttpProblem(400, 'You must configure GitHub sign-in before creating GitHub users.');
+      if (!values.githubClientId) throw new HttpProblem(400, 'You must configure GitHub sign-in before creating GitHub users.');
+      break;
     default:
       throw new HttpProblem(400, `Unsupported login type "${loginType}" for manually creating new users.`);
   }

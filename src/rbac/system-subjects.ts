@@ -26,6 +26,17 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('user', ['read', 'update']), // find the user by email; record last_seen_at, wake a dormant user
     ...allow('api_key', ['create']), // the new session's key
   ]),
+  /**
+   * Signs a user in through OIDC or GitHub: nobody is signed in until the provider vouches for them,
+   * and a first sign-in may create the account or finish converting a password account.
+   */
+  externalSignIn: named('external-sign-in', [
+    ...allow('system', ['create', 'delete']), // store a sign-in under way; spend its state when the provider sends the browser back
+    ...allow('user', ['read', 'create', 'update']), // find the user by link or email; create a new account; record the link and last_seen_at
+    ...allow('user', ['update_personal']), // a conversion switches the login type and drops the password
+    ...allow('organization_member', ['create']), // a new account joins the default organization
+    ...allow('api_key', ['create']), // the new session's key
+  ]),
   /** Issues and redeems one-time passcodes: the user asking has forgotten their password. */
   passwordReset: named('password-reset', [
     ...allow('user', ['read', 'update_personal']), // find the user by email; store the passcode and the new password

@@ -73,6 +73,7 @@ import type {
   UserLatencyInsightsResponse,
   UserStatusCountsResponse,
   GitSshKey,
+  AuthMethods,
 } from './wire/index.js';
 
 /** The range of an insights report: RFC 3339 times with the client's offset; template ids comma-separated. */
@@ -324,6 +325,11 @@ export class CoveClient {
   }
 
   /** Starts moving a password user to GitHub or OIDC sign-in. */
+  /** The ways to sign in this deployment offers; needs no session. */
+  authMethods(): Promise<AuthMethods> {
+    return this.request('GET', '/users/authmethods');
+  }
+
   convertLogin(user: string, request: ConvertLoginRequest): Promise<ConvertLoginResponse> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/convert-login`, { body: request });
   }

@@ -45,6 +45,7 @@ import { parseJson } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
+import * as externalSignIn from './queries/external-sign-in.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 import { templateRbac, workspaceRbac } from './rbac-objects.js';
@@ -318,6 +319,60 @@ export class AuthorizedStore {
     });
     if (reset) await this.#store.invalidateSessions({ userId: user.id });
     return reset;
+  }
+
+  // Sign-in through OIDC and GitHub
+
+  /** The live user a provider account is linked to, or undefined; needs read on that user. */
+  async getUserByLink(loginType: 'oidc' | 'github', linkedId: string): Promise<users.UserRow | undefined> {
+    const row = await externalSignIn.getUserByLink(this.#store.db, loginType, linkedId);
+    if (row) this.#require('read', userObject(row.id));
+    return row;
+  }
+
+  /** Creates a user who signed up through a provider, with memberships and the link; needs create on both. */
+  async insertLinkedUser(row: users.UserRow, organizationIds: readonly string[], linkedId: string): Promise<users.UserRow> {
+    this.#require('create', userObject(row.id));
+    for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
+    return withConflicts(() => externalSignIn.insertLinkedUser(this.#store.db, row, organizationIds, linkedId));
+  }
+
+  /**
+   * Links a user to a provider account. A conversion from password sign-in also switches the login
+   * type and drops the password, and needs `update_personal`; false when the user no longer signs
+   * in with a password (it was converted already). Needs `update` on the user.
+   */
+  async linkUser(
+    user: users.UserRow,
+    loginType: 'oidc' | 'github',
+    linkedId: string,
+    conversion: { readonly fromPassword: boolean },
+  ): Promise<boolean> {
+    this.#require('update', userObject(user.id));
+    if (conversion.fromPassword) this.#require('update_personal', userObject(user.id));
+    const now = this.#store.nowIso();
+    const linked = await withConflicts(() =>
+      externalSignIn.linkUser(
+        this.#store.db,
+        { user_id: user.id, login_type: loginType, linked_id: linkedId, created_at: now, updated_at: now },
+        conversion,
+      ),
+    );
+    if (linked && conversion.fromPassword) await this.#store.invalidateSessions({ userId: user.id });
+    return linked;
+  }
+
+  /** Stores a sign-in under way (and forgets expired ones); needs create and delete on the site's system rows. */
+  async insertSignInState(row: externalSignIn.SignInStateRow): Promise<void> {
+    this.#require('create', siteObject('system'));
+    this.#require('delete', siteObject('system'));
+    await withConflicts(() => externalSignIn.insertSignInState(this.#store.db, row, this.#store.nowIso()));
+  }
+
+  /** Removes and returns a sign-in under way, so its state is spent once; needs delete on the site's system rows. */
+  async takeSignInState(stateHash: string): Promise<externalSignIn.SignInStateRow | undefined> {
+    this.#require('delete', siteObject('system'));
+    return externalSignIn.takeSignInState(this.#store.db, stateHash);
   }
 
   // Git SSH keys

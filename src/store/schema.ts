@@ -34,6 +34,8 @@ export interface Database {
   user_status_changes: UserStatusChangeTable;
   licenses: LicenseTable;
   health_check_dismissals: HealthCheckDismissalTable;
+  user_links: UserLinkTable;
+  sign_in_states: SignInStateTable;
 }
 
 export interface MigrationTable {
@@ -422,3 +424,25 @@ export interface LicenseTable {
 }
 
 export type Insertable<T> = { [K in keyof T]: T[K] extends Generated<infer U> ? U | undefined : T[K] };
+
+export interface UserLinkTable {
+  user_id: string;
+  /** `oidc` or `github`. */
+  login_type: string;
+  /** The provider's id of the account: issuer and subject for OIDC, the numeric user id for GitHub. */
+  linked_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SignInStateTable {
+  /** Hex SHA-256 of the state the browser carries. */
+  state_hash: string;
+  provider: string;
+  nonce: string;
+  code_verifier: string;
+  /** Same-origin path the browser goes to once signed in. */
+  redirect: string;
+  convert_user_id: string | null;
+  expires_at: string;
+}

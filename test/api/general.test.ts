@@ -31,6 +31,8 @@ describe('general and deployment endpoints', () => {
   it('answers the root and the update check without a session', async () => {
     const root = await test.anonymous.request<{ message: string }>('GET', '/');
     assert.match(root.message, /Cove/);
+    // Update checks are off by default: no feed was asked, so the running version is the newest known
+    // (test/api/update-check has a daemon that asks one).
     assert.deepEqual(await test.anonymous.updateCheck(), { current: true, version: packageJson.version, url: '' });
   });
 

@@ -169,7 +169,7 @@ describe('converting the login type', () => {
   });
 
   it('starts a conversion for a configured provider with the current password', async () => {
-    const test = await startTestDaemon({ flags: { githubClientId: 'client', githubClientSecret: 'secret' } });
+    const test = await startTestDaemon({ flags: { githubClientId: 'client', githubClientSecret: 'secret', githubAllowEveryone: 'true' } });
     try {
       const owner = await createOwner(test);
       const dave = await createMember(test, 'dave');

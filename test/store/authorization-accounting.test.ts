@@ -226,6 +226,46 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => system(w, 'authenticator').recordUserSeen(w.memberId, { last_seen_at: w.test.clock.now().toISOString() }),
     denied: async (w) => expectRefused(() => w.member.recordUserSeen(w.memberId, { status: 'active' })),
   },
+  getUserByLink: {
+    allowed: async (w) => {
+      const made = await system(w, 'externalSignIn').insertLinkedUser(
+        { ...userRow(w, 'linked-read'), login_type: 'github' },
+        [],
+        'gh-read',
+      );
+      assert.equal((await system(w, 'externalSignIn').getUserByLink('github', 'gh-read'))?.id, made.id);
+    },
+    denied: async (w) => {
+      await system(w, 'externalSignIn').insertLinkedUser({ ...userRow(w, 'linked-hidden'), login_type: 'github' }, [], 'gh-hidden');
+      await expectRefused(() => w.member.getUserByLink('github', 'gh-hidden'));
+    },
+  },
+  insertLinkedUser: {
+    allowed: async (w) => system(w, 'externalSignIn').insertLinkedUser({ ...userRow(w, 'signed-up') }, [defaultOrg(w)], 'oidc-signed-up'),
+    denied: async (w) => expectRefused(() => w.member.insertLinkedUser(userRow(w, 'self-signed-up'), [], 'oidc-self')),
+  },
+  linkUser: {
+    allowed: async (w) => {
+      const member = await w.owner.getUser(w.memberId);
+      assert.equal(await system(w, 'externalSignIn').linkUser(member, 'oidc', 'oidc-member', { fromPassword: false }), true);
+    },
+    denied: async (w) => {
+      const owner = await w.owner.getUser(w.ownerId);
+      await expectRefused(() => w.member.linkUser(owner, 'oidc', 'oidc-owner', { fromPassword: true }));
+    },
+  },
+  insertSignInState: {
+    allowed: async (w) => system(w, 'externalSignIn').insertSignInState(signInState(w, 'allowed-state')),
+    denied: async (w) => expectRefused(() => w.member.insertSignInState(signInState(w, 'denied-state'))),
+  },
+  takeSignInState: {
+    allowed: async (w) => {
+      await system(w, 'externalSignIn').insertSignInState(signInState(w, 'taken-state'));
+      assert.equal((await system(w, 'externalSignIn').takeSignInState('taken-state'))?.nonce, 'nonce');
+      assert.equal(await system(w, 'externalSignIn').takeSignInState('taken-state'), undefined);
+    },
+    denied: async (w) => expectRefused(() => w.member.takeSignInState('taken-state')),
+  },
   markInactiveUsersDormant: {
     allowed: async (w) => assert.equal(await system(w, 'userDormancy').markInactiveUsersDormant(new Date(0)), 0),
     denied: async (w) => expectRefused(() => w.member.markInactiveUsersDormant(new Date(0))),
@@ -1247,6 +1287,18 @@ function userRow(w: World, username: string) {
 }
 
 /** The store as one of the named system subjects sees it. */
+function signInState(w: World, stateHash: string) {
+  return {
+    state_hash: stateHash,
+    provider: 'oidc',
+    nonce: 'nonce',
+    code_verifier: 'verifier',
+    redirect: '/',
+    convert_user_id: null,
+    expires_at: new Date(w.test.clock.now().getTime() + 60_000).toISOString(),
+  };
+}
+
 function system(w: World, name: keyof typeof SYSTEM_SUBJECTS): AuthorizedStore {
   return w.test.daemon.store.as(SYSTEM_SUBJECTS[name]);
 }

@@ -45,12 +45,8 @@ export async function publicGeneralRoutes(app: FastifyInstance, context: ApiCont
     webpush_public_key: '',
   }));
 
-  // No outbound call is made: without a release feed to ask, the running version is current.
-  app.get('/updatecheck', { schema: { response: { 200: UpdateCheck } } }, async () => ({
-    current: true,
-    version: VERSION,
-    url: '',
-  }));
+  // Answered from the last check of the release feed, which runs in the background (--update-check).
+  app.get('/updatecheck', { schema: { response: { 200: UpdateCheck } } }, async () => context.updateCheck());
 }
 
 /** The general and deployment endpoints that need a session. */

@@ -1,6 +1,6 @@
 import { ApiError } from '../../sdk/api-error.js';
 import { CoveClient } from '../../sdk/client.js';
-import type { User } from '../../sdk/wire/users.js';
+import type { AuthMethods, User } from '../../sdk/wire/users.js';
 import { CliError } from '../cli-error.js';
 import { writeSavedConfig, type SecretStoreKind } from '../cli-config.js';
 import type { CommandContext, CommandSpec } from '../command.js';
@@ -67,9 +67,49 @@ async function endSession(client: CoveClient): Promise<void> {
 
 async function signIn(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {
   if (!(await client.hasFirstUser())) return createFirstUser(context, client, options);
+  const methods = await authMethods(client);
+  const providers = [
+    ...(methods?.oidc.enabled ? [methods.oidc.signInText || 'OpenID Connect'] : []),
+    ...(methods?.github.enabled ? ['GitHub'] : []),
+  ];
+  const emailGiven = typeof options['email'] === 'string' && options['email'] !== '';
+  const browserUrl = `${client.url}/cli-auth`;
+  // Where password sign-in is off, users sign in through a provider in a browser: the CLI cannot
+  // do that flow itself, so it sends them to a page that hands out a token to paste.
+  if (methods?.password.enabled === false && !emailGiven) return tokenFromBrowser(context, browserUrl, providers);
+  if (providers.length > 0 && !emailGiven) {
+    context.io.stderr.write(
+      `To sign in with ${providers.join(' or ')}, open ${browserUrl} and run "cove login --token <token> ${client.url}".\n`,
+    );
+  }
   const email = await valueOrPrompt(context, options['email'], 'Email: ', '--email');
   const password = await valueOrPrompt(context, options['password'], 'Password: ', '--password', true);
   return (await client.login(email, password)).session_token;
+}
+
+/** The sign-in methods, or undefined from a daemon too old to say. */
+async function authMethods(client: CoveClient): Promise<AuthMethods | undefined> {
+  try {
+    return await client.authMethods();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+async function tokenFromBrowser(context: CommandContext, url: string, providers: readonly string[]): Promise<string> {
+  const through = providers.length > 0 ? ` with ${providers.join(' or ')}` : '';
+  context.io.stderr.write(
+    `Password sign-in is disabled on this deployment. Open this page in a browser, sign in${through}, and copy the session token:\n\n  ${url}\n\n`,
+  );
+  if (!canPrompt(context.io)) {
+    throw new CliError('A session token from the browser is needed to sign in.', {
+      hint: `Open ${url}, then run "cove login --token <token> ${url.replace(/\/cli-auth$/, '')}".`,
+    });
+  }
+  const token = (await prompt(context.io, 'Session token: ', { secret: true })).trim();
+  if (token === '') throw new CliError('No session token was pasted.');
+  return token;
 }
 
 async function createFirstUser(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {

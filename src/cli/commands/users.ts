@@ -39,7 +39,11 @@ export const usersCommand: CommandSpec = {
         { flags: '--username <name>', description: 'Username (required)' },
         { flags: '--full-name <name>', description: 'Full name' },
         { flags: '--password <password>', description: 'Password (for password login)' },
-        { flags: '--login-type <type>', description: 'password or none', default: 'password' },
+        {
+          flags: '--login-type <type>',
+          description: 'password, none, oidc or github (the last two need the provider configured)',
+          default: 'password',
+        },
         { flags: '--org <organization>', description: 'Organization to join (name or id)', default: 'default' },
       ],
       async run(context, _args, options) {

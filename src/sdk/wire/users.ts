@@ -88,3 +88,12 @@ export const ConvertLoginResponse = Type.Object({
   user_id: Uuid,
 });
 export type ConvertLoginResponse = Static<typeof ConvertLoginResponse>;
+
+/** `GET /users/authmethods`: the ways to sign in that this deployment offers. */
+export const AuthMethods = Type.Object({
+  terms_of_service_url: Type.Optional(Type.String()),
+  password: Type.Object({ enabled: Type.Boolean() }),
+  github: Type.Object({ enabled: Type.Boolean(), default_provider_configured: Type.Boolean() }),
+  oidc: Type.Object({ enabled: Type.Boolean(), signInText: Type.String(), iconUrl: Type.String() }),
+});
+export type AuthMethods = Static<typeof AuthMethods>;

@@ -15,6 +15,7 @@ import { publicPortShareDefaultMigration } from './0013-public-port-share-defaul
 import { usageInsightsMigration } from './0014-usage-insights.js';
 import { licensesMigration } from './0015-licenses.js';
 import { healthCheckDismissalsMigration } from './0016-health-check-dismissals.js';
+import { externalSignInMigration } from './0017-external-sign-in.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   usageInsightsMigration,
   licensesMigration,
   healthCheckDismissalsMigration,
+  externalSignInMigration,
 ];
 
 export type { Migration } from './migration.js';

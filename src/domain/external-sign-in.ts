@@ -1,0 +1,148 @@
+import { ConflictError, HttpProblem } from '../lib/errors.js';
+import { newId, randomAlphanumeric } from '../lib/random.js';
+import type { AuthorizedStore } from '../store/authorized-store.js';
+import type { UserRow } from '../store/rows.js';
+import type { DeploymentValues } from './deployment-options.js';
+import { nameProblem, realNameProblem } from './names.js';
+import { newApiKey } from './sessions.js';
+import type { SignInProvider } from './sign-in-state.js';
+import { userByEmail } from './users.js';
+
+/** Who a provider says signed in, after the provider's own rules (domains, organizations) passed. */
+export interface ExternalIdentity {
+  readonly loginType: SignInProvider;
+  /** The provider's stable id of the account. */
+  readonly linkedId: string;
+  readonly email: string;
+  /** Wanted username of a new account; made to fit the name rule. */
+  readonly username: string;
+  readonly name: string;
+  readonly avatarUrl: string;
+}
+
+const PROVIDER_NAMES: Readonly<Record<SignInProvider, string>> = { oidc: 'OpenID Connect', github: 'GitHub' };
+
+/**
+ * Signs in the user a provider vouched for, and returns a new session token. The account is the
+ * one linked to the provider account, else the one with the same email. A new account is created
+ * only when sign-ups are allowed. An account that signs in another way is refused unless this
+ * sign-in completes a conversion that its owner started with their password.
+ * `store` is the external sign-in subject's: nobody is signed in yet.
+ */
+export async function signInExternalUser(
+  store: AuthorizedStore,
+  deployment: { readonly values: DeploymentValues; readonly defaultOrganizationId: string },
+  identity: ExternalIdentity,
+  options: { readonly allowSignups: boolean; readonly convertUserId: string | undefined },
+  request: { readonly ipAddress: string; readonly now: Date },
+): Promise<{ readonly token: string; readonly user: UserRow }> {
+  const provider = PROVIDER_NAMES[identity.loginType];
+  let user = (await store.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
+
+  if (options.convertUserId !== undefined) {
+    if (!user || user.id !== options.convertUserId) {
+      throw new HttpProblem(403, `This ${provider} account is not the account being converted.`, {
+        detail: `The ${provider} account's email "${identity.email}" must be the email of the account that started the conversion.`,
+      });
+    }
+    if (!(await store.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: true }))) {
+      throw new HttpProblem(400, 'User account must have password based authentication.', {
+        detail: 'The account was converted already; sign in with the provider instead.',
+      });
+    }
+    user = { ...user, login_type: identity.loginType, hashed_password: '' };
+  } else if (user) {
+    if (user.login_type !== identity.loginType) {
+      throw new HttpProblem(
+        403,
+        `Incorrect login type, attempting to use "${identity.loginType}" but user is of login type "${user.login_type}"`,
+        {
+          detail:
+            user.login_type === 'password'
+              ? `An account with the email "${identity.email}" signs in with a password. Sign in with it and convert the account to ${provider} sign-in (POST /users/{user}/convert-login), or ask an administrator.`
+              : `An account with the email "${identity.email}" signs in another way.`,
+        },
+      );
+    }
+    await store.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: false });
+  } else {
+    if (!options.allowSignups) {
+      throw new HttpProblem(403, `Signups are not allowed for login type "${identity.loginType}".`, {
+        detail: `No account has the email "${identity.email}", and this deployment does not create accounts on ${provider} sign-in. Ask an administrator to create yours.`,
+      });
+    }
+    user = await createLinkedUser(store, deployment.defaultOrganizationId, identity, request.now);
+  }
+
+  if (user.status === 'suspended') {
+    throw new HttpProblem(401, 'Your account is suspended. Contact an admin to reactivate your account.');
+  }
+  const key = newApiKey({
+    userId: user.id,
+    loginType: identity.loginType,
+    scope: 'all',
+    lifetimeMs: deployment.values.sessionDurationMs,
+    tokenName: '',
+    ipAddress: request.ipAddress,
+    now: request.now,
+  });
+  await store.insertApiKey(key.row);
+  // Signing in wakes a dormant user.
+  await store.recordUserSeen(user.id, {
+    last_seen_at: request.now.toISOString(),
+    ...(user.status === 'dormant' ? { status: 'active' } : {}),
+  });
+  return { token: key.token, user };
+}
+
+async function createLinkedUser(store: AuthorizedStore, organizationId: string, identity: ExternalIdentity, now: Date): Promise<UserRow> {
+  const base = usernameFrom(identity.username || identity.email.split('@')[0] || '');
+  const name = identity.name.trim().slice(0, 128);
+  const iso = now.toISOString();
+  // A taken username gets a random suffix; a few tries are plenty.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const username = attempt === 0 ? base : `${base.slice(0, 32 - 7)}-${randomAlphanumeric(6).toLowerCase()}`;
+    try {
+      return await store.insertLinkedUser(
+        {
+          id: newId(),
+          email: identity.email,
+          username,
+          name: realNameProblem(name) ? '' : name,
+          avatar_url: identity.avatarUrl,
+          hashed_password: '',
+          login_type: identity.loginType,
+          status: 'active',
+          rbac_roles: '[]',
+          theme_preference: '',
+          hashed_one_time_passcode: null,
+          one_time_passcode_expires_at: null,
+          deleted: 0,
+          created_at: iso,
+          updated_at: iso,
+          last_seen_at: iso,
+        },
+        [organizationId],
+        identity.linkedId,
+      );
+    } catch (error) {
+      if (error instanceof ConflictError && /username/.test(error.constraint)) continue;
+      if (error instanceof ConflictError && /email/.test(error.constraint)) {
+        throw new HttpProblem(409, 'User already exists.', { detail: `Another account has the email "${identity.email}".` });
+      }
+      throw error;
+    }
+  }
+  throw new HttpProblem(409, 'User already exists.', { detail: `No free username was found for "${base}".` });
+}
+
+/** A username that fits the name rule, made from what a provider offers (`Jane.Doe` → `Jane-Doe`). */
+export function usernameFrom(raw: string): string {
+  const cleaned = raw
+    .replace(/[^a-zA-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 32)
+    .replace(/-+$/, '');
+  if (cleaned !== '' && !nameProblem(cleaned)) return cleaned;
+  return `user-${randomAlphanumeric(8).toLowerCase()}`;
+}
