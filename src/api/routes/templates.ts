@@ -142,7 +142,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       const { store } = authOf(request);
       const template = await templateByName(request, request.params.templatename);
       const named = await namedVersion(store, template, request.params.templateversionname);
-      return (await answerVersions(store, now(), [named], { withMatched: true }))[0];
+      return (await answerVersions(store, now(), [named]))[0];
     },
   );
 
@@ -281,7 +281,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const named = await namedVersion(store, pathResource(request, 'template'), request.params.templateversionname);
-      return (await answerVersions(store, now(), [named], { withMatched: true }))[0];
+      return (await answerVersions(store, now(), [named]))[0];
     },
   );
 }
