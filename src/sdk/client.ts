@@ -62,6 +62,9 @@ import type {
   ChangePasswordWithPasscodeRequest,
   ConvertLoginRequest,
   ConvertLoginResponse,
+  AuthMethods,
+  UserLoginType,
+  WorkspaceBuildTimings,
 } from './wire/index.js';
 
 /** One named check of `POST /authcheck`. */
@@ -528,35 +531,13 @@ export class CoveClient {
   }
 
   /** Where a workspace's latest build spent its time: provisioner stages, agent connection and scripts. */
-  workspaceTimings(id: string): Promise<{
-    provisioner_timings: {
-      stage: string;
-      started_at: string;
-      ended_at: string;
-      job_id: string;
-      source: string;
-      action: string;
-      resource: string;
-    }[];
-    agent_script_timings: {
-      display_name: string;
-      status: string;
-      stage: string;
-      exit_code: number;
-      workspace_agent_id: string;
-      workspace_agent_name: string;
-      started_at: string;
-      ended_at: string;
-    }[];
-    agent_connection_timings: {
-      stage: string;
-      workspace_agent_id: string;
-      workspace_agent_name: string;
-      started_at: string;
-      ended_at: string;
-    }[];
-  }> {
+  workspaceTimings(id: string): Promise<WorkspaceBuildTimings> {
     return this.request('GET', `/workspaces/${encodeURIComponent(id)}/timings`);
+  }
+
+  /** Where one build spent its time, as {@link workspaceTimings} shows the latest. */
+  workspaceBuildTimings(id: string): Promise<WorkspaceBuildTimings> {
+    return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/timings`);
   }
 
   favoriteWorkspace(id: string, favorite = true): Promise<void> {
@@ -761,7 +742,26 @@ export class CoveClient {
     return this.request('GET', `/users/${encodeURIComponent(user)}`);
   }
 
+  /** The sign-in methods the deployment offers; needs no session. */
+  authMethods(): Promise<AuthMethods> {
+    return this.request('GET', '/users/authmethods');
+  }
+
+  userLoginType(user = 'me'): Promise<UserLoginType> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/login-type`);
+  }
+
+  /** The organizations `user` belongs to that the caller may see. */
+  userOrganizations(user = 'me'): Promise<Organization[]> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/organizations`);
+  }
+
   // API tokens
+
+  /** A new session key for `user`, with the lifetime of a password sign-in. */
+  createSessionKey(user = 'me'): Promise<GenerateApiKeyResponse> {
+    return this.request('POST', `/users/${encodeURIComponent(user)}/keys`);
+  }
 
   createToken(request: CreateTokenRequest = {}, user = 'me'): Promise<GenerateApiKeyResponse> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/keys/tokens`, { body: request });

@@ -88,3 +88,15 @@ export const ConvertLoginResponse = Type.Object({
   user_id: Uuid,
 });
 export type ConvertLoginResponse = Static<typeof ConvertLoginResponse>;
+
+/** How users may sign in, as the sign-in page asks before anyone is signed in. */
+export const AuthMethods = Type.Object({
+  terms_of_service_url: Type.Optional(Type.String()),
+  password: Type.Object({ enabled: Type.Boolean() }),
+  github: Type.Object({ enabled: Type.Boolean(), default_provider_configured: Type.Boolean() }),
+  oidc: Type.Object({ enabled: Type.Boolean(), signInText: Type.String(), iconUrl: Type.String() }),
+});
+export type AuthMethods = Static<typeof AuthMethods>;
+
+export const UserLoginType = Type.Object({ login_type: Type.String() });
+export type UserLoginType = Static<typeof UserLoginType>;
