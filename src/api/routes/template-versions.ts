@@ -37,6 +37,7 @@ import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { LogIdCursor } from '../paging.js';
 
 const VersionParam = Type.Object({ templateversion: Type.String({ format: 'uuid' }) });
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
@@ -61,8 +62,8 @@ export async function answerVersions(store: AuthorizedStore, now: Date, rows: re
 }
 
 const LogsQuery = Type.Object({
-  before: Type.Optional(Type.Integer()),
-  after: Type.Optional(Type.Integer()),
+  before: Type.Optional(LogIdCursor),
+  after: Type.Optional(LogIdCursor),
   follow: Type.Optional(Type.String()),
 });
 

@@ -12,6 +12,7 @@ import { toWireTemplate } from '../convert/template.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerVersions } from './template-versions.js';
+import { PageLimit, PageOffset } from '../paging.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 const TemplateParam = Type.Object({ template: Type.String({ format: 'uuid' }) });
@@ -198,8 +199,8 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         params: TemplateParam,
         querystring: Type.Object({
           after_id: Type.Optional(Type.String({ format: 'uuid' })),
-          limit: Type.Optional(Type.Integer({ minimum: 0 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          limit: Type.Optional(PageLimit),
+          offset: Type.Optional(PageOffset),
           include_archived: Type.Optional(Type.Boolean()),
         }),
         response: { 200: Type.Array(TemplateVersion) },

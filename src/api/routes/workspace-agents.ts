@@ -21,11 +21,12 @@ import { agentExtraRoutes } from './workspace-agent-extras.js';
 import { agentRelaySelfRoutes } from './workspace-agent-relay.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerAgent } from '../workspace-answers.js';
+import { LogIdCursor } from '../paging.js';
 
 const AgentParam = Type.Object({ workspaceagent: Type.String({ format: 'uuid' }) });
 const LogsQuery = Type.Object({
-  before: Type.Optional(Type.Integer()),
-  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  before: Type.Optional(LogIdCursor),
+  after: Type.Optional(LogIdCursor),
   // Presence turns these on, whatever the value, as the reference's clients send them.
   follow: Type.Optional(Type.String()),
   no_compression: Type.Optional(Type.String()),
