@@ -754,7 +754,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/tailnet?service=echo&agent=${await memberAgent(world)}`) }),
     expect: agentConnectors(400),
   },
-  'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(404) },
+  // Not a WebSocket upgrade: every caller who got past authentication is told what the endpoint is.
+  'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(400) },
   'GET /api/v2/workspaceagents/:workspaceagent/connection': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/connection`) }),
     expect: memberWorkspaceReaders(200),

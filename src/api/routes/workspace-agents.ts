@@ -50,7 +50,12 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
 
   api.patch(
     '/workspaceagents/me/logs',
-    { bodyLimit: LOGS_BODY_LIMIT, schema: { body: PatchAgentLogsRequest, response: { 200: Response } } },
+    {
+      bodyLimit: LOGS_BODY_LIMIT,
+      // Programs print NUL bytes; appendAgentLogs replaces them before storing.
+      config: { nulBytesAllowed: true },
+      schema: { body: PatchAgentLogsRequest, response: { 200: Response } },
+    },
     async (request) => {
       const { found, store } = agentAuthOf(request);
       await appendAgentLogs(store, context.store, found, request.body);
