@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { HttpProblem } from '../lib/errors.js';
 import { VERSION } from '../lib/version.js';
 import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
@@ -42,6 +43,10 @@ export interface RouteEntry {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes text with NUL bytes and cleans it itself (log output). */
+    readonly nulBytesAllowed?: boolean;
+  }
   interface FastifyInstance {
     /** Every route registered, in order; the access-matrix test checks that each one has an entry. */
     readonly routeList: readonly RouteEntry[];
@@ -81,6 +86,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routeList.push({ method, url: route.url });
     }
+    // A route that is only a WebSocket would answer a plain request with an empty 404; say what it is.
+    if (route.websocket === true) route.preHandler = [...[route.preHandler ?? []].flat(), refusePlainRequest];
     // A body whose every field is optional may be left out: validation then sees an empty object.
     if (bodyIsOptional(route.schema?.body)) {
       const emptyBody = (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
@@ -89,6 +96,18 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       };
       route.preValidation = [emptyBody, ...[route.preValidation ?? []].flat()];
     }
+  });
+  // No text the API stores or looks up may hold a NUL byte: PostgreSQL refuses them in text.
+  // Workspace apps are proxied as they are: what their requests carry is theirs.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.routeOptions.config.nulBytesAllowed === true || !request.routeOptions.url?.startsWith('/api/v2')) return done();
+    const field = nulBytePath(request.params, 'params') ?? nulBytePath(request.query, 'query') ?? nulBytePath(request.body, 'body');
+    if (field === undefined) return done();
+    done(
+      new HttpProblem(400, 'Text in the request may not contain NUL bytes.', {
+        validations: [{ field, detail: 'contains a NUL byte (\\u0000)' }],
+      }),
+    );
   });
   // Declared up front so every request object has the same shape, which keeps property access fast.
   app.decorateRequest('auth', undefined);
@@ -183,6 +202,32 @@ async function registerSwagger(app: FastifyInstance): Promise<void> {
     },
   });
   app.get('/swagger', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/** For WebSocket-only routes, after authentication and path checks: a request that is not an upgrade is a 400. */
+function refusePlainRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  if (request.ws === true) return done();
+  done(new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Connect with a WebSocket upgrade request.' }));
+}
+
+/** Where in a parsed request part a string with a NUL byte is (`body.logs[0].output`), if anywhere. */
+function nulBytePath(value: unknown, path: string, depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  // Parsed JSON nests no deeper than a client sent it; past this depth nothing the API stores is reached.
+  if (typeof value !== 'object' || value === null || depth > 32) return undefined;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = nulBytePath(item, `${path}[${index}]`, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
+    const found = nulBytePath(item, `${path}.${key}`, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Whether a route's body schema is an object that names no required field. */

@@ -12,7 +12,7 @@ export const DAEMON_STALE_MS = 90_000;
 export interface MatchedProvisioners {
   readonly count: number;
   readonly available: number;
-  readonly most_recently_seen?: string;
+  readonly most_recently_seen: string | null;
 }
 
 /** A job with what its answers show besides its row. */
@@ -28,10 +28,14 @@ export interface JobView {
   readonly matchedProvisioners: MatchedProvisioners;
   readonly metadata: {
     readonly template_version_name: string;
-    readonly template_id: string;
+    /** Null while a version belongs to no template yet. */
+    readonly template_id: string | null;
     readonly template_name: string;
     readonly template_display_name: string;
     readonly template_icon: string;
+    /** Null for jobs that build no workspace. */
+    readonly workspace_id: string | null;
+    readonly workspace_name: string | null;
   };
 }
 
@@ -68,7 +72,9 @@ export function viewJobsWith(relations: JobRelations, rows: readonly Provisioner
     }
     const takers = row.started_at ? [] : daemons.filter((d) => canRun(d, row, tags)).map((d) => d.id);
     const input = parseJson<JobInput>(row.input, {});
-    const version = relations.versions.get(input.template_version_id ?? '');
+    const build = relations.builds.get(input.workspace_build_id ?? '');
+    const version = relations.versions.get(input.template_version_id ?? build?.template_version_id ?? '');
+    const workspace = { workspace_id: build?.workspace_id ?? null, workspace_name: build?.workspace_name ?? null };
     return {
       row,
       status,
@@ -82,12 +88,13 @@ export function viewJobsWith(relations: JobRelations, rows: readonly Provisioner
       metadata: version
         ? {
             template_version_name: version.version_name,
-            template_id: version.template_id ?? '',
+            template_id: version.template_id,
             template_name: version.template_name ?? '',
             template_display_name: version.template_display_name ?? '',
             template_icon: version.template_icon ?? '',
+            ...workspace,
           }
-        : emptyMetadata,
+        : { ...emptyMetadata, ...workspace },
     };
   });
 }
@@ -110,10 +117,10 @@ function matchedProvisioners(daemons: readonly DaemonRow[], job: ProvisionerJobR
     .sort();
   const available = matching.filter((d) => isOnline(d, now)).length;
   const latest = seen.at(-1);
-  return latest === undefined ? { count: matching.length, available } : { count: matching.length, available, most_recently_seen: latest };
+  return { count: matching.length, available, most_recently_seen: latest ?? null };
 }
 
-const emptyMetadata = { template_version_name: '', template_id: '', template_name: '', template_display_name: '', template_icon: '' };
+const emptyMetadata = { template_version_name: '', template_id: null, template_name: '', template_display_name: '', template_icon: '' };
 
 function canRun(daemon: DaemonRow, job: ProvisionerJobRow, jobTags: ProvisionerTags): boolean {
   return (

@@ -2,8 +2,10 @@ import type { RelayMap } from '../sdk/wire/index.js';
 
 /** The name of the daemon's own relay region, which agent latencies are keyed by. */
 export const RELAY_REGION_NAME = 'Cove Embedded Relay';
+/** The short code of that region. */
+export const RELAY_REGION_CODE = 'cove';
 /** The region id the reference gives its embedded relay. */
-const EMBEDDED_REGION_ID = 999;
+export const EMBEDDED_REGION_ID = 999;
 
 /**
  * The relay map clients are given: one region, the daemon itself at the access URL. Cove has no
@@ -19,7 +21,7 @@ export function relayMap(accessUrl: string): RelayMap {
       [String(EMBEDDED_REGION_ID)]: {
         embeddedRelay: true,
         regionID: EMBEDDED_REGION_ID,
-        regionCode: 'cove',
+        regionCode: RELAY_REGION_CODE,
         regionName: RELAY_REGION_NAME,
         avoid: false,
         nodes: [

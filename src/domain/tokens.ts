@@ -48,6 +48,31 @@ export function maxTokenLifetimeMs(values: DeploymentValues, user: UserRow): num
   return parseStringArray(user.rbac_roles).includes('owner') ? values.maxAdminTokenLifetimeMs : values.maxTokenLifetimeMs;
 }
 
+/**
+ * Creates a session key for `owner`, as signing in with a password would: the login type is
+ * `password` and the lifetime the deployment's session duration. The CLI asks for one to keep
+ * instead of the session it signed in with. Returns the token string.
+ */
+export async function createSessionKey(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  owner: UserRow,
+  ipAddress: string,
+  now: Date,
+): Promise<string> {
+  const key = newApiKey({
+    userId: owner.id,
+    loginType: 'password',
+    scope: 'all',
+    lifetimeMs: values.sessionDurationMs,
+    tokenName: '',
+    ipAddress,
+    now,
+  });
+  await store.insertApiKey(key.row);
+  return key.token;
+}
+
 /** The body of a token request, with `lifetime` in nanoseconds as on the wire. */
 export interface TokenRequest {
   readonly token_name?: string | undefined;

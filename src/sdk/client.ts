@@ -74,6 +74,8 @@ import type {
   UserStatusCountsResponse,
   GitSshKey,
   AuthMethods,
+  UserLoginType,
+  WorkspaceBuildTimings,
 } from './wire/index.js';
 
 /** The range of an insights report: RFC 3339 times with the client's offset; template ids comma-separated. */
@@ -324,12 +326,12 @@ export class CoveClient {
     return this.request('POST', '/users/otp/change-password', { body: request });
   }
 
-  /** Starts moving a password user to GitHub or OIDC sign-in. */
   /** The ways to sign in this deployment offers; needs no session. */
   authMethods(): Promise<AuthMethods> {
     return this.request('GET', '/users/authmethods');
   }
 
+  /** Starts moving a password user to GitHub or OIDC sign-in. */
   convertLogin(user: string, request: ConvertLoginRequest): Promise<ConvertLoginResponse> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/convert-login`, { body: request });
   }
@@ -622,35 +624,13 @@ export class CoveClient {
   }
 
   /** Where a workspace's latest build spent its time: provisioner stages, agent connection and scripts. */
-  workspaceTimings(id: string): Promise<{
-    provisioner_timings: {
-      stage: string;
-      started_at: string;
-      ended_at: string;
-      job_id: string;
-      source: string;
-      action: string;
-      resource: string;
-    }[];
-    agent_script_timings: {
-      display_name: string;
-      status: string;
-      stage: string;
-      exit_code: number;
-      workspace_agent_id: string;
-      workspace_agent_name: string;
-      started_at: string;
-      ended_at: string;
-    }[];
-    agent_connection_timings: {
-      stage: string;
-      workspace_agent_id: string;
-      workspace_agent_name: string;
-      started_at: string;
-      ended_at: string;
-    }[];
-  }> {
+  workspaceTimings(id: string): Promise<WorkspaceBuildTimings> {
     return this.request('GET', `/workspaces/${encodeURIComponent(id)}/timings`);
+  }
+
+  /** Where one build spent its time, as {@link workspaceTimings} shows the latest. */
+  workspaceBuildTimings(id: string): Promise<WorkspaceBuildTimings> {
+    return this.request('GET', `/workspacebuilds/${encodeURIComponent(id)}/timings`);
   }
 
   favoriteWorkspace(id: string, favorite = true): Promise<void> {
@@ -889,7 +869,21 @@ export class CoveClient {
     return this.request('GET', `/users/${encodeURIComponent(user)}`);
   }
 
+  userLoginType(user = 'me'): Promise<UserLoginType> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/login-type`);
+  }
+
+  /** The organizations `user` belongs to that the caller may see. */
+  userOrganizations(user = 'me'): Promise<Organization[]> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/organizations`);
+  }
+
   // API tokens
+
+  /** A new session key for `user`, with the lifetime of a password sign-in. */
+  createSessionKey(user = 'me'): Promise<GenerateApiKeyResponse> {
+    return this.request('POST', `/users/${encodeURIComponent(user)}/keys`);
+  }
 
   createToken(request: CreateTokenRequest = {}, user = 'me'): Promise<GenerateApiKeyResponse> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/keys/tokens`, { body: request });

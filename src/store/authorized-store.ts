@@ -410,15 +410,26 @@ export class AuthorizedStore {
     return row;
   }
 
-  /** The organizations the subject may read, by name. */
-  async listOrganizations(): Promise<organizations.OrganizationRow[]> {
-    const filter = listFilter(this.subject, 'read', 'organization');
-    return this.#store.db
+  /** The organizations the subject may read, by name; with `memberUserId`, only those that user belongs to. */
+  async listOrganizations(filter: { readonly memberUserId?: string } = {}): Promise<organizations.OrganizationRow[]> {
+    const allowed = listFilter(this.subject, 'read', 'organization');
+    const memberUserId = filter.memberUserId;
+    let query = this.#store.db
       .selectFrom('organizations')
       .selectAll()
-      .where((eb) => allowedRows(eb, filter, { org: 'id', owner: null }))
-      .orderBy('name')
-      .execute();
+      .where((eb) => allowedRows(eb, allowed, { org: 'id', owner: null }));
+    if (memberUserId !== undefined) {
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('organization_members as m')
+            .select('m.user_id')
+            .whereRef('m.organization_id', '=', 'organizations.id')
+            .where('m.user_id', '=', memberUserId),
+        ),
+      );
+    }
+    return query.orderBy('name').execute();
   }
 
   /**
@@ -1690,6 +1701,13 @@ export class AuthorizedStore {
   async listLatestBuildAgents(workspace: workspaces.WorkspaceRow): Promise<workspaces.WorkspaceAgentRow[]> {
     this.#require('read', workspaceRbac(workspace));
     return workspaces.listLatestBuildAgents(this.#store.db, workspace.id);
+  }
+
+  /** The agents of a build of a readable workspace, by name. */
+  async listBuildAgents(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow): Promise<workspaces.WorkspaceAgentRow[]> {
+    this.#require('read', workspaceRbac(workspace));
+    if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
+    return workspaces.listBuildAgents(this.#store.db, build);
   }
 
   /** How the scripts of a readable workspace's agents ran, oldest first. */

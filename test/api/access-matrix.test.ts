@@ -149,6 +149,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/buildinfo': { call: () => ({ path: api('/buildinfo') }), expect: everyone(200) },
   'GET /api/v2/updatecheck': { call: () => ({ path: api('/updatecheck') }), expect: everyone(200) },
   'GET /api/v2/users/first': { call: () => ({ path: api('/users/first') }), expect: everyone(200) },
+  // Sign-in pages ask before anyone is signed in.
+  'GET /api/v2/users/authmethods': { call: () => ({ path: api('/users/authmethods') }), expect: everyone(200) },
   'POST /api/v2/users/first': {
     call: () => ({ path: api('/users/first'), body: { email: 'late@example.com', username: 'late', password: STRONG_PASSWORD } }),
     expect: everyone(409),
@@ -168,7 +170,6 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/users/login'), body: { email: 'member@example.com', password: STRONG_PASSWORD } }),
     expect: everyone(201),
   },
-  'GET /api/v2/users/authmethods': { call: () => ({ path: api('/users/authmethods') }), expect: everyone(200) },
   // The sign-in callbacks are unauthenticated by nature: the browser arrives from the provider, and
   // the single-use state bound to it by a cookie is what is checked (test/api/oidc-sign-in and
   // github-sign-in). No provider is configured here, which every caller is told.
@@ -225,6 +226,20 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api('/users/member/keys/tokens'), body: { token_name: world.unique('token'), lifetime: 0 } }),
     // Those who can see the user but not hold their keys are refused; otherMember cannot see them at all.
     expect: signedIn(403, { member: 201, owner: 201, otherMember: 404 }),
+  },
+  'POST /api/v2/users/:user/keys': {
+    call: () => ({ path: api('/users/member/keys') }),
+    // As for tokens: those who can see the user but not hold their keys are refused.
+    expect: signedIn(403, { member: 201, owner: 201, otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/login-type': {
+    call: () => ({ path: api('/users/member/login-type') }),
+    // The user themself and those who may read users' personal details.
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/organizations': {
+    call: () => ({ path: api('/users/member/organizations') }),
+    expect: signedIn(200, { otherMember: 404 }),
   },
   'GET /api/v2/users/:user/keys/tokens': {
     call: () => ({ path: api('/users/member/keys/tokens') }),
@@ -573,6 +588,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/timings`) }),
     expect: memberWorkspaceReaders(200),
   },
+  'GET /api/v2/workspacebuilds/:workspacebuild/timings': {
+    call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/timings`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'GET /api/v2/organizations': { call: () => ({ path: api('/organizations') }), expect: signedIn(200) },
   'POST /api/v2/organizations': {
     call: (world) => ({ path: api('/organizations'), body: { name: world.unique('org') } }),
@@ -762,7 +781,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/tailnet?service=echo&agent=${await memberAgent(world)}`) }),
     expect: agentConnectors(400),
   },
-  'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(404) },
+  // Not a WebSocket upgrade: every caller who got past authentication is told what the endpoint is.
+  'GET /api/v2/derp-map': { call: () => ({ path: api('/derp-map') }), expect: signedIn(400) },
   'GET /api/v2/workspaceagents/:workspaceagent/connection': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/connection`) }),
     expect: memberWorkspaceReaders(200),

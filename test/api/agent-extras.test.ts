@@ -107,7 +107,7 @@ describe('agent extras: git SSH keys, app statuses, external auth, reinit', () =
   });
 
   it('stores app statuses, checks them, and shows them on apps and the workspace', async () => {
-    assert.equal(workspace.latest_app_status, undefined, 'no status before the agent reports one');
+    assert.equal(workspace.latest_app_status, null, 'no status before the agent reports one');
     const unknown = await asAgent('PATCH', '/workspaceagents/me/app-status', { app_slug: 'nope', state: 'working', message: 'x' });
     assert.equal(unknown.status, 400);
     assert.match(String(unknown.body['detail']), /"nope"/);

@@ -84,7 +84,7 @@ describe('the lifecycle executor, driven by the test clock', () => {
     await owner.reportWorkspaceUsage(workspace.id);
     test.clock.advance(HOUR + 30 * MINUTE);
     await test.daemon.tasks.autobuild.runNow();
-    assert.equal((await owner.workspace(workspace.id)).dormant_at, undefined, 'used an hour and a half ago: not dormant yet');
+    assert.equal((await owner.workspace(workspace.id)).dormant_at, null, 'used an hour and a half ago: not dormant yet');
 
     test.clock.advance(HOUR);
     const stop = await tick(workspace);

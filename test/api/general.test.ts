@@ -38,7 +38,19 @@ describe('general and deployment endpoints', () => {
 
   it('serves the deployment config to owners, with sources and secrets redacted', async () => {
     const { config, options } = await owner.deploymentConfig();
-    assert.equal(config['access_url'], 'https://cove.example.com');
+    assert.deepEqual(config['access_url'], {
+      scheme: 'https',
+      opaque: '',
+      user: null,
+      host: 'cove.example.com',
+      path: '',
+      rawPath: '',
+      omitHost: false,
+      forceQuery: false,
+      rawQuery: '',
+      fragment: '',
+      rawFragment: '',
+    });
     assert.deepEqual(config['rate_limit'], { api: 100, disable_all: false });
     const lifetimes = config['session_lifetime'] as Record<string, unknown>;
     assert.equal(lifetimes['default_duration'], 24 * 3600 * 1e9);

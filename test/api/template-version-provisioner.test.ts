@@ -25,13 +25,13 @@ describe('the provisioner that reads a template version', () => {
 
   it('reads a template.yaml with the native provisioner when a client asks for terraform, and says so', async () => {
     const { version, logs } = await importWith({ 'template.yaml': 'resources: []\n' }, 'terraform');
-    assert.equal(version.job.status, 'succeeded', version.job.error);
+    assert.equal(version.job.status, 'succeeded', version.job.error ?? undefined);
     assert.ok(logs.includes('Reading the template with the native provisioner'), logs.join('\n'));
   });
 
   it('reads an echo.json with the echo provisioner when a client asks for terraform', async () => {
     const { version, logs } = await importWith({ 'echo.json': '{}' }, 'terraform');
-    assert.equal(version.job.status, 'succeeded', version.job.error);
+    assert.equal(version.job.status, 'succeeded', version.job.error ?? undefined);
     assert.ok(logs.includes('Reading the template with the echo provisioner'), logs.join('\n'));
   });
 

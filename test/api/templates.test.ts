@@ -116,7 +116,7 @@ describe('templates and template versions', () => {
       plan: { resources: [{ name: 'vm', type: 'echo', agents: [{ name: 'dev' }] }] },
     });
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: fileId }));
-    assert.equal(version.job.status, 'succeeded', version.job.error);
+    assert.equal(version.job.status, 'succeeded', version.job.error ?? undefined);
     await owner.createTemplate('default', { name: 'dry', template_version_id: version.id });
     const job = await member.createDryRun(version.id, { workspace_name: 'trial', rich_parameter_values: [{ name: 'name', value: 'x' }] });
     assert.equal(job.type, 'template_version_dry_run');
@@ -182,7 +182,7 @@ describe('templates and template versions', () => {
       'parameters:\n  - name: project\n    type: string\nresources:\n  - name: home\n    type: directory\n    path: /tmp/cove-test/${{ parameters.project }}\n';
     const good = (await owner.uploadFile(await createTar({ 'template.yaml': yaml }))).id;
     const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: good }));
-    assert.equal(version.job.status, 'succeeded', version.job.error);
+    assert.equal(version.job.status, 'succeeded', version.job.error ?? undefined);
     assert.deepEqual(
       (await owner.templateVersionRichParameters(version.id)).map((p) => [p.name, p.required]),
       [['project', true]],

@@ -146,7 +146,7 @@ describe('workspace agents', () => {
     );
     assert.equal(ready.apps[0]?.id, app.id);
     assert.ok(ready.first_connected_at);
-    assert.equal(ready.disconnected_at, undefined);
+    assert.equal(ready.disconnected_at, null);
     const seenInWorkspace = agentOf((await alice.workspace(workspace.id)).latest_build);
     assert.equal(seenInWorkspace.status, 'connected');
     assert.deepEqual((await alice.workspace(workspace.id)).health, { healthy: true, failing_agents: [] });

@@ -89,7 +89,7 @@ describe('workspace lists filtered and paged in the database', () => {
     }
     assert.deepEqual(await names('status:stopped'), ['dev-two']);
     assert.deepEqual(await names('dormant:true'), ['mine']);
-    assert.deepEqual(await names('dormant:false'), await where((w) => w.dormant_at === undefined));
+    assert.deepEqual(await names('dormant:false'), await where((w) => w.dormant_at === null));
     assert.deepEqual(await names('outdated:true'), await where((w) => w.outdated));
     assert.deepEqual(await names('outdated:false'), await where((w) => !w.outdated));
     assert.ok((await names('outdated:true')).includes('dev-one'));

@@ -951,6 +951,21 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.listLatestBuildAgents(workspace));
     },
   },
+  listBuildAgents: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      const { workspace, build } = await w.member.getWorkspaceAgent(agentId);
+      assert.deepEqual(
+        (await w.member.listBuildAgents(workspace, build)).map((a) => a.id),
+        [agentId],
+      );
+    },
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      const { workspace, build } = await w.owner.getWorkspaceAgent(agentId);
+      await expectRefused(() => w.member.listBuildAgents(workspace, build));
+    },
+  },
   listScriptTimings: {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);

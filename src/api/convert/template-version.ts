@@ -13,7 +13,6 @@ export function toWireTemplateVersion(
   version: TemplateVersionRow,
   job: JobView,
   creator: { readonly id: string; readonly username: string; readonly avatar_url: string },
-  matched?: TemplateVersion['matched_provisioners'],
 ): TemplateVersion {
   return {
     id: version.id,
@@ -28,7 +27,7 @@ export function toWireTemplateVersion(
     created_by: creator,
     archived: version.archived === 1,
     warnings: [],
-    ...(matched ? { matched_provisioners: matched } : {}),
+    matched_provisioners: job.matchedProvisioners,
   };
 }
 
@@ -52,6 +51,12 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     name: agent.name,
     created_at: row.created_at,
     updated_at: row.created_at,
+    first_connected_at: null,
+    last_connected_at: null,
+    disconnected_at: null,
+    started_at: null,
+    ready_at: null,
+    latency: null,
     status: 'connecting',
     lifecycle_state: 'created',
     directory: agent.directory,

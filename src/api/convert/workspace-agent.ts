@@ -48,11 +48,11 @@ export function toWireAgent(
     name: agent.name,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
-    ...(agent.first_connected_at ? { first_connected_at: agent.first_connected_at } : {}),
-    ...(agent.last_connected_at ? { last_connected_at: agent.last_connected_at } : {}),
-    ...(disconnectedAt ? { disconnected_at: disconnectedAt } : {}),
-    ...(agent.started_at ? { started_at: agent.started_at } : {}),
-    ...(agent.ready_at ? { ready_at: agent.ready_at } : {}),
+    first_connected_at: agent.first_connected_at || null,
+    last_connected_at: agent.last_connected_at || null,
+    disconnected_at: disconnectedAt || null,
+    started_at: agent.started_at || null,
+    ready_at: agent.ready_at || null,
     status,
     lifecycle_state: agent.lifecycle_state,
     directory: definition.directory,
@@ -70,7 +70,7 @@ export function toWireAgent(
     subsystems: parseStringArray(agent.subsystems),
     environment_variables: { ...definition.env },
     health: deriveAgentHealth(status, agent.lifecycle_state),
-    ...relayLatency(status, agent.last_stats),
+    latency: relayLatency(status, agent.last_stats),
     startup_script_behavior:
       definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login)
         ? 'blocking'
@@ -88,10 +88,10 @@ export function toWireAgent(
 
 /**
  * The agent's latency to the daemon, under the relay region's name as the reference keys it: the
- * round trip of its heartbeat, from its last stats report, while it is connected.
+ * round trip of its heartbeat, from its last stats report, while it is connected; null otherwise.
  */
-function relayLatency(status: WorkspaceAgent['status'], lastStats: string | null): { latency?: WorkspaceAgent['latency'] } {
+function relayLatency(status: WorkspaceAgent['status'], lastStats: string | null): WorkspaceAgent['latency'] {
   const latencyMs = parseJson<{ connection_median_latency_ms?: number }>(lastStats, {}).connection_median_latency_ms ?? 0;
-  if (status !== 'connected' || !(latencyMs > 0)) return {};
-  return { latency: { [RELAY_REGION_NAME]: { latency_ms: latencyMs, preferred: true } } };
+  if (status !== 'connected' || !(latencyMs > 0)) return null;
+  return { [RELAY_REGION_NAME]: { latency_ms: latencyMs, preferred: true } };
 }

@@ -26,7 +26,7 @@ export function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, r
     workspace_owner_avatar_url: related.owner?.avatar_url ?? '',
     template_version_id: build.template_version_id,
     template_version_name: related.versionName,
-    ...(build.template_version_preset_id ? { template_version_preset_id: build.template_version_preset_id } : {}),
+    template_version_preset_id: build.template_version_preset_id || null,
     build_number: build.build_number,
     transition: build.transition as WorkspaceBuild['transition'],
     initiator_id: build.initiator_id,
@@ -34,10 +34,12 @@ export function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, r
     job: toWireJob(related.job),
     reason: build.reason,
     resources: [...related.resources],
-    ...(build.deadline ? { deadline: build.deadline } : {}),
-    ...(build.max_deadline ? { max_deadline: build.max_deadline } : {}),
+    deadline: build.deadline || null,
+    max_deadline: build.max_deadline || null,
     status: buildStatus(related.job.status, build.transition),
     daily_cost: build.daily_cost,
+    matched_provisioners: related.job.matchedProvisioners,
     has_ai_task: false,
+    ai_task_sidebar_app_id: null,
   };
 }

@@ -38,19 +38,19 @@ export function toWireWorkspace(workspace: WorkspaceRow, related: WorkspaceRelat
     template_require_active_version: template.require_active_version === 1,
     template_use_classic_parameter_flow: template.use_classic_parameter_flow === 1,
     latest_build: latestBuild,
-    ...(related.latestAppStatus ? { latest_app_status: toWireAppStatus(related.latestAppStatus) } : {}),
+    latest_app_status: related.latestAppStatus ? toWireAppStatus(related.latestAppStatus) : null,
     outdated: latestBuild.template_version_id !== template.active_version_id,
     name: workspace.name,
-    ...(workspace.autostart_schedule ? { autostart_schedule: workspace.autostart_schedule } : {}),
-    ...(workspace.ttl_ms ? { ttl_ms: workspace.ttl_ms } : {}),
+    autostart_schedule: workspace.autostart_schedule || null,
+    ttl_ms: workspace.ttl_ms || null,
     last_used_at: workspace.last_used_at,
-    ...(workspace.deleting_at ? { deleting_at: workspace.deleting_at } : {}),
-    ...(workspace.dormant_at ? { dormant_at: workspace.dormant_at } : {}),
+    deleting_at: workspace.deleting_at || null,
+    dormant_at: workspace.dormant_at || null,
     health: { healthy: failing.length === 0, failing_agents: failing },
     automatic_updates: workspace.automatic_updates,
     allow_renames: related.allowRenames,
     favorite: workspace.favorite === 1,
-    ...nextStart(workspace, template, related.now),
+    next_start_at: nextStart(workspace, template, related.now),
   };
 }
 
@@ -58,7 +58,7 @@ function nextStart(
   workspace: WorkspaceRow,
   template: Pick<TemplateRow, 'allow_user_autostart' | 'autostart_requirement_days'>,
   now: Date,
-): { next_start_at?: string } {
+): string | null {
   try {
     const at = nextAutostart({
       schedule: workspace.autostart_schedule,
@@ -66,8 +66,8 @@ function nextStart(
       templateAllowsAutostart: template.allow_user_autostart === 1,
       autostartDays: template.autostart_requirement_days,
     });
-    return at ? { next_start_at: at.toISOString() } : {};
+    return at ? at.toISOString() : null;
   } catch {
-    return {};
+    return null;
   }
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { maxTokenLifetimeMs, createToken } from '../../domain/tokens.js';
+import { createSessionKey, maxTokenLifetimeMs, createToken } from '../../domain/tokens.js';
 import { msToNs } from '../../lib/duration.js';
 import { NotFoundError } from '../../lib/errors.js';
 import { ApiKey, ApiKeyWithOwner, CreateTokenRequest, GenerateApiKeyResponse, TokenConfig } from '../../sdk/wire/index.js';
@@ -19,6 +19,12 @@ export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): P
   requireAuthentication(app, context);
   loadPathResources(app);
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  api.post('/users/:user/keys', { schema: { params: UserParam, response: { 201: GenerateApiKeyResponse } } }, async (request, reply) => {
+    const { store } = authOf(request);
+    const key = await createSessionKey(store, context.values, pathResource(request, 'user'), request.ip, context.store.clock.now());
+    return reply.code(201).send({ key });
+  });
 
   api.post(
     '/users/:user/keys/tokens',

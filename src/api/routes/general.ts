@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { OPTION_DEFINITIONS, describeDefault, wireValue } from '../../domain/deployment-options.js';
+import { OPTION_DEFINITIONS, describeDefault, urlObject, wireValue } from '../../domain/deployment-options.js';
+import { EMBEDDED_REGION_ID, RELAY_REGION_CODE, RELAY_REGION_NAME } from '../../domain/relay-map.js';
 import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/version.js';
 import {
   BuildInfo,
@@ -111,11 +112,25 @@ function deploymentConfig(context: ApiContext): { config: Record<string, unknown
       value,
       value_source: context.sources[option.key],
       annotations: { ...(option.annotations ?? {}), ...(option.secret ? { secret: 'true' } : {}) },
-      group: { name: option.group.name, yaml: option.group.yaml, description: option.group.description },
+      group: { name: option.group.name, yaml: option.group.yaml, description: option.group.description, parent: null },
       use_instead: [],
       hidden: option.hidden ?? false,
     });
   }
+  // Not settings here but facts of every deployment, in the groups clients of the reference read:
+  // nothing is reported anywhere, and the only relay is the one built into the daemon.
+  config['telemetry'] = { enable: false, trace: false, url: urlObject('') };
+  config['derp'] = {
+    server: {
+      enable: true,
+      region_id: EMBEDDED_REGION_ID,
+      region_code: RELAY_REGION_CODE,
+      region_name: RELAY_REGION_NAME,
+      stun_addresses: [],
+      relay_url: urlObject(context.values.relayUrl),
+    },
+    config: { url: '', path: '', block_direct: true, force_websockets: true },
+  };
   return { config, options };
 }
 

@@ -27,6 +27,7 @@ import { loadPathResources, pathResource } from '../path-resources.js';
 import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { presentedToken } from '../session-token.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
+import { PageLimit } from '../paging.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 
@@ -219,7 +220,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
       schema: {
         params: OrgParam,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PageLimit.maximum })),
           ids: Type.Optional(Type.String()),
           status: Type.Optional(Type.String()),
           tags: Type.Optional(Type.String()),

@@ -37,17 +37,13 @@ import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { LogIdCursor } from '../paging.js';
 
 const VersionParam = Type.Object({ templateversion: Type.String({ format: 'uuid' }) });
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 
-/** Answers for versions with their jobs: creators, queue positions and, while pending, matching daemons. */
-export async function answerVersions(
-  store: AuthorizedStore,
-  now: Date,
-  rows: readonly VersionWithJob[],
-  options: { readonly withMatched?: boolean } = {},
-): Promise<TemplateVersion[]> {
+/** Answers for versions with their jobs: creators, queue positions and matching daemons. */
+export async function answerVersions(store: AuthorizedStore, now: Date, rows: readonly VersionWithJob[]): Promise<TemplateVersion[]> {
   if (rows.length === 0) return [];
   const views = await viewJobs(
     store,
@@ -60,15 +56,14 @@ export async function answerVersions(
     const view = views[index];
     if (!view) continue;
     const creator = creators.get(version.created_by) ?? { id: version.created_by, username: '', avatar_url: '' };
-    const matched = options.withMatched && jobStatus(job) === 'pending' ? view.matchedProvisioners : undefined;
-    answers.push(toWireTemplateVersion(version, view, creator, matched));
+    answers.push(toWireTemplateVersion(version, view, creator));
   }
   return answers;
 }
 
 const LogsQuery = Type.Object({
-  before: Type.Optional(Type.Integer()),
-  after: Type.Optional(Type.Integer()),
+  before: Type.Optional(LogIdCursor),
+  after: Type.Optional(LogIdCursor),
   follow: Type.Optional(Type.String()),
 });
 
@@ -93,7 +88,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
         context.templateExamples,
         now(),
       );
-      const [answer] = await answerVersions(store, now(), [created], { withMatched: true });
+      const [answer] = await answerVersions(store, now(), [created]);
       if (!answer) throw new NotFoundError('template version');
       return reply.code(201).send(answer);
     },
@@ -103,7 +98,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     '/templateversions/:templateversion',
     { schema: { params: VersionParam, response: { 200: TemplateVersion } } },
     async (request) => {
-      const [answer] = await answerVersions(authOf(request).store, now(), [versionOf(request)], { withMatched: true });
+      const [answer] = await answerVersions(authOf(request).store, now(), [versionOf(request)]);
       return answer;
     },
   );

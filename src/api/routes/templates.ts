@@ -12,6 +12,7 @@ import { toWireTemplate } from '../convert/template.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerVersions } from './template-versions.js';
+import { PageLimit, PageOffset } from '../paging.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 const TemplateParam = Type.Object({ template: Type.String({ format: 'uuid' }) });
@@ -142,7 +143,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       const { store } = authOf(request);
       const template = await templateByName(request, request.params.templatename);
       const named = await namedVersion(store, template, request.params.templateversionname);
-      return (await answerVersions(store, now(), [named], { withMatched: true }))[0];
+      return (await answerVersions(store, now(), [named]))[0];
     },
   );
 
@@ -198,8 +199,8 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         params: TemplateParam,
         querystring: Type.Object({
           after_id: Type.Optional(Type.String({ format: 'uuid' })),
-          limit: Type.Optional(Type.Integer({ minimum: 0 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          limit: Type.Optional(PageLimit),
+          offset: Type.Optional(PageOffset),
           include_archived: Type.Optional(Type.Boolean()),
         }),
         response: { 200: Type.Array(TemplateVersion) },
@@ -281,7 +282,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const named = await namedVersion(store, pathResource(request, 'template'), request.params.templateversionname);
-      return (await answerVersions(store, now(), [named], { withMatched: true }))[0];
+      return (await answerVersions(store, now(), [named]))[0];
     },
   );
 }

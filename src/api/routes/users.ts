@@ -7,6 +7,7 @@ import { changePasswordWithPasscode, requestOneTimePasscode } from '../../domain
 import { parseUserSearch } from '../../domain/user-search.js';
 import { createFirstUser, createUser, loginWithPassword } from '../../domain/users.js';
 import { HttpProblem } from '../../lib/errors.js';
+import { userObject } from '../../rbac/index.js';
 import {
   CreateFirstUserRequest,
   CreateFirstUserResponse,
@@ -22,10 +23,14 @@ import {
   UsersResponse,
   ValidatePasswordRequest,
   ValidatePasswordResponse,
+  AuthMethods,
+  Organization,
+  UserLoginType,
 } from '../../sdk/wire/index.js';
 import { memberOrgIds } from '../../rbac/index.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { ApiContext } from '../context.js';
+import { toWireOrganization } from '../convert/organization.js';
 import { toWireUser, toWireUsers } from '../convert/user.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
@@ -47,6 +52,8 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
   // Whoever signs in or resets a password is anonymous until their secret checks out.
   const passwordSignIn = context.store.as(SYSTEM_SUBJECTS.passwordSignIn);
   const passwordReset = context.store.as(SYSTEM_SUBJECTS.passwordReset);
+
+  // Asked by sign-in pages and the CLI before anyone is signed in: it shows only what the deployment offers.
 
   api.get('/users/first', { schema: { response: { 200: Response, 404: Response } } }, async (_request, reply) => {
     if (await firstUser.hasFirstUser()) return { message: 'The initial user has already been created!' };
@@ -136,6 +143,22 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
       return reply.code(201).send(conversion);
     },
   );
+
+  api.get('/users/:user/login-type', { schema: { params: UserParam, response: { 200: UserLoginType } } }, async (request) => {
+    const { store } = authOf(request);
+    const user = pathResource(request, 'user');
+    if (!store.can('read_personal', userObject(user.id))) {
+      throw new HttpProblem(403, "You are not authorized to view this user's login type.");
+    }
+    return { login_type: user.login_type };
+  });
+
+  api.get('/users/:user/organizations', { schema: { params: UserParam, response: { 200: Type.Array(Organization) } } }, async (request) => {
+    const { store } = authOf(request);
+    // Only the organizations the caller may read among the user's: membership alone reveals no more.
+    const rows = await store.listOrganizations({ memberUserId: pathResource(request, 'user').id });
+    return rows.map(toWireOrganization);
+  });
 
   api.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
     const { store } = authOf(request);

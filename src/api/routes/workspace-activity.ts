@@ -143,7 +143,13 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
 
   api.delete(
     '/workspaces/:workspace/port-share',
-    { schema: { params: WorkspaceParam, body: Type.Object({ agent_name: Type.String(), port: Type.Integer() }) } },
+    {
+      schema: {
+        params: WorkspaceParam,
+        // A port beyond 65535 names no share; bounded so the database is never asked to compare one.
+        body: Type.Object({ agent_name: Type.String(), port: Type.Integer({ minimum: 0, maximum: 65535 }) }),
+      },
+    },
     async (request, reply) => {
       const workspace = workspaceOf(request);
       const { body } = request;

@@ -21,11 +21,12 @@ import { agentExtraRoutes } from './workspace-agent-extras.js';
 import { agentRelaySelfRoutes } from './workspace-agent-relay.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerAgent } from '../workspace-answers.js';
+import { LogIdCursor } from '../paging.js';
 
 const AgentParam = Type.Object({ workspaceagent: Type.String({ format: 'uuid' }) });
 const LogsQuery = Type.Object({
-  before: Type.Optional(Type.Integer()),
-  after: Type.Optional(Type.Integer({ minimum: 0 })),
+  before: Type.Optional(LogIdCursor),
+  after: Type.Optional(LogIdCursor),
   // Presence turns these on, whatever the value, as the reference's clients send them.
   follow: Type.Optional(Type.String()),
   no_compression: Type.Optional(Type.String()),
@@ -49,7 +50,12 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
 
   api.patch(
     '/workspaceagents/me/logs',
-    { bodyLimit: LOGS_BODY_LIMIT, schema: { body: PatchAgentLogsRequest, response: { 200: Response } } },
+    {
+      bodyLimit: LOGS_BODY_LIMIT,
+      // Programs print NUL bytes; appendAgentLogs replaces them before storing.
+      config: { nulBytesAllowed: true },
+      schema: { body: PatchAgentLogsRequest, response: { 200: Response } },
+    },
     async (request) => {
       const { found, store } = agentAuthOf(request);
       await appendAgentLogs(store, context.store, found, request.body);

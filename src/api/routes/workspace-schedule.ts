@@ -9,7 +9,7 @@ import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/inde
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { addMs } from '../../lib/duration.js';
 import { HttpProblem } from '../../lib/errors.js';
-import { Response, Workspace, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
+import { Response, Workspace, WorkspaceBuildTimings, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import { parseJson } from '../../store/json-column.js';
 import type { ProvisionerJobRow, WorkspaceBuildRow, WorkspaceRow } from '../../store/rows.js';
@@ -19,40 +19,6 @@ import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
-
-const Timing = Type.Object({
-  job_id: Type.String(),
-  started_at: Type.String(),
-  ended_at: Type.String(),
-  stage: Type.String(),
-  source: Type.String(),
-  action: Type.String(),
-  resource: Type.String(),
-});
-const Timings = Type.Object({
-  provisioner_timings: Type.Array(Timing),
-  agent_script_timings: Type.Array(
-    Type.Object({
-      display_name: Type.String(),
-      status: Type.String(),
-      stage: Type.String(),
-      exit_code: Type.Integer(),
-      workspace_agent_id: Type.String(),
-      workspace_agent_name: Type.String(),
-      started_at: Type.String(),
-      ended_at: Type.String(),
-    }),
-  ),
-  agent_connection_timings: Type.Array(
-    Type.Object({
-      stage: Type.String(),
-      workspace_agent_id: Type.String(),
-      workspace_agent_name: Type.String(),
-      started_at: Type.String(),
-      ended_at: Type.String(),
-    }),
-  ),
-});
 
 /** Schedules of a workspace: autostart, TTL, extending the deadline, dormancy, updates; and timings. */
 export async function workspaceScheduleRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
@@ -235,18 +201,41 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     },
   );
 
-  api.get('/workspaces/:workspace/timings', { schema: { params: WorkspaceParam, response: { 200: Timings } } }, async (request) => {
-    const { store } = authOf(request);
-    const workspace = workspaceOf(request);
-    const latest = await store.getLatestBuild(workspace);
-    if (!latest) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
-    return { provisioner_timings: await provisionerTimings(store, workspace, latest), ...(await agentTimings(store, workspace)) };
-  });
+  api.get(
+    '/workspaces/:workspace/timings',
+    { schema: { params: WorkspaceParam, response: { 200: WorkspaceBuildTimings } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const workspace = workspaceOf(request);
+      const latest = await store.getLatestBuild(workspace);
+      if (!latest) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
+      return buildTimings(store, workspace, latest);
+    },
+  );
+
+  api.get(
+    '/workspacebuilds/:workspacebuild/timings',
+    { schema: { params: Type.Object({ workspacebuild: Type.String({ format: 'uuid' }) }), response: { 200: WorkspaceBuildTimings } } },
+    async (request) => {
+      const { store } = authOf(request);
+      const { build, workspace } = pathResource(request, 'workspaceBuild');
+      return buildTimings(store, workspace, { build, job: await store.getBuildJob(workspace, build) });
+    },
+  );
 }
 
-/** When each agent of the latest build first connected, and how each of its scripts ran. */
-async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow) {
-  const agents = await store.listLatestBuildAgents(workspace);
+/** How one build went: its provisioner's stages, when its agents connected, how their scripts ran. */
+async function buildTimings(
+  store: AuthorizedStore,
+  workspace: WorkspaceRow,
+  built: { readonly build: WorkspaceBuildRow; readonly job: ProvisionerJobRow },
+): Promise<WorkspaceBuildTimings> {
+  return { provisioner_timings: await provisionerTimings(store, workspace, built), ...(await agentTimings(store, workspace, built.build)) };
+}
+
+/** When each agent of the build first connected, and how each of its scripts ran. */
+async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow, build: WorkspaceBuildRow) {
+  const agents = await store.listBuildAgents(workspace, build);
   const runs = await store.listScriptTimings(workspace, agents);
   const agentOf = new Map(agents.map((agent) => [agent.id, agent]));
   return {
@@ -276,7 +265,7 @@ async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow) {
   };
 }
 
-/** Stage by stage, from the first to the last log line of each stage of the latest build's job. */
+/** Stage by stage, from the first to the last log line of each stage of the build's job. */
 async function provisionerTimings(
   store: AuthorizedStore,
   workspace: WorkspaceRow,

@@ -30,13 +30,14 @@ import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerBuilds, answerWorkspaces } from '../workspace-answers.js';
+import { LogIdCursor, PageLimit, PageOffset } from '../paging.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
 const BuildParam = Type.Object({ workspacebuild: Type.String({ format: 'uuid' }) });
 const IncludeDeleted = Type.Object({ include_deleted: Type.Optional(Type.Boolean()) });
 const LogRange = Type.Object({
-  before: Type.Optional(Type.Integer()),
-  after: Type.Optional(Type.Integer()),
+  before: Type.Optional(LogIdCursor),
+  after: Type.Optional(LogIdCursor),
   follow: Type.Optional(Type.String()),
 });
 
@@ -107,8 +108,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       schema: {
         querystring: Type.Object({
           q: Type.Optional(Type.String()),
-          limit: Type.Optional(Type.Integer({ minimum: 0 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          limit: Type.Optional(PageLimit),
+          offset: Type.Optional(PageOffset),
         }),
         response: { 200: WorkspacesResponse },
       },
@@ -209,8 +210,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
         params: WorkspaceParam,
         querystring: Type.Object({
           after_id: Type.Optional(Type.String({ format: 'uuid' })),
-          limit: Type.Optional(Type.Integer({ minimum: 0 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          limit: Type.Optional(PageLimit),
+          offset: Type.Optional(PageOffset),
           since: Type.Optional(Type.String({ format: 'date-time' })),
         }),
         response: { 200: Type.Array(WorkspaceBuild) },

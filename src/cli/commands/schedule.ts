@@ -33,8 +33,8 @@ async function target(client: CoveClient, text: string): Promise<{ readonly work
 }
 
 /** A time from the wire, or null when absent or Go's zero time. */
-function timeOrNull(iso: string | undefined): string | null {
-  return iso === undefined || iso === '' || iso.startsWith('0001-') ? null : iso;
+function timeOrNull(iso: string | null | undefined): string | null {
+  return iso === undefined || iso === null || iso === '' || iso.startsWith('0001-') ? null : iso;
 }
 
 function summarize(workspace: Workspace): ScheduleSummary {

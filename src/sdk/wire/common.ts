@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_DURATION_MS } from '../../lib/duration.js';
 
 /** Wire schemas shared by many endpoints. Field names are exactly those of the API spec. */
@@ -8,6 +8,9 @@ export const Uuid = Type.String({ format: 'uuid' });
 /** A duration setting in milliseconds, bounded so that deadlines computed from it stay real dates. */
 export const DurationMs = Type.Integer({ maximum: MAX_DURATION_MS });
 export const DateTime = Type.String({ format: 'date-time' });
+
+/** A field the spec lists that is always present, `null` where there is no value. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ValidationError = Type.Object({ field: Type.String(), detail: Type.String() });
 export type ValidationError = Static<typeof ValidationError>;

@@ -32,6 +32,8 @@ export const OptionGroup = Type.Object({
   name: Type.String(),
   yaml: Type.String(),
   description: Type.String(),
+  /** Groups are not nested: always null. */
+  parent: Type.Null(),
 });
 
 export const DeploymentOption = Type.Object({

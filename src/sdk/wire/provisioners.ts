@@ -13,7 +13,8 @@ export const ProvisionerKey = Type.Object({
 export type ProvisionerKey = Static<typeof ProvisionerKey>;
 
 export const CreateProvisionerKeyRequest = Type.Object({
-  name: Type.String({ minLength: 1 }),
+  /** Bounded as the reference bounds it; the name is indexed, and an index entry has a size limit. */
+  name: Type.String({ minLength: 1, maxLength: 64 }),
   tags: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type CreateProvisionerKeyRequest = Static<typeof CreateProvisionerKeyRequest>;

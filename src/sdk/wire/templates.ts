@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, DurationMs, Uuid, WorkspaceTransition } from './common.js';
+import { DateTime, DurationMs, Nullable, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue, ResourceMetadata, ShareLevel } from './provisioner-protocol.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
 
@@ -18,34 +18,36 @@ export type ProvisionerJobStatus = Static<typeof ProvisionerJobStatus>;
 export const ProvisionerJob = Type.Object({
   id: Uuid,
   created_at: DateTime,
-  started_at: Type.Optional(DateTime),
-  completed_at: Type.Optional(DateTime),
-  canceled_at: Type.Optional(DateTime),
-  error: Type.Optional(Type.String()),
-  error_code: Type.Optional(Type.Literal('REQUIRED_TEMPLATE_VARIABLES')),
+  started_at: Nullable(DateTime),
+  completed_at: Nullable(DateTime),
+  canceled_at: Nullable(DateTime),
+  error: Nullable(Type.String()),
+  error_code: Nullable(Type.Literal('REQUIRED_TEMPLATE_VARIABLES')),
   file_id: Uuid,
   organization_id: Uuid,
-  worker_id: Type.Optional(Uuid),
-  worker_name: Type.Optional(Type.String()),
-  available_workers: Type.Optional(Type.Array(Uuid)),
+  worker_id: Nullable(Uuid),
+  worker_name: Nullable(Type.String()),
+  available_workers: Type.Array(Uuid),
   status: ProvisionerJobStatus,
   tags: Type.Record(Type.String(), Type.String()),
   type: Type.Union([Type.Literal('template_version_import'), Type.Literal('workspace_build'), Type.Literal('template_version_dry_run')]),
   queue_position: Type.Integer(),
   queue_size: Type.Integer(),
   input: Type.Object({
-    template_version_id: Type.Optional(Uuid),
-    workspace_build_id: Type.Optional(Uuid),
-    error: Type.Optional(Type.String()),
+    template_version_id: Nullable(Uuid),
+    workspace_build_id: Nullable(Uuid),
+    error: Nullable(Type.String()),
   }),
   metadata: Type.Object({
     template_version_name: Type.String(),
-    template_id: Type.String(),
+    /** Null while the version belongs to no template. */
+    template_id: Nullable(Uuid),
     template_name: Type.String(),
     template_display_name: Type.String(),
     template_icon: Type.String(),
-    workspace_id: Type.Optional(Type.String()),
-    workspace_name: Type.Optional(Type.String()),
+    /** Null for jobs that build no workspace. */
+    workspace_id: Nullable(Uuid),
+    workspace_name: Nullable(Type.String()),
   }),
 });
 export type ProvisionerJob = Static<typeof ProvisionerJob>;
@@ -101,11 +103,11 @@ export const WorkspaceAgent = Type.Object({
   name: Type.String(),
   created_at: DateTime,
   updated_at: DateTime,
-  first_connected_at: Type.Optional(DateTime),
-  last_connected_at: Type.Optional(DateTime),
-  disconnected_at: Type.Optional(DateTime),
-  started_at: Type.Optional(DateTime),
-  ready_at: Type.Optional(DateTime),
+  first_connected_at: Nullable(DateTime),
+  last_connected_at: Nullable(DateTime),
+  disconnected_at: Nullable(DateTime),
+  started_at: Nullable(DateTime),
+  ready_at: Nullable(DateTime),
   status: Type.Union([Type.Literal('connecting'), Type.Literal('connected'), Type.Literal('disconnected'), Type.Literal('timeout')]),
   lifecycle_state: Type.String(),
   directory: Type.String(),
@@ -123,7 +125,8 @@ export const WorkspaceAgent = Type.Object({
   subsystems: Type.Array(Type.String()),
   environment_variables: Type.Record(Type.String(), Type.String()),
   health: Type.Object({ healthy: Type.Boolean(), reason: Type.Optional(Type.String()) }),
-  latency: Type.Optional(Type.Record(Type.String(), Type.Object({ latency_ms: Type.Number(), preferred: Type.Boolean() }))),
+  /** Null until a connected agent has reported its round trip to the relay. */
+  latency: Nullable(Type.Record(Type.String(), Type.Object({ latency_ms: Type.Number(), preferred: Type.Boolean() }))),
   startup_script_behavior: Type.String(),
   log_sources: Type.Array(Type.Unknown()),
   parent_id: Type.Object({ uuid: Type.String(), valid: Type.Boolean() }),
@@ -150,7 +153,7 @@ export type WorkspaceResource = Static<typeof WorkspaceResource>;
 export const MatchedProvisioners = Type.Object({
   count: Type.Integer(),
   available: Type.Integer(),
-  most_recently_seen: Type.Optional(DateTime),
+  most_recently_seen: Nullable(DateTime),
 });
 export type MatchedProvisioners = Static<typeof MatchedProvisioners>;
 
@@ -167,7 +170,7 @@ export const TemplateVersion = Type.Object({
   created_by: Type.Object({ id: Uuid, username: Type.String(), avatar_url: Type.String() }),
   archived: Type.Boolean(),
   warnings: Type.Array(Type.String()),
-  matched_provisioners: Type.Optional(MatchedProvisioners),
+  matched_provisioners: MatchedProvisioners,
 });
 export type TemplateVersion = Static<typeof TemplateVersion>;
 

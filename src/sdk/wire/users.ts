@@ -97,3 +97,6 @@ export const AuthMethods = Type.Object({
   oidc: Type.Object({ enabled: Type.Boolean(), signInText: Type.String(), iconUrl: Type.String() }),
 });
 export type AuthMethods = Static<typeof AuthMethods>;
+
+export const UserLoginType = Type.Object({ login_type: Type.String() });
+export type UserLoginType = Static<typeof UserLoginType>;

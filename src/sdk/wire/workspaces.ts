@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, DurationMs, Uuid, WorkspaceTransition } from './common.js';
+import { DateTime, DurationMs, Nullable, Uuid, WorkspaceTransition } from './common.js';
 import { NameValue } from './provisioner-protocol.js';
 import { MatchedProvisioners, ProvisionerJob, WorkspaceResource } from './templates.js';
 import { WorkspaceAppStatus } from './workspace-agent-extras.js';
@@ -23,7 +23,7 @@ export const WorkspaceBuild = Type.Object({
   workspace_owner_avatar_url: Type.String(),
   template_version_id: Uuid,
   template_version_name: Type.String(),
-  template_version_preset_id: Type.Optional(Uuid),
+  template_version_preset_id: Nullable(Uuid),
   build_number: Type.Integer(),
   transition: WorkspaceTransition,
   initiator_id: Uuid,
@@ -31,12 +31,14 @@ export const WorkspaceBuild = Type.Object({
   job: ProvisionerJob,
   reason: Type.String(),
   resources: Type.Array(WorkspaceResource),
-  deadline: Type.Optional(DateTime),
-  max_deadline: Type.Optional(DateTime),
+  deadline: Nullable(DateTime),
+  max_deadline: Nullable(DateTime),
   status: WorkspaceBuildStatus,
   daily_cost: Type.Integer(),
-  matched_provisioners: Type.Optional(MatchedProvisioners),
+  matched_provisioners: MatchedProvisioners,
   has_ai_task: Type.Boolean(),
+  /** Null: no build runs an AI task. */
+  ai_task_sidebar_app_id: Nullable(Uuid),
 });
 export type WorkspaceBuild = Static<typeof WorkspaceBuild>;
 
@@ -58,20 +60,20 @@ export const Workspace = Type.Object({
   template_require_active_version: Type.Boolean(),
   template_use_classic_parameter_flow: Type.Boolean(),
   latest_build: WorkspaceBuild,
-  /** The newest status any of the workspace's apps reported; absent until one does. */
-  latest_app_status: Type.Optional(WorkspaceAppStatus),
+  /** The newest status any of the workspace's apps reported; null until one does. */
+  latest_app_status: Nullable(WorkspaceAppStatus),
   outdated: Type.Boolean(),
   name: Type.String(),
-  autostart_schedule: Type.Optional(Type.String()),
-  ttl_ms: Type.Optional(DurationMs),
+  autostart_schedule: Nullable(Type.String()),
+  ttl_ms: Nullable(DurationMs),
   last_used_at: DateTime,
-  deleting_at: Type.Optional(DateTime),
-  dormant_at: Type.Optional(DateTime),
+  deleting_at: Nullable(DateTime),
+  dormant_at: Nullable(DateTime),
   health: Type.Object({ healthy: Type.Boolean(), failing_agents: Type.Array(Uuid) }),
   automatic_updates: Type.String(),
   allow_renames: Type.Boolean(),
   favorite: Type.Boolean(),
-  next_start_at: Type.Optional(DateTime),
+  next_start_at: Nullable(DateTime),
 });
 export type Workspace = Static<typeof Workspace>;
 
@@ -115,3 +117,39 @@ export const PortShare = Type.Object({
   protocol: Type.String(),
 });
 export type PortShare = Static<typeof PortShare>;
+
+const ProvisionerTiming = Type.Object({
+  job_id: Type.String(),
+  started_at: Type.String(),
+  ended_at: Type.String(),
+  stage: Type.String(),
+  source: Type.String(),
+  action: Type.String(),
+  resource: Type.String(),
+});
+/** Where a build spent its time: provisioner stages, agent connections and agent scripts. */
+export const WorkspaceBuildTimings = Type.Object({
+  provisioner_timings: Type.Array(ProvisionerTiming),
+  agent_script_timings: Type.Array(
+    Type.Object({
+      display_name: Type.String(),
+      status: Type.String(),
+      stage: Type.String(),
+      exit_code: Type.Integer(),
+      workspace_agent_id: Type.String(),
+      workspace_agent_name: Type.String(),
+      started_at: Type.String(),
+      ended_at: Type.String(),
+    }),
+  ),
+  agent_connection_timings: Type.Array(
+    Type.Object({
+      stage: Type.String(),
+      workspace_agent_id: Type.String(),
+      workspace_agent_name: Type.String(),
+      started_at: Type.String(),
+      ended_at: Type.String(),
+    }),
+  ),
+});
+export type WorkspaceBuildTimings = Static<typeof WorkspaceBuildTimings>;

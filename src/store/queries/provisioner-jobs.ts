@@ -359,18 +359,37 @@ export interface JobRelations {
       readonly template_icon: string | null;
     }
   >;
+  /** The builds that build jobs carry out, with their workspace, by build id. */
+  readonly builds: ReadonlyMap<
+    string,
+    { readonly workspace_id: string; readonly workspace_name: string; readonly template_version_id: string }
+  >;
 }
 
 /** The related rows of some jobs, in a fixed number of queries (one more per organization for its queue). */
 export async function jobRelations(db: Kysely<Database>, rows: readonly ProvisionerJobRow[]): Promise<JobRelations> {
   const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
+  const inputs = rows.map((row) => parseJson<{ template_version_id?: unknown; workspace_build_id?: unknown }>(row.input, {}));
+  const buildIds = [
+    ...new Set(inputs.flatMap((input) => (typeof input.workspace_build_id === 'string' ? [input.workspace_build_id] : []))),
+  ];
+  // A build job's input names only its build: the version and the workspace come through the build.
+  const builds =
+    buildIds.length === 0
+      ? []
+      : await db
+          .selectFrom('workspace_builds as b')
+          .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+          .select(['b.id as id', 'b.template_version_id as template_version_id', 'w.id as workspace_id', 'w.name as workspace_name'])
+          .where('b.id', 'in', buildIds)
+          .execute();
   const versionIds = [
-    ...new Set(
-      rows.flatMap((row) => {
-        const id = parseJson<{ template_version_id?: unknown }>(row.input, {}).template_version_id;
-        return typeof id === 'string' && id !== '' ? [id] : [];
-      }),
-    ),
+    ...new Set([
+      ...inputs.flatMap((input) =>
+        typeof input.template_version_id === 'string' && input.template_version_id !== '' ? [input.template_version_id] : [],
+      ),
+      ...builds.map((build) => build.template_version_id),
+    ]),
   ];
   const queuedOrganizationIds = [
     ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
@@ -389,5 +408,10 @@ export async function jobRelations(db: Kysely<Database>, rows: readonly Provisio
           .where('v.id', 'in', versionIds)
           .execute(),
   ]);
-  return { daemons, queued: new Map(queued), versions: new Map(versions.map((v) => [v.id, v])) };
+  return {
+    daemons,
+    queued: new Map(queued),
+    versions: new Map(versions.map((v) => [v.id, v])),
+    builds: new Map(builds.map((b) => [b.id, b])),
+  };
 }

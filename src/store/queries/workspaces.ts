@@ -242,7 +242,11 @@ export async function listWorkspaceDetails(
 /** The agents of a workspace's latest build, by name. */
 export async function listLatestBuildAgents(db: Kysely<Database>, workspaceId: string): Promise<WorkspaceAgentRow[]> {
   const build = (await latestBuilds(db, [workspaceId])).get(workspaceId);
-  if (!build) return [];
+  return build ? listBuildAgents(db, build) : [];
+}
+
+/** The agents of one build, by name. */
+export async function listBuildAgents(db: Kysely<Database>, build: Pick<WorkspaceBuildRow, 'job_id'>): Promise<WorkspaceAgentRow[]> {
   const resources = await listResourcesOfJobs(db, [build.job_id]);
   return listAgentsOfResources(
     db,

@@ -1,0 +1,535 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiError } from '../../src/sdk/api-error.js';
+import type { CoveClient } from '../../src/sdk/client.js';
+import type { Workspace } from '../../src/sdk/wire/index.js';
+import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-workspace.js';
+import { eventually } from '../helpers/eventually.js';
+import { bulletFields, bulletText, readSpecSections, tableFields, type SpecField } from '../helpers/spec-types.js';
+import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+
+/**
+ * Walks every response object type of the spec (read from the spec's markdown at test time) and
+ * holds a real answer of the daemon against it: each field the spec lists is present, `null` only
+ * where there is no value (never where the spec marks the field required), and of the JSON type
+ * the spec gives it. Nested inline objects (`{a: x}`) and arrays of them are checked too.
+ */
+
+const AGENT_TOKEN = 'agent-token-of-the-spec-fields-test';
+
+/** The world every type's instances come from. */
+interface World {
+  readonly test: TestDaemon;
+  readonly owner: CoveClient;
+  readonly member: CoveClient;
+  readonly agent: CoveClient;
+  readonly orgId: string;
+  readonly ws: AgentWorkspace;
+  readonly workspace: Workspace;
+  readonly versionId: string;
+}
+
+interface TypeCheck {
+  /** The type as the spec names it. */
+  readonly type: string;
+  readonly heading: string;
+  /** Where the fields are listed: a table when absent, else the bullet (or paragraph) starting with this. */
+  readonly label?: string;
+  /** Only the part of the bullet after this (for "X request: ... Response: ..."). */
+  readonly after?: string;
+  /** Further field lists the type includes ("Assignable role: the role fields plus ..."). */
+  readonly includes?: readonly { readonly heading: string; readonly label?: string }[];
+  /** Where the spec's grouping gives a field the wrong type, what another place of the spec says. */
+  readonly overrides?: Readonly<Record<string, Partial<SpecField>>>;
+  /** Real answers of the daemon. */
+  readonly instances: (world: World) => Promise<readonly unknown[]>;
+}
+
+const get = (client: CoveClient, path: string) => client.request<unknown>('GET', path);
+const list = async (answer: Promise<unknown>) => (await answer) as unknown[];
+const field = (value: unknown, name: string): unknown => (value as Record<string, unknown>)[name];
+const many = (value: unknown, name: string): unknown[] => field(value, name) as unknown[];
+
+const CHECKS: readonly TypeCheck[] = [
+  { type: 'Organization', heading: 'Organization', instances: (w) => list(w.owner.organizations()) },
+  {
+    type: 'Organization member',
+    heading: 'Organization member',
+    label: '',
+    instances: async (w) => [await w.owner.setMemberRoles(w.orgId, 'alice', ['organization-admin'])],
+  },
+  {
+    type: 'Role reference',
+    heading: 'Organization member',
+    label: 'Role reference:',
+    instances: async (w) => {
+      const members = await w.owner.organizationMembers(w.orgId);
+      return members.flatMap((m) => [...m.roles, ...m.global_roles]);
+    },
+  },
+  {
+    type: 'Member with user data',
+    heading: 'Organization member',
+    label: 'Member with user data adds',
+    includes: [{ heading: 'Organization member', label: '' }],
+    instances: (w) => list(w.owner.organizationMembers(w.orgId)),
+  },
+  {
+    type: 'Paginated members response',
+    heading: 'Organization member',
+    label: 'Paginated members response:',
+    instances: async (w) => [await w.owner.paginatedMembers(w.orgId)],
+  },
+  {
+    type: 'Role',
+    heading: 'Role',
+    label: 'Role:',
+    instances: async (w) =>
+      w.owner.createCustomRole(w.orgId, {
+        name: 'spec-role',
+        display_name: 'Spec Role',
+        organization_permissions: [{ action: 'read', negate: false, resource_type: 'template' }],
+      }),
+  },
+  {
+    type: 'Assignable role',
+    heading: 'Role',
+    label: 'Assignable role:',
+    includes: [{ heading: 'Role', label: 'Role:' }],
+    instances: async (w) => [...(await w.owner.siteRoles()), ...(await w.owner.organizationRoles(w.orgId))],
+  },
+  {
+    type: 'Permission',
+    heading: 'Role',
+    label: 'Permission:',
+    instances: async (w) =>
+      (await w.owner.organizationRoles(w.orgId)).flatMap((role) => [
+        ...role.organization_permissions,
+        ...role.site_permissions,
+        ...role.user_permissions,
+      ]),
+  },
+  {
+    type: 'Login response',
+    heading: 'Login and credentials',
+    label: 'Login request:',
+    after: 'Response:',
+    instances: async (w) => [await w.test.anonymous.login('alice@example.com', STRONG_PASSWORD)],
+  },
+  {
+    type: 'Validate-password response',
+    heading: 'Login and credentials',
+    label: 'Validate-password request:',
+    after: 'Response:',
+    instances: async (w) => [await w.member.validatePassword('hunter2')],
+  },
+  {
+    type: 'Token config',
+    heading: 'Login and credentials',
+    label: 'Token config:',
+    instances: async (w) => [await w.member.tokenConfig()],
+  },
+  {
+    type: 'Provisioner job',
+    heading: 'Provisioner job',
+    instances: async (w) => [
+      ...(await w.owner.provisionerJobs(w.orgId)),
+      (await w.owner.templateVersion(w.versionId)).job,
+      w.workspace.latest_build.job,
+    ],
+  },
+  {
+    type: 'Job log entry',
+    heading: 'Provisioner job',
+    label: 'Job log entry:',
+    instances: (w) => list(w.owner.templateVersionLogs(w.versionId)),
+  },
+  { type: 'Template', heading: 'Template', instances: (w) => list(w.owner.templates()) },
+  {
+    type: 'Template example',
+    heading: 'Template',
+    label: 'Template example:',
+    // The reference's example ids are directory names ("docker"), not UUIDs, and `example_id` takes them as strings.
+    overrides: { id: { format: undefined } },
+    instances: (w) => list(w.owner.templateExamples()),
+  },
+  {
+    type: 'Template version',
+    heading: 'Template version',
+    label: '',
+    instances: async (w) => [await w.owner.templateVersion(w.versionId)],
+  },
+  { type: 'Preset', heading: 'Template version', label: 'Preset:', instances: (w) => list(w.owner.templateVersionPresets(w.versionId)) },
+  {
+    type: 'Dynamic parameters response',
+    heading: 'Template version',
+    label: 'Dynamic parameters response:',
+    instances: async (w) => [await w.owner.evaluateDynamicParameters(w.versionId, { id: 1, inputs: { region: 'eu' } })],
+  },
+  {
+    type: 'Dynamic parameter',
+    heading: 'Template version',
+    label: 'Parameter:',
+    instances: async (w) => (await w.owner.evaluateDynamicParameters(w.versionId, { id: 1, inputs: {} })).parameters,
+  },
+  {
+    type: 'Workspace resource',
+    heading: 'Workspace resource (inside builds and template versions)',
+    label: '',
+    instances: async (w) => [...(await w.owner.templateVersionResources(w.versionId)), ...w.workspace.latest_build.resources],
+  },
+  { type: 'Workspace agent', heading: 'Workspace agent', instances: async (w) => [await w.member.workspaceAgent(w.ws.agentId)] },
+  {
+    type: 'Log source',
+    heading: 'Workspace agent',
+    label: 'Log source:',
+    instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).log_sources,
+  },
+  {
+    type: 'Script',
+    heading: 'Workspace agent',
+    label: 'Script:',
+    instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).scripts,
+  },
+  {
+    type: 'Agent log entry',
+    heading: 'Workspace agent',
+    label: 'Agent log entry:',
+    instances: (w) => list(w.member.workspaceAgentLogs(w.ws.agentId)),
+  },
+  { type: 'App', heading: 'Workspace agent', label: 'App:', instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).apps },
+  {
+    type: 'App status',
+    heading: 'Workspace agent',
+    label: 'App status:',
+    instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).apps.flatMap((app) => app.statuses),
+  },
+  {
+    type: 'Containers response',
+    heading: 'Workspace agent',
+    label: 'Containers response:',
+    instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/containers?label=spec=fields`)],
+  },
+  {
+    type: 'Connection info',
+    heading: 'Workspace agent',
+    label: 'Connection info:',
+    overrides: { derp_map: { kind: 'object' } },
+    instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`)],
+  },
+  {
+    type: 'Relay map',
+    heading: 'Workspace agent',
+    label: 'derp_map:',
+    instances: async (w) => [field(await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`), 'derp_map')],
+  },
+  {
+    type: 'Relay node',
+    heading: 'Workspace agent',
+    label: 'Relay node:',
+    instances: async (w) => {
+      const map = field(await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`), 'derp_map');
+      return Object.values(field(map, 'regions') as Record<string, unknown>).flatMap((region) => many(region, 'nodes'));
+    },
+  },
+  {
+    type: 'Listening ports response',
+    heading: 'Workspace agent',
+    label: 'Listening ports response:',
+    instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/listening-ports`)],
+  },
+  {
+    type: 'Git SSH key response',
+    heading: 'Workspace agent',
+    label: 'Git SSH key response:',
+    instances: async (w) => [await get(w.agent, '/workspaceagents/me/gitsshkey')],
+  },
+  {
+    type: 'Workspace',
+    heading: 'Workspace',
+    label: 'Fields:',
+    instances: async (w) => [
+      await w.member.workspace(w.ws.workspaceId),
+      ...(await w.owner.workspaces()).workspaces,
+      (await w.owner.setWorkspaceDormant(w.workspace.id, true)) ?? assert.fail('the workspace became dormant'),
+    ],
+  },
+  {
+    type: 'Workspace build',
+    heading: 'Workspace',
+    label: 'Workspace build fields:',
+    overrides: { job: { kind: 'object' }, matched_provisioners: { kind: 'object' } },
+    instances: async (w) => [
+      ...(await w.member.workspaceBuilds(w.ws.workspaceId)),
+      await w.owner.workspaceBuild(w.workspace.latest_build.id),
+    ],
+  },
+  {
+    type: 'Timings response',
+    heading: 'Workspace',
+    label: 'Timings response:',
+    instances: async (w) => [await w.member.workspaceTimings(w.ws.workspaceId)],
+  },
+  {
+    type: 'Resolve-autostart response',
+    heading: 'Workspace',
+    label: 'Resolve-autostart response:',
+    instances: async (w) => [await w.member.resolveAutostart(w.ws.workspaceId)],
+  },
+  {
+    type: 'Port share',
+    heading: 'Port share',
+    label: 'Share:',
+    instances: async (w) => [
+      await w.member.sharePort(w.ws.workspaceId, { agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' }),
+      ...(await w.member.portShares(w.ws.workspaceId)).shares,
+    ],
+  },
+  {
+    type: 'Port share list response',
+    heading: 'Port share',
+    label: 'List response:',
+    instances: async (w) => [await w.member.portShares(w.ws.workspaceId)],
+  },
+  {
+    type: 'Build info',
+    heading: 'Deployment and general information',
+    label: 'Build info:',
+    instances: async (w) => [await w.test.anonymous.buildInfo()],
+  },
+  {
+    type: 'Update check',
+    heading: 'Deployment and general information',
+    label: 'Update check:',
+    instances: async (w) => [await w.test.anonymous.updateCheck()],
+  },
+  {
+    type: 'SSH config',
+    heading: 'Deployment and general information',
+    label: 'SSH config:',
+    instances: async (w) => [await w.member.deploymentSsh()],
+  },
+  {
+    type: 'Deployment stats',
+    heading: 'Deployment and general information',
+    label: 'Deployment stats:',
+    // Written as "`session_count`: integer counters `ssh`, ..." and "`workspaces`: `building`, ... (integer)": objects of counters.
+    overrides: {
+      session_count: { kind: 'object', fields: ['ssh', 'reconnecting_pty'].map((name) => ({ name, kind: 'integer', required: false })) },
+      workspaces: {
+        kind: 'object',
+        fields: [
+          ...['building', 'failed', 'pending', 'running', 'stopped', 'rx_bytes', 'tx_bytes'].map((name) => ({
+            name,
+            kind: 'integer' as const,
+            required: false,
+          })),
+          { name: 'connection_latency_ms', kind: 'object', required: false },
+        ],
+      },
+    },
+    instances: async (w) => [await w.owner.deploymentStats()],
+  },
+  {
+    type: 'Deployment config',
+    heading: 'Deployment and general information',
+    label: 'Deployment config:',
+    overrides: { config: { kind: 'object' } },
+    instances: async (w) => [await w.owner.deploymentConfig()],
+  },
+  {
+    type: 'Error body',
+    heading: 'Deployment and general information',
+    label: 'Error/response body',
+    // The architecture and the reference leave an error's detail and validations out when it has none.
+    overrides: { detail: { optional: true }, validations: { optional: true } },
+    instances: async (w) => {
+      try {
+        await w.member.workspace('00000000-0000-4000-8000-000000000000');
+      } catch (error) {
+        if (error instanceof ApiError) {
+          const { session_token } = await w.test.anonymous.login('alice@example.com', STRONG_PASSWORD);
+          return [error.body, await w.test.anonymous.withToken(session_token).logout()];
+        }
+      }
+      return assert.fail('a missing workspace is an error');
+    },
+  },
+  {
+    type: 'App host response',
+    heading: 'Deployment and general information',
+    label: 'App host response:',
+    instances: async (w) => [await get(w.member, '/applications/host')],
+  },
+];
+
+/**
+ * Types the spec lists that the daemon does not serve yet, or serves only on a stream: each with
+ * why it is not walked here.
+ */
+export const NOT_WALKED: Readonly<Record<string, string>> = {
+  'Authorization check': 'its response is a map of the caller’s own check names (test/api/authcheck.test.ts)',
+  'Convert-login response': 'needs an OIDC or GitHub provider to convert to (test/api/users.test.ts)',
+  License: 'licenses are not served',
+  'Health report': 'the health report is not served',
+  Insights: 'insights are not served',
+  'Agent external auth response': 'no external auth provider is configured in tests',
+  'External auth entry': 'a template may only require configured providers, and none is configured in tests',
+  'Reinitialization event': 'a stream that only a claimed prebuild would end',
+  'Server-sent event': 'a stream (test/api/workspaces.test.ts watches it)',
+  Devcontainer: 'needs a dev container runtime on the machine',
+  Container: 'needs a container runtime on the machine',
+};
+
+/** Every way `value` differs from `fields`, as `path: what`. */
+function differences(value: unknown, fields: readonly SpecField[], path: string): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${path}: not an object`];
+  const object = value as Record<string, unknown>;
+  const out: string[] = [];
+  for (const spec of fields) {
+    const at = `${path}.${spec.name}`;
+    if (!(spec.name in object)) {
+      if (!spec.optional) out.push(`${at}: missing`);
+      continue;
+    }
+    const found = object[spec.name];
+    if (found === null) {
+      if (spec.required) out.push(`${at}: null, but required`);
+      continue;
+    }
+    const problem = kindProblem(found, spec) ?? formatProblem(found, spec);
+    if (problem) out.push(`${at}: ${problem}`);
+    else if (spec.fields && spec.kind === 'object') out.push(...differences(found, spec.fields, at));
+    else if (spec.fields && spec.kind === 'array') {
+      (found as unknown[]).forEach((item, index) => out.push(...differences(item, spec.fields ?? [], `${at}[${index}]`)));
+    }
+  }
+  return out;
+}
+
+function kindProblem(value: unknown, spec: SpecField): string | undefined {
+  const ok = {
+    string: typeof value === 'string',
+    integer: Number.isInteger(value),
+    number: typeof value === 'number',
+    boolean: typeof value === 'boolean',
+    array: Array.isArray(value),
+    object: typeof value === 'object' && value !== null && !Array.isArray(value),
+    any: true,
+  }[spec.kind];
+  return ok ? undefined : `expected ${spec.kind}, got ${JSON.stringify(value)?.slice(0, 80)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A uuid or date-time field's string must be one: an empty string is not "no value" (null is). */
+function formatProblem(value: unknown, spec: SpecField): string | undefined {
+  if (spec.format === 'uuid' && !UUID.test(String(value))) return `expected a uuid, got ${JSON.stringify(value)}`;
+  if (spec.format === 'date-time' && Number.isNaN(Date.parse(String(value)))) return `expected a date-time, got ${JSON.stringify(value)}`;
+  return undefined;
+}
+
+/** The fields the spec lists for a check, with its overrides applied. */
+function specFieldsOf(sections: Map<string, string[]>, check: TypeCheck): SpecField[] {
+  const read = (heading: string, label: string | undefined, afterText?: string): SpecField[] => {
+    const lines = sections.get(heading);
+    assert.ok(lines, `the spec has a section "${heading}"`);
+    return label === undefined ? tableFields(lines) : bulletFields(bulletText(lines, label, afterText));
+  };
+  const fields = [...read(check.heading, check.label, check.after), ...(check.includes ?? []).flatMap((i) => read(i.heading, i.label))];
+  return fields.map((spec) => ({ ...spec, ...check.overrides?.[spec.name] }));
+}
+
+describe('every response object type of the spec, against real answers', () => {
+  let world: World;
+  let home: string;
+  const sections = readSpecSections();
+
+  before(async () => {
+    const test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
+    const owner = await createOwner(test);
+    const member = await createMember(test, 'alice');
+    const orgId = (await owner.organizations())[0]?.id ?? assert.fail('a default organization');
+    home = mkdtempSync(join(tmpdir(), 'cove-spec-fields-'));
+    const ws = await startAgentWorkspace({
+      url: test.url,
+      owner,
+      member,
+      token: AGENT_TOKEN,
+      home,
+      agent: {
+        apps: [
+          {
+            slug: 'web',
+            display_name: 'Web',
+            url: 'http://localhost:8080',
+            healthcheck: { url: 'http://localhost:8080', interval: 5, threshold: 3 },
+          },
+        ],
+        scripts: [{ display_name: 'Hello', script: 'echo hello', run_on_start: true }],
+      },
+      prepareTemplate: (id) => owner.updateTemplate(id, { max_port_share_level: 'public' }),
+    });
+    const agent = owner.withToken(AGENT_TOKEN);
+    await agent.request('PATCH', '/workspaceagents/me/app-status', {
+      body: { app_slug: 'web', state: 'working', message: 'Busy', uri: '' },
+    });
+    await eventually(async () => assert.ok((await member.workspaceTimings(ws.workspaceId)).agent_script_timings.length > 0));
+
+    // A version with everything an import can carry: parameters, presets, external auth, metadata.
+    const echo = {
+      parse: {
+        parameters: [{ name: 'region', type: 'string', default_value: 'eu', mutable: true, options: [{ name: 'EU', value: 'eu' }] }],
+        presets: [{ name: 'Europe', default: true, parameters: [{ name: 'region', value: 'eu' }] }],
+      },
+      apply: { resources: [{ name: 'box', type: 'echo', metadata: [{ key: 'size', value: 'small' }] }] },
+    };
+    const { createEchoTemplate } = await import('../helpers/echo-template.js');
+    const { template, version } = await createEchoTemplate(owner, 'everything', echo);
+    const created = await owner.createWorkspace('me', { name: 'plain', template_id: template.id });
+    await owner.followWorkspaceBuildLogs(created.latest_build.id, () => undefined);
+    world = { test, owner, member, agent, orgId, ws, workspace: await owner.workspace(created.id), versionId: version.id };
+  });
+  after(async () => {
+    await world.ws.agent.stop();
+    await world.test.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  for (const check of CHECKS) {
+    it(`${check.type}: every field the spec lists, in its JSON type`, async () => {
+      const fields = specFieldsOf(sections, check);
+      assert.ok(fields.length > 0, `the spec lists fields of ${check.type}`);
+      const instances = await check.instances(world);
+      assert.ok(instances.length > 0, `the daemon served an instance of ${check.type}`);
+      const problems = instances.flatMap((instance, index) => differences(instance, fields, `${check.type}[${index}]`));
+      assert.ok(problems.length === 0, [...new Set(problems)].join('\n'));
+    });
+  }
+
+  it('deployment config: URL settings are URL objects, and telemetry and derp are there', async () => {
+    const { config } = await world.owner.deploymentConfig();
+    for (const key of ['access_url', 'wildcard_access_url']) {
+      const url = config[key];
+      assert.equal(typeof url, 'object', `${key} is a URL object: ${JSON.stringify(url)}`);
+      for (const part of ['scheme', 'host', 'path', 'rawQuery', 'fragment']) assert.ok(part in (url as object), `${key}.${part}`);
+    }
+    assert.equal(field(config['access_url'], 'scheme'), 'http');
+    assert.equal(field(config['access_url'], 'host'), new URL(world.test.url).host);
+    assert.ok('telemetry' in config && typeof config['telemetry'] === 'object', 'telemetry');
+    assert.ok('derp' in config && typeof config['derp'] === 'object', 'derp');
+  });
+
+  it('a build job names its template by UUID and its workspace by id and name', async () => {
+    const { job } = world.workspace.latest_build;
+    assert.equal(job.metadata.template_id, world.workspace.template_id);
+    assert.equal(job.metadata.workspace_id, world.workspace.id);
+    assert.equal(job.metadata.workspace_name, world.workspace.name);
+    const imported = (await world.owner.templateVersion(world.versionId)).job;
+    assert.equal(imported.metadata.template_id, (await world.owner.templateVersion(world.versionId)).template_id);
+    assert.equal(imported.metadata.workspace_id, null, 'an import has no workspace');
+  });
+});
