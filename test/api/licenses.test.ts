@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import { ENTITLEMENTS_CHANNEL } from '../../src/domain/entitlements.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Entitlements, License } from '../../src/sdk/wire/index.js';
 import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
@@ -74,6 +75,20 @@ describe('licenses and entitlements', () => {
     const after = await owner.entitlements();
     assert.equal(after.has_license, false);
     assert.deepEqual(after.features['advanced_template_scheduling'], { entitlement: 'not_entitled', enabled: false });
+  });
+
+  it('never leaves the entitlements behind the licenses, however quickly they change', async () => {
+    // Other replicas announce license changes; a computation started on such news before a
+    // deletion must not finish after the deletion's own and put the deleted license back in effect.
+    let stale = 0;
+    for (let round = 0; round < 20; round++) {
+      const added = await owner.addLicense(await license({ features: { audit_log: 1 } }));
+      const news = Array.from({ length: 20 }, () => test.daemon.store.pubsub.publish(ENTITLEMENTS_CHANNEL, 'license'));
+      await owner.deleteLicense(added.id);
+      await Promise.all(news);
+      if ((await owner.entitlements()).has_license || test.daemon.store.features.has('audit_log')) stale++;
+    }
+    assert.equal(stale, 0, 'rounds that ended with the deleted license still in effect');
   });
 
   it('grants every feature of a feature set but the limits', async () => {
