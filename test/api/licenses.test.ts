@@ -261,3 +261,32 @@ describe('licenses and entitlements', () => {
     await deleteAll();
   });
 });
+
+describe('trusted license keys', () => {
+  it('trusts every key of COVE_LICENSE_PUBLIC_KEYS, comma-separated, besides its own', async () => {
+    const first = new TestLicenseIssuer('first');
+    const second = new TestLicenseIssuer('second');
+    const stranger = new TestLicenseIssuer('stranger');
+    const test = await startTestDaemon({ env: { COVE_LICENSE_PUBLIC_KEYS: `${first.trustEntry},${second.trustEntry}` } });
+    try {
+      const owner = await createOwner(test);
+      for (const issuer of [first, second]) await owner.addLicense(await issuer.license({ now: test.clock.now() }));
+      await expectApiError(owner.addLicense(await stranger.license({ now: test.clock.now() })), 400, /no key with ID stranger/);
+      assert.equal((await owner.licenses()).length, 2);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('refuses to start with a license key that is not KEY_ID=BASE64 of an Ed25519 public key', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const cases: [string, RegExp][] = [
+      ['no-key-id', /must be KEY_ID=BASE64/],
+      ['broken=bm90IGEga2V5', /"broken" is not an SPKI public key/],
+      [`rsa=${rsa}`, /"rsa" is not an Ed25519 key/],
+    ];
+    for (const [entry, message] of cases) {
+      await assert.rejects(startTestDaemon({ flags: { licensePublicKeys: entry } }), message, entry);
+    }
+  });
+});
