@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,11 +160,34 @@ describe('cove licenses, cove features and the advanced scheduling gate', () => 
     );
 
     // The workspace was overdue all along: a license again, and the same tick stops it.
-    await cli('licenses', 'add', await licenseFile('again.license'));
+    const again = await cli('licenses', 'add', await licenseFile('again.license'));
     await test.daemon.tasks.autobuild.runNow();
     const [latest] = await client.workspaceBuilds(workspace.id);
     assert.ok(latest);
     assert.deepEqual([latest.transition, latest.reason], ['stop', 'autostop']);
     await settled(latest);
+    await cli('licenses', 'delete', /Added license (\d+)/.exec(again)?.[1] ?? '');
+  });
+
+  it('accepts a license signed by scripts/sign-license.mjs with a key given on its command line', async () => {
+    const key = join(work, 'issuer.pem');
+    writeFileSync(key, issuer.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const signed = spawnSync(
+      process.execPath,
+      ['scripts/sign-license.mjs', '--key', key, '--kid', issuer.kid, '--features', 'audit_log,user_limit=50', '--days', '20'],
+      { encoding: 'utf8' },
+    );
+    assert.equal(signed.status, 0, signed.stderr);
+    writeFileSync(join(work, 'signed.license'), signed.stdout);
+    // The script signs at the wall clock's time.
+    test.clock.set(new Date());
+    const added = JSON.parse(await cli('licenses', 'add', join(work, 'signed.license'), '-o', 'json')) as License;
+    assert.deepEqual(added.claims['features'], { audit_log: 1, user_limit: 50 });
+    const entitlements = JSON.parse(await cli('features', 'list', '-o', 'json')) as Entitlements;
+    assert.deepEqual(entitlements.features['user_limit'], { entitlement: 'entitled', enabled: true, limit: 50, actual: 1 });
+    assert.deepEqual(entitlements.warnings, ['Your license expires in 20 days.']);
+    const listed = await admin.run('features', 'list');
+    assert.match(listed.stderr, /warning: Your license expires in 20 days\./);
+    await cli('licenses', 'delete', String(added.id));
   });
 });
