@@ -4,10 +4,10 @@
 // --license-public-keys.
 //   node scripts/sign-license.mjs --key private.pem --kid KEY_ID [--features advanced_template_scheduling,user_limit=50]
 //     [--feature-set enterprise] [--days 365] [--grace-days 30] [--trial] [--account-id acme] [--account-type salesforce]
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { importPKCS8, SignJWT } from 'jose';
+import { licenseClaims, signLicense } from './license-token.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -27,9 +27,6 @@ if (!values.key || !values.kid) {
   console.error('usage: sign-license.mjs --key PRIVATE_KEY.pem --kid KEY_ID [--features a,b=N] [--days N]');
   process.exit(2);
 }
-const now = Math.floor(Date.now() / 1000);
-const day = 86_400;
-const expires = now + Number(values.days) * day;
 const features = Object.fromEntries(
   values.features
     .split(',')
@@ -39,21 +36,15 @@ const features = Object.fromEntries(
       return [name, limit === undefined ? 1 : Number(limit)];
     }),
 );
-const key = await importPKCS8(readFileSync(values.key, 'utf8'), 'EdDSA');
-const token = await new SignJWT({
-  version: 3,
-  license_expires: expires,
-  account_type: values['account-type'],
-  account_id: values['account-id'],
-  trial: values.trial,
-  all_features: false,
-  feature_set: values['feature-set'],
+const claims = licenseClaims({
   features,
-})
-  .setProtectedHeader({ alg: 'EdDSA', kid: values.kid })
-  .setJti(randomUUID())
-  .setIssuedAt(now)
-  .setNotBefore(now + Number(values['not-before-days']) * day)
-  .setExpirationTime(expires + Number(values['grace-days']) * day)
-  .sign(key);
+  featureSet: values['feature-set'],
+  days: Number(values.days),
+  graceDays: Number(values['grace-days']),
+  notBeforeDays: Number(values['not-before-days']),
+  trial: values.trial,
+  accountId: values['account-id'],
+  accountType: values['account-type'],
+});
+const token = await signLicense(claims, createPrivateKey(readFileSync(values.key, 'utf8')), values.kid);
 process.stdout.write(`${token}\n`);

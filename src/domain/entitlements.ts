@@ -175,7 +175,20 @@ export class EntitlementsService {
     return this.#current ?? this.refresh();
   }
 
-  async refresh(): Promise<Entitlements> {
+  /**
+   * Computes the entitlements again and puts them in effect. Computations run one at a time, in
+   * the order asked: one that read the licenses before a change (say, on another replica's news)
+   * must never finish after, and overwrite, one that read them after it.
+   */
+  refresh(): Promise<Entitlements> {
+    const computation = this.#queue.then(() => this.#compute());
+    this.#queue = computation.catch(() => undefined);
+    return computation;
+  }
+
+  #queue: Promise<unknown> = Promise.resolve();
+
+  async #compute(): Promise<Entitlements> {
     const computed = await computeEntitlements(await this.store.getEntitlementInputs(), this.keys, this.now());
     this.#current = computed;
     this.features.replace(

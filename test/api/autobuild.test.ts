@@ -4,6 +4,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template, Workspace, WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
+import { TestLicenseIssuer } from '../helpers/licenses.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -30,8 +31,13 @@ describe('the lifecycle executor, driven by the test clock', () => {
   }
 
   before(async () => {
-    test = await startTestDaemon({ flags: { provisionerDaemons: '2', sessionDurationMs: '100000h' } });
+    const issuer = new TestLicenseIssuer();
+    test = await startTestDaemon({
+      flags: { provisionerDaemons: '2', sessionDurationMs: '100000h', licensePublicKeys: issuer.trustEntry },
+    });
     owner = await createOwner(test);
+    // Failure TTLs and dormancy are advanced template scheduling: they act only under a license.
+    await owner.addLicense(await issuer.license({ now: test.clock.now(), features: { advanced_template_scheduling: 1 } }));
   });
   after(async () => test.close());
 

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ENTITLEMENTS_CHANNEL } from '../../domain/entitlements.js';
 import { LicenseError, verifyLicense } from '../../domain/licenses/verify-license.js';
-import { HttpProblem, isNotFoundOrHidden } from '../../lib/errors.js';
+import { ConflictError, HttpProblem, isNotFoundOrHidden } from '../../lib/errors.js';
 import { newId } from '../../lib/random.js';
 import { AddLicenseRequest, Entitlements, License, Response } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
@@ -34,12 +34,20 @@ export async function licenseRoutes(app: FastifyInstance, context: ApiContext): 
       if (error instanceof LicenseError) throw new HttpProblem(400, 'Invalid license', { detail: error.message });
       throw error;
     }
-    const row = await store.insertLicense({
-      uuid: typeof claims.jti === 'string' && /^[0-9a-f-]{36}$/i.test(claims.jti) ? claims.jti : newId(),
-      jwt: request.body.license.trim(),
-      uploaded_at: context.store.nowIso(),
-      exp: new Date((claims.exp ?? 0) * 1000).toISOString(),
-    });
+    const uuid = typeof claims.jti === 'string' && /^[0-9a-f-]{36}$/i.test(claims.jti) ? claims.jti : newId();
+    let row;
+    try {
+      row = await store.insertLicense({
+        uuid,
+        jwt: request.body.license.trim(),
+        uploaded_at: context.store.nowIso(),
+        exp: new Date((claims.exp ?? 0) * 1000).toISOString(),
+      });
+    } catch (error) {
+      // The license's jti is its uuid: the same license twice.
+      if (error instanceof ConflictError) throw new HttpProblem(409, 'This license has already been added.', { detail: `license ${uuid}` });
+      throw error;
+    }
     await changed();
     return reply.code(201).send(toWireLicense(row));
   });

@@ -16,6 +16,19 @@ const LICENSE_COLUMNS = [
   { heading: 'uploaded', value: (l: License) => l.uploaded_at },
 ];
 
+/** What a license token looks like (a compact JWT); any other argument names a file. */
+const LICENSE_TOKEN = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+function readLicenseFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read the license file "${path}": ${(error as NodeJS.ErrnoException).code ?? String(error)}.`, {
+      hint: 'Give the path of a file holding the license, or the license token itself.',
+    });
+  }
+}
+
 /** `cove licenses`: add, list and delete the deployment's licenses. */
 export const licensesCommand: CommandSpec = {
   name: 'licenses',
@@ -25,10 +38,13 @@ export const licensesCommand: CommandSpec = {
     {
       name: 'add',
       summary: 'Add a license (the signed token, as an argument or from a file)',
-      arguments: [{ name: 'license', description: 'The license token' }],
+      arguments: [{ name: 'license', description: 'The license token, or a file holding it' }],
       options: [{ flags: '-f, --file <path>', description: 'Read the license from a file' }],
-      async run(context, [token], options) {
-        const text = typeof options['file'] === 'string' ? readFileSync(options['file'], 'utf8') : token;
+      examples: ['cove licenses add ./cove.license', 'cove licenses add --file ./cove.license', 'cove licenses add eyJhbGciOi...'],
+      async run(context, [argument], options) {
+        const file =
+          typeof options['file'] === 'string' ? options['file'] : argument && !LICENSE_TOKEN.test(argument) ? argument : undefined;
+        const text = file === undefined ? argument : readLicenseFile(file);
         if (!text) throw new CliError('Give the license as an argument or with --file.');
         const license = await (await context.client()).addLicense(text.trim());
         if (context.json) return printJson(context.io, license);

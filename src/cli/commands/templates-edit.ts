@@ -6,6 +6,12 @@ import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 import { booleanOption, orgOption, requireTemplate, stringOption } from './templates-common.js';
 import { printTemplate } from './templates-show.js';
+import {
+  ADVANCED_SCHEDULE_DEFAULTS,
+  advancedSchedulingInEffect,
+  advancedSettingsSet,
+  NOT_IN_EFFECT,
+} from './template-advanced-scheduling.js';
 
 /** Flags that take a duration, and the template field (milliseconds) each sets. */
 const DURATIONS = [
@@ -67,10 +73,18 @@ export const editCommand: CommandSpec = {
       else context.say(`Template "${template.name}": no changes.`);
       return 0;
     }
-    if (context.json) printJson(context.io, updated);
-    else {
+    // A schedule setting the license does not cover is kept but does nothing: say so when one is set.
+    const touchesAdvanced = Object.keys(changes).some((field) => field in ADVANCED_SCHEDULE_DEFAULTS);
+    const advancedScheduling = touchesAdvanced ? await advancedSchedulingInEffect(client) : undefined;
+    if (context.json) {
+      printJson(context.io, updated);
+      if (advancedScheduling === false) {
+        for (const field of advancedSettingsSet(updated).filter((field) => field in changes))
+          context.io.stderr.write(`note: ${field}: ${NOT_IN_EFFECT}\n`);
+      }
+    } else {
       context.say(`Updated template "${updated.name}".`);
-      printTemplate(context, updated);
+      printTemplate(context, updated, { advancedScheduling });
     }
     return 0;
   },

@@ -44,7 +44,19 @@ export async function verifyLicense(token: string, keys: TrustedKeys, now: Date)
   }
   if (claims.version !== 3) throw new LicenseError('license must be version 3');
   if (typeof claims.license_expires !== 'number') throw new LicenseError('license_expires claim missing or not a number');
+  if (claims.features !== undefined && !isFeatureMap(claims.features))
+    throw new LicenseError('features claim must map feature names to whole numbers');
   return claims;
+}
+
+/** A `features` claim as the reference reads it: a map of name to an integer (a limit, 1, or 0 for off). */
+function isFeatureMap(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value as Record<string, unknown>).every((limit) => Number.isSafeInteger(limit))
+  );
 }
 
 /** The claims of a stored license without checking its signature, for listings (expired and foreign ones still show). */
@@ -59,7 +71,8 @@ export function readLicenseClaims(token: string): LicenseClaims {
 function describe(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'the license has expired';
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf') return 'the license is not valid yet (its nbf is in the future)';
+    // Only a present nbf that is still ahead means "not yet": a missing one is a malformed license.
+    if (error.claim === 'nbf' && error.reason === 'check_failed') return 'the license is not valid yet (its nbf is in the future)';
     return `${error.claim} claim missing or not valid: ${error.message}`;
   }
   if (error instanceof errors.JWSSignatureVerificationFailed)
