@@ -233,6 +233,11 @@ export class CoveClient {
   }
 
   /** Distinct users per day over the last 60 days, dated in `tzOffset` hours east of UTC. */
+  /** Distinct users of one template's workspaces per day, for the last 60 days (UTC days without an offset). */
+  templateDaus(templateId: string, tzOffset?: number): Promise<DausResponse> {
+    return this.request('GET', `/templates/${encodeURIComponent(templateId)}/daus`, { query: { tz_offset: tzOffset } });
+  }
+
   insightsDaus(tzOffset: number): Promise<DausResponse> {
     return this.request('GET', '/insights/daus', { query: { tz_offset: tzOffset } });
   }

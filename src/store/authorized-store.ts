@@ -759,6 +759,19 @@ export class AuthorizedStore {
   }
 
   /**
+   * Distinct users per day of one template's workspaces, days counted in the offset given (minutes
+   * east of UTC). Anyone who may read the template may read its numbers.
+   */
+  async getTemplateDailyActiveUsers(
+    template: templates.TemplateRow,
+    range: { readonly from: number; readonly to: number },
+    offsetMinutes: number,
+  ): Promise<{ day: number; amount: number }[]> {
+    this.#require('read', templateRbac(template));
+    return insights.dailyActiveUsers(this.#store.db, { ...range, templateIds: [template.id] }, offsetMinutes);
+  }
+
+  /**
    * The templates whose insights a report covers: those asked for, each of which must be readable
    * (else 404) and allow `view_insights` (else 403); or, when none are asked for, every template
    * the subject may view insights of, and a 403 when there is none.

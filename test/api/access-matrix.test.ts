@@ -434,6 +434,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: async (world) => ({ path: api(`/templates/${await world.freshTemplate()}`) }),
     expect: templateWriters(200),
   },
+  'GET /api/v2/templates/:template/daus': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/daus?tz_offset=0`) }),
+    expect: signedIn(200),
+  },
   'GET /api/v2/templates/:template/versions': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions`) }),
     expect: signedIn(200),
@@ -812,7 +816,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: only(200, ['owner'], 403),
   },
   // Not a WebSocket upgrade: those who may read the report get past the check and are told it is not one.
-  'GET /api/v2/debug/ws': { call: () => ({ path: api('/debug/ws') }), expect: only(404, ['owner', 'auditor'], 403) },
+  // A plain request to the echo endpoint is told it is a WebSocket; strangers are refused first.
+  'GET /api/v2/debug/ws': { call: () => ({ path: api('/debug/ws') }), expect: only(400, ['owner', 'auditor'], 403) },
   // Only the daemon's own health check, with its in-process key, opens the relay probe's two ends.
   'GET /api/v2/debug/relay-probe': { call: () => ({ path: api('/debug/relay-probe') }), expect: signedIn(403) },
   'GET /api/v2/debug/relay-probe/agent': {

@@ -113,6 +113,9 @@ for (const dialect of TEST_DIALECTS) {
         interval: 'day',
         template_ids: bobWorkspace.templateId,
       });
+      // Each template's own daily active users: one user each, readable by its users.
+      assert.deepEqual((await bob.templateDaus(bobWorkspace.templateId, 0)).entries, [{ date: today(), amount: 1 }]);
+      assert.deepEqual((await owner.templateDaus(aliceWorkspace.templateId)).entries, [{ date: today(), amount: 1 }]);
       assert.equal(onlyBob.report.active_users, 1);
       assert.deepEqual(onlyBob.report.template_ids, [bobWorkspace.templateId]);
       assert.deepEqual(

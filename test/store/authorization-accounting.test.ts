@@ -841,6 +841,12 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => assert.deepEqual(await w.owner.getDailyActiveUsers({ from: 0, to: 1 }, 0), []),
     denied: async (w) => expectRefused(() => w.member.getDailyActiveUsers({ from: 0, to: 1 }, 0)),
   },
+  getTemplateDailyActiveUsers: {
+    allowed: async (w) =>
+      assert.deepEqual(await w.member.getTemplateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0), []),
+    denied: async (w) =>
+      expectRefused(async () => w.outsider.getTemplateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0)),
+  },
   getTemplateInsights: {
     allowed: async (w) =>
       assert.equal(

@@ -1,13 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkTzOffset, recentDays } from '../../domain/insights.js';
 import { jobStatus } from '../../domain/provisioner-job-status.js';
 import { createTemplate, parseTemplateSearch, updateTemplateMeta } from '../../domain/templates.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
-import { CreateTemplateRequest, Response, Template, TemplateExample, TemplateVersion, UpdateTemplateMeta } from '../../sdk/wire/index.js';
+import {
+  CreateTemplateRequest,
+  DausResponse,
+  Response,
+  Template,
+  TemplateExample,
+  TemplateVersion,
+  UpdateTemplateMeta,
+} from '../../sdk/wire/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { TemplateRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
+import { toWireDaus } from '../convert/insights.js';
 import { toWireTemplate } from '../convert/template.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -16,6 +26,8 @@ import { PageLimit, PageOffset } from '../paging.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 const TemplateParam = Type.Object({ template: Type.String({ format: 'uuid' }) });
+// The template's daily active users take the reference's offset; without one, days are UTC days.
+const TzOffsetQuery = Type.Object({ tz_offset: Type.Optional(Type.Integer()) });
 const ListQuery = Type.Object({
   q: Type.Optional(Type.String()),
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
@@ -162,6 +174,17 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
 
   api.get('/templates/:template', { schema: { params: TemplateParam, response: { 200: Template } } }, async (request) =>
     answerTemplate(authOf(request).store, pathResource(request, 'template')),
+  );
+
+  api.get(
+    '/templates/:template/daus',
+    { schema: { params: TemplateParam, querystring: TzOffsetQuery, response: { 200: DausResponse } } },
+    async (request) => {
+      const offset = checkTzOffset(request.query.tz_offset ?? 0);
+      const window = recentDays(context.store.clock.now(), offset);
+      const days = await authOf(request).store.getTemplateDailyActiveUsers(pathResource(request, 'template'), window, offset * 60);
+      return toWireDaus(days, offset);
+    },
   );
 
   api.patch(
