@@ -8,7 +8,7 @@ import type { ProvisionerDaemon, ProvisionerKey } from '../../sdk/wire/index.js'
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
-import { humanTime, printData, printJson } from '../output.js';
+import { humanTime, printJson } from '../output.js';
 import { listOption, orgOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
 type Provisioners = ReturnType<(typeof import('../../daemon/builtin-provisioners.js'))['provisionerKinds']>;
@@ -252,8 +252,9 @@ const keysCommand: CommandSpec = {
       aliases: ['ls'],
       summary: 'List provisioner keys',
       options: [orgOption],
+      columns: KEY_COLUMNS,
       async run(context, _args, options) {
-        printData(context.io, context.global.output, await (await context.client()).provisionerKeys(String(options['org'])), KEY_COLUMNS);
+        context.printData(await (await context.client()).provisionerKeys(String(options['org'])), KEY_COLUMNS);
         return 0;
       },
     },
@@ -285,13 +286,9 @@ export const provisionerCommand: CommandSpec = {
       aliases: ['ls'],
       summary: 'List the provisioner daemons of an organization',
       options: [orgOption],
+      columns: DAEMON_COLUMNS,
       async run(context, _args, options) {
-        printData(
-          context.io,
-          context.global.output,
-          await (await context.client()).provisionerDaemons(String(options['org'])),
-          DAEMON_COLUMNS,
-        );
+        context.printData(await (await context.client()).provisionerDaemons(String(options['org'])), DAEMON_COLUMNS);
         return 0;
       },
     },
