@@ -13,9 +13,19 @@ export interface CliResult {
 
 /** A CLI user: their own config directory and environment, running `main` in-process. */
 export class CliUser {
-  readonly configDir = mkdtempSync(join(tmpdir(), 'cove-cli-'));
+  readonly configDir: string;
 
-  constructor(readonly env: Readonly<Record<string, string>> = {}) {}
+  constructor(
+    readonly env: Readonly<Record<string, string>> = {},
+    configDir?: string,
+  ) {
+    this.configDir = configDir ?? mkdtempSync(join(tmpdir(), 'cove-cli-'));
+  }
+
+  /** The same user (same config directory and saved session) with more environment variables. */
+  withEnv(env: Readonly<Record<string, string>>): CliUser {
+    return new CliUser({ ...this.env, ...env }, this.configDir);
+  }
 
   /** The session token `cove login` saved for this user (the file store holds one per deployment). */
   savedToken(): string {
