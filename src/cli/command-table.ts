@@ -133,6 +133,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/serve.js')).serveCommand,
   },
   {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh or fish)',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
+  },
+  {
     name: 'version',
     summary: 'Show the version of cove and of the deployment',
     load: async () => (await import('./commands/version.js')).versionCommand,
