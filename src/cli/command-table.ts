@@ -100,7 +100,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'port-forward',
     aliases: ['tunnel'],
-    summary: 'Forward local TCP ports to ports inside a workspace',
+    summary: 'Forward local TCP and UDP ports to ports inside a workspace',
     load: async () => (await import('./commands/port-forward.js')).portForwardCommand,
   },
   {

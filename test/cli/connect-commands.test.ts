@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSocket } from 'node:dgram';
+import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -85,6 +88,91 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
     const unknown = await admin.run('ssh', 'dev.other', '--', 'true');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no agent "other"/);
+  });
+
+  it('forwards TCP port ranges (-p) and UDP ports (--udp) through the relay until interrupted', async () => {
+    // Two TCP servers that say which one answered, on neighbouring ports, and a UDP echo server.
+    const servers: Server[] = [];
+    let base = 0;
+    for (let attempt = 0; attempt < 20 && servers.length < 2; attempt++) {
+      for (const server of servers.splice(0)) server.close();
+      for (let i = 0; i < 2; i++) {
+        const server = createServer((socket) => socket.end(`server ${i}\n`));
+        const bound = await new Promise<boolean>((resolve) => {
+          server.once('error', () => resolve(false));
+          server.listen(i === 0 ? 0 : base + 1, '127.0.0.1', () => resolve(true));
+        });
+        if (!bound) break;
+        if (i === 0) base = (server.address() as AddressInfo).port;
+        servers.push(server);
+      }
+    }
+    assert.equal(servers.length, 2, 'two neighbouring ports');
+    const udpEcho = createSocket('udp4');
+    udpEcho.on('message', (data, from) => udpEcho.send(Buffer.concat([Buffer.from('echo '), data]), from.port, from.address));
+    await new Promise<void>((resolve) => udpEcho.bind(0, '127.0.0.1', resolve));
+    const udpPort = udpEcho.address().port;
+    const forward = admin.start(
+      'port-forward',
+      'dev',
+      '-p',
+      `0:${base}`,
+      '--tcp',
+      `${base + 100}-${base + 101}:${base}-${base + 1}`,
+      '--udp',
+      `0:${udpPort}`,
+      '-o',
+      'json',
+    );
+    try {
+      const shown = await eventually(() => {
+        const { stdout } = forward.output();
+        assert.ok(stdout.trim().endsWith('}'), 'the forwards are printed');
+        return JSON.parse(stdout) as { forwards: { network: string; local: string; remote_port: number }[] };
+      });
+      assert.deepEqual(
+        shown.forwards.map((f) => [f.network, f.remote_port]),
+        [
+          ['tcp', base],
+          ['tcp', base],
+          ['tcp', base + 1],
+          ['udp', udpPort],
+        ],
+      );
+      const portOf = (local: string) => Number(local.split(':').at(-1));
+      const read = (port: number) =>
+        new Promise<string>((resolve, reject) => {
+          let text = '';
+          connect(port, '127.0.0.1')
+            .on('data', (chunk) => (text += chunk.toString()))
+            .on('end', () => resolve(text))
+            .on('error', reject);
+        });
+      const [any, first, second, udp] = shown.forwards.map((f) => portOf(f.local));
+      assert.equal(await read(any ?? 0), 'server 0\n');
+      assert.equal(await read(first ?? 0), 'server 0\n');
+      assert.equal(await read(second ?? 0), 'server 1\n');
+
+      const client = createSocket('udp4');
+      await new Promise<void>((resolve) => client.bind(0, '127.0.0.1', resolve));
+      const answers: string[] = [];
+      client.on('message', (data) => answers.push(data.toString()));
+      // Datagrams sent while the stream opens wait for it; later ones go straight through.
+      client.send('one', udp ?? 0, '127.0.0.1');
+      client.send('two', udp ?? 0, '127.0.0.1');
+      await eventually(() => assert.deepEqual(answers, ['echo one', 'echo two']));
+      client.send('three', udp ?? 0, '127.0.0.1');
+      await eventually(() => assert.deepEqual(answers.at(-1), 'echo three'));
+      client.close();
+    } finally {
+      const result = await forward.interrupt();
+      assert.equal(result.code, 0, result.stderr);
+      for (const server of servers) server.close();
+      udpEcho.close();
+    }
+    const bad = await admin.run('port-forward', 'dev', '-p', '8000-8010:9000-9005');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--tcp "8000-8010:9000-9005" is not a port mapping: the local and remote ranges differ in size/);
   });
 
   it('writes one marked SSH block, keeps the rest of the file, and replaces the block when run again', async () => {
