@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSocket } from 'node:dgram';
-import { createServer, connect, type AddressInfo, type Server } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
 import { eventually } from '../helpers/eventually.js';
@@ -173,6 +173,56 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
     const bad = await admin.run('port-forward', 'dev', '-p', '8000-8010:9000-9005');
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /--tcp "8000-8010:9000-9005" is not a port mapping: the local and remote ranges differ in size/);
+  });
+
+  it('passes -e variables, forwards the SSH agent with -A and remote ports with -R', async () => {
+    const withEnv = await admin.run('ssh', 'dev', '-e', 'GREETING=hello there', '--env', 'OTHER=2', '--', 'echo "$GREETING/$OTHER"');
+    assert.equal(withEnv.stdout, 'hello there/2\n', withEnv.stderr);
+
+    // A stand-in SSH agent: whatever it is asked, it answers "no identities" (SSH2_AGENT_IDENTITIES_ANSWER, 0 keys).
+    const agentSocket = join(work, 'agent.sock');
+    const requests: string[] = [];
+    const fakeAgent = createServer((socket) =>
+      socket.on('data', (data) => {
+        requests.push(data.toString('hex'));
+        socket.write(Buffer.from([0, 0, 0, 5, 12, 0, 0, 0, 0]));
+      }),
+    );
+    await new Promise<void>((resolve) => fakeAgent.listen(agentSocket, resolve));
+    // Inside the workspace: ask the forwarded agent for its identities (SSH2_AGENTC_REQUEST_IDENTITIES) and print the answer.
+    const ask =
+      `${process.execPath} -e "const s = require('net').connect(process.env.SSH_AUTH_SOCK); ` +
+      `s.write(Buffer.from([0, 0, 0, 1, 11])); s.once('data', (d) => { console.log(d.toString('hex')); s.end(); })"`;
+    try {
+      const forwarded = await admin.withEnv({ SSH_AUTH_SOCK: agentSocket }).run('ssh', '-A', 'dev', '--', ask);
+      assert.equal(forwarded.stdout, '000000050c00000000\n', forwarded.stderr);
+      assert.ok(requests.includes('000000010b'), `the local agent was asked: ${requests.join(',')}`);
+      const without = await admin.withEnv({ SSH_AUTH_SOCK: agentSocket }).run('ssh', 'dev', '--', 'echo "[$SSH_AUTH_SOCK]"');
+      assert.equal(without.stdout, '[]\n', 'no agent without -A');
+      const none = await admin.run('ssh', '-A', 'dev', '--', 'true');
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /SSH_AUTH_SOCK is not set/);
+    } finally {
+      fakeAgent.close();
+    }
+
+    const here = createServer((socket) => socket.end('reached the client side\n'));
+    await new Promise<void>((resolve) => here.listen(0, '127.0.0.1', resolve));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const remotePort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    try {
+      const dial = `${process.execPath} -e "require('net').connect(${remotePort}, '127.0.0.1').pipe(process.stdout)"`;
+      const reversed = await admin.run('ssh', 'dev', '-R', `${remotePort}:127.0.0.1:${(here.address() as AddressInfo).port}`, '--', dial);
+      assert.equal(reversed.stdout, 'reached the client side\n', reversed.stderr);
+      const bad = await admin.run('ssh', 'dev', '-R', '8080', '--', 'true');
+      assert.match(bad.stderr, /--remote-forward "8080" is not a forward/);
+      const stdio = await admin.run('ssh', '--stdio', '-e', 'A=1', 'dev');
+      assert.match(stdio.stderr, /not to --stdio/);
+    } finally {
+      here.close();
+    }
   });
 
   it('writes one marked SSH block, keeps the rest of the file, and replaces the block when run again', async () => {
