@@ -85,26 +85,26 @@ ${assoc(
 ${assoc('__cove_choices', choiceMap(all), 'declare -gA')}
 
 _cove() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" path=${tree.name} word i
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" cmdpath=${tree.name} word i
   (( COMP_CWORD > 0 )) && prev="\${COMP_WORDS[COMP_CWORD-1]}"
   for (( i = 1; i < COMP_CWORD; i++ )); do
     word="\${COMP_WORDS[i]}"
     if [[ "$word" == -* ]]; then
       # An option that takes a value takes the next word too, unless written --option=value.
-      [[ "$word" != *=* && "\${__cove_value_options[$path]}" == *" $word "* ]] && (( i++ ))
+      [[ "$word" != *=* && "\${__cove_value_options[$cmdpath]}" == *" $word "* ]] && (( i++ ))
       continue
     fi
-    [[ -n "\${__cove_names[$path $word]}" ]] && path="$path \${__cove_names[$path $word]}"
+    [[ -n "\${__cove_names[$cmdpath $word]}" ]] && cmdpath="$cmdpath \${__cove_names[$cmdpath $word]}"
   done
-  if [[ "$prev" == -* && "\${__cove_value_options[$path]}" == *" $prev "* ]]; then
-    local choices="\${__cove_choices[$path $prev]}"
+  if [[ "$prev" == -* && "\${__cove_value_options[$cmdpath]}" == *" $prev "* ]]; then
+    local choices="\${__cove_choices[$cmdpath $prev]}"
     if [[ -n "$choices" ]]; then COMPREPLY=( $(compgen -W "$choices" -- "$cur") ); else COMPREPLY=(); compopt -o default 2>/dev/null; fi
     return 0
   fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=( $(compgen -W "\${__cove_options[$path]}" -- "$cur") )
+    COMPREPLY=( $(compgen -W "\${__cove_options[$cmdpath]}" -- "$cur") )
   else
-    COMPREPLY=( $(compgen -W "\${__cove_commands[$path]}" -- "$cur") )
+    COMPREPLY=( $(compgen -W "\${__cove_commands[$cmdpath]}" -- "$cur") )
   fi
   return 0
 }
@@ -138,28 +138,29 @@ ${assoc(
 ${assoc('__cove_choices', choiceMap(all), 'typeset -gA')}
 
 _cove() {
-  local path=${tree.name} word i
+  # Not "path": zsh ties it to PATH.
+  local cmdpath=${tree.name} word i
   local cur="\${words[CURRENT]}" prev="\${words[CURRENT-1]}"
   for (( i = 2; i < CURRENT; i++ )); do
     word="\${words[i]}"
     if [[ "$word" == -* ]]; then
-      [[ "$word" != *=* && "\${__cove_value_options[$path]}" == *" $word "* ]] && (( i++ ))
+      [[ "$word" != *=* && "\${__cove_value_options[$cmdpath]}" == *" $word "* ]] && (( i++ ))
       continue
     fi
-    [[ -n "\${__cove_names[$path $word]}" ]] && path="$path \${__cove_names[$path $word]}"
+    [[ -n "\${__cove_names[$cmdpath $word]}" ]] && cmdpath="$cmdpath \${__cove_names[$cmdpath $word]}"
   done
-  if [[ "$prev" == -* && "\${__cove_value_options[$path]}" == *" $prev "* ]]; then
-    local choices="\${__cove_choices[$path $prev]}"
+  if [[ "$prev" == -* && "\${__cove_value_options[$cmdpath]}" == *" $prev "* ]]; then
+    local choices="\${__cove_choices[$cmdpath $prev]}"
     if [[ -n "$choices" ]]; then compadd -- \${=choices}; else _files; fi
     return
   fi
   if [[ "$cur" == -* ]]; then
-    compadd -- \${=__cove_options[$path]}
+    compadd -- \${=__cove_options[$cmdpath]}
     return
   fi
   local -a described
-  described=( "\${(@f)__cove_commands[$path]}" )
-  if [[ -n "\${__cove_commands[$path]}" ]]; then _describe -t commands 'cove command' described; else _files; fi
+  described=( "\${(@f)__cove_commands[$cmdpath]}" )
+  if [[ -n "\${__cove_commands[$cmdpath]}" ]]; then _describe -t commands 'cove command' described; else _files; fi
 }
 compdef _cove ${tree.name}
 `;
@@ -199,7 +200,7 @@ end
 # The path of command names typed so far, e.g. "cove templates versions".
 function __cove_path
     set -l words (commandline -opc)
-    set -l path ${tree.name}
+    set -l cmdpath ${tree.name}
     set -l skip 0
     for word in $words[2..-1]
         if test $skip = 1
@@ -207,17 +208,17 @@ function __cove_path
             continue
         end
         if string match -q -- '-*' $word
-            if not string match -q -- '*=*' $word; and contains -- $word (string split ' ' (__cove_value_options $path))
+            if not string match -q -- '*=*' $word; and contains -- $word (string split -- ' ' (__cove_value_options $cmdpath))
                 set skip 1
             end
             continue
         end
-        set -l name (__cove_name $path $word)
+        set -l name (__cove_name $cmdpath $word)
         if test -n "$name"
-            set path "$path $name"
+            set cmdpath "$cmdpath $name"
         end
     end
-    echo $path
+    echo $cmdpath
 end
 
 function __cove_at

@@ -10,6 +10,11 @@ import type { User } from '../../src/sdk/wire/index.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
+/** Shells beyond bash are checked when installed. */
+const HAS: Readonly<Record<string, boolean>> = Object.fromEntries(
+  ['zsh', 'fish'].map((shell) => [shell, spawnSync(shell, ['-c', 'exit 0']).status === 0]),
+);
+
 const ECHO = { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }] } };
 const NO_AGENTS = { apply: { resources: [{ name: 'box', type: 'echo' }] } };
 
@@ -244,7 +249,20 @@ describe('reference-compatible flags and script output', () => {
     for (const shell of ['zsh', 'fish']) {
       const other = await admin.run('completion', shell);
       assert.equal(other.code, 0, other.stderr);
-      assert.match(other.stdout, /templates/);
+      writeFileSync(join(work, `cove.${shell}`), other.stdout);
+      if (HAS[shell])
+        assert.equal(spawnSync(shell, ['-n', join(work, `cove.${shell}`)], { encoding: 'utf8' }).status, 0, `${shell} reads it`);
+    }
+    if (HAS['fish']) {
+      // fish completes for real from the script: `complete -C` prints what TAB would offer.
+      const fish = (line: string) =>
+        spawnSync('fish', ['--no-config', '-c', `source '${join(work, 'cove.fish')}'; complete -C '${line}'`], { encoding: 'utf8' })
+          .stdout.trim()
+          .split('\n')
+          .map((entry) => entry.split('\t')[0]);
+      assert.deepEqual(fish('cove te'), ['templates']);
+      assert.deepEqual(fish('cove template versions pro'), ['promote']);
+      assert.deepEqual(fish('cove ls -o '), ['json', 'table']);
     }
     const unknown = await admin.run('completion', 'tcsh');
     assert.equal(unknown.code, 1);
