@@ -9,7 +9,7 @@ import type { Command, Help, Option } from 'commander';
 import type { CommandSpec } from '../src/cli/command.js';
 import { COMMANDS } from '../src/cli/command-table.js';
 import type { CliIo } from '../src/cli/io.js';
-import { createProgram, registerCommand } from '../src/cli/main.js';
+import { newProgram, registerCommand } from '../src/cli/program.js';
 import { defaultDataDir, defaultReleaseDir } from '../src/domain/deployment-options.js';
 
 /** Where the reference is written, relative to the repository root. */
@@ -33,7 +33,7 @@ function portableDefaults(): readonly (readonly [string, string])[] {
 export async function renderCliReference(): Promise<string> {
   // Commands only print when they run, and none runs here.
   const io: CliIo = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: {} };
-  const program = createProgram(io);
+  const program = newProgram(io);
   const specs: CommandSpec[] = [];
   for (const entry of COMMANDS) {
     const spec = await entry.load();

@@ -138,7 +138,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'port-forward',
     aliases: ['tunnel'],
-    summary: 'Forward local TCP ports to ports inside a workspace',
+    summary: 'Forward local TCP and UDP ports to ports inside a workspace',
     load: async () => (await import('./commands/port-forward.js')).portForwardCommand,
   },
   {
@@ -220,6 +220,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'features',
     summary: 'Show licensed features',
     load: async () => (await import('./commands/licenses.js')).featuresCommand,
+  },
+  {
+    name: 'completion',
+    summary: 'Print a shell completion script (bash, zsh or fish)',
+    load: async () => (await import('./commands/completion.js')).completionCommand,
   },
   {
     name: 'version',

@@ -4,7 +4,7 @@ import { CliError } from './cli-error.js';
 import { versionWarning } from './version-warning.js';
 import { configDir, readSavedConfig, type SavedConfig } from './cli-config.js';
 import type { CliIo } from './io.js';
-import type { OutputFormat } from './output.js';
+import { chooseColumns, printData, printTable, type Column, type OutputFormat } from './output.js';
 import { openSecretStore, type SecretStore } from './secret-store.js';
 
 /** Options every command accepts. */
@@ -20,6 +20,12 @@ export interface OptionSpec {
   readonly flags: string;
   readonly description: string;
   readonly default?: string | boolean;
+}
+
+/** A column as a command's help and `-c` know it. */
+export interface ColumnName {
+  readonly heading: string;
+  readonly hidden?: boolean;
 }
 
 /** A positional argument of a command. */
@@ -44,6 +50,11 @@ export interface CommandSpec {
   readonly options?: readonly OptionSpec[];
   readonly subcommands?: readonly CommandSpec[];
   readonly examples?: readonly string[];
+  /**
+   * The columns of the table the command prints (a `Column` list fits), hidden ones included: they
+   * give it `-c/--column` and are listed in its help. It prints through `context.printData`/`printTable`.
+   */
+  readonly columns?: readonly ColumnName[];
   readonly configure?: (command: Command) => Promise<void>;
   readonly run?: (context: CommandContext, args: readonly string[], options: Readonly<Record<string, unknown>>) => Promise<number | void>;
 }
@@ -53,12 +64,25 @@ export class CommandContext {
   readonly io: CliIo;
   readonly global: GlobalOptions;
   readonly configDir: string;
+  /** The columns `-c/--column` asked for; undefined for the default ones. */
+  readonly columns: readonly string[] | undefined;
   #secrets: Promise<SecretStore> | undefined;
 
-  constructor(io: CliIo, global: GlobalOptions) {
+  constructor(io: CliIo, global: GlobalOptions, columns?: readonly string[]) {
     this.io = io;
     this.global = global;
     this.configDir = configDir(io.env);
+    this.columns = columns;
+  }
+
+  /** Prints rows as JSON under `-o json`, else as a table of the chosen columns. */
+  printData<T>(rows: readonly T[], columns: readonly Column<T>[]): void {
+    printData(this.io, this.global.output, rows, this.json ? columns : chooseColumns(columns, this.columns));
+  }
+
+  /** Prints rows as a table of the chosen columns, whatever the output format (callers print JSON themselves). */
+  printTable<T>(rows: readonly T[], columns: readonly Column<T>[]): void {
+    printTable(this.io, rows, chooseColumns(columns, this.columns));
   }
 
   get json(): boolean {

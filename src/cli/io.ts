@@ -4,6 +4,8 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream;
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Ends commands that run until Ctrl+C, as SIGINT does: in-process runs (tests) abort it instead. */
+  readonly interrupt?: AbortSignal;
 }
 
 /** The process's own streams and environment. */

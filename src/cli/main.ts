@@ -1,11 +1,10 @@
-import { Command, CommanderError, Option } from 'commander';
+import { CommanderError } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
 import { DeploymentUnreachableError } from '../sdk/http-transport.js';
-import { VERSION } from '../lib/version.js';
 import { CliError } from './cli-error.js';
-import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
 import { COMMANDS } from './command-table.js';
 import { processIo, type CliIo } from './io.js';
+import { newProgram, registerCommand } from './program.js';
 
 /** Global options that take a value, so the requested command can be found before commander runs. */
 const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
@@ -15,7 +14,8 @@ const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
  * Never calls process.exit, so tests can run it in-process.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const program = createProgram(io);
+  const program = newProgram(io);
+
   const requested = requestedCommand(argv.slice(2));
   let exitCode = 0;
   const setExit = (code: number | void) => {
@@ -41,23 +41,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   }
 }
 
-/** The `cove` program with its global options and no commands yet: what `main` and the CLI reference start from. */
-export function createProgram(io: CliIo): Command {
-  return new Command('cove')
-    .description('Cove: self-hosted remote development workspaces.')
-    .version(VERSION, '-V, --version', 'Print the version of cove')
-    .option('--url <url>', 'Deployment URL (default: $COVE_URL, or the one saved by "cove login")')
-    .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
-    .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
-    .option('--verbose', 'Show debug details and stack traces', false)
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-    });
-}
-
 function requestedCommand(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
@@ -65,48 +48,6 @@ function requestedCommand(args: readonly string[]): string | undefined {
     else if (!arg.startsWith('-')) return arg;
   }
   return undefined;
-}
-
-/** Adds a command spec (and its subcommands) to `parent` as commander commands that run it. */
-export async function registerCommand(
-  parent: Command,
-  spec: CommandSpec,
-  io: CliIo,
-  setExit: (code: number | void) => void,
-): Promise<void> {
-  const command = parent
-    .command(spec.name)
-    .summary(spec.summary)
-    .description(spec.description ?? spec.summary);
-  for (const alias of spec.aliases ?? []) command.alias(alias);
-  for (const argument of spec.arguments ?? []) {
-    const name = `${argument.name}${argument.variadic ? '...' : ''}`;
-    command.argument(argument.required ? `<${name}>` : `[${name}]`, argument.description);
-  }
-  for (const option of spec.options ?? []) command.option(option.flags, option.description, option.default);
-  if (spec.examples?.length) command.addHelpText('after', `\nExamples:\n${spec.examples.map((e) => `  $ ${e}`).join('\n')}\n`);
-  if (spec.configure) await spec.configure(command);
-  for (const sub of spec.subcommands ?? []) await registerCommand(command, sub, io, setExit);
-  const run = spec.run;
-  if (run) {
-    command.action(async (...actionArgs: unknown[]) => {
-      const self = actionArgs.at(-1) as Command;
-      const options = self.opts<Record<string, unknown>>();
-      const variadic = spec.arguments?.at(-1)?.variadic === true;
-      const positional = variadic ? self.args : self.args.slice(0, spec.arguments?.length ?? 0);
-      const context = new CommandContext(io, globalOptions(self.optsWithGlobals<Record<string, unknown>>()));
-      setExit(await run(context, positional, options));
-    });
-  }
-}
-
-function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
-  return {
-    url: typeof all['url'] === 'string' ? all['url'] : undefined,
-    token: typeof all['token'] === 'string' ? all['token'] : undefined,
-    output: all['output'] === 'json' ? 'json' : 'table',
-    verbose: all['verbose'] === true,
-  };
 }
 
 /** The one place errors become output: one clear line for people, a JSON object under `-o json`. */
@@ -117,7 +58,8 @@ function reportError(error: unknown, io: CliIo, options: { output?: string; verb
   } else {
     io.stderr.write(`error: ${report.message}\n`);
     if (report.detail) io.stderr.write(`  ${report.detail}\n`);
-    for (const v of report.validations ?? []) io.stderr.write(`  ${v.field}: ${v.detail}\n`);
+    // The API often repeats its detail as the one field's validation; say it once.
+    for (const v of report.validations ?? []) if (v.detail !== report.detail) io.stderr.write(`  ${v.field}: ${v.detail}\n`);
     if (report.hint) io.stderr.write(`hint: ${report.hint}\n`);
   }
   if (options.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);

@@ -1,3 +1,4 @@
+import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 
 /** How a command prints data: a table for people, JSON for scripts. */
@@ -12,9 +13,40 @@ export function printJson(io: CliIo, value: unknown): void {
 export interface Column<T> {
   readonly heading: string;
   readonly value: (row: T) => string;
+  /** Shown only when asked for with `-c`. */
+  readonly hidden?: boolean;
 }
 
-/** Prints rows as an aligned table with upper-case headings. */
+/**
+ * The columns `-c/--column` asks for, in the order asked, or the ones shown by default. Names are
+ * the headings, in any case; an unknown one is an error that lists the valid ones.
+ */
+export function chooseColumns<T>(columns: readonly Column<T>[], selection: readonly string[] | undefined): readonly Column<T>[] {
+  if (selection === undefined) return columns.filter((column) => column.hidden !== true);
+  return selection.map((name) => {
+    const found = columns.find((column) => column.heading === name.toLowerCase());
+    if (!found)
+      throw unknownColumn(
+        name,
+        columns.map((column) => column.heading),
+      );
+    return found;
+  });
+}
+
+/** Reads `-c a,b -c "last seen"`: names separated by commas, trimmed. */
+export function parseColumnSelection(given: unknown): readonly string[] | undefined {
+  if (given === undefined) return undefined;
+  const texts = Array.isArray(given) ? given.map(String) : [String(given)];
+  const names = texts.flatMap((text) => text.split(',')).map((name) => name.trim().toLowerCase());
+  return names.filter((name) => name !== '');
+}
+
+export function unknownColumn(name: string, valid: readonly string[]): CliError {
+  return new CliError(`Unknown column "${name}".`, { hint: `Valid columns: ${valid.join(', ')}.` });
+}
+
+/** Prints rows as an aligned table with upper-case headings, every column given (see chooseColumns). */
 export function printTable<T>(io: CliIo, rows: readonly T[], columns: readonly Column<T>[]): void {
   const cells = rows.map((row) => columns.map((column) => column.value(row)));
   const widths = columns.map((column, i) => Math.max(column.heading.length, ...cells.map((line) => (line[i] ?? '').length)));

@@ -17,29 +17,47 @@ const AGENT_WAIT_MS = 120_000;
 const POLL_MS = 500;
 
 /**
- * Reads `WORKSPACE[.AGENT]` (WORKSPACE being `name` or `owner/name`) and finds the agent: the one
- * named, or the workspace's only one. With `wait`, an agent that is still connecting, or whose
- * `start_blocks_login` scripts still run, is waited for, saying so on stderr; a stopped workspace
- * or a disconnected agent is a CliError saying what to do.
+ * What to wait for before using the agent: nothing, its connection, also the start scripts the
+ * template marked `start_blocks_login` (the default, the reference's `--wait=auto`), or every start
+ * script (`--wait=yes`).
  */
-export async function resolveWorkspaceAgent(
-  client: CoveClient,
-  text: string,
-  options: { readonly io: CliIo; readonly wait?: boolean },
-): Promise<ResolvedAgent> {
+export type AgentWait = 'none' | 'connect' | 'blocking' | 'all';
+
+/** How to resolve an agent. */
+export interface ResolveAgentOptions {
+  readonly io: CliIo;
+  readonly wait?: AgentWait;
+  /** Starts a stopped workspace (as `cove ssh` does unless told not to); without it a stopped workspace is an error. */
+  readonly start?: (workspace: Workspace, label: string) => Promise<void>;
+}
+
+/**
+ * Reads `WORKSPACE[.AGENT]` (WORKSPACE being `name` or `owner/name`) and finds the agent: the one
+ * named, or the workspace's only one. The agent is waited for as `wait` says, saying so on stderr;
+ * a stopped workspace (unless `start` starts it) or a disconnected agent is a CliError saying what
+ * to do.
+ */
+export async function resolveWorkspaceAgent(client: CoveClient, text: string, options: ResolveAgentOptions): Promise<ResolvedAgent> {
   const [workspaceText = '', agentName] = splitAgent(text);
   const ref = parseWorkspaceRef(workspaceText);
   let workspace = await resolveWorkspace(client, ref);
   const label = ref.text;
+  const stopped = (build: Workspace['latest_build']) =>
+    build.transition === 'stop' && (build.status === 'stopped' || build.status === 'failed' || build.status === 'canceled');
+  if (options.start && stopped(workspace.latest_build)) {
+    await options.start(workspace, label);
+    workspace = await resolveWorkspace(client, ref);
+  }
   const build = workspace.latest_build;
   if (build.transition !== 'start' || (build.status !== 'running' && build.status !== 'starting' && build.status !== 'pending')) {
     throw new CliError(`Workspace "${label}" is ${build.status}.`, { hint: `Start it with "cove start ${label}".` });
   }
   let agent = pickAgent(workspace, label, agentName);
-  if (options.wait === false) return { workspace, agent, label };
+  const wait = options.wait ?? 'blocking';
+  if (wait === 'none') return { workspace, agent, label };
   const deadline = Date.now() + AGENT_WAIT_MS;
   let said = '';
-  while (agent.status !== 'connected' || startScriptsBlockLogin(agent)) {
+  while (agent.status !== 'connected' || startScriptsHold(agent, wait)) {
     if (agent.status === 'disconnected' || agent.status === 'timeout') {
       throw new CliError(`The agent "${agent.name}" of workspace "${label}" is ${agent.status}.`, {
         hint: `Check that the workspace is running ("cove show ${label}"), or restart it with "cove restart ${label}".`,
@@ -64,9 +82,11 @@ export async function resolveWorkspaceAgent(
   return { workspace, agent, label };
 }
 
-/** Whether a start script the template marked `start_blocks_login` is still running. */
-function startScriptsBlockLogin(agent: WorkspaceAgent): boolean {
-  return agent.startup_script_behavior === 'blocking' && (agent.lifecycle_state === 'created' || agent.lifecycle_state === 'starting');
+/** Whether start scripts still running keep the caller waiting: the blocking ones, or with `all` any. */
+function startScriptsHold(agent: WorkspaceAgent, wait: AgentWait): boolean {
+  const running = agent.lifecycle_state === 'created' || agent.lifecycle_state === 'starting';
+  if (wait === 'all') return running;
+  return wait === 'blocking' && running && agent.startup_script_behavior === 'blocking';
 }
 
 /** `dev.main` → [`dev`, `main`]; `alice/dev` → [`alice/dev`]. Workspace and agent names have no dots. */

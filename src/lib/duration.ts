@@ -7,6 +7,8 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   m: 60_000,
   h: 3_600_000,
   d: 86_400_000,
+  // A year of 365 days, as the reference's CLI reads `--lifetime 1y`.
+  y: 365 * 86_400_000,
 };
 
 /**
@@ -17,7 +19,7 @@ export function parseDuration(text: string): number | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/gy;
+  const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|y)/gy;
   let total = 0;
   let consumed = 0;
   for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {

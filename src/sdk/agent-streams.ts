@@ -3,8 +3,11 @@ import type { WebSocket } from 'ws';
 import type { CoveClient } from './client.js';
 import { RELAY_PROTOCOL_VERSION, type RelayService } from './wire/relay-protocol.js';
 
-/** What a stream reaches inside a workspace: a service of the agent, or a TCP port. */
-export type StreamTarget = { readonly service: RelayService } | { readonly port: number };
+/**
+ * What a stream reaches inside a workspace: a service of the agent, or a port (TCP unless
+ * `network` says UDP; a UDP stream carries one datagram per binary message).
+ */
+export type StreamTarget = { readonly service: RelayService } | { readonly port: number; readonly network?: 'tcp' | 'udp' };
 
 /** A stream that closed before it was ready, with the daemon's or agent's reason. */
 export class AgentStreamError extends Error {
@@ -43,7 +46,10 @@ export async function openAgentSocket(client: CoveClient, agentId: string, targe
 }
 
 async function openReady<T>(client: CoveClient, agentId: string, target: StreamTarget, whenReady: (socket: WebSocket) => T): Promise<T> {
-  const query = { version: RELAY_PROTOCOL_VERSION, ...('service' in target ? { service: target.service } : { port: target.port }) };
+  const query = {
+    version: RELAY_PROTOCOL_VERSION,
+    ...('service' in target ? { service: target.service } : { port: target.port, ...(target.network === 'udp' ? { network: 'udp' } : {}) }),
+  };
   const socket = await client.openSocket(`/workspaceagents/${encodeURIComponent(agentId)}/coordinate`, query);
   return new Promise((resolve, reject) => {
     const onClose = (code: number, reason: Buffer): void => reject(new AgentStreamError(code, reason.toString('utf8')));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,23 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     stream.destroy();
   });
 
+  it('carries datagrams to a UDP port inside the workspace, one per message', async () => {
+    const udp = createSocket('udp4');
+    udp.on('message', (data, from) => udp.send(Buffer.concat([Buffer.from('got:'), data]), from.port, from.address));
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    try {
+      const { socket } = await openAgentStream(alice, agentId, { port: udp.address().port, network: 'udp' });
+      const replies: string[] = [];
+      socket.on('message', (data: Buffer) => replies.push(data.toString()));
+      socket.send(Buffer.from('a'), { binary: true });
+      socket.send(Buffer.from('bc'), { binary: true });
+      await eventually(() => assert.deepEqual(replies, ['got:a', 'got:bc']));
+      socket.close();
+    } finally {
+      udp.close();
+    }
+  });
+
   it('says why a port cannot be reached', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -158,6 +176,12 @@ describe('the relay: terminals, streams and questions to a real agent', () => {
     await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`), 400, /exactly one of/);
     await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { service: 'echo', port: 80 }), 400, /exactly one of/);
     await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { service: 'echo', version: '2.0' }), 400, /version/);
+    await expectApiError(
+      alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { service: 'echo', network: 'udp' }),
+      400,
+      /goes with a port/,
+    );
+    await expectApiError(alice.openSocket(`/workspaceagents/${agentId}/coordinate`, { port: 53, network: 'sctp' }), 400);
     await expectApiError(alice.openSocket('/tailnet', { service: 'echo' }), 400, /agent/);
     // A page elsewhere cannot use the browser's session cookie to open a terminal.
     const foreign = await new Promise<number>((resolve) => {

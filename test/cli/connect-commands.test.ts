@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSocket } from 'node:dgram';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -85,6 +88,141 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
     const unknown = await admin.run('ssh', 'dev.other', '--', 'true');
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no agent "other"/);
+  });
+
+  it('forwards TCP port ranges (-p) and UDP ports (--udp) through the relay until interrupted', async () => {
+    // Two TCP servers that say which one answered, on neighbouring ports, and a UDP echo server.
+    const servers: Server[] = [];
+    let base = 0;
+    for (let attempt = 0; attempt < 20 && servers.length < 2; attempt++) {
+      for (const server of servers.splice(0)) server.close();
+      for (let i = 0; i < 2; i++) {
+        const server = createServer((socket) => socket.end(`server ${i}\n`));
+        const bound = await new Promise<boolean>((resolve) => {
+          server.once('error', () => resolve(false));
+          server.listen(i === 0 ? 0 : base + 1, '127.0.0.1', () => resolve(true));
+        });
+        if (!bound) break;
+        if (i === 0) base = (server.address() as AddressInfo).port;
+        servers.push(server);
+      }
+    }
+    assert.equal(servers.length, 2, 'two neighbouring ports');
+    const udpEcho = createSocket('udp4');
+    udpEcho.on('message', (data, from) => udpEcho.send(Buffer.concat([Buffer.from('echo '), data]), from.port, from.address));
+    await new Promise<void>((resolve) => udpEcho.bind(0, '127.0.0.1', resolve));
+    const udpPort = udpEcho.address().port;
+    const forward = admin.start(
+      'port-forward',
+      'dev',
+      '-p',
+      `0:${base}`,
+      '--tcp',
+      `${base + 100}-${base + 101}:${base}-${base + 1}`,
+      '--udp',
+      `0:${udpPort}`,
+      '-o',
+      'json',
+    );
+    try {
+      const shown = await eventually(() => {
+        const { stdout } = forward.output();
+        assert.ok(stdout.trim().endsWith('}'), 'the forwards are printed');
+        return JSON.parse(stdout) as { forwards: { network: string; local: string; remote_port: number }[] };
+      });
+      assert.deepEqual(
+        shown.forwards.map((f) => [f.network, f.remote_port]),
+        [
+          ['tcp', base],
+          ['tcp', base],
+          ['tcp', base + 1],
+          ['udp', udpPort],
+        ],
+      );
+      const portOf = (local: string) => Number(local.split(':').at(-1));
+      const read = (port: number) =>
+        new Promise<string>((resolve, reject) => {
+          let text = '';
+          connect(port, '127.0.0.1')
+            .on('data', (chunk) => (text += chunk.toString()))
+            .on('end', () => resolve(text))
+            .on('error', reject);
+        });
+      const [any, first, second, udp] = shown.forwards.map((f) => portOf(f.local));
+      assert.equal(await read(any ?? 0), 'server 0\n');
+      assert.equal(await read(first ?? 0), 'server 0\n');
+      assert.equal(await read(second ?? 0), 'server 1\n');
+
+      const client = createSocket('udp4');
+      await new Promise<void>((resolve) => client.bind(0, '127.0.0.1', resolve));
+      const answers: string[] = [];
+      client.on('message', (data) => answers.push(data.toString()));
+      // Datagrams sent while the stream opens wait for it; later ones go straight through.
+      client.send('one', udp ?? 0, '127.0.0.1');
+      client.send('two', udp ?? 0, '127.0.0.1');
+      await eventually(() => assert.deepEqual(answers, ['echo one', 'echo two']));
+      client.send('three', udp ?? 0, '127.0.0.1');
+      await eventually(() => assert.deepEqual(answers.at(-1), 'echo three'));
+      client.close();
+    } finally {
+      const result = await forward.interrupt();
+      assert.equal(result.code, 0, result.stderr);
+      for (const server of servers) server.close();
+      udpEcho.close();
+    }
+    const bad = await admin.run('port-forward', 'dev', '-p', '8000-8010:9000-9005');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--tcp "8000-8010:9000-9005" is not a port mapping: the local and remote ranges differ in size/);
+  });
+
+  it('passes -e variables, forwards the SSH agent with -A and remote ports with -R', async () => {
+    const withEnv = await admin.run('ssh', 'dev', '-e', 'GREETING=hello there', '--env', 'OTHER=2', '--', 'echo "$GREETING/$OTHER"');
+    assert.equal(withEnv.stdout, 'hello there/2\n', withEnv.stderr);
+
+    // A stand-in SSH agent: whatever it is asked, it answers "no identities" (SSH2_AGENT_IDENTITIES_ANSWER, 0 keys).
+    const agentSocket = join(work, 'agent.sock');
+    const requests: string[] = [];
+    const fakeAgent = createServer((socket) =>
+      socket.on('data', (data) => {
+        requests.push(data.toString('hex'));
+        socket.write(Buffer.from([0, 0, 0, 5, 12, 0, 0, 0, 0]));
+      }),
+    );
+    await new Promise<void>((resolve) => fakeAgent.listen(agentSocket, resolve));
+    // Inside the workspace: ask the forwarded agent for its identities (SSH2_AGENTC_REQUEST_IDENTITIES) and print the answer.
+    const ask =
+      `${process.execPath} -e "const s = require('net').connect(process.env.SSH_AUTH_SOCK); ` +
+      `s.write(Buffer.from([0, 0, 0, 1, 11])); s.once('data', (d) => { console.log(d.toString('hex')); s.end(); })"`;
+    try {
+      const forwarded = await admin.withEnv({ SSH_AUTH_SOCK: agentSocket }).run('ssh', '-A', 'dev', '--', ask);
+      assert.equal(forwarded.stdout, '000000050c00000000\n', forwarded.stderr);
+      assert.ok(requests.includes('000000010b'), `the local agent was asked: ${requests.join(',')}`);
+      const without = await admin.withEnv({ SSH_AUTH_SOCK: agentSocket }).run('ssh', 'dev', '--', 'echo "[$SSH_AUTH_SOCK]"');
+      assert.equal(without.stdout, '[]\n', 'no agent without -A');
+      const none = await admin.run('ssh', '-A', 'dev', '--', 'true');
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /SSH_AUTH_SOCK is not set/);
+    } finally {
+      fakeAgent.close();
+    }
+
+    const here = createServer((socket) => socket.end('reached the client side\n'));
+    await new Promise<void>((resolve) => here.listen(0, '127.0.0.1', resolve));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const remotePort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    try {
+      const dial = `${process.execPath} -e "require('net').connect(${remotePort}, '127.0.0.1').pipe(process.stdout)"`;
+      const reversed = await admin.run('ssh', 'dev', '-R', `${remotePort}:127.0.0.1:${(here.address() as AddressInfo).port}`, '--', dial);
+      assert.equal(reversed.stdout, 'reached the client side\n', reversed.stderr);
+      const bad = await admin.run('ssh', 'dev', '-R', '8080', '--', 'true');
+      assert.match(bad.stderr, /--remote-forward "8080" is not a forward/);
+      const stdio = await admin.run('ssh', '--stdio', '-e', 'A=1', 'dev');
+      assert.match(stdio.stderr, /not to --stdio/);
+    } finally {
+      here.close();
+    }
   });
 
   it('writes one marked SSH block, keeps the rest of the file, and replaces the block when run again', async () => {

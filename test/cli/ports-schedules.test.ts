@@ -166,10 +166,13 @@ describe('cove port and cove schedule', () => {
       /^workspace: {3}admin\/dev\nautostart: {3}CRON_TZ=UTC 30 9 \* \* 1-5\nnext start: {2}\S+ \S+Z\nstops after: 1h\nstops at: {4}\S+ \S+Z\n$/,
     );
 
-    const badCron = await admin.run('schedule', 'start', 'dev', 'soon');
+    const badCron = await admin.run('schedule', 'start', 'dev', 'CRON_TZ=UTC 30 9 *');
     assert.equal(badCron.code, 1);
     assert.match(badCron.stderr, /Invalid autostart schedule: .*5 fields/);
-    assert.match(badCron.stderr, /hint: Write it as "CRON_TZ=/);
+    assert.match(badCron.stderr, /hint: Write it as TIME \[DAYS\] \[ZONE\]/);
+    const badTime = await admin.run('schedule', 'start', 'dev', 'soon');
+    assert.equal(badTime.code, 1);
+    assert.match(badTime.stderr, /Start time must be in the format hh:mm\[am\|pm\] or HH:MM, not "soon"/);
 
     const stopped = await admin.run('schedule', 'stop', 'dev', '2h');
     assert.equal(stopped.code, 0, stopped.stderr);
@@ -209,6 +212,36 @@ describe('cove port and cove schedule', () => {
     assert.equal(noDeadline.code, 1);
     assert.match(noDeadline.stderr, /has no deadline to extend/);
     assert.match(noDeadline.stderr, /cove schedule stop dev 8h/);
+  });
+
+  it('takes TIME [DAYS] [ZONE] schedules as the reference does and stores them as cron', async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [['9:30AM', 'Mon-Fri', 'Europe/Dublin'], {}, 'CRON_TZ=Europe/Dublin 30 9 * * Mon-Fri'],
+      [['9:30 Mon-Fri'], { TZ: 'America/New_York' }, 'CRON_TZ=America/New_York 30 9 * * Mon-Fri'],
+      [['09:30PM'], { TZ: 'Asia/Tokyo' }, 'CRON_TZ=Asia/Tokyo 30 21 * * *'],
+      [['12am', 'sat,sun'], { TZ: 'UTC' }, 'CRON_TZ=UTC 0 0 * * sat,sun'],
+      [['1715', 'Europe/Paris'], {}, 'CRON_TZ=Europe/Paris 15 17 * * *'],
+      [['8:05', '1,3,5', 'UTC'], {}, 'CRON_TZ=UTC 5 8 * * 1,3,5'],
+      [['CRON_TZ=UTC', '0', '7', '*', '*', '*'], {}, 'CRON_TZ=UTC 0 7 * * *'],
+    ];
+    for (const [words, env, stored] of cases) {
+      const result = await admin.withEnv(env).run('schedule', 'start', 'dev', ...words, '-o', 'json');
+      assert.equal(result.code, 0, `${words.join(' ')}: ${result.stderr}`);
+      assert.equal((JSON.parse(result.stdout) as Summary).autostart_schedule, stored, words.join(' '));
+    }
+    const zone = await admin.run('schedule', 'start', 'dev', '9:30', 'Mon-Fri', 'Mars/Olympus');
+    assert.equal(zone.code, 1);
+    assert.match(zone.stderr, /Invalid timezone "Mars\/Olympus" specified: a valid IANA timezone is required/);
+    const days = await admin.run('schedule', 'start', 'dev', '9:30', 'Mon-Fry', 'UTC');
+    assert.equal(days.code, 1);
+    assert.match(days.stderr, /"Mon-Fry" is not a set of days/);
+    const hour = await admin.run('schedule', 'start', 'dev', '13:00PM');
+    assert.equal(hour.code, 1);
+    assert.match(hour.stderr, /Start time must be in the format/);
+    const created = await admin.run('create', 'early', '--template', 'echo', '--start-at', '7:00AM Mon-Fri UTC', '-y', '-o', 'json');
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal((await schedule('show', 'early')).autostart_schedule, 'CRON_TZ=UTC 0 7 * * Mon-Fri');
+    assert.equal((await admin.run('schedule', 'start', 'dev', 'manual')).code, 0);
   });
 
   it('says when the template forbids custom schedules', async () => {

@@ -13,9 +13,19 @@ export interface CliResult {
 
 /** A CLI user: their own config directory and environment, running `main` in-process. */
 export class CliUser {
-  readonly configDir = mkdtempSync(join(tmpdir(), 'cove-cli-'));
+  readonly configDir: string;
 
-  constructor(readonly env: Readonly<Record<string, string>> = {}) {}
+  constructor(
+    readonly env: Readonly<Record<string, string>> = {},
+    configDir?: string,
+  ) {
+    this.configDir = configDir ?? mkdtempSync(join(tmpdir(), 'cove-cli-'));
+  }
+
+  /** The same user (same config directory and saved session) with more environment variables. */
+  withEnv(env: Readonly<Record<string, string>>): CliUser {
+    return new CliUser({ ...this.env, ...env }, this.configDir);
+  }
 
   /** The session token `cove login` saved for this user (the file store holds one per deployment). */
   savedToken(): string {
@@ -26,23 +36,48 @@ export class CliUser {
   }
 
   async run(...args: string[]): Promise<CliResult> {
-    let stdout = '';
-    let stderr = '';
-    const collect = (append: (text: string) => void) =>
+    return this.start(...args).done;
+  }
+
+  /**
+   * Starts a command that runs until interrupted (port-forward): what it printed so far can be
+   * read while it runs, and `interrupt` ends it as Ctrl+C would.
+   */
+  start(...args: string[]): RunningCli {
+    const output = { stdout: '', stderr: '' };
+    const collect = (stream: 'stdout' | 'stderr') =>
       new Writable({
         write(chunk: Buffer, _encoding, done) {
-          append(chunk.toString('utf8'));
+          output[stream] += chunk.toString('utf8');
           done();
         },
       });
     const stdin = new PassThrough();
     stdin.end();
-    const code = await main(['node', 'cove', ...args], {
-      stdout: collect((text) => (stdout += text)),
-      stderr: collect((text) => (stderr += text)),
+    const interrupt = new AbortController();
+    const done = main(['node', 'cove', ...args], {
+      stdout: collect('stdout'),
+      stderr: collect('stderr'),
       stdin,
       env: { COVE_CONFIG_DIR: this.configDir, COVE_SECRET_STORE: 'file', ...this.env },
-    });
-    return { code, stdout, stderr };
+      interrupt: interrupt.signal,
+    }).then((code) => ({ code, ...output }));
+    return {
+      done,
+      output: () => ({ ...output }),
+      interrupt: () => {
+        interrupt.abort();
+        return done;
+      },
+    };
   }
+}
+
+/** A command started with `CliUser.start`. */
+export interface RunningCli {
+  readonly done: Promise<CliResult>;
+  /** What it printed so far. */
+  output(): { readonly stdout: string; readonly stderr: string };
+  /** Ends it as Ctrl+C would, and waits for it. */
+  interrupt(): Promise<CliResult>;
 }

@@ -1,3 +1,4 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
@@ -75,6 +76,17 @@ export class RelayStreams {
       joinTcp(socket, tcp);
       return;
     }
+    if (target.kind === 'udp') {
+      // UDP has no connection to refuse: the stream is ready once the socket is bound.
+      const udp = await connectUdp(target.port);
+      const socket = await this.#dial(streamId).catch((error: unknown) => {
+        udp.close();
+        throw error;
+      });
+      sendReady(socket);
+      joinUdp(socket, udp);
+      return;
+    }
     const socket = await this.#dial(streamId);
     switch (target.kind) {
       case 'echo':
@@ -138,6 +150,35 @@ async function asDuplex(socket: WebSocket): Promise<Duplex> {
   const stream = createWebSocketStream(socket);
   socket.resume();
   return stream;
+}
+
+/** A UDP socket that sends to, and hears only from, a port on the workspace's loopback interface. */
+function connectUdp(port: number): Promise<UdpSocket> {
+  return new Promise((resolve, reject) => {
+    const udp = createSocket('udp4');
+    udp.once('error', reject);
+    udp.connect(port, '127.0.0.1', () => {
+      udp.off('error', reject);
+      resolve(udp);
+    });
+  });
+}
+
+/**
+ * Carries datagrams between a relay stream and a UDP socket: each binary frame is one datagram.
+ * A datagram nobody receives (ICMP port unreachable) is dropped as UDP drops it; closing either
+ * side closes the other.
+ */
+function joinUdp(socket: WebSocket, udp: UdpSocket): void {
+  udp.on('message', (datagram) => {
+    if (socket.readyState === socket.OPEN) socket.send(datagram, { binary: true });
+  });
+  udp.on('error', () => undefined);
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) udp.send(data as Buffer);
+  });
+  socket.once('close', () => udp.close());
+  socket.resume();
 }
 
 /** Pipes a relay stream and a TCP connection both ways; either ending ends both. */

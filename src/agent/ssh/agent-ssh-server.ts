@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { AuthContext, ClientInfo, Connection } from 'ssh2';
 import type { AgentLogger } from '../agent-logger.js';
+import { AgentForwarding } from './agent-forwarding.js';
 import { PortForwarding } from './port-forwarding.js';
 import { handleSshSession, type SshSessionKind } from './ssh-session.js';
 
@@ -62,6 +63,7 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
 
   const serveConnection = (client: Connection, info: ClientInfo): void => {
     const forwarding = new PortForwarding(client, logger);
+    const agentForwarding = new AgentForwarding(client, logger);
     const stops = new Set<() => void>();
     let ended = false;
     const end = (): void => {
@@ -71,6 +73,7 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
       for (const stop of [...stops]) stop();
       stops.clear();
       forwarding.close();
+      agentForwarding.close();
     };
     const entry = { client, end };
     connections.add(entry);
@@ -114,7 +117,13 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
       client.on('session', (accept) => {
         const session = accept();
         if (!session) return;
-        handleSshSession(session, { directory: options.directory, env, logger, started });
+        handleSshSession(session, {
+          directory: options.directory,
+          env,
+          logger,
+          started,
+          forwardAgent: () => agentForwarding.socketPath(),
+        });
       });
       client.on('tcpip', (accept, reject, tcpInfo) => forwarding.openDirect(accept, reject, tcpInfo));
       client.on('request', (accept, reject, name, bindInfo) => forwarding.request(accept, reject, name, bindInfo));

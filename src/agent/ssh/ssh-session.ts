@@ -31,6 +31,8 @@ export interface SshSessionContext {
    * the server goes away; the returned function marks it over and may be called any number of times.
    */
   readonly started: (kind: SshSessionKind, stop: () => void) => () => void;
+  /** The connection's forwarded agent socket, made on first use (`auth-agent-req@openssh.com`). */
+  readonly forwardAgent: () => Promise<string>;
 }
 
 /**
@@ -42,6 +44,9 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
   const requestedEnv: Record<string, string> = {};
   let pty: PtyRequest | undefined;
   let running: SessionProcess | undefined;
+  // Set by `auth-agent-req@openssh.com`; OpenSSH sends it without waiting for an answer, so the
+  // shell or command that follows waits for the socket.
+  let agentSocket: Promise<string | undefined> | undefined;
 
   session.on('env', (accept, _reject, info) => {
     requestedEnv[info.key] = info.val;
@@ -56,6 +61,13 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
     running?.resize(info.cols, info.rows);
     accept?.();
   });
+  session.on('auth-agent', (accept) => {
+    agentSocket = context.forwardAgent().catch((err: unknown) => {
+      logger.warn({ err: (err as Error).message }, 'ssh agent forwarding unavailable');
+      return undefined;
+    });
+    accept?.();
+  });
   session.on('signal', (accept, reject, info) => {
     if (running?.signal(info.name)) accept?.();
     else reject?.();
@@ -65,7 +77,13 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
   const run = (accept: () => ServerChannel | undefined, command: string | undefined): void => {
     const channel = accept();
     if (!channel) return;
+    if (agentSocket) void agentSocket.then((socket) => start(channel, command, socket));
+    else start(channel, command, undefined);
+  };
+
+  const start = (channel: ServerChannel, command: string | undefined, agentSocketPath: string | undefined): void => {
     const env: Record<string, string> = { ...context.env, ...requestedEnv };
+    if (agentSocketPath !== undefined) env['SSH_AUTH_SOCK'] = agentSocketPath;
     if (pty) env['TERM'] = pty.term;
     const shell = loginShell(context.env);
     const cwd = workingDirectory(context.directory, env);

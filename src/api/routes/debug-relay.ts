@@ -66,7 +66,8 @@ async function agentNames(store: AuthorizedStore, snapshot: RelaySnapshot): Prom
 function describeTarget(target: RelaySnapshot['streams'][number]['target']): string {
   switch (target.kind) {
     case 'tcp':
-      return `tcp port ${target.port}`;
+    case 'udp':
+      return `${target.kind} port ${target.port}`;
     case 'pty':
       return `terminal ${target.reconnect}`;
     default:

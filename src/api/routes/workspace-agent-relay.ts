@@ -33,6 +33,8 @@ const StreamQuery = {
   version: Type.Optional(Type.String()),
   service: Type.Optional(RelayService),
   port: Type.Optional(Port),
+  /** What the port speaks; UDP streams carry one datagram per binary frame. */
+  network: Type.Optional(Type.Union([Type.Literal('tcp'), Type.Literal('udp')])),
 };
 const CoordinateQuery = Type.Object(StreamQuery);
 const TailnetQuery = Type.Object({ ...StreamQuery, agent: Type.Optional(Type.String({ format: 'uuid' })) });
@@ -227,7 +229,13 @@ function streamTarget(query: StreamQueryValue): RelayTarget {
       ],
     });
   }
-  return query.port !== undefined ? { kind: 'tcp', port: query.port } : { kind: query.service ?? 'ssh' };
+  if (query.network !== undefined && query.port === undefined) {
+    throw new HttpProblem(400, '"network" goes with a port.', {
+      validations: [{ field: 'network', detail: 'tcp or udp, for the port given with "port"' }],
+    });
+  }
+  if (query.port !== undefined) return { kind: query.network ?? 'tcp', port: query.port };
+  return { kind: query.service ?? 'ssh' };
 }
 
 /**

@@ -21,7 +21,7 @@ export const openCommand: CommandSpec = {
   examples: ['cove open dev code-server', 'cove open alice/dev.main web -o json'],
   async run(context, [workspaceText = '', slug], _options) {
     const client = await context.client();
-    const { workspace, agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io, wait: false });
+    const { workspace, agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io, wait: 'none' });
     const apps = agent.apps.filter((app) => !app.hidden);
     if (slug === undefined) {
       if (context.json)

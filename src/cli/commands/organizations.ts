@@ -9,7 +9,7 @@ import type {
 } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
-import { printData, printJson } from '../output.js';
+import { printJson } from '../output.js';
 
 const ORG_COLUMNS = [
   { heading: 'name', value: (o: Organization) => o.name },
@@ -22,11 +22,13 @@ const MEMBER_COLUMNS = [
   { heading: 'username', value: (m: OrganizationMemberWithUser) => m.username },
   { heading: 'email', value: (m: OrganizationMemberWithUser) => m.email },
   { heading: 'roles', value: (m: OrganizationMemberWithUser) => m.roles.map((r) => r.name).join(',') },
+  { heading: 'user id', value: (m: OrganizationMemberWithUser) => m.user_id, hidden: true },
+  { heading: 'name', value: (m: OrganizationMemberWithUser) => m.name ?? '', hidden: true },
 ];
 
 function printOrg(context: CommandContext, organization: Organization): void {
   if (context.json) printJson(context.io, organization);
-  else printData(context.io, 'table', [organization], ORG_COLUMNS);
+  else context.printTable([organization], ORG_COLUMNS);
 }
 
 const describePermissions = (permissions: readonly Permission[]) =>
@@ -102,14 +104,16 @@ export const organizationsCommand: CommandSpec = {
       name: 'list',
       aliases: ['ls'],
       summary: 'List the organizations you can see',
+      columns: ORG_COLUMNS,
       async run(context) {
-        printData(context.io, context.global.output, await (await context.client()).organizations(), ORG_COLUMNS);
+        context.printData(await (await context.client()).organizations(), ORG_COLUMNS);
       },
     },
     {
       name: 'create',
       summary: 'Create an organization',
       arguments: [{ name: 'name', description: 'Name', required: true }],
+      columns: ORG_COLUMNS,
       options: [
         { flags: '--display-name <name>', description: 'Display name' },
         { flags: '--description <text>', description: 'Description' },
@@ -129,6 +133,7 @@ export const organizationsCommand: CommandSpec = {
       name: 'show',
       summary: 'Show an organization',
       arguments: [{ name: 'organization', description: 'Name or id (default: the default organization)' }],
+      columns: ORG_COLUMNS,
       async run(context, [organization = 'default']) {
         printOrg(context, await (await context.client()).organization(organization));
       },
@@ -152,9 +157,10 @@ export const organizationsCommand: CommandSpec = {
           aliases: ['ls'],
           summary: 'List members',
           options: [orgOption],
+          columns: MEMBER_COLUMNS,
           async run(context, _args, options) {
             const members = await (await context.client()).organizationMembers(String(options['org']));
-            printData(context.io, context.global.output, members, MEMBER_COLUMNS);
+            context.printData(members, MEMBER_COLUMNS);
           },
         },
         {
@@ -206,10 +212,11 @@ export const organizationsCommand: CommandSpec = {
           aliases: ['ls'],
           summary: 'List the roles of an organization, built-in and custom',
           options: [orgOption],
+          columns: ROLE_COLUMNS,
           async run(context, _args, options) {
             const client = await context.client();
             const organization = await client.organization(String(options['org']));
-            printData(context.io, context.global.output, await client.organizationRoles(organization.id), ROLE_COLUMNS);
+            context.printData(await client.organizationRoles(organization.id), ROLE_COLUMNS);
           },
         },
         {

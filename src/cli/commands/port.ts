@@ -3,7 +3,7 @@ import type { CoveClient } from '../../sdk/client.js';
 import type { PortShare, Workspace } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { ArgumentSpec, CommandSpec, OptionSpec } from '../command.js';
-import { printJson, printTable } from '../output.js';
+import { printJson, type Column } from '../output.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
 import { stringOption } from './templates-common.js';
 
@@ -19,6 +19,13 @@ const AUDIENCE: Readonly<Record<string, string>> = {
   organization: 'members of its organization',
   public: 'everyone, without signing in',
 };
+
+const SHARE_COLUMNS: readonly Column<PortShare>[] = [
+  { heading: 'agent', value: (s) => s.agent_name },
+  { heading: 'port', value: (s) => String(s.port) },
+  { heading: 'protocol', value: (s) => s.protocol },
+  { heading: 'level', value: (s) => s.share_level },
+];
 
 const workspaceArgument: ArgumentSpec = { name: 'workspace', description: 'NAME or OWNER/NAME', required: true };
 const portArgument: ArgumentSpec = { name: 'port', description: 'Port number the agent listens on (9-65535)', required: true };
@@ -151,6 +158,7 @@ const listCommand: CommandSpec = {
   aliases: ['ls'],
   summary: 'List the shared ports of a workspace',
   arguments: [workspaceArgument],
+  columns: SHARE_COLUMNS,
   examples: ['cove port list dev', 'cove port ls alice/dev -o json'],
   async run(context, [name = ''], _options) {
     const client = await context.client();
@@ -165,12 +173,7 @@ const listCommand: CommandSpec = {
       return 0;
     }
     const sorted = [...answer.shares].sort((a, b) => a.agent_name.localeCompare(b.agent_name) || a.port - b.port);
-    printTable<PortShare>(context.io, sorted, [
-      { heading: 'agent', value: (s) => s.agent_name },
-      { heading: 'port', value: (s) => String(s.port) },
-      { heading: 'protocol', value: (s) => s.protocol },
-      { heading: 'level', value: (s) => s.share_level },
-    ]);
+    context.printTable(sorted, SHARE_COLUMNS);
     return 0;
   },
 };

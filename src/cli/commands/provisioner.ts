@@ -253,8 +253,9 @@ const keysCommand: CommandSpec = {
       aliases: ['ls'],
       summary: 'List provisioner keys',
       options: [orgOption],
+      columns: KEY_COLUMNS,
       async run(context, _args, options) {
-        printData(context.io, context.global.output, await (await context.client()).provisionerKeys(String(options['org'])), KEY_COLUMNS);
+        context.printData(await (await context.client()).provisionerKeys(String(options['org'])), KEY_COLUMNS);
         return 0;
       },
     },
@@ -286,13 +287,9 @@ export const provisionerCommand: CommandSpec = {
       aliases: ['ls'],
       summary: 'List the provisioner daemons of an organization',
       options: [orgOption],
+      columns: DAEMON_COLUMNS,
       async run(context, _args, options) {
-        printData(
-          context.io,
-          context.global.output,
-          await (await context.client()).provisionerDaemons(String(options['org'])),
-          DAEMON_COLUMNS,
-        );
+        context.printData(await (await context.client()).provisionerDaemons(String(options['org'])), DAEMON_COLUMNS);
         return 0;
       },
     },

@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js';
 import type { ArgumentSpec, CommandContext, CommandSpec } from '../command.js';
 import { humanTime, printJson } from '../output.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
+import { parseAutostartSchedule } from '../autostart-schedule.js';
 
 /** A workspace's schedule as `schedule ... -o json` prints it; absent settings are null, so scripts see one shape. */
 interface ScheduleSummary {
@@ -150,20 +151,32 @@ const startCommand: CommandSpec = {
   name: 'start',
   summary: 'Start a workspace on a schedule, or only by hand ("manual")',
   description:
-    'Set when the workspace starts on its own, as a cron schedule of five fields (minute, hour, day ' +
-    'of month, month, days of week) with an optional CRON_TZ=ZONE prefix (default UTC); "manual" ' +
-    'turns autostart off.',
-  arguments: [workspaceArgument, { name: 'schedule', description: '"CRON_TZ=Europe/London 30 9 * * 1-5", or manual', required: true }],
-  examples: ['cove schedule start dev "CRON_TZ=Europe/London 30 9 * * 1-5"', 'cove schedule start dev manual'],
-  async run(context, [name = '', text = ''], _options) {
+    'Set when the workspace starts on its own: TIME [DAYS] [ZONE], with a 12- or 24-hour time ' +
+    '(9:30AM, 09:30, 17:00), days as cron writes them (Mon-Fri, Sat,Sun, 1-5; every day when ' +
+    'left out) and an IANA zone (default: $TZ, else the local zone). A cron schedule of five ' +
+    'fields with an optional CRON_TZ=ZONE prefix is taken as well; "manual" turns autostart off.',
+  arguments: [
+    workspaceArgument,
+    { name: 'schedule', description: '"9:30AM Mon-Fri Europe/Dublin", "CRON_TZ=Europe/Dublin 30 9 * * 1-5", or manual', variadic: true },
+  ],
+  examples: [
+    'cove schedule start dev 9:30AM Mon-Fri Europe/Dublin',
+    'cove schedule start dev "09:30 Mon-Fri"',
+    'cove schedule start dev "CRON_TZ=Europe/London 30 9 * * 1-5"',
+    'cove schedule start dev manual',
+  ],
+  async run(context, [name = '', ...words], _options) {
+    if (words.length === 0)
+      throw new CliError('Say when the workspace should start.', { hint: 'e.g. "cove schedule start dev 9:30AM Mon-Fri", or "manual".' });
+    const manual = words.length === 1 && words[0]?.trim().toLowerCase() === MANUAL;
+    const schedule = manual ? null : parseAutostartSchedule(words, context.io.env);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
-    const schedule = text.trim().toLowerCase() === MANUAL ? null : text.trim();
     if (schedule !== null) await requireTemplateAllows(client, workspace, 'allow_user_autostart');
     await client.updateWorkspaceAutostart(workspace.id, schedule).catch((error: unknown) => {
       throw refusal(
         error,
-        'Write it as "CRON_TZ=Europe/London 30 9 * * 1-5" (minute, hour, day of month, month, days of week), or "manual".',
+        'Write it as TIME [DAYS] [ZONE] ("9:30AM Mon-Fri Europe/London"), as cron ("CRON_TZ=Europe/London 30 9 * * 1-5"), or "manual".',
       );
     });
     const updated = await client.workspace(workspace.id);

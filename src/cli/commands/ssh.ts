@@ -1,10 +1,14 @@
+import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { ClientChannel } from 'ssh2';
-import { CliError } from '../cli-error.js';
-import type { CommandContext, CommandSpec } from '../command.js';
-import { stringOption } from './templates-common.js';
-import { resolveWorkspaceAgent } from '../workspace-agent-ref.js';
+import type { Client, ClientChannel } from 'ssh2';
 import { openAgentStream } from '../../sdk/agent-streams.js';
+import type { CoveClient } from '../../sdk/client.js';
+import type { Workspace } from '../../sdk/wire/index.js';
+import { requireSucceeded, runBuild, stateLine } from '../build-progress.js';
+import { CliError } from '../cli-error.js';
+import { CommandContext, type CommandSpec } from '../command.js';
+import { resolveWorkspaceAgent, type AgentWait } from '../workspace-agent-ref.js';
+import { listOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
 /** `cove ssh`: a shell or a command in a workspace, over SSH through the relay. */
 export const sshCommand: CommandSpec = {
@@ -12,8 +16,9 @@ export const sshCommand: CommandSpec = {
   summary: 'Open a shell or run a command in a workspace over SSH',
   description:
     'Connects to the workspace agent through the deployment and starts an SSH session: an ' +
-    'interactive shell, or COMMAND with its exit code. With --stdio it only carries the SSH ' +
-    'connection over standard input and output, for OpenSSH\'s ProxyCommand ("cove config-ssh" writes that).',
+    'interactive shell, or COMMAND with its exit code. A stopped workspace is started first ' +
+    '(unless --disable-autostart). With --stdio it only carries the SSH connection over standard ' +
+    'input and output, for OpenSSH\'s ProxyCommand ("cove config-ssh" writes that).',
   arguments: [
     { name: 'workspace', description: 'WORKSPACE, OWNER/WORKSPACE, or either followed by .AGENT', required: true },
     { name: 'command', description: 'Command to run instead of a shell (after --)', variadic: true },
@@ -21,24 +26,126 @@ export const sshCommand: CommandSpec = {
   options: [
     { flags: '--stdio', description: 'Carry an SSH connection over stdin/stdout (for OpenSSH ProxyCommand)', default: false },
     { flags: '--ssh-host-prefix <prefix>', description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)' },
-    { flags: '--no-wait', description: 'Fail at once when the agent is not connected yet, instead of waiting' },
+    {
+      flags: '--wait <when>',
+      description:
+        'Wait for start scripts: yes (all of them), no (only for the agent to connect), auto (those the template marks as blocking login)',
+    },
+    { flags: '--no-wait', description: 'Same as --wait=no: enter as soon as the agent is connected' },
+    { flags: '--disable-autostart', description: 'Fail on a stopped workspace instead of starting it', default: false },
+    { flags: '-A, --forward-agent', description: 'Forward your SSH agent ($SSH_AUTH_SOCK) into the session', default: false },
+    { flags: '--identity-agent <socket>', description: 'The SSH agent socket to forward (default: $SSH_AUTH_SOCK)' },
   ],
+  configure: repeatableOptions([
+    {
+      flags: '-R, --remote-forward <forward>',
+      description: 'Forward a port in the workspace to here: [BIND:]REMOTE_PORT:HOST:PORT, e.g. 8080:localhost:3000 (repeatable)',
+    },
+    { flags: '-e, --env <KEY=VALUE>', description: 'Set an environment variable in the session (repeatable)' },
+  ]),
   examples: [
     'cove ssh dev',
     'cove ssh dev -- echo hello',
     'cove ssh alice/dev.main -- uname -a',
+    'cove ssh -A -e EDITOR=vim -R 8080:localhost:3000 dev',
     'ssh -o ProxyCommand="cove ssh --stdio %h" dev',
   ],
   async run(context, [workspaceText = '', ...command], options) {
     const prefix = stringOption(options, 'sshHostPrefix');
     const target = prefix && workspaceText.startsWith(prefix) ? workspaceText.slice(prefix.length) : workspaceText;
+    const session = sessionOptions(context, options);
+    if (
+      options['stdio'] === true &&
+      (session.agentSocket !== undefined || session.remoteForwards.length > 0 || Object.keys(session.env).length > 0)
+    ) {
+      throw new CliError('--forward-agent, --remote-forward and --env apply to the session cove opens, not to --stdio.', {
+        hint: 'Give them to ssh instead: ssh -A, ssh -R, and SetEnv in the SSH config.',
+      });
+    }
+    const wait = waitFor(options['wait']);
     const client = await context.client();
-    const { agent } = await resolveWorkspaceAgent(client, target, { io: context.io, wait: options['wait'] !== false });
+    const { agent } = await resolveWorkspaceAgent(client, target, {
+      io: context.io,
+      wait,
+      ...(options['disableAutostart'] === true ? {} : { start: (workspace, label) => startForSsh(context, client, workspace, label) }),
+    });
     const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' });
     if (options['stdio'] === true) return carryStdio(context, stream);
-    return runSession(context, stream, command);
+    return runSession(context, stream, command, session);
   },
 };
+
+/** What the user asked of the SSH session besides the command. */
+interface SessionOptions {
+  readonly agentSocket: string | undefined;
+  readonly remoteForwards: readonly RemoteForward[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** `-R [BIND:]REMOTE_PORT:HOST:PORT`: a port the agent listens on, carried to HOST:PORT from here. */
+interface RemoteForward {
+  readonly bindAddress: string;
+  readonly remotePort: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+function sessionOptions(context: CommandContext, options: Readonly<Record<string, unknown>>): SessionOptions {
+  let agentSocket: string | undefined;
+  if (options['forwardAgent'] === true) {
+    agentSocket = stringOption(options, 'identityAgent') ?? context.io.env['SSH_AUTH_SOCK'];
+    if (!agentSocket)
+      throw new CliError('There is no SSH agent to forward: SSH_AUTH_SOCK is not set.', {
+        hint: 'Start one with "eval $(ssh-agent)" and add keys with ssh-add, or name its socket with --identity-agent.',
+      });
+  }
+  return {
+    agentSocket,
+    remoteForwards: listOption(options, 'remoteForward').map(parseRemoteForward),
+    env: parsePairs(listOption(options, 'env'), '--env'),
+  };
+}
+
+function parseRemoteForward(text: string): RemoteForward {
+  // A bracketed IPv6 host stays one part: [::1]
+  const parts = text.match(/\[[^\]]*\]|[^:]+/g) ?? [];
+  const unbracket = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
+  const port = (value: string | undefined, min: number) =>
+    value !== undefined && /^\d+$/.test(value) && Number(value) >= min && Number(value) <= 65535 ? Number(value) : undefined;
+  const [bindAddress, remote, host, local] = parts.length === 4 ? parts : ['127.0.0.1', ...parts];
+  const remotePort = port(remote, 0);
+  const localPort = port(local, 1);
+  if (parts.length < 3 || parts.length > 4 || remotePort === undefined || localPort === undefined || !host) {
+    throw new CliError(`--remote-forward "${text}" is not a forward.`, {
+      hint: 'Write [BIND:]REMOTE_PORT:HOST:PORT, e.g. -R 8080:localhost:3000 (port 8080 in the workspace reaches localhost:3000 here).',
+    });
+  }
+  return { bindAddress: unbracket(bindAddress ?? '127.0.0.1'), remotePort, host: unbracket(host), port: localPort };
+}
+
+/** `--wait yes|no|auto` and `--no-wait` (false) as what the agent lookup waits for. */
+function waitFor(value: unknown): AgentWait {
+  if (value === undefined || value === true || value === 'auto') return 'blocking';
+  if (value === false || value === 'no') return 'connect';
+  if (value === 'yes') return 'all';
+  throw new CliError(`--wait takes yes, no or auto, not "${String(value)}".`);
+}
+
+/**
+ * Starts a stopped workspace before connecting, as the reference's ssh does, with the build's
+ * progress on stderr: stdout belongs to the session (and under --stdio to OpenSSH).
+ */
+async function startForSsh(context: CommandContext, client: CoveClient, workspace: Workspace, label: string): Promise<void> {
+  const progress = new CommandContext({ ...context.io, stdout: context.io.stderr }, { ...context.global, output: 'table' });
+  progress.say(`Workspace "${label}" is stopped; starting it...`);
+  const explicit = workspace.template_require_active_version && workspace.outdated;
+  const build = await runBuild(progress, client, workspace, label, {
+    transition: 'start',
+    ...(explicit ? { template_version_id: workspace.template_active_version_id } : {}),
+  });
+  requireSucceeded(build, label);
+  progress.say(stateLine(label, build));
+}
 
 /** Joins stdin/stdout to the stream until either ends; OpenSSH speaks SSH over it. */
 function carryStdio(context: CommandContext, stream: Duplex): Promise<number> {
@@ -52,14 +159,35 @@ function carryStdio(context: CommandContext, stream: Duplex): Promise<number> {
 }
 
 /** An SSH session over the stream: a shell with a PTY on a terminal, else the command with pipes. */
-async function runSession(context: CommandContext, stream: Duplex, command: readonly string[]): Promise<number> {
+async function runSession(context: CommandContext, stream: Duplex, command: readonly string[], session: SessionOptions): Promise<number> {
   const { Client } = await import('ssh2');
   const connection = new Client();
   const { io } = context;
   const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
   const size = terminalSize(io.stdout);
+  // Forwards whose remote port was 0, by the port the agent chose.
+  const boundForwards = new Map<number, RemoteForward>();
   return new Promise((resolve, reject) => {
     connection.on('error', (error) => reject(new CliError(`The SSH connection failed: ${error.message}`)));
+    connection.on('tcp connection', (details, accept, reject) => {
+      const forward = boundForwards.get(details.destPort);
+      if (!forward) {
+        reject();
+        return;
+      }
+      const local = connect(forward.port, forward.host);
+      local.once('connect', () => {
+        const channel = accept();
+        local.pipe(channel).pipe(local);
+        channel.on('close', () => local.destroy());
+      });
+      local.once('error', (error) => {
+        io.stderr.write(
+          `Could not reach ${forward.host}:${forward.port} for a connection to port ${details.destPort} in the workspace: ${error.message}\n`,
+        );
+        reject();
+      });
+    });
     connection.on('ready', () => {
       const started = (error: Error | undefined, channel: ClientChannel): void => {
         if (error) {
@@ -83,14 +211,47 @@ async function runSession(context: CommandContext, stream: Duplex, command: read
         });
       };
       const pty = interactive ? { term: context.io.env['TERM'] ?? 'xterm-256color', cols: size.cols, rows: size.rows } : undefined;
-      if (command.length > 0) connection.exec(command.join(' '), pty ? { pty } : {}, started);
-      else if (pty) connection.shell(pty, started);
-      else connection.shell(false, started);
+      const env = { ...session.env };
+      const open = (): void => {
+        if (command.length > 0) connection.exec(command.join(' '), pty ? { pty, env } : { env }, started);
+        else connection.shell(pty ?? false, { env }, started);
+      };
+      listenRemote(connection, session.remoteForwards, boundForwards).then(open, (error: unknown) => {
+        connection.end();
+        reject(error);
+      });
     });
     // The daemon authorized this user for this workspace, and the agent's host key is made fresh at
     // each start, so there is no key to pin.
-    connection.connect({ sock: stream, username: 'cove', hostVerifier: () => true, readyTimeout: 30_000, keepaliveInterval: 15_000 });
+    connection.connect({
+      sock: stream,
+      username: 'cove',
+      hostVerifier: () => true,
+      readyTimeout: 30_000,
+      keepaliveInterval: 15_000,
+      ...(session.agentSocket !== undefined ? { agent: session.agentSocket, agentForward: true } : {}),
+    });
   });
+}
+
+/** Asks the agent to listen for each `-R` forward before the session starts; a refusal is an error. */
+async function listenRemote(connection: Client, forwards: readonly RemoteForward[], bound: Map<number, RemoteForward>): Promise<void> {
+  for (const forward of forwards) {
+    await new Promise<void>((resolve, reject) => {
+      connection.forwardIn(forward.bindAddress, forward.remotePort, (error, port) => {
+        if (error) {
+          reject(
+            new CliError(`The workspace could not listen on ${forward.bindAddress}:${forward.remotePort}: ${error.message}.`, {
+              hint: 'Choose another port for --remote-forward.',
+            }),
+          );
+          return;
+        }
+        bound.set(port, forward);
+        resolve();
+      });
+    });
+  }
 }
 
 /** Puts the terminal in raw mode and follows its size; returns how to undo it. */

@@ -2,7 +2,7 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
-import { printData, printJson } from '../output.js';
+import { printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
 
 /** The examples live with the native provisioner, which the CLI loads only in the command that needs it. */
@@ -21,6 +21,7 @@ export const initCommand: CommandSpec = {
   summary: 'Write a built-in example template into a directory',
   arguments: [{ name: 'directory', description: 'Where to write it; new or empty (default: the example id)' }],
   options: [{ flags: '--id <example>', description: 'Example id (without it, the examples are listed or offered)' }],
+  columns: EXAMPLE_COLUMNS,
   examples: ['cove templates init --id local-shell', 'cove templates init --id docker ./my-docker-template'],
   async run(context, [directory], options) {
     const examples = await import('../../provisioner/native/examples/index.js');
@@ -57,7 +58,7 @@ async function chooseExample(context: CommandContext, examples: Examples, id: st
     return example;
   }
   if (!canPrompt(context.io)) {
-    printData(context.io, context.global.output, templateExamples, EXAMPLE_COLUMNS);
+    context.printData(templateExamples, EXAMPLE_COLUMNS);
     throw new CliError('Choose an example with --id.', {
       hint: `For example: cove templates init --id ${templateExamples[0]?.id ?? 'local-shell'}`,
     });

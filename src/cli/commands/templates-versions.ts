@@ -1,10 +1,23 @@
 import type { TemplateVersion } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
-import { humanTime, printData, printJson } from '../output.js';
+import { humanTime, printJson, type Column } from '../output.js';
 import { orgOption, requireTemplate, resolveVersion } from './templates-common.js';
 
 const templateArgument = { name: 'template', description: 'Template name', required: true } as const;
+
+/** The table's columns; `active` needs the template. */
+function versionColumns(activeVersionId: string): Column<TemplateVersion>[] {
+  return [
+    { heading: 'name', value: (v) => v.name },
+    { heading: 'created at', value: (v) => humanTime(v.created_at) },
+    { heading: 'created by', value: (v) => v.created_by.username },
+    { heading: 'status', value: (v) => v.job.status },
+    { heading: 'active', value: (v) => (v.id === activeVersionId ? 'active' : v.archived ? 'archived' : '') },
+    { heading: 'id', value: (v) => v.id, hidden: true },
+    { heading: 'message', value: (v) => v.message, hidden: true },
+  ];
+}
 
 const listVersions: CommandSpec = {
   name: 'list',
@@ -12,17 +25,12 @@ const listVersions: CommandSpec = {
   summary: "List a template's versions",
   arguments: [templateArgument],
   options: [orgOption, { flags: '--include-archived', description: 'List archived versions too', default: false }],
+  columns: versionColumns(''),
   async run(context, [name = ''], options) {
     const client = await context.client();
     const template = await requireTemplate(client, String(options['org']), name);
     const versions = await client.templateVersions(template.id, { include_archived: options['includeArchived'] === true });
-    printData<TemplateVersion>(context.io, context.global.output, versions, [
-      { heading: 'name', value: (v) => v.name },
-      { heading: 'created at', value: (v) => humanTime(v.created_at) },
-      { heading: 'created by', value: (v) => v.created_by.username },
-      { heading: 'status', value: (v) => v.job.status },
-      { heading: 'active', value: (v) => (v.id === template.active_version_id ? 'active' : v.archived ? 'archived' : '') },
-    ]);
+    context.printData(versions, versionColumns(template.active_version_id));
     return 0;
   },
 };

@@ -1,7 +1,7 @@
 import type { Template } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
-import { humanTime, printData, printJson } from '../output.js';
+import { humanTime, printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
 import { orgOption, requireTemplate } from './templates-common.js';
 import { editCommand } from './templates-edit.js';
@@ -18,6 +18,10 @@ const TEMPLATE_COLUMNS = [
   { heading: 'active users', value: (t: Template) => String(t.active_user_count) },
   { heading: 'last updated', value: (t: Template) => humanTime(t.updated_at) },
   { heading: 'deprecated', value: (t: Template) => (t.deprecated ? 'yes' : '') },
+  { heading: 'id', value: (t: Template) => t.id, hidden: true },
+  { heading: 'active version id', value: (t: Template) => t.active_version_id, hidden: true },
+  { heading: 'created at', value: (t: Template) => humanTime(t.created_at), hidden: true },
+  { heading: 'provisioner', value: (t: Template) => t.provisioner, hidden: true },
 ];
 
 const listTemplates: CommandSpec = {
@@ -25,11 +29,12 @@ const listTemplates: CommandSpec = {
   aliases: ['ls'],
   summary: 'List the templates you can see',
   options: [{ flags: '-O, --org <organization>', description: 'Only this organization (default: all of them)' }],
+  columns: TEMPLATE_COLUMNS,
   async run(context, _args, options) {
     const client = await context.client();
     const organization = typeof options['org'] === 'string' ? options['org'] : undefined;
     const templates = organization === undefined ? await client.templates() : await client.organizationTemplates(organization);
-    printData(context.io, context.global.output, templates, TEMPLATE_COLUMNS);
+    context.printData(templates, TEMPLATE_COLUMNS);
     return 0;
   },
 };

@@ -1,19 +1,25 @@
-import { parseDuration } from '../../lib/duration.js';
+import { formatDuration, nsToMs, parseDuration } from '../../lib/duration.js';
+import { ApiError } from '../../sdk/api-error.js';
+import type { CoveClient } from '../../sdk/client.js';
 import type { ApiKeyWithOwner } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
-import { humanTime, printData, printJson } from '../output.js';
+import { humanTime, printJson, type Column } from '../output.js';
 
 const createToken: CommandSpec = {
   name: 'create',
   summary: 'Create an API token and print it',
   options: [
     { flags: '--name <name>', description: 'Name of the token (default: a generated one)' },
-    { flags: '--lifetime <duration>', description: 'How long the token lives, e.g. 30d or 720h (default: the deployment default)' },
+    {
+      flags: '--lifetime <duration>',
+      description:
+        "How long the token lives, e.g. 7d, 720h or 1y (default: the deployment's; owners' tokens are capped at 168h unless the deployment raises it)",
+    },
     { flags: '--scope <scope>', description: 'all or application_connect', default: 'all' },
     { flags: '--user <user>', description: 'Create it for another user (owners only)', default: 'me' },
   ],
-  examples: ['cove tokens create --name ci --lifetime 30d'],
+  examples: ['cove tokens create --name laptop --lifetime 7d', 'cove tokens create --user ci --name deploy --lifetime 30d'],
   async run(context, _args, options) {
     const client = await context.client();
     const lifetimeText = options['lifetime'];
@@ -26,32 +32,64 @@ const createToken: CommandSpec = {
     const scope = options['scope'];
     if (scope !== 'all' && scope !== 'application_connect') throw new CliError('--scope must be all or application_connect.');
     const name = typeof options['name'] === 'string' ? options['name'] : undefined;
-    const { key } = await client.createToken(
-      { ...(name ? { token_name: name } : {}), ...(lifetimeNs ? { lifetime: lifetimeNs } : {}), scope },
-      String(options['user']),
-    );
+    const user = String(options['user']);
+    const { key } = await client
+      .createToken({ ...(name ? { token_name: name } : {}), ...(lifetimeNs ? { lifetime: lifetimeNs } : {}), scope }, user)
+      .catch(async (error: unknown) => {
+        throw await lifetimeRefusal(client, error, user, typeof lifetimeText === 'string' ? lifetimeText : '');
+      });
     if (context.json) printJson(context.io, { key });
     else context.io.stdout.write(`${key}\n`);
     return 0;
   },
 };
 
+/**
+ * A lifetime over the deployment's cap, said once with the cap and the server setting that sets
+ * it: owners' tokens have their own, shorter cap, which surprises whoever signed up first.
+ */
+async function lifetimeRefusal(client: CoveClient, error: unknown, user: string, lifetime: string): Promise<unknown> {
+  if (!(error instanceof ApiError) || error.status !== 400 || !/less than/.test(error.detail ?? '')) return error;
+  const [config, owner] = await Promise.all([
+    client.tokenConfig(user),
+    client.user(user).then(
+      (found) => found.roles.some((role) => role.name === 'owner'),
+      () => false,
+    ),
+  ]);
+  const cap = formatDuration(nsToMs(config.max_token_lifetime)).replace(/0s$/, '').replace(/h0m$/, 'h');
+  const whose = user === 'me' ? 'your' : `${user}'s`;
+  const setting = owner
+    ? '--max-admin-token-lifetime (COVE_MAX_ADMIN_TOKEN_LIFETIME), which caps the tokens of owners'
+    : '--max-token-lifetime (COVE_MAX_TOKEN_LIFETIME)';
+  return new CliError(`A token lifetime of ${lifetime} is longer than ${whose} tokens may live: at most ${cap}.`, {
+    hint: `Ask for --lifetime ${cap} or less; the deployment sets the cap with ${setting}.${owner ? ' Or create the token for a user who is not an owner, e.g. a CI user: --user ci.' : ''}`,
+  });
+}
+
+/** The table's columns; `owner` is shown by default with --all. */
+function tokenColumns(all: boolean): Column<ApiKeyWithOwner>[] {
+  return [
+    { heading: 'id', value: (t) => t.id },
+    { heading: 'name', value: (t) => t.token_name },
+    { heading: 'owner', value: (t) => t.username, hidden: !all },
+    { heading: 'scope', value: (t) => t.scope },
+    { heading: 'last used', value: (t) => humanTime(t.last_used) },
+    { heading: 'expires at', value: (t) => humanTime(t.expires_at) },
+    { heading: 'created at', value: (t) => humanTime(t.created_at), hidden: true },
+  ];
+}
+
 const listTokens: CommandSpec = {
   name: 'list',
   aliases: ['ls'],
   summary: 'List API tokens',
   options: [{ flags: '-a, --all', description: 'Tokens of every user you may see', default: false }],
+  columns: tokenColumns(false),
   async run(context, _args, options) {
     const client = await context.client();
     const tokens = await client.listTokens({ includeAll: options['all'] === true });
-    printData<ApiKeyWithOwner>(context.io, context.global.output, tokens, [
-      { heading: 'id', value: (t) => t.id },
-      { heading: 'name', value: (t) => t.token_name },
-      ...(options['all'] === true ? [{ heading: 'owner', value: (t: ApiKeyWithOwner) => t.username }] : []),
-      { heading: 'scope', value: (t) => t.scope },
-      { heading: 'last used', value: (t) => humanTime(t.last_used) },
-      { heading: 'expires at', value: (t) => humanTime(t.expires_at) },
-    ]);
+    context.printData(tokens, tokenColumns(options['all'] === true));
     return 0;
   },
 };

@@ -5,6 +5,7 @@ import { followBuild, reportBuild } from '../build-progress.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { canPrompt, prompt } from '../prompt.js';
+import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
 import { orgOption, repeatableOptions, requireTemplate, stringOption } from './templates-common.js';
 import { givenParameters, parameterFileOption, parameterOption, resolveParameters } from './workspace-parameters.js';
@@ -26,7 +27,11 @@ export const createCommand: CommandSpec = {
       description: 'Use a preset of the template\'s parameters ("none": no preset; default: the template\'s default preset)',
     },
     { flags: '--ttl <duration>', description: "Stop the workspace this long after each start, e.g. 8h (default: the template's)" },
-    { flags: '--autostart <schedule>', description: 'Start on a schedule, e.g. "CRON_TZ=Europe/London 30 9 * * 1-5"' },
+    {
+      flags: '--autostart, --start-at <schedule>',
+      description:
+        'Start on a schedule, as "cove schedule start" takes it: "9:30AM Mon-Fri Europe/London" or "CRON_TZ=Europe/London 30 9 * * 1-5"',
+    },
     { flags: '--automatic-updates <mode>', description: "always: starts move to the template's active version; never", default: 'never' },
     { flags: '-y, --yes', description: 'Create without asking for confirmation', default: false },
     orgOption,
@@ -38,7 +43,7 @@ export const createCommand: CommandSpec = {
     'cove create alice/dev -t python --rich-parameter-file params.yaml',
   ],
   async run(context, [nameArgument], options) {
-    const settings = scheduleSettings(options);
+    const settings = scheduleSettings(options, context.io.env);
     const given = await givenParameters(options);
     const client = await context.client();
     const interactive = canPrompt(context.io);
@@ -77,6 +82,7 @@ export const createCommand: CommandSpec = {
 /** The scheduling fields of the request, checked before anything is asked or sent. */
 function scheduleSettings(
   options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
 ): Pick<CreateWorkspaceRequest, 'ttl_ms' | 'autostart_schedule' | 'automatic_updates'> {
   const ttl = stringOption(options, 'ttl');
   const ttlMs = ttl === undefined ? undefined : parseDuration(ttl);
@@ -84,10 +90,10 @@ function scheduleSettings(
     throw new CliError(`--ttl "${ttl}" is not a duration.`, { hint: 'Write it like 8h, 90m or 1h30m.' });
   const updates = String(options['automaticUpdates'] ?? 'never');
   if (updates !== 'always' && updates !== 'never') throw new CliError(`--automatic-updates takes always or never, not "${updates}".`);
-  const autostart = stringOption(options, 'autostart');
+  const autostart = stringOption(options, 'startAt');
   return {
     ...(ttlMs === undefined ? {} : { ttl_ms: ttlMs }),
-    ...(autostart ? { autostart_schedule: autostart } : {}),
+    ...(autostart ? { autostart_schedule: parseAutostartSchedule([autostart], env) } : {}),
     automatic_updates: updates,
   };
 }

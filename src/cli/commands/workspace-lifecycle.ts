@@ -2,7 +2,7 @@ import type { CoveClient } from '../../sdk/client.js';
 import type { NameValue, Workspace, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { followBuild, reportBuild, runBuild, stateLine } from '../build-progress.js';
 import { CliError } from '../cli-error.js';
-import type { ArgumentSpec, CommandContext, CommandSpec } from '../command.js';
+import type { ArgumentSpec, CommandContext, CommandSpec, OptionSpec } from '../command.js';
 import { printJson } from '../output.js';
 import { canPrompt, prompt } from '../prompt.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
@@ -42,12 +42,29 @@ async function startValues(
   workspace: Workspace,
   versionId: string,
   given: Readonly<Record<string, string>>,
+  noPrompt: boolean,
 ): Promise<NameValue[]> {
   const [parameters, previous] = await Promise.all([
     client.templateVersionRichParameters(versionId),
     client.workspaceBuildParameters(workspace.latest_build.id),
   ]);
-  return resolveParameters(context, { parameters, given, previous });
+  return resolveParameters(context, { parameters, given, previous, noPrompt });
+}
+
+/** `-y`: for the builds that may ask (a confirmation, or parameters without a value). */
+function yesOption(what: string): OptionSpec {
+  return { flags: '-y, --yes', description: `Do not ask: ${what}`, default: false };
+}
+
+/**
+ * Asks on a terminal before a build that interrupts work in the workspace, as the reference does.
+ * Scripts (no terminal) and `-y` go ahead, since the build can be undone by starting again.
+ */
+async function confirmBuild(context: CommandContext, question: string, verb: string, yes: boolean): Promise<void> {
+  if (yes || !canPrompt(context.io)) return;
+  const answer = await prompt(context.io, `${question} [y/N] `);
+  if (!/^y(es)?$/i.test(answer.trim()))
+    throw new CliError(`Canceled: nothing was ${verb}.`, { hint: 'Pass -y to go ahead without asking.' });
 }
 
 /** Stops the workspace first when it is not stopped yet; returns the failed build if the stop failed. */
@@ -69,9 +86,9 @@ export const startCommand: CommandSpec = {
   name: 'start',
   summary: 'Start a workspace',
   arguments: [workspaceArgument],
-  options: [parameterFileOption],
+  options: [parameterFileOption, yesOption('parameters without a value keep their defaults; a required one is an error')],
   configure: repeatableOptions([parameterOption]),
-  examples: ['cove start dev', 'cove start dev --parameter cpus=4'],
+  examples: ['cove start dev', 'cove start dev --parameter cpus=4 -y'],
   async run(context, [name = ''], options) {
     const given = await givenParameters(options);
     const client = await context.client();
@@ -84,7 +101,7 @@ export const startCommand: CommandSpec = {
       return unchanged(context, workspace, `Workspace "${label}" is already running.`);
     }
     const version = startVersion(workspace);
-    const values = await startValues(context, client, workspace, version.id, given);
+    const values = await startValues(context, client, workspace, version.id, given, options['yes'] === true);
     if (version.explicit) context.say(`The template requires its active version; starting on it.`);
     const build = await runBuild(context, client, workspace, label, {
       transition: 'start',
@@ -100,11 +117,13 @@ export const stopCommand: CommandSpec = {
   name: 'stop',
   summary: 'Stop a workspace',
   arguments: [workspaceArgument],
-  examples: ['cove stop dev'],
-  async run(context, [name = ''], _options) {
+  options: [yesOption('stop without asking for confirmation on a terminal')],
+  examples: ['cove stop dev', 'cove stop dev -y'],
+  async run(context, [name = ''], options) {
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (workspace.latest_build.status === 'stopped') return unchanged(context, workspace, `Workspace "${label}" is already stopped.`);
+    await confirmBuild(context, `Stop workspace "${label}"?`, 'stopped', options['yes'] === true);
     return reportBuild(context, client, label, await runBuild(context, client, workspace, label, { transition: 'stop' }));
   },
 };
@@ -114,16 +133,18 @@ export const restartCommand: CommandSpec = {
   name: 'restart',
   summary: 'Stop a workspace, then start it',
   arguments: [workspaceArgument],
-  options: [parameterFileOption],
+  options: [parameterFileOption, yesOption('restart without confirmation; parameters without a value keep their defaults')],
   configure: repeatableOptions([parameterOption]),
-  examples: ['cove restart dev', 'cove restart dev --parameter cpus=8'],
+  examples: ['cove restart dev', 'cove restart dev --parameter cpus=8 -y'],
   async run(context, [name = ''], options) {
     const given = await givenParameters(options);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     const version = startVersion(workspace);
+    const yes = options['yes'] === true;
     // Checked before the stop, so a mistyped value never leaves the workspace stopped.
-    const values = await startValues(context, client, workspace, version.id, given);
+    const values = await startValues(context, client, workspace, version.id, given, yes);
+    await confirmBuild(context, `Restart workspace "${label}"?`, 'restarted', yes);
     const failedStop = await stopFirst(context, client, workspace, label);
     if (failedStop) return reportBuild(context, client, label, failedStop);
     const build = await runBuild(context, client, workspace, label, {
@@ -144,9 +165,9 @@ export const updateCommand: CommandSpec = {
     'stopped first, then started on the new version. New parameters without a default are asked ' +
     'for on a terminal, or given with --parameter.',
   arguments: [workspaceArgument],
-  options: [parameterFileOption],
+  options: [parameterFileOption, yesOption('new parameters without a value keep their defaults; a required one is an error')],
   configure: repeatableOptions([parameterOption]),
-  examples: ['cove update dev', 'cove update dev --parameter region=eu'],
+  examples: ['cove update dev', 'cove update dev --parameter region=eu -y'],
   async run(context, [name = ''], options) {
     const given = await givenParameters(options);
     const client = await context.client();
@@ -159,7 +180,7 @@ export const updateCommand: CommandSpec = {
       );
     }
     const versionId = workspace.template_active_version_id;
-    const values = await startValues(context, client, workspace, versionId, given);
+    const values = await startValues(context, client, workspace, versionId, given, options['yes'] === true);
     const failedStop = await stopFirst(context, client, workspace, label);
     if (failedStop) return reportBuild(context, client, label, failedStop);
     const build = await runBuild(context, client, workspace, label, {

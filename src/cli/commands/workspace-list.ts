@@ -1,6 +1,7 @@
+import { formatDuration } from '../../lib/duration.js';
 import type { Workspace } from '../../sdk/wire/index.js';
 import type { CommandSpec } from '../command.js';
-import { humanTime, printData, type Column } from '../output.js';
+import { humanTime, type Column } from '../output.js';
 import { stringOption } from './templates-common.js';
 
 /** The table's columns; a workspace of someone else is shown as `owner/name`. */
@@ -12,6 +13,14 @@ function columns(me: string): Column<Workspace>[] {
     { heading: 'last built', value: (w) => humanTime(w.latest_build.created_at) },
     { heading: 'version', value: (w) => w.latest_build.template_version_name },
     { heading: 'outdated', value: (w) => (w.outdated ? 'outdated' : '') },
+    { heading: 'id', value: (w) => w.id, hidden: true },
+    { heading: 'owner', value: (w) => w.owner_name, hidden: true },
+    { heading: 'organization', value: (w) => w.organization_name, hidden: true },
+    { heading: 'healthy', value: (w) => (w.health.healthy ? 'yes' : 'no'), hidden: true },
+    { heading: 'starts at', value: (w) => w.autostart_schedule ?? '', hidden: true },
+    { heading: 'starts next', value: (w) => (w.next_start_at ? humanTime(w.next_start_at) : ''), hidden: true },
+    { heading: 'stops after', value: (w) => (w.ttl_ms ? formatDuration(w.ttl_ms) : ''), hidden: true },
+    { heading: 'automatic updates', value: (w) => w.automatic_updates, hidden: true },
   ];
 }
 
@@ -28,7 +37,13 @@ export const listCommand: CommandSpec = {
       description: 'Filter like the API: "owner:alice template:python status:running outdated:true" (default: owner:me)',
     },
   ],
-  examples: ['cove list', 'cove ls --all -o json', 'cove list --search "status:running template:python"'],
+  columns: columns(''),
+  examples: [
+    'cove list',
+    'cove ls --all -o json',
+    'cove list --search "status:running template:python"',
+    'cove list -c workspace,status,id',
+  ],
   async run(context, _args, options) {
     const client = await context.client();
     const search = stringOption(options, 'search');
@@ -41,7 +56,7 @@ export const listCommand: CommandSpec = {
       );
       return 0;
     }
-    printData(context.io, context.global.output, sorted, columns(me.username));
+    context.printData(sorted, columns(me.username));
     return 0;
   },
 };

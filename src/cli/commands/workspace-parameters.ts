@@ -37,6 +37,8 @@ export interface ParameterSources {
   readonly previous?: readonly NameValue[] | undefined;
   /** Values a preset fixes; they win over everything else, as in the reference. */
   readonly preset?: readonly NameValue[] | undefined;
+  /** Never ask, even on a terminal (`-y`): a missing required value is an error, a missing optional one is left out. */
+  readonly noPrompt?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function resolveParameters(context: CommandContext, sources: Parame
     }
   }
   if (missing.length === 0) return chosen;
-  if (!canPrompt(context.io)) {
+  if (sources.noPrompt === true || !canPrompt(context.io)) {
     const required = missing.filter((p) => p.required);
     if (required.length > 0) throw missingParameters(required);
     return chosen;

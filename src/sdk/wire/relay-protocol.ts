@@ -15,6 +15,8 @@ export const RELAY_PROTOCOL_VERSION = '1.0';
 export const RelayTarget = Type.Union([
   /** A TCP port on the workspace's loopback interface. */
   Type.Object({ kind: Type.Literal('tcp'), port: Type.Integer({ minimum: 1, maximum: 65535 }) }),
+  /** A UDP port on the workspace's loopback interface: each binary frame carries one datagram, both ways. */
+  Type.Object({ kind: Type.Literal('udp'), port: Type.Integer({ minimum: 1, maximum: 65535 }) }),
   /** The agent's own SSH server. */
   Type.Object({ kind: Type.Literal('ssh') }),
   /** Echoes what it receives: for `cove ping`. */
