@@ -1,5 +1,6 @@
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
+import { DeploymentUnreachableError } from '../../sdk/http-transport.js';
 import { HEALTH_SECTIONS, type HealthReport, type HealthSection } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
@@ -9,10 +10,10 @@ import { printJson } from '../output.js';
 /** Exit status when the deployment cannot be reached at all. */
 const UNREACHABLE = 2;
 
-/** A fetch that never reached the deployment, as a CLI error with its own exit status. */
+/** A request that never reached the deployment, as a CLI error with its own exit status. */
 function unreachable(error: unknown, url: string): CliError | undefined {
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return undefined;
-  const code = (error as { cause?: { code?: string } }).cause?.code;
+  if (!(error instanceof DeploymentUnreachableError)) return undefined;
+  const code = error.code;
   return new CliError(`Could not reach the deployment at ${url}${code ? ` (${code})` : ''}.`, {
     hint: 'Check the URL, and that "cove serve" is running there.',
     exitCode: UNREACHABLE,
