@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ArchiveError, inspectTar, tarToZip, zipToTar } from '../lib/archive/index.js';
+import { ConcurrencyLimit } from '../lib/concurrency-limit.js';
 import { HttpProblem } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -14,6 +15,13 @@ export const UPLOAD_TYPES: ReadonlySet<string> = new Set(['application/x-tar', '
 const TAR = 'application/x-tar';
 
 /**
+ * Archive expansions (reading an upload in full, converting zip and tar) running at once in this
+ * daemon: each may hold up to ten times the upload limit while it reads, so the count bounds the
+ * memory that many simultaneous uploads can take. The others wait their turn.
+ */
+export const archiveExpansions = new ConcurrencyLimit(2);
+
+/**
  * Stores an uploaded template archive for the caller. Zips are converted to tar first; either way
  * the archive is read in full and refused, naming the entry, if anything in it is unsafe. The same
  * bytes uploaded again by the same user give back the first file (`created: false`).
@@ -25,12 +33,15 @@ export async function uploadFile(
   now: Date,
 ): Promise<{ readonly id: string; readonly created: boolean }> {
   if (!UPLOAD_TYPES.has(contentType)) throw new HttpProblem(400, `Unsupported content type header "${contentType}".`);
-  const tar = contentType === TAR ? body : await convertZip(body);
-  try {
-    await inspectTar(tar, { maxTotalBytes: MAX_FILE_BYTES * 10 });
-  } catch (error) {
-    throw archiveProblem(error);
-  }
+  const tar = await archiveExpansions.run(async () => {
+    const tar = contentType === TAR ? body : await convertZip(body);
+    try {
+      await inspectTar(tar, { maxTotalBytes: MAX_FILE_BYTES * 10 });
+    } catch (error) {
+      throw archiveProblem(error);
+    }
+    return tar;
+  });
   const row: FileRow = {
     id: newId(),
     hash: createHash('sha256').update(tar).digest('hex'),
@@ -55,7 +66,8 @@ export async function downloadFile(
   if (format !== 'zip')
     throw new HttpProblem(400, 'Unsupported conversion format.', { validations: [{ field: 'format', detail: 'must be "zip"' }] });
   if (file.mimetype !== TAR) throw new HttpProblem(400, 'Only .tar files can be converted to .zip format');
-  return { contentType: 'application/zip', data: await tarToZip(file.data, { maxTotalBytes: MAX_FILE_BYTES * 10 }) };
+  const zip = await archiveExpansions.run(() => tarToZip(file.data, { maxTotalBytes: MAX_FILE_BYTES * 10 }));
+  return { contentType: 'application/zip', data: zip };
 }
 
 async function convertZip(body: Buffer): Promise<Buffer> {
