@@ -34,3 +34,25 @@ const WITHOUT_FEATURE: Readonly<Pick<TemplateRow, ScheduleFields>> = {
 export function scheduleInEffect<T extends Pick<TemplateRow, ScheduleFields>>(template: T, features: EnabledFeatures): T {
   return features.has(ADVANCED_TEMPLATE_SCHEDULING) ? template : { ...template, ...WITHOUT_FEATURE };
 }
+
+/** The template answer's fields each stored setting shows in. */
+const WIRE_FIELDS: Readonly<Record<ScheduleFields, string>> = {
+  allow_user_autostart: 'allow_user_autostart',
+  allow_user_autostop: 'allow_user_autostop',
+  autostart_requirement_days: 'autostart_requirement',
+  autostop_requirement_days: 'autostop_requirement',
+  autostop_requirement_weeks: 'autostop_requirement',
+  failure_ttl_ms: 'failure_ttl_ms',
+  time_til_dormant_ms: 'time_til_dormant_ms',
+  time_til_dormant_autodelete_ms: 'time_til_dormant_autodelete_ms',
+};
+
+/**
+ * The template answer's fields whose stored setting does not act, because the deployment is not
+ * entitled to advanced template scheduling; none when it is, or when they are at their defaults.
+ */
+export function settingsNotInEffect(template: Pick<TemplateRow, ScheduleFields>, features: EnabledFeatures): string[] {
+  if (features.has(ADVANCED_TEMPLATE_SCHEDULING)) return [];
+  const fields = (Object.keys(WITHOUT_FEATURE) as ScheduleFields[]).filter((field) => template[field] !== WITHOUT_FEATURE[field]);
+  return [...new Set(fields.map((field) => WIRE_FIELDS[field]))];
+}

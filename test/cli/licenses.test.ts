@@ -117,6 +117,7 @@ describe('cove licenses, cove features and the advanced scheduling gate', () => 
     assert.match(await cli('templates', 'show', 'flaky'), /failure ttl:\s+0h2m0s \(stored; not in effect/);
     assert.doesNotMatch(await cli('templates', 'show', 'flaky'), /dormancy threshold:.*not in effect/, 'off settings need no note');
     assert.equal((await client.template(template.id)).failure_ttl_ms, 2 * MINUTE);
+    assert.deepEqual((await client.template(template.id)).settings_not_in_effect, ['failure_ttl_ms'], 'the API answer says it too');
 
     const workspace = await client.createWorkspace('me', { name: 'flaky', template_id: template.id });
     assert.equal((await settled(workspace.latest_build)).status, 'failed');
@@ -135,6 +136,7 @@ describe('cove licenses, cove features and the advanced scheduling gate', () => 
     const shown = await cli('templates', 'show', 'flaky');
     assert.match(shown, /failure ttl:\s+0h2m0s\n/);
     assert.doesNotMatch(shown, /not in effect/);
+    assert.deepEqual((await client.template(template.id)).settings_not_in_effect, []);
     await test.daemon.tasks.autobuild.runNow();
     builds = await client.workspaceBuilds(workspace.id);
     assert.equal(builds.length, 2);

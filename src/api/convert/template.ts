@@ -1,3 +1,5 @@
+import { settingsNotInEffect } from '../../domain/advanced-scheduling.js';
+import type { EnabledFeatures } from '../../lib/enabled-features.js';
 import { bitmapToWeekdays } from '../../domain/templates.js';
 import type { Template } from '../../sdk/wire/index.js';
 import type { TemplateRelations, TemplateRow } from '../../store/rows.js';
@@ -25,7 +27,7 @@ function buildTimes(durations: ReadonlyMap<string, readonly number[]> | undefine
 }
 
 /** A template as the API shows it, with its organization, creator, users and build times. */
-export function toWireTemplate(row: TemplateRow, related: TemplateRelations): Template {
+export function toWireTemplate(row: TemplateRow, related: TemplateRelations, features: EnabledFeatures): Template {
   const org = related.organizations.get(row.organization_id);
   return {
     id: row.id,
@@ -56,6 +58,7 @@ export function toWireTemplate(row: TemplateRow, related: TemplateRelations): Te
     failure_ttl_ms: row.failure_ttl_ms,
     time_til_dormant_ms: row.time_til_dormant_ms,
     time_til_dormant_autodelete_ms: row.time_til_dormant_autodelete_ms,
+    settings_not_in_effect: settingsNotInEffect(row, features),
     require_active_version: row.require_active_version === 1,
     deprecated: row.deprecation_message !== '',
     deprecation_message: row.deprecation_message,

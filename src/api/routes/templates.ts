@@ -16,6 +16,7 @@ import {
 } from '../../sdk/wire/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { TemplateRow } from '../../store/rows.js';
+import type { EnabledFeatures } from '../../lib/enabled-features.js';
 import type { ApiContext } from '../context.js';
 import { toWireDaus } from '../convert/insights.js';
 import { toWireTemplate } from '../convert/template.js';
@@ -39,14 +40,14 @@ type ListQuery = typeof ListQuery.static;
 const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'];
 
 /** Templates as the API shows them, with their related rows read in a fixed number of queries. */
-async function answerTemplates(store: AuthorizedStore, rows: readonly TemplateRow[]): Promise<Template[]> {
+async function answerTemplates(store: AuthorizedStore, rows: readonly TemplateRow[], features: EnabledFeatures): Promise<Template[]> {
   if (rows.length === 0) return [];
   const related = await store.getTemplateRelations(rows);
-  return rows.map((row) => toWireTemplate(row, related));
+  return rows.map((row) => toWireTemplate(row, related, features));
 }
 
-async function answerTemplate(store: AuthorizedStore, row: TemplateRow): Promise<Template> {
-  const [answer] = await answerTemplates(store, [row]);
+async function answerTemplate(store: AuthorizedStore, row: TemplateRow, features: EnabledFeatures): Promise<Template> {
+  const [answer] = await answerTemplates(store, [row], features);
   if (!answer) throw new NotFoundError('template');
   return answer;
 }
@@ -65,7 +66,12 @@ async function namedVersion(store: AuthorizedStore, template: TemplateRow, name:
  * One page of the templates the caller may read that pass the search `q`, filtered and paged in
  * SQL; `organizationIds` narrows it to those organizations.
  */
-async function search(request: FastifyRequest, query: ListQuery, organizationIds?: readonly string[]): Promise<Template[]> {
+async function search(
+  request: FastifyRequest,
+  features: EnabledFeatures,
+  query: ListQuery,
+  organizationIds?: readonly string[],
+): Promise<Template[]> {
   const { store, user } = authOf(request);
   const parsed = parseTemplateSearch(query.q);
   let orgIds = organizationIds;
@@ -86,7 +92,7 @@ async function search(request: FastifyRequest, query: ListQuery, organizationIds
     limit: query.limit ?? 0,
     offset: query.offset ?? 0,
   });
-  return answerTemplates(store, rows);
+  return answerTemplates(store, rows, features);
 }
 
 /** Templates: create, read, search, update, delete, and their versions by name and order. */
@@ -97,13 +103,13 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
   const now = () => context.store.clock.now();
 
   api.get('/templates', { schema: { querystring: ListQuery, response: { 200: Type.Array(Template) } } }, async (request) =>
-    search(request, request.query),
+    search(request, context.store.features, request.query),
   );
 
   api.get(
     '/organizations/:organization/templates',
     { schema: { params: OrgParam, querystring: ListQuery, response: { 200: Type.Array(Template) } } },
-    async (request) => search(request, request.query, [pathResource(request, 'organization').id]),
+    async (request) => search(request, context.store.features, request.query, [pathResource(request, 'organization').id]),
   );
 
   api.post(
@@ -112,7 +118,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request, reply) => {
       const { store } = authOf(request);
       const row = await createTemplate(store, pathResource(request, 'organization').id, request.body, now());
-      return reply.code(200).send(await answerTemplate(store, row));
+      return reply.code(200).send(await answerTemplate(store, row, context.store.features));
     },
   );
 
@@ -143,7 +149,8 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
   api.get(
     '/organizations/:organization/templates/:templatename',
     { schema: { params: ByNameParams, response: { 200: Template } } },
-    async (request) => answerTemplate(authOf(request).store, await templateByName(request, request.params.templatename)),
+    async (request) =>
+      answerTemplate(authOf(request).store, await templateByName(request, request.params.templatename), context.store.features),
   );
 
   const VersionByNameParams = Type.Object({ organization: Type.String(), templatename: Type.String(), templateversionname: Type.String() });
@@ -173,7 +180,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
   );
 
   api.get('/templates/:template', { schema: { params: TemplateParam, response: { 200: Template } } }, async (request) =>
-    answerTemplate(authOf(request).store, pathResource(request, 'template')),
+    answerTemplate(authOf(request).store, pathResource(request, 'template'), context.store.features),
   );
 
   api.get(
@@ -199,7 +206,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       if (SHARE_LEVELS.indexOf(updated.max_port_share_level) < SHARE_LEVELS.indexOf(template.max_port_share_level)) {
         await store.narrowTemplatePortShares(updated, SHARE_LEVELS);
       }
-      return answerTemplate(store, updated);
+      return answerTemplate(store, updated, context.store.features);
     },
   );
 

@@ -295,6 +295,11 @@ export const Template = Type.Object({
   use_classic_parameter_flow: Type.Boolean(),
   created_by_id: Uuid,
   created_by_name: Type.String(),
+  /**
+   * Fields above whose stored value does not act: the deployment is not entitled to advanced
+   * template scheduling (spec: Template rules). Empty when every setting acts.
+   */
+  settings_not_in_effect: Type.Array(Type.String()),
 });
 export type Template = Static<typeof Template>;
 
