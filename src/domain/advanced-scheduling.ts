@@ -53,6 +53,9 @@ const WIRE_FIELDS: Readonly<Record<ScheduleFields, string>> = {
  */
 export function settingsNotInEffect(template: Pick<TemplateRow, ScheduleFields>, features: EnabledFeatures): string[] {
   if (features.has(ADVANCED_TEMPLATE_SCHEDULING)) return [];
-  const fields = (Object.keys(WITHOUT_FEATURE) as ScheduleFields[]).filter((field) => template[field] !== WITHOUT_FEATURE[field]);
+  // The weeks between required restarts act only through the days they apply to.
+  const fields = (Object.keys(WITHOUT_FEATURE) as ScheduleFields[]).filter(
+    (field) => field !== 'autostop_requirement_weeks' && template[field] !== WITHOUT_FEATURE[field],
+  );
   return [...new Set(fields.map((field) => WIRE_FIELDS[field]))];
 }
