@@ -215,6 +215,8 @@ function nulBytePath(value: unknown, path: string, depth = 0): string | undefine
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
   // Parsed JSON nests no deeper than a client sent it; past this depth nothing the API stores is reached.
   if (typeof value !== 'object' || value === null || depth > 32) return undefined;
+  // Binary bodies (uploaded archives) are bytes, not text; walking them would copy every byte.
+  if (ArrayBuffer.isView(value)) return undefined;
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
       const found = nulBytePath(item, `${path}[${index}]`, depth + 1);

@@ -172,7 +172,8 @@ interface Outcome {
 }
 
 async function send(url: string, probe: Probe): Promise<Outcome> {
-  const headers: Record<string, string> = {};
+  // As an API client asks: the sign-in pages answer a browser with HTML, an API client in the error shape.
+  const headers: Record<string, string> = { accept: 'application/json' };
   if (probe.token) headers['Service-Session-Token'] = probe.token;
   if (probe.contentType) headers['content-type'] = probe.contentType;
   const response = await fetch(`${url}${probe.path}`, {
