@@ -148,8 +148,8 @@ try {
   const lazyCache = join(work, 'lazy-part.cache');
   run(process.execPath, [
     '-e',
-    'const fs = require("node:fs"); const { Script } = require("node:vm");' +
-      'const script = new Script(fs.readFileSync(process.argv[1], "utf8"), { filename: "cove-lazy-part.cjs" });' +
+    'const fs = require("node:fs"); const { constants, Script } = require("node:vm");' +
+      'const script = new Script(fs.readFileSync(process.argv[1], "utf8"), { filename: "cove-lazy-part.cjs", importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });' +
       'fs.writeFileSync(process.argv[2], script.createCachedData());',
     lazyPart,
     lazyCache,

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { getAsset } from 'node:sea';
-import { Script } from 'node:vm';
+import { constants, Script } from 'node:vm';
 
 /** Where the packaged parts find each other's modules: a module's namespace by its source path. */
 interface ModuleRegistry {
@@ -36,6 +36,8 @@ function loadLazyPart(): Readonly<Record<string, object>> {
   const script = new Script(getAsset(LAZY_PART_ASSET, 'utf8'), {
     filename: 'cove-lazy-part.cjs',
     cachedData: Buffer.from(getAsset(LAZY_PART_CACHE_ASSET)),
+    // Its `import()` calls (an ES module carried as an asset, a configuration file) load as the main script's would.
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (script.cachedDataRejected === true && process.env['COVE_DEBUG_SINGLE_EXECUTABLE']) {
     console.error('cove: the code cache of the single executable was rejected; starting without it');
