@@ -2,6 +2,10 @@
 // and compiles its whole implementation (hundreds of milliseconds), which a one-request CLI command
 // would pay every time. node:http loads in a few milliseconds.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Loaded on the first request, with require: the single executable's main script cannot import().
+const require = createRequire(import.meta.url);
 
 /** The deployment could not be reached at all: no answer, as opposed to an error answer. */
 export class DeploymentUnreachableError extends Error {
@@ -36,7 +40,10 @@ export interface HttpAnswer {
  * stream. Connections are kept alive (Node's default agents) for the next request of a command.
  */
 export async function openHttpRequest(url: URL, init: HttpRequest): Promise<IncomingMessage> {
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const { request } =
+    url.protocol === 'https:'
+      ? (require('node:https') as typeof import('node:https'))
+      : (require('node:http') as typeof import('node:http'));
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
