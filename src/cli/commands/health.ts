@@ -71,6 +71,10 @@ const reportCommand: CommandSpec = {
     const force = options['force'] === true || watch;
     const client = await context.client();
     if (context.io.stdout.isTTY && !context.json) {
+      // ink draws only its last frame, and without color, where a CI variable is set; a terminal is
+      // attached, so this command draws live and in color whatever the environment says.
+      delete process.env['CI'];
+      delete process.env['CONTINUOUS_INTEGRATION'];
       const { drawHealthReport } = await import('../health-report-view.js');
       return drawHealthReport(context.io, () => fetchReport(client, force), {
         watchMs: watch ? interval * 1000 : undefined,
