@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { readProtocolMessage } from './protocol-message.js';
 import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
+import { withTrafficWindow } from '../domain/deployment-stats.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
 import { openSessionKinds, recordUsageMinute } from '../domain/usage-minutes.js';
 import { recordWorkspaceUsage } from '../domain/workspace-usage.js';
@@ -196,7 +197,9 @@ export class AgentRpcSession {
   async #stats(message: Message<'stats'>): Promise<void> {
     const now = this.store.nowIso();
     const { type: _type, ...stats } = message;
-    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_stats: JSON.stringify(stats), last_stats_at: now });
+    const stored = await this.agentStore.getWorkspaceAgentRow(this.found);
+    const report = withTrafficWindow(stored?.last_stats, stats, new Date(now));
+    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_stats: JSON.stringify(report), last_stats_at: now });
     const open = openSessionKinds(stats);
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
     if (open.length === 0) return;

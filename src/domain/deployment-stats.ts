@@ -34,6 +34,28 @@ interface AgentStats {
   readonly session_count_vscode?: number;
   readonly session_count_jetbrains?: number;
   readonly connection_median_latency_ms?: number;
+  /** When the traffic window of the stored report began, and the bytes of every report since (see `withTrafficWindow`). */
+  readonly window_started_at?: string;
+  readonly window_rx_bytes?: number;
+  readonly window_tx_bytes?: number;
+}
+
+/**
+ * The report to store for an agent: its latest stats, plus the traffic of every report since the
+ * window began (`previous` is the stored report, JSON). Each report carries only the bytes since
+ * the one before, so the latest alone would lose traffic an earlier report in the window carried;
+ * the window starts again once it is as old as the stats window.
+ */
+export function withTrafficWindow(previous: string | null | undefined, stats: AgentStats, now: Date): AgentStats {
+  const before = parseJson<AgentStats>(previous ?? null, {});
+  const started = before.window_started_at ? Date.parse(before.window_started_at) : Number.NaN;
+  const fresh = !(now.getTime() - started < WINDOW_MS);
+  return {
+    ...stats,
+    window_started_at: fresh ? now.toISOString() : (before.window_started_at ?? now.toISOString()),
+    window_rx_bytes: (fresh ? 0 : (before.window_rx_bytes ?? 0)) + (stats.rx_bytes ?? 0),
+    window_tx_bytes: (fresh ? 0 : (before.window_tx_bytes ?? 0)) + (stats.tx_bytes ?? 0),
+  };
 }
 
 /** A continuous percentile of sorted values, or -1 when there are none. */
@@ -80,8 +102,8 @@ export async function computeDeploymentStats(store: AuthorizedStore, now: Date):
     workspaces: {
       ...counts,
       connection_latency_ms: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
-      rx_bytes: sum((s) => s.rx_bytes),
-      tx_bytes: sum((s) => s.tx_bytes),
+      rx_bytes: sum((s) => s.window_rx_bytes ?? s.rx_bytes),
+      tx_bytes: sum((s) => s.window_tx_bytes ?? s.tx_bytes),
     },
   };
 }
