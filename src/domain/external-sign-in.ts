@@ -1,12 +1,12 @@
 import { ConflictError, HttpProblem } from '../lib/errors.js';
-import { newId, randomAlphanumeric } from '../lib/random.js';
+import { randomAlphanumeric } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { UserRow } from '../store/rows.js';
 import type { DeploymentValues } from './deployment-options.js';
 import { nameProblem, realNameProblem } from './names.js';
 import { newApiKey } from './sessions.js';
 import type { SignInProvider } from './sign-in-state.js';
-import { userByEmail } from './users.js';
+import { newUserRow, userByEmail } from './users.js';
 
 /** Who a provider says signed in, after the provider's own rules (domains, organizations) passed. */
 export interface ExternalIdentity {
@@ -98,30 +98,23 @@ export async function signInExternalUser(
 async function createLinkedUser(store: AuthorizedStore, organizationId: string, identity: ExternalIdentity, now: Date): Promise<UserRow> {
   const base = usernameFrom(identity.username || identity.email.split('@')[0] || '');
   const name = identity.name.trim().slice(0, 128);
-  const iso = now.toISOString();
   // A taken username gets a random suffix; a few tries are plenty.
   for (let attempt = 0; attempt < 5; attempt++) {
     const username = attempt === 0 ? base : `${base.slice(0, 32 - 7)}-${randomAlphanumeric(6).toLowerCase()}`;
     try {
       return await store.insertLinkedUser(
-        {
-          id: newId(),
-          email: identity.email,
-          username,
-          name: realNameProblem(name) ? '' : name,
-          avatar_url: identity.avatarUrl,
-          hashed_password: '',
-          login_type: identity.loginType,
-          status: 'active',
-          rbac_roles: '[]',
-          theme_preference: '',
-          hashed_one_time_passcode: null,
-          one_time_passcode_expires_at: null,
-          deleted: 0,
-          created_at: iso,
-          updated_at: iso,
-          last_seen_at: iso,
-        },
+        newUserRow(
+          {
+            email: identity.email,
+            username,
+            name: realNameProblem(name) ? '' : name,
+            avatar_url: identity.avatarUrl,
+            hashed_password: '',
+            login_type: identity.loginType,
+            status: 'active',
+          },
+          now,
+        ),
         [organizationId],
         identity.linkedId,
       );

@@ -1,9 +1,8 @@
 import { HttpProblem, NotFoundError } from '../lib/errors.js';
-import { newId } from '../lib/random.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { UserRow } from '../store/rows.js';
 import { hashPassword, passwordWeakness } from './passwords.js';
-import { checkNewUserFields, isDuplicateUser } from './users.js';
+import { checkNewUserFields, isDuplicateUser, newUserRow } from './users.js';
 
 /** What `cove server create-admin-user` is given. */
 export interface SiteAdminInput {
@@ -28,27 +27,19 @@ export async function createSiteAdmin(store: AuthorizedStore, input: SiteAdminIn
     });
   requireStrong(input.password);
   const organizationIds = (await store.listOrganizations()).map((organization) => organization.id);
-  const iso = now.toISOString();
   try {
     return await store.insertSiteAdmin(
-      {
-        id: newId(),
-        email: input.email,
-        username: input.username,
-        name: '',
-        avatar_url: '',
-        hashed_password: await hashPassword(input.password),
-        login_type: 'password',
-        status: 'active',
-        rbac_roles: JSON.stringify(['owner']),
-        theme_preference: '',
-        hashed_one_time_passcode: null,
-        one_time_passcode_expires_at: null,
-        deleted: 0,
-        created_at: iso,
-        updated_at: iso,
-        last_seen_at: iso,
-      },
+      newUserRow(
+        {
+          email: input.email,
+          username: input.username,
+          hashed_password: await hashPassword(input.password),
+          login_type: 'password',
+          status: 'active',
+          rbac_roles: JSON.stringify(['owner']),
+        },
+        now,
+      ),
       organizationIds,
     );
   } catch (error) {

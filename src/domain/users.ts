@@ -9,6 +9,29 @@ import { newApiKey } from './sessions.js';
 import { parseStringArray } from '../store/json-column.js';
 
 /** The body of `POST /users/first`. */
+/** What a new user's row must say of them; every other column starts as any new user's does. */
+export type NewUserFields = Pick<UserRow, 'email' | 'username' | 'login_type' | 'status' | 'hashed_password'> &
+  Partial<Pick<UserRow, 'name' | 'avatar_url' | 'rbac_roles'>>;
+
+/** The row of a new user created at `now`: no roles unless given, no passcode, seen at creation. */
+export function newUserRow(fields: NewUserFields, now: Date): UserRow {
+  const iso = now.toISOString();
+  return {
+    id: newId(),
+    name: '',
+    avatar_url: '',
+    rbac_roles: '[]',
+    theme_preference: '',
+    hashed_one_time_passcode: null,
+    one_time_passcode_expires_at: null,
+    deleted: 0,
+    created_at: iso,
+    updated_at: iso,
+    last_seen_at: iso,
+    ...fields,
+  };
+}
+
 export interface FirstUserInput {
   readonly email: string;
   readonly username: string;
@@ -34,29 +57,20 @@ export async function createFirstUser(
     throw new HttpProblem(400, 'Password not strong enough!', { validations: [{ field: 'password', detail: weakness }] });
   }
   const hashed = await hashPassword(input.password);
-  const userId = newId();
-  const iso = now.toISOString();
-  const created = await store.insertFirstUser(
+  const row = newUserRow(
     {
-      id: userId,
       email: input.email,
       username: input.username,
       name: (input.name ?? '').trim(),
-      avatar_url: '',
       hashed_password: hashed,
       login_type: 'password',
       status: 'active',
       rbac_roles: JSON.stringify(['owner']),
-      theme_preference: '',
-      hashed_one_time_passcode: null,
-      one_time_passcode_expires_at: null,
-      deleted: 0,
-      created_at: iso,
-      updated_at: iso,
-      last_seen_at: iso,
     },
-    defaultOrganizationId,
+    now,
   );
+  const userId = row.id;
+  const created = await store.insertFirstUser(row, defaultOrganizationId);
   if (!created) throw new HttpProblem(409, 'The initial user has already been created.');
   return { user_id: userId, organization_id: defaultOrganizationId };
 }
@@ -201,27 +215,19 @@ export async function createUser(
     default:
       throw new HttpProblem(400, `Unsupported login type "${loginType}" for manually creating new users.`);
   }
-  const iso = now.toISOString();
   try {
     return await store.insertUser(
-      {
-        id: newId(),
-        email: input.email,
-        username: input.username,
-        name: (input.name ?? '').trim(),
-        avatar_url: '',
-        hashed_password: hashed,
-        login_type: loginType,
-        status: input.user_status ?? 'dormant',
-        rbac_roles: '[]',
-        theme_preference: '',
-        hashed_one_time_passcode: null,
-        one_time_passcode_expires_at: null,
-        deleted: 0,
-        created_at: iso,
-        updated_at: iso,
-        last_seen_at: iso,
-      },
+      newUserRow(
+        {
+          email: input.email,
+          username: input.username,
+          name: (input.name ?? '').trim(),
+          hashed_password: hashed,
+          login_type: loginType,
+          status: input.user_status ?? 'dormant',
+        },
+        now,
+      ),
       organizationIds,
     );
   } catch (error) {
