@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DASHBOARD_CSP, ICON_CSP } from '../../src/api/dashboard/web-dashboard.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -24,18 +25,28 @@ function fakeBuild(): string {
   return root;
 }
 
-/** A request with its path sent as written (fetch would resolve `..`), never following redirects. */
-function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+/** A GET whose answer is kept as the bytes sent, still compressed if it was. */
+function rawGetBytes(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: url.hostname, port: url.port, path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
     });
     request.on('error', reject);
     request.end();
   });
+}
+
+/** A request with its path sent as written (fetch would resolve `..`), never following redirects. */
+async function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const answer = await rawGetBytes(base, path, headers);
+  return { status: answer.status, body: answer.body.toString('utf8') };
 }
 
 function assertDashboardHeaders(answer: Response, what: string): void {
@@ -98,6 +109,27 @@ describe('the web dashboard', () => {
       assertDashboardHeaders(answer, path);
       if (body !== undefined) assert.equal(await answer.text(), body, path);
       else assert.equal((await answer.arrayBuffer()).byteLength, 4);
+    }
+  });
+
+  it('compresses text assets for browsers that take it, and leaves the rest as they are', async () => {
+    const cases: Array<[string, string | undefined, string | undefined]> = [
+      ['/assets/main-AB12CD34.js', 'gzip, deflate, br', 'br'],
+      ['/assets/main-AB12CD34.js', 'gzip', 'gzip'],
+      ['/assets/main-AB12CD34.js', 'br;q=0, gzip', 'gzip'],
+      ['/assets/main-AB12CD34.js', undefined, undefined],
+      ['/assets/font-0A1B2C3D.woff2', 'gzip, br', undefined],
+    ];
+    for (const [path, accept, expected] of cases) {
+      const answer = await rawGetBytes(test.url, path, accept === undefined ? {} : { 'accept-encoding': accept });
+      const what = `${path} with ${accept ?? 'no accept-encoding'}`;
+      assert.equal(answer.status, 200, what);
+      assert.equal(answer.headers['content-encoding'], expected, what);
+      if (path.endsWith('.js')) {
+        assert.equal(answer.headers['vary'], 'accept-encoding', what);
+        const plain = expected === 'br' ? brotliDecompressSync(answer.body) : expected === 'gzip' ? gunzipSync(answer.body) : answer.body;
+        assert.equal(plain.toString('utf8'), SCRIPT, what);
+      }
     }
   });
 

@@ -1,5 +1,9 @@
 import { extname } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { DASHBOARD_INDEX, iconFiles, locateDashboard, type StaticFiles } from './dashboard-files.js';
@@ -90,24 +94,81 @@ export async function webDashboardRoutes(app: FastifyInstance, options: WebDashb
         return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
       });
     }
-    pages.get('/assets/*', { schema: { hide: true } }, async (request, reply) => {
-      const path = (request.params as { '*': string })['*'];
-      const segments = path.split('/');
-      if (!segments.every((segment) => PATH_SEGMENT.test(segment))) throw noSuchFile(request.url);
-      const body = await built()?.read(`assets/${segments.join('/')}`);
-      if (body === undefined) throw noSuchFile(request.url);
-      const type = CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
-      return reply.type(type).header('cache-control', IMMUTABLE).send(body);
-    });
+    const compressed = new CompressedCopies();
+    pages
+      .withTypeProvider<TypeBoxTypeProvider>()
+      .get('/assets/*', { schema: { hide: true, params: Type.Object({ '*': Type.String() }) } }, async (request, reply) => {
+        const path = request.params['*'];
+        const segments = path.split('/');
+        if (!segments.every((segment) => PATH_SEGMENT.test(segment))) throw noSuchFile(request.url);
+        const name = `assets/${segments.join('/')}`;
+        const body = await built()?.read(name);
+        if (body === undefined) throw noSuchFile(request.url);
+        const extension = extname(path).toLowerCase();
+        const type = CONTENT_TYPES[extension] ?? 'application/octet-stream';
+        void reply.type(type).header('cache-control', IMMUTABLE);
+        if (!COMPRESSIBLE.has(extension)) return reply.send(body);
+        void reply.header('vary', 'accept-encoding');
+        const encoding = acceptedEncoding(request);
+        if (encoding === undefined) return reply.send(body);
+        return reply.header('content-encoding', encoding).send(await compressed.of(name, encoding, body));
+      });
   });
 
-  app.get('/icon/:file', { schema: { hide: true } }, async (request, reply) => {
-    void reply.headers({ 'content-security-policy': ICON_CSP, 'referrer-policy': 'same-origin' });
-    const { file } = request.params as { file: string };
-    const body = ICON_FILE.test(file) ? await icons.read(file) : undefined;
-    if (body === undefined) throw noSuchFile(request.url);
-    return reply.type('image/svg+xml').header('cache-control', ICON_CACHE).send(body);
-  });
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .get('/icon/:file', { schema: { hide: true, params: Type.Object({ file: Type.String() }) } }, async (request, reply) => {
+      void reply.headers({ 'content-security-policy': ICON_CSP, 'referrer-policy': 'same-origin' });
+      const { file } = request.params;
+      const body = ICON_FILE.test(file) ? await icons.read(file) : undefined;
+      if (body === undefined) throw noSuchFile(request.url);
+      return reply.type('image/svg+xml').header('cache-control', ICON_CACHE).send(body);
+    });
+}
+
+/** Text assets, which compress to a fraction of their size; images and fonts are compressed already. */
+const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.map', '.json', '.html', '.txt', '.svg']);
+
+type ContentEncoding = 'br' | 'gzip';
+
+/** The best encoding the browser takes: Brotli, else gzip, else none. */
+function acceptedEncoding(request: FastifyRequest): ContentEncoding | undefined {
+  const accepted = request.headers['accept-encoding'] ?? '';
+  const offers = new Set(
+    accepted
+      .split(',')
+      .map((part) => part.trim().split(';'))
+      .filter(([, quality]) => quality === undefined || !/^\s*q=0(\.0*)?\s*$/.test(quality))
+      .map(([name]) => (name ?? '').trim().toLowerCase()),
+  );
+  if (offers.has('br')) return 'br';
+  if (offers.has('gzip')) return 'gzip';
+  return undefined;
+}
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/**
+ * Compressed copies of the dashboard's assets, made on first request and kept: the assets are
+ * immutable and few (one build's files), so each is compressed once per encoding at the highest
+ * level instead of on every answer.
+ */
+class CompressedCopies {
+  readonly #copies = new Map<string, Promise<Buffer>>();
+
+  of(name: string, encoding: ContentEncoding, body: Buffer): Promise<Buffer> {
+    const key = `${encoding}:${name}`;
+    let copy = this.#copies.get(key);
+    if (copy === undefined) {
+      copy =
+        encoding === 'br'
+          ? brotli(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } })
+          : gzipped(body, { level: 9 });
+      this.#copies.set(key, copy);
+    }
+    return copy;
+  }
 }
 
 function noSuchFile(url: string): HttpProblem {
