@@ -138,6 +138,8 @@ describe('the README, followed on a fresh clone', () => {
   let env: Record<string, string>;
   let url = '';
   let server: ChildProcess | undefined;
+  /** The port forward while it runs, stopped by `after` when an assertion failed before it was. */
+  let forwarding: ChildProcess | undefined;
 
   before(() => {
     execFileSync('git', ['clone', '--quiet', '--local', ROOT, clone]);
@@ -150,7 +152,9 @@ describe('the README, followed on a fresh clone', () => {
     mkdirSync(bin);
     symlinkSync(join(clone, 'bin', 'cove'), join(bin, 'cove'));
     mkdirSync(home);
-    const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('COVE_') && !key.startsWith('XDG_')));
+    const inherited = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !key.startsWith('COVE_') && !key.startsWith('XDG_')),
+    );
     env = {
       ...(inherited as Record<string, string>),
       PATH: `${bin}:${process.env['PATH'] ?? ''}`,
@@ -162,12 +166,20 @@ describe('the README, followed on a fresh clone', () => {
   });
 
   after(async () => {
+    if (forwarding) {
+      forwarding.kill('SIGKILL');
+      await exited(forwarding);
+    }
     if (server) {
       // After a failure, workspaces the README did not get to delete: their agents outlive the daemon.
       const list = spawnSync(join(clone, 'bin', 'cove'), ['list', '--all', '-o', 'json'], { cwd: clone, env, encoding: 'utf8' });
       const left = list.status === 0 ? (JSON.parse(list.stdout) as { owner_name: string; name: string }[]) : [];
       for (const workspace of left) {
-        spawnSync(join(clone, 'bin', 'cove'), ['delete', `${workspace.owner_name}/${workspace.name}`, '-y'], { cwd: clone, env, timeout: 30_000 });
+        spawnSync(join(clone, 'bin', 'cove'), ['delete', `${workspace.owner_name}/${workspace.name}`, '-y'], {
+          cwd: clone,
+          env,
+          timeout: 30_000,
+        });
       }
       server.kill('SIGTERM');
       await exited(server);
@@ -205,6 +217,7 @@ describe('the README, followed on a fresh clone', () => {
 
       if (handling?.kind === 'until-interrupted') {
         const child = spawn('bash', ['-c', `exec ${command}`], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        forwarding = child;
         let output = '';
         child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
         child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -222,7 +235,13 @@ describe('the README, followed on a fresh clone', () => {
       }
 
       const run = handling?.kind === 'rewrite' ? handling.rewrite(command) : command;
-      const result = spawnSync('bash', ['-c', run], { cwd: clone, env, encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
+      const result = spawnSync('bash', ['-c', run], {
+        cwd: clone,
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       assert.equal(result.status, 0, `${run}\nexited ${result.status ?? result.signal}:\n${result.stdout}${result.stderr}`);
       outputs.set(written, result.stdout);
     }
@@ -241,7 +260,8 @@ describe('the README, followed on a fresh clone', () => {
     const firstUser = /--first-user-username (\S+)/.exec(login ?? '')?.[1];
     assert.ok(firstUser, 'the quick start signs in with --first-user-username');
     assert.equal((JSON.parse(output(/^bin\/cove whoami -o json/)) as { username: string }).username, firstUser);
-    const [, workspace = '', template = ''] = /^bin\/cove create (\S+) --template (\S+)/.exec(commands.find((c) => c.startsWith('bin/cove create ')) ?? '') ?? [];
+    const [, workspace = '', template = ''] =
+      /^bin\/cove create (\S+) --template (\S+)/.exec(commands.find((c) => c.startsWith('bin/cove create ')) ?? '') ?? [];
     assert.match(output(/^bin\/cove ls\b/), new RegExp(`^${workspace} +${template} +running `, 'm'), 'the workspace reached running');
     assert.equal(output(/^bin\/cove ssh \S+ -- echo hello/), 'hello\n');
 
