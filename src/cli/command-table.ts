@@ -185,6 +185,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/dotfiles.js')).dotfilesCommand,
   },
   {
+    name: 'external-auth',
+    summary: 'Print tokens of external auth providers such as GitHub (inside a workspace)',
+    load: async () => (await import('./commands/external-auth.js')).externalAuthCommand,
+  },
+  {
     name: 'agent',
     summary: 'Run the workspace agent (inside a workspace)',
     load: async () => (await import('./commands/agent.js')).agentCommand,

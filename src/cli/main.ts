@@ -84,7 +84,9 @@ function describeError(error: unknown): ErrorReport {
       ...(error.body.validations ? { validations: error.body.validations } : {}),
     };
   }
-  if (error instanceof CliError) return { message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  if (error instanceof CliError) {
+    return { message: error.message, ...(error.detail ? { detail: error.detail } : {}), ...(error.hint ? { hint: error.hint } : {}) };
+  }
   if (error instanceof DeploymentUnreachableError) {
     return {
       message: `Could not reach the deployment${error.code ? ` (${error.code})` : ''}.`,

@@ -58,6 +58,8 @@ import type {
   UpdateTemplateMeta,
   WorkspaceResource,
   PatchAgentLogsRequest,
+  AgentExternalAuthQuery,
+  AgentExternalAuthResponse,
   PostLogSourceRequest,
   WorkspaceAgent,
   WorkspaceAgentLog,
@@ -951,6 +953,18 @@ export class CoveClient {
   /** For an agent (a client holding its token): stores a batch of its logs. */
   patchAgentLogs(request: PatchAgentLogsRequest): Promise<Response> {
     return this.request('PATCH', '/workspaceagents/me/logs', { body: request });
+  }
+
+  /**
+   * For an agent: the workspace owner's token for an external auth provider, named by `id` or found
+   * by `match`ing a git remote URL; with `listen`, waits until a new token is issued.
+   */
+  agentExternalAuth(
+    query: Omit<AgentExternalAuthQuery, 'url' | 'listen'> & { readonly listen?: boolean },
+  ): Promise<AgentExternalAuthResponse> {
+    return this.request('GET', '/workspaceagents/me/external-auth', {
+      query: { match: query.match, id: query.id, listen: query.listen ? 'true' : undefined },
+    });
   }
 
   /** For an agent: declares (or renames) one of its log sources. */

@@ -2,7 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAppStatus } from '../../domain/app-statuses.js';
 import { HttpProblem } from '../../lib/errors.js';
-import { AgentExternalAuthQuery, AgentGitSshKey, PatchAppStatusRequest, Response } from '../../sdk/wire/index.js';
+import {
+  AgentExternalAuthQuery,
+  AgentExternalAuthResponse,
+  AgentGitSshKey,
+  PatchAppStatusRequest,
+  Response,
+} from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { agentAuthOf } from '../plugins/agent-authentication.js';
 import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
@@ -31,8 +37,10 @@ export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): voi
 
   // `gitauth` is the removed name of `external-auth`; it still answers the same way, as the reference's does.
   for (const name of ['external-auth', 'gitauth']) {
-    api.get(`/workspaceagents/me/${name}`, { schema: { querystring: AgentExternalAuthQuery } }, async (request) =>
-      externalAuth(request.query),
+    api.get(
+      `/workspaceagents/me/${name}`,
+      { schema: { querystring: AgentExternalAuthQuery, response: { 200: AgentExternalAuthResponse } } },
+      async (request) => externalAuth(request.query),
     );
   }
 

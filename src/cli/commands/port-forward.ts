@@ -54,11 +54,14 @@ export const portForwardCommand: CommandSpec = {
       local: `${isIPv6(mapping.bindHost) ? `[${mapping.bindHost}]` : mapping.bindHost}:${port}`,
       remote_port: mapping.remotePort,
     }));
+    // Listening for Ctrl+C before saying the ports are ready: a script that interrupts as soon as
+    // it reads the line would otherwise kill the process before the handler exists.
+    const interrupted = untilInterrupted(context.io);
     if (context.json) printJson(context.io, { workspace: label, agent: agent.name, forwards: bound });
     else
       for (const entry of bound)
         context.io.stderr.write(`Forwarding ${entry.network} ${entry.local} to port ${entry.remote_port} in workspace "${label}"\n`);
-    await untilInterrupted(context.io);
+    await interrupted;
     for (const listener of listeners) listener.close();
     return 0;
   },

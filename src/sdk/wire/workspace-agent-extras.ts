@@ -52,6 +52,21 @@ export const AgentExternalAuthQuery = Type.Object({
 });
 export type AgentExternalAuthQuery = Static<typeof AgentExternalAuthQuery>;
 
+/**
+ * The answer to the agent's external-auth query: either `url` alone, the page where the user must
+ * first link the provider, or the token with the credentials git should use (`username` and
+ * `password` as the provider expects them) and `token_extra`, the provider's extra token fields.
+ */
+export const AgentExternalAuthResponse = Type.Object({
+  access_token: Type.Optional(Type.String()),
+  token_extra: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  type: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+});
+export type AgentExternalAuthResponse = Static<typeof AgentExternalAuthResponse>;
+
 /** A reinitialization event on `GET /workspaceagents/me/reinit`. */
 export const ReinitializationEvent = Type.Object({ reason: Type.Literal('prebuild_claimed'), workspaceID: Type.String() });
 export type ReinitializationEvent = Static<typeof ReinitializationEvent>;
