@@ -29,7 +29,7 @@ export interface AgentOptions {
   /** The agent token. */
   readonly token: string;
   readonly logger: AgentLogger;
-  /** The agent's environment, inherited by scripts minus the token (default `process.env`). */
+  /** The agent's environment, inherited by scripts and sessions (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /**
    * Called when the daemon refuses the token (401), as it does once a newer build replaced this
@@ -174,7 +174,12 @@ class Agent implements AgentHandle {
   }
 
   #prepare(manifest: AgentManifest): Workspace {
-    const env = sessionEnvironment({ processEnv: this.#options.env ?? process.env, manifest, agentUrl: this.#options.url });
+    const env = sessionEnvironment({
+      processEnv: this.#options.env ?? process.env,
+      manifest,
+      agentUrl: this.#options.url,
+      agentToken: this.#options.token,
+    });
     const directory = expandPath(manifest.directory || '~', env) || process.cwd();
     try {
       mkdirSync(directory, { recursive: true });

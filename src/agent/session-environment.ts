@@ -1,9 +1,6 @@
 import { userInfo } from 'node:os';
 import type { AgentManifest } from '../sdk/wire/agent-protocol.js';
 
-/** The agent's own secret: a session must never be able to act as the agent. */
-const SECRET_VARIABLES: readonly string[] = ['COVE_AGENT_TOKEN'];
-
 /** What a session environment is built from. */
 export interface SessionEnvironmentInput {
   /** The agent's own environment (usually `process.env`). */
@@ -11,18 +8,22 @@ export interface SessionEnvironmentInput {
   readonly manifest: Pick<AgentManifest, 'environment_variables' | 'workspace_name' | 'owner_username' | 'agent_name'>;
   /** The deployment URL the agent talks to. */
   readonly agentUrl: string;
+  /** The agent's token, for `cove` commands run in a session (`cove external-auth`, git credential helpers). */
+  readonly agentToken: string;
 }
 
 /**
- * The environment a script, and later a terminal or SSH session, runs with: the agent's environment
- * without its token, then the template's variables, then the `COVE_*` facts about the workspace.
+ * The environment a script, a terminal or an SSH session runs with: the agent's environment, then
+ * the template's variables, then the `COVE_*` facts about the workspace. The agent's token is one
+ * of them, as the reference's agent exposes it: a session runs as the workspace's owner, whom the
+ * token already acts for, and `cove` commands inside the workspace authenticate with it.
  * `HOME`, `USER` and `SHELL` fall back to the OS account when the agent was started without them
  * (as under a bare init system), since shells and tools misbehave without them.
  */
 export function sessionEnvironment(input: SessionEnvironmentInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.processEnv)) {
-    if (value !== undefined && !SECRET_VARIABLES.includes(key)) env[key] = value;
+    if (value !== undefined) env[key] = value;
   }
   Object.assign(env, accountDefaults(env), input.manifest.environment_variables);
   env['COVE'] = 'true';
@@ -30,8 +31,8 @@ export function sessionEnvironment(input: SessionEnvironmentInput): Record<strin
   env['COVE_WORKSPACE_OWNER_NAME'] = input.manifest.owner_username;
   env['COVE_WORKSPACE_AGENT_NAME'] = input.manifest.agent_name;
   env['COVE_AGENT_URL'] = input.agentUrl;
-  // A template variable must not smuggle the token back in either.
-  for (const key of SECRET_VARIABLES) delete env[key];
+  // Set last: the agent's current token, whatever the template's variables or the agent's own start said.
+  env['COVE_AGENT_TOKEN'] = input.agentToken;
   return env;
 }
 

@@ -219,7 +219,7 @@ describe('workspace agent', () => {
     assert.equal(agent.lifecycle, 'ready');
     assert.deepEqual(daemon.lifecycle(), ['created', 'starting', 'ready']);
     assert.deepEqual(daemon.linesOf(env.log_source_id), [
-      { level: 'info', output: 'true dev alice main hello token=none' },
+      { level: 'info', output: `true dev alice main hello token=${TOKEN}` },
       { level: 'info', output: m.directory },
     ]);
   });

@@ -10,13 +10,13 @@ const manifest = {
 };
 
 describe('session environment', () => {
-  it('drops the agent token and adds the template variables and the COVE_ facts', () => {
+  it("adds the template variables and the COVE_ facts, with the agent's current token whatever else claims the name", () => {
     const env = sessionEnvironment({
-      processEnv: { PATH: '/bin', COVE_AGENT_TOKEN: 'secret', HOME: '/home/alice', USER: 'alice', SHELL: '/bin/bash' },
+      processEnv: { PATH: '/bin', COVE_AGENT_TOKEN: 'from-the-start', HOME: '/home/alice', USER: 'alice', SHELL: '/bin/bash' },
       manifest,
       agentUrl: 'http://cove.test',
+      agentToken: 'current',
     });
-    assert.equal(env['COVE_AGENT_TOKEN'], undefined);
     assert.deepEqual(
       { ...env },
       {
@@ -30,12 +30,13 @@ describe('session environment', () => {
         COVE_WORKSPACE_OWNER_NAME: 'alice',
         COVE_WORKSPACE_AGENT_NAME: 'main',
         COVE_AGENT_URL: 'http://cove.test',
+        COVE_AGENT_TOKEN: 'current',
       },
     );
   });
 
   it('fills HOME, USER and SHELL when the agent has none', () => {
-    const env = sessionEnvironment({ processEnv: {}, manifest, agentUrl: 'http://cove.test' });
+    const env = sessionEnvironment({ processEnv: {}, manifest, agentUrl: 'http://cove.test', agentToken: 'current' });
     assert.ok(env['HOME']);
     assert.ok(env['SHELL']);
   });
