@@ -5,9 +5,8 @@
 // Then bundles the web dashboard (src/web) for browsers into dist/web: hashed, long-cacheable
 // files under dist/web/assets and an index.html that only references them, since the daemon's
 // Content-Security-Policy allows no inline script or style.
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
@@ -26,6 +25,10 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The app icons the daemon serves at /icon/ (src/api/dashboard/dashboard-files.ts reads them from
+// icons/ beside the bundled code).
+cpSync(new URL('../src/api/dashboard/icons', import.meta.url), new URL('../dist/icons', import.meta.url), { recursive: true });
 
 const web = await build({
   entryPoints: ['src/web/main.tsx'],
@@ -80,7 +83,6 @@ writeFileSync(
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="color-scheme" content="light dark">
     <title>Cove</title>
-    <link rel="icon" href="/icon/cove.svg">
 ${css}${preloads}    <script type="module" src="${assetUrl(entryPath)}"></script>
   </head>
   <body>

@@ -34,6 +34,7 @@ import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { signInProviderRoutes } from './routes/sign-in-providers.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
+import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
@@ -61,6 +62,8 @@ export interface AppOptions {
   readonly logger: FastifyBaseLogger;
   /** Log every request; off by default because it is noisy. */
   readonly logRequests: boolean;
+  /** A built web dashboard to serve instead of the one found beside the code (tests). */
+  readonly dashboardDirectory?: string | undefined;
 }
 
 /**
@@ -186,6 +189,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   );
   await app.register(binaryRoutes, context);
   await app.register(cliAuthRoutes, context);
+  await app.register(webDashboardRoutes, { dashboardDirectory: options.dashboardDirectory });
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;
 }

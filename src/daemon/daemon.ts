@@ -83,6 +83,8 @@ const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
 export interface DaemonDependencies {
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** A built web dashboard to serve instead of the one found beside the code (tests). */
+  readonly dashboardDirectory?: string;
 }
 
 /** Where the settings say the database is. */
@@ -162,7 +164,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
       },
-      { logger, logRequests: options.values.verbose },
+      { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
     const tasks: DaemonTasks = {
       entitlements: new PeriodicTask(

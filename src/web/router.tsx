@@ -61,7 +61,7 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
     .map((part) => decodeURIComponent(part));
   const [first, second, third] = parts;
   if (parts.length === 0) return { page: 'workspaces' };
-  if (first === 'login' && parts.length === 1) return { page: 'login' };
+  if ((first === 'login' || first === 'setup') && parts.length === 1) return { page: 'login' };
   if (first === 'workspaces' && parts.length === 1) return { page: 'workspaces' };
   if (first === 'workspaces' && second === 'new' && parts.length === 2)
     return { page: 'create', template: search.get('template') ?? undefined };

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
@@ -10,6 +12,9 @@ import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '
  * an entry here fails the test, so new routes arrive with their access rules written down.
  * 404 where a caller may not see the row, 403 where they see it but may not change it.
  */
+
+/** What a dashboard page answers: the page, or (no dist/web built in this checkout) the page saying so. */
+const DASHBOARD_PAGE_STATUS = existsSync(fileURLToPath(new URL('../../dist/web/index.html', import.meta.url))) ? 200 : 503;
 
 const SUBJECTS = ['anonymous', 'member', 'otherMember', 'orgAdmin', 'owner', 'auditor', 'templateAdmin', 'userAdmin'] as const;
 type Subject = (typeof SUBJECTS)[number];
@@ -185,6 +190,29 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /cli-auth': { call: () => ({ path: '/cli-auth', html: true }), expect: everyone(200) },
   // Creates a CLI session token for whoever is signed in (test/api/cli-auth).
   'POST /cli-auth': { call: () => ({ path: '/cli-auth', html: true }), expect: signedIn(200) },
+  // The web dashboard's page and files are public: what they show comes from the API, which checks
+  // (test/api/web-dashboard). Its page says "not built" with a 503 where dist/web is missing.
+  ...Object.fromEntries(
+    (
+      [
+        ['/', '/'],
+        ['/login', '/login'],
+        ['/setup', '/setup'],
+        ['/workspaces', '/workspaces'],
+        ['/workspaces/*', '/workspaces/new'],
+        ['/templates', '/templates'],
+        ['/templates/*', '/templates/docker'],
+        ['/deployment', '/deployment'],
+        ['/deployment/*', '/deployment/users'],
+        ['/@*', '/@admin/dev.main/terminal'],
+      ] as const
+    ).map(([route, path]) => [
+      `GET ${route}`,
+      { call: () => ({ path, accept: 'text/html', html: true }), expect: everyone(DASHBOARD_PAGE_STATUS) },
+    ]),
+  ),
+  'GET /assets/*': { call: () => ({ path: '/assets/none-00000000.js' }), expect: everyone(404) },
+  'GET /icon/:file': { call: () => ({ path: '/icon/terminal.svg', html: true }), expect: everyone(200) },
   'POST /api/v2/users/logout': {
     call: async (world, subject) => ({ path: api('/users/logout'), token: await world.freshSession(subject) }),
     expect: signedIn(200),

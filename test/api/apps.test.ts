@@ -396,6 +396,45 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.equal((await send(test.url, '/healthz', { host: 'cove.apps.test' })).status, 200);
   });
 
+  it('sends a signed-out browser to sign in and back, where API clients get a 401', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const appPath = '/@alice/dev.main/apps/web/deep/page?x=1&y=a%20b';
+    const toSignIn = await send(test.url, appPath, { headers: html });
+    assert.equal(toSignIn.status, 303);
+    const signIn = new URL(String(toSignIn.headers.location));
+    assert.equal(`${signIn.origin}${signIn.pathname}`, `${test.url}/login`);
+    assert.equal(signIn.searchParams.get('redirect'), `${test.url}${appPath}`);
+    // The sign-in page sets the session cookie; with it, the address asked for is the app.
+    const back = await send(test.url, appPath, { headers: { ...html, cookie: `service_session_token=${alice.token ?? ''}` } });
+    assert.equal(back.status, 200);
+    assert.equal((JSON.parse(back.body) as Seen).url, '/base/deep/page?x=1&y=a%20b');
+    // Not a page load: the 401 in the error shape.
+    assert.equal((await send(test.url, appPath)).status, 401);
+    assert.equal((await send(test.url, appPath, { headers: { accept: 'application/json' } })).status, 401);
+    assert.equal((await send(test.url, appPath, { method: 'POST', headers: html })).status, 401);
+    const expired = await send(test.url, appPath, {
+      headers: { ...html, cookie: 'service_session_token=abcdefghij-0123456789012345678901' },
+    });
+    assert.equal(expired.status, 303, 'an expired session signs in anew');
+
+    // A subdomain app: its host sends the browser to the hand-off, which sends it to sign in first.
+    const toHandOff = await send(test.url, '/page?q=1', { host: APP_HOST, headers: html });
+    assert.equal(toHandOff.status, 307);
+    const handOff = new URL(String(toHandOff.headers.location));
+    const handOffPath = `${handOff.pathname}${handOff.search}`;
+    const handOffSignIn = await send(test.url, handOffPath, { headers: html });
+    assert.equal(handOffSignIn.status, 303);
+    const returnTo = new URL(String(new URL(String(handOffSignIn.headers.location)).searchParams.get('redirect')));
+    assert.equal(returnTo.toString(), handOff.toString());
+    assert.equal((await send(test.url, handOffPath)).status, 401, 'API clients keep the 401');
+    // Signed in, the same address completes the hand-off to the app host.
+    const completed = await send(test.url, handOffPath, { headers: { ...html, cookie: `service_session_token=${alice.token ?? ''}` } });
+    assert.equal(completed.status, 307);
+    const landing = new URL(String(completed.headers.location));
+    assert.equal(landing.host, APP_HOST);
+    assert.notEqual(landing.searchParams.get('cove_application_connect_api_key'), null);
+  });
+
   it('checks where it hands sessions to', async () => {
     const authRedirect = (query: string) =>
       fetch(`${test.url}/api/v2/applications/auth-redirect${query}`, { headers: aliceHeaders(), redirect: 'manual' });

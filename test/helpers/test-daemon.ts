@@ -31,6 +31,8 @@ export async function startTestDaemon(
     readonly flags?: RawValues;
     readonly env?: Record<string, string>;
     readonly logger?: Logger;
+    /** A built web dashboard to serve instead of the checkout's dist/web. */
+    readonly dashboardDirectory?: string;
   } = {},
 ): Promise<TestDaemon> {
   const kind = options.database ?? (process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite');
@@ -46,7 +48,11 @@ export async function startTestDaemon(
   const resolved = resolveOptions({ flags, env: options.env ?? {} });
   let daemon: Daemon;
   try {
-    daemon = await startDaemon(resolved, { logger: options.logger ?? silentLogger(), clock });
+    daemon = await startDaemon(resolved, {
+      logger: options.logger ?? silentLogger(),
+      clock,
+      ...(options.dashboardDirectory !== undefined ? { dashboardDirectory: options.dashboardDirectory } : {}),
+    });
   } catch (error) {
     await database.drop();
     throw error;

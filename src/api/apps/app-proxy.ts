@@ -8,6 +8,7 @@ import type { ApiContext } from '../context.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
+import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
 import { appAccess, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
@@ -97,7 +98,11 @@ class AppProxy {
     }
     const viewer = await viewerOf(this.#context, presentedToken(request), request.ip);
     const resolved = await this.#authorized(parsed.target, viewer);
-    if (resolved === 'sign-in') throw signInProblem(viewer);
+    if (resolved === 'sign-in') {
+      // A browser is sent to sign in and comes back here; API clients are told to sign in.
+      if (isPageLoad(request)) return reply.redirect(signInLocation(this.#context.values.accessUrl, request.raw.url ?? '/'), 303);
+      throw signInProblem(viewer);
+    }
     await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query });
     return reply;
   }

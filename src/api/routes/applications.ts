@@ -7,6 +7,7 @@ import { appsHost, wildcardMatcher } from '../apps/app-request.js';
 import { APP_CONNECT_PARAM, encryptAppConnectKey } from '../apps/app-session-cookie.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
 
 const AuthRedirectQuery = Type.Object({ redirect_uri: Type.Optional(Type.String()) });
 
@@ -27,39 +28,52 @@ export async function applicationRoutes(app: FastifyInstance, context: ApiContex
    * the default session duration), encrypts it for the app host, and sends the browser back there
    * with it; the app host turns it into its own cookie.
    */
-  api.get('/applications/auth-redirect', { schema: { querystring: AuthRedirectQuery } }, async (request, reply) => {
-    const { store, user, apiKey } = authOf(request);
-    const { redirect_uri: redirectUri } = request.query;
-    if (redirectUri === undefined || redirectUri === '') throw new HttpProblem(400, 'Missing redirect_uri query parameter.');
-    let target: URL;
-    try {
-      target = new URL(redirectUri);
-    } catch {
-      throw new HttpProblem(400, 'Invalid redirect_uri query parameter.', { detail: `"${redirectUri}" is not an absolute URL.` });
-    }
-    const matches = wildcardMatcher(context.values.wildcardAccessUrl);
-    if (!matches || matches(target.host) === undefined) {
-      throw new HttpProblem(400, 'Invalid redirect_uri.', {
-        detail: matches
-          ? `The host "${target.host}" is not under this deployment's app host "${appsHost(context.values.wildcardAccessUrl, context.values.accessUrl)}".`
-          : 'This deployment serves no subdomain apps (no wildcard access URL is set).',
-      });
-    }
-    target.protocol = new URL(context.values.accessUrl).protocol;
+  api.get(
+    '/applications/auth-redirect',
+    {
+      schema: { querystring: AuthRedirectQuery },
+      // A browser without a session (on its way to a subdomain app) signs in and comes back here.
+      errorHandler: (error, request, reply) => {
+        if (error instanceof HttpProblem && error.status === 401 && isPageLoad(request)) {
+          return reply.redirect(signInLocation(context.values.accessUrl, request.url), 303);
+        }
+        throw error;
+      },
+    },
+    async (request, reply) => {
+      const { store, user, apiKey } = authOf(request);
+      const { redirect_uri: redirectUri } = request.query;
+      if (redirectUri === undefined || redirectUri === '') throw new HttpProblem(400, 'Missing redirect_uri query parameter.');
+      let target: URL;
+      try {
+        target = new URL(redirectUri);
+      } catch {
+        throw new HttpProblem(400, 'Invalid redirect_uri query parameter.', { detail: `"${redirectUri}" is not an absolute URL.` });
+      }
+      const matches = wildcardMatcher(context.values.wildcardAccessUrl);
+      if (!matches || matches(target.host) === undefined) {
+        throw new HttpProblem(400, 'Invalid redirect_uri.', {
+          detail: matches
+            ? `The host "${target.host}" is not under this deployment's app host "${appsHost(context.values.wildcardAccessUrl, context.values.accessUrl)}".`
+            : 'This deployment serves no subdomain apps (no wildcard access URL is set).',
+        });
+      }
+      target.protocol = new URL(context.values.accessUrl).protocol;
 
-    const now = context.store.clock.now();
-    const lifetimeMs = Math.min(Number(apiKey.lifetime_seconds) * 1000, context.values.sessionDurationMs);
-    const key = newApiKey({
-      userId: user.id,
-      loginType: 'password',
-      scope: 'application_connect',
-      lifetimeMs,
-      tokenName: '',
-      ipAddress: request.ip,
-      now,
-    });
-    await store.insertApiKey(key.row);
-    target.searchParams.set(APP_CONNECT_PARAM, encryptAppConnectKey(context.identity.signingKey, key.token, target.host, now));
-    return reply.redirect(target.toString(), 307);
-  });
+      const now = context.store.clock.now();
+      const lifetimeMs = Math.min(Number(apiKey.lifetime_seconds) * 1000, context.values.sessionDurationMs);
+      const key = newApiKey({
+        userId: user.id,
+        loginType: 'password',
+        scope: 'application_connect',
+        lifetimeMs,
+        tokenName: '',
+        ipAddress: request.ip,
+        now,
+      });
+      await store.insertApiKey(key.row);
+      target.searchParams.set(APP_CONNECT_PARAM, encryptAppConnectKey(context.identity.signingKey, key.token, target.host, now));
+      return reply.redirect(target.toString(), 307);
+    },
+  );
 }

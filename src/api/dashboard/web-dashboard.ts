@@ -1,0 +1,135 @@
+import { extname } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { HttpProblem } from '../../lib/errors.js';
+import { NOT_FOUND_MESSAGE } from '../problems.js';
+import { DASHBOARD_INDEX, iconFiles, locateDashboard, type StaticFiles } from './dashboard-files.js';
+
+/** Options of the dashboard routes. */
+export interface WebDashboardOptions {
+  /** A built dashboard (`index.html` and `assets/`) to serve instead of the one found beside the code; for tests. */
+  readonly dashboardDirectory?: string | undefined;
+}
+
+/** Scripts, styles, images, fonts and connections of the dashboard come from the deployment alone. */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+  "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
+/** An icon is an image: it runs nothing and loads nothing, and may style itself. */
+export const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+/**
+ * The paths that answer the dashboard's page, on which the app in the browser shows its view.
+ * `/@owner/workspace[.agent]/...` is a page unless it is an app URL, which the app proxy claims
+ * before routing (src/api/apps/app-proxy.ts).
+ */
+export const DASHBOARD_PAGES = [
+  '/',
+  '/login',
+  '/setup',
+  '/workspaces',
+  '/workspaces/*',
+  '/templates',
+  '/templates/*',
+  '/deployment',
+  '/deployment/*',
+  '/@*',
+] as const;
+
+/** Content types of what a dashboard build holds; anything else is served as bytes. */
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.wasm': 'application/wasm',
+};
+
+/** A file or directory name in an asset path: no `.`/`..`, no hidden files, no separators. */
+const PATH_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+const ICON_FILE = /^([a-z0-9][a-z0-9-]*)\.svg$/;
+
+/** Hashed file names never change content, so browsers keep them for good. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Icons keep their names across releases; a week lets a changed one show up. */
+const ICON_CACHE = 'public, max-age=604800';
+
+/**
+ * The web dashboard: its page on every dashboard path, its hashed assets under `/assets/`, and the
+ * app icons under `/icon/`. Where the build is found: src/api/dashboard/dashboard-files.ts.
+ */
+export async function webDashboardRoutes(app: FastifyInstance, options: WebDashboardOptions): Promise<void> {
+  let dashboard: StaticFiles | undefined;
+  // Looked up on first use (not at start), and again while missing, so a build made later is found.
+  const built = (): StaticFiles | undefined => (dashboard ??= locateDashboard(options.dashboardDirectory));
+  const icons = iconFiles();
+
+  await app.register(async (pages) => {
+    // Set before anything can fail, so that the 404 of an asset carries them too.
+    pages.addHook('onRequest', (_request, reply, done) => {
+      void reply.headers({ 'content-security-policy': DASHBOARD_CSP, 'referrer-policy': 'same-origin' });
+      done();
+    });
+    for (const path of DASHBOARD_PAGES) {
+      pages.get(path, { schema: { hide: true } }, async (_request, reply) => {
+        const files = built();
+        const page = await files?.read(DASHBOARD_INDEX);
+        if (page === undefined) return notBuilt(reply);
+        return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+      });
+    }
+    pages.get('/assets/*', { schema: { hide: true } }, async (request, reply) => {
+      const path = (request.params as { '*': string })['*'];
+      const segments = path.split('/');
+      if (!segments.every((segment) => PATH_SEGMENT.test(segment))) throw noSuchFile(request.url);
+      const body = await built()?.read(`assets/${segments.join('/')}`);
+      if (body === undefined) throw noSuchFile(request.url);
+      const type = CONTENT_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
+      return reply.type(type).header('cache-control', IMMUTABLE).send(body);
+    });
+  });
+
+  app.get('/icon/:file', { schema: { hide: true } }, async (request, reply) => {
+    void reply.headers({ 'content-security-policy': ICON_CSP, 'referrer-policy': 'same-origin' });
+    const { file } = request.params as { file: string };
+    const body = ICON_FILE.test(file) ? await icons.read(file) : undefined;
+    if (body === undefined) throw noSuchFile(request.url);
+    return reply.type('image/svg+xml').header('cache-control', ICON_CACHE).send(body);
+  });
+}
+
+function noSuchFile(url: string): HttpProblem {
+  return new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: `There is no file at ${url.split('?')[0] ?? url}.` });
+}
+
+/** What a browser gets where the dashboard would be when it was not built: how to build it, not a JSON 404. */
+function notBuilt(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(503)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(
+      [
+        '<!doctype html>',
+        '<html lang="en"><head><meta charset="utf-8"><title>Cove: dashboard not built</title></head><body>',
+        '<h1>The web dashboard was not built</h1>',
+        '<p>This Cove daemon found no <code>dist/web/index.html</code>. In the source checkout, run',
+        '<code>npm run build</code> (and <code>npm run package</code> again for a single executable), then reload.</p>',
+        '<p>The API (<a href="/api/v2/buildinfo">/api/v2</a>) and the CLI work without it.</p>',
+        '</body></html>',
+        '',
+      ].join('\n'),
+    );
+}
