@@ -5,7 +5,7 @@ import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
 import type { Workspace, WorkspaceAgent } from '../../sdk/wire/index.js';
 import { api, socketUrl, watchWorkspace } from '../api.js';
-import { adoptInlineStyles } from '../adopt-inline-styles.js';
+import { adoptInlineStyles, withInertStyleElements } from '../adopt-inline-styles.js';
 import { Loading } from '../components/feedback.js';
 import { StatusBadge } from '../components/status.js';
 import { Link } from '../router.js';
@@ -101,8 +101,10 @@ function TerminalView({ agentId }: { agentId: string }) {
     });
     const fit = new FitAddon();
     terminal.loadAddon(fit);
-    terminal.open(element);
-    fit.fit();
+    withInertStyleElements(() => {
+      terminal.open(element);
+      fit.fit();
+    });
     terminal.focus();
 
     setConnection('connecting');

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { stop, waitFor } from '../helpers/child-process.js';
+import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const COVE = join(ROOT, 'bin/cove');
+const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
+const WIDE = { width: 1440, height: 900 };
+const NARROW = { width: 375, height: 800 };
+const EMAIL = 'admin@example.com';
+
+// The person's daily path through the dashboard, in a real Chromium against `cove serve` with its
+// built-in provisioner: the local-shell example really runs an agent process on this machine.
+describe('the web dashboard in a real browser', { skip: browserMissing() }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-web-'));
+  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
+  const cove = (...args: string[]) => {
+    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  };
+  let server: ChildProcess;
+  let app: Server;
+  let browser: HeadlessChromium;
+  let page: Page;
+  let url = '';
+  /** What the page's console said about refused scripts or styles (the CSP allows none inline). */
+  const policyViolations: string[] = [];
+
+  /** Saves the page at both widths as `name-1440.png` and `name-375.png`, leaving it wide. */
+  const screenshots = async (name: string) => {
+    for (const size of [WIDE, NARROW]) {
+      await page.setViewportSize(size);
+      await page.waitForTimeout(150);
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size.width}.png`), fullPage: size === NARROW });
+    }
+    await page.setViewportSize(WIDE);
+  };
+
+  before(async () => {
+    mkdirSync(env.HOME, { recursive: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    app = createServer((_request, response) => response.end('<!doctype html><title>hello app</title><p id="greeting">hello-from-app</p>'));
+    await new Promise<void>((done) => app.listen(0, '127.0.0.1', done));
+    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
+    browser = await launchChromium(WIDE);
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.setDefaultTimeout(30_000);
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
+    });
+  });
+
+  after(async () => {
+    // If a step failed half-way, the workspace's agent process still runs: deleting stops it.
+    if (url) cove('delete', 'dev', '-y');
+    await browser?.close();
+    await stop(server);
+    app?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('creates the first user through the sign-in page and lands where it was going', async () => {
+    await page.goto(`${url}/workspaces`);
+    await page.waitForURL(/\/login\?redirect=/);
+    await page.getByRole('heading', { name: 'Create the first user' }).waitFor();
+    await screenshots('setup');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: 'Create user and sign in' }).click();
+    await page.waitForURL(`${url}/workspaces`);
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await page.getByText('No workspaces match').waitFor();
+  });
+
+  it('creates a workspace from the local-shell example through the form and sees it run, live', async () => {
+    // The template comes from the CLI, signed in with the session the browser holds.
+    const token = (await browser.context.cookies(url)).find((cookie) => cookie.name === 'service_session_token')?.value;
+    assert.ok(token, 'the sign-in set the session cookie');
+    assert.equal(cove('login', '--token', token, url).code, 0);
+    assert.equal(cove('templates', 'init', '--id', 'local-shell', 'shell').code, 0);
+    // An app on the agent, served by this test, to open from the dashboard later.
+    const templateFile = join(root, 'shell', 'template.yaml');
+    const port = (app.address() as AddressInfo).port;
+    const template = readFileSync(templateFile, 'utf8').replace(
+      /^( +)display_apps: .*$/m,
+      (line, indent: string) =>
+        `${line}\n${indent}apps:\n${indent}  - slug: hello\n${indent}    display_name: Hello app\n${indent}    url: http://127.0.0.1:${port}`,
+    );
+    assert.match(template, /slug: hello/);
+    writeFileSync(templateFile, template);
+    const push = cove('templates', 'push', 'shell', '-y');
+    assert.equal(push.code, 0, push.stderr);
+
+    await page.goto(`${url}/templates/shell/workspace`);
+    await page.getByRole('form', { name: 'Create workspace' }).waitFor();
+    // A bad name is refused with a message, before anything is sent.
+    await page.getByLabel('Workspace name').fill('no spaces');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByText('Use up to 32 letters, digits and single dashes.').waitFor();
+    await page.getByLabel('Workspace name').fill('dev');
+    await screenshots('create');
+    const started = Date.now();
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.waitForURL(`${url}/@admin/dev`);
+    // The page follows the build over the watch stream: no reload happens from here on.
+    await markPage(page);
+    await page.locator('.workspace-header [data-status="running"]').waitFor({ timeout: 90_000 });
+    await page.locator('[data-agent="main"] [data-status="connected"]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-agent="main"] [data-status="ready"]').waitFor({ timeout: 60_000 });
+    assert.ok(Date.now() - started < 120_000);
+    // The build log showed the stages the provisioner went through.
+    await page.getByRole('region', { name: /Build #1: start/ }).getByText('succeeded').waitFor();
+    await assertSamePage(page);
+    await page.getByRole('link', { name: 'Terminal' }).waitFor();
+    await screenshots('workspace');
+  });
+
+  it('runs a shell in the web terminal, and a reload reattaches to it with its output', async () => {
+    await page.getByRole('link', { name: 'Terminal' }).click();
+    await page.waitForURL(/\/@admin\/dev\.main\/terminal\?reconnect=[0-9a-f-]{36}$/);
+    const terminalUrl = page.url();
+    const rows = page.locator('.xterm-rows');
+    await rows.waitFor();
+    await page.locator('.xterm').click();
+    await page.keyboard.type('echo typed-in-browser\n');
+    // Once as typed, once as the shell's output.
+    await waitForText(page, (text) => (text.match(/typed-in-browser/g) ?? []).length >= 2);
+    await screenshots('terminal');
+
+    await page.reload();
+    assert.equal(page.url(), terminalUrl);
+    await rows.waitFor();
+    await waitForText(page, (text) => (text.match(/typed-in-browser/g) ?? []).length >= 2);
+    // The same shell: what it remembers from before the reload.
+    await page.locator('.xterm').click();
+    await page.keyboard.type('echo "$((6*7))-again"\n');
+    await waitForText(page, (text) => text.includes('42-again'));
+  });
+
+  it('signs a signed-out browser in on the way to an app and lands on the app', async () => {
+    await page.goto(`${url}/workspaces`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login/);
+    const appUrl = `${url}/@admin/dev.main/apps/hello/`;
+    await page.goto(appUrl);
+    await page.waitForURL(/\/login\?redirect=/);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await screenshots('sign-in');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(appUrl);
+    assert.equal(await page.locator('#greeting').textContent(), 'hello-from-app');
+  });
+
+  it('stops the workspace from the list and sees the status change live', async () => {
+    await page.goto(`${url}/workspaces`);
+    const row = page.locator('[data-workspace="dev"]');
+    await row.locator('[data-status="running"]').waitFor();
+    await screenshots('workspaces');
+    await markPage(page);
+    await row.getByRole('button', { name: 'Stop' }).click();
+    await row.getByRole('button', { name: 'Yes, stop' }).click();
+    await row.locator('[data-status="stopped"]').waitFor({ timeout: 60_000 });
+    await row.getByRole('button', { name: 'Start' }).waitFor();
+    await assertSamePage(page);
+  });
+
+  it('loaded nothing the Content-Security-Policy refused', () => {
+    assert.deepEqual(policyViolations, []);
+  });
+});
+
+/** Waits until the terminal's rendered rows satisfy `check`. */
+async function waitForText(page: Page, check: (text: string) => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const text = (await page.locator('.xterm-rows').textContent()) ?? '';
+    if (check(text)) return;
+    if (Date.now() > deadline) assert.fail(`the terminal never showed what was expected; it shows:\n${text}`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/** Marks the loaded document, so a later check can tell the page was never reloaded. */
+async function markPage(page: Page): Promise<void> {
+  await page.evaluate('document.documentElement.dataset.testMark = "not-reloaded"');
+}
+
+async function assertSamePage(page: Page): Promise<void> {
+  assert.equal(await page.locator('html[data-test-mark="not-reloaded"]').count(), 1, 'the page was reloaded');
+}
