@@ -35,6 +35,8 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
   let url = '';
   /** What the page's console said about refused scripts or styles (the CSP allows none inline). */
   const policyViolations: string[] = [];
+  /** Exceptions the dashboard's code threw. */
+  const pageErrors: string[] = [];
 
   /** Saves the page at both widths as `name-1440.png` and `name-375.png`, leaving it wide. */
   const screenshots = async (name: string) => {
@@ -59,6 +61,7 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
     browser = await launchChromium(WIDE);
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(30_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
       if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
     });
@@ -190,8 +193,24 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
     await assertSamePage(page);
   });
 
-  it('loaded nothing the Content-Security-Policy refused', () => {
+  it('shows the templates, a template with its versions, and the deployment to its owner', async () => {
+    await page.getByRole('link', { name: 'Templates' }).click();
+    await page.getByRole('link', { name: 'shell' }).click();
+    await page.waitForURL(`${url}/templates/shell`);
+    await page.getByRole('cell', { name: /active/ }).waitFor();
+    await page.getByText('cove templates push shell').waitFor();
+    await screenshots('template');
+    await page.getByRole('link', { name: 'Deployment' }).click();
+    await page.getByRole('heading', { name: 'Health' }).waitFor();
+    await page.locator('.health-item').first().waitFor({ timeout: 60_000 });
+    await page.locator('.user-row').first().waitFor();
+    assert.match((await page.locator('.user-row').first().textContent()) ?? '', /admin@example\.com/);
+    await screenshots('deployment');
+  });
+
+  it('loaded nothing the Content-Security-Policy refused, and threw nothing', () => {
     assert.deepEqual(policyViolations, []);
+    assert.deepEqual(pageErrors, []);
   });
 });
 

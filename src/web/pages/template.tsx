@@ -3,24 +3,35 @@
 import type { Template, TemplateVersion } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
 import { CopyCommand } from '../components/copy-command.js';
-import { ErrorMessage, Loading, useLoad } from '../components/feedback.js';
+import { Loading, useLoad } from '../components/feedback.js';
 import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
 import { Link } from '../router.js';
+import { useSession } from '../session.js';
 
 export function TemplatePage({ name }: { name: string }) {
-  const templates = useLoad(
-    () => api<Template[]>('GET', '/templates', { query: { q: 'deprecated:true' } }).catch(() => api<Template[]>('GET', '/templates')),
-    [],
+  const { user } = useSession();
+  const organization = user.organization_ids[0] ?? 'default';
+  // By name within the user's organization, which finds deprecated templates too.
+  const { data, error } = useLoad(
+    () => api<Template>('GET', `/organizations/${organization}/templates/${encodeURIComponent(name)}`),
+    [organization, name],
   );
-  const template = templates.data?.find((candidate) => candidate.name === name);
-  if (!templates.data) return <Loading error={templates.error} />;
-  if (!template) return <ErrorMessage error={new Error(`There is no template named "${name}".`)} />;
-  return <TemplateDetails template={template} />;
+  if (!data) {
+    return (
+      <section className="page">
+        <p className="breadcrumb">
+          <Link href="/templates">Templates</Link> / {name}
+        </p>
+        <Loading error={error} />
+      </section>
+    );
+  }
+  return <TemplateDetails template={data} />;
 }
 
 function TemplateDetails({ template }: { template: Template }) {
   const versions = useLoad(() => api<TemplateVersion[]>('GET', `/templates/${template.id}/versions`), [template.id]);
-  const stats = Object.entries(template.build_time_stats);
+  const stats = Object.entries(template.build_time_stats).filter(([, { p50 }]) => p50 != null);
   return (
     <section className="page">
       <p className="breadcrumb">
@@ -88,16 +99,16 @@ function TemplateDetails({ template }: { template: Template }) {
             {stats.length === 0 ? (
               <p className="muted">No builds yet.</p>
             ) : (
-              <dl className="metadata">
+              <ul className="plain-list stats">
                 {stats.map(([transition, { p50, p95 }]) => (
-                  <div key={transition}>
-                    <dt>{transition}</dt>
-                    <dd>
-                      {formatDuration(p50)} typical, {formatDuration(p95)} slowest 5%
-                    </dd>
-                  </div>
+                  <li key={transition}>
+                    <span className="stats-name">{transition}</span>
+                    <span>
+                      {formatDuration(p50)} typical <span className="muted">· {formatDuration(p95)} slowest 5%</span>
+                    </span>
+                  </li>
                 ))}
-              </dl>
+              </ul>
             )}
           </section>
           <section className="card" aria-labelledby="push-title">
