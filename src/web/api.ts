@@ -18,6 +18,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The event an API call dispatches on `window` when the server says the session is gone. */
+export const SIGNED_OUT = 'cove:signed-out';
+
 /** Query parameters; undefined ones are left out. */
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -43,6 +46,8 @@ export async function api<T>(method: string, path: string, options: { body?: unk
     } catch {
       body = { message: `The server answered ${response.status} ${response.statusText}.` };
     }
+    // A session that ended (expired, or signed out in another tab) sends the page to the sign-in.
+    if (response.status === 401) window.dispatchEvent(new Event(SIGNED_OUT));
     throw new ApiError(response.status, body);
   }
   return (text === '' ? undefined : JSON.parse(text)) as T;

@@ -1,7 +1,7 @@
 import { lazy, StrictMode, Suspense, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { User } from '../sdk/wire/index.js';
-import { api, ApiError } from './api.js';
+import { api, ApiError, SIGNED_OUT } from './api.js';
 import { ErrorMessage, Loading } from './components/feedback.js';
 import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
@@ -35,6 +35,9 @@ function App() {
   }, []);
   useEffect(() => {
     void refresh();
+    const signedOut = () => setUser(null);
+    window.addEventListener(SIGNED_OUT, signedOut);
+    return () => window.removeEventListener(SIGNED_OUT, signedOut);
   }, [refresh]);
 
   useEffect(() => {

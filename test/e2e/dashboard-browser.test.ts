@@ -105,7 +105,33 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
         `${line}\n${indent}apps:\n${indent}  - slug: hello\n${indent}    display_name: Hello app\n${indent}    url: http://127.0.0.1:${port}`,
     );
     assert.match(template, /slug: hello/);
-    writeFileSync(templateFile, template);
+    // Rich parameters of three kinds and a preset, for the form to show and check.
+    writeFileSync(
+      templateFile,
+      `${template}
+parameters:
+  - name: region
+    display_name: Region
+    description: Where the workspace runs
+    default: eu
+    options:
+      - { name: Europe, value: eu, icon: /icon/globe.svg }
+      - { name: United States, value: us, icon: /icon/globe.svg }
+  - name: disk_gb
+    display_name: Disk (GB)
+    type: number
+    default: 20
+    mutable: true
+    validation: { min: 10, max: 200, error: "Pick {min} to {max} GB" }
+  - name: dotfiles
+    display_name: Install dotfiles
+    type: bool
+    default: "false"
+presets:
+  - name: Tiny
+    parameters: { disk_gb: "10" }
+`,
+    );
     const push = cove('templates', 'push', 'shell', '-y');
     assert.equal(push.code, 0, push.stderr);
 
@@ -116,6 +142,13 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
     await page.getByRole('button', { name: 'Create workspace' }).click();
     await page.getByText('Use up to 32 letters, digits and single dashes.').waitFor();
     await page.getByLabel('Workspace name').fill('dev');
+    // A number outside its limits is refused with the template's own message.
+    await page.getByLabel(/Disk \(GB\)/).fill('500');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByText('Disk (GB): Pick 10 to 200 GB').waitFor();
+    await page.getByLabel(/Disk \(GB\)/).fill('30');
+    await page.getByRole('radio', { name: /United States/ }).check();
+    await page.getByRole('checkbox', { name: 'Install dotfiles' }).check();
     await screenshots('create');
     const started = Date.now();
     await page.getByRole('button', { name: 'Create workspace' }).click();
@@ -133,6 +166,19 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
       .waitFor();
     await assertSamePage(page);
     await page.getByRole('link', { name: 'Terminal' }).waitFor();
+    // The build got the values the form was given.
+    const shown = JSON.parse(cove('show', 'dev', '-o', 'json').stdout) as { latest_build: { id: string } };
+    const parameters = await (
+      await fetch(`${url}/api/v2/workspacebuilds/${shown.latest_build.id}/parameters`, { headers: { 'Service-Session-Token': token } })
+    ).json();
+    assert.deepEqual(parameters, [
+      { name: 'region', value: 'us' },
+      { name: 'disk_gb', value: '30' },
+      { name: 'dotfiles', value: 'true' },
+    ]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(SCREENSHOTS, 'workspace-dark-1440.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
     await screenshots('workspace');
   });
 
@@ -200,6 +246,11 @@ describe('the web dashboard in a real browser', { skip: browserMissing() }, () =
     await page.getByRole('cell', { name: /active/ }).waitFor();
     await page.getByText('cove templates push shell').waitFor();
     await screenshots('template');
+    // A refused action shows the API's message.
+    await page.getByRole('link', { name: 'Create workspace' }).click();
+    await page.getByLabel('Workspace name').fill('dev');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    assert.match((await page.locator('.notice-error').textContent()) ?? '', /dev/);
     await page.getByRole('link', { name: 'Deployment' }).click();
     await page.getByRole('heading', { name: 'Health' }).waitFor();
     await page.locator('.health-item').first().waitFor({ timeout: 60_000 });

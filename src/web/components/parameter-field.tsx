@@ -1,36 +1,29 @@
 // One rich parameter of a template version as a form control, by its type and form type, with
 // the checks the template declares (required, min/max, regex) said next to it.
 import type { TemplateVersionParameter } from '../../sdk/wire/index.js';
+import { parameterValueProblem, type ParameterRules } from '../../sdk/wire/parameter-value.js';
 import { Icon } from './status.js';
 
-/** Why a value breaks the parameter's rules, or undefined when it is fine. */
+/** Why a value breaks the parameter's rules (the same checks the daemon makes), or undefined when it is fine. */
 export function parameterProblem(parameter: TemplateVersionParameter, value: string): string | undefined {
   const label = parameter.display_name || parameter.name;
-  if (parameter.type.startsWith('list(')) {
-    if (parameter.required && (value === '' || value === '[]')) return `${label} needs at least one value.`;
-    return undefined;
-  }
-  if (value === '') return parameter.required && parameter.type !== 'bool' ? `${label} is required.` : undefined;
-  if (parameter.type === 'number') {
-    const number = Number(value);
-    if (!Number.isFinite(number)) return `${label} must be a number.`;
-    const { validation_min: min, validation_max: max } = parameter;
-    if ((min != null && number < min) || (max != null && number > max)) {
-      return parameter.validation_error || `${label} must be between ${min ?? '−∞'} and ${max ?? '∞'}.`;
-    }
-  }
-  if (parameter.options.length > 0 && !parameter.options.some((option) => option.value === value))
-    return `Choose one of the options for ${label}.`;
-  if (parameter.validation_regex) {
-    let matches = true;
-    try {
-      matches = new RegExp(parameter.validation_regex).test(value);
-    } catch {
-      matches = true;
-    }
-    if (!matches) return parameter.validation_error || `${label} must match ${parameter.validation_regex}.`;
-  }
-  return undefined;
+  const empty = value === '' || (parameter.type.startsWith('list(') && value === '[]');
+  if (empty) return parameter.required && parameter.type !== 'bool' ? `${label} is required.` : undefined;
+  const problem = parameterValueProblem(rulesOf(parameter), value);
+  return problem && `${label}: ${problem}`;
+}
+
+function rulesOf(parameter: TemplateVersionParameter): ParameterRules {
+  return {
+    name: parameter.name,
+    type: (['string', 'number', 'bool', 'list(string)'].includes(parameter.type) ? parameter.type : 'string') as ParameterRules['type'],
+    options: parameter.options,
+    validation_min: parameter.validation_min ?? null,
+    validation_max: parameter.validation_max ?? null,
+    validation_monotonic: '',
+    validation_regex: parameter.validation_regex ?? '',
+    validation_error: parameter.validation_error ?? '',
+  };
 }
 
 function parseList(value: string): string[] {
