@@ -1,5 +1,5 @@
 // The user's workspaces, each followed live; filtered with the API's search syntax.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Workspace, WorkspacesResponse } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
 import { ConfirmButton } from '../components/confirm-button.js';
@@ -73,8 +73,11 @@ export function WorkspacesPage() {
 function WorkspaceRow({ initial, onGone }: { initial: Workspace; onGone: () => void }) {
   const [workspace, setWorkspace] = useState(initial);
   useEffect(() => watchWorkspace(initial.id, setWorkspace), [initial.id]);
+  const gone = useRef(false);
   useEffect(() => {
-    if (workspace.latest_build.status === 'deleted') onGone();
+    if (workspace.latest_build.status !== 'deleted' || gone.current) return;
+    gone.current = true;
+    onGone();
   }, [workspace.latest_build.status, onGone]);
 
   const [action, run] = useAction((name: WorkspaceAction) => runWorkspaceAction(workspace, name));
