@@ -64,7 +64,9 @@ const visit = (path) => {
 visit(entryPath);
 const firstPageGzip = [...firstPage].reduce((sum, path) => sum + gzipSync(readFileSync(path)).length, 0);
 if (firstPageGzip > FIRST_PAGE_GZIP_LIMIT) {
-  console.error(`The dashboard's first page loads ${(firstPageGzip / 1024).toFixed(1)} KB of gzip JavaScript; the limit is ${FIRST_PAGE_GZIP_LIMIT / 1024} KB.`);
+  console.error(
+    `The dashboard's first page loads ${(firstPageGzip / 1024).toFixed(1)} KB of gzip JavaScript; the limit is ${FIRST_PAGE_GZIP_LIMIT / 1024} KB.`,
+  );
   process.exit(1);
 }
 

@@ -176,6 +176,10 @@ presets:
       { name: 'disk_gb', value: '30' },
       { name: 'dotfiles', value: 'true' },
     ]);
+    // The schedule saves, and says so.
+    await page.getByLabel('Stop after (hours without use)').fill('8');
+    await page.getByRole('button', { name: 'Save schedule' }).click();
+    await page.getByText('Schedule saved.').waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(SCREENSHOTS, 'workspace-dark-1440.png') });
     await page.emulateMedia({ colorScheme: 'light' });
@@ -230,6 +234,8 @@ presets:
     await row.locator('[data-status="running"]').waitFor();
     const loadMs = Date.now() - loadStarted;
     assert.ok(loadMs < 1000, `the workspaces page took ${loadMs} ms to list the workspace`);
+    await row.getByRole('button', { name: 'Favorite dev', exact: true }).click();
+    await row.getByRole('button', { name: 'Unfavorite dev' }).waitFor();
     await screenshots('workspaces');
     await markPage(page);
     await row.getByRole('button', { name: 'Stop' }).click();
