@@ -3,6 +3,8 @@
 // script (CommonJS, as Node 20 requires, with V8's code cache for start-up); the native addons
 // travel as SEA assets that src/lib/native-addons.ts writes to a cache directory and loads from
 // there. Packages with a pure-JS fallback get it (ssh2 without sshcrypto.node and cpu-features).
+// The web dashboard (dist/web, which `npm run build` makes: build first) and the app icons are
+// assets as well, served from the executable by the daemon.
 // Prints the file's size and writes dist/SHA256SUMS.
 //
 // COVE_PACKAGE_OUTPUT=<file> writes the executable elsewhere (the end-to-end tests use it, since
@@ -22,7 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -155,6 +157,7 @@ try {
     lazyCache,
   ]);
   const parts = { 'lazy-part.cjs': lazyPart, 'lazy-part.cache': lazyCache };
+  const web = webAssets();
   console.log(
     `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), second part ${(statSync(lazyPart).size / 1e6).toFixed(1)} MB`,
   );
@@ -164,7 +167,7 @@ try {
   writeFileSync(
     config,
     JSON.stringify(
-      { main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { ...addons, ...parts } },
+      { main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { ...addons, ...parts, ...web } },
       null,
       2,
     ),
@@ -312,6 +315,33 @@ function embeddedHealthViewPlugin() {
       }));
     },
   };
+}
+
+/**
+ * The web dashboard as `npm run build` left it in dist/web, and the app icons, as assets named as
+ * src/api/dashboard/dashboard-files.ts reads them (`web/index.html`, `web/assets/…`, `icons/….svg`).
+ * They are read only when the daemon serves them, so start-up does not pay for them.
+ */
+function webAssets() {
+  const assets = {};
+  const dashboard = join(root, 'dist', 'web');
+  if (statSync(join(dashboard, 'index.html'), { throwIfNoEntry: false })?.isFile()) {
+    // Source maps stay out: they would be most of the dashboard's size, and only a debugger asks for them.
+    for (const file of listFiles(dashboard).filter((path) => !path.endsWith('.map'))) {
+      assets[`web/${relative(dashboard, file).split(sep).join('/')}`] = file;
+    }
+  } else {
+    console.warn(`${dashboard}/index.html is missing: this executable carries no web dashboard (run "npm run build" first)`);
+  }
+  const icons = join(root, 'src', 'api', 'dashboard', 'icons');
+  for (const file of listFiles(icons)) assets[`icons/${basename(file)}`] = file;
+  return assets;
+}
+
+function listFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }
 
 function run(command, args) {

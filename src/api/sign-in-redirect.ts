@@ -16,11 +16,11 @@ export function isPageLoad(request: FastifyRequest): boolean {
 }
 
 /**
- * The sign-in page of the deployment at `accessUrl`, returning to `path` (with its query) on the
- * same deployment afterwards. The return address is always on the access URL, where the session
- * cookie the sign-in sets applies.
+ * The sign-in page of the deployment at `accessUrl`, returning to `path` (with its query) there
+ * afterwards. The return address is a path on the access URL, where the session cookie the sign-in
+ * sets applies; a path is also what the sign-in providers' `redirect` takes (`safeRedirect`), so
+ * it survives an OIDC or GitHub sign-in started from that page.
  */
 export function signInLocation(accessUrl: string, path: string): string {
-  const base = accessUrl.replace(/\/+$/, '');
-  return `${base}${SIGN_IN_PAGE}?redirect=${encodeURIComponent(`${base}${path}`)}`;
+  return `${accessUrl.replace(/\/+$/, '')}${SIGN_IN_PAGE}?redirect=${encodeURIComponent(path)}`;
 }

@@ -403,7 +403,7 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     assert.equal(toSignIn.status, 303);
     const signIn = new URL(String(toSignIn.headers.location));
     assert.equal(`${signIn.origin}${signIn.pathname}`, `${test.url}/login`);
-    assert.equal(signIn.searchParams.get('redirect'), `${test.url}${appPath}`);
+    assert.equal(signIn.searchParams.get('redirect'), appPath, 'a path on the deployment, as sign-in providers take it');
     // The sign-in page sets the session cookie; with it, the address asked for is the app.
     const back = await send(test.url, appPath, { headers: { ...html, cookie: `service_session_token=${alice.token ?? ''}` } });
     assert.equal(back.status, 200);
@@ -424,7 +424,7 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     const handOffPath = `${handOff.pathname}${handOff.search}`;
     const handOffSignIn = await send(test.url, handOffPath, { headers: html });
     assert.equal(handOffSignIn.status, 303);
-    const returnTo = new URL(String(new URL(String(handOffSignIn.headers.location)).searchParams.get('redirect')));
+    const returnTo = new URL(String(new URL(String(handOffSignIn.headers.location)).searchParams.get('redirect')), test.url);
     assert.equal(returnTo.toString(), handOff.toString());
     assert.equal((await send(test.url, handOffPath)).status, 401, 'API clients keep the 401');
     // Signed in, the same address completes the hand-off to the app host.

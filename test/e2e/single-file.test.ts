@@ -16,10 +16,13 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from '../helpers/child-process.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { VERSION } from '../../src/lib/version.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** What a machine without Node has on PATH: every command of this one except Node's own. */
 function pathWithoutNode(bin: string): string {
@@ -156,6 +159,32 @@ describe('the single executable, alone in an empty directory on a machine withou
   it('runs the workspace agent from the same file', () => {
     const agents = processesOf(cove, 'agent');
     assert.equal(agents.length, 1, `agents running ${cove}: ${agents.join(', ')}`);
+  });
+
+  it('serves the web dashboard and the app icons from inside itself', async () => {
+    const page = await fetch(`${url}/workspaces`, { headers: { accept: 'text/html' } });
+    // What `npm run build` left in dist/web when the executable was packaged; without it, the page saying so.
+    const built = join(ROOT, 'dist', 'web', 'index.html');
+    if (!existsSync(built)) {
+      assert.equal(page.status, 503);
+      assert.match(await page.text(), /npm run build/);
+    } else {
+      assert.equal(page.status, 200);
+      const html = await page.text();
+      assert.equal(html, readFileSync(built, 'utf8'));
+      const asset = /["'](\/assets\/[^"']+\.(?:js|css))["']/.exec(html)?.[1];
+      assert.ok(asset !== undefined, `no asset named in ${html}`);
+      const answer = await fetch(`${url}${asset}`);
+      assert.equal(answer.status, 200, asset);
+      assert.equal(answer.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      assert.deepEqual(Buffer.from(await answer.arrayBuffer()), readFileSync(join(ROOT, 'dist', 'web', asset)));
+    }
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const icon = await fetch(`${url}/icon/terminal.svg`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await icon.text(), /^<svg /);
+    assert.equal((await fetch(`${url}/icon/no-such-icon.svg`)).status, 404);
   });
 
   it('serves itself as the agent download for its architecture', async () => {

@@ -57,6 +57,8 @@ function sourcesHash(): string {
     join(ROOT, 'package.json'),
     join(ROOT, 'scripts', 'package.mjs'),
     ...listFiles(join(ROOT, 'src')),
+    // The executable carries the dashboard as built (scripts/package.mjs).
+    ...(existsSync(join(ROOT, 'dist', 'web')) ? listFiles(join(ROOT, 'dist', 'web')) : []),
   ];
   for (const file of files.sort()) hash.update(file.slice(ROOT.length)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex').slice(0, 16);
