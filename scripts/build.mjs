@@ -1,8 +1,16 @@
 // Bundles the CLI into dist/ with code splitting, so each command loads only its own chunk and
 // `cove --version` stays close to a bare `node` start. npm packages stay external and load from
 // node_modules (native addons cannot be bundled).
-import { cpSync, rmSync } from 'node:fs';
+//
+// Then bundles the web dashboard (src/web) for browsers into dist/web: hashed, long-cacheable
+// files under dist/web/assets and an index.html that only references them, since the daemon's
+// Content-Security-Policy allows no inline script or style.
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+
+/** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
+const FIRST_PAGE_GZIP_LIMIT = 300 * 1024;
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
@@ -21,3 +29,67 @@ await build({
 // The app icons the daemon serves at /icon/ (src/api/dashboard/dashboard-files.ts reads them from
 // icons/ beside the bundled code).
 cpSync(new URL('../src/api/dashboard/icons', import.meta.url), new URL('../dist/icons', import.meta.url), { recursive: true });
+
+const web = await build({
+  entryPoints: ['src/web/main.tsx'],
+  outdir: 'dist/web/assets',
+  publicPath: '/assets',
+  bundle: true,
+  splitting: true,
+  minify: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome110', 'firefox115', 'safari16'],
+  jsx: 'automatic',
+  entryNames: '[name]-[hash]',
+  chunkNames: 'chunk-[hash]',
+  assetNames: '[name]-[hash]',
+  loader: { '.svg': 'file', '.woff2': 'file' },
+  define: { 'process.env.NODE_ENV': '"production"' },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const outputs = web.metafile.outputs;
+const [entryPath, entry] = Object.entries(outputs).find(([, output]) => output.entryPoint === 'src/web/main.tsx') ?? [];
+if (!entryPath || !entry) throw new Error('the dashboard build produced no entry chunk');
+
+/** The entry chunk and every chunk it imports statically, transitively: what the first page loads. */
+const firstPage = new Set();
+const visit = (path) => {
+  if (firstPage.has(path)) return;
+  firstPage.add(path);
+  for (const imported of outputs[path]?.imports ?? []) if (imported.kind === 'import-statement') visit(imported.path);
+};
+visit(entryPath);
+const firstPageGzip = [...firstPage].reduce((sum, path) => sum + gzipSync(readFileSync(path)).length, 0);
+if (firstPageGzip > FIRST_PAGE_GZIP_LIMIT) {
+  console.error(
+    `The dashboard's first page loads ${(firstPageGzip / 1024).toFixed(1)} KB of gzip JavaScript; the limit is ${FIRST_PAGE_GZIP_LIMIT / 1024} KB.`,
+  );
+  process.exit(1);
+}
+
+const assetUrl = (path) => `/assets/${path.slice('dist/web/assets/'.length)}`;
+const preloads = [...firstPage]
+  .filter((path) => path !== entryPath)
+  .map((path) => `    <link rel="modulepreload" href="${assetUrl(path)}">\n`)
+  .join('');
+const css = entry.cssBundle ? `    <link rel="stylesheet" href="${assetUrl(entry.cssBundle)}">\n` : '';
+writeFileSync(
+  'dist/web/index.html',
+  `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="color-scheme" content="light dark">
+    <title>Cove</title>
+${css}${preloads}    <script type="module" src="${assetUrl(entryPath)}"></script>
+  </head>
+  <body>
+    <div id="root"></div>
+  </body>
+</html>
+`,
+);

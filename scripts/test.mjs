@@ -26,6 +26,7 @@ function check(title, tool, args) {
 const filters = process.argv.slice(2);
 if (filters.length === 0) {
   check('type check', 'tsc', ['--noEmit']);
+  check('type check of the dashboard', 'tsc', ['--noEmit', '-p', 'src/web']);
   check('lint', 'eslint', ['--max-warnings', '0', '.']);
   check('format', 'prettier', ['--check', '--log-level', 'warn', '.']);
 }

@@ -1,0 +1,143 @@
+// The dashboard's client of /api/v2: fetch for requests, WebSockets for live streams. The browser
+// carries the session in the `service_session_token` cookie the sign-in sets, so no token is
+// handled here. Typed with the SDK's wire types; the SDK client itself is built on node:http.
+import type { ProvisionerJobLog, Response as WireResponse, Workspace } from '../sdk/wire/index.js';
+
+/** An error answer of the API, with its `message`, `detail` and per-field `validations`. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly detail: string;
+  readonly validations: readonly { field: string; detail: string }[];
+
+  constructor(status: number, body: Partial<WireResponse>) {
+    super(body.message || `The server answered ${status}.`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.detail = body.detail ?? '';
+    this.validations = body.validations ?? [];
+  }
+}
+
+/** The event an API call dispatches on `window` when the server says the session is gone. */
+export const SIGNED_OUT = 'cove:signed-out';
+
+/** Query parameters; undefined ones are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** Calls the API and returns its JSON answer (undefined for an empty one); throws ApiError on a 4xx/5xx. */
+export async function api<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+  let response: globalThis.Response;
+  try {
+    response = await fetch(apiUrl(path, options.query), {
+      method,
+      credentials: 'same-origin',
+      headers:
+        options.body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
+  } catch {
+    throw new ApiError(0, { message: 'The server could not be reached.', detail: 'Check your connection and that the deployment is up.' });
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let body: Partial<WireResponse> = {};
+    try {
+      body = JSON.parse(text) as WireResponse;
+    } catch {
+      body = { message: `The server answered ${response.status} ${response.statusText}.` };
+    }
+    // A session that ended (expired, or signed out in another tab) sends the page to the sign-in.
+    if (response.status === 401) window.dispatchEvent(new Event(SIGNED_OUT));
+    throw new ApiError(response.status, body);
+  }
+  return (text === '' ? undefined : JSON.parse(text)) as T;
+}
+
+/** The URL of an API path, with its query. */
+export function apiUrl(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const search = params.toString();
+  return `/api/v2${path}${search ? `?${search}` : ''}`;
+}
+
+/** The WebSocket URL of an API path. */
+export function socketUrl(path: string, query: Query = {}): string {
+  const origin = location.origin.replace(/^http/, 'ws');
+  return `${origin}${apiUrl(path, query)}`;
+}
+
+/** Stops a live stream. */
+export type Unsubscribe = () => void;
+
+/**
+ * Follows a workspace over its watch-ws stream: `onChange` gets the workspace on connect and after
+ * every change. A dropped stream is opened again after a pause (the server pushes; nothing polls).
+ */
+export function watchWorkspace(id: string, onChange: (workspace: Workspace) => void, onError?: (message: string) => void): Unsubscribe {
+  let socket: WebSocket | undefined;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
+  const open = () => {
+    socket = new WebSocket(socketUrl(`/workspaces/${encodeURIComponent(id)}/watch-ws`));
+    socket.onmessage = (event) => {
+      failures = 0;
+      const message = JSON.parse(String(event.data)) as { type: string; data?: unknown };
+      if (message.type === 'data') onChange(message.data as Workspace);
+      else if (message.type === 'error') onError?.((message.data as { message?: string } | undefined)?.message ?? 'The watch failed.');
+    };
+    socket.onclose = () => {
+      if (stopped) return;
+      failures += 1;
+      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
+    };
+  };
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(retry);
+    socket?.close();
+  };
+}
+
+/**
+ * Follows a provisioner job's logs over the logs WebSocket of a build or template version: the
+ * lines after `after`, then each new one; `onEnd` once the job is over and the server closed.
+ */
+export function followJobLogs(
+  path: string,
+  onLog: (log: ProvisionerJobLog) => void,
+  onEnd: (error?: string) => void,
+  after?: number,
+): Unsubscribe {
+  let stopped = false;
+  const socket = new WebSocket(socketUrl(path, { follow: true, after }));
+  socket.onmessage = (event) => onLog(JSON.parse(String(event.data)) as ProvisionerJobLog);
+  socket.onclose = (event) => {
+    if (!stopped) onEnd(event.code === 1000 ? undefined : event.reason || `The log stream closed (${event.code}).`);
+  };
+  return () => {
+    stopped = true;
+    socket.close();
+  };
+}
+
+/** Resolves once a workspace's latest build is in one of `statuses` (followed live). */
+export function untilStatus(id: string, statuses: readonly string[], signal?: AbortSignal): Promise<Workspace> {
+  return new Promise((resolve, reject) => {
+    const stop = watchWorkspace(id, (workspace) => {
+      if (statuses.includes(workspace.latest_build.status)) {
+        stop();
+        resolve(workspace);
+      } else if (workspace.latest_build.status === 'failed' && !statuses.includes('failed')) {
+        stop();
+        reject(new ApiError(0, { message: 'The build failed.', detail: workspace.latest_build.job.error ?? '' }));
+      }
+    });
+    signal?.addEventListener('abort', () => {
+      stop();
+      reject(new ApiError(0, { message: 'Canceled.' }));
+    });
+  });
+}

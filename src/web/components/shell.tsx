@@ -1,0 +1,63 @@
+// The frame around every signed-in page: the deployment's name, navigation and the user's menu.
+import type { ReactNode } from 'react';
+import { api } from '../api.js';
+import { ActionStatus, useAction } from './feedback.js';
+import { Link, navigate, type Route } from '../router.js';
+import { isOwner, useSession } from '../session.js';
+
+export function Shell({ route, children }: { route: Route; children: ReactNode }) {
+  const { user, refresh } = useSession();
+  const [signOut, startSignOut] = useAction(async () => {
+    await api('POST', '/users/logout');
+    navigate('/login', { replace: true });
+    await refresh();
+  });
+  const section = route.page === 'create' || route.page === 'workspace' || route.page === 'terminal' ? 'workspaces' : route.page;
+  const nav = [
+    { href: '/workspaces', label: 'Workspaces', page: 'workspaces' },
+    { href: '/templates', label: 'Templates', page: 'templates' },
+    ...(isOwner(user) ? [{ href: '/deployment', label: 'Deployment', page: 'deployment' }] : []),
+  ];
+  return (
+    <div className={route.page === 'terminal' ? 'app app-terminal' : 'app'}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link className="brand" href="/workspaces" aria-label="Cove home">
+          <span className="brand-mark" aria-hidden="true" />
+          Cove
+        </Link>
+        <nav aria-label="Main">
+          <ul className="nav-list">
+            {nav.map((item) => (
+              <li key={item.href}>
+                <Link
+                  href={item.href}
+                  className={
+                    section === item.page || (item.page === 'templates' && route.page === 'template') ? 'nav-link active' : 'nav-link'
+                  }
+                  aria-current={section === item.page ? 'page' : undefined}
+                >
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="user-menu">
+          <span className="user-name" title={user.email}>
+            {user.username}
+          </span>
+          <button type="button" className="button button-quiet" onClick={() => void startSignOut()} disabled={signOut.state === 'pending'}>
+            Sign out
+          </button>
+          {signOut.state === 'error' && <ActionStatus state={signOut} />}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

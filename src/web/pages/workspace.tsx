@@ -1,0 +1,358 @@
+// One workspace: its state and actions, the latest build's log, resources and agents with their
+// apps, shared ports, schedule and build history, all following the workspace's watch stream.
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import type { PortShare, Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
+import { api, watchWorkspace } from '../api.js';
+import { BuildLog } from '../components/build-log.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
+import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
+import { Link, navigate } from '../router.js';
+import { availableActions, isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
+
+export function WorkspacePage({ owner, name }: { owner: string; name: string }) {
+  const initial = useLoad(
+    () => api<Workspace>('GET', `/users/${encodeURIComponent(owner)}/workspace/${encodeURIComponent(name)}`),
+    [owner, name],
+  );
+  const [workspace, setWorkspace] = useState<Workspace>();
+  const id = initial.data?.id;
+  useEffect(() => {
+    if (initial.data) setWorkspace(initial.data);
+  }, [initial.data]);
+  useEffect(() => (id ? watchWorkspace(id, setWorkspace) : undefined), [id]);
+  const { data: appsHost } = useLoad(() => api<{ host: string }>('GET', '/applications/host').then((answer) => answer.host), []);
+
+  if (!workspace) return <Loading error={initial.error} />;
+  return (
+    <section className="page">
+      <WorkspaceHeader workspace={workspace} />
+      <div className="workspace-grid">
+        <div className="workspace-column">
+          <Resources workspace={workspace} appsHost={appsHost ?? ''} />
+          <BuildLog
+            key={workspace.latest_build.id}
+            path={`/workspacebuilds/${workspace.latest_build.id}/logs`}
+            job={workspace.latest_build.job}
+            title={`Build #${workspace.latest_build.build_number}: ${workspace.latest_build.transition}`}
+          />
+        </div>
+        <aside className="workspace-column workspace-side">
+          <Schedule workspace={workspace} />
+          <SharedPorts workspace={workspace} appsHost={appsHost ?? ''} />
+          <BuildHistory workspace={workspace} />
+        </aside>
+      </div>
+    </section>
+  );
+}
+
+function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
+  const [action, run] = useAction(async (name: WorkspaceAction) => {
+    const done = await runWorkspaceAction(workspace, name);
+    if (name === 'delete') navigate('/workspaces');
+    return done;
+  });
+  const busy = action.state === 'pending' || isTransitioning(workspace);
+  const build = workspace.latest_build;
+  return (
+    <div className="page-header workspace-header">
+      <div>
+        <p className="breadcrumb">
+          <Link href="/workspaces">Workspaces</Link> / {workspace.owner_name}
+        </p>
+        <h1>
+          {workspace.name} <StatusBadge status={build.status} />
+        </h1>
+        <p className="muted">
+          <Icon src={workspace.template_icon} size={16} /> {workspace.template_display_name || workspace.template_name} ·{' '}
+          {build.template_version_name}
+          {workspace.outdated && (
+            <>
+              {' '}
+              <span className="badge badge-warn">outdated</span>
+            </>
+          )}{' '}
+          · last used <Time iso={workspace.last_used_at} />
+        </p>
+        {build.job.status === 'pending' && build.job.queue_size > 0 && (
+          <p className="muted" role="status">
+            Queued: position {build.job.queue_position} of {build.job.queue_size}.
+          </p>
+        )}
+        {build.status === 'failed' && build.job.error && (
+          <p className="log-error" role="alert">
+            {build.job.error}
+          </p>
+        )}
+      </div>
+      <div className="header-actions">
+        {availableActions(workspace).map((name) =>
+          name === 'start' ? (
+            <button key={name} type="button" className="button button-primary" disabled={busy} onClick={() => void run(name)}>
+              Start
+            </button>
+          ) : (
+            <ConfirmButton
+              key={name}
+              label={name[0]!.toUpperCase() + name.slice(1)}
+              question={
+                name === 'delete'
+                  ? `Delete ${workspace.name} and its data?`
+                  : `${name[0]!.toUpperCase() + name.slice(1)} ${workspace.name}?`
+              }
+              danger={name === 'delete'}
+              disabled={busy}
+              onConfirm={() => void run(name)}
+            />
+          ),
+        )}
+        <ActionStatus state={action} />
+      </div>
+    </div>
+  );
+}
+
+/** Where an app opens: its own URL (external), a subdomain under the app host, or a path on the deployment. */
+function appHref(workspace: Workspace, agent: WorkspaceAgent, app: WorkspaceApp, appsHost: string): string | undefined {
+  if (app.external) return app.url;
+  if (app.subdomain) {
+    if (!appsHost) return undefined;
+    return `${location.protocol}//${appsHost.replace('*', `${app.subdomain_name || `${app.slug}--${agent.name}--${workspace.name}--${workspace.owner_name}`}`)}/`;
+  }
+  return `/@${workspace.owner_name}/${workspace.name}.${agent.name}/apps/${encodeURIComponent(app.slug)}/`;
+}
+
+function latencyOf(agent: WorkspaceAgent): string | undefined {
+  const values = Object.values(agent.latency ?? {}).map((entry) => entry.latency_ms);
+  return values.length > 0 ? `${Math.round(Math.min(...values))} ms` : undefined;
+}
+
+function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: string }) {
+  const resources = workspace.latest_build.resources.filter((resource) => !resource.hide);
+  const running = workspace.latest_build.status === 'running';
+  return (
+    <section className="card" aria-labelledby="resources-title">
+      <h2 id="resources-title">Resources</h2>
+      {resources.length === 0 && <p className="muted">No resources in this build.</p>}
+      <ul className="resource-list">
+        {resources.map((resource) => (
+          <li key={resource.id} className="resource">
+            <div className="resource-head">
+              <Icon src={resource.icon} />
+              <strong>{resource.name}</strong>
+              <span className="muted">{resource.type}</span>
+            </div>
+            {resource.metadata.length > 0 && (
+              <dl className="metadata">
+                {resource.metadata.map((item) => (
+                  <div key={item.key}>
+                    <dt>{item.key}</dt>
+                    <dd>{item.sensitive ? '••••••' : item.value}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+            {resource.agents.map((agent) => (
+              <div key={agent.id} className="agent" data-agent={agent.name}>
+                <div className="agent-head">
+                  <span className="agent-name">{agent.name}</span>
+                  <StatusBadge status={agent.status} />
+                  <StatusBadge status={agent.lifecycle_state} />
+                  <span className="muted agent-facts">
+                    {[
+                      agent.operating_system && `${agent.operating_system}/${agent.architecture}`,
+                      agent.version && `v${agent.version}`,
+                      latencyOf(agent),
+                    ]
+                      .filter(Boolean)
+                      .join(' · ')}
+                  </span>
+                </div>
+                {!agent.health.healthy && agent.health.reason && <p className="muted">{agent.health.reason}</p>}
+                {running && (
+                  <ul className="app-list">
+                    {agent.display_apps.includes('web_terminal') && (
+                      <li>
+                        <Link className="app-link" href={`/@${workspace.owner_name}/${workspace.name}.${agent.name}/terminal`}>
+                          <span className="app-icon app-icon-terminal" aria-hidden="true" />
+                          Terminal
+                        </Link>
+                      </li>
+                    )}
+                    {agent.apps
+                      .filter((app) => !app.hidden)
+                      .map((app) => {
+                        const href = appHref(workspace, agent, app, appsHost);
+                        return (
+                          <li key={app.id}>
+                            {href ? (
+                              <a className="app-link" href={href} target="_blank" rel="noreferrer" data-app={app.slug}>
+                                <Icon src={app.icon} size={16} />
+                                {app.display_name || app.slug}
+                                {app.health !== 'disabled' && <StatusBadge status={app.health} />}
+                              </a>
+                            ) : (
+                              <span className="app-link app-link-off" title="Subdomain apps need a wildcard access URL.">
+                                {app.display_name || app.slug} (unavailable)
+                              </span>
+                            )}
+                          </li>
+                        );
+                      })}
+                  </ul>
+                )}
+              </div>
+            ))}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SharedPorts({ workspace, appsHost }: { workspace: Workspace; appsHost: string }) {
+  const { data, error } = useLoad(() => api<{ shares: PortShare[] }>('GET', `/workspaces/${workspace.id}/port-share`), [workspace.id]);
+  if (!data) return error ? <Loading error={error} /> : null;
+  return (
+    <section className="card" aria-labelledby="ports-title">
+      <h2 id="ports-title">Shared ports</h2>
+      {data.shares.length === 0 ? (
+        <p className="muted">
+          No ports are shared. Share one with <code>cove port share {workspace.name} PORT</code>.
+        </p>
+      ) : (
+        <ul className="plain-list">
+          {data.shares.map((share) => {
+            const label = `${share.port}${share.protocol === 'https' ? 's' : ''}`;
+            const host = appsHost && appsHost.replace('*', `${label}--${share.agent_name}--${workspace.name}--${workspace.owner_name}`);
+            return (
+              <li key={`${share.agent_name}:${share.port}`}>
+                {host ? (
+                  <a href={`${location.protocol}//${host}/`} target="_blank" rel="noreferrer">
+                    {share.agent_name}:{share.port}
+                  </a>
+                ) : (
+                  `${share.agent_name}:${share.port}`
+                )}{' '}
+                <span className="muted">shared with {share.share_level}</span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Schedule({ workspace }: { workspace: Workspace }) {
+  const deadline = workspace.latest_build.deadline;
+  const [extend, startExtend] = useAction(async (hours: number) => {
+    const from = deadline ? new Date(deadline).getTime() : Date.now();
+    await api('PUT', `/workspaces/${workspace.id}/extend`, { body: { deadline: new Date(from + hours * 3_600_000).toISOString() } });
+    return `Extended by ${hours} hour${hours === 1 ? '' : 's'}.`;
+  });
+  const [autostart, setAutostart] = useState(workspace.autostart_schedule ?? '');
+  const [ttlHours, setTtlHours] = useState(workspace.ttl_ms ? String(workspace.ttl_ms / 3_600_000) : '');
+  const [save, startSave] = useAction(async () => {
+    await api('PUT', `/workspaces/${workspace.id}/autostart`, { body: { schedule: autostart.trim() || null } });
+    const ttl = ttlHours.trim() === '' ? null : Math.round(Number(ttlHours) * 3_600_000);
+    await api('PUT', `/workspaces/${workspace.id}/ttl`, { body: { ttl_ms: ttl } });
+    return 'Schedule saved.';
+  });
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    void startSave();
+  };
+  return (
+    <section className="card" aria-labelledby="schedule-title">
+      <h2 id="schedule-title">Schedule</h2>
+      {workspace.latest_build.status === 'running' && (
+        <div className="deadline">
+          <p>
+            {deadline ? (
+              <>
+                Stops <Time iso={deadline} />
+              </>
+            ) : (
+              'Runs until stopped.'
+            )}
+          </p>
+          {deadline && (
+            <div className="inline-actions">
+              <button type="button" className="button" onClick={() => void startExtend(1)} disabled={extend.state === 'pending'}>
+                +1 hour
+              </button>
+              <button type="button" className="button" onClick={() => void startExtend(4)} disabled={extend.state === 'pending'}>
+                +4 hours
+              </button>
+              <ActionStatus state={extend} />
+            </div>
+          )}
+        </div>
+      )}
+      <form className="form" onSubmit={onSave} aria-label="Schedule">
+        <label className="field">
+          <span className="field-label">Autostart (cron)</span>
+          <input
+            value={autostart}
+            onChange={(event) => setAutostart(event.target.value)}
+            placeholder="CRON_TZ=Europe/Berlin 30 8 * * 1-5"
+          />
+          <span className="field-hint">Empty: never starts on its own.</span>
+        </label>
+        <label className="field">
+          <span className="field-label">Stop after (hours without use)</span>
+          <input
+            type="number"
+            min={0}
+            step={0.5}
+            inputMode="decimal"
+            value={ttlHours}
+            onChange={(event) => setTtlHours(event.target.value)}
+          />
+          <span className="field-hint">Empty: the template’s default.</span>
+        </label>
+        <div className="inline-actions">
+          <button type="submit" className="button" disabled={save.state === 'pending'}>
+            Save schedule
+          </button>
+          <ActionStatus state={save} pending="Saving…" />
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function BuildHistory({ workspace }: { workspace: Workspace }) {
+  const load = useCallback(
+    () => api<WorkspaceBuild[]>('GET', `/workspaces/${workspace.id}/builds`, { query: { limit: 10 } }),
+    [workspace.id],
+  );
+  // Read again whenever the latest build changes state, which the watch stream reports.
+  const { data, error } = useLoad(load, [load, workspace.latest_build.id, workspace.latest_build.status]);
+  return (
+    <section className="card" aria-labelledby="history-title">
+      <h2 id="history-title">Build history</h2>
+      {!data ? (
+        <Loading error={error} />
+      ) : (
+        <ol className="history">
+          {data.map((build) => (
+            <li key={build.id}>
+              <span className="history-number">#{build.build_number}</span>
+              <span className="history-transition">{build.transition}</span>
+              <StatusBadge status={build.status} />
+              <span className="muted">
+                {build.initiator_name} · <Time iso={build.created_at} />
+                {build.job.started_at && build.job.completed_at && (
+                  <> · {formatDuration(new Date(build.job.completed_at).getTime() - new Date(build.job.started_at).getTime())}</>
+                )}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,89 @@
+// A small router over the History API: the current location as React state, links that push
+// history entries, and matching of the dashboard's URL patterns.
+import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+
+const NAVIGATED = 'cove:navigated';
+
+/** Goes to a dashboard URL without reloading the page. */
+export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  if (options.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  window.dispatchEvent(new Event(NAVIGATED));
+  window.scrollTo(0, 0);
+}
+
+/** The current path and query, re-rendered on every navigation. */
+export function useLocation(): { pathname: string; search: URLSearchParams } {
+  const [href, setHref] = useState(() => location.pathname + location.search);
+  useEffect(() => {
+    const update = () => setHref(location.pathname + location.search);
+    window.addEventListener('popstate', update);
+    window.addEventListener(NAVIGATED, update);
+    return () => {
+      window.removeEventListener('popstate', update);
+      window.removeEventListener(NAVIGATED, update);
+    };
+  }, []);
+  const url = new URL(href, location.origin);
+  return { pathname: url.pathname, search: url.searchParams };
+}
+
+/** An anchor that navigates inside the dashboard on a plain click and behaves as a link otherwise. */
+export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+  const { onClick, ...rest } = props;
+  const follow = (event: MouseEvent<HTMLAnchorElement>) => {
+    onClick?.(event);
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (props.target && props.target !== '_self') return;
+    event.preventDefault();
+    navigate(props.href);
+  };
+  return <a {...rest} onClick={follow} />;
+}
+
+/** The dashboard's pages and the URL patterns that lead to them. */
+export type Route =
+  | { page: 'login' }
+  | { page: 'workspaces' }
+  | { page: 'create'; template: string | undefined }
+  | { page: 'workspace'; owner: string; workspace: string }
+  | { page: 'terminal'; owner: string; workspace: string; agent: string | undefined }
+  | { page: 'templates' }
+  | { page: 'template'; name: string }
+  | { page: 'deployment' }
+  | { page: 'not-found' };
+
+/** Which page a path shows. */
+export function matchRoute(pathname: string, search: URLSearchParams): Route {
+  const parts = pathname
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part) => decodeURIComponent(part));
+  const [first, second, third] = parts;
+  if (parts.length === 0) return { page: 'workspaces' };
+  if ((first === 'login' || first === 'setup') && parts.length === 1) return { page: 'login' };
+  if (first === 'workspaces' && parts.length === 1) return { page: 'workspaces' };
+  if (first === 'workspaces' && second === 'new' && parts.length === 2)
+    return { page: 'create', template: search.get('template') ?? undefined };
+  if (first === 'templates' && parts.length === 1) return { page: 'templates' };
+  if (first === 'templates' && second && parts.length === 2) return { page: 'template', name: second };
+  if (first === 'templates' && second && third === 'workspace' && parts.length === 3) return { page: 'create', template: second };
+  if (first === 'deployment' && parts.length === 1) return { page: 'deployment' };
+  if (first?.startsWith('@') && first.length > 1 && second) {
+    const owner = first.slice(1);
+    if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
+    if (third === 'terminal' && parts.length === 3) {
+      const dot = second.indexOf('.');
+      return dot < 0
+        ? { page: 'terminal', owner, workspace: second, agent: undefined }
+        : { page: 'terminal', owner, workspace: second.slice(0, dot), agent: second.slice(dot + 1) };
+    }
+  }
+  return { page: 'not-found' };
+}
+
+/** Whether a same-origin path is one of the dashboard's own pages (others are the server's: apps, API). */
+export function isDashboardPath(path: string): boolean {
+  const url = new URL(path, location.origin);
+  return matchRoute(url.pathname, url.searchParams).page !== 'not-found';
+}
