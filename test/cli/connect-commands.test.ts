@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSocket } from 'node:dgram';
-import { connect, createServer, type AddressInfo, type Server } from 'node:net';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
 import { eventually } from '../helpers/eventually.js';
@@ -11,6 +11,27 @@ import { CliUser } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'agent-token-for-the-connect-commands';
+
+/** Two TCP servers on neighbouring loopback ports; `handler(i)` answers the connections of the i-th. */
+async function listenOnNeighbouringPorts(handler: (i: number) => (socket: Socket) => void): Promise<Server[]> {
+  const servers: Server[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let base = 0;
+    for (let i = 0; i < 2; i++) {
+      const server = createServer(handler(i));
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(i === 0 ? 0 : base + 1, '127.0.0.1', () => resolve(true));
+      });
+      if (!bound) break;
+      if (i === 0) base = (server.address() as AddressInfo).port;
+      servers.push(server);
+    }
+    if (servers.length === 2) return servers;
+    for (const server of servers.splice(0)) server.close();
+  }
+  throw new Error('found no two neighbouring free ports in 20 attempts');
+}
 
 describe('cove ssh, config-ssh, ping and open, in-process against a real agent', () => {
   let test: TestDaemon;
@@ -92,22 +113,12 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
 
   it('forwards TCP port ranges (-p) and UDP ports (--udp) through the relay until interrupted', async () => {
     // Two TCP servers that say which one answered, on neighbouring ports, and a UDP echo server.
-    const servers: Server[] = [];
-    let base = 0;
-    for (let attempt = 0; attempt < 20 && servers.length < 2; attempt++) {
-      for (const server of servers.splice(0)) server.close();
-      for (let i = 0; i < 2; i++) {
-        const server = createServer((socket) => socket.end(`server ${i}\n`));
-        const bound = await new Promise<boolean>((resolve) => {
-          server.once('error', () => resolve(false));
-          server.listen(i === 0 ? 0 : base + 1, '127.0.0.1', () => resolve(true));
-        });
-        if (!bound) break;
-        if (i === 0) base = (server.address() as AddressInfo).port;
-        servers.push(server);
-      }
-    }
-    assert.equal(servers.length, 2, 'two neighbouring ports');
+    const servers = await listenOnNeighbouringPorts((i) => (socket) => socket.end(`server ${i}\n`));
+    const base = (servers[0]?.address() as AddressInfo).port;
+    // The local range is two neighbouring ports seen free just now, not a guess that may be taken.
+    const localServers = await listenOnNeighbouringPorts(() => (socket) => socket.destroy());
+    const local = (localServers[0]?.address() as AddressInfo).port;
+    await Promise.all(localServers.map((server) => new Promise((resolve) => server.close(resolve))));
     const udpEcho = createSocket('udp4');
     udpEcho.on('message', (data, from) => udpEcho.send(Buffer.concat([Buffer.from('echo '), data]), from.port, from.address));
     await new Promise<void>((resolve) => udpEcho.bind(0, '127.0.0.1', resolve));
@@ -118,7 +129,7 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
       '-p',
       `0:${base}`,
       '--tcp',
-      `${base + 100}-${base + 101}:${base}-${base + 1}`,
+      `${local}-${local + 1}:${base}-${base + 1}`,
       '--udp',
       `0:${udpPort}`,
       '-o',
@@ -166,9 +177,9 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
       client.close();
     } finally {
       const result = await forward.interrupt();
-      assert.equal(result.code, 0, result.stderr);
       for (const server of servers) server.close();
       udpEcho.close();
+      assert.equal(result.code, 0, result.stderr);
     }
     const bad = await admin.run('port-forward', 'dev', '-p', '8000-8010:9000-9005');
     assert.equal(bad.code, 1);

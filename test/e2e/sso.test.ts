@@ -114,8 +114,8 @@ describe('single sign-on end to end', () => {
     const hops = await browser.follow(`${url}/api/v2/users/oauth2/github/callback`);
     assert.deepEqual(
       hops.map((hop) => hop.status),
-      [307, 302, 307, 404],
-      'daemon → GitHub → daemon → the landing page (no web UI is served at /)',
+      [307, 302, 307, 200],
+      'daemon → GitHub → daemon → the dashboard at /',
     );
     const gus = await me(browser);
     assert.equal(gus.login_type, 'github');

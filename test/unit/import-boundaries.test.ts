@@ -16,6 +16,8 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   rbac: ['rbac', 'lib'],
   sdk: ['sdk', 'lib'],
   lib: ['lib'],
+  // The dashboard runs in the browser: it speaks the wire types and shares rules that load nothing.
+  web: ['web', 'sdk'],
 };
 
 /** Layers the CLI may reach only with a dynamic import() inside the command that needs them. */
@@ -38,7 +40,7 @@ interface ImportSite {
 }
 
 /** The domain may name the wire shapes it works with, but loads nothing of the SDK (docs/decisions.md). */
-const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { domain: ['sdk'] };
+const TYPE_ONLY: Readonly<Record<string, readonly string[]>> = { domain: ['sdk'], web: ['sdk'] };
 
 /** A shared rule beside the wire types (rich-parameter values) that imports nothing: loading it loads no SDK. */
 function importsNothing(target: string): boolean {
