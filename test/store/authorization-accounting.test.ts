@@ -1534,7 +1534,7 @@ function scriptTiming(w: World) {
 
 function logBatch(w: World) {
   const now = w.test.clock.now().toISOString();
-  return { rows: [{ log_source_id: newId(), created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+  return { sourceId: newId(), lines: [{ created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
 }
 
 function logSource(w: World) {

@@ -1,4 +1,5 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { DialectName } from '../database.js';
 import type { ListFilter } from '../../rbac/index.js';
 import { allowedRows } from '../authz-filter.js';
 import type {
@@ -38,10 +39,15 @@ export type AgentReport = Partial<
   >
 >;
 
+/** One line of an agent's log as stored, without what the batch gives all its lines. */
+export type AgentLogLine = Pick<AgentLogRow, 'created_at' | 'level' | 'output'>;
+
 /** A batch of an agent's log lines, and what storing it may add. */
 export interface AgentLogBatch {
-  readonly rows: readonly Omit<AgentLogRow, 'id' | 'agent_id'>[];
-  /** Bytes of output in `rows`, counted against `maxBytes`. */
+  /** The source of every line of the batch. */
+  readonly sourceId: string;
+  readonly lines: readonly AgentLogLine[];
+  /** Bytes of output in `lines`, counted against `maxBytes`. */
   readonly bytes: number;
   /** The most log output the agent may store, over all its batches. */
   readonly maxBytes: number;
@@ -193,31 +199,66 @@ export async function insertScriptTiming(db: Kysely<Database>, row: AgentScriptT
  */
 export async function appendAgentLogs(
   db: Kysely<Database>,
+  dialect: DialectName,
   agentId: string,
   batch: AgentLogBatch,
 ): Promise<AgentLogAppendOutcome | undefined> {
   return db.transaction().execute(async (trx) => {
-    const current = await getAgentRow(trx, agentId);
-    if (!current) return undefined;
-    if (current.logs_overflowed || current.logs_length + batch.bytes > batch.maxBytes) {
-      if (!current.logs_overflowed)
-        await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agentId).execute();
-      return { stored: false, newlyOverflowed: !current.logs_overflowed };
+    // Counting the batch and checking the limit in one statement: concurrent batches of one agent
+    // cannot both pass a limit that only one of them fits in.
+    const counted = await trx
+      .updateTable('workspace_agents')
+      .set((eb) => ({ logs_length: eb('logs_length', '+', batch.bytes) }))
+      .where('id', '=', agentId)
+      .where('logs_overflowed', '=', 0)
+      .where((eb) => eb(eb('logs_length', '+', batch.bytes), '<=', batch.maxBytes))
+      .returning('logs_length')
+      .executeTakeFirst();
+    if (!counted) {
+      const overflowed = await trx
+        .updateTable('workspace_agents')
+        .set({ logs_overflowed: 1 })
+        .where('id', '=', agentId)
+        .where('logs_overflowed', '=', 0)
+        .returning('id')
+        .executeTakeFirst();
+      if (overflowed) return { stored: false, newlyOverflowed: true };
+      const agent = await trx.selectFrom('workspace_agents').select('id').where('id', '=', agentId).executeTakeFirst();
+      return agent ? { stored: false, newlyOverflowed: false } : undefined;
     }
     if (batch.source) await upsertLogSource(trx, { agent_id: agentId, ...batch.source });
-    const inserted = await trx
-      .insertInto('workspace_agent_logs')
-      .values(batch.rows.map((row) => ({ ...row, agent_id: agentId })))
-      .returning('id')
-      .execute();
-    await trx
-      .updateTable('workspace_agents')
-      .set({ logs_length: current.logs_length + batch.bytes })
-      .where('id', '=', agentId)
-      .execute();
-    const firstId = Math.min(...inserted.map((row) => Number(row.id)));
-    return { stored: true, first: current.logs_length === 0, after: firstId - 1 };
+    const first = await insertLogLines(trx, dialect, agentId, batch);
+    return { stored: true, first: counted.logs_length === batch.bytes, after: first - 1 };
   });
+}
+
+/**
+ * Inserts the lines of a batch in their order with one statement that reads them from one JSON
+ * parameter (a statement with a parameter per column of every line cost more to build than to
+ * run), and answers the id of the first.
+ */
+async function insertLogLines(db: Kysely<Database>, dialect: DialectName, agentId: string, batch: AgentLogBatch): Promise<number> {
+  const lines = JSON.stringify(batch.lines.map((line) => [line.created_at, line.level, line.output]));
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ first: number }>`
+      with inserted as (
+        insert into workspace_agent_logs (agent_id, log_source_id, created_at, level, output)
+        select ${agentId}, ${batch.sourceId}, line ->> 0, line ->> 1, line ->> 2
+        from json_array_elements(${lines}::json) with ordinality as batch (line, n)
+        order by n
+        returning id
+      )
+      select min(id) as first from inserted`.execute(db);
+    return Number(rows[0]?.first);
+  }
+  // json_each yields the elements in order, and one statement takes consecutive ids: the first is
+  // the last inserted one less the others.
+  const { insertId, numAffectedRows } = await sql`
+    insert into workspace_agent_logs (agent_id, log_source_id, created_at, level, output)
+    select ${agentId}, ${batch.sourceId}, value ->> 0, value ->> 1, value ->> 2
+    from json_each(${lines})
+    order by rowid`.execute(db);
+  return Number(insertId) - Number(numAffectedRows) + 1;
 }
 
 /** The agents of a workspace's newest build, by name; none when it has no build. */
