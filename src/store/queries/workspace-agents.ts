@@ -318,11 +318,24 @@ export async function listLogSources(db: Kysely<Database>, agentIds: readonly st
     .execute();
 }
 
-/** Records a log source, or renames an existing one (same agent and id); it keeps its creation time. */
+/**
+ * Records a log source, or renames an existing one (same agent and id); it keeps its creation time.
+ * A source that already reads so is not written again (log batches record theirs with every batch).
+ */
 export async function upsertLogSource(db: Kysely<Database>, row: AgentLogSourceRow): Promise<void> {
   await db
     .insertInto('workspace_agent_log_sources')
     .values(row)
-    .onConflict((oc) => oc.columns(['agent_id', 'id']).doUpdateSet({ display_name: row.display_name, icon: row.icon }))
+    .onConflict((oc) =>
+      oc
+        .columns(['agent_id', 'id'])
+        .doUpdateSet({ display_name: row.display_name, icon: row.icon })
+        .where((eb) =>
+          eb.or([
+            eb('workspace_agent_log_sources.display_name', '<>', row.display_name),
+            eb('workspace_agent_log_sources.icon', '<>', row.icon),
+          ]),
+        ),
+    )
     .execute();
 }
