@@ -205,15 +205,14 @@ export async function appendAgentLogs(
 ): Promise<AgentLogAppendOutcome | undefined> {
   return db.transaction().execute(async (trx) => {
     // Counting the batch and checking the limit in one statement: concurrent batches of one agent
-    // cannot both pass a limit that only one of them fits in.
-    const counted = await trx
-      .updateTable('workspace_agents')
-      .set((eb) => ({ logs_length: eb('logs_length', '+', batch.bytes) }))
-      .where('id', '=', agentId)
-      .where('logs_overflowed', '=', 0)
-      .where((eb) => eb(eb('logs_length', '+', batch.bytes), '<=', batch.maxBytes))
-      .returning('logs_length')
-      .executeTakeFirst();
+    // cannot both pass a limit that only one of them fits in. Written out rather than built, as
+    // building a query costs more than running one this small.
+    const {
+      rows: [counted],
+    } = await sql<Pick<AgentRow, 'logs_length'>>`
+      update workspace_agents set logs_length = logs_length + ${batch.bytes}
+      where id = ${agentId} and logs_overflowed = 0 and logs_length + ${batch.bytes} <= ${batch.maxBytes}
+      returning logs_length`.execute(trx);
     if (!counted) {
       const overflowed = await trx
         .updateTable('workspace_agents')
@@ -323,19 +322,12 @@ export async function listLogSources(db: Kysely<Database>, agentIds: readonly st
  * A source that already reads so is not written again (log batches record theirs with every batch).
  */
 export async function upsertLogSource(db: Kysely<Database>, row: AgentLogSourceRow): Promise<void> {
-  await db
-    .insertInto('workspace_agent_log_sources')
-    .values(row)
-    .onConflict((oc) =>
-      oc
-        .columns(['agent_id', 'id'])
-        .doUpdateSet({ display_name: row.display_name, icon: row.icon })
-        .where((eb) =>
-          eb.or([
-            eb('workspace_agent_log_sources.display_name', '<>', row.display_name),
-            eb('workspace_agent_log_sources.icon', '<>', row.icon),
-          ]),
-        ),
-    )
-    .execute();
+  // Written out rather than built: log batches run it with every batch.
+  await sql`
+    insert into workspace_agent_log_sources (agent_id, id, display_name, icon, created_at)
+    values (${row.agent_id}, ${row.id}, ${row.display_name}, ${row.icon}, ${row.created_at})
+    on conflict (agent_id, id) do update set display_name = excluded.display_name, icon = excluded.icon
+    where workspace_agent_log_sources.display_name <> excluded.display_name or workspace_agent_log_sources.icon <> excluded.icon`.execute(
+    db,
+  );
 }
