@@ -84,25 +84,26 @@ export interface AgentWithOwners {
   readonly workspace: WorkspaceRow;
 }
 
+// Every request of an agent authenticates with ownersOf, getAgentByTokenHash and
+// agentBuildIsCurrent, so their queries are written out rather than built: building a kysely query
+// costs more than running one this small.
+
 /** The resource, build and workspace of an agent row; undefined when any is gone. */
 async function ownersOf(db: Kysely<Database>, agent: AgentRow | undefined): Promise<AgentWithOwners | undefined> {
   if (!agent) return undefined;
-  const resource = await db.selectFrom('workspace_resources').selectAll().where('id', '=', agent.resource_id).executeTakeFirst();
+  const [resource] = (await sql<WorkspaceResourceRow>`select * from workspace_resources where id = ${agent.resource_id}`.execute(db)).rows;
   if (!resource) return undefined;
-  const build = await db.selectFrom('workspace_builds').selectAll().where('job_id', '=', resource.job_id).executeTakeFirst();
+  const [build] = (await sql<WorkspaceBuildRow>`select * from workspace_builds where job_id = ${resource.job_id}`.execute(db)).rows;
   if (!build) return undefined;
-  const workspace = await db.selectFrom('workspaces').selectAll().where('id', '=', build.workspace_id).executeTakeFirst();
+  const [workspace] = (await sql<WorkspaceRow>`select * from workspaces where id = ${build.workspace_id}`.execute(db)).rows;
   return workspace ? { agent, resource, build, workspace } : undefined;
 }
 
 /** The agent whose token hashes to `hash`, with what it belongs to. */
 export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): Promise<AgentWithOwners | undefined> {
-  const agent = await db
-    .selectFrom('workspace_agents')
-    .selectAll()
-    .where('auth_token_hash', '=', hash)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+  const [agent] = (
+    await sql<AgentRow>`select * from workspace_agents where auth_token_hash = ${hash} order by created_at desc limit 1`.execute(db)
+  ).rows;
   return ownersOf(db, agent);
 }
 
@@ -156,21 +157,22 @@ export async function isLatestLiveBuild(db: Kysely<Database>, workspaceId: strin
 /**
  * Whether an agent of `buildId` may still act for its workspace: its build is the latest, or the
  * latest is the stop (or delete) that is shutting it down and has not finished, so that the agent
- * can report its shutdown and stop scripts.
+ * can report its shutdown and stop scripts. Run on every request of an agent: see ownersOf.
  */
 export async function agentBuildIsCurrent(db: Kysely<Database>, workspaceId: string, buildId: string): Promise<boolean> {
-  const workspace = await db.selectFrom('workspaces').select('deleted').where('id', '=', workspaceId).executeTakeFirst();
+  const [workspace] = (await sql<Pick<WorkspaceRow, 'deleted'>>`select deleted from workspaces where id = ${workspaceId}`.execute(db)).rows;
   if (!workspace || workspace.deleted) return false;
-  const [latest, previous] = await db
-    .selectFrom('workspace_builds')
-    .select(['id', 'transition', 'job_id'])
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('build_number', 'desc')
-    .limit(2)
-    .execute();
+  const [latest, previous] = (
+    await sql<Pick<WorkspaceBuildRow, 'id' | 'transition' | 'job_id'>>`
+      select id, transition, job_id from workspace_builds where workspace_id = ${workspaceId} order by build_number desc limit 2`.execute(
+      db,
+    )
+  ).rows;
   if (latest?.id === buildId) return true;
   if (!latest || latest.transition === 'start' || previous?.id !== buildId) return false;
-  const job = await db.selectFrom('provisioner_jobs').select('completed_at').where('id', '=', latest.job_id).executeTakeFirst();
+  const [job] = (
+    await sql<{ completed_at: string | null }>`select completed_at from provisioner_jobs where id = ${latest.job_id}`.execute(db)
+  ).rows;
   return job !== undefined && job.completed_at === null;
 }
 
