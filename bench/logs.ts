@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createBenchOwner, createBenchWorkspace, importEchoVersion, mapLimit, startBenchDaemon } from './agents.js';
+import { createBenchOwner, createBenchWorkspace, importEchoVersion, mapLimit, procSample, startBenchDaemon } from './agents.js';
 import { recordFigure } from './summary.js';
 
 const TARGETS = { 100: 0.25, 1000: 0.5 } as const;
@@ -88,6 +88,7 @@ export async function logsBenchmark(): Promise<void> {
     for (const phase of phases) {
       let accepted = 0;
       let refused = 0;
+      const cpuBefore = procSample(daemon.pid);
       const started = performance.now();
       const until = started + seconds * 1000;
       await mapLimit(phase.tokens, phase.tokens.length, async (token, agent) => {
@@ -108,11 +109,14 @@ export async function logsBenchmark(): Promise<void> {
         }
       });
       const ours = accepted / ((performance.now() - started) / 1000);
+      const cpuAfter = procSample(daemon.pid);
+      // The daemon's CPU per line does not depend on what else the machine runs, unlike the rate.
+      const cpuPerLine = cpuBefore && cpuAfter ? ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) / accepted) * 1e6 : Number.NaN;
       const base = baselineRowsPerSecond(join(daemon.dataDir, 'cove.db'), phase.size, seconds);
       const ratio = ours / base;
       const target = TARGETS[phase.size];
       console.log(
-        `logs: ${agents} agents, ${phase.size}-line batches: ${ours.toFixed(0)} lines/s accepted (${refused} batches refused); plain batched insert ${base.toFixed(0)} rows/s`,
+        `logs: ${agents} agents, ${phase.size}-line batches: ${ours.toFixed(0)} lines/s accepted (${refused} batches refused, daemon CPU ${cpuPerLine.toFixed(1)} µs/line); plain batched insert ${base.toFixed(0)} rows/s`,
       );
       console.log(
         `logs ratio (${phase.size}-line batches / plain insert): ${ratio.toFixed(2)}  target >= ${target}  ${ratio >= target ? 'ok' : 'BELOW TARGET'}`,

@@ -7,6 +7,7 @@ import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
+import { requestLogger } from './request-logger.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { applicationRoutes } from './routes/applications.js';
@@ -74,6 +75,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   const app = Fastify({
     // Request logs are at info level; without --verbose only warnings and errors reach the log.
     loggerInstance: options.logRequests ? options.logger : options.logger.child({}, { level: 'warn' }),
+    childLoggerFactory: requestLogger,
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -221,17 +223,17 @@ function nulBytePath(value: unknown, path: string, depth = 0): string | undefine
   if (typeof value !== 'object' || value === null || depth > 32) return undefined;
   // Binary bodies (uploaded archives) are bytes, not text; walking them would copy every byte.
   if (ArrayBuffer.isView(value)) return undefined;
+  // Paths are spelled only once a NUL byte is found: this runs on every request.
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = nulBytePath(item, `${path}[${index}]`, depth + 1);
-      if (found !== undefined) return found;
+    for (let index = 0; index < value.length; index++) {
+      if (nulBytePath(value[index], '', depth + 1) !== undefined) return nulBytePath(value[index], `${path}[${index}]`, depth + 1);
     }
     return undefined;
   }
-  for (const [key, item] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
     if (key.includes('\u0000')) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
-    const found = nulBytePath(item, `${path}.${key}`, depth + 1);
-    if (found !== undefined) return found;
+    const item: unknown = Reflect.get(value, key);
+    if (nulBytePath(item, '', depth + 1) !== undefined) return nulBytePath(item, `${path}.${key}`, depth + 1);
   }
   return undefined;
 }

@@ -42,15 +42,16 @@ export async function appendAgentLogs(
   if (request.logs.length === 0) throw new HttpProblem(400, 'No logs provided.');
   const now = events.clock.now().toISOString();
   const sourceId = request.log_source_id === '' || request.log_source_id === NIL_UUID ? EXTERNAL_LOG_SOURCE.id : request.log_source_id;
-  const rows = request.logs.map((log) => ({
-    log_source_id: sourceId,
-    created_at: validTime(log.created_at) ?? now,
-    level: log.level,
-    output: sanitizeLogOutput(log.output),
-  }));
-  const bytes = rows.reduce((sum, row) => sum + Buffer.byteLength(row.output, 'utf8'), 0);
+  const times = new LogTimes();
+  let bytes = 0;
+  const lines = request.logs.map((log) => {
+    const output = sanitizeLogOutput(log.output);
+    bytes += Buffer.byteLength(output, 'utf8');
+    return { created_at: times.normalize(log.created_at) ?? now, level: log.level, output };
+  });
   const outcome = await agentStore.appendWorkspaceAgentLogs(found, {
-    rows,
+    sourceId,
+    lines,
     bytes,
     maxBytes: MAX_AGENT_LOGS_BYTES,
     source: sourceId === EXTERNAL_LOG_SOURCE.id ? { ...EXTERNAL_LOG_SOURCE, created_at: now } : undefined,
@@ -66,7 +67,33 @@ export async function appendAgentLogs(
   if (outcome.first) await events.pubsub.publish(workspaceEventsChannel(workspaceId), 'agent_first_logs');
 }
 
-function validTime(value: string): string | undefined {
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+/** A UTC timestamp with a fraction of a second of any length, as agents send them: the second, and the fraction. */
+const UTC_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/;
+
+/**
+ * Timestamps of log lines in the form they are stored in (`Date#toISOString`, milliseconds), or
+ * undefined for what is no time. Formatting every line's time anew was most of the work of storing
+ * a batch; the lines of a batch mostly share their second, so for the usual `…:SSZ` and `…:SS.fffZ`
+ * forms the second is checked once and the fraction cut to milliseconds, as `Date.parse` does.
+ */
+export class LogTimes {
+  /** The last second seen and whether it is a real one, written as it is stored. */
+  #second: string | undefined;
+  #secondValid = false;
+
+  normalize(value: string): string | undefined {
+    const match = UTC_TIMESTAMP.exec(value);
+    if (match) {
+      const second = match[1] ?? '';
+      if (second !== this.#second) {
+        this.#second = second;
+        // Date.parse accepts days past the month's end and hour 24 and moves them on: those go the slow way.
+        const ms = Date.parse(`${second}Z`);
+        this.#secondValid = !Number.isNaN(ms) && new Date(ms).toISOString() === `${second}.000Z`;
+      }
+      if (this.#secondValid) return `${second}.${(match[2] ?? '').slice(0, 3).padEnd(3, '0')}Z`;
+    }
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  }
 }

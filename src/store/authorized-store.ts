@@ -691,7 +691,18 @@ export class AuthorizedStore {
    * stored now. Undefined when the key or its live user does not exist. Needs read on both.
    */
   async getSession(keyId: string, now: Date, options: SubjectOptions): Promise<CachedSession | undefined> {
-    const session = this.#store.sessions.get(keyId, now.getTime()) ?? (await this.#loadSession(keyId, options));
+    return this.getCachedSession(keyId, now) ?? this.#authorizedSession(await this.#loadSession(keyId, options));
+  }
+
+  /**
+   * The session of a key from the cache alone, without waiting: most requests present a key that
+   * a recent request loaded. Undefined when it is not cached; needs read on the key and its user.
+   */
+  getCachedSession(keyId: string, now: Date): CachedSession | undefined {
+    return this.#authorizedSession(this.#store.sessions.get(keyId, now.getTime()));
+  }
+
+  #authorizedSession(session: CachedSession | undefined): CachedSession | undefined {
     if (!session) return undefined;
     this.#require('read', apiKeyObject(session.apiKey.user_id, session.apiKey.id));
     this.#require('read', userObject(session.user.id));
@@ -1952,7 +1963,7 @@ export class AuthorizedStore {
    */
   async appendWorkspaceAgentLogs(found: agents.AgentWithOwners, batch: agents.AgentLogBatch): Promise<agents.AgentLogAppendOutcome> {
     this.#require('update', workspaceRbac(found.workspace));
-    const outcome = await agents.appendAgentLogs(this.#store.db, found.agent.id, batch);
+    const outcome = await agents.appendAgentLogs(this.#store.db, this.#store.dialect, found.agent.id, batch);
     if (!outcome) throw new NotFoundError('workspace agent');
     return outcome;
   }

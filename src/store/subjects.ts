@@ -18,7 +18,7 @@ export interface SubjectOptions {
  */
 export async function loadUserSubject(db: Kysely<Database>, user: UserRow, scope: ScopeName, options: SubjectOptions): Promise<Subject> {
   const memberships = await listMembershipsOfUser(db, user.id);
-  const orgRoles: Record<string, string[]> = {};
+  const orgRoles: Record<string, readonly string[]> = {};
   for (const membership of memberships) orgRoles[membership.organization_id] = parseStringArray(membership.roles);
   const needsCustom = memberships.some((m) => parseStringArray(m.roles).some((name) => !name.startsWith('organization-')));
   const customRoles = needsCustom ? await loadCustomRoles(db, Object.keys(orgRoles)) : [];

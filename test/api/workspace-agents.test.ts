@@ -3,7 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
-import type { AgentManifest, WorkspaceAgent, WorkspaceAgentLog, WorkspaceBuild } from '../../src/sdk/wire/index.js';
+import type {
+  AgentManifest,
+  WorkspaceAgent,
+  WorkspaceAgentLog,
+  WorkspaceAgentLogSource,
+  WorkspaceBuild,
+} from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, startTestDaemon, createOwner, type TestDaemon } from '../helpers/test-daemon.js';
 import { eventually } from '../helpers/eventually.js';
@@ -216,6 +222,10 @@ describe('workspace agents', () => {
     await eventually(async () => assert.equal(followed.at(-1)?.output, 'four'));
     const sources = (await alice.workspaceAgent(agentId)).log_sources as { display_name: string }[];
     assert.deepEqual(sources.map((s) => s.display_name).sort(), ['Custom', 'External', 'Setup']);
+    // Posting a known source again renames it; it keeps its creation time.
+    await agentClient.postAgentLogSource({ id: source.id, display_name: 'Renamed', icon: '/other.svg' });
+    const renamed = ((await alice.workspaceAgent(agentId)).log_sources as WorkspaceAgentLogSource[]).find((s) => s.id === source.id);
+    assert.deepEqual([renamed?.display_name, renamed?.icon, renamed?.created_at], ['Renamed', '/other.svg', source.created_at]);
     await expectApiError(agentClient.patchAgentLogs({ log_source_id: '', logs: [] }), 400);
 
     // The 1 MiB limit: a batch that would pass it stores nothing and marks the agent.

@@ -298,6 +298,25 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getSession(row.id, w.test.clock.now(), subjectOptions));
     },
   },
+  getCachedSession: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'cached-of-member'));
+      const authenticator = system(w, 'authenticator');
+      assert.equal(authenticator.getCachedSession(row.id, w.test.clock.now()), undefined);
+      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      assert.ok(session);
+      authenticator.rememberSession(session, w.test.clock.now());
+      assert.equal(authenticator.getCachedSession(row.id, w.test.clock.now())?.user.id, w.memberId);
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'cached-of-owner'));
+      const authenticator = system(w, 'authenticator');
+      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      assert.ok(session);
+      authenticator.rememberSession(session, w.test.clock.now());
+      await expectRefused(async () => w.member.getCachedSession(row.id, w.test.clock.now()));
+    },
+  },
   rememberSession: {
     allowed: async (w) => {
       const row = await w.member.insertApiKey(key(w, w.memberId, 'remembered'));
@@ -1534,7 +1553,7 @@ function scriptTiming(w: World) {
 
 function logBatch(w: World) {
   const now = w.test.clock.now().toISOString();
-  return { rows: [{ log_source_id: newId(), created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+  return { sourceId: newId(), lines: [{ created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
 }
 
 function logSource(w: World) {

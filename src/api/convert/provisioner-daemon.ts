@@ -21,7 +21,7 @@ export function toWireProvisionerDaemon(
     name: row.name,
     version: row.version,
     api_version: row.api_version,
-    provisioners: parseStringArray(row.provisioners),
+    provisioners: [...parseStringArray(row.provisioners)],
     tags: parseJson<Record<string, string>>(row.tags, {}),
     status: !online ? 'offline' : row.busy === 1 ? 'busy' : 'idle',
   };

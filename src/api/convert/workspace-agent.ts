@@ -67,7 +67,7 @@ export function toWireAgent(
     logs_length: agent.logs_length,
     logs_overflowed: agent.logs_overflowed === 1,
     display_apps: definition.display_apps.filter((app) => DISPLAY_APPS.has(app)),
-    subsystems: parseStringArray(agent.subsystems),
+    subsystems: [...parseStringArray(agent.subsystems)],
     environment_variables: { ...definition.env },
     health: deriveAgentHealth(status, agent.lifecycle_state),
     latency: relayLatency(status, agent.last_stats),

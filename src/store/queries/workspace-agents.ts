@@ -1,4 +1,5 @@
-import type { Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { DialectName } from '../database.js';
 import type { ListFilter } from '../../rbac/index.js';
 import { allowedRows } from '../authz-filter.js';
 import type {
@@ -38,10 +39,15 @@ export type AgentReport = Partial<
   >
 >;
 
+/** One line of an agent's log as stored, without what the batch gives all its lines. */
+export type AgentLogLine = Pick<AgentLogRow, 'created_at' | 'level' | 'output'>;
+
 /** A batch of an agent's log lines, and what storing it may add. */
 export interface AgentLogBatch {
-  readonly rows: readonly Omit<AgentLogRow, 'id' | 'agent_id'>[];
-  /** Bytes of output in `rows`, counted against `maxBytes`. */
+  /** The source of every line of the batch. */
+  readonly sourceId: string;
+  readonly lines: readonly AgentLogLine[];
+  /** Bytes of output in `lines`, counted against `maxBytes`. */
   readonly bytes: number;
   /** The most log output the agent may store, over all its batches. */
   readonly maxBytes: number;
@@ -78,25 +84,26 @@ export interface AgentWithOwners {
   readonly workspace: WorkspaceRow;
 }
 
+// Every request of an agent authenticates with ownersOf, getAgentByTokenHash and
+// agentBuildIsCurrent, so their queries are written out rather than built: building a kysely query
+// costs more than running one this small.
+
 /** The resource, build and workspace of an agent row; undefined when any is gone. */
 async function ownersOf(db: Kysely<Database>, agent: AgentRow | undefined): Promise<AgentWithOwners | undefined> {
   if (!agent) return undefined;
-  const resource = await db.selectFrom('workspace_resources').selectAll().where('id', '=', agent.resource_id).executeTakeFirst();
+  const [resource] = (await sql<WorkspaceResourceRow>`select * from workspace_resources where id = ${agent.resource_id}`.execute(db)).rows;
   if (!resource) return undefined;
-  const build = await db.selectFrom('workspace_builds').selectAll().where('job_id', '=', resource.job_id).executeTakeFirst();
+  const [build] = (await sql<WorkspaceBuildRow>`select * from workspace_builds where job_id = ${resource.job_id}`.execute(db)).rows;
   if (!build) return undefined;
-  const workspace = await db.selectFrom('workspaces').selectAll().where('id', '=', build.workspace_id).executeTakeFirst();
+  const [workspace] = (await sql<WorkspaceRow>`select * from workspaces where id = ${build.workspace_id}`.execute(db)).rows;
   return workspace ? { agent, resource, build, workspace } : undefined;
 }
 
 /** The agent whose token hashes to `hash`, with what it belongs to. */
 export async function getAgentByTokenHash(db: Kysely<Database>, hash: string): Promise<AgentWithOwners | undefined> {
-  const agent = await db
-    .selectFrom('workspace_agents')
-    .selectAll()
-    .where('auth_token_hash', '=', hash)
-    .orderBy('created_at', 'desc')
-    .executeTakeFirst();
+  const [agent] = (
+    await sql<AgentRow>`select * from workspace_agents where auth_token_hash = ${hash} order by created_at desc limit 1`.execute(db)
+  ).rows;
   return ownersOf(db, agent);
 }
 
@@ -150,21 +157,22 @@ export async function isLatestLiveBuild(db: Kysely<Database>, workspaceId: strin
 /**
  * Whether an agent of `buildId` may still act for its workspace: its build is the latest, or the
  * latest is the stop (or delete) that is shutting it down and has not finished, so that the agent
- * can report its shutdown and stop scripts.
+ * can report its shutdown and stop scripts. Run on every request of an agent: see ownersOf.
  */
 export async function agentBuildIsCurrent(db: Kysely<Database>, workspaceId: string, buildId: string): Promise<boolean> {
-  const workspace = await db.selectFrom('workspaces').select('deleted').where('id', '=', workspaceId).executeTakeFirst();
+  const [workspace] = (await sql<Pick<WorkspaceRow, 'deleted'>>`select deleted from workspaces where id = ${workspaceId}`.execute(db)).rows;
   if (!workspace || workspace.deleted) return false;
-  const [latest, previous] = await db
-    .selectFrom('workspace_builds')
-    .select(['id', 'transition', 'job_id'])
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('build_number', 'desc')
-    .limit(2)
-    .execute();
+  const [latest, previous] = (
+    await sql<Pick<WorkspaceBuildRow, 'id' | 'transition' | 'job_id'>>`
+      select id, transition, job_id from workspace_builds where workspace_id = ${workspaceId} order by build_number desc limit 2`.execute(
+      db,
+    )
+  ).rows;
   if (latest?.id === buildId) return true;
   if (!latest || latest.transition === 'start' || previous?.id !== buildId) return false;
-  const job = await db.selectFrom('provisioner_jobs').select('completed_at').where('id', '=', latest.job_id).executeTakeFirst();
+  const [job] = (
+    await sql<{ completed_at: string | null }>`select completed_at from provisioner_jobs where id = ${latest.job_id}`.execute(db)
+  ).rows;
   return job !== undefined && job.completed_at === null;
 }
 
@@ -193,31 +201,65 @@ export async function insertScriptTiming(db: Kysely<Database>, row: AgentScriptT
  */
 export async function appendAgentLogs(
   db: Kysely<Database>,
+  dialect: DialectName,
   agentId: string,
   batch: AgentLogBatch,
 ): Promise<AgentLogAppendOutcome | undefined> {
   return db.transaction().execute(async (trx) => {
-    const current = await getAgentRow(trx, agentId);
-    if (!current) return undefined;
-    if (current.logs_overflowed || current.logs_length + batch.bytes > batch.maxBytes) {
-      if (!current.logs_overflowed)
-        await trx.updateTable('workspace_agents').set({ logs_overflowed: 1 }).where('id', '=', agentId).execute();
-      return { stored: false, newlyOverflowed: !current.logs_overflowed };
+    // Counting the batch and checking the limit in one statement: concurrent batches of one agent
+    // cannot both pass a limit that only one of them fits in. Written out rather than built, as
+    // building a query costs more than running one this small.
+    const {
+      rows: [counted],
+    } = await sql<Pick<AgentRow, 'logs_length'>>`
+      update workspace_agents set logs_length = logs_length + ${batch.bytes}
+      where id = ${agentId} and logs_overflowed = 0 and logs_length + ${batch.bytes} <= ${batch.maxBytes}
+      returning logs_length`.execute(trx);
+    if (!counted) {
+      const overflowed = await trx
+        .updateTable('workspace_agents')
+        .set({ logs_overflowed: 1 })
+        .where('id', '=', agentId)
+        .where('logs_overflowed', '=', 0)
+        .returning('id')
+        .executeTakeFirst();
+      if (overflowed) return { stored: false, newlyOverflowed: true };
+      const agent = await trx.selectFrom('workspace_agents').select('id').where('id', '=', agentId).executeTakeFirst();
+      return agent ? { stored: false, newlyOverflowed: false } : undefined;
     }
     if (batch.source) await upsertLogSource(trx, { agent_id: agentId, ...batch.source });
-    const inserted = await trx
-      .insertInto('workspace_agent_logs')
-      .values(batch.rows.map((row) => ({ ...row, agent_id: agentId })))
-      .returning('id')
-      .execute();
-    await trx
-      .updateTable('workspace_agents')
-      .set({ logs_length: current.logs_length + batch.bytes })
-      .where('id', '=', agentId)
-      .execute();
-    const firstId = Math.min(...inserted.map((row) => Number(row.id)));
-    return { stored: true, first: current.logs_length === 0, after: firstId - 1 };
+    const first = await insertLogLines(trx, dialect, agentId, batch);
+    return { stored: true, first: counted.logs_length === batch.bytes, after: first - 1 };
   });
+}
+
+/**
+ * Inserts the lines of a batch in their order with one statement that reads them from one JSON
+ * parameter (a statement with a parameter per column of every line cost more to build than to
+ * run), and answers the id of the first.
+ */
+async function insertLogLines(db: Kysely<Database>, dialect: DialectName, agentId: string, batch: AgentLogBatch): Promise<number> {
+  const lines = JSON.stringify(batch.lines.map((line) => [line.created_at, line.level, line.output]));
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ first: number }>`
+      with inserted as (
+        insert into workspace_agent_logs (agent_id, log_source_id, created_at, level, output)
+        select ${agentId}, ${batch.sourceId}, line ->> 0, line ->> 1, line ->> 2
+        from json_array_elements(${lines}::json) with ordinality as batch (line, n)
+        order by n
+        returning id
+      )
+      select min(id) as first from inserted`.execute(db);
+    return Number(rows[0]?.first);
+  }
+  // json_each yields the elements in order, and one statement takes consecutive ids: the first is
+  // the last inserted one less the others.
+  const { insertId, numAffectedRows } = await sql`
+    insert into workspace_agent_logs (agent_id, log_source_id, created_at, level, output)
+    select ${agentId}, ${batch.sourceId}, value ->> 0, value ->> 1, value ->> 2
+    from json_each(${lines})
+    order by rowid`.execute(db);
+  return Number(insertId) - Number(numAffectedRows) + 1;
 }
 
 /** The agents of a workspace's newest build, by name; none when it has no build. */
@@ -277,11 +319,17 @@ export async function listLogSources(db: Kysely<Database>, agentIds: readonly st
     .execute();
 }
 
-/** Records a log source, or renames an existing one (same agent and id); it keeps its creation time. */
+/**
+ * Records a log source, or renames an existing one (same agent and id); it keeps its creation time.
+ * A source that already reads so is not written again (log batches record theirs with every batch).
+ */
 export async function upsertLogSource(db: Kysely<Database>, row: AgentLogSourceRow): Promise<void> {
-  await db
-    .insertInto('workspace_agent_log_sources')
-    .values(row)
-    .onConflict((oc) => oc.columns(['agent_id', 'id']).doUpdateSet({ display_name: row.display_name, icon: row.icon }))
-    .execute();
+  // Written out rather than built: log batches run it with every batch.
+  await sql`
+    insert into workspace_agent_log_sources (agent_id, id, display_name, icon, created_at)
+    values (${row.agent_id}, ${row.id}, ${row.display_name}, ${row.icon}, ${row.created_at})
+    on conflict (agent_id, id) do update set display_name = excluded.display_name, icon = excluded.icon
+    where workspace_agent_log_sources.display_name <> excluded.display_name or workspace_agent_log_sources.icon <> excluded.icon`.execute(
+    db,
+  );
 }

@@ -1,0 +1,81 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/** What of pino's logger the request logger asks before it makes a child; fastify's type lacks it. */
+interface LevelAware {
+  isLevelEnabled?(level: string): boolean;
+}
+
+/**
+ * The logger of one request: the child fastify would make, made when the request first logs at
+ * an enabled level. Making it on every request was a tenth of a small request's work (pino runs
+ * the bindings through the redaction of `*.headers…` paths), and without --verbose hardly any
+ * request logs.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  readonly #parent: FastifyBaseLogger & LevelAware;
+  readonly #bindings: Bindings;
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  get level(): string {
+    return (this.#child ?? this.#parent).level;
+  }
+
+  set level(level: string) {
+    this.#made().level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#log('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.#log('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.#log('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.#log('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.#log('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.#log('trace', args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#made().child(bindings, options);
+  }
+
+  #made(): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings);
+    return this.#child;
+  }
+
+  #log(level: Level, args: unknown[]): void {
+    if (this.#child === undefined && this.#parent.isLevelEnabled?.(level) === false) return;
+    const child = this.#made();
+    (child[level] as (...args: unknown[]) => void).apply(child, args);
+  }
+}
+
+/** fastify's `childLoggerFactory`: a lazily made child, unless the route asks for a level or serializers of its own. */
+export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  if (Object.keys(options).length > 0) return parent.child(bindings, options);
+  return new RequestLogger(parent, bindings);
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { pino } from 'pino';
+import { requestLogger } from '../../src/api/request-logger.js';
+
+/** A pino logger at `level` and the entries it wrote. */
+function capturing(level: string): { logger: pino.Logger; entries: Record<string, unknown>[] } {
+  const entries: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') entries.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level, base: undefined }, stream), entries };
+}
+
+/** Lets the pino stream deliver what was written. */
+const flushed = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('request logger', () => {
+  it('writes what the request logs at enabled levels with its request id, and nothing below them', async () => {
+    const { logger, entries } = capturing('warn');
+    const log = requestLogger(logger, { reqId: 'req-1' }, {});
+    log.info('not at warn');
+    log.debug({ detail: 1 }, 'nor this');
+    log.warn({ code: 7 }, 'slow answer');
+    log.error(new Error('broken'), 'failed');
+    log.child({ part: 'rpc' }).warn('from a child');
+    await flushed();
+    assert.deepEqual(
+      entries.map((entry) => [entry['msg'], entry['reqId'], entry['code'] ?? entry['part'] ?? null]),
+      [
+        ['slow answer', 'req-1', 7],
+        ['failed', 'req-1', null],
+        ['from a child', 'req-1', 'rpc'],
+      ],
+    );
+    assert.equal((entries[1]?.['err'] as { message?: string } | undefined)?.message, 'broken');
+    assert.equal(log.level, 'warn');
+  });
+
+  it('logs every level the parent logs, and honours a level of its own', async () => {
+    const { logger, entries } = capturing('debug');
+    const log = requestLogger(logger, { reqId: 'req-2' }, {});
+    log.debug('incoming request');
+    log.trace('too fine');
+    log.level = 'error';
+    log.warn('now below the level');
+    await flushed();
+    assert.deepEqual(
+      entries.map((entry) => [entry['msg'], entry['reqId']]),
+      [['incoming request', 'req-2']],
+    );
+    assert.equal(logger.level, 'debug', 'the parent keeps its level');
+  });
+});
