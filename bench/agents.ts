@@ -42,11 +42,27 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
-/** Starts `bin/cove serve` on a fresh data directory; its log goes to `<dataDir>/../daemon.log`. */
-export async function startBenchDaemon(provisionerDaemons: number, logPath?: string): Promise<BenchDaemon> {
+/** Where a bench daemon keeps its data, and extra flags for its node. */
+export interface BenchDaemonOptions {
+  /** A PostgreSQL database to use instead of SQLite in the data directory. */
+  readonly postgresUrl?: string | undefined;
+  /** Flags for the daemon's node, after those of BENCH_DAEMON_NODE_ARGS. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Starts `bin/cove serve` on a fresh data directory; its log goes to `logPath` when given. */
+export async function startBenchDaemon(
+  provisionerDaemons: number,
+  logPath?: string,
+  options: BenchDaemonOptions = {},
+): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cove-bench-'));
   // BENCH_DAEMON_NODE_ARGS reaches the daemon's node only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-  const nodeArgs = (process.env['BENCH_DAEMON_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...(process.env['BENCH_DAEMON_NODE_ARGS'] ?? '').split(' ').filter(Boolean), ...(options.nodeArgs ?? [])];
+  const env: NodeJS.ProcessEnv = { ...process.env, COVE_SECRET_STORE: 'file' };
+  // Through the environment, so the password stays out of the process list.
+  if (options.postgresUrl) env['COVE_PG_CONNECTION_URL'] = options.postgresUrl;
+  else delete env['COVE_PG_CONNECTION_URL'];
   const args = [
     'serve',
     '--http-address',
@@ -58,7 +74,7 @@ export async function startBenchDaemon(provisionerDaemons: number, logPath?: str
     '--dangerous-disable-rate-limits',
   ];
   const child = spawn(process.execPath, [...nodeArgs, cove, ...args], {
-    env: { ...process.env, COVE_SECRET_STORE: 'file' },
+    env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const log = logPath ? createWriteStream(logPath) : undefined;

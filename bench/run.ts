@@ -13,8 +13,14 @@
 //   7. `cove whoami`, `cove ls` and `cove templates list` against a local daemon, each against
 //      `node -e 0` (bench/cli.ts; target ratio <= 1.8);
 //   8. agent log ingest with 100- and 1,000-line batches against a plain batched insert into the
-//      same SQLite file (bench/logs.ts; targets >= 0.25 and >= 0.5).
-// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli,logs picks some of them (default: all, in that order).
+//      same SQLite file (bench/logs.ts; targets >= 0.25 and >= 0.5);
+//   9. 500 workspaces created and started from an echo template, 20 requests at a time: builds/s
+//      (target >= 150 on SQLite), request latencies and daemon CPU per build; then 1,000 SSE and
+//      1,000 WebSocket watchers over three open/close cycles: completed_at -> event delay (target
+//      p95 < 50 ms) and idle RSS (target within 10% of the first); on PostgreSQL too when
+//      COVE_TEST_PG_URL is set (target >= 0.7 x SQLite builds/s) (bench/builds.ts, about 3 minutes
+//      per database).
+// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli,logs,builds picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
 import { agentsBenchmark } from './agents.js';
+import { buildsBenchmark } from './builds.js';
 import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
 import { logsBenchmark } from './logs.js';
@@ -146,7 +153,7 @@ async function singleFileBenchmark(): Promise<void> {
 }
 
 const only = new Set(
-  (process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli,logs').split(',').map((name) => name.trim()),
+  (process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli,logs,builds').split(',').map((name) => name.trim()),
 );
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
@@ -156,4 +163,5 @@ if (only.has('lists')) await listsBenchmark();
 if (only.has('single-file')) await singleFileBenchmark();
 if (only.has('cli')) await cliBenchmark(cove);
 if (only.has('logs')) await logsBenchmark();
+if (only.has('builds')) await buildsBenchmark();
 printSummary();

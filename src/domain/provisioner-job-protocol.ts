@@ -83,27 +83,36 @@ export async function touchDaemon(protocol: JobProtocol, daemon: ConnectedDaemon
   await protocol.store.touchProvisionerDaemon(daemon.organizationId, daemon.id);
 }
 
+/** How many queued jobs one read of the queue looks at while acquiring; the next page is read only when none of them could be claimed. */
+const ACQUIRE_PAGE = 16;
+
 /**
  * Claims the oldest queued job this daemon may run, or returns undefined when there is none.
- * Claiming is a conditional update, so two daemons never get the same job.
+ * Claiming is a conditional update, so two daemons never get the same job. The queue is read a
+ * page at a time: usually one of its first jobs is claimed, however long the queue.
  */
 export async function acquireJob(protocol: JobProtocol, daemon: ConnectedDaemon, accessUrl: string): Promise<AcquiredJob | undefined> {
   const { store } = protocol;
-  const queued = await store.listQueuedProvisionerJobs(daemon.organizationId, daemon.provisioners);
-  for (const job of queued) {
-    if (!daemonTakesJob(daemon.tags, parseJson<ProvisionerTags>(job.tags, {}))) continue;
-    if (!(await store.claimProvisionerJob(job, daemon.id))) continue;
-    try {
-      const acquired = describeJob({ ...job, worker_id: daemon.id }, await store.getProvisionerJobContext(job), accessUrl);
-      if (job.type === 'workspace_build') await publishWorkspaceOfJob(protocol, job);
-      return acquired;
-    } catch (error) {
-      // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
-      await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
-      continue;
+  let after: ProvisionerJobRow | undefined;
+  for (;;) {
+    const queued = await store.listQueuedProvisionerJobs(daemon.organizationId, daemon.provisioners, { after, limit: ACQUIRE_PAGE });
+    for (const job of queued) {
+      if (!daemonTakesJob(daemon.tags, parseJson<ProvisionerTags>(job.tags, {}))) continue;
+      if (!(await store.claimProvisionerJob(job, daemon.id))) continue;
+      try {
+        const context = await store.getProvisionerJobContext(job, 'run');
+        const acquired = describeJob({ ...job, worker_id: daemon.id }, context, accessUrl);
+        await publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id);
+        return acquired;
+      } catch (error) {
+        // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
+        await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
+        continue;
+      }
     }
+    if (queued.length < ACQUIRE_PAGE) return undefined;
+    after = queued.at(-1);
   }
-  return undefined;
 }
 
 function describeJob(job: ProvisionerJobRow, context: JobContext, accessUrl: string): AcquiredJob {
@@ -220,7 +229,7 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
     }
   }
   const now = protocol.clock.now().toISOString();
-  const context = result.type === 'workspace_build' ? await protocol.store.getProvisionerJobContext(job) : undefined;
+  const context = result.type === 'workspace_build' ? await protocol.store.getProvisionerJobContext(job, 'record') : undefined;
   const completion: JobCompletion =
     result.type === 'template_version_import'
       ? importCompletion(jobId, result, now)
@@ -229,7 +238,7 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
         : buildCompletion(jobId, context, result, now, protocol.features);
   await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
   await publishJobEvent(protocol, jobId, 'done');
-  await publishWorkspaceOfJob(protocol, job);
+  await publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id);
 }
 
 function importCompletion(jobId: string, result: CompletedImport, now: string): JobCompletion {
@@ -379,10 +388,10 @@ async function finishJob(
   await publishWorkspaceOfJob(protocol, job);
 }
 
-/** Tells watchers of the workspace a build job belongs to that it changed. */
-async function publishWorkspaceOfJob(protocol: JobProtocol, job: ProvisionerJobRow): Promise<void> {
+/** Tells watchers of the workspace a build job belongs to that it changed; `known` saves looking the workspace up. */
+async function publishWorkspaceOfJob(protocol: JobProtocol, job: ProvisionerJobRow, known?: string): Promise<void> {
   if (job.type !== 'workspace_build') return;
-  const workspaceId = await protocol.store.getWorkspaceIdOfJob(job);
+  const workspaceId = known ?? (await protocol.store.getWorkspaceIdOfJob(job));
   if (workspaceId) await protocol.pubsub.publish(workspaceEventsChannel(workspaceId), 'build');
 }
 

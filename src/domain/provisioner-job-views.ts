@@ -1,6 +1,6 @@
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson, parseStringArray } from '../store/json-column.js';
-import type { JobRelations, ProvisionerDaemonRow, ProvisionerJobRow } from '../store/rows.js';
+import type { JobRelations, ProvisionerDaemonRow, ProvisionerJobRow, QueuedJob } from '../store/rows.js';
 import type { JobInput } from './provisioner-job-protocol.js';
 import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
@@ -54,8 +54,8 @@ export async function viewJobs(store: AuthorizedStore, rows: readonly Provisione
 
 /** {@link viewJobs} from related rows already read. */
 export function viewJobsWith(relations: JobRelations, rows: readonly ProvisionerJobRow[], now: Date): JobView[] {
-  const daemons = relations.daemons;
-  const online = daemons.filter((d) => isOnline(d, now));
+  const daemons = relations.daemons.map(readDaemon);
+  const online = daemons.filter((d) => isOnline(d.row, now));
   const queues = queuesByDaemon(relations, online);
   return rows.map((row) => {
     const tags = parseJson<Record<string, string>>(row.tags, {});
@@ -70,7 +70,7 @@ export function viewJobsWith(relations: JobRelations, rows: readonly Provisioner
         size = Math.max(size, queue.length);
       }
     }
-    const takers = row.started_at ? [] : daemons.filter((d) => canRun(d, row, tags)).map((d) => d.id);
+    const takers = row.started_at ? [] : daemons.filter((d) => canRun(d, row, tags)).map((d) => d.row.id);
     const input = parseJson<JobInput>(row.input, {});
     const build = relations.builds.get(input.workspace_build_id ?? '');
     const version = relations.versions.get(input.template_version_id ?? build?.template_version_id ?? '');
@@ -82,7 +82,7 @@ export function viewJobsWith(relations: JobRelations, rows: readonly Provisioner
       input,
       queuePosition: position,
       queueSize: size,
-      workerName: daemons.find((d) => d.id === row.worker_id)?.name,
+      workerName: daemons.find((d) => d.row.id === row.worker_id)?.row.name,
       availableWorkers: takers,
       matchedProvisioners: matchedProvisioners(daemons, row, tags, now),
       metadata: version
@@ -99,18 +99,29 @@ export function viewJobsWith(relations: JobRelations, rows: readonly Provisioner
   });
 }
 
+/** A daemon row with its provisioner types and tags parsed, once per answer. */
+interface ReadDaemon {
+  readonly row: DaemonRow;
+  readonly provisioners: readonly string[];
+  readonly tags: ProvisionerTags;
+}
+
+function readDaemon(row: DaemonRow): ReadDaemon {
+  return { row, provisioners: parseStringArray(row.provisioners), tags: parseJson<ProvisionerTags>(row.tags, {}) };
+}
+
 function isOnline(daemon: DaemonRow, now: Date): boolean {
   return daemon.last_seen_at !== null && now.getTime() - Date.parse(daemon.last_seen_at) < DAEMON_STALE_MS;
 }
 
 /** How many daemons of the job's organization could run a job with these tags, and how many are online. */
-function matchedProvisioners(daemons: readonly DaemonRow[], job: ProvisionerJobRow, tags: ProvisionerTags, now: Date): MatchedProvisioners {
-  const matching = daemons.filter(
-    (d) =>
-      d.organization_id === job.organization_id &&
-      parseStringArray(d.provisioners).includes(job.provisioner) &&
-      daemonTakesJob(parseJson(d.tags, {}), tags),
-  );
+function matchedProvisioners(
+  daemons: readonly ReadDaemon[],
+  job: ProvisionerJobRow,
+  tags: ProvisionerTags,
+  now: Date,
+): MatchedProvisioners {
+  const matching = daemons.filter((d) => canRun(d, job, tags)).map((d) => d.row);
   const seen = matching
     .map((d) => d.last_seen_at)
     .filter((at): at is string => at !== null)
@@ -122,22 +133,62 @@ function matchedProvisioners(daemons: readonly DaemonRow[], job: ProvisionerJobR
 
 const emptyMetadata = { template_version_name: '', template_id: null, template_name: '', template_display_name: '', template_icon: '' };
 
-function canRun(daemon: DaemonRow, job: ProvisionerJobRow, jobTags: ProvisionerTags): boolean {
+function canRun(daemon: ReadDaemon, job: Pick<ProvisionerJobRow, 'organization_id' | 'provisioner'>, jobTags: ProvisionerTags): boolean {
   return (
-    daemon.organization_id === job.organization_id &&
-    parseStringArray(daemon.provisioners).includes(job.provisioner) &&
-    daemonTakesJob(parseJson(daemon.tags, {}), jobTags)
+    daemon.row.organization_id === job.organization_id &&
+    daemon.provisioners.includes(job.provisioner) &&
+    daemonTakesJob(daemon.tags, jobTags)
   );
 }
 
-function queuesByDaemon(relations: JobRelations, online: readonly DaemonRow[]): Map<string, string[]> {
+/**
+ * The ids of the queued jobs each online daemon could run, in queue order. The jobs of a queue
+ * mostly share their provisioner and tags: each distinct pair is parsed once and matched once per
+ * daemon, so a long queue costs a pass over it per daemon and no parsing.
+ */
+function queuesByDaemon(relations: JobRelations, online: readonly ReadDaemon[]): Map<string, string[]> {
+  const kinds = new Map<string, QueueKinds>();
   const queues = new Map<string, string[]>();
   for (const daemon of online) {
-    const queued = relations.queued.get(daemon.organization_id) ?? [];
-    queues.set(
-      daemon.id,
-      queued.filter((job) => canRun(daemon, job, parseJson(job.tags, {}))).map((job) => job.id),
-    );
+    const organizationId = daemon.row.organization_id;
+    const queued = relations.queued.get(organizationId) ?? [];
+    let queue = kinds.get(organizationId);
+    if (!queue) {
+      queue = queueKinds(queued);
+      kinds.set(organizationId, queue);
+    }
+    const takes = queue.kinds.map((kind) => canRun(daemon, { organization_id: organizationId, provisioner: kind.provisioner }, kind.tags));
+    const ids: string[] = [];
+    queued.forEach((job, index) => {
+      if (takes[queue.kindOf[index] as number]) ids.push(job.id);
+    });
+    queues.set(daemon.row.id, ids);
   }
   return queues;
+}
+
+/** The distinct provisioner and tags pairs of a queue, and which pair each job has. */
+interface QueueKinds {
+  readonly kinds: readonly { readonly provisioner: string; readonly tags: ProvisionerTags }[];
+  readonly kindOf: readonly number[];
+}
+
+function queueKinds(queued: readonly QueuedJob[]): QueueKinds {
+  const kinds: { provisioner: string; tags: ProvisionerTags }[] = [];
+  const index = new Map<string, Map<string, number>>();
+  const kindOf = queued.map((job) => {
+    let byTags = index.get(job.provisioner);
+    if (!byTags) {
+      byTags = new Map();
+      index.set(job.provisioner, byTags);
+    }
+    let kind = byTags.get(job.tags);
+    if (kind === undefined) {
+      kind = kinds.length;
+      kinds.push({ provisioner: job.provisioner, tags: parseJson<ProvisionerTags>(job.tags, {}) });
+      byTags.set(job.tags, kind);
+    }
+    return kind;
+  });
+  return { kinds, kindOf };
 }

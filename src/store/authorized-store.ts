@@ -1386,10 +1386,14 @@ export class AuthorizedStore {
 
   // The provisioner job protocol
 
-  /** The organization's queued jobs for these provisioner types, oldest first. */
-  async listQueuedProvisionerJobs(organizationId: string, provisioners: readonly string[]): Promise<jobs.ProvisionerJobRow[]> {
+  /** A page of the organization's queued jobs for these provisioner types, oldest first: `limit` jobs after `after`. */
+  async listQueuedProvisionerJobs(
+    organizationId: string,
+    provisioners: readonly string[],
+    page: { readonly after: jobs.QueueCursor | undefined; readonly limit: number },
+  ): Promise<jobs.ProvisionerJobRow[]> {
     this.#require('read', orgScoped('provisioner_jobs', organizationId));
-    return jobs.listQueuedJobs(this.#store.db, organizationId, provisioners);
+    return jobs.listQueuedJobs(this.#store.db, organizationId, provisioners, page);
   }
 
   /** Claims a queued job for a daemon; false when another daemon was first. */
@@ -1398,10 +1402,14 @@ export class AuthorizedStore {
     return jobs.claimJob(this.#store.db, job.id, daemonId, this.#store.nowIso());
   }
 
-  /** What a daemon needs to run a job: its archive, its initiator and, for a build, the build's workspace. */
-  async getProvisionerJobContext(job: jobs.ProvisionerJobRow): Promise<jobCompletion.JobContext> {
+  /**
+   * What a daemon needs to run a job (`run`): its archive, its initiator and, for a build, the
+   * build's workspace; or what recording a finished build needs (`record`): the build, its
+   * workspace and template only.
+   */
+  async getProvisionerJobContext(job: jobs.ProvisionerJobRow, purpose: jobCompletion.JobContextPurpose): Promise<jobCompletion.JobContext> {
     this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
-    const context = await jobCompletion.readJobContext(this.#store.db, job);
+    const context = await jobCompletion.readJobContext(this.#store.db, job, purpose);
     if (context.file) this.#require('read', fileObject(context.file.created_by, context.file.id));
     if (context.initiatorUsername !== undefined) this.#require('read', userObject(job.initiator_id));
     const workspace = context.build?.workspace;

@@ -19,6 +19,7 @@ export type {
   NewJobFields,
   ProvisionerJobLogRow,
   ProvisionerJobRow,
+  QueuedJob,
   ReapableJob,
   StallCutoffs,
   StalledJob,

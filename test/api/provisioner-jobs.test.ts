@@ -132,7 +132,11 @@ describe('external provisioner daemons', () => {
     });
     try {
       const next = messages(socket);
-      const untagged = await echoVersion(owner, {});
+      // More untagged jobs ahead of it than one read of the queue holds: the daemon must look further.
+      const untaggedJobs: TemplateVersion[] = [];
+      for (let i = 0; i < 20; i++) untaggedJobs.push(await echoVersion(owner, {}));
+      const untagged = untaggedJobs[0] as TemplateVersion;
+      test.clock.advance(1000);
       const tagged = await echoVersion(owner, {}, { pool: 'special' });
       socket.send(JSON.stringify({ type: 'acquire' }));
       const got = await next();
@@ -185,7 +189,7 @@ describe('external provisioner daemons', () => {
         (await owner.templateVersionLogs(tagged.id)).map((log) => log.output),
         ['hello'],
       );
-      await owner.cancelTemplateVersion(untagged.id);
+      for (const version of untaggedJobs) await owner.cancelTemplateVersion(version.id);
     } finally {
       socket.close();
     }

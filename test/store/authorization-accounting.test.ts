@@ -665,9 +665,13 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   listQueuedProvisionerJobs: {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      assert.ok((await provisioner(w).listQueuedProvisionerJobs(defaultOrg(w), ['echo'])).some((j) => j.id === job.id));
+      assert.ok(
+        (await provisioner(w).listQueuedProvisionerJobs(defaultOrg(w), ['echo'], { after: undefined, limit: 100 })).some(
+          (j) => j.id === job.id,
+        ),
+      );
     },
-    denied: async (w) => expectRefused(() => w.member.listQueuedProvisionerJobs(defaultOrg(w), ['echo'])),
+    denied: async (w) => expectRefused(() => w.member.listQueuedProvisionerJobs(defaultOrg(w), ['echo'], { after: undefined, limit: 100 })),
   },
   claimProvisionerJob: {
     allowed: async (w) => {
@@ -679,10 +683,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   getProvisionerJobContext: {
     allowed: async (w) => {
       const { job } = await workspaceFixture(w, w.member);
-      const context = await provisioner(w).getProvisionerJobContext(job);
+      const context = await provisioner(w).getProvisionerJobContext(job, 'run');
       assert.equal(context.build?.workspace?.owner_id, w.memberId);
     },
-    denied: async (w) => expectRefused(async () => w.member.getProvisionerJobContext((await workspaceFixture(w, w.member)).job)),
+    denied: async (w) => expectRefused(async () => w.member.getProvisionerJobContext((await workspaceFixture(w, w.member)).job, 'run')),
   },
   getWorkspaceIdOfJob: {
     allowed: async (w) => {

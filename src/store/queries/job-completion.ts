@@ -19,28 +19,37 @@ export interface JobContext {
   };
 }
 
-/** Reads a job's file, initiator and, for a build, what the build is of. */
-export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow): Promise<JobContext> {
-  const file = await db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst();
+/** Why a job's context is read: to run the job (everything), or to record a finished build (no file, no names). */
+export type JobContextPurpose = 'run' | 'record';
+
+/**
+ * Reads a job's file, initiator and, for a build, what the build is of. For `record`, only the
+ * build, its workspace and its template: the file (the whole archive) and the names are left out.
+ */
+export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow, purpose: JobContextPurpose): Promise<JobContext> {
+  const run = purpose === 'run';
+  const file = run ? await db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst() : undefined;
   const username = async (id: string) =>
     (await db.selectFrom('users').select('username').where('id', '=', id).where('deleted', '=', 0).executeTakeFirst())?.username;
-  const initiatorUsername = await username(job.initiator_id);
+  const initiatorUsername = run ? await username(job.initiator_id) : undefined;
   if (job.type !== 'workspace_build') return { file, initiatorUsername };
   const row = await db.selectFrom('workspace_builds').selectAll().where('job_id', '=', job.id).executeTakeFirst();
   const workspace = row ? await db.selectFrom('workspaces').selectAll().where('id', '=', row.workspace_id).executeTakeFirst() : undefined;
   const template = workspace
     ? await db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst()
     : undefined;
-  const version = row
-    ? await db.selectFrom('template_versions').select('variables').where('id', '=', row.template_version_id).executeTakeFirst()
-    : undefined;
+  const version =
+    row && run
+      ? await db.selectFrom('template_versions').select('variables').where('id', '=', row.template_version_id).executeTakeFirst()
+      : undefined;
   return {
     file,
     initiatorUsername,
     build: {
       row,
       workspace,
-      ownerUsername: workspace ? await username(workspace.owner_id) : undefined,
+      ownerUsername:
+        workspace && run ? (workspace.owner_id === job.initiator_id ? initiatorUsername : await username(workspace.owner_id)) : undefined,
       template,
       versionVariables: version?.variables,
     },

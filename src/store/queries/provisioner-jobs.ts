@@ -46,27 +46,48 @@ export async function insertJob(db: Kysely<Database>, row: ProvisionerJobRow): P
   await db.insertInto('provisioner_jobs').values(row).execute();
 }
 
+/** Where a page of the queue starts: after this job, in queue order. */
+export type QueueCursor = Pick<ProvisionerJobRow, 'created_at' | 'id'>;
+
 /**
  * Jobs nobody has started, canceled or finished, oldest first: the queue. Limited to one
- * organization and, when given, to provisioner types.
+ * organization and, when given, to provisioner types; with `page`, to `limit` jobs after `after`.
  */
 export async function listQueuedJobs(
   db: Kysely<Database>,
   organizationId: string,
   provisioners?: readonly string[],
+  page?: { readonly after: QueueCursor | undefined; readonly limit: number },
 ): Promise<ProvisionerJobRow[]> {
-  let query = db
-    .selectFrom('provisioner_jobs')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('started_at', 'is', null)
-    .where('completed_at', 'is', null)
-    .where('canceled_at', 'is', null);
+  let query = queue(db, organizationId).selectAll();
   if (provisioners) {
     if (provisioners.length === 0) return [];
     query = query.where('provisioner', 'in', provisioners);
   }
+  if (page?.after) {
+    const { created_at: at, id } = page.after;
+    query = query.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]));
+  }
+  if (page) query = query.limit(page.limit);
   return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** What queue positions are computed from: which job, for which provisioner, with which tags. */
+export type QueuedJob = Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>;
+
+/** The queue of an organization, oldest first, with only what positions need. */
+async function listQueue(db: Kysely<Database>, organizationId: string): Promise<QueuedJob[]> {
+  return queue(db, organizationId).select(['id', 'provisioner', 'tags']).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Queued jobs of an organization: the conditions of the partial index `provisioner_jobs_queued`. */
+function queue(db: Kysely<Database>, organizationId: string) {
+  return db
+    .selectFrom('provisioner_jobs')
+    .where('organization_id', '=', organizationId)
+    .where('started_at', 'is', null)
+    .where('completed_at', 'is', null)
+    .where('canceled_at', 'is', null);
 }
 
 /**
@@ -348,7 +369,7 @@ export async function finishJob(
 export interface JobRelations {
   readonly daemons: readonly ProvisionerDaemonRow[];
   /** Queued jobs per organization, oldest first. */
-  readonly queued: ReadonlyMap<string, readonly ProvisionerJobRow[]>;
+  readonly queued: ReadonlyMap<string, readonly QueuedJob[]>;
   readonly versions: ReadonlyMap<
     string,
     {
@@ -397,7 +418,7 @@ export async function jobRelations(db: Kysely<Database>, rows: readonly Provisio
   const [daemons, queued, versions] = await Promise.all([
     listDaemonsOfOrganizations(db, organizationIds),
     // Queue positions are shown for jobs still waiting; a page with none needs no queue.
-    Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueuedJobs(db, id)] as const)),
+    Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueue(db, id)] as const)),
     versionIds.length === 0
       ? []
       : db
