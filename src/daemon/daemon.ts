@@ -130,7 +130,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     );
     await entitlements.refresh();
     // Another replica changed the licenses: compute again here too.
-    const stopEntitlementEvents = await store.pubsub.subscribe(ENTITLEMENTS_CHANNEL, () => {
+    const stopEntitlementEvents = await store.pubsub.subscribe(ENTITLEMENTS_CHANNEL, (origin) => {
+      if (origin === entitlements.origin) return;
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };

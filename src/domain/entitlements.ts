@@ -2,6 +2,7 @@ import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { EnabledFeatures } from '../lib/enabled-features.js';
 import type { TrustedKeys } from './licenses/trusted-keys.js';
 import { verifyLicense, type LicenseClaims } from './licenses/verify-license.js';
+import { newId } from '../lib/random.js';
 
 /** Licensed features (reference §5.3, spec-era list). */
 export const FEATURES = [
@@ -157,6 +158,12 @@ export async function computeEntitlements(
  */
 export class EntitlementsService {
   #current: Entitlements | undefined;
+  /**
+   * What this service publishes on `ENTITLEMENTS_CHANNEL` after a license change it has computed
+   * already. Its own message coming back (at once on SQLite, some time later through PostgreSQL)
+   * is no news: computing again then would only move `refreshed_at` at a moment nobody chose.
+   */
+  readonly origin = newId();
 
   constructor(
     /** The store as the entitlements' system subject (`SYSTEM_SUBJECTS.entitlements`). */

@@ -11,6 +11,8 @@ export class PostgresPubSub implements PubSub {
   readonly #events = new EventEmitter();
   /** Per channel: how many listeners, and the LISTEN they all wait for. */
   readonly #listening = new Map<string, { count: number; ready: Promise<unknown> }>();
+  /** The last query sent on the connection; the next one waits for it. */
+  #lastQuery: Promise<unknown> = Promise.resolve();
 
   private constructor(client: pg.Client) {
     this.#client = client;
@@ -30,14 +32,14 @@ export class PostgresPubSub implements PubSub {
   }
 
   async publish(channel: string, payload: string): Promise<void> {
-    await this.#client.query('select pg_notify($1, $2)', [channel, payload]);
+    await this.#query('select pg_notify($1, $2)', [channel, payload]);
   }
 
   async subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
     let entry = this.#listening.get(channel);
     if (entry) entry.count++;
     else {
-      entry = { count: 1, ready: this.#client.query(`LISTEN ${quoteIdentifier(channel)}`) };
+      entry = { count: 1, ready: this.#query(`LISTEN ${quoteIdentifier(channel)}`) };
       this.#listening.set(channel, entry);
     }
     this.#events.on(channel, listener);
@@ -51,8 +53,18 @@ export class PostgresPubSub implements PubSub {
       current.count--;
       if (current.count > 0) return;
       this.#listening.delete(channel);
-      await this.#client.query(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => undefined);
+      await this.#query(`UNLISTEN ${quoteIdentifier(channel)}`).catch(() => undefined);
     };
+  }
+
+  /**
+   * Sends one query after the ones before it have finished: pg queues queries that overlap on a
+   * client only with a deprecation warning (pg 9 refuses them), and publishes and LISTENs overlap.
+   */
+  #query(text: string, values?: readonly string[]): Promise<unknown> {
+    const result = this.#lastQuery.then(() => this.#client.query(text, values ? [...values] : undefined));
+    this.#lastQuery = result.catch(() => undefined);
+    return result;
   }
 
   async close(): Promise<void> {

@@ -416,9 +416,12 @@ describe('cove agent with instance identity', () => {
       assert.equal(code, 0, stderr);
       assert.match(stderr, /got an agent token for this instance/);
       assert.ok(cli.requests.includes('PUT /latest/api/token'));
-      const agent = await alice.workspaceAgent(agentId);
-      assert.ok(agent.first_connected_at, 'the agent connected with the exchanged token');
-      assert.ok(['off', 'shutting_down', 'ready'].includes(agent.lifecycle_state), agent.lifecycle_state);
+      // The agent stops once its reports are on the wire; the daemon stores them in its own time.
+      await eventually(async () => {
+        const agent = await alice.workspaceAgent(agentId);
+        assert.ok(agent.first_connected_at, 'the agent connected with the exchanged token');
+        assert.ok(['off', 'shutting_down', 'ready'].includes(agent.lifecycle_state), agent.lifecycle_state);
+      });
     } finally {
       await cli.close();
       await rm(home, { recursive: true, force: true });

@@ -213,6 +213,9 @@ describe('licenses and entitlements', () => {
 
   it('answers 404 to deleting a license that is not there or an id that is not an integer', async () => {
     await expectApiError(owner.deleteLicense(4242), 404, /Unknown license ID/);
+    // Past the 32-bit ids of PostgreSQL, and past the integers a double holds exactly.
+    await expectApiError(owner.deleteLicense(String(2 ** 31)), 404, /Unknown license ID/);
+    await expectApiError(owner.deleteLicense('18446744073709551616'), 404, /Unknown license ID/);
     await expectApiError(owner.deleteLicense('abc'), 404, /License ID must be an integer/);
   });
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pty from 'node-pty';
 import { HealthReport } from '../../src/sdk/wire/index.js';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { wireProblems } from '../helpers/wire-schema.js';
 
@@ -20,10 +21,13 @@ class Deployment {
   readonly configDir = mkdtempSync(join(tmpdir(), 'cove-health-config-'));
   readonly env: Record<string, string> = { COVE_CONFIG_DIR: this.configDir, COVE_SECRET_STORE: 'file' };
   server: ChildProcess | undefined;
+  database: TestDatabase | undefined;
   url = '';
 
   async start(...flags: string[]): Promise<void> {
-    this.server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', this.dataDir, ...flags], {
+    this.database = await createTestDatabase(RUN_DATABASE);
+    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', this.dataDir, ...serveDatabaseArgs(this.database), ...flags];
+    this.server = spawn(COVE, args, {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -48,6 +52,7 @@ class Deployment {
 
   async close(): Promise<void> {
     await stop(this.server);
+    await this.database?.drop();
     rmSync(this.dataDir, { recursive: true, force: true });
     rmSync(this.configDir, { recursive: true, force: true });
   }

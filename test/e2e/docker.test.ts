@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CoveClient } from '../../src/sdk/client.js';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
@@ -48,6 +49,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_DOCKER'] === '1') {
       return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
     };
     let server: ChildProcess | undefined;
+    let database: TestDatabase | undefined;
     let client: CoveClient;
     let workspaceId = '';
 
@@ -65,7 +67,8 @@ if (missing !== undefined && process.env['COVE_REQUIRE_DOCKER'] === '1') {
         const built = spawnSync(join(ROOT, 'scripts', 'docker-test-image.sh'), [IMAGE], { cwd: ROOT, encoding: 'utf8' });
         assert.equal(built.status, 0, built.stderr);
       }
-      server = spawn(cove, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data')], {
+      database = await createTestDatabase(RUN_DATABASE);
+      server = spawn(cove, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), ...serveDatabaseArgs(database)], {
         cwd: root,
         env,
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -92,6 +95,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_DOCKER'] === '1') {
         docker('volume', 'rm', '--force', `cove-${workspaceId}-home`);
       }
       await stop(server);
+      await database?.drop();
       rmSync(root, { recursive: true, force: true });
     });
 

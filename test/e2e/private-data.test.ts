@@ -9,17 +9,21 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { CoveClient } from '../../src/sdk/client.js';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 
 /** `cove serve --verbose` started from a shell with the usual umask, its log kept. */
-function serve(dataDir: string, verbose = true): { child: ChildProcess; log: () => string } {
+function serve(dataDir: string, database: TestDatabase, verbose = true): { child: ChildProcess; log: () => string } {
+  const databaseArgs = serveDatabaseArgs(database)
+    .map((arg) => `'${arg}'`)
+    .join(' ');
   const child = spawn(
     'sh',
     [
       '-c',
-      `umask 022; exec "${COVE}" serve ${verbose ? '--verbose' : ''} --http-address 127.0.0.1:0 --data-dir "${dataDir}" --provisioner-daemons 0`,
+      `umask 022; exec "${COVE}" serve ${verbose ? '--verbose' : ''} --http-address 127.0.0.1:0 --data-dir "${dataDir}" --provisioner-daemons 0 ${databaseArgs}`,
     ],
     { env: { ...process.env, COVE_SECRET_STORE: 'file' }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -54,12 +58,14 @@ function sendLargeBody(url: string, token: string): Promise<number | string> {
 
 describe('a daemon keeps private data private', () => {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'cove-private-')), 'data');
+  let database: TestDatabase;
   let server: { child: ChildProcess; log: () => string };
   let url: string;
   let token: string;
 
   before(async () => {
-    server = serve(dataDir);
+    database = await createTestDatabase(RUN_DATABASE);
+    server = serve(dataDir, database);
     url = await waitFor(server.child, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
     const anonymous = new CoveClient({ url });
     await anonymous.createFirstUser({ email: 'owner@example.com', username: 'owner', password: STRONG_PASSWORD });
@@ -67,13 +73,21 @@ describe('a daemon keeps private data private', () => {
   });
   after(async () => {
     await stop(server.child);
+    await database.drop();
     rmSync(dirname(dataDir), { recursive: true, force: true });
   });
 
-  it('creates the data directory 0700 and the database files 0600 under umask 022', () => {
+  it('creates the data directory 0700 under umask 022', () => {
     assert.equal(mode(dataDir), '700');
-    for (const name of ['cove.db', 'cove.db-wal', 'cove.db-shm']) assert.equal(mode(join(dataDir, name)), '600', name);
   });
+
+  it(
+    'creates the database files 0600 under umask 022 (SQLite only)',
+    { skip: RUN_DATABASE !== 'sqlite' && 'no database file on PostgreSQL' },
+    () => {
+      for (const name of ['cove.db', 'cove.db-wal', 'cove.db-shm']) assert.equal(mode(join(dataDir, name)), '600', name);
+    },
+  );
 
   it('logs no token, however the client passed it', async () => {
     const secret = token.split('-')[1] ?? token;
@@ -97,27 +111,35 @@ describe('a daemon keeps private data private', () => {
     assert.deepEqual(leaks, [], 'the session secret appears in the log');
   });
 
+  it('logs no database password (PostgreSQL only)', { skip: RUN_DATABASE !== 'postgres' && 'SQLite has no password' }, () => {
+    const { password } = new URL(database.target.kind === 'postgres' ? database.target.url : '');
+    assert.ok(password);
+    assert.ok(!server.log().includes(`:${password}@`), 'the PostgreSQL URL with its password appears in the log');
+  });
+
   it('tightens files an earlier daemon left readable by others, and says so', async () => {
     await stop(server.child);
     chmodSync(dataDir, 0o755);
-    chmodSync(join(dataDir, 'cove.db'), 0o644);
-    server = serve(dataDir);
+    if (RUN_DATABASE === 'sqlite') chmodSync(join(dataDir, 'cove.db'), 0o644);
+    server = serve(dataDir, database);
     url = await waitFor(server.child, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
     assert.equal(mode(dataDir), '700');
-    assert.equal(mode(join(dataDir, 'cove.db')), '600');
+    if (RUN_DATABASE === 'sqlite') assert.equal(mode(join(dataDir, 'cove.db')), '600');
     assert.match(server.log(), /made files of the data directory private/);
   });
 });
 
 describe('an oversized body', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cove-oversized-'));
+  let database: TestDatabase;
   let server: { child: ChildProcess; log: () => string };
   let url: string;
   let token: string;
 
   before(async () => {
+    database = await createTestDatabase(RUN_DATABASE);
     // Not verbose: a daemon that answers quickly is the one whose early close the client trips on.
-    server = serve(dataDir, false);
+    server = serve(dataDir, database, false);
     url = await waitFor(server.child, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
     const anonymous = new CoveClient({ url });
     await anonymous.createFirstUser({ email: 'owner@example.com', username: 'owner', password: STRONG_PASSWORD });
@@ -125,6 +147,7 @@ describe('an oversized body', () => {
   });
   after(async () => {
     await stop(server.child);
+    await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
@@ -40,10 +41,13 @@ describe('bin/cove end to end', () => {
   const configDir = mkdtempSync(join(tmpdir(), 'cove-e2e-config-'));
   const env = { COVE_CONFIG_DIR: configDir, COVE_SECRET_STORE: 'file' };
   let server: ChildProcess;
+  let database: TestDatabase | undefined;
   let url: string;
 
   before(async () => {
-    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0'], {
+    database = await createTestDatabase(RUN_DATABASE);
+    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0'];
+    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -55,6 +59,7 @@ describe('bin/cove end to end', () => {
       server.kill('SIGTERM');
       await new Promise((r) => server.once('exit', r));
     }
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(configDir, { recursive: true, force: true });
   });

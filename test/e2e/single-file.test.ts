@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { VERSION } from '../../src/lib/version.js';
@@ -69,9 +70,11 @@ describe('the single executable, alone in an empty directory on a machine withou
     return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
   };
   let server: ChildProcess | undefined;
+  let database: TestDatabase | undefined;
   let url = '';
 
   before(async () => {
+    database = await createTestDatabase(RUN_DATABASE);
     copyFileSync(await singleExecutable(), cove);
     spawnSync('chmod', ['755', cove]);
     mkdirSync(env.HOME);
@@ -82,6 +85,7 @@ describe('the single executable, alone in an empty directory on a machine withou
     if (server !== undefined && url !== '') run('delete', 'dev', '-y');
     await stop(server);
     for (const pid of processesOf(cove, 'agent')) process.kill(pid, 'SIGKILL');
+    await database?.drop();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -93,13 +97,29 @@ describe('the single executable, alone in an empty directory on a machine withou
     assert.equal(version.stdout.trim(), VERSION);
   });
 
-  it('serves with the embedded database, its native addons written once to a private cache', async () => {
-    server = spawn(cove, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data')], {
+  const servesWith =
+    RUN_DATABASE === 'postgres'
+      ? 'PostgreSQL, no database file of its own'
+      : 'the embedded database, its native addons written once to a private cache';
+  it(`serves with ${servesWith}`, async () => {
+    const args = [
+      'serve',
+      '--http-address',
+      '127.0.0.1:0',
+      '--data-dir',
+      join(root, 'data'),
+      ...serveDatabaseArgs(database ?? assert.fail()),
+    ];
+    server = spawn(cove, args, {
       cwd: root,
       env,
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
+    if (RUN_DATABASE === 'postgres') {
+      assert.ok(!existsSync(join(root, 'data', 'cove.db')));
+      return;
+    }
     const cache = join(env.HOME, '.cache', 'cove', VERSION);
     assert.equal(statSync(cache).mode & 0o777, 0o700);
     assert.ok(existsSync(join(cache, 'better_sqlite3.node')));

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
@@ -43,12 +44,15 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     return agent;
   };
   let server: ChildProcess;
+  let database: TestDatabase | undefined;
   let url = '';
   const children: ChildProcess[] = [];
 
   before(async () => {
     mkdirSync(env.HOME, { recursive: true });
-    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
+    database = await createTestDatabase(RUN_DATABASE);
+    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
+    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -80,6 +84,7 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     for (const child of children) await stop(child);
     cove('delete', 'dev', '-y');
     await stop(server);
+    await database?.drop();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Browser } from '../helpers/browser.js';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { GithubStandIn } from '../helpers/github-stand-in.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
@@ -22,6 +23,7 @@ describe('single sign-on end to end', () => {
   let provider: TestOidcProvider;
   let github: GithubStandIn;
   let server: ChildProcess | undefined;
+  let database: TestDatabase | undefined;
   let url: string;
   let ownerToken: string;
 
@@ -49,7 +51,9 @@ describe('single sign-on end to end', () => {
     github = await GithubStandIn.start();
     github.add({ id: 7, login: 'gus', emails: [{ email: 'gus@example.com', primary: true, verified: true }], orgs: ['acme'] });
     github.add({ id: 8, login: 'stranger', emails: [{ email: 'stranger@example.com', primary: true, verified: true }], orgs: ['initech'] });
-    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0'], {
+    database = await createTestDatabase(RUN_DATABASE);
+    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', dataDir, '--provisioner-daemons', '0'];
+    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
       env: {
         ...process.env,
         COVE_OIDC_ISSUER_URL: provider.issuer,
@@ -83,6 +87,7 @@ describe('single sign-on end to end', () => {
     await stop(server);
     await provider?.close();
     await github?.close();
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from '../helpers/child-process.js';
+import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
@@ -19,12 +20,15 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
     return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
   };
   let server: ChildProcess;
+  let database: TestDatabase | undefined;
   let provisioner: ChildProcess | undefined;
   let url = '';
 
   before(async () => {
     mkdirSync(env.HOME, { recursive: true });
-    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
+    database = await createTestDatabase(RUN_DATABASE);
+    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
+    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -47,6 +51,7 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
     cove('delete', 'dev', '-y');
     await stop(provisioner);
     await stop(server);
+    await database?.drop();
     rmSync(root, { recursive: true, force: true });
   });
 

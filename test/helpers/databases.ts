@@ -8,8 +8,27 @@ import type { DatabaseTarget } from '../../src/store/database.js';
 /** The PostgreSQL server tests may use, if any. */
 export const PG_URL = process.env['COVE_TEST_PG_URL'];
 
-/** Which databases a store test runs on: SQLite always, PostgreSQL whenever it is configured. */
-export const TEST_DIALECTS: readonly ('sqlite' | 'postgres')[] = PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * The database this run's daemons use, in-process or `bin/cove serve`: SQLite, or PostgreSQL when
+ * `COVE_TEST_DATABASE=postgres` runs the whole suite there.
+ */
+export const RUN_DATABASE: 'sqlite' | 'postgres' = process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * Which databases a store test runs on: SQLite always, PostgreSQL whenever it is configured; only
+ * PostgreSQL in a run on PostgreSQL (its SQLite half belongs to the SQLite run).
+ */
+export const TEST_DIALECTS: readonly ('sqlite' | 'postgres')[] =
+  RUN_DATABASE === 'postgres' ? ['postgres'] : PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/**
+ * How the databases of this run are named: `scripts/test.mjs` gives each run its own id and drops,
+ * and reports, the ones a test left behind.
+ */
+const TEST_DATABASE_PREFIX = `cove_test_${process.env['COVE_TEST_RUN_ID'] ?? 'x'}_`;
+
+/** PostgreSQL's SQLSTATE for a permission denied. */
+const INSUFFICIENT_PRIVILEGE = '42501';
 
 /** A database for one test, and how to throw it away. */
 export interface TestDatabase {
@@ -29,7 +48,7 @@ export async function createTestDatabase(kind: 'sqlite' | 'postgres'): Promise<T
     };
   }
   if (!PG_URL) throw new Error('COVE_TEST_PG_URL is not set');
-  const name = `cove_test_${randomBytes(6).toString('hex')}`;
+  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
@@ -38,9 +57,24 @@ export async function createTestDatabase(kind: 'sqlite' | 'postgres'): Promise<T
     dataDir,
     drop: async () => {
       rmSync(dataDir, { recursive: true, force: true });
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      try {
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } catch (error) {
+        // FORCE may not end an autovacuum worker busy in the database (it runs as no role we are a
+        // member of); without FORCE, PostgreSQL asks such workers to stop and waits for them.
+        if ((error as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw error;
+        await adminQuery(`DROP DATABASE IF EXISTS ${name}`);
+      }
     },
   };
+}
+
+/**
+ * The `cove serve` arguments that put a daemon started as a child process on `database`: none for
+ * SQLite, whose file lives in the data directory the test passes anyway.
+ */
+export function serveDatabaseArgs(database: TestDatabase): string[] {
+  return database.target.kind === 'postgres' ? ['--postgres-url', database.target.url] : [];
 }
 
 async function adminQuery(text: string): Promise<void> {

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { hashPassword } from '../../src/domain/passwords.js';
 import { newId } from '../../src/lib/random.js';
 import { CoveClient } from '../../src/sdk/client.js';
-import { createTestDatabase, type TestDatabase } from './databases.js';
+import { createTestDatabase, RUN_DATABASE, type TestDatabase } from './databases.js';
 
 /** A real daemon on a random loopback port, with its own database and a clock the test moves. */
 export interface TestDaemon {
@@ -35,8 +35,7 @@ export async function startTestDaemon(
     readonly dashboardDirectory?: string;
   } = {},
 ): Promise<TestDaemon> {
-  const kind = options.database ?? (process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite');
-  const database = await createTestDatabase(kind);
+  const database = await createTestDatabase(options.database ?? RUN_DATABASE);
   const clock = new ManualClock(new Date('2026-01-05T10:00:00.000Z'));
   const flags: RawValues = {
     httpAddress: '127.0.0.1:0',
@@ -45,9 +44,10 @@ export async function startTestDaemon(
     ...(database.target.kind === 'postgres' ? { postgresUrl: database.target.url } : {}),
     ...options.flags,
   };
-  const resolved = resolveOptions({ flags, env: options.env ?? {} });
   let daemon: Daemon;
   try {
+    // Inside: settings a test expects to be refused must not leave their database behind.
+    const resolved = resolveOptions({ flags, env: options.env ?? {} });
     daemon = await startDaemon(resolved, {
       logger: options.logger ?? silentLogger(),
       clock,

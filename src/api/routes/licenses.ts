@@ -21,7 +21,7 @@ export async function licenseRoutes(app: FastifyInstance, context: ApiContext): 
   let lastForcedRefresh = Number.NEGATIVE_INFINITY;
   const changed = async () => {
     await context.entitlements.refresh();
-    await context.store.pubsub.publish(ENTITLEMENTS_CHANNEL, 'license');
+    await context.store.pubsub.publish(ENTITLEMENTS_CHANNEL, context.entitlements.origin);
   };
 
   api.post('/licenses', { schema: { body: AddLicenseRequest, response: { 201: License } } }, async (request, reply) => {

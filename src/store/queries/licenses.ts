@@ -15,8 +15,13 @@ export async function listLicenses(db: Kysely<Database>): Promise<LicenseRow[]> 
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
+/** License ids are a PostgreSQL `serial`, a 32-bit integer: a larger number names no license. */
+const MAX_LICENSE_ID = 2 ** 31 - 1;
+
 /** Deletes a license; false when there was none with that id. */
 export async function deleteLicense(db: Kysely<Database>, id: number): Promise<boolean> {
+  // PostgreSQL refuses to compare the column with a number out of its range instead of matching nothing.
+  if (!Number.isSafeInteger(id) || id > MAX_LICENSE_ID) return false;
   const result = await db.deleteFrom('licenses').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -164,11 +164,14 @@ export async function narrowPortShares(
     await db.deleteFrom('workspace_port_shares').where('workspace_id', 'in', workspaceIds).execute();
     return;
   }
+  const above = levels.slice(max + 1);
+  // Nothing is above the highest level; PostgreSQL also refuses the empty `in ()` SQLite accepts.
+  if (above.length === 0) return;
   await db
     .updateTable('workspace_port_shares')
     .set({ share_level: maxLevel })
     .where('workspace_id', 'in', workspaceIds)
-    .where('share_level', 'in', levels.slice(max + 1))
+    .where('share_level', 'in', above)
     .execute();
 }
 
