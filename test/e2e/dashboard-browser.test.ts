@@ -265,11 +265,43 @@ presets:
     await screenshots('deployment');
   });
 
+  it('takes a keyboard from the top of a page to its actions, with the focus always visible', async () => {
+    await page.goto(`${url}/workspaces`);
+    await page.locator('[data-workspace="dev"]').waitFor();
+    const reached: string[] = [];
+    for (let presses = 0; presses < 25 && !reached.includes('Start'); presses++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate<{ name: string; outline: string } | undefined>(FOCUSED_ELEMENT);
+      assert.ok(focused, `Tab number ${presses + 1} moved the focus onto something`);
+      assert.notEqual(focused.outline, 'none', `the focus on "${focused.name}" is drawn`);
+      reached.push(focused.name);
+    }
+    for (const name of ['Workspaces', 'New workspace', 'Filter', 'Start'])
+      assert.ok(reached.includes(name), `"${name}" is reachable by Tab (reached: ${reached.join(' | ')})`);
+    // Enter on a focused link follows it.
+    while ((await page.evaluate<{ name: string } | undefined>(FOCUSED_ELEMENT))?.name !== 'New workspace')
+      await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/workspaces\/new$/);
+  });
+
   it('loaded nothing the Content-Security-Policy refused, and threw nothing', () => {
     assert.deepEqual(policyViolations, []);
     assert.deepEqual(pageErrors, []);
   });
 });
+
+/**
+ * Run in the page: the focused element's accessible name (its aria-label, its label's text or its
+ * own text) and the style of the outline drawn around it; undefined when nothing has the focus.
+ */
+const FOCUSED_ELEMENT = `(() => {
+  const element = document.activeElement;
+  if (!element || element === document.body) return undefined;
+  const label = element instanceof HTMLInputElement ? element.labels?.[0]?.textContent : undefined;
+  const name = (element.getAttribute('aria-label') ?? label ?? element.textContent ?? '').trim();
+  return { name, outline: getComputedStyle(element).outlineStyle };
+})()`;
 
 /** Waits until the terminal's rendered rows satisfy `check`. */
 async function waitForText(page: Page, check: (text: string) => boolean): Promise<void> {
