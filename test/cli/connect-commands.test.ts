@@ -12,6 +12,29 @@ import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/te
 
 const TOKEN = 'agent-token-for-the-connect-commands';
 
+/**
+ * Two neighbouring ports free on the loopback interface a moment ago, for a local range: fixed
+ * ones may be taken by whatever else runs on the machine.
+ */
+async function freeNeighbouringPorts(): Promise<number> {
+  const listen = (server: Server, port: number) =>
+    new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+  const close = (server: Server) => new Promise((resolve) => (server.listening ? server.close(resolve) : resolve(undefined)));
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = createServer();
+    const second = createServer();
+    await listen(first, 0);
+    const port = (first.address() as AddressInfo).port;
+    const bound = await listen(second, port + 1);
+    await Promise.all([close(first), close(second)]);
+    if (bound) return port;
+  }
+  throw new Error('no two neighbouring free ports');
+}
+
 describe('cove ssh, config-ssh, ping and open, in-process against a real agent', () => {
   let test: TestDaemon;
   let agent: AgentHandle | undefined;
@@ -112,13 +135,14 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
     udpEcho.on('message', (data, from) => udpEcho.send(Buffer.concat([Buffer.from('echo '), data]), from.port, from.address));
     await new Promise<void>((resolve) => udpEcho.bind(0, '127.0.0.1', resolve));
     const udpPort = udpEcho.address().port;
+    const local = await freeNeighbouringPorts();
     const forward = admin.start(
       'port-forward',
       'dev',
       '-p',
       `0:${base}`,
       '--tcp',
-      `${base + 100}-${base + 101}:${base}-${base + 1}`,
+      `${local}-${local + 1}:${base}-${base + 1}`,
       '--udp',
       `0:${udpPort}`,
       '-o',
@@ -166,9 +190,10 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
       client.close();
     } finally {
       const result = await forward.interrupt();
-      assert.equal(result.code, 0, result.stderr);
+      // Closed first: a server left open keeps the test file from ever ending.
       for (const server of servers) server.close();
       udpEcho.close();
+      assert.equal(result.code, 0, result.stderr);
     }
     const bad = await admin.run('port-forward', 'dev', '-p', '8000-8010:9000-9005');
     assert.equal(bad.code, 1);
