@@ -100,8 +100,19 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
 }
 
 async function report(path: string): Promise<AgentReport> {
-  const text = await waitFor(`the agent report ${path}`, () => readFile(path, 'utf8').catch(() => undefined));
-  const parsed = JSON.parse(text) as AgentReport;
+  // The file can exist before the agent has finished writing it: wait for a whole report.
+  const parsed = await waitFor(`the agent report ${path}`, () =>
+    readFile(path, 'utf8').then(
+      (text) => {
+        try {
+          return JSON.parse(text) as AgentReport;
+        } catch {
+          return undefined;
+        }
+      },
+      () => undefined,
+    ),
+  );
   seenPids.add(parsed.pid);
   return parsed;
 }
