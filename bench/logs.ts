@@ -18,7 +18,7 @@ import { recordFigure } from './summary.js';
 
 const TARGETS = { 100: 0.25, 1000: 0.5 } as const;
 /** Agent tokens per simulated agent: 1 MiB each holds about 13,000 lines of these. */
-const TOKENS_PER_AGENT = { 100: 2, 1000: 4 } as const;
+const TOKENS_PER_AGENT = { 100: 4, 1000: 8 } as const;
 /** Distinct bodies per simulated agent, sent in turn. */
 const BODIES_PER_AGENT = 4;
 
