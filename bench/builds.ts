@@ -31,13 +31,11 @@
 //
 //   node --import tsx bench/builds.ts
 //   BENCH_BUILDS=500 BENCH_BUILD_CONCURRENCY=20 BENCH_BUILDERS=8 BENCH_WATCHERS=1000 BENCH_WATCH_CYCLES=3 BENCH_WATCH_SETTLE_SECONDS=30
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { WebSocket } from 'ws';
 import type { CoveClient } from '../src/sdk/client.js';
 import type { Workspace } from '../src/sdk/wire/index.js';
@@ -52,6 +50,7 @@ import {
   type BenchDaemon,
 } from './agents.js';
 import { recordFigure } from './summary.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 const BUILDS = Number(process.env['BENCH_BUILDS'] ?? 500);
 const CONCURRENCY = Number(process.env['BENCH_BUILD_CONCURRENCY'] ?? 20);
@@ -251,15 +250,8 @@ function wsWatcher(url: string, token: string, workspaceId: string): Watcher {
 async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undefined): Promise<BuildsResult> {
   const label = `builds (${kind})`;
   const started = performance.now();
-  let postgresUrl: string | undefined;
-  let databaseName: string | undefined;
-  if (kind === 'postgres' && adminUrl) {
-    databaseName = `cove_bench_${randomBytes(6).toString('hex')}`;
-    await adminQuery(adminUrl, `CREATE DATABASE ${databaseName}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${databaseName}`;
-    postgresUrl = url.toString();
-  }
+  const scratch = kind === 'postgres' && adminUrl ? await createScratchDatabase(adminUrl) : undefined;
+  const postgresUrl = scratch?.url;
   const logPath = join(tmpdir(), `cove-bench-builds-${kind}-${process.pid}.log`);
   const inspectPort = HEAP ? await freePort() : undefined;
   let daemon: BenchDaemon | undefined;
@@ -395,17 +387,7 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
     return { buildsPerSecond };
   } finally {
     await daemon?.stop();
-    if (adminUrl && databaseName) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-  }
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
+    await scratch?.drop();
   }
 }
 

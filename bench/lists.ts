@@ -16,20 +16,19 @@
 //   BENCH_LIST_SIZES=100,1000,10000 BENCH_LIST_REQUESTS=40 BENCH_LIST_SECONDS=4 BENCH_LIST_TIMEOUT_SECONDS=20
 import { recordFigure } from './summary.js';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { createTar } from '../src/lib/archive/index.js';
 import { systemClock } from '../src/lib/clock.js';
 import type { DatabaseTarget } from '../src/store/database.js';
 import { Store } from '../src/store/store.js';
 import { createBenchOwner, percentile, procSample } from './agents.js';
 import { ListSeeder, type SeededCounts } from './lists-seed.js';
+import { createScratchDatabase } from './scratch-database.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
@@ -263,16 +262,6 @@ async function startDaemon(postgresUrl: string | undefined, logPath: string) {
   };
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 const ms = (value: number): string => (Number.isFinite(value) ? value.toFixed(value < 100 ? 1 : 0) : '-');
 
 function cpuCell(m: Measurement | undefined): string {
@@ -289,15 +278,8 @@ function cell(m: Measurement | undefined): string {
 async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undefined): Promise<void> {
   const label = `lists (${kind})`;
   const started = performance.now();
-  let postgresUrl: string | undefined;
-  let databaseName: string | undefined;
-  if (kind === 'postgres' && adminUrl) {
-    databaseName = `cove_bench_${randomBytes(6).toString('hex')}`;
-    await adminQuery(adminUrl, `CREATE DATABASE ${databaseName}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${databaseName}`;
-    postgresUrl = url.toString();
-  }
+  const scratch = kind === 'postgres' && adminUrl ? await createScratchDatabase(adminUrl) : undefined;
+  const postgresUrl = scratch?.url;
   const logPath = join(tmpdir(), `cove-bench-lists-${kind}-${process.pid}.log`);
   let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
   let store: Store | undefined;
@@ -389,7 +371,7 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
   } finally {
     await store?.close();
     await daemon?.stop();
-    if (adminUrl && databaseName) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await scratch?.drop();
   }
 }
 
