@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
+import { agentCredentials } from '../agent-credentials.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
@@ -72,20 +73,14 @@ export const agentCommand: CommandSpec = {
         );
       }
     }
-    const token = context.global.token ?? env['COVE_AGENT_TOKEN'];
-    if (!url || !token) {
-      const missing = [!url ? 'COVE_AGENT_URL' : undefined, !token ? 'COVE_AGENT_TOKEN' : undefined].filter(Boolean).join(' and ');
-      throw new CliError(
-        `The agent needs COVE_AGENT_URL and COVE_AGENT_TOKEN; ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set.`,
-        {
-          hint: 'Set them (the template does this for its agents), or pass --url and --token.',
-        },
-      );
-    }
+    const credentials = agentCredentials(
+      context,
+      'The agent needs COVE_AGENT_URL and COVE_AGENT_TOKEN; ',
+      'Set them (the template does this for its agents), or pass --url and --token.',
+    );
     const logDir = env['COVE_AGENT_LOG_DIR'] || undefined;
     await runAgent(context.io, {
-      url,
-      token,
+      ...credentials,
       logger: agentLogger(context.io, logDir),
       logDir,
       exitAfterStart: options['exitAfterStart'] === true,

@@ -1,25 +1,20 @@
 import { ApiError } from '../../sdk/api-error.js';
 import { CoveClient } from '../../sdk/client.js';
 import type { AgentExternalAuthResponse } from '../../sdk/wire/index.js';
+import { agentCredentials } from '../agent-credentials.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 
-/**
- * A client that speaks as the workspace agent: the agent's deployment URL and token, from
- * `--url`/`--token` or the `COVE_AGENT_URL`/`COVE_AGENT_TOKEN` the template gives the agent.
- */
+/** A client that speaks as the workspace agent. */
 function agentClient(context: CommandContext): CoveClient {
-  const env = context.io.env;
-  const url = context.global.url ?? env['COVE_AGENT_URL'];
-  const token = context.global.token ?? env['COVE_AGENT_TOKEN'];
-  if (!url || !token) {
-    const missing = [!url ? 'COVE_AGENT_URL' : undefined, !token ? 'COVE_AGENT_TOKEN' : undefined].filter(Boolean).join(' and ');
-    throw new CliError(`This command speaks as the workspace agent, and ${missing} ${missing.includes(' and ') ? 'are' : 'is'} not set.`, {
-      hint: 'Run it inside a workspace where the agent token is set, or pass --url and --token with an agent token.',
-    });
-  }
-  return new CoveClient({ url, token });
+  return new CoveClient(
+    agentCredentials(
+      context,
+      'This command speaks as the workspace agent, and ',
+      'Run it inside a workspace where the agent token is set, or pass --url and --token with an agent token.',
+    ),
+  );
 }
 
 /** Reads a dotted path (`authed_user.id`) in the token's extra fields. */

@@ -4,11 +4,11 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { PortShare, Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
 import { BuildLog } from '../components/build-log.js';
-import { ConfirmButton } from '../components/confirm-button.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
+import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
 import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
 import { Link, navigate } from '../router.js';
-import { availableActions, isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
+import { isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
 
 export function WorkspacePage({ owner, name }: { owner: string; name: string }) {
   const initial = useLoad(
@@ -87,26 +87,7 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
         )}
       </div>
       <div className="header-actions">
-        {availableActions(workspace).map((name) =>
-          name === 'start' ? (
-            <button key={name} type="button" className="button button-primary" disabled={busy} onClick={() => void run(name)}>
-              Start
-            </button>
-          ) : (
-            <ConfirmButton
-              key={name}
-              label={name[0]!.toUpperCase() + name.slice(1)}
-              question={
-                name === 'delete'
-                  ? `Delete ${workspace.name} and its data?`
-                  : `${name[0]!.toUpperCase() + name.slice(1)} ${workspace.name}?`
-              }
-              danger={name === 'delete'}
-              disabled={busy}
-              onConfirm={() => void run(name)}
-            />
-          ),
-        )}
+        <WorkspaceActionButtons workspace={workspace} busy={busy} run={run} startClass="button button-primary" />
         <ActionStatus state={action} />
       </div>
     </div>

@@ -2,11 +2,11 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Workspace, WorkspacesResponse } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
-import { ConfirmButton } from '../components/confirm-button.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
+import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
 import { Icon, StatusBadge, Time } from '../components/status.js';
 import { Link, navigate, useLocation } from '../router.js';
-import { availableActions, isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
+import { isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
 
 const DEFAULT_FILTER = 'owner:me';
 
@@ -125,22 +125,7 @@ function WorkspaceRow({ initial, onGone }: { initial: Workspace; onGone: () => v
         Used <Time iso={workspace.last_used_at} />
       </div>
       <div className="workspace-actions">
-        {availableActions(workspace).map((name) =>
-          name === 'start' ? (
-            <button key={name} type="button" className="button" disabled={busy} onClick={() => void run(name)}>
-              Start
-            </button>
-          ) : (
-            <ConfirmButton
-              key={name}
-              label={name[0]!.toUpperCase() + name.slice(1)}
-              question={`${name[0]!.toUpperCase() + name.slice(1)} ${workspace.name}?`}
-              danger={name === 'delete'}
-              disabled={busy}
-              onConfirm={() => void run(name)}
-            />
-          ),
-        )}
+        <WorkspaceActionButtons workspace={workspace} busy={busy} run={run} startClass="button" />
         <ActionStatus state={action} />
         {favorite.state === 'error' && <ActionStatus state={favorite} />}
       </div>
