@@ -103,7 +103,18 @@ export class AuthorizedStore {
   readonly #store: Store;
   readonly subject: Subject;
   /** Grants this store made: a write that takes one checks it came from here, and decides nothing again. */
-  readonly #grants = new WeakSet<object>();
+  #grantsMade: WeakSet<object> | undefined;
+  /**
+   * Cached sessions this store was allowed to read. A cached session never changes (a changed key
+   * or user is a new one) and the subject is fixed, so the decision holds: a long-lived store (the
+   * authenticator's) decides it once per session rather than on every request.
+   */
+  #sessionsShown: WeakSet<CachedSession> | undefined;
+
+  // Both sets are made on first use: most stores live for one request and never need them.
+  get #grants(): WeakSet<object> {
+    return (this.#grantsMade ??= new WeakSet());
+  }
 
   constructor(store: Store, subject: Subject) {
     this.#store = store;
@@ -703,9 +714,10 @@ export class AuthorizedStore {
   }
 
   #authorizedSession(session: CachedSession | undefined): CachedSession | undefined {
-    if (!session) return undefined;
+    if (!session || this.#sessionsShown?.has(session)) return session;
     this.#require('read', apiKeyObject(session.apiKey.user_id, session.apiKey.id));
     this.#require('read', userObject(session.user.id));
+    (this.#sessionsShown ??= new WeakSet()).add(session);
     return session;
   }
 
