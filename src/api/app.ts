@@ -101,18 +101,12 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       };
       route.preValidation = [emptyBody, ...[route.preValidation ?? []].flat()];
     }
-  });
-  // No text the API stores or looks up may hold a NUL byte: PostgreSQL refuses them in text.
-  // Workspace apps are proxied as they are: what their requests carry is theirs.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.routeOptions.config.nulBytesAllowed === true || !request.routeOptions.url?.startsWith('/api/v2')) return done();
-    const field = nulBytePath(request.params, 'params') ?? nulBytePath(request.query, 'query') ?? nulBytePath(request.body, 'body');
-    if (field === undefined) return done();
-    done(
-      new HttpProblem(400, 'Text in the request may not contain NUL bytes.', {
-        validations: [{ field, detail: 'contains a NUL byte (\\u0000)' }],
-      }),
-    );
+    // No text the API stores or looks up may hold a NUL byte: PostgreSQL refuses them in text.
+    // Workspace apps are proxied as they are: what their requests carry is theirs. Decided here,
+    // once per route, rather than by a hook that asks every request which route it is on.
+    if (route.url.startsWith('/api/v2') && route.config?.nulBytesAllowed !== true) {
+      route.preValidation = [...[route.preValidation ?? []].flat(), refuseNulBytes];
+    }
   });
   // Declared up front so every request object has the same shape, which keeps property access fast.
   app.decorateRequest('auth', undefined);
@@ -214,6 +208,17 @@ async function registerSwagger(app: FastifyInstance): Promise<void> {
 function refusePlainRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   if (request.ws === true) return done();
   done(new HttpProblem(400, 'This endpoint is a WebSocket.', { detail: 'Connect with a WebSocket upgrade request.' }));
+}
+
+/** Answers 400 when the request's parameters, query or body hold a NUL byte anywhere. */
+function refuseNulBytes(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const field = nulBytePath(request.params, 'params') ?? nulBytePath(request.query, 'query') ?? nulBytePath(request.body, 'body');
+  if (field === undefined) return done();
+  done(
+    new HttpProblem(400, 'Text in the request may not contain NUL bytes.', {
+      validations: [{ field, detail: 'contains a NUL byte (\\u0000)' }],
+    }),
+  );
 }
 
 /** Where in a parsed request part a string with a NUL byte is (`body.logs[0].output`), if anywhere. */
