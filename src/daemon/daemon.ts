@@ -21,6 +21,7 @@ import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
+import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
@@ -59,7 +60,12 @@ export interface DaemonTasks {
   readonly healthCheck: PeriodicTask;
   /** Asks the release feed for a newer version; idle unless --update-check is on. */
   readonly updateCheck: PeriodicTask;
+  /** Gives memory back when the daemon falls idle after a burst of work. */
+  readonly memoryReclaimer: PeriodicTask;
 }
+
+/** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
+const MEMORY_RECLAIM_INTERVAL_MS = 10_000;
 
 /** How often entitlements are computed again, as the reference: licenses expire with time alone. */
 const ENTITLEMENTS_INTERVAL_MS = 10 * 60_000;
@@ -167,7 +173,17 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
+    // Real time, not the daemon's clock: it compares CPU used with time passed.
+    const reclaimer = new IdleMemoryReclaimer(performance.now());
     const tasks: DaemonTasks = {
+      memoryReclaimer: new PeriodicTask(
+        'idle-memory-reclaimer',
+        MEMORY_RECLAIM_INTERVAL_MS,
+        async () => {
+          if (reclaimer.check(performance.now())) logger.debug('collected garbage while idle');
+        },
+        logger,
+      ),
       entitlements: new PeriodicTask(
         'entitlements',
         ENTITLEMENTS_INTERVAL_MS,

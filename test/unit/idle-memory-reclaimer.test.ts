@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { getHeapStatistics } from 'node:v8';
+import { IdleMemoryReclaimer, processProbes, type ReclaimerProbes } from '../../src/daemon/idle-memory-reclaimer.js';
+
+const MIB = 1024 * 1024;
+
+/** Probes a test moves by hand, counting collections; a collection brings the heap back to `floor`. */
+function handProbes(): ReclaimerProbes & { heap: number; cpu: number; floor: number; collections: number } {
+  const probes = {
+    heap: 50 * MIB,
+    cpu: 0,
+    floor: 50 * MIB,
+    collections: 0,
+    heapUsed: () => probes.heap,
+    cpuMicros: () => probes.cpu,
+    collect: () => {
+      probes.collections++;
+      probes.heap = probes.floor;
+    },
+  };
+  return probes;
+}
+
+describe('the idle memory reclaimer', () => {
+  const policy = { growthBytes: 16 * MIB, idleCpuShare: 0.05 };
+
+  it('collects once the heap has grown and the daemon has gone quiet, and not again until it grows again', () => {
+    const probes = handProbes();
+    const reclaimer = new IdleMemoryReclaimer(0, probes, policy);
+    // A burst: the heap grows while the daemon is busy (half a core over 10 s).
+    probes.heap += 40 * MIB;
+    probes.cpu += 5_000_000;
+    assert.equal(reclaimer.check(10_000), false, 'busy: no collection');
+    // Quiet now: 1% of a core.
+    probes.cpu += 100_000;
+    assert.equal(reclaimer.check(20_000), true);
+    assert.equal(probes.collections, 1);
+    assert.equal(reclaimer.check(30_000), false, 'nothing grew since');
+    probes.heap += 10 * MIB;
+    assert.equal(reclaimer.check(40_000), false, 'grew less than the policy');
+    probes.heap += 10 * MIB;
+    assert.equal(reclaimer.check(50_000), true);
+    assert.equal(probes.collections, 2);
+  });
+
+  it('takes a heap that V8 shrank on its own as the new baseline', () => {
+    const probes = handProbes();
+    const reclaimer = new IdleMemoryReclaimer(0, probes, policy);
+    probes.heap = 30 * MIB;
+    assert.equal(reclaimer.check(10_000), false);
+    probes.heap = 47 * MIB;
+    assert.equal(reclaimer.check(20_000), true, '17 MiB over the lower baseline');
+  });
+
+  it('does nothing where the runtime offers no full collection', () => {
+    const probes = { ...handProbes(), collect: undefined };
+    const reclaimer = new IdleMemoryReclaimer(0, probes, policy);
+    probes.heap += 100 * MIB;
+    assert.equal(reclaimer.check(10_000), false);
+  });
+
+  it("collects this process's garbage with V8's own full collection", () => {
+    const probes = processProbes();
+    assert.ok(probes.collect, 'a full collection is available');
+    assert.equal(Reflect.get(globalThis, 'gc'), undefined, 'and not exposed to the code itself');
+    let garbage: unknown[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, text: `item ${i}` }));
+    const filled = getHeapStatistics().used_heap_size;
+    assert.equal(garbage.length, 300_000);
+    garbage = undefined;
+    probes.collect();
+    const collected = getHeapStatistics().used_heap_size;
+    assert.ok(filled - collected > 10 * MIB, `the heap went from ${filled} to ${collected} bytes`);
+  });
+});
