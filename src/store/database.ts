@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } from 'kysely';
+import { withPreparedStatements } from './pg-prepared-statements.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
 
@@ -49,5 +50,5 @@ async function postgresDialect(url: string): Promise<Dialect> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
-  return new PostgresDialect({ pool });
+  return new PostgresDialect({ pool: withPreparedStatements(pool) });
 }
