@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
@@ -51,7 +51,11 @@ export class Store {
       store?.onQueryDuration?.(event.queryDurationMillis, event.level === 'error'),
     );
     try {
-      const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url) : new MemoryPubSub();
+      // Notifications go out through the pool, side by side; the listening connection only listens.
+      const notify = async (channel: string, payload: string): Promise<void> => {
+        await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+      };
+      const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url, notify) : new MemoryPubSub();
       const opened = new Store(db, dialect, pubsub, clock);
       store = opened;
       // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.

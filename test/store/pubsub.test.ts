@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { PostgresPubSub } from '../../src/store/pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from '../../src/store/pubsub.js';
 import { PG_URL } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 
 function nextMessage(pubsub: PubSub, channel: string): Promise<{ payload: Promise<string>; stop: () => Promise<void> }> {
   let resolve: (value: string) => void = () => undefined;
@@ -44,6 +46,46 @@ describe('pubsub', () => {
     { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
     async () => {
       await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
+    },
+  );
+
+  it(
+    'publishes through the pool and keeps apart the channels of one kind and a plain channel of the same name',
+    { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
+    async () => {
+      const pool = new pg.Pool({ connectionString: PG_URL ?? '', max: 2 });
+      let pooled = 0;
+      const notify = async (channel: string, payload: string): Promise<void> => {
+        pooled++;
+        await pool.query('select pg_notify($1, $2)', [channel, payload]);
+      };
+      try {
+        await exercise(() => PostgresPubSub.connect(PG_URL ?? '', notify));
+        assert.ok(pooled >= 3, `${pooled} notifications went through the pool`);
+        const publisher = await PostgresPubSub.connect(PG_URL ?? '', notify);
+        const subscriber = await PostgresPubSub.connect(PG_URL ?? '');
+        try {
+          const seen: string[] = [];
+          const stops = await Promise.all(
+            ['workspace', 'workspace:a', 'workspace:a:b', 'job:a'].map((channel) =>
+              subscriber.subscribe(channel, (payload) => seen.push(`${channel}=${payload}`)),
+            ),
+          );
+          await publisher.publish('workspace', 'plain');
+          await publisher.publish('workspace:a', 'line one\nline two');
+          await publisher.publish('workspace:a:b', 'nested');
+          await publisher.publish('job:a', '');
+          await publisher.publish('workspace:c', 'nobody listens');
+          await eventually(() => assert.equal(seen.length, 4));
+          assert.deepEqual(seen.sort(), ['job:a=', 'workspace:a:b=nested', 'workspace:a=line one\nline two', 'workspace=plain']);
+          for (const stop of stops) await stop();
+        } finally {
+          await publisher.close();
+          await subscriber.close();
+        }
+      } finally {
+        await pool.end();
+      }
     },
   );
 });
