@@ -1,7 +1,9 @@
 import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
 import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { AgentWithOwners, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
+import type { CreatedWorkspace } from '../domain/workspace-builds.js';
+import { NotFoundError } from '../lib/errors.js';
+import type { AgentWithOwners, UserName, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
 import type { AppLabelNames } from './apps/app-request.js';
 import type { ApiContext } from './context.js';
 import { toWireAgent } from './convert/workspace-agent.js';
@@ -107,6 +109,49 @@ export async function answerWorkspaces(
         now,
       }),
     ];
+  });
+}
+
+/**
+ * The answer to creating a workspace, from the rows the creation wrote and read: a new workspace
+ * has no resources, agents or app statuses yet, and its owner, initiator, template and version are
+ * at hand. Only the job's place in the queue and the organization's name are read, so a create
+ * costs four queries here rather than the eleven of reading the workspace back.
+ */
+export async function answerCreatedWorkspace(
+  context: ApiContext,
+  store: AuthorizedStore,
+  created: CreatedWorkspace,
+  people: { readonly owner: UserName; readonly initiator: UserName },
+): Promise<Workspace> {
+  const { workspace, build, job, template, version } = created;
+  store.authorizeWorkspace('read', workspace);
+  const now = context.store.clock.now();
+  const [views, organization] = await Promise.all([viewJobs(store, [job], now), store.getOrganization(workspace.organization_id)]);
+  const users = new Map([people.owner, people.initiator].map((user) => [user.id, user]));
+  const details: WorkspaceDetails = {
+    users,
+    versions: new Map([[version.id, version]]),
+    jobs: new Map([[job.id, job]]),
+    resources: new Map(),
+    agents: new Map(),
+    logSources: new Map(),
+    appStatuses: new Map(),
+    templates: new Map([[template.id, template]]),
+    organizationNames: new Map([[organization.id, organization.name]]),
+    latestAppStatuses: new Map(),
+  };
+  const page: Page = { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };
+  const latestBuild = answerBuild(build, workspace, page);
+  if (!latestBuild) throw new NotFoundError('workspace build');
+  return toWireWorkspace(workspace, {
+    owner: users.get(workspace.owner_id),
+    organizationName: organization.name,
+    template,
+    latestBuild,
+    latestAppStatus: undefined,
+    allowRenames: context.values.allowWorkspaceRenames,
+    now,
   });
 }
 

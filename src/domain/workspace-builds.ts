@@ -76,11 +76,20 @@ export interface NewWorkspace {
   readonly now: Date;
 }
 
+/** What creating a workspace wrote, and the template it came from: enough to answer without reading it back. */
+export interface CreatedWorkspace {
+  readonly workspace: WorkspaceRow;
+  readonly build: WorkspaceBuildRow;
+  readonly job: ProvisionerJobRow;
+  readonly template: TemplateRow;
+  readonly version: TemplateVersionRow;
+}
+
 /**
  * Creates a workspace and queues its first (start) build, in one transaction: the reference's
  * checks in its order, parameters validated against the version, and the version's import done.
  */
-export async function createWorkspace(store: AuthorizedStore, events: PubSub, request: NewWorkspace): Promise<WorkspaceRow> {
+export async function createWorkspace(store: AuthorizedStore, events: PubSub, request: NewWorkspace): Promise<CreatedWorkspace> {
   const { owner, organizationId, input, checkSchedule, now } = request;
   const problem = nameProblem(input.name);
   if (problem)
@@ -174,7 +183,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     throw error;
   }
   await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
-  return workspace;
+  return { workspace, build: first.build, job: first.job, template, version };
 }
 
 /** The store's one decision on creating the workspace, with the reference's wording for each refusal. */

@@ -119,6 +119,29 @@ describe('workspaces and builds', () => {
     assert.notEqual(again.id, created.id, 'a deleted name can be used again');
   });
 
+  it('answers a create with what reading the workspace back shows', async () => {
+    const created = await alice.createWorkspace('me', { name: 'answered', template_id: template.id });
+    const read = await alice.workspace(created.id);
+    // What the build does meanwhile (its job starting and finishing) may differ; nothing else may.
+    const VOLATILE = new Set(['status', 'started_at', 'completed_at', 'updated_at', 'resources', 'health', 'deadline', 'max_deadline']);
+    const VOLATILE_JOB = new Set(['queue_position', 'queue_size', 'available_workers', 'worker_id', 'worker_name', 'logs_overflowed']);
+    const stable = (value: unknown, volatile = VOLATILE): unknown => {
+      if (Array.isArray(value)) return value.map((item) => stable(item, volatile));
+      if (typeof value !== 'object' || value === null) return value;
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([key]) => !volatile.has(key))
+          .map(([key, item]) => [key, stable(item, key === 'job' ? new Set([...VOLATILE, ...VOLATILE_JOB]) : volatile)]),
+      );
+    };
+    assert.deepEqual(stable(created), stable(read));
+    assert.equal(created.owner_name, 'alice');
+    assert.equal(created.latest_build.initiator_name, 'alice');
+    assert.ok(created.organization_name.length > 0);
+    assert.equal(created.latest_build.template_version_name, read.latest_build.template_version_name);
+    await finished(alice, created.latest_build);
+  });
+
   it('applies a preset, with explicit values taking precedence', async () => {
     const [preset] = await alice.templateVersionPresets(template.active_version_id);
     assert.ok(preset);

@@ -29,7 +29,7 @@ import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
-import { answerBuilds, answerWorkspaces } from '../workspace-answers.js';
+import { answerBuilds, answerCreatedWorkspace, answerWorkspaces } from '../workspace-answers.js';
 import { LogIdCursor, PageLimit, PageOffset } from '../paging.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
@@ -75,15 +75,16 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   };
 
   const create = async (request: FastifyRequest, input: CreateWorkspaceRequest, organizationId: string | undefined) => {
-    const { store } = authOf(request);
-    const row = await createWorkspace(store, context.store.pubsub, {
-      owner: pathResource(request, 'user'),
+    const { store, user } = authOf(request);
+    const owner = pathResource(request, 'user');
+    const created = await createWorkspace(store, context.store.pubsub, {
+      owner,
       organizationId,
       input,
       checkSchedule: context.checkSchedule,
       now: now(),
     });
-    return one(store, row);
+    return answerCreatedWorkspace(context, store, created, { owner, initiator: user });
   };
   api.post(
     '/users/:user/workspaces',
