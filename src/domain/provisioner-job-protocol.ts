@@ -237,8 +237,8 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
         ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
         : buildCompletion(jobId, context, result, now, protocol.features);
   await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
-  await publishJobEvent(protocol, jobId, 'done');
-  await publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id);
+  // Two channels, no order between them: the job's followers and the workspace's watchers.
+  await Promise.all([publishJobEvent(protocol, jobId, 'done'), publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id)]);
 }
 
 function importCompletion(jobId: string, result: CompletedImport, now: string): JobCompletion {

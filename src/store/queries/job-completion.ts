@@ -28,30 +28,49 @@ export type JobContextPurpose = 'run' | 'record';
  */
 export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow, purpose: JobContextPurpose): Promise<JobContext> {
   const run = purpose === 'run';
-  const file = run ? await db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst() : undefined;
-  const username = async (id: string) =>
-    (await db.selectFrom('users').select('username').where('id', '=', id).where('deleted', '=', 0).executeTakeFirst())?.username;
-  const initiatorUsername = run ? await username(job.initiator_id) : undefined;
-  if (job.type !== 'workspace_build') return { file, initiatorUsername };
-  const row = await db.selectFrom('workspace_builds').selectAll().where('job_id', '=', job.id).executeTakeFirst();
-  const workspace = row ? await db.selectFrom('workspaces').selectAll().where('id', '=', row.workspace_id).executeTakeFirst() : undefined;
-  const template = workspace
-    ? await db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst()
-    : undefined;
-  const version =
-    row && run
-      ? await db.selectFrom('template_versions').select('variables').where('id', '=', row.template_version_id).executeTakeFirst()
-      : undefined;
-  return {
+  const username = (id: string) =>
+    db
+      .selectFrom('users')
+      .select('username')
+      .where('id', '=', id)
+      .where('deleted', '=', 0)
+      .executeTakeFirst()
+      .then((row) => row?.username);
+  const file = run ? db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst() : undefined;
+  const initiatorUsername = run ? username(job.initiator_id) : undefined;
+  if (job.type !== 'workspace_build') return { file: await file, initiatorUsername: await initiatorUsername };
+  // Each part is found from the job id alone, so they are asked side by side: on PostgreSQL one
+  // round trip of waiting instead of one after another.
+  const builds = db.selectFrom('workspace_builds as b').where('b.job_id', '=', job.id);
+  const [fileRow, initiator, row, workspace, template, version, owner] = await Promise.all([
     file,
     initiatorUsername,
+    builds.selectAll('b').executeTakeFirst(),
+    builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id').selectAll('w').executeTakeFirst(),
+    builds
+      .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+      .innerJoin('templates as t', 't.id', 'w.template_id')
+      .selectAll('t')
+      .executeTakeFirst(),
+    run ? builds.innerJoin('template_versions as v', 'v.id', 'b.template_version_id').select('v.variables').executeTakeFirst() : undefined,
+    run
+      ? builds
+          .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
+          .innerJoin('users as u', 'u.id', 'w.owner_id')
+          .where('u.deleted', '=', 0)
+          .select('u.username')
+          .executeTakeFirst()
+      : undefined,
+  ]);
+  return {
+    file: fileRow,
+    initiatorUsername: initiator,
     build: {
       row,
-      workspace,
-      ownerUsername:
-        workspace && run ? (workspace.owner_id === job.initiator_id ? initiatorUsername : await username(workspace.owner_id)) : undefined,
-      template,
-      versionVariables: version?.variables,
+      workspace: row ? workspace : undefined,
+      ownerUsername: workspace && run ? owner?.username : undefined,
+      template: workspace ? template : undefined,
+      versionVariables: row ? version?.variables : undefined,
     },
   };
 }
