@@ -1442,11 +1442,7 @@ export class AuthorizedStore {
     logs: readonly Omit<jobs.ProvisionerJobLogRow, 'id' | 'job_id'>[],
   ): Promise<void> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
-    const now = this.#store.nowIso();
-    await this.#store.db.transaction().execute(async (trx) => {
-      await jobs.insertJobLogs(trx, job.id, logs);
-      await trx.updateTable('provisioner_jobs').set({ updated_at: now }).where('id', '=', job.id).execute();
-    });
+    await jobs.appendJobLogs(this.#store.db, this.#store.dialect, job.id, logs, this.#store.nowIso());
   }
 
   /**
