@@ -1464,7 +1464,7 @@ export class AuthorizedStore {
       if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
       this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
     }
-    await jobCompletion.storeJobCompletion(this.#store.db, job.id, completion);
+    await jobCompletion.storeJobCompletion(this.#store.db, this.#store.dialect, job.id, completion);
   }
 
   /**
