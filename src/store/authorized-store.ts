@@ -1592,7 +1592,7 @@ export class AuthorizedStore {
       grant.templateId === row.template_id &&
       grant.organizationId === row.organization_id;
     if (!granted) throw new NotAuthorizedError('create', 'workspace');
-    await withConflicts(() => workspaces.insertWorkspace(this.#store.db, row, first));
+    await withConflicts(() => workspaces.insertWorkspace(this.#store.db, this.#store.dialect, row, first));
   }
 
   /**
@@ -1615,7 +1615,7 @@ export class AuthorizedStore {
     const granted =
       this.#grants.has(grant) && grant.workspaceId === insert.build.workspace_id && grant.transition === insert.build.transition;
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
-    await withConflicts(() => workspaces.insertBuild(this.#store.db, insert.build.workspace_id, insert));
+    await withConflicts(() => workspaces.insertBuild(this.#store.db, this.#store.dialect, insert.build.workspace_id, insert));
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the workspace. */
