@@ -1557,7 +1557,7 @@ function scriptTiming(w: World) {
 
 function logBatch(w: World) {
   const now = w.test.clock.now().toISOString();
-  return { sourceId: newId(), lines: [{ created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+  return { sourceId: newId(), lines: [[now, 'info', 'hello'] as const], bytes: 5, maxBytes: 1024 };
 }
 
 function logSource(w: World) {

@@ -39,8 +39,11 @@ export type AgentReport = Partial<
   >
 >;
 
-/** One line of an agent's log as stored, without what the batch gives all its lines. */
-export type AgentLogLine = Pick<AgentLogRow, 'created_at' | 'level' | 'output'>;
+/**
+ * One line of an agent's log as stored, without what the batch gives all its lines: its time,
+ * level and output, in the order the insert reads them from the batch's JSON.
+ */
+export type AgentLogLine = readonly [created_at: string, level: string, output: string];
 
 /** A batch of an agent's log lines, and what storing it may add. */
 export interface AgentLogBatch {
@@ -239,7 +242,7 @@ export async function appendAgentLogs(
  * run), and answers the id of the first.
  */
 async function insertLogLines(db: Kysely<Database>, dialect: DialectName, agentId: string, batch: AgentLogBatch): Promise<number> {
-  const lines = JSON.stringify(batch.lines.map((line) => [line.created_at, line.level, line.output]));
+  const lines = JSON.stringify(batch.lines);
   if (dialect === 'postgres') {
     const { rows } = await sql<{ first: number }>`
       with inserted as (
