@@ -1971,7 +1971,7 @@ export class AuthorizedStore {
    */
   async appendWorkspaceAgentLogs(found: agents.AgentWithOwners, batch: agents.AgentLogBatch): Promise<agents.AgentLogAppendOutcome> {
     this.#require('update', workspaceRbac(found.workspace));
-    const outcome = await agents.appendAgentLogs(this.#store.db, this.#store.dialect, found.agent.id, batch);
+    const outcome = await this.#store.agentLogWriter.append(found.agent.id, batch);
     if (!outcome) throw new NotFoundError('workspace agent');
     return outcome;
   }

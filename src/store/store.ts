@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
+import { AgentLogWriter } from './agent-log-writer.js';
 import { AuthorizedStore } from './authorized-store.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
 import { migrate, type MigrationResult } from './migrate.js';
@@ -14,10 +15,11 @@ const SESSION_CHANNEL = 'sessions:invalidate';
 const SESSION_CACHE_TTL_MS = 60_000;
 
 /**
- * What the layers above the store hold of it: everything but the raw database handle, so that a
- * read or write from `src/api` or `src/domain` can only go through `as(subject)`.
+ * What the layers above the store hold of it: everything but the raw database handle and the log
+ * writer that uses it, so that a read or write from `src/api` or `src/domain` can only go through
+ * `as(subject)`.
  */
-export type StoreHandle = Omit<Store, 'db'>;
+export type StoreHandle = Omit<Store, 'db' | 'agentLogWriter'>;
 
 /**
  * The database, its pubsub and the clock, opened once per daemon. Its `db` is the unrestricted
@@ -30,6 +32,8 @@ export class Store {
   readonly pubsub: PubSub;
   readonly clock: Clock;
   readonly sessions = new SessionCache(SESSION_CACHE_TTL_MS);
+  /** Writes agents' log batches for the authorizing store, which checks them first; raw like `db`. */
+  readonly agentLogWriter: AgentLogWriter;
   /** The licensed features in effect, kept current by the daemon's entitlements. */
   readonly features = new EnabledFeatures();
   #stopListening: (() => Promise<void>) | undefined;
@@ -41,6 +45,7 @@ export class Store {
     this.dialect = dialect;
     this.pubsub = pubsub;
     this.clock = clock;
+    this.agentLogWriter = new AgentLogWriter(db, dialect);
   }
 
   /** Opens the database and the matching pubsub. Does not migrate. */

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ApiError } from '../../src/sdk/api-error.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
+import { eventually } from '../helpers/eventually.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -20,6 +22,21 @@ async function finished(client: CoveClient, build: WorkspaceBuild): Promise<Work
   return client.workspaceBuild(build.id);
 }
 
+function agentIdsOf(build: WorkspaceBuild): string[] {
+  return build.resources.flatMap((r) => r.agents).map((a) => a.id);
+}
+
+/** The status a batch of one line gets with this token: 200 when stored. */
+async function statusOf(call: Promise<unknown>): Promise<number> {
+  try {
+    await call;
+    return 200;
+  } catch (error) {
+    if (error instanceof ApiError) return error.status;
+    throw error;
+  }
+}
+
 describe('agent log batches', () => {
   let test: TestDaemon;
   let owner: CoveClient;
@@ -30,6 +47,66 @@ describe('agent log batches', () => {
     alice = await createMember(test, 'alice');
   });
   after(async () => test.close());
+
+  it('stores or refuses each of many concurrent batches whole, against its own agent limit', async () => {
+    const [full, roomy] = ['token-of-the-full-agent', 'token-of-the-roomy-agent'];
+    const templateId = await templateWithAgents(owner, 'concurrent', [full, roomy]);
+    const workspace = await alice.createWorkspace('me', { name: 'concurrent', template_id: templateId });
+    const [fullId, roomyId] = agentIdsOf(await finished(alice, workspace.latest_build));
+    assert.ok(fullId && roomyId);
+
+    // 24 batches of 64 KiB for an agent that may store 1 MiB: exactly 16 fit, whichever they are.
+    // The other agent's small batches go in among them and all fit.
+    const chunk = 'x'.repeat(16 * 1024);
+    const batch = (n: number) => ['a', 'b', 'c', 'd'].map((part) => line(`${n}${part}${chunk}`.slice(0, chunk.length)));
+    // Someone follows the roomy agent's logs all along: every line once, in order.
+    const followed: string[] = [];
+    const stopFollowing = new AbortController();
+    const following = alice.followWorkspaceAgentLogs(roomyId, (log) => followed.push(log.output), undefined, stopFollowing.signal);
+    const fullClient = test.anonymous.withToken(full);
+    const roomyClient = test.anonymous.withToken(roomy);
+    await roomyClient.patchAgentLogs({ log_source_id: '', logs: [line('small start')] });
+    await eventually(() => assert.deepEqual(followed, ['small start']));
+    const [fullStatuses, roomyStatuses] = await Promise.all([
+      Promise.all(Array.from({ length: 24 }, (_, n) => statusOf(fullClient.patchAgentLogs({ log_source_id: '', logs: batch(n) })))),
+      Promise.all(
+        Array.from({ length: 24 }, (_, n) => statusOf(roomyClient.patchAgentLogs({ log_source_id: '', logs: [line(`small ${n}`)] }))),
+      ),
+    ]);
+    assert.deepEqual(
+      [fullStatuses.filter((s) => s === 200).length, fullStatuses.filter((s) => s === 413).length],
+      [16, 8],
+      `statuses: ${fullStatuses.join(' ')}`,
+    );
+    assert.ok(roomyStatuses.every((s) => s === 200));
+
+    // What was stored is exactly the batches that were answered 200, each whole and in its order.
+    const stored = (await alice.workspaceAgentLogs(fullId)).map((l) => l.output);
+    const storedBatches = stored.map((output) => Number.parseInt(output, 10));
+    const accepted = fullStatuses.flatMap((status, n) => (status === 200 ? [n] : []));
+    assert.deepEqual(
+      [...new Set(storedBatches)].sort((a, b) => a - b),
+      accepted,
+    );
+    for (let i = 0; i < stored.length; i += 4) {
+      assert.deepEqual(
+        stored.slice(i, i + 4).map((output) => output.slice(String(storedBatches[i]).length, String(storedBatches[i]).length + 1)),
+        ['a', 'b', 'c', 'd'],
+      );
+    }
+    const agent = await alice.workspaceAgent(fullId);
+    assert.equal(agent.logs_length, 16 * 4 * chunk.length);
+    assert.equal(agent.logs_overflowed, true);
+    assert.deepEqual(
+      (await alice.workspaceAgentLogs(roomyId)).map((l) => l.output).sort(),
+      ['small start', ...Array.from({ length: 24 }, (_, n) => `small ${n}`)].sort(),
+    );
+    assert.equal((await alice.workspaceAgent(roomyId)).logs_overflowed, false);
+    const roomyStored = (await alice.workspaceAgentLogs(roomyId)).map((l) => l.output);
+    await eventually(() => assert.deepEqual(followed, roomyStored));
+    stopFollowing.abort();
+    await following.catch(() => undefined);
+  });
 
   it('answers a line of no known level with a 400 naming the field', async () => {
     const token = 'token-with-a-loud-line';
