@@ -108,6 +108,42 @@ describe('agent log batches', () => {
     await following.catch(() => undefined);
   });
 
+  it('refuses a token at once when its agent stops being current, and sends it to the agent that has it now', async () => {
+    const token = 'token-that-outlives-its-agent';
+    const templateId = await templateWithAgents(owner, 'changing', [token]);
+    const workspace = await alice.createWorkspace('me', { name: 'changing', template_id: templateId });
+    const [firstAgent] = agentIdsOf(await finished(alice, workspace.latest_build));
+    assert.ok(firstAgent);
+    const agentClient = test.anonymous.withToken(token);
+    const send = (output: string) => statusOf(agentClient.patchAgentLogs({ log_source_id: '', logs: [line(output)] }));
+    assert.equal(await send('one'), 200);
+    assert.equal(await send('two'), 200);
+
+    // Stopped: the agent of the build before the stop is refused.
+    await finished(alice, await alice.createWorkspaceBuild(workspace.id, { transition: 'stop' }));
+    assert.equal(await send('after the stop'), 401);
+
+    // Started again: the same token is now the new build's agent's (the newest agent with it),
+    // and its lines go there.
+    test.clock.advance(1_000);
+    const restarted = await finished(alice, await alice.createWorkspaceBuild(workspace.id, { transition: 'start' }));
+    const [secondAgent] = agentIdsOf(restarted);
+    assert.ok(secondAgent && secondAgent !== firstAgent);
+    assert.equal(await send('three'), 200);
+    assert.deepEqual(
+      (await alice.workspaceAgentLogs(firstAgent)).map((l) => l.output),
+      ['one', 'two'],
+    );
+    assert.deepEqual(
+      (await alice.workspaceAgentLogs(secondAgent)).map((l) => l.output),
+      ['three'],
+    );
+
+    // Deleted: no agent of it is anyone's any more.
+    await finished(alice, await alice.createWorkspaceBuild(workspace.id, { transition: 'delete' }));
+    assert.equal(await send('after the delete'), 401);
+  });
+
   it('answers a line of no known level with a 400 naming the field', async () => {
     const token = 'token-with-a-loud-line';
     const templateId = await templateWithAgents(owner, 'levels', [token]);
