@@ -65,7 +65,19 @@ export async function streamAgentLogs(
     );
   };
 
-  const stopLogs = pubsub.subscribe(agentLogsChannel(agentId), () => enqueue(flush));
+  // One read for however many batches were stored while a read waited its turn: agents' batches
+  // are stored several at a time, and each tells of itself.
+  let flushWaiting = false;
+  const flushSoon = () => {
+    if (flushWaiting) return;
+    flushWaiting = true;
+    enqueue(() => {
+      flushWaiting = false;
+      return flush();
+    });
+  };
+
+  const stopLogs = pubsub.subscribe(agentLogsChannel(agentId), flushSoon);
   // Lifecycle changes and new builds arrive as workspace events.
   const stopWorkspace = pubsub.subscribe(workspaceEventsChannel(found.workspace.id), () => enqueue(finishIfDone));
   const heartbeat = setInterval(() => {

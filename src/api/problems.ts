@@ -97,7 +97,8 @@ function validationProblem(issues: readonly AjvIssue[], context: string): Proble
   const byField = new Map<string, string>();
   for (const issue of issues) {
     const field = fieldOf(issue);
-    const tag = issue.keyword === 'anyOf' ? 'oneof' : issue.keyword;
+    // A union or an enum is the reference's `oneof` rule: one of these values.
+    const tag = issue.keyword === 'anyOf' || issue.keyword === 'enum' ? 'oneof' : issue.keyword;
     const value = issue.keyword === 'required' ? '' : issue.data;
     const detail = ruleDetail(tag, typeof value === 'object' && value !== null ? JSON.stringify(value) : value);
     // Bounds (maximum, minLength, maxItems, ...) say what the limit is, so the client can fix the value.

@@ -3,7 +3,7 @@ import type { AgentLogInput } from '../sdk/wire/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { PubSub } from '../store/pubsub.js';
-import type { AgentWithOwners } from '../store/rows.js';
+import type { AgentLogLine, AgentWithOwners } from '../store/rows.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 
 /** Bytes of log output one agent may store, over all its logs (reference §3.1). */
@@ -23,8 +23,13 @@ export function agentLogsChannel(agentId: string): string {
   return `agent_logs:${agentId}`;
 }
 
+/** Text that may need sanitizeLogOutput: a NUL byte or any surrogate, lone or not. */
+const MAY_NEED_SANITIZING = /[\0\uD800-\uDFFF]/;
+
 /** NUL bytes and lone surrogates (which cannot be UTF-8) become ❌, as the reference stores them. */
 export function sanitizeLogOutput(output: string): string {
+  // Most output has neither; looking for one character is cheaper than the replacement's pattern.
+  if (!MAY_NEED_SANITIZING.test(output)) return output;
   return output.replace(/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\u274C');
 }
 
@@ -44,10 +49,10 @@ export async function appendAgentLogs(
   const sourceId = request.log_source_id === '' || request.log_source_id === NIL_UUID ? EXTERNAL_LOG_SOURCE.id : request.log_source_id;
   const times = new LogTimes();
   let bytes = 0;
-  const lines = request.logs.map((log) => {
+  const lines = request.logs.map((log): AgentLogLine => {
     const output = sanitizeLogOutput(log.output);
     bytes += Buffer.byteLength(output, 'utf8');
-    return { created_at: times.normalize(log.created_at) ?? now, level: log.level, output };
+    return [times.normalize(log.created_at) ?? now, log.level, output];
   });
   const outcome = await agentStore.appendWorkspaceAgentLogs(found, {
     sourceId,
@@ -82,6 +87,8 @@ export class LogTimes {
   #secondValid = false;
 
   normalize(value: string): string | undefined {
+    // Already as stored (`Date#toISOString`) and of the second seen last: nothing to change.
+    if (value.length === 24 && this.#secondValid && value.startsWith(this.#second ?? '') && isMillisecondsZ(value)) return value;
     const match = UTC_TIMESTAMP.exec(value);
     if (match) {
       const second = match[1] ?? '';
@@ -96,4 +103,19 @@ export class LogTimes {
     const ms = Date.parse(value);
     return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
   }
+}
+
+/** Whether a 24-character time ends as `Date#toISOString` writes it: `.` three digits `Z`. */
+function isMillisecondsZ(value: string): boolean {
+  return (
+    value.charCodeAt(19) === 46 &&
+    isDigit(value.charCodeAt(20)) &&
+    isDigit(value.charCodeAt(21)) &&
+    isDigit(value.charCodeAt(22)) &&
+    value.charCodeAt(23) === 90
+  );
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }

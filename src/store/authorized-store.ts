@@ -1217,15 +1217,18 @@ export class AuthorizedStore {
    */
   async #cancelJob(job: jobs.ProvisionerJobRow, cancellation: jobs.JobCancellation): Promise<jobs.ProvisionerJobRow> {
     const now = this.#store.nowIso();
-    await this.#store.db.transaction().execute(async (trx) => {
-      if (!(await jobs.cancelJob(trx, job.id, now, cancellation.live))) return;
-      const stage = (await jobs.lastLogStage(trx, job.id)) ?? 'Unknown';
-      await jobs.insertJobLogs(
-        trx,
-        job.id,
-        cancellation.orphanLines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'warn', stage, output })),
-      );
-    });
+    // A cancel may end the job at once: as for finishProvisionerJob.
+    await this.#store.changingAgentAuths('*', () =>
+      this.#store.db.transaction().execute(async (trx) => {
+        if (!(await jobs.cancelJob(trx, job.id, now, cancellation.live))) return;
+        const stage = (await jobs.lastLogStage(trx, job.id)) ?? 'Unknown';
+        await jobs.insertJobLogs(
+          trx,
+          job.id,
+          cancellation.orphanLines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'warn', stage, output })),
+        );
+      }),
+    );
     return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
   }
 
@@ -1464,7 +1467,12 @@ export class AuthorizedStore {
       if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
       this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
     }
-    await jobCompletion.storeJobCompletion(this.#store.db, this.#store.dialect, job.id, completion);
+    const store = () => jobCompletion.storeJobCompletion(this.#store.db, this.#store.dialect, job.id, completion);
+    // A finished build decides whose agents are current. An import's agents are not any
+    // workspace's, but a token names its newest agent, which they may now be.
+    if (completion.build) await this.#store.changingAgentAuths({ workspaceId: completion.build.workspaceId }, store);
+    else if (completion.agents.length > 0) await this.#store.changingAgentAuths('*', store);
+    else await store();
   }
 
   /**
@@ -1479,7 +1487,8 @@ export class AuthorizedStore {
   ): Promise<boolean> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     if (failedBuildState) await jobCompletion.keepFailedBuildState(this.#store.db, job.id, failedBuildState);
-    return jobs.finishJob(this.#store.db, job.id, this.#store.nowIso(), outcome);
+    // The end of a stop or delete build's job ends the agents of the build before it.
+    return this.#store.changingAgentAuths('*', () => jobs.finishJob(this.#store.db, job.id, this.#store.nowIso(), outcome));
   }
 
   /**
@@ -1514,23 +1523,26 @@ export class AuthorizedStore {
   ): Promise<boolean> {
     this.#require('update', siteObject('provisioner_jobs'));
     const now = this.#store.nowIso();
-    return this.#store.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('provisioner_jobs')
-        .set({ completed_at: now, updated_at: now, started_at: candidate.started_at ?? now, error })
-        .where('id', '=', candidate.id)
-        .where('completed_at', 'is', null)
-        .where('updated_at', '=', candidate.updated_at)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
-      const stage = (await jobs.lastLogStage(trx, candidate.id)) ?? 'Unknown';
-      await jobs.insertJobLogs(
-        trx,
-        candidate.id,
-        lines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'error', stage, output })),
-      );
-      return true;
-    });
+    // As for finishProvisionerJob.
+    return this.#store.changingAgentAuths('*', () =>
+      this.#store.db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('provisioner_jobs')
+          .set({ completed_at: now, updated_at: now, started_at: candidate.started_at ?? now, error })
+          .where('id', '=', candidate.id)
+          .where('completed_at', 'is', null)
+          .where('updated_at', '=', candidate.updated_at)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return false;
+        const stage = (await jobs.lastLogStage(trx, candidate.id)) ?? 'Unknown';
+        await jobs.insertJobLogs(
+          trx,
+          candidate.id,
+          lines.map((output) => ({ created_at: now, source: 'provisioner_daemon', level: 'error', stage, output })),
+        );
+        return true;
+      }),
+    );
   }
 
   // Workspaces
@@ -1615,7 +1627,10 @@ export class AuthorizedStore {
     const granted =
       this.#grants.has(grant) && grant.workspaceId === insert.build.workspace_id && grant.transition === insert.build.transition;
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
-    await withConflicts(() => workspaces.insertBuild(this.#store.db, this.#store.dialect, insert.build.workspace_id, insert));
+    // A new latest build (or an orphan delete) ends the agents of the one before.
+    await this.#store.changingAgentAuths({ workspaceId: insert.build.workspace_id }, () =>
+      withConflicts(() => workspaces.insertBuild(this.#store.db, this.#store.dialect, insert.build.workspace_id, insert)),
+    );
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the workspace. */
@@ -1629,12 +1644,15 @@ export class AuthorizedStore {
     changes: Partial<Omit<workspaces.WorkspaceRow, 'id'>>,
   ): Promise<workspaces.WorkspaceRow> {
     this.#require('update', workspaceRbac(workspace));
-    await withConflicts(() =>
-      this.#store.db
-        .updateTable('workspaces')
-        .set({ ...changes, updated_at: this.#store.nowIso() })
-        .where('id', '=', workspace.id)
-        .execute(),
+    // Its agents are authorized on its row as they found it (dormancy changes which object it is).
+    await this.#store.changingAgentAuths({ workspaceId: workspace.id }, () =>
+      withConflicts(() =>
+        this.#store.db
+          .updateTable('workspaces')
+          .set({ ...changes, updated_at: this.#store.nowIso() })
+          .where('id', '=', workspace.id)
+          .execute(),
+      ),
     );
     return (await workspaces.getWorkspaceById(this.#store.db, workspace.id)) ?? workspace;
   }
@@ -1929,6 +1947,33 @@ export class AuthorizedStore {
   }
 
   /**
+   * The agent whose token hashes to `hash`, and whether it may still act for its workspace (see
+   * `isWorkspaceAgentBuildCurrent`); undefined when no agent has that token. With `cached`, an
+   * agent that a recent lookup found current comes from the cache without a query: its rows are
+   * then as they were at that lookup, which serves routes that need only who the agent is and
+   * what it belongs to. Every lookup refreshes the cache. Needs `read` on the agent's workspace.
+   */
+  async authenticateWorkspaceAgent(
+    hash: string,
+    options: { readonly cached: boolean },
+  ): Promise<{ readonly found: agents.AgentWithOwners; readonly current: boolean } | undefined> {
+    const cache = this.#store.agentAuths;
+    if (options.cached) {
+      const found = cache.get(hash, this.#store.clock.now().getTime());
+      if (found) {
+        this.#require('read', workspaceRbac(found.workspace));
+        return { found, current: true };
+      }
+    }
+    const generation = cache.generation;
+    const found = await this.getWorkspaceAgentByTokenHash(hash);
+    if (!found) return undefined;
+    const current = await this.isWorkspaceAgentBuildCurrent(found);
+    if (current) cache.set(hash, found, this.#store.clock.now().getTime(), generation);
+    return { found, current };
+  }
+
+  /**
    * Whether the agent may still act for its workspace: its build is the newest of a live workspace,
    * or the newest is the unfinished stop or delete that is shutting it down. Needs `read`.
    */
@@ -1979,7 +2024,7 @@ export class AuthorizedStore {
    */
   async appendWorkspaceAgentLogs(found: agents.AgentWithOwners, batch: agents.AgentLogBatch): Promise<agents.AgentLogAppendOutcome> {
     this.#require('update', workspaceRbac(found.workspace));
-    const outcome = await agents.appendAgentLogs(this.#store.db, this.#store.dialect, found.agent.id, batch);
+    const outcome = await this.#store.agentLogWriter.append(found.agent.id, batch);
     if (!outcome) throw new NotFoundError('workspace agent');
     return outcome;
   }
@@ -2014,7 +2059,9 @@ export class AuthorizedStore {
   /** Replaces the hash of the agent's token, so the token issued last is the one that works; needs `update`. */
   async replaceWorkspaceAgentToken(found: agents.AgentWithOwners, tokenHash: string): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await agents.updateAgent(this.#store.db, found.agent.id, { auth_token_hash: tokenHash });
+    await this.#store.changingAgentAuths({ workspaceId: found.workspace.id }, () =>
+      agents.updateAgent(this.#store.db, found.agent.id, { auth_token_hash: tokenHash }),
+    );
   }
 
   /** The agents of a readable workspace's newest build, by name. */

@@ -36,6 +36,7 @@ export type {
   AgentLogSourceRow,
   AgentReport,
   AgentRow,
+  AgentLogLine,
   AgentScriptTimingRow,
   AgentWithOwners,
   InstanceAgent,

@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
+import { AgentAuthCache, type AgentAuthInvalidation } from './agent-auth-cache.js';
+import { AgentLogWriter } from './agent-log-writer.js';
 import { AuthorizedStore } from './authorized-store.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
 import { migrate, type MigrationResult } from './migrate.js';
@@ -12,12 +14,15 @@ import { SessionCache } from './session-cache.js';
 
 const SESSION_CHANNEL = 'sessions:invalidate';
 const SESSION_CACHE_TTL_MS = 60_000;
+const AGENT_AUTH_CHANNEL = 'agent_auths:invalidate';
+const AGENT_AUTH_CACHE_TTL_MS = 60_000;
 
 /**
- * What the layers above the store hold of it: everything but the raw database handle, so that a
- * read or write from `src/api` or `src/domain` can only go through `as(subject)`.
+ * What the layers above the store hold of it: everything but the raw database handle and the log
+ * writer that uses it, so that a read or write from `src/api` or `src/domain` can only go through
+ * `as(subject)`.
  */
-export type StoreHandle = Omit<Store, 'db'>;
+export type StoreHandle = Omit<Store, 'db' | 'agentLogWriter'>;
 
 /**
  * The database, its pubsub and the clock, opened once per daemon. Its `db` is the unrestricted
@@ -30,9 +35,12 @@ export class Store {
   readonly pubsub: PubSub;
   readonly clock: Clock;
   readonly sessions = new SessionCache(SESSION_CACHE_TTL_MS);
+  readonly agentAuths = new AgentAuthCache(AGENT_AUTH_CACHE_TTL_MS);
+  /** Writes agents' log batches for the authorizing store, which checks them first; raw like `db`. */
+  readonly agentLogWriter: AgentLogWriter;
   /** The licensed features in effect, kept current by the daemon's entitlements. */
   readonly features = new EnabledFeatures();
-  #stopListening: (() => Promise<void>) | undefined;
+  #stopListening: (() => Promise<void>)[] = [];
   /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */
   onQueryDuration: ((ms: number, failed: boolean) => void) | undefined;
 
@@ -41,6 +49,7 @@ export class Store {
     this.dialect = dialect;
     this.pubsub = pubsub;
     this.clock = clock;
+    this.agentLogWriter = new AgentLogWriter(db, dialect);
   }
 
   /** Opens the database and the matching pubsub. Does not migrate. */
@@ -59,9 +68,14 @@ export class Store {
       const opened = new Store(db, dialect, pubsub, clock);
       store = opened;
       // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.
-      opened.#stopListening = await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
-        opened.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
-      });
+      opened.#stopListening.push(
+        await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
+          opened.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
+        }),
+        await pubsub.subscribe(AGENT_AUTH_CHANNEL, (payload) => {
+          opened.agentAuths.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { workspaceId: string }));
+        }),
+      );
       return opened;
     } catch (error) {
       await db.destroy();
@@ -93,8 +107,23 @@ export class Store {
     await this.pubsub.publish(SESSION_CHANNEL, target === '*' ? '*' : JSON.stringify(target));
   }
 
+  /**
+   * Runs a write that may change which agent a token names or whether it is current (an agent's
+   * token, a workspace, its builds or their jobs): cached agents are not used while it runs, and
+   * those of `target` are dropped when it ends, here and on every replica.
+   */
+  async changingAgentAuths<T>(target: AgentAuthInvalidation, write: () => Promise<T>): Promise<T> {
+    this.agentAuths.beginChange(target);
+    try {
+      return await write();
+    } finally {
+      this.agentAuths.endChange(target);
+      await this.pubsub.publish(AGENT_AUTH_CHANNEL, target === '*' ? '*' : JSON.stringify({ workspaceId: target.workspaceId }));
+    }
+  }
+
   async close(): Promise<void> {
-    await this.#stopListening?.();
+    for (const stop of this.#stopListening) await stop();
     await this.pubsub.close();
     await this.db.destroy();
   }

@@ -99,6 +99,13 @@ async function agentCall(test: TestDaemon, token: string): Promise<number> {
   return (await rawRequest(test.url, 'GET', '/workspaceagents/me/gitsshkey', { headers: { 'Service-Session-Token': token } })).status;
 }
 
+/** A log batch with an agent token, on the route that may know the agent from a recent batch: its status. */
+async function logsCall(test: TestDaemon, token: string): Promise<number> {
+  const body = JSON.stringify({ log_source_id: '', logs: [{ created_at: test.clock.now().toISOString(), level: 'info', output: 'hi' }] });
+  const headers = { 'Service-Session-Token': token, 'content-type': 'application/json' };
+  return (await rawRequest(test.url, 'PATCH', '/workspaceagents/me/logs', { body, headers })).status;
+}
+
 async function tokenHash(test: TestDaemon, agentId: string): Promise<string> {
   const row = await test.daemon.store.db
     .selectFrom('workspace_agents')
@@ -140,17 +147,23 @@ describe('instance identity exchange', () => {
     const known = 'token-of-aws-agent';
     const { agentId } = await workspaceOn(owner, alice, 'i-0aws', known);
     assert.equal(await agentCall(test, known), 200);
+    assert.equal(await logsCall(test, known), 200);
 
     const { session_token: first } = await exchange(test, 'aws', awsProof(clouds, 'i-0aws'));
     assert.match(first, /^[0-9a-f-]{36}$/);
     assert.equal(await tokenHash(test, agentId), sha256(first));
     assert.equal(await agentCall(test, first), 200);
     assert.equal(await agentCall(test, known), 401, 'the token the build made is replaced');
+    // At once, also where a recent batch had made the agent known by that token.
+    assert.equal(await logsCall(test, known), 401);
+    assert.equal(await logsCall(test, first), 200);
 
     const { session_token: second } = await exchange(test, 'aws', awsProof(clouds, 'i-0aws'));
     assert.notEqual(second, first);
     assert.equal(await agentCall(test, second), 200);
     assert.equal(await agentCall(test, first), 401, 'each exchange replaces the token of the one before');
+    assert.equal(await logsCall(test, first), 401);
+    assert.equal(await logsCall(test, second), 200);
   });
 
   it('exchanges an Azure attested document and a Google identity token', async () => {

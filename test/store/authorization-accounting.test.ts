@@ -1160,6 +1160,23 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`));
     },
   },
+  authenticateWorkspaceAgent: {
+    allowed: async (w) => {
+      const { agentId } = await agentFixture(w, w.member);
+      // The second answer comes from the cache the first one filled.
+      for (const cached of [false, true]) {
+        const authenticated = await w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached });
+        assert.deepEqual([authenticated?.found.agent.id, authenticated?.current], [agentId, true]);
+      }
+    },
+    // A cached agent is authorized as a looked-up one is.
+    denied: async (w) => {
+      const { agentId } = await agentFixture(w, w.owner);
+      assert.equal((await w.owner.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: false }))?.current, true);
+      await expectRefused(() => w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: true }));
+      await expectRefused(() => w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: false }));
+    },
+  },
   isWorkspaceAgentBuildCurrent: {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
@@ -1557,7 +1574,7 @@ function scriptTiming(w: World) {
 
 function logBatch(w: World) {
   const now = w.test.clock.now().toISOString();
-  return { sourceId: newId(), lines: [{ created_at: now, level: 'info', output: 'hello' }], bytes: 5, maxBytes: 1024 };
+  return { sourceId: newId(), lines: [[now, 'info', 'hello'] as const], bytes: 5, maxBytes: 1024 };
 }
 
 function logSource(w: World) {

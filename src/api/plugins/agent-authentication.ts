@@ -15,6 +15,13 @@ export interface AgentAuth {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route may take the calling agent from the cache of recent authentications, whose rows
+     * are as they were then: for routes that need only who the agent is (log batches).
+     */
+    readonly agentFromCache?: boolean;
+  }
   interface FastifyRequest {
     /** Set on routes registered under `requireAgentAuthentication`: the calling agent. */
     agentAuth?: AgentAuth;
@@ -36,10 +43,13 @@ export function requireAgentAuthentication(app: FastifyInstance, context: ApiCon
       throw new HttpProblem(401, 'Workspace agent token required.', {
         detail: 'Send the agent token in the Service-Session-Token header.',
       });
-    const found = await authenticator.getWorkspaceAgentByTokenHash(createHash('sha256').update(token).digest('hex'));
-    if (!found)
+    const authenticated = await authenticator.authenticateWorkspaceAgent(createHash('sha256').update(token).digest('hex'), {
+      cached: request.routeOptions.config.agentFromCache === true,
+    });
+    if (!authenticated)
       throw new HttpProblem(401, 'Workspace agent not authorized.', { detail: 'The token is not the token of any workspace agent.' });
-    if (!(await authenticator.isWorkspaceAgentBuildCurrent(found))) {
+    const { found, current } = authenticated;
+    if (!current) {
       throw new HttpProblem(401, 'Workspace agent not authorized.', {
         detail:
           'The agent belongs to a build that is no longer the latest build of a live workspace; agents of newer builds have new tokens.',

@@ -52,8 +52,9 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
     '/workspaceagents/me/logs',
     {
       bodyLimit: LOGS_BODY_LIMIT,
-      // Programs print NUL bytes; appendAgentLogs replaces them before storing.
-      config: { nulBytesAllowed: true },
+      // Programs print NUL bytes; appendAgentLogs replaces them before storing. Agents send
+      // batches all the time, and storing one needs only the agent's identity.
+      config: { nulBytesAllowed: true, agentFromCache: true },
       schema: { body: PatchAgentLogsRequest, response: { 200: Response } },
     },
     async (request) => {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PlannedScript } from './provisioner-protocol.js';
 import { AgentRequestMethod, RelayTarget } from './relay-protocol.js';
+import { AgentLogLevel } from './workspace-agent-logs.js';
 
 /**
  * The protocol between a workspace agent (`cove agent`) and the daemon. The agent authenticates
@@ -115,7 +116,7 @@ export type DaemonToAgentMessage = Static<typeof DaemonToAgentMessage>;
 /** One log line an agent sends. */
 export const AgentLogInput = Type.Object({
   created_at: Type.String(),
-  level: Type.Union(['trace', 'debug', 'info', 'warn', 'error'].map((l) => Type.Literal(l))),
+  level: AgentLogLevel,
   output: Type.String(),
 });
 export type AgentLogInput = Static<typeof AgentLogInput>;

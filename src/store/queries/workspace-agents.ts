@@ -39,8 +39,11 @@ export type AgentReport = Partial<
   >
 >;
 
-/** One line of an agent's log as stored, without what the batch gives all its lines. */
-export type AgentLogLine = Pick<AgentLogRow, 'created_at' | 'level' | 'output'>;
+/**
+ * One line of an agent's log as stored, without what the batch gives all its lines: its time,
+ * level and output, in the order the insert reads them from the batch's JSON.
+ */
+export type AgentLogLine = readonly [created_at: string, level: string, output: string];
 
 /** A batch of an agent's log lines, and what storing it may add. */
 export interface AgentLogBatch {
@@ -194,6 +197,12 @@ export async function insertScriptTiming(db: Kysely<Database>, row: AgentScriptT
   await db.insertInto('workspace_agent_script_timings').values(row).execute();
 }
 
+/** One agent's batch of log lines, as a group of batches stores it. */
+export interface AgentLogAppend {
+  readonly agentId: string;
+  readonly batch: AgentLogBatch;
+}
+
 /**
  * Stores a batch of an agent's logs, all or nothing, in one transaction with the check against the
  * agent's limit: a batch that would take it past the limit stores nothing and marks it overflowed,
@@ -205,32 +214,56 @@ export async function appendAgentLogs(
   agentId: string,
   batch: AgentLogBatch,
 ): Promise<AgentLogAppendOutcome | undefined> {
+  return db.transaction().execute((trx) => appendInTransaction(trx, dialect, agentId, batch));
+}
+
+/**
+ * Stores several batches, of one agent or of several, in one transaction, in their order: each is
+ * checked against its agent's limit and stored or refused as `appendAgentLogs` would, one after
+ * the other. One commit for many batches is what makes this cheaper than a transaction each.
+ */
+export async function appendAgentLogGroup(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  group: readonly AgentLogAppend[],
+): Promise<(AgentLogAppendOutcome | undefined)[]> {
   return db.transaction().execute(async (trx) => {
-    // Counting the batch and checking the limit in one statement: concurrent batches of one agent
-    // cannot both pass a limit that only one of them fits in. Written out rather than built, as
-    // building a query costs more than running one this small.
-    const {
-      rows: [counted],
-    } = await sql<Pick<AgentRow, 'logs_length'>>`
-      update workspace_agents set logs_length = logs_length + ${batch.bytes}
-      where id = ${agentId} and logs_overflowed = 0 and logs_length + ${batch.bytes} <= ${batch.maxBytes}
-      returning logs_length`.execute(trx);
-    if (!counted) {
-      const overflowed = await trx
-        .updateTable('workspace_agents')
-        .set({ logs_overflowed: 1 })
-        .where('id', '=', agentId)
-        .where('logs_overflowed', '=', 0)
-        .returning('id')
-        .executeTakeFirst();
-      if (overflowed) return { stored: false, newlyOverflowed: true };
-      const agent = await trx.selectFrom('workspace_agents').select('id').where('id', '=', agentId).executeTakeFirst();
-      return agent ? { stored: false, newlyOverflowed: false } : undefined;
-    }
-    if (batch.source) await upsertLogSource(trx, { agent_id: agentId, ...batch.source });
-    const first = await insertLogLines(trx, dialect, agentId, batch);
-    return { stored: true, first: counted.logs_length === batch.bytes, after: first - 1 };
+    const outcomes: (AgentLogAppendOutcome | undefined)[] = [];
+    for (const { agentId, batch } of group) outcomes.push(await appendInTransaction(trx, dialect, agentId, batch));
+    return outcomes;
   });
+}
+
+async function appendInTransaction(
+  trx: Kysely<Database>,
+  dialect: DialectName,
+  agentId: string,
+  batch: AgentLogBatch,
+): Promise<AgentLogAppendOutcome | undefined> {
+  // Counting the batch and checking the limit in one statement: concurrent batches of one agent
+  // cannot both pass a limit that only one of them fits in. Written out rather than built, as
+  // building a query costs more than running one this small.
+  const {
+    rows: [counted],
+  } = await sql<Pick<AgentRow, 'logs_length'>>`
+    update workspace_agents set logs_length = logs_length + ${batch.bytes}
+    where id = ${agentId} and logs_overflowed = 0 and logs_length + ${batch.bytes} <= ${batch.maxBytes}
+    returning logs_length`.execute(trx);
+  if (!counted) {
+    const overflowed = await trx
+      .updateTable('workspace_agents')
+      .set({ logs_overflowed: 1 })
+      .where('id', '=', agentId)
+      .where('logs_overflowed', '=', 0)
+      .returning('id')
+      .executeTakeFirst();
+    if (overflowed) return { stored: false, newlyOverflowed: true };
+    const agent = await trx.selectFrom('workspace_agents').select('id').where('id', '=', agentId).executeTakeFirst();
+    return agent ? { stored: false, newlyOverflowed: false } : undefined;
+  }
+  if (batch.source) await upsertLogSource(trx, { agent_id: agentId, ...batch.source });
+  const first = await insertLogLines(trx, dialect, agentId, batch);
+  return { stored: true, first: counted.logs_length === batch.bytes, after: first - 1 };
 }
 
 /**
@@ -239,7 +272,7 @@ export async function appendAgentLogs(
  * run), and answers the id of the first.
  */
 async function insertLogLines(db: Kysely<Database>, dialect: DialectName, agentId: string, batch: AgentLogBatch): Promise<number> {
-  const lines = JSON.stringify(batch.lines.map((line) => [line.created_at, line.level, line.output]));
+  const lines = JSON.stringify(batch.lines);
   if (dialect === 'postgres') {
     const { rows } = await sql<{ first: number }>`
       with inserted as (
