@@ -1,7 +1,7 @@
 import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
 import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { AgentWithOwners, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
+import type { AgentWithOwners, JobRelations, KnownJobRelations, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
 import type { AppLabelNames } from './apps/app-request.js';
 import type { ApiContext } from './context.js';
 import { toWireAgent } from './convert/workspace-agent.js';
@@ -30,7 +30,7 @@ async function loadPage(
 ): Promise<Page> {
   const details = await store.listWorkspaceDetails(workspaces, builds);
   const now = context.store.clock.now();
-  const views = await viewJobs(store, [...details.jobs.values()], now);
+  const views = await viewJobs(store, [...details.jobs.values()], now, knownRelations(builds, workspaces, details));
   const labels = appLabelNames(context, builds, workspaces, details);
   const resources = new Map<string, WorkspaceResource[]>();
   for (const [jobId, rows] of details.resources) {
@@ -47,6 +47,40 @@ async function loadPage(
     );
   }
   return { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources };
+}
+
+/** The builds and versions the page has read, so that viewing its jobs does not read them again. */
+function knownRelations(
+  builds: readonly WorkspaceBuildRow[],
+  workspaces: readonly WorkspaceRow[],
+  details: WorkspaceDetails,
+): KnownJobRelations {
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  const knownBuilds = new Map<string, { workspace_id: string; workspace_name: string; template_version_id: string }>();
+  for (const build of builds) {
+    const workspace = byId.get(build.workspace_id);
+    if (workspace) {
+      knownBuilds.set(build.id, {
+        workspace_id: workspace.id,
+        workspace_name: workspace.name,
+        template_version_id: build.template_version_id,
+      });
+    }
+  }
+  const versions = new Map<string, NonNullable<ReturnType<JobRelations['versions']['get']>>>();
+  for (const version of details.versions.values()) {
+    const template = version.template_id === null ? undefined : details.templates.get(version.template_id);
+    // A version whose template the page did not read is left to the job view to read.
+    if (version.template_id !== null && !template) continue;
+    versions.set(version.id, {
+      version_name: version.name,
+      template_id: template?.id ?? null,
+      template_name: template?.name ?? null,
+      template_display_name: template?.display_name ?? null,
+      template_icon: template?.icon ?? null,
+    });
+  }
+  return { builds: knownBuilds, versions };
 }
 
 function reportsOf(details: WorkspaceDetails, agentId: string) {

@@ -1267,10 +1267,11 @@ export class AuthorizedStore {
   /**
    * What answers for readable jobs show besides their rows: the daemons of their organizations,
    * the queues (for positions) and the templates of their versions, in a fixed number of queries.
+   * Builds and versions the caller has read already (`known`) are not read again.
    */
-  async getJobRelations(rows: readonly jobs.ProvisionerJobRow[]): Promise<jobs.JobRelations> {
+  async getJobRelations(rows: readonly jobs.ProvisionerJobRow[], known?: jobs.KnownJobRelations): Promise<jobs.JobRelations> {
     await this.#requireJobs('read', rows);
-    return jobs.jobRelations(this.#store.db, rows);
+    return jobs.jobRelations(this.#store.db, rows, known);
   }
 
   /**
