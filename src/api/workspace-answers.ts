@@ -115,14 +115,18 @@ export async function answerBuilds(
   });
 }
 
-/** Workspaces as the API shows them, each with its latest build. */
+/**
+ * Workspaces as the API shows them, each with its latest build; `known` has the latest builds when
+ * the caller has read them already (from the same store).
+ */
 export async function answerWorkspaces(
   context: ApiContext,
   store: AuthorizedStore,
   workspaces: readonly WorkspaceRow[],
+  known?: ReadonlyMap<string, WorkspaceBuildRow>,
 ): Promise<Workspace[]> {
   if (workspaces.length === 0) return [];
-  const latest = await store.listLatestBuilds(workspaces);
+  const latest = known ?? (await store.listLatestBuilds(workspaces));
   const page = await loadPage(context, store, [...latest.values()], workspaces);
   const now = context.store.clock.now();
   return workspaces.flatMap((workspace) => {

@@ -1536,6 +1536,23 @@ export class AuthorizedStore {
     return row;
   }
 
+  /**
+   * A workspace by id (deleted or not) with its latest build, read at once for a single round trip;
+   * the build is handed out only once the workspace may be read.
+   */
+  async getWorkspaceWithLatestBuild(
+    id: string,
+  ): Promise<{ workspace: workspaces.WorkspaceRow; latestBuild: workspaces.WorkspaceBuildRow | undefined }> {
+    if (!isUuid(id)) throw new NotFoundError('workspace');
+    const [row, latest] = await Promise.all([
+      workspaces.getWorkspaceById(this.#store.db, id),
+      workspaces.latestBuilds(this.#store.db, [id]),
+    ]);
+    if (!row) throw new NotFoundError('workspace');
+    this.#require('read', workspaceRbac(row));
+    return { workspace: row, latestBuild: latest.get(row.id) };
+  }
+
   /** A user's workspace by name. */
   async getWorkspaceByOwnerAndName(ownerId: string, name: string, includeDeleted: boolean): Promise<workspaces.WorkspaceRow> {
     const row = await workspaces.getWorkspaceByOwnerAndName(this.#store.db, ownerId, name, includeDeleted);

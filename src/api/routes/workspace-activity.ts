@@ -52,7 +52,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
   const watches = new WorkspaceWatchHub({
     pubsub: context.store.pubsub,
     read: async (store, id) => {
-      const [answer] = await answerWorkspaces(context, store, [await store.getWorkspace(id)]);
+      const { workspace, latestBuild } = await store.getWorkspaceWithLatestBuild(id);
+      const [answer] = await answerWorkspaces(context, store, [workspace], new Map(latestBuild ? [[workspace.id, latestBuild]] : []));
       return answer;
     },
     onCounts: (counts) => context.observer?.workspaceWatches(counts.groups, counts.watchers),
