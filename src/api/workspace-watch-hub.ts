@@ -63,16 +63,6 @@ export class WorkspaceWatchHub {
     this.#options = options;
   }
 
-  /** Groups open now: one per watched workspace and subject. */
-  get groups(): number {
-    return this.#groups.size;
-  }
-
-  /** Streams open now. */
-  get watchers(): number {
-    return this.#watchers;
-  }
-
   /**
    * Starts sending `workspaceId` as `store`'s subject sees it to `send`: first its current state
    * (read after the subscription is live, so no change falls in between), then after every event.
