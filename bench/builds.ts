@@ -18,7 +18,8 @@
 //      30 s after closing them (target: within 10% of the first idle value after each cycle).
 //
 // The same on a fresh PostgreSQL database when COVE_TEST_PG_URL is set (dropped at the end),
-// printed as a ratio to SQLite (target builds/s >= 0.7 x SQLite).
+// printed as a ratio to SQLite (target builds/s >= 0.7 x SQLite). BENCH_BUILDS_DATABASES=postgres
+// (or sqlite) runs only that one, without the ratio.
 //
 // BUILDERS: the built-in provisioner daemons run in the daemon's node process, so more of them add
 // no CPU; they let one job's round trips (acquire, report, acknowledgement, and on PostgreSQL each
@@ -30,7 +31,7 @@
 // the V8 heap in use after a forced full garbage collection (whether RSS growth is live objects).
 //
 //   node --import tsx bench/builds.ts
-//   BENCH_BUILDS=500 BENCH_BUILD_CONCURRENCY=20 BENCH_BUILDERS=8 BENCH_WATCHERS=1000 BENCH_WATCH_CYCLES=3 BENCH_WATCH_SETTLE_SECONDS=30
+//   BENCH_BUILDS_DATABASES=sqlite,postgres BENCH_BUILDS=500 BENCH_BUILD_CONCURRENCY=20 BENCH_BUILDERS=8 BENCH_WATCHERS=1000 BENCH_WATCH_CYCLES=3 BENCH_WATCH_SETTLE_SECONDS=30
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -392,13 +393,16 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
 }
 
 export async function buildsBenchmark(): Promise<void> {
-  const sqlite = await benchmarkOn('sqlite', undefined);
+  const databases = (process.env['BENCH_BUILDS_DATABASES'] ?? 'sqlite,postgres').split(',').map((name) => name.trim());
+  const sqlite = databases.includes('sqlite') ? await benchmarkOn('sqlite', undefined) : undefined;
   const pgUrl = process.env['COVE_TEST_PG_URL'];
+  if (!databases.includes('postgres')) return;
   if (!pgUrl) {
     console.log('builds (postgres): skipped, COVE_TEST_PG_URL is not set');
     return;
   }
   const postgres = await benchmarkOn('postgres', pgUrl);
+  if (!sqlite) return;
   const ratio = postgres.buildsPerSecond / sqlite.buildsPerSecond;
   console.log(
     `builds ratio (PostgreSQL / SQLite builds/s): ${ratio.toFixed(2)}  target >= ${TARGET_PG_RATIO}  ${ratio >= TARGET_PG_RATIO ? 'ok' : 'BELOW TARGET'}`,

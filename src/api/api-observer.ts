@@ -9,4 +9,6 @@ export interface ApiObserver {
   requestDone(route: string, method: string, status: number, seconds: number): void;
   /** A provisioner job finished (completed, failed or canceled): its row as stored afterwards. */
   jobFinished(job: ProvisionerJobRow): void;
+  /** The workspace watch streams changed: how many are open, and how many shared re-reads (groups) serve them. */
+  workspaceWatches(groups: number, watchers: number): void;
 }

@@ -3,7 +3,15 @@ import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } fro
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { CreatedWorkspace } from '../domain/workspace-builds.js';
 import { NotFoundError } from '../lib/errors.js';
-import type { AgentWithOwners, UserName, WorkspaceBuildRow, WorkspaceDetails, WorkspaceRow } from '../store/rows.js';
+import type {
+  AgentWithOwners,
+  JobRelations,
+  KnownJobRelations,
+  UserName,
+  WorkspaceBuildRow,
+  WorkspaceDetails,
+  WorkspaceRow,
+} from '../store/rows.js';
 import type { AppLabelNames } from './apps/app-request.js';
 import type { ApiContext } from './context.js';
 import { toWireAgent } from './convert/workspace-agent.js';
@@ -32,7 +40,7 @@ async function loadPage(
 ): Promise<Page> {
   const details = await store.listWorkspaceDetails(workspaces, builds);
   const now = context.store.clock.now();
-  const views = await viewJobs(store, [...details.jobs.values()], now);
+  const views = await viewJobs(store, [...details.jobs.values()], now, knownRelations(builds, workspaces, details));
   const labels = appLabelNames(context, builds, workspaces, details);
   const resources = new Map<string, WorkspaceResource[]>();
   for (const [jobId, rows] of details.resources) {
@@ -49,6 +57,40 @@ async function loadPage(
     );
   }
   return { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources };
+}
+
+/** The builds and versions the page has read, so that viewing its jobs does not read them again. */
+function knownRelations(
+  builds: readonly WorkspaceBuildRow[],
+  workspaces: readonly WorkspaceRow[],
+  details: WorkspaceDetails,
+): KnownJobRelations {
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  const knownBuilds = new Map<string, { workspace_id: string; workspace_name: string; template_version_id: string }>();
+  for (const build of builds) {
+    const workspace = byId.get(build.workspace_id);
+    if (workspace) {
+      knownBuilds.set(build.id, {
+        workspace_id: workspace.id,
+        workspace_name: workspace.name,
+        template_version_id: build.template_version_id,
+      });
+    }
+  }
+  const versions = new Map<string, NonNullable<ReturnType<JobRelations['versions']['get']>>>();
+  for (const version of details.versions.values()) {
+    const template = version.template_id === null ? undefined : details.templates.get(version.template_id);
+    // A version whose template the page did not read is left to the job view to read.
+    if (version.template_id !== null && !template) continue;
+    versions.set(version.id, {
+      version_name: version.name,
+      template_id: template?.id ?? null,
+      template_name: template?.name ?? null,
+      template_display_name: template?.display_name ?? null,
+      template_icon: template?.icon ?? null,
+    });
+  }
+  return { builds: knownBuilds, versions };
 }
 
 function reportsOf(details: WorkspaceDetails, agentId: string) {
@@ -83,14 +125,18 @@ export async function answerBuilds(
   });
 }
 
-/** Workspaces as the API shows them, each with its latest build. */
+/**
+ * Workspaces as the API shows them, each with its latest build; `known` has the latest builds when
+ * the caller has read them already (from the same store).
+ */
 export async function answerWorkspaces(
   context: ApiContext,
   store: AuthorizedStore,
   workspaces: readonly WorkspaceRow[],
+  known?: ReadonlyMap<string, WorkspaceBuildRow>,
 ): Promise<Workspace[]> {
   if (workspaces.length === 0) return [];
-  const latest = await store.listLatestBuilds(workspaces);
+  const latest = known ?? (await store.listLatestBuilds(workspaces));
   const page = await loadPage(context, store, [...latest.values()], workspaces);
   const now = context.store.clock.now();
   return workspaces.flatMap((workspace) => {
@@ -116,7 +162,7 @@ export async function answerWorkspaces(
  * The answer to creating a workspace, from the rows the creation wrote and read: a new workspace
  * has no resources, agents or app statuses yet, and its owner, initiator, template and version are
  * at hand. Only the job's place in the queue and the organization's name are read, so a create
- * costs four queries here rather than the eleven of reading the workspace back.
+ * costs a few queries here rather than the thirteen of reading the workspace back.
  */
 export async function answerCreatedWorkspace(
   context: ApiContext,
@@ -127,9 +173,8 @@ export async function answerCreatedWorkspace(
   const { workspace, build, job, template, version } = created;
   store.authorizeWorkspace('read', workspace);
   const now = context.store.clock.now();
-  const [views, organization] = await Promise.all([viewJobs(store, [job], now), store.getOrganization(workspace.organization_id)]);
   const users = new Map([people.owner, people.initiator].map((user) => [user.id, user]));
-  const details: WorkspaceDetails = {
+  const known: WorkspaceDetails = {
     users,
     versions: new Map([[version.id, version]]),
     jobs: new Map([[job.id, job]]),
@@ -138,9 +183,14 @@ export async function answerCreatedWorkspace(
     logSources: new Map(),
     appStatuses: new Map(),
     templates: new Map([[template.id, template]]),
-    organizationNames: new Map([[organization.id, organization.name]]),
+    organizationNames: new Map(),
     latestAppStatuses: new Map(),
   };
+  const [views, organization] = await Promise.all([
+    viewJobs(store, [job], now, knownRelations([build], [workspace], known)),
+    store.getOrganization(workspace.organization_id),
+  ]);
+  const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
   const page: Page = { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };
   const latestBuild = answerBuild(build, workspace, page);
   if (!latestBuild) throw new NotFoundError('workspace build');

@@ -32,9 +32,10 @@ export interface PrometheusMetrics {
 
 /**
  * Builds the registry: HTTP requests, workspaces by status, builds and their durations,
- * provisioner jobs, connected agents, relay streams and bytes, database query latency and the
- * process's own metrics. Counts of rows are taken when Prometheus scrapes, by a few SQL counts;
- * events (requests, finished jobs, queries) are counted as they happen. prom-client is loaded
+ * provisioner jobs, connected agents, relay streams and bytes, workspace watch streams, database
+ * query latency and the process's own metrics. Counts of rows are taken when Prometheus scrapes,
+ * by a few SQL counts; events (requests, finished jobs, queries, watch streams) are counted as they
+ * happen. prom-client is loaded
  * only here, so a daemon without metrics never loads it.
  */
 export async function createPrometheusMetrics(options: {
@@ -150,6 +151,16 @@ export async function createPrometheusMetrics(options: {
     buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     registers: [registry],
   });
+  const watchers = new client.Gauge({
+    name: 'cove_workspace_watchers',
+    help: 'Workspace watch streams (server-sent events and WebSocket) open on this daemon.',
+    registers: [registry],
+  });
+  const watchGroups = new client.Gauge({
+    name: 'cove_workspace_watch_groups',
+    help: 'Shared re-reads serving the workspace watch streams: one per watched workspace and caller.',
+    registers: [registry],
+  });
   store.onQueryDuration = (ms, failed) => queryDuration.observe({ outcome: failed ? 'error' : 'ok' }, ms / 1000);
 
   const observer: ApiObserver = {
@@ -165,6 +176,10 @@ export async function createPrometheusMetrics(options: {
         const seconds = (Date.parse(job.completed_at) - Date.parse(job.started_at)) / 1000;
         if (seconds >= 0) jobDuration.observe({ type: job.type, status }, seconds);
       }
+    },
+    workspaceWatches(groups, open) {
+      watchGroups.set(groups);
+      watchers.set(open);
     },
   };
 

@@ -1,6 +1,6 @@
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson, parseStringArray } from '../store/json-column.js';
-import type { JobRelations, ProvisionerDaemonRow, ProvisionerJobRow, QueuedJob } from '../store/rows.js';
+import type { JobRelations, KnownJobRelations, ProvisionerDaemonRow, ProvisionerJobRow, QueuedJob } from '../store/rows.js';
 import type { JobInput } from './provisioner-job-protocol.js';
 import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
@@ -47,9 +47,14 @@ type DaemonRow = ProvisionerDaemonRow;
  * pending jobs, per online daemon that could run them: the best rank is the position and the
  * longest queue the size, as in the reference.
  */
-export async function viewJobs(store: AuthorizedStore, rows: readonly ProvisionerJobRow[], now: Date): Promise<JobView[]> {
+export async function viewJobs(
+  store: AuthorizedStore,
+  rows: readonly ProvisionerJobRow[],
+  now: Date,
+  known?: KnownJobRelations,
+): Promise<JobView[]> {
   if (rows.length === 0) return [];
-  return viewJobsWith(await store.getJobRelations(rows), rows, now);
+  return viewJobsWith(await store.getJobRelations(rows, known), rows, now);
 }
 
 /** {@link viewJobs} from related rows already read. */

@@ -1282,10 +1282,11 @@ export class AuthorizedStore {
   /**
    * What answers for readable jobs show besides their rows: the daemons of their organizations,
    * the queues (for positions) and the templates of their versions, in a fixed number of queries.
+   * Builds and versions the caller has read already (`known`) are not read again.
    */
-  async getJobRelations(rows: readonly jobs.ProvisionerJobRow[]): Promise<jobs.JobRelations> {
+  async getJobRelations(rows: readonly jobs.ProvisionerJobRow[], known?: jobs.KnownJobRelations): Promise<jobs.JobRelations> {
     await this.#requireJobs('read', rows);
-    return jobs.jobRelations(this.#store.db, rows);
+    return jobs.jobRelations(this.#store.db, rows, known);
   }
 
   /**
@@ -1553,6 +1554,23 @@ export class AuthorizedStore {
     if (!row) throw new NotFoundError('workspace');
     this.#require('read', workspaceRbac(row));
     return row;
+  }
+
+  /**
+   * A workspace by id (deleted or not) with its latest build, read at once for a single round trip;
+   * the build is handed out only once the workspace may be read.
+   */
+  async getWorkspaceWithLatestBuild(
+    id: string,
+  ): Promise<{ workspace: workspaces.WorkspaceRow; latestBuild: workspaces.WorkspaceBuildRow | undefined }> {
+    if (!isUuid(id)) throw new NotFoundError('workspace');
+    const [row, latest] = await Promise.all([
+      workspaces.getWorkspaceById(this.#store.db, id),
+      workspaces.latestBuilds(this.#store.db, [id]),
+    ]);
+    if (!row) throw new NotFoundError('workspace');
+    this.#require('read', workspaceRbac(row));
+    return { workspace: row, latestBuild: latest.get(row.id) };
   }
 
   /** A user's workspace by name. */

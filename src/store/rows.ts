@@ -16,6 +16,7 @@ export type {
   JobCancellation,
   JobListFilter,
   JobRelations,
+  KnownJobRelations,
   NewJobFields,
   ProvisionerJobLogRow,
   ProvisionerJobRow,

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { once } from 'node:events';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { WebSocket } from 'ws';
+import { workspaceEventsChannel } from '../../src/domain/workspace-events.js';
 import type { CoveClient } from '../../src/sdk/client.js';
-import type { Template, WorkspaceBuild } from '../../src/sdk/wire/index.js';
+import type { Template, Workspace, WorkspaceBuild } from '../../src/sdk/wire/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
@@ -293,5 +297,180 @@ describe('workspaces and builds', () => {
     assert.equal(typeof current.build_time_stats.stop?.p95, 'number');
     const refused = await expectApiError(owner.deleteTemplate(template.id), 400);
     assert.equal(refused.message, 'All workspaces must be deleted before a template can be removed.');
+  });
+});
+
+/** One `/watch-ws` stream and every message it has had, in order. */
+interface WatchSocket {
+  readonly messages: { readonly type: string; readonly data?: unknown }[];
+  /** The workspaces of its `data` messages. */
+  workspaces(): Workspace[];
+  /** The messages of its `error` events. */
+  errors(): string[];
+  close(): Promise<void>;
+}
+
+/** Opens a stream; `open` collects it so that a failed test still closes it (an open stream would keep the daemon from closing). */
+/**
+ * Throws unless `check` holds for every stream, naming what each has had. A message of our own also
+ * spares node's assert from parsing the test's source to write one, which takes long enough, failure
+ * after failure in `eventually`, to starve the daemon in the same process.
+ */
+function assertEvery(streams: readonly WatchSocket[], check: (stream: WatchSocket) => boolean, what: string): void {
+  if (streams.every(check)) return;
+  assert.fail(`not every stream ${what}: ${JSON.stringify(streams.map((stream) => stream.messages.map((m) => m.type)))}`);
+}
+
+async function watchSocket(test: TestDaemon, client: CoveClient, workspaceId: string, open: Set<WatchSocket>): Promise<WatchSocket> {
+  const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/workspaces/${workspaceId}/watch-ws`, {
+    headers: { 'Service-Session-Token': client.token ?? '' },
+  });
+  const messages: { type: string; data?: unknown }[] = [];
+  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string; data?: unknown }));
+  await once(socket, 'open');
+  const stream: WatchSocket = {
+    messages,
+    workspaces: () => messages.filter((m) => m.type === 'data').map((m) => m.data as Workspace),
+    errors: () => messages.filter((m) => m.type === 'error').map((m) => (m.data as { message: string }).message),
+    async close() {
+      open.delete(stream);
+      if (socket.readyState === socket.CLOSED) return;
+      const closed = once(socket, 'close');
+      socket.close();
+      await closed;
+    },
+  };
+  open.add(stream);
+  return stream;
+}
+
+describe('workspace watch streams', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  let alice: CoveClient;
+  let carol: CoveClient;
+  let template: Template;
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '1', prometheusEnable: 'true', prometheusAddress: '127.0.0.1:0' } });
+    owner = await createOwner(test);
+    alice = await createMember(test, 'alice');
+    carol = await createMember(test, 'carol');
+    ({ template } = await createEchoTemplate(owner, 'echo', ECHO));
+  });
+  const open = new Set<WatchSocket>();
+  const sse = new Set<AbortController>();
+  afterEach(async () => {
+    for (const controller of sse) controller.abort();
+    await Promise.all([...open].map((stream) => stream.close()));
+  });
+  after(async () => test.close());
+  const watch = (client: CoveClient, workspaceId: string) => watchSocket(test, client, workspaceId, open);
+
+  /** The daemon's open watch streams and the shared re-reads serving them, from its Prometheus metrics. */
+  async function watchCounts(): Promise<{ watchers: number; groups: number }> {
+    const text = await (await fetch(`${test.daemon.metricsUrl}/metrics`)).text();
+    const value = (name: string) => Number(/^(\S+) (\S+)$/m.exec(text.split('\n').find((line) => line.startsWith(`${name} `)) ?? '')?.[2]);
+    return { watchers: value('cove_workspace_watchers'), groups: value('cove_workspace_watch_groups') };
+  }
+
+  async function runningWorkspace(name: string): Promise<Workspace> {
+    const workspace = await alice.createWorkspace('me', { name, template_id: template.id });
+    await finished(alice, workspace.latest_build);
+    return alice.workspace(workspace.id);
+  }
+
+  it('gives the watchers of one caller one shared re-read, answers newcomers alone, and ends it with the last of them', async () => {
+    const workspace = await runningWorkspace('shared');
+    const controller = new AbortController();
+    sse.add(controller);
+    const seen: Workspace[][] = [[], []];
+    const watching = seen.map((list) => alice.watchWorkspace(workspace.id, (w) => list.push(w), controller.signal));
+    const aliceSocket = await watch(alice, workspace.id);
+    const ownerSocket = await watch(owner, workspace.id);
+    const all = () => [...seen, aliceSocket.workspaces(), ownerSocket.workspaces()];
+    await eventually(() =>
+      assert.ok(
+        all().every((list) => list.length >= 1),
+        'every stream starts with the workspace',
+      ),
+    );
+    // Alice's three streams are one group; the site owner's is another.
+    assert.deepEqual(await watchCounts(), { watchers: 4, groups: 2 });
+
+    await alice.favoriteWorkspace(workspace.id);
+    await eventually(() =>
+      assert.ok(
+        all().every((list) => list.at(-1)?.favorite === true),
+        'every stream sees the change',
+      ),
+    );
+
+    const before = aliceSocket.messages.length;
+    const late = await watch(alice, workspace.id);
+    await eventually(() => assert.equal(late.workspaces()[0]?.favorite, true, 'a newcomer gets the current state'));
+    assert.deepEqual(await watchCounts(), { watchers: 5, groups: 2 });
+    assert.equal(aliceSocket.messages.length, before, 'nothing changed, so the others are not sent it again');
+
+    controller.abort();
+    await Promise.all(watching);
+    await Promise.all([aliceSocket.close(), ownerSocket.close(), late.close()]);
+    await eventually(async () => assert.deepEqual(await watchCounts(), { watchers: 0, groups: 0 }));
+
+    // Streams that come and go leave nothing behind: no group, so no subscription either.
+    for (let round = 0; round < 10; round++) {
+      const streams = await Promise.all([1, 2, 3].map(() => watch(alice, workspace.id)));
+      await eventually(() => assertEvery(streams, (stream) => stream.workspaces().length >= 1, `has its first answer in round ${round}`));
+      await Promise.all(streams.map((stream) => stream.close()));
+    }
+    await eventually(async () => assert.deepEqual(await watchCounts(), { watchers: 0, groups: 0 }));
+  });
+
+  it('reads for each caller as that caller: a dormant workspace stays in view only of those who may read it so', async () => {
+    const workspace = await runningWorkspace('dozing');
+    const readOnly = { negate: false, resource_type: 'workspace', action: 'read' } as const;
+    await owner.createCustomRole('default', { name: 'workspace-reader', organization_permissions: [readOnly] });
+    await owner.setMemberRoles('default', 'carol', ['workspace-reader']);
+    const carolBefore = await watch(carol, workspace.id);
+    // The same role name, now with the dormant kind too: carol's next stream is another subject.
+    await owner.updateCustomRole('default', {
+      name: 'workspace-reader',
+      organization_permissions: [readOnly, { ...readOnly, resource_type: 'workspace_dormant' }],
+    });
+    const carolAfter = await watch(carol, workspace.id);
+    const aliceSocket = await watch(alice, workspace.id);
+    const streams = [carolBefore, carolAfter, aliceSocket];
+    await eventually(() => assertEvery(streams, (stream) => stream.workspaces().length >= 1, 'has its first answer'));
+    assert.deepEqual(await watchCounts(), { watchers: 3, groups: 3 });
+
+    await owner.setWorkspaceDormant(workspace.id, true);
+    await eventually(() => {
+      assert.notEqual(aliceSocket.workspaces().at(-1)?.dormant_at, null);
+      assert.notEqual(carolAfter.workspaces().at(-1)?.dormant_at, null);
+      assert.deepEqual(carolBefore.errors(), ['Could not read the workspace.']);
+    });
+    assert.ok(
+      carolBefore.workspaces().every((w) => w.dormant_at === null),
+      'the refused caller was shown nothing of the dormant workspace',
+    );
+    await Promise.all(streams.map((stream) => stream.close()));
+    await eventually(async () => assert.deepEqual(await watchCounts(), { watchers: 0, groups: 0 }));
+  });
+
+  it('shows a deleted workspace as deleted, and says so when the workspace is gone altogether', async () => {
+    const workspace = await runningWorkspace('doomed');
+    const streams = [await watch(alice, workspace.id), await watch(alice, workspace.id)];
+    await eventually(() => assertEvery(streams, (stream) => stream.workspaces().length >= 1, 'has its first answer'));
+    await finished(alice, await alice.createWorkspaceBuild(workspace.id, { transition: 'delete' }));
+    await eventually(() =>
+      assertEvery(streams, (stream) => stream.workspaces().at(-1)?.latest_build.status === 'deleted', 'shows the workspace deleted'),
+    );
+
+    // The API keeps deleted rows; a row removed beneath the daemon (by another replica's cleanup, say)
+    // must end in an error rather than silence.
+    await test.daemon.store.db.deleteFrom('workspaces').where('id', '=', workspace.id).execute();
+    await test.daemon.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'build');
+    await eventually(() => assertEvery(streams, (stream) => stream.errors().at(-1) === 'The workspace is gone.', 'says it is gone'));
+    await Promise.all(streams.map((stream) => stream.close()));
+    await eventually(async () => assert.deepEqual(await watchCounts(), { watchers: 0, groups: 0 }));
   });
 });

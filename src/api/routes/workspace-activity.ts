@@ -17,6 +17,7 @@ import { loadPathResources, pathResource } from '../path-resources.js';
 import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
+import { WorkspaceWatchHub } from '../workspace-watch-hub.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
 const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name: Type.Optional(Type.String()) });
@@ -48,6 +49,15 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
+  const watches = new WorkspaceWatchHub({
+    pubsub: context.store.pubsub,
+    read: async (store, id) => {
+      const { workspace, latestBuild } = await store.getWorkspaceWithLatestBuild(id);
+      const [answer] = await answerWorkspaces(context, store, [workspace], new Map(latestBuild ? [[workspace.id, latestBuild]] : []));
+      return answer;
+    },
+    onCounts: (counts) => context.observer?.workspaceWatches(counts.groups, counts.watchers),
+  });
 
   for (const [method, favorite] of [
     ['PUT', 1],
@@ -164,12 +174,12 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     const workspace = workspaceOf(request);
     // The stream outlives the handler: fastify must not answer on its own.
     reply.hijack();
-    await watch(
-      context,
+    sseStart(reply);
+    watch(
+      watches,
       request,
       workspace,
       (event, data) => sseWrite(reply, event, data),
-      () => sseStart(reply),
       (stop) => request.raw.on('close', stop),
     );
   });
@@ -183,14 +193,13 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const workspace = workspaceOf(request);
-      await watch(
-        context,
+      watch(
+        watches,
         request,
         workspace,
         (event, data) => {
           if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: event, data }));
         },
-        () => undefined,
         (stop) => socket.on('close', stop),
       );
     },
@@ -198,38 +207,21 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
 }
 
 /**
- * Sends the workspace on connect and again after each change, re-read (and re-authorized) from
- * the database each time so a stream never shows what its caller may no longer see.
+ * One watch stream: the workspace on connect and after every change, from the hub, which re-reads
+ * it as the caller's own subject; `ping` in between.
  */
-async function watch(
-  context: ApiContext,
+function watch(
+  hub: WorkspaceWatchHub,
   request: FastifyRequest,
   workspace: WorkspaceRow,
   send: (event: 'data' | 'ping' | 'error', data?: unknown) => void,
-  begin: () => void,
   onClose: (stop: () => void) => void,
-): Promise<void> {
-  const { store } = authOf(request);
-  let sending = Promise.resolve();
-  const sendCurrent = () => {
-    sending = sending
-      .then(async () => {
-        const row = await store.getWorkspace(workspace.id);
-        const [answer] = await answerWorkspaces(context, store, [row]);
-        if (answer) send('data', answer);
-      })
-      .catch((error: unknown) => {
-        send('error', { message: error instanceof NotFoundError ? 'The workspace is gone.' : 'Could not read the workspace.' });
-      });
-  };
-  const unsubscribe = await context.store.pubsub.subscribe(workspaceEventsChannel(workspace.id), sendCurrent);
+): void {
+  const stop = hub.watch(workspace.id, authOf(request).store, send);
   const ping = setInterval(() => send('ping'), SSE_PING_MS);
   ping.unref();
   onClose(() => {
     clearInterval(ping);
-    void unsubscribe();
+    stop();
   });
-  begin();
-  sendCurrent();
-  await sending;
 }

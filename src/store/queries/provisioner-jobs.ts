@@ -420,23 +420,40 @@ export interface JobRelations {
   >;
 }
 
-/** The related rows of some jobs, in a fixed number of queries (one more per organization for its queue). */
-export async function jobRelations(db: Kysely<Database>, rows: readonly ProvisionerJobRow[]): Promise<JobRelations> {
+/** Related rows a caller has already read, which {@link jobRelations} then does not read again. */
+export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'>>;
+
+/**
+ * The related rows of some jobs, in a fixed number of queries (one more per organization for its
+ * queue); builds and versions found in `known` are taken from there.
+ */
+export async function jobRelations(
+  db: Kysely<Database>,
+  rows: readonly ProvisionerJobRow[],
+  known: KnownJobRelations = {},
+): Promise<JobRelations> {
   const organizationIds = [...new Set(rows.map((row) => row.organization_id))];
   const inputs = rows.map((row) => parseJson<{ template_version_id?: unknown; workspace_build_id?: unknown }>(row.input, {}));
   const buildIds = [
     ...new Set(inputs.flatMap((input) => (typeof input.workspace_build_id === 'string' ? [input.workspace_build_id] : []))),
   ];
+  const knownBuilds = buildIds.flatMap((id) => {
+    const build = known.builds?.get(id);
+    return build ? [{ id, ...build }] : [];
+  });
+  const unknownBuildIds = buildIds.filter((id) => !known.builds?.has(id));
   // A build job's input names only its build: the version and the workspace come through the build.
-  const builds =
-    buildIds.length === 0
+  const builds = [
+    ...knownBuilds,
+    ...(unknownBuildIds.length === 0
       ? []
       : await db
           .selectFrom('workspace_builds as b')
           .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
           .select(['b.id as id', 'b.template_version_id as template_version_id', 'w.id as workspace_id', 'w.name as workspace_name'])
-          .where('b.id', 'in', buildIds)
-          .execute();
+          .where('b.id', 'in', unknownBuildIds)
+          .execute()),
+  ];
   const versionIds = [
     ...new Set([
       ...inputs.flatMap((input) =>
@@ -445,6 +462,11 @@ export async function jobRelations(db: Kysely<Database>, rows: readonly Provisio
       ...builds.map((build) => build.template_version_id),
     ]),
   ];
+  const knownVersions = versionIds.flatMap((id) => {
+    const version = known.versions?.get(id);
+    return version ? [{ id, ...version }] : [];
+  });
+  const unknownVersionIds = versionIds.filter((id) => !known.versions?.has(id));
   const queuedOrganizationIds = [
     ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
   ];
@@ -452,20 +474,20 @@ export async function jobRelations(db: Kysely<Database>, rows: readonly Provisio
     listDaemonsOfOrganizations(db, organizationIds),
     // Queue positions are shown for jobs still waiting; a page with none needs no queue.
     Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueue(db, id)] as const)),
-    versionIds.length === 0
+    unknownVersionIds.length === 0
       ? []
       : db
           .selectFrom('template_versions as v')
           .leftJoin('templates as t', 't.id', 'v.template_id')
           .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name'])
           .select(['t.display_name as template_display_name', 't.icon as template_icon'])
-          .where('v.id', 'in', versionIds)
+          .where('v.id', 'in', unknownVersionIds)
           .execute(),
   ]);
   return {
     daemons,
     queued: new Map(queued),
-    versions: new Map(versions.map((v) => [v.id, v])),
+    versions: new Map([...knownVersions, ...versions].map((v) => [v.id, v])),
     builds: new Map(builds.map((b) => [b.id, b])),
   };
 }

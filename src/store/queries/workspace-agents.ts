@@ -340,13 +340,19 @@ export async function listAgentLogs(
   return query.orderBy('id').execute();
 }
 
-/** The log sources of these agents, oldest first. */
-export async function listLogSources(db: Kysely<Database>, agentIds: readonly string[]): Promise<AgentLogSourceRow[]> {
-  if (agentIds.length === 0) return [];
+/** The log sources of the agents of these build jobs, oldest first. */
+export async function listLogSourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AgentLogSourceRow[]> {
+  if (jobIds.length === 0) return [];
   return db
     .selectFrom('workspace_agent_log_sources')
     .selectAll()
-    .where('agent_id', 'in', agentIds)
+    .where('agent_id', 'in', (eb) =>
+      eb
+        .selectFrom('workspace_agents as a')
+        .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+        .select('a.id')
+        .where('r.job_id', 'in', jobIds),
+    )
     .orderBy('created_at')
     .orderBy('id')
     .execute();

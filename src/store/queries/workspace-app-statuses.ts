@@ -7,13 +7,19 @@ export async function insertAppStatus(db: Kysely<Database>, row: Insertable<Work
   await db.insertInto('workspace_app_statuses').values(row).execute();
 }
 
-/** The statuses of the apps of these agents, newest first. */
-export async function listAppStatusesOfAgents(db: Kysely<Database>, agentIds: readonly string[]): Promise<AppStatusRow[]> {
-  if (agentIds.length === 0) return [];
+/** The app statuses of the agents of these build jobs, newest first. */
+export async function listAppStatusesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AppStatusRow[]> {
+  if (jobIds.length === 0) return [];
   return db
     .selectFrom('workspace_app_statuses')
     .selectAll()
-    .where('agent_id', 'in', agentIds)
+    .where('agent_id', 'in', (eb) =>
+      eb
+        .selectFrom('workspace_agents as a')
+        .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+        .select('a.id')
+        .where('r.job_id', 'in', jobIds),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();

@@ -3,8 +3,8 @@ import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable
 import type { DialectName } from '../database.js';
 import { getJobsByIds, insertJob, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
 import type { TemplateRow } from './templates.js';
-import { latestAppStatuses, listAppStatusesOfAgents, type AppStatusRow } from './workspace-app-statuses.js';
-import { listLogSources, type AgentLogSourceRow } from './workspace-agents.js';
+import { latestAppStatuses, listAppStatusesOfJobs, type AppStatusRow } from './workspace-app-statuses.js';
+import { listLogSourcesOfJobs, type AgentLogSourceRow } from './workspace-agents.js';
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
 export type WorkspaceBuildRow = Selectable<WorkspaceBuildTable>;
@@ -66,6 +66,18 @@ export async function getBuildByJobId(db: Kysely<Database>, jobId: string): Prom
 }
 
 /** The agents of these resources, by name. */
+/** The agents of these build jobs' resources, by name. */
+export async function listAgentsOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
+  if (jobIds.length === 0) return [];
+  return db
+    .selectFrom('workspace_agents as a')
+    .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+    .selectAll('a')
+    .where('r.job_id', 'in', jobIds)
+    .orderBy('a.name')
+    .execute();
+}
+
 export async function listAgentsOfResources(db: Kysely<Database>, resourceIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
   if (resourceIds.length === 0) return [];
   return db.selectFrom('workspace_agents').selectAll().where('resource_id', 'in', resourceIds).orderBy('name').execute();
@@ -233,7 +245,9 @@ export async function listWorkspaceDetails(
   const jobIds = unique(builds.map((b) => b.job_id));
   const templateIds = unique(workspaces.map((w) => w.template_id));
   const organizationIds = unique(workspaces.map((w) => w.organization_id));
-  const [users, versions, jobs, resources, templates, organizations, latest] = await Promise.all([
+  // Agents and their reports are found through the jobs' resources within their own statements, so
+  // every query here runs at once: one round trip to the database rather than three in a row.
+  const [users, versions, jobs, resources, templates, organizations, latest, agents, sources, statuses] = await Promise.all([
     userIds.length === 0 ? [] : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute(),
     versionIds.length === 0
       ? []
@@ -246,13 +260,10 @@ export async function listWorkspaceDetails(
       db,
       workspaces.map((w) => w.id),
     ),
+    listAgentsOfJobs(db, jobIds),
+    listLogSourcesOfJobs(db, jobIds),
+    listAppStatusesOfJobs(db, jobIds),
   ]);
-  const agents = await listAgentsOfResources(
-    db,
-    resources.map((r) => r.id),
-  );
-  const agentIds = agents.map((a) => a.id);
-  const [sources, statuses] = await Promise.all([listLogSources(db, agentIds), listAppStatusesOfAgents(db, agentIds)]);
   return {
     users: new Map(users.map((u) => [u.id, u])),
     versions: new Map(versions.map((v) => [v.id, v])),
