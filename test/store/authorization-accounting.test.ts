@@ -766,6 +766,18 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getWorkspace(workspace.id));
     },
   },
+  getWorkspaceWithLatestBuild: {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      const found = await w.owner.getWorkspaceWithLatestBuild(workspace.id);
+      assert.equal(found.workspace.id, workspace.id);
+      assert.equal(found.latestBuild?.id, build.id);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.getWorkspaceWithLatestBuild(workspace.id));
+    },
+  },
   getWorkspaceByOwnerAndName: {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
