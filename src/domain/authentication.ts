@@ -30,8 +30,18 @@ export interface PresentedToken {
  * used after its first hour gets its full lifetime back.
  */
 export async function authenticate(store: AuthorizedStore, values: DeploymentValues, presented: PresentedToken): Promise<Authenticated> {
-  const cached = authenticateFromCache(store, values, presented);
-  if (cached) return cached;
+  return authenticateFromCache(store, values, presented) ?? authenticateFromDatabase(store, values, presented);
+}
+
+/**
+ * {@link authenticate} past the cache's fast path: verifies the secret against its hash when the
+ * session is new, and records what keeping the key alive asks for.
+ */
+export async function authenticateFromDatabase(
+  store: AuthorizedStore,
+  values: DeploymentValues,
+  presented: PresentedToken,
+): Promise<Authenticated> {
   const { ipAddress, now } = presented;
   const parsed = parsedToken(presented.token);
   const session = await store.getSession(parsed.id, now, { disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticate, authenticateFromCache, type Authenticated } from '../../domain/authentication.js';
+import { authenticate, authenticateFromCache, authenticateFromDatabase, type Authenticated } from '../../domain/authentication.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
@@ -69,7 +69,7 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
       done(error as Error);
       return;
     }
-    authenticate(authenticatorOf(context), context.values, presented)
+    authenticateFromDatabase(authenticatorOf(context), context.values, presented)
       .then((authenticated) => signIn(request, authenticated))
       .then(
         () => done(),

@@ -1,8 +1,9 @@
-import type { Insertable, Kysely, QueryCreator, Updateable } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DialectName } from '../database.js';
+import { writeTogether, type Write } from '../write-together.js';
 import type { Database, TemplateVersionTable, WorkspaceAgentTable, WorkspaceBuildTable } from '../schema.js';
 import type { FileRow } from './files.js';
-import { insertResources, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import type { ProvisionerJobRow, WorkspaceResourceRow } from './provisioner-jobs.js';
 import type { TemplateRow } from './templates.js';
 import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 
@@ -43,24 +44,16 @@ export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRo
   // Each part is found from the job id alone, so they are asked side by side: on PostgreSQL one
   // round trip of waiting instead of one after another.
   const builds = db.selectFrom('workspace_builds as b').where('b.job_id', '=', job.id);
+  const workspaces = builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id');
   const [fileRow, initiator, row, workspace, template, version, owner] = await Promise.all([
     file,
     initiatorUsername,
     builds.selectAll('b').executeTakeFirst(),
-    builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id').selectAll('w').executeTakeFirst(),
-    builds
-      .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
-      .innerJoin('templates as t', 't.id', 'w.template_id')
-      .selectAll('t')
-      .executeTakeFirst(),
+    workspaces.selectAll('w').executeTakeFirst(),
+    workspaces.innerJoin('templates as t', 't.id', 'w.template_id').selectAll('t').executeTakeFirst(),
     run ? builds.innerJoin('template_versions as v', 'v.id', 'b.template_version_id').select('v.variables').executeTakeFirst() : undefined,
     run
-      ? builds
-          .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
-          .innerJoin('users as u', 'u.id', 'w.owner_id')
-          .where('u.deleted', '=', 0)
-          .select('u.username')
-          .executeTakeFirst()
+      ? workspaces.innerJoin('users as u', 'u.id', 'w.owner_id').where('u.deleted', '=', 0).select('u.username').executeTakeFirst()
       : undefined,
   ]);
   return {
@@ -94,82 +87,28 @@ export interface JobCompletion {
     | undefined;
 }
 
-/** Stores a job's results and marks it completed, in one transaction. */
+/** Stores a job's results and marks it completed, all or nothing. */
 export async function storeJobCompletion(
   db: Kysely<Database>,
   dialect: DialectName,
   jobId: string,
   completion: JobCompletion,
 ): Promise<void> {
-  const { now } = completion;
-  if (dialect === 'postgres') {
-    await storeJobCompletionInOneStatement(db, jobId, completion);
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    if (completion.version) await trx.updateTable('template_versions').set(completion.version).where('job_id', '=', jobId).execute();
-    await insertResources(trx, completion.resources);
-    if (completion.agents.length > 0)
-      await trx
-        .insertInto('workspace_agents')
-        .values([...completion.agents])
-        .execute();
-    const build = completion.build;
-    if (build) {
-      await trx.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id).execute();
-      if (build.deletesWorkspace) {
-        await trx.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId).execute();
-      }
-    }
-    await trx
-      .updateTable('provisioner_jobs')
-      .set({ completed_at: now, updated_at: now })
-      .where('id', '=', jobId)
-      .where('completed_at', 'is', null)
-      .execute();
-  });
-}
-
-/**
- * The same writes on PostgreSQL as one statement: each write a data-modifying CTE of the job's
- * update, which is atomic by itself and costs one round trip instead of a transaction's six.
- * Foreign keys (an agent's resource) are checked at the end of the statement, when all are in.
- */
-async function storeJobCompletionInOneStatement(db: Kysely<Database>, jobId: string, completion: JobCompletion): Promise<void> {
   const { now, version, build } = completion;
-  let writes: QueryCreator<Database> = db;
-  if (version)
-    writes = writes.with('version', (q) => q.updateTable('template_versions').set(version).where('job_id', '=', jobId).returning('id'));
-  if (completion.resources.length > 0) {
-    writes = writes.with('resources', (q) =>
-      q
-        .insertInto('workspace_resources')
-        .values([...completion.resources])
-        .returning('id'),
-    );
-  }
-  if (completion.agents.length > 0) {
-    writes = writes.with('agents', (q) =>
-      q
-        .insertInto('workspace_agents')
-        .values([...completion.agents])
-        .returning('id'),
-    );
-  }
+  const writes: Write[] = [];
+  if (version) writes.push((q) => q.updateTable('template_versions').set(version).where('job_id', '=', jobId));
+  if (completion.resources.length > 0) writes.push((q) => q.insertInto('workspace_resources').values([...completion.resources]));
+  if (completion.agents.length > 0) writes.push((q) => q.insertInto('workspace_agents').values([...completion.agents]));
   if (build) {
-    writes = writes.with('build', (q) => q.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id).returning('id'));
+    writes.push((q) => q.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id));
     if (build.deletesWorkspace) {
-      writes = writes.with('workspace', (q) =>
-        q.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId).returning('id'),
-      );
+      writes.push((q) => q.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId));
     }
   }
-  await writes
-    .updateTable('provisioner_jobs')
-    .set({ completed_at: now, updated_at: now })
-    .where('id', '=', jobId)
-    .where('completed_at', 'is', null)
-    .execute();
+  writes.push((q) =>
+    q.updateTable('provisioner_jobs').set({ completed_at: now, updated_at: now }).where('id', '=', jobId).where('completed_at', 'is', null),
+  );
+  await writeTogether(db, dialect, writes);
 }
 
 /** Keeps what a failed build did create, so the next build can clean it up. */

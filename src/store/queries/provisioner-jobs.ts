@@ -1,6 +1,7 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
 import type { DialectName } from '../database.js';
 import { parseJson } from '../json-column.js';
+import { writeTogether } from '../write-together.js';
 import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import type { Database, ProvisionerJobLogTable, ProvisionerJobTable, WorkspaceResourceTable } from '../schema.js';
 
@@ -178,11 +179,7 @@ export async function insertJobLogs(
   return rows.map((row) => Number(row.id));
 }
 
-/**
- * Appends log lines to a job and marks it as heard from, together. On PostgreSQL it is one
- * statement (the insert as a data-modifying CTE of the update), which is atomic on its own: a
- * transaction would cost three more round trips for each batch a provisioner sends.
- */
+/** Appends log lines to a job and marks it as heard from, all or nothing. */
 export async function appendJobLogs(
   db: Kysely<Database>,
   dialect: DialectName,
@@ -190,25 +187,12 @@ export async function appendJobLogs(
   logs: readonly Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[],
   now: string,
 ): Promise<void> {
-  const markHeard = (q: Kysely<Database>) => q.updateTable('provisioner_jobs').set({ updated_at: now }).where('id', '=', jobId);
-  if (logs.length === 0) {
-    await markHeard(db).execute();
-    return;
-  }
-  const rows = logs.map((log) => ({ ...log, job_id: jobId }));
-  if (dialect === 'postgres') {
-    await db
-      .with('inserted', (q) => q.insertInto('provisioner_job_logs').values(rows).returning('id'))
-      .updateTable('provisioner_jobs')
-      .set({ updated_at: now })
-      .where('id', '=', jobId)
-      .execute();
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('provisioner_job_logs').values(rows).execute();
-    await markHeard(trx).execute();
-  });
+  await writeTogether(db, dialect, [
+    ...(logs.length > 0
+      ? [(q: QueryCreator<Database>) => q.insertInto('provisioner_job_logs').values(logs.map((log) => ({ ...log, job_id: jobId })))]
+      : []),
+    (q) => q.updateTable('provisioner_jobs').set({ updated_at: now }).where('id', '=', jobId),
+  ]);
 }
 
 /** A job's logs with ids above `after` (and below `before`, when given), in order. */
@@ -221,15 +205,6 @@ export async function listJobLogs(
   if (range.after !== undefined) query = query.where('id', '>', range.after);
   if (range.before !== undefined) query = query.where('id', '<', range.before);
   return query.orderBy('id').execute();
-}
-
-/** Inserts the resources a job reported. */
-export async function insertResources(db: Kysely<Database>, rows: readonly WorkspaceResourceRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('workspace_resources')
-    .values([...rows])
-    .execute();
 }
 
 /** The resources of jobs, ordered by name. */

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable } from '../schema.js';
 import type { DialectName } from '../database.js';
-import { getJobsByIds, insertJob, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import { writeTogether } from '../write-together.js';
+import { getJobsByIds, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
 import type { TemplateRow } from './templates.js';
 import { latestAppStatuses, listAppStatusesOfJobs, type AppStatusRow } from './workspace-app-statuses.js';
 import { listLogSourcesOfJobs, type AgentLogSourceRow } from './workspace-agents.js';
@@ -91,54 +92,33 @@ export interface BuildInsert {
   readonly orphan: boolean;
 }
 
-/** Inserts a workspace's next build with its job (and, for an orphan delete, its completion) in one transaction. */
+/** Inserts a workspace's next build with its job (and, for an orphan delete, its completion), all or nothing. */
 export async function insertBuild(db: Kysely<Database>, dialect: DialectName, workspaceId: string, insert: BuildInsert): Promise<void> {
   const { build, orphan } = insert;
   const job = orphan ? { ...insert.job, started_at: build.created_at, completed_at: build.created_at } : insert.job;
-  const touched = { updated_at: build.created_at, ...(orphan ? { deleted: 1 } : {}) };
-  if (dialect === 'postgres') {
-    // One statement, atomic by itself (see insertWorkspace).
-    await db
-      .with('job', (q) => q.insertInto('provisioner_jobs').values(job).returning('id'))
-      .with('build', (q) => q.insertInto('workspace_builds').values(build).returning('id'))
-      .updateTable('workspaces')
-      .set(touched)
-      .where('id', '=', workspaceId)
-      .execute();
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    await insertJob(trx, job);
-    await trx.insertInto('workspace_builds').values(build).execute();
-    await trx.updateTable('workspaces').set(touched).where('id', '=', workspaceId).execute();
-  });
+  await writeTogether(db, dialect, [
+    (q) => q.insertInto('provisioner_jobs').values(job),
+    (q) => q.insertInto('workspace_builds').values(build),
+    (q) =>
+      q
+        .updateTable('workspaces')
+        .set({ updated_at: build.created_at, ...(orphan ? { deleted: 1 } : {}) })
+        .where('id', '=', workspaceId),
+  ]);
 }
 
-/**
- * Inserts a new workspace with its first build and that build's job, all or nothing. On PostgreSQL
- * that is one statement, the workspace and job as data-modifying CTEs of the build's insert: one
- * round trip instead of a transaction's five (foreign keys are checked when the statement ends).
- */
+/** Inserts a new workspace with its first build and that build's job, all or nothing. */
 export async function insertWorkspace(
   db: Kysely<Database>,
   dialect: DialectName,
   workspace: WorkspaceRow,
   first: BuildInsert,
 ): Promise<void> {
-  if (dialect === 'postgres') {
-    await db
-      .with('workspace', (q) => q.insertInto('workspaces').values(workspace).returning('id'))
-      .with('job', (q) => q.insertInto('provisioner_jobs').values(first.job).returning('id'))
-      .insertInto('workspace_builds')
-      .values(first.build)
-      .execute();
-    return;
-  }
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('workspaces').values(workspace).execute();
-    await insertJob(trx, first.job);
-    await trx.insertInto('workspace_builds').values(first.build).execute();
-  });
+  await writeTogether(db, dialect, [
+    (q) => q.insertInto('workspaces').values(workspace),
+    (q) => q.insertInto('provisioner_jobs').values(first.job),
+    (q) => q.insertInto('workspace_builds').values(first.build),
+  ]);
 }
 
 /** Changes a build's deadline (extend, TTL off, activity bump). */
