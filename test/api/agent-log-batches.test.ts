@@ -13,7 +13,11 @@ const line = (output: string) => ({ created_at: '2026-01-05T10:00:00.000Z', leve
 /** A template whose builds run agents with these tokens. */
 async function templateWithAgents(owner: CoveClient, name: string, tokens: readonly string[]): Promise<string> {
   const agents = tokens.map((token, i) => ({ name: `a${i}`, auth_token: token, directory: '' }));
-  const { template } = await createEchoTemplate(owner, name, { apply: { resources: [{ name: 'box', type: 'echo', agents }] } });
+  // Agents on start only, as real templates have them: a stop or delete build that declared the
+  // same tokens again would make its own agents their holders.
+  const { template } = await createEchoTemplate(owner, name, {
+    apply: { resources: [{ name: 'box', type: 'echo', agents }], stop: { resources: [] }, delete: { resources: [] } },
+  });
   return template.id;
 }
 
