@@ -20,7 +20,7 @@ import type { JobCompletion, JobContext, ProvisionerJobRow, WorkspaceResourceRow
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
-import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
+import type { ProvisionerTags } from './provisioner-tags.js';
 
 /**
  * The daemon's side of the job protocol: handing jobs to provisioner daemons and recording what
@@ -83,35 +83,25 @@ export async function touchDaemon(protocol: JobProtocol, daemon: ConnectedDaemon
   await protocol.store.touchProvisionerDaemon(daemon.organizationId, daemon.id);
 }
 
-/** How many queued jobs one read of the queue looks at while acquiring; the next page is read only when none of them could be claimed. */
-const ACQUIRE_PAGE = 16;
-
 /**
  * Claims the oldest queued job this daemon may run, or returns undefined when there is none.
- * Claiming is a conditional update, so two daemons never get the same job. The queue is read a
- * page at a time: usually one of its first jobs is claimed, however long the queue.
+ * Claiming is one conditional update, so two daemons never get the same job.
  */
 export async function acquireJob(protocol: JobProtocol, daemon: ConnectedDaemon, accessUrl: string): Promise<AcquiredJob | undefined> {
   const { store } = protocol;
-  let after: ProvisionerJobRow | undefined;
+  const taker = { workerId: daemon.id, provisioners: daemon.provisioners, tags: daemon.tags };
   for (;;) {
-    const queued = await store.listQueuedProvisionerJobs(daemon.organizationId, daemon.provisioners, { after, limit: ACQUIRE_PAGE });
-    for (const job of queued) {
-      if (!daemonTakesJob(daemon.tags, parseJson<ProvisionerTags>(job.tags, {}))) continue;
-      if (!(await store.claimProvisionerJob(job, daemon.id))) continue;
-      try {
-        const context = await store.getProvisionerJobContext(job, 'run');
-        const acquired = describeJob({ ...job, worker_id: daemon.id }, context, accessUrl);
-        await publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id);
-        return acquired;
-      } catch (error) {
-        // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
-        await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
-        continue;
-      }
+    const job = await store.claimNextProvisionerJob(daemon.organizationId, taker);
+    if (!job) return undefined;
+    try {
+      const context = await store.getProvisionerJobContext(job, 'run');
+      const acquired = describeJob(job, context, accessUrl);
+      await publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id);
+      return acquired;
+    } catch (error) {
+      // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
+      await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
     }
-    if (queued.length < ACQUIRE_PAGE) return undefined;
-    after = queued.at(-1);
   }
 }
 

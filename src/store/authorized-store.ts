@@ -1402,20 +1402,10 @@ export class AuthorizedStore {
 
   // The provisioner job protocol
 
-  /** A page of the organization's queued jobs for these provisioner types, oldest first: `limit` jobs after `after`. */
-  async listQueuedProvisionerJobs(
-    organizationId: string,
-    provisioners: readonly string[],
-    page: { readonly after: jobs.QueueCursor | undefined; readonly limit: number },
-  ): Promise<jobs.ProvisionerJobRow[]> {
-    this.#require('read', orgScoped('provisioner_jobs', organizationId));
-    return jobs.listQueuedJobs(this.#store.db, organizationId, provisioners, page);
-  }
-
-  /** Claims a queued job for a daemon; false when another daemon was first. */
-  async claimProvisionerJob(job: jobs.ProvisionerJobRow, daemonId: string): Promise<boolean> {
-    this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
-    return jobs.claimJob(this.#store.db, job.id, daemonId, this.#store.nowIso());
+  /** Claims the oldest queued job of the organization that this daemon may run; undefined when there is none. */
+  async claimNextProvisionerJob(organizationId: string, taker: jobs.JobTaker): Promise<jobs.ProvisionerJobRow | undefined> {
+    this.#require('update', orgScoped('provisioner_jobs', organizationId));
+    return jobs.claimNextJob(this.#store.db, this.#store.dialect, organizationId, taker, this.#store.nowIso());
   }
 
   /**

@@ -2,8 +2,17 @@ import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { PubSub, PubSubListener } from './pubsub.js';
 
-/** Publishes one message through the pool: `select pg_notify(channel, payload)`. */
-export type NotifyThroughPool = (channel: string, payload: string) => Promise<void>;
+/** A message as PostgreSQL carries it. */
+export interface Notification {
+  readonly channel: string;
+  readonly payload: string;
+}
+
+/** Runs one statement through the pool: `text` (from `notifyStatement`) with its values. */
+export type NotifyThroughPool = (text: string, values: readonly string[]) => Promise<void>;
+
+/** Most notifications sent by one statement. */
+const MAX_BATCH = 64;
 
 /**
  * LISTEN/NOTIFY over one dedicated connection, so that several `serve` replicas sharing a
@@ -13,6 +22,10 @@ export type NotifyThroughPool = (channel: string, payload: string) => Promise<vo
  * kind (`workspace:*`), the thing's id leading the payload: a watcher or a job opening and closing
  * then costs no LISTEN and UNLISTEN, which all go one after another through this one connection.
  * Publishing goes through the pool when it is given, so that notifications need not queue there.
+ * Messages published in the same turn of the event loop go out together in one statement: a build
+ * publishes several, and each round trip costs both sides more than the notification itself.
+ * PostgreSQL keeps their order, and drops a repeat of the same channel and payload within the
+ * statement, which for these "something changed" messages loses nothing.
  */
 export class PostgresPubSub implements PubSub {
   readonly #client: pg.Client;
@@ -22,6 +35,8 @@ export class PostgresPubSub implements PubSub {
   readonly #listening = new Map<string, { count: number; ready: Promise<unknown> }>();
   /** The last query sent on the connection; the next one waits for it. */
   #lastQuery: Promise<unknown> = Promise.resolve();
+  /** Messages waiting for the end of this turn of the event loop, and the promise of their sending. */
+  #batch: { readonly messages: Notification[]; readonly sent: Promise<void> } | undefined;
 
   private constructor(client: pg.Client, notify: NotifyThroughPool | undefined) {
     this.#client = client;
@@ -49,10 +64,28 @@ export class PostgresPubSub implements PubSub {
     return new PostgresPubSub(client, notify);
   }
 
-  async publish(channel: string, payload: string): Promise<void> {
+  publish(channel: string, payload: string): Promise<void> {
     const { pgChannel, pgPayload } = onServer(channel, payload);
-    if (this.#notify) await this.#notify(pgChannel, pgPayload);
-    else await this.#query('select pg_notify($1, $2)', [pgChannel, pgPayload]);
+    if (!this.#batch) {
+      const messages: Notification[] = [];
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#batch = undefined;
+        return this.#send(messages);
+      });
+      this.#batch = { messages, sent };
+    }
+    this.#batch.messages.push({ channel: pgChannel, payload: pgPayload });
+    return this.#batch.sent;
+  }
+
+  async #send(messages: readonly Notification[]): Promise<void> {
+    // One chunk after another: chunks sent side by side through the pool could arrive out of order.
+    for (let start = 0; start < messages.length; start += MAX_BATCH) {
+      const chunk = messages.slice(start, start + MAX_BATCH);
+      const text = notifyStatement(chunk.length);
+      const values = chunk.flatMap((message) => [message.channel, message.payload]);
+      await (this.#notify ? this.#notify(text, values) : this.#query(text, values));
+    }
   }
 
   async subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
@@ -102,6 +135,18 @@ function onServer(channel: string, payload: string): { readonly pgChannel: strin
   const colon = channel.indexOf(':');
   if (colon < 0) return { pgChannel: channel, pgPayload: payload };
   return { pgChannel: `${channel.slice(0, colon)}${KIND_SUFFIX}`, pgPayload: `${channel.slice(colon + 1)}\n${payload}` };
+}
+
+const statements: string[] = [];
+
+/** `select pg_notify($1, $2), pg_notify($3, $4), …` for `count` messages; the same text each time, so it can be prepared. */
+function notifyStatement(count: number): string {
+  let text = statements[count];
+  if (text === undefined) {
+    text = `select ${Array.from({ length: count }, (_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`;
+    statements[count] = text;
+  }
+  return text;
 }
 
 function quoteIdentifier(name: string): string {

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
@@ -61,8 +61,8 @@ export class Store {
     );
     try {
       // Notifications go out through the pool, side by side; the listening connection only listens.
-      const notify = async (channel: string, payload: string): Promise<void> => {
-        await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+      const notify = async (text: string, values: readonly string[]): Promise<void> => {
+        await db.executeQuery(CompiledQuery.raw(text, [...values]));
       };
       const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url, notify) : new MemoryPubSub();
       const opened = new Store(db, dialect, pubsub, clock);

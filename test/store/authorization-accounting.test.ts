@@ -6,7 +6,7 @@ import { NotAuthorizedError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
-import type { JobCancellation } from '../../src/store/rows.js';
+import type { JobCancellation, ProvisionerJobRow } from '../../src/store/rows.js';
 import { templateRow } from '../helpers/template-row.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -662,23 +662,22 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => provisioner(w).touchProvisionerDaemon(defaultOrg(w), newId()),
     denied: async (w) => expectRefused(() => w.member.touchProvisionerDaemon(defaultOrg(w), newId())),
   },
-  listQueuedProvisionerJobs: {
+  claimNextProvisionerJob: {
     allowed: async (w) => {
+      await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
-      assert.ok(
-        (await provisioner(w).listQueuedProvisionerJobs(defaultOrg(w), ['echo'], { after: undefined, limit: 100 })).some(
-          (j) => j.id === job.id,
-        ),
+      const workerId = newId();
+      const claimed = await claimNext(w, workerId);
+      assert.equal(claimed?.id, job.id);
+      assert.equal(claimed.worker_id, workerId);
+      assert.equal(await claimNext(w, newId()), undefined);
+    },
+    denied: async (w) => {
+      await versionFixture(w, w.owner);
+      await expectRefused(() =>
+        w.member.claimNextProvisionerJob(defaultOrg(w), { workerId: newId(), provisioners: ['echo'], tags: UNTAGGED }),
       );
     },
-    denied: async (w) => expectRefused(() => w.member.listQueuedProvisionerJobs(defaultOrg(w), ['echo'], { after: undefined, limit: 100 })),
-  },
-  claimProvisionerJob: {
-    allowed: async (w) => {
-      const { job } = await versionFixture(w, w.owner);
-      assert.equal(await provisioner(w).claimProvisionerJob(job, newId()), true);
-    },
-    denied: async (w) => expectRefused(async () => w.member.claimProvisionerJob((await versionFixture(w, w.owner)).job, newId())),
   },
   getProvisionerJobContext: {
     allowed: async (w) => {
@@ -734,9 +733,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   listOpenProvisionerJobsOfWorkers: {
     allowed: async (w) => {
+      await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
       const workerId = newId();
-      assert.equal(await provisioner(w).claimProvisionerJob(job, workerId), true);
+      assert.equal((await claimNext(w, workerId))?.id, job.id);
       const open = await w.test.daemon.store.as(SYSTEM_SUBJECTS.jobRecovery).listOpenProvisionerJobsOfWorkers(workerId.slice(0, 24), 10);
       assert.deepEqual(
         open.map((j) => j.id),
@@ -1607,6 +1607,19 @@ async function nextJob(w: World, job: { readonly id: string }) {
 const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'];
 
 /** The store as the provisioner daemon's system subject sees it. */
+const UNTAGGED = { scope: 'organization', owner: '' };
+
+/** The next queued echo job, claimed for `workerId` as an untagged daemon would. */
+function claimNext(w: World, workerId: string): Promise<ProvisionerJobRow | undefined> {
+  return provisioner(w).claimNextProvisionerJob(defaultOrg(w), { workerId, provisioners: ['echo'], tags: UNTAGGED });
+}
+
+/** Claims whatever echo jobs earlier cases left queued, so that the next one claimed is the case's own. */
+async function drainQueue(w: World): Promise<void> {
+  const drainer = newId();
+  while (await claimNext(w, drainer));
+}
+
 function provisioner(w: World): AuthorizedStore {
   return w.test.daemon.store.as(SYSTEM_SUBJECTS.provisionerDaemon);
 }

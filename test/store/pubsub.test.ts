@@ -55,13 +55,13 @@ describe('pubsub', () => {
     async () => {
       const pool = new pg.Pool({ connectionString: PG_URL ?? '', max: 2 });
       let pooled = 0;
-      const notify = async (channel: string, payload: string): Promise<void> => {
+      const notify = async (text: string, values: readonly string[]): Promise<void> => {
         pooled++;
-        await pool.query('select pg_notify($1, $2)', [channel, payload]);
+        await pool.query(text, [...values]);
       };
       try {
         await exercise(() => PostgresPubSub.connect(PG_URL ?? '', notify));
-        assert.ok(pooled >= 3, `${pooled} notifications went through the pool`);
+        assert.ok(pooled >= 3, `${pooled} statements went through the pool`);
         const publisher = await PostgresPubSub.connect(PG_URL ?? '', notify);
         const subscriber = await PostgresPubSub.connect(PG_URL ?? '');
         try {
@@ -79,6 +79,17 @@ describe('pubsub', () => {
           await eventually(() => assert.equal(seen.length, 4));
           assert.deepEqual(seen.sort(), ['job:a=', 'workspace:a:b=nested', 'workspace:a=line one\nline two', 'workspace=plain']);
           for (const stop of stops) await stop();
+
+          // Messages published in one turn go out in one statement, in order, every one of them.
+          const batch: string[] = [];
+          const stopBatch = await subscriber.subscribe('job:b', (payload) => batch.push(payload));
+          const before = pooled;
+          const count = 150;
+          await Promise.all(Array.from({ length: count }, (_, i) => publisher.publish('job:b', String(i))));
+          assert.equal(pooled - before, Math.ceil(count / 64), 'statements for one turn of publishing');
+          await eventually(() => assert.equal(batch.length, count));
+          assert.deepEqual(batch, Array.from({ length: count }, (_, i) => String(i)));
+          await stopBatch();
         } finally {
           await publisher.close();
           await subscriber.close();

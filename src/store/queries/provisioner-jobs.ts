@@ -47,32 +47,6 @@ export async function insertJob(db: Kysely<Database>, row: ProvisionerJobRow): P
   await db.insertInto('provisioner_jobs').values(row).execute();
 }
 
-/** Where a page of the queue starts: after this job, in queue order. */
-export type QueueCursor = Pick<ProvisionerJobRow, 'created_at' | 'id'>;
-
-/**
- * Jobs nobody has started, canceled or finished, oldest first: the queue. Limited to one
- * organization and, when given, to provisioner types; with `page`, to `limit` jobs after `after`.
- */
-export async function listQueuedJobs(
-  db: Kysely<Database>,
-  organizationId: string,
-  provisioners?: readonly string[],
-  page?: { readonly after: QueueCursor | undefined; readonly limit: number },
-): Promise<ProvisionerJobRow[]> {
-  let query = queue(db, organizationId).selectAll();
-  if (provisioners) {
-    if (provisioners.length === 0) return [];
-    query = query.where('provisioner', 'in', provisioners);
-  }
-  if (page?.after) {
-    const { created_at: at, id } = page.after;
-    query = query.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]));
-  }
-  if (page) query = query.limit(page.limit);
-  return query.orderBy('created_at').orderBy('id').execute();
-}
-
 /** What queue positions are computed from: which job, for which provisioner, with which tags. */
 export type QueuedJob = Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>;
 
@@ -91,20 +65,51 @@ function queue(db: Kysely<Database>, organizationId: string) {
     .where('canceled_at', 'is', null);
 }
 
+/** A provisioner daemon as the queue sees it: which job types it runs, with which tags. */
+export interface JobTaker {
+  readonly workerId: string;
+  readonly provisioners: readonly string[];
+  /** The daemon's tags in canonical form (`normalizeTags`). */
+  readonly tags: Readonly<Record<string, string>>;
+}
+
 /**
- * Claims a queued job for a worker. Only one claimant can win: the update applies only while the
- * job is still unclaimed, so concurrent daemons (and replicas) need no lock.
+ * Claims the oldest queued job of the organization that the daemon may run, in one statement, and
+ * returns it claimed; undefined when there is none. "May run" is the rule of `daemonTakesJob`,
+ * here in SQL: the daemon carries every tag of the job, and the job is untagged (nothing beyond
+ * `scope` and `owner`) exactly when the daemon is. On PostgreSQL the candidate row is locked with
+ * SKIP LOCKED, so concurrent daemons and replicas each take a different job instead of racing for
+ * the first; SQLite has one writer.
  */
-export async function claimJob(db: Kysely<Database>, jobId: string, workerId: string, now: string): Promise<boolean> {
-  const result = await db
+export async function claimNextJob(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  organizationId: string,
+  taker: JobTaker,
+  now: string,
+): Promise<ProvisionerJobRow | undefined> {
+  if (taker.provisioners.length === 0) return undefined;
+  const daemonTags = JSON.stringify(taker.tags);
+  const daemonUntagged = Object.keys(taker.tags).every((key) => key === 'scope' || key === 'owner');
+  const taggedAlike =
+    dialect === 'postgres'
+      ? sql<SqlBool>`(tags::jsonb <@ ${daemonTags}::jsonb) and ((tags::jsonb - 'scope' - 'owner') = '{}'::jsonb) = ${daemonUntagged}`
+      : sql<SqlBool>`not exists (select 1 from json_each(provisioner_jobs.tags) as job_tag where job_tag.value is not (select daemon_tag.value from json_each(${daemonTags}) as daemon_tag where daemon_tag.key = job_tag.key)) and (not exists (select 1 from json_each(provisioner_jobs.tags) as job_tag where job_tag.key not in ('scope', 'owner'))) = ${daemonUntagged ? 1 : 0}`;
+  const next = queue(db, organizationId)
+    .select('id')
+    .where('provisioner', 'in', taker.provisioners)
+    .where(taggedAlike)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .$if(dialect === 'postgres', (q) => q.forUpdate().skipLocked());
+  return db
     .updateTable('provisioner_jobs')
-    .set({ started_at: now, updated_at: now, worker_id: workerId })
-    .where('id', '=', jobId)
+    .set({ started_at: now, updated_at: now, worker_id: taker.workerId })
+    .where('id', '=', next)
     .where('started_at', 'is', null)
-    .where('completed_at', 'is', null)
-    .where('canceled_at', 'is', null)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
 }
 
 /**

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { daemonTakesJob, normalizeTags, type ProvisionerTags } from '../../src/domain/provisioner-tags.js';
+import { createTar } from '../../src/lib/archive/index.js';
+import { newId } from '../../src/lib/random.js';
+import { SYSTEM_SUBJECTS } from '../../src/rbac/index.js';
+import type { CoveClient } from '../../src/sdk/client.js';
+import type { AuthorizedStore } from '../../src/store/authorized-store.js';
+import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** Job tag sets, as a template version asks for them (normalized by the daemon). */
+const JOB_TAGS: readonly ProvisionerTags[] = [
+  {},
+  { pool: 'gpu' },
+  { pool: 'gpu', region: 'eu' },
+  { pool: 'cpu' },
+  { region: 'eu' },
+  { pool: '' },
+  { 'odd "key"': 'quote " and \\ backslash' },
+];
+
+/** Daemon tag sets, in canonical form as connected daemons carry them. */
+const DAEMON_TAGS: readonly ProvisionerTags[] = (
+  [
+    {},
+    { pool: 'gpu' },
+    { pool: 'gpu', region: 'eu' },
+    { pool: 'gpu', region: 'us' },
+    { region: 'eu', extra: 'x' },
+    { pool: '' },
+    { 'odd "key"': 'quote " and \\ backslash' },
+  ] as ProvisionerTags[]
+).map((tags) => normalizeTags('', tags));
+
+describe('claiming the next provisioner job', () => {
+  let test: TestDaemon;
+  let owner: CoveClient;
+  let provisioner: AuthorizedStore;
+  let organizationId: string;
+
+  before(async () => {
+    test = await startTestDaemon();
+    owner = await createOwner(test);
+    provisioner = test.daemon.store.as(SYSTEM_SUBJECTS.provisionerDaemon);
+    organizationId = (await owner.organization('default')).id;
+  });
+  after(() => test?.close());
+
+  /** Queues one import job per tag set; returns their ids, oldest first. */
+  async function queueJobs(tagSets: readonly ProvisionerTags[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const tags of tagSets) {
+      const { id } = await owner.uploadFile(await createTar({ 'echo.json': '{}', 'nonce.txt': newId() }));
+      const version = await owner.createTemplateVersion('default', { file_id: id, tags: { ...tags } });
+      ids.push(version.job.id);
+      // The test clock stands still: a step apart, the jobs' queue order is the order made.
+      test.clock.advance(1);
+    }
+    return ids;
+  }
+
+  async function drain(): Promise<void> {
+    for (const tags of DAEMON_TAGS) {
+      while (await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags }));
+    }
+  }
+
+  it('gives each daemon exactly the jobs the tag rule lets it take, oldest first', async () => {
+    for (const daemonTags of DAEMON_TAGS) {
+      await drain();
+      const ids = await queueJobs(JOB_TAGS);
+      const expected = ids.filter((_, i) => daemonTakesJob(daemonTags, normalizeTags('', JOB_TAGS[i])));
+      const claimed: string[] = [];
+      const workerId = newId();
+      for (;;) {
+        const job = await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags });
+        if (!job) break;
+        assert.equal(job.worker_id, workerId);
+        assert.notEqual(job.started_at, null);
+        claimed.push(job.id);
+      }
+      assert.deepEqual(claimed, expected, `daemon tags ${JSON.stringify(daemonTags)}`);
+    }
+  });
+
+  it('takes no job of a provisioner type the daemon does not run', async () => {
+    await drain();
+    await queueJobs([{}]);
+    const untagged = normalizeTags('', {});
+    assert.equal(
+      await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['terraform'], tags: untagged }),
+      undefined,
+    );
+    assert.equal(
+      await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: [], tags: untagged }),
+      undefined,
+    );
+    assert.ok(await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }));
+  });
+
+  it('hands concurrent claimants different jobs, each job once', async () => {
+    await drain();
+    const ids = await queueJobs(Array.from({ length: 12 }, () => ({})));
+    const untagged = normalizeTags('', {});
+    const claims = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }),
+      ),
+    );
+    const claimed = claims.flatMap((job) => (job ? [job.id] : []));
+    assert.equal(new Set(claimed).size, claimed.length, 'no job claimed twice');
+    assert.deepEqual([...claimed].sort(), [...ids].sort());
+  });
+});
