@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { AuthorizedStore } from '../store/authorized-store.js';
 import type {
   AgentWithOwners,
   OrganizationRow,
@@ -10,7 +9,7 @@ import type {
   WorkspaceBuildRow,
   WorkspaceRow,
 } from '../store/rows.js';
-import { authOf } from './plugins/authentication.js';
+import { authOf, type RequestAuth } from './plugins/authentication.js';
 
 /** The resources a route's path names, loaded once per request through the caller's authorizing store. */
 export interface PathResources {
@@ -34,32 +33,32 @@ declare module 'fastify' {
   }
 }
 
-type Loader = (store: AuthorizedStore, value: string, resources: PathResources) => Promise<void>;
+type Loader = (auth: RequestAuth, value: string, resources: PathResources) => Promise<void>;
 
 /**
  * How each path parameter becomes a resource. A row the caller may not read throws the store's
  * NotAuthorizedError, which the API answers exactly like a missing one: the canonical 404.
  */
 const LOADERS = {
-  user: async (store, value, resources) => {
-    resources.user = await store.getUser(value);
+  user: async ({ store, user }, value, resources) => {
+    resources.user = await store.getUser(value, user);
   },
-  organization: async (store, value, resources) => {
+  organization: async ({ store }, value, resources) => {
     resources.organization = await store.getOrganization(value);
   },
-  workspace: async (store, value, resources) => {
+  workspace: async ({ store }, value, resources) => {
     resources.workspace = await store.getWorkspace(value);
   },
-  workspacebuild: async (store, value, resources) => {
+  workspacebuild: async ({ store }, value, resources) => {
     resources.workspaceBuild = await store.getWorkspaceBuild(value);
   },
-  template: async (store, value, resources) => {
+  template: async ({ store }, value, resources) => {
     resources.template = await store.getTemplate(value);
   },
-  templateversion: async (store, value, resources) => {
+  templateversion: async ({ store }, value, resources) => {
     resources.templateVersion = await store.getTemplateVersion(value);
   },
-  workspaceagent: async (store, value, resources) => {
+  workspaceagent: async ({ store }, value, resources) => {
     resources.workspaceAgent = await store.getWorkspaceAgent(value);
   },
 } satisfies Record<string, Loader>;
@@ -85,8 +84,8 @@ export function loadPathResources(app: FastifyInstance): void {
       .filter((name): name is keyof typeof LOADERS => name in LOADERS && !itself.has(name));
     if (names.length === 0) return;
     const load = async (request: FastifyRequest): Promise<void> => {
-      const { store } = authOf(request);
-      for (const name of names) await LOADERS[name](store, paramOf(request.params, name), request.resources);
+      const auth = authOf(request);
+      for (const name of names) await LOADERS[name](auth, paramOf(request.params, name), request.resources);
     };
     route.preHandler = [load, ...[route.preHandler ?? []].flat()];
   });

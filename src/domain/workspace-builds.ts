@@ -243,7 +243,7 @@ async function resolveTemplate(
     }
     throw error;
   });
-  return { template, ...(await store.getTemplateVersion(template.active_version_id)) };
+  return { template, ...(await store.getActiveTemplateVersion(template)) };
 }
 
 function checkImported(version: TemplateVersionRow, job: ProvisionerJobRow): void {

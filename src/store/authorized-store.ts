@@ -134,10 +134,12 @@ export class AuthorizedStore {
   // Users
 
   /** A user by id, username or `me`. */
-  async getUser(idOrName: string): Promise<users.UserRow> {
+  async getUser(idOrName: string, authenticated?: users.UserRow): Promise<users.UserRow> {
     const db = this.#store.db;
     const key = idOrName === 'me' ? this.subject.id : idOrName;
-    const row = isUuid(key) ? await users.getUserById(db, key) : await users.getUserByUsername(db, key);
+    // The caller's own row, as authentication just read it, needs no second read.
+    const known = authenticated?.id === key ? authenticated : undefined;
+    const row = known ?? (isUuid(key) ? await users.getUserById(db, key) : await users.getUserByUsername(db, key));
     if (!row) throw new NotFoundError('user');
     this.#require('read', userObject(row.id));
     return row;
@@ -1088,6 +1090,22 @@ export class AuthorizedStore {
     if (!version) throw new NotFoundError('template version');
     this.#require('read', await this.#versionRbac(version));
     const job = await jobs.getJobById(this.#store.db, version.job_id);
+    if (!job) throw new NotFoundError('provisioner job');
+    return { version, job };
+  }
+
+  /**
+   * The active version of a template the caller has read, with its job. The template's own rights
+   * cover it, so its ACL is not read again; version and job are asked side by side.
+   */
+  async getActiveTemplateVersion(template: templates.TemplateRow): Promise<VersionWithJob> {
+    this.#require('read', templateRbac(template));
+    const db = this.#store.db;
+    const [version, job] = await Promise.all([
+      templates.getTemplateVersionById(db, template.active_version_id),
+      jobs.getJobOfTemplateVersion(db, template.active_version_id),
+    ]);
+    if (!version || version.template_id !== template.id) throw new NotFoundError('template version');
     if (!job) throw new NotFoundError('provisioner job');
     return { version, job };
   }

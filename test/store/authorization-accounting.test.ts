@@ -44,7 +44,12 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   getUser: {
     allowed: async (w) => assert.equal((await w.member.getUser('me')).id, w.memberId),
-    denied: async (w) => expectRefused(() => w.member.getUser(w.ownerId)),
+    denied: async (w) => {
+      await expectRefused(() => w.member.getUser(w.ownerId));
+      // A row handed in as the caller's own is still checked against the caller.
+      const ownerRow = await w.owner.getUser('me');
+      await expectRefused(() => w.member.getUser(w.ownerId, ownerRow));
+    },
   },
   getUserOrganizationIds: {
     allowed: async (w) => assert.equal((await w.owner.getUserOrganizationIds(w.memberId)).length, 1),
@@ -436,6 +441,15 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal((await w.member.getTemplateVersion(template.active_version_id)).version.template_id, template.id);
     },
     denied: async (w) => expectRefused(async () => w.outsider.getTemplateVersion((await templateFixture(w)).template.active_version_id)),
+  },
+  getActiveTemplateVersion: {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const found = await w.member.getActiveTemplateVersion(template);
+      assert.equal(found.version.id, template.active_version_id);
+      assert.equal(found.job.id, found.version.job_id);
+    },
+    denied: async (w) => expectRefused(async () => w.outsider.getActiveTemplateVersion((await templateFixture(w)).template)),
   },
   listTemplateVersions: {
     allowed: async (w) => assert.equal((await w.member.listTemplateVersions((await templateFixture(w)).template)).length, 1),

@@ -11,7 +11,7 @@ import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 export interface JobContext {
   readonly file: FileRow | undefined;
   readonly initiatorUsername: string | undefined;
-  /** For workspace builds: the build, its workspace, the owner's username, the template and the version's variables. */
+  /** For workspace builds: the build and its workspace; to run it, the owner's username and the version's variables; to record it, the template. */
   readonly build?: {
     readonly row: WorkspaceBuildRow | undefined;
     readonly workspace: WorkspaceRow | undefined;
@@ -21,50 +21,69 @@ export interface JobContext {
   };
 }
 
-/** Why a job's context is read: to run the job (everything), or to record a finished build (no file, no names). */
+/** Why a job's context is read: to run the job (file, names, variables), or to record a finished build (its template's schedule rules). */
 export type JobContextPurpose = 'run' | 'record';
 
 /**
  * Reads a job's file, initiator and, for a build, what the build is of. For `record`, only the
- * build, its workspace and its template: the file (the whole archive) and the names are left out.
+ * build, its workspace and its template: the file (the whole archive) and the names are left out,
+ * and running needs no template.
+ * Each query is found from the job alone, so they are asked side by side (on PostgreSQL one round
+ * trip of waiting), and what one row can carry rides along with it: the initiator's name with the
+ * file, the owner's name and the version's variables with the workspace.
  */
 export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow, purpose: JobContextPurpose): Promise<JobContext> {
   const run = purpose === 'run';
-  const username = (id: string) =>
-    db
-      .selectFrom('users')
-      .select('username')
-      .where('id', '=', id)
-      .where('deleted', '=', 0)
-      .executeTakeFirst()
-      .then((row) => row?.username);
-  const file = run ? db.selectFrom('files').selectAll().where('id', '=', job.file_id).executeTakeFirst() : undefined;
-  const initiatorUsername = run ? username(job.initiator_id) : undefined;
-  if (job.type !== 'workspace_build') return { file: await file, initiatorUsername: await initiatorUsername };
-  // Each part is found from the job id alone, so they are asked side by side: on PostgreSQL one
-  // round trip of waiting instead of one after another.
+  const file = run
+    ? db
+        .selectFrom('files')
+        .selectAll('files')
+        .select((eb) =>
+          eb.selectFrom('users').select('username').where('id', '=', job.initiator_id).where('deleted', '=', 0).as('initiator_username'),
+        )
+        .where('files.id', '=', job.file_id)
+        .executeTakeFirst()
+        .then((row) => {
+          if (!row) return { file: undefined, initiatorUsername: undefined };
+          const { initiator_username: initiatorUsername, ...file } = row;
+          return { file, initiatorUsername: initiatorUsername ?? undefined };
+        })
+    : undefined;
+  if (job.type !== 'workspace_build') return { file: undefined, initiatorUsername: undefined, ...(await file) };
   const builds = db.selectFrom('workspace_builds as b').where('b.job_id', '=', job.id);
   const workspaces = builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id');
-  const [fileRow, initiator, row, workspace, template, version, owner] = await Promise.all([
+  const [named, row, workspace, template] = await Promise.all([
     file,
-    initiatorUsername,
     builds.selectAll('b').executeTakeFirst(),
-    workspaces.selectAll('w').executeTakeFirst(),
-    workspaces.innerJoin('templates as t', 't.id', 'w.template_id').selectAll('t').executeTakeFirst(),
-    run ? builds.innerJoin('template_versions as v', 'v.id', 'b.template_version_id').select('v.variables').executeTakeFirst() : undefined,
     run
-      ? workspaces.innerJoin('users as u', 'u.id', 'w.owner_id').where('u.deleted', '=', 0).select('u.username').executeTakeFirst()
-      : undefined,
+      ? workspaces
+          .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'w.owner_id').on('u.deleted', '=', 0))
+          .leftJoin('template_versions as v', 'v.id', 'b.template_version_id')
+          .selectAll('w')
+          .select(['u.username as owner_username', 'v.variables as version_variables'])
+          .executeTakeFirst()
+      : workspaces.selectAll('w').executeTakeFirst(),
+    run ? undefined : workspaces.innerJoin('templates as t', 't.id', 'w.template_id').selectAll('t').executeTakeFirst(),
   ]);
+  const {
+    owner_username: ownerUsername,
+    version_variables: versionVariables,
+    ...workspaceRow
+  } = {
+    owner_username: undefined,
+    version_variables: undefined,
+    ...workspace,
+  };
+  const found = workspace ? (workspaceRow as WorkspaceRow) : undefined;
   return {
-    file: fileRow,
-    initiatorUsername: initiator,
+    file: named?.file,
+    initiatorUsername: named?.initiatorUsername,
     build: {
       row,
-      workspace: row ? workspace : undefined,
-      ownerUsername: workspace && run ? owner?.username : undefined,
-      template: workspace ? template : undefined,
-      versionVariables: row ? version?.variables : undefined,
+      workspace: row ? found : undefined,
+      ownerUsername: found && run ? (ownerUsername ?? undefined) : undefined,
+      template: found ? template : undefined,
+      versionVariables: row ? (versionVariables ?? undefined) : undefined,
     },
   };
 }
