@@ -1,5 +1,4 @@
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
-import { NotFoundError } from '../lib/errors.js';
 import type { Subject } from '../rbac/index.js';
 import type { Workspace } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -8,8 +7,18 @@ import type { PubSub } from '../store/pubsub.js';
 /** Delivers one answer to one watcher: the workspace (`data`) or why it could not be read (`error`). */
 export type WatchSend = (event: 'data' | 'error', data: unknown) => void;
 
-/** Reads a workspace as the store's subject may see it; undefined when there is nothing to show. */
-export type WatchedWorkspaceReader = (store: AuthorizedStore, workspaceId: string) => Promise<Workspace | undefined>;
+/**
+ * Reads workspaces as the store's subject may see them: in `answers` by id, the answer, or undefined
+ * when there is nothing to show yet; in `refused`, those the subject may no longer read. An id in
+ * neither is gone.
+ */
+export type WatchedWorkspaceReader = (
+  store: AuthorizedStore,
+  workspaceIds: readonly string[],
+) => Promise<{ readonly answers: ReadonlyMap<string, Workspace | undefined>; readonly refused: ReadonlySet<string> }>;
+
+/** Most workspaces read together in one re-read. */
+const MAX_BATCH = 100;
 
 /** What the hub needs: the events, how to read a workspace, and who counts the streams. */
 export interface WorkspaceWatchHubOptions {
@@ -28,6 +37,8 @@ interface Watcher {
 interface Group {
   readonly key: string;
   readonly workspaceId: string;
+  /** Which subject reads for the group: groups of the same subject are re-read together. */
+  readonly subjectKey: string;
   /** The store of the first watcher; every other member's subject is identical to its subject (see {@link subjectKey}). */
   readonly store: AuthorizedStore;
   /** Watchers that have joined or are still joining; the group ends when this falls to zero. */
@@ -52,11 +63,14 @@ interface Group {
  * would read exactly the same answer, so they share one subscription and one re-read per event,
  * made through the store of one of them. While a re-read runs, further events only mark the group
  * changed, and one more re-read follows it: a burst of events costs two reads, not one per event
- * and stream.
+ * and stream. Groups of the same subject due for a re-read in the same turn of the event loop are
+ * read together, in one read of a list: when many builds finish at once, a few reads serve them all.
  */
 export class WorkspaceWatchHub {
   readonly #options: WorkspaceWatchHubOptions;
   readonly #groups = new Map<string, Group>();
+  /** Groups due for a re-read, by subject, until the end of this turn of the event loop. */
+  readonly #due = new Map<string, { readonly store: AuthorizedStore; readonly groups: Group[] }>();
   #watchers = 0;
 
   constructor(options: WorkspaceWatchHubOptions) {
@@ -69,8 +83,9 @@ export class WorkspaceWatchHub {
    * Returns the function that stops it; the last stop of a group ends its subscription.
    */
   watch(workspaceId: string, store: AuthorizedStore, send: WatchSend): () => void {
-    const key = `${workspaceId} ${subjectKey(store.subject)}`;
-    const group = this.#groups.get(key) ?? this.#open(key, workspaceId, store);
+    const subject = subjectKey(store.subject);
+    const key = `${workspaceId} ${subject}`;
+    const group = this.#groups.get(key) ?? this.#open(key, workspaceId, subject, store);
     const watcher: Watcher = { send };
     group.members++;
     this.#watchers++;
@@ -98,10 +113,11 @@ export class WorkspaceWatchHub {
     };
   }
 
-  #open(key: string, workspaceId: string, store: AuthorizedStore): Group {
+  #open(key: string, workspaceId: string, subject: string, store: AuthorizedStore): Group {
     const group: Group = {
       key,
       workspaceId,
+      subjectKey: subject,
       store,
       members: 0,
       watchers: new Set(),
@@ -130,31 +146,54 @@ export class WorkspaceWatchHub {
     void group.subscribed.then((unsubscribe) => unsubscribe?.()).catch(() => undefined);
   }
 
-  /** Starts re-reading unless a re-read is already running (which then looks at `changed` and `fresh` again). */
+  /** Queues a re-read unless one is already queued or running (which then looks at `changed` and `fresh` again). */
   #pump(group: Group): void {
     if (group.reading) return;
     group.reading = true;
-    void this.#drain(group);
+    if (this.#due.size === 0) setImmediate(() => this.#readDue());
+    const due = this.#due.get(group.subjectKey);
+    if (due) due.groups.push(group);
+    else this.#due.set(group.subjectKey, { store: group.store, groups: [group] });
   }
 
-  async #drain(group: Group): Promise<void> {
+  #readDue(): void {
+    const due = [...this.#due.values()];
+    this.#due.clear();
+    for (const { store, groups } of due) {
+      for (let start = 0; start < groups.length; start += MAX_BATCH) void this.#read(store, groups.slice(start, start + MAX_BATCH));
+    }
+  }
+
+  async #read(store: AuthorizedStore, groups: readonly Group[]): Promise<void> {
+    // After an event everyone gets the new state; otherwise only newcomers need one.
+    const recipients = groups.map((group) => {
+      const those = [...(group.changed ? group.watchers : group.fresh)];
+      group.changed = false;
+      group.fresh.clear();
+      return those;
+    });
     try {
-      while (group.changed || group.fresh.size > 0) {
-        // After an event everyone gets the new state; otherwise only newcomers need one.
-        const recipients = [...(group.changed ? group.watchers : group.fresh)];
-        group.changed = false;
-        group.fresh.clear();
-        try {
-          const answer = await this.#options.read(group.store, group.workspaceId);
-          if (answer) deliver(recipients, 'data', answer, group.watchers);
-        } catch (error) {
-          const message = error instanceof NotFoundError ? 'The workspace is gone.' : 'Could not read the workspace.';
-          deliver(recipients, 'error', { message }, group.watchers);
-        }
-      }
+      const { answers, refused } = await this.#options.read(
+        store,
+        groups.map((group) => group.workspaceId),
+      );
+      groups.forEach((group, index) => {
+        const to = recipients[index] ?? [];
+        const answer = answers.get(group.workspaceId);
+        if (answer) deliver(to, 'data', answer, group.watchers);
+        else if (refused.has(group.workspaceId)) deliver(to, 'error', { message: 'Could not read the workspace.' }, group.watchers);
+        else if (!answers.has(group.workspaceId)) deliver(to, 'error', { message: 'The workspace is gone.' }, group.watchers);
+      });
+    } catch {
+      groups.forEach((group, index) =>
+        deliver(recipients[index] ?? [], 'error', { message: 'Could not read the workspace.' }, group.watchers),
+      );
     } finally {
-      // In the same turn as the last look at `changed`: an event after it finds no read running and starts one.
-      group.reading = false;
+      for (const group of groups) {
+        group.reading = false;
+        // Events during the read, or watchers who joined meanwhile, need one more; an ended group needs none.
+        if ((group.changed || group.fresh.size > 0) && this.#groups.get(group.key) === group) this.#pump(group);
+      }
     }
   }
 

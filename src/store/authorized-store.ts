@@ -1565,20 +1565,25 @@ export class AuthorizedStore {
   }
 
   /**
-   * A workspace by id (deleted or not) with its latest build, read at once for a single round trip;
-   * the build is handed out only once the workspace may be read.
+   * Workspaces by id (deleted or not) with their latest builds, read side by side for a single round
+   * trip. Those the subject may read are `found`; the ids of those it may not are `refused`, with
+   * nothing of them handed out; an id in neither names no workspace.
    */
-  async getWorkspaceWithLatestBuild(
-    id: string,
-  ): Promise<{ workspace: workspaces.WorkspaceRow; latestBuild: workspaces.WorkspaceBuildRow | undefined }> {
-    if (!isUuid(id)) throw new NotFoundError('workspace');
-    const [row, latest] = await Promise.all([
-      workspaces.getWorkspaceById(this.#store.db, id),
-      workspaces.latestBuilds(this.#store.db, [id]),
+  async getWorkspacesWithLatestBuilds(
+    ids: readonly string[],
+  ): Promise<{ found: Map<string, workspaces.WorkspaceWithLatestBuild>; refused: Set<string> }> {
+    const valid = [...new Set(ids.filter(isUuid))];
+    const [rows, latest] = await Promise.all([
+      workspaces.getWorkspacesByIds(this.#store.db, valid),
+      workspaces.latestBuilds(this.#store.db, valid),
     ]);
-    if (!row) throw new NotFoundError('workspace');
-    this.#require('read', workspaceRbac(row));
-    return { workspace: row, latestBuild: latest.get(row.id) };
+    const found = new Map<string, workspaces.WorkspaceWithLatestBuild>();
+    const refused = new Set<string>();
+    for (const row of rows) {
+      if (authorize(this.subject, 'read', workspaceRbac(row))) found.set(row.id, { workspace: row, latestBuild: latest.get(row.id) });
+      else refused.add(row.id);
+    }
+    return { found, refused };
   }
 
   /** A user's workspace by name. */

@@ -456,6 +456,41 @@ describe('workspace watch streams', () => {
     await eventually(async () => assert.deepEqual(await watchCounts(), { watchers: 0, groups: 0 }));
   });
 
+  it('re-reads the workspaces that change together in one turn together, each stream getting its own', async () => {
+    const workspaces = await Promise.all(['batch-a', 'batch-b', 'batch-c', 'batch-d'].map((name) => runningWorkspace(name)));
+    const streams = await Promise.all(workspaces.map((workspace) => watch(alice, workspace.id)));
+    await eventually(() => assertEvery(streams, (stream) => stream.workspaces().length >= 1, 'has its first answer'));
+    // One turn: every workspace's event reaches the daemon at once, as when many builds finish together.
+    for (const workspace of workspaces) await test.daemon.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'build');
+    await eventually(() => assertEvery(streams, (stream) => stream.workspaces().length >= 2, 'has its re-read'));
+    streams.forEach((stream, index) => {
+      assert.deepEqual(
+        new Set(stream.workspaces().map((w) => w.id)),
+        new Set([workspaces[index]?.id]),
+        'a stream shows its own workspace only',
+      );
+    });
+    const stopped = await Promise.all(
+      workspaces.map(async (workspace) => finished(alice, await alice.createWorkspaceBuild(workspace.id, { transition: 'stop' }))),
+    );
+    assert.equal(stopped.length, workspaces.length);
+    await eventually(() =>
+      assertEvery(
+        streams,
+        (stream) =>
+          stream.workspaces().at(-1)?.latest_build.transition === 'stop' && stream.workspaces().at(-1)?.latest_build.status === 'stopped',
+        'shows its stop',
+      ),
+    );
+    streams.forEach((stream, index) =>
+      assert.ok(stream.workspaces().every((w) => w.id === workspaces[index]?.id && w.name === workspaces[index]?.name)),
+    );
+    assert.deepEqual(
+      streams.map((stream) => stream.errors()),
+      workspaces.map(() => []),
+    );
+  });
+
   it('shows a deleted workspace as deleted, and says so when the workspace is gone altogether', async () => {
     const workspace = await runningWorkspace('doomed');
     const streams = [await watch(alice, workspace.id), await watch(alice, workspace.id)];

@@ -780,16 +780,20 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.getWorkspace(workspace.id));
     },
   },
-  getWorkspaceWithLatestBuild: {
+  getWorkspacesWithLatestBuilds: {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      const found = await w.owner.getWorkspaceWithLatestBuild(workspace.id);
-      assert.equal(found.workspace.id, workspace.id);
+      const { found: all, refused } = await w.owner.getWorkspacesWithLatestBuilds([workspace.id, 'not-an-id', newId()]);
+      assert.equal(refused.size, 0);
+      const found = all.get(workspace.id);
+      assert.equal(found?.workspace.id, workspace.id);
       assert.equal(found.latestBuild?.id, build.id);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceWithLatestBuild(workspace.id));
+      const { found, refused } = await w.member.getWorkspacesWithLatestBuilds([workspace.id]);
+      assert.equal(found.size, 0);
+      assert.deepEqual([...refused], [workspace.id]);
     },
   },
   getWorkspaceByOwnerAndName: {

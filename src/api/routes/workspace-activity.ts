@@ -51,10 +51,20 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
   };
   const watches = new WorkspaceWatchHub({
     pubsub: context.store.pubsub,
-    read: async (store, id) => {
-      const { workspace, latestBuild } = await store.getWorkspaceWithLatestBuild(id);
-      const [answer] = await answerWorkspaces(context, store, [workspace], new Map(latestBuild ? [[workspace.id, latestBuild]] : []));
-      return answer;
+    read: async (store, ids) => {
+      const { found, refused } = await store.getWorkspacesWithLatestBuilds(ids);
+      const rows = [...found.values()];
+      const latestBuilds = new Map(
+        rows.flatMap(({ workspace, latestBuild }) => (latestBuild ? [[workspace.id, latestBuild] as const] : [])),
+      );
+      const answered = await answerWorkspaces(
+        context,
+        store,
+        rows.map(({ workspace }) => workspace),
+        latestBuilds,
+      );
+      const byId = new Map(answered.map((answer) => [answer.id, answer]));
+      return { answers: new Map(rows.map(({ workspace }) => [workspace.id, byId.get(workspace.id)])), refused };
     },
     onCounts: (counts) => context.observer?.workspaceWatches(counts.groups, counts.watchers),
   });

@@ -16,6 +16,22 @@ export async function getWorkspaceById(db: Kysely<Database>, id: string): Promis
   return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Workspaces by id (deleted or not), in no particular order. */
+export async function getWorkspacesByIds(db: Kysely<Database>, ids: readonly string[]): Promise<WorkspaceRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** A workspace with its latest build, if it has any. */
+export interface WorkspaceWithLatestBuild {
+  readonly workspace: WorkspaceRow;
+  readonly latestBuild: WorkspaceBuildRow | undefined;
+}
+
 /** A user's workspace by name: the live one, else (when asked) the most recently deleted. */
 export async function getWorkspaceByOwnerAndName(
   db: Kysely<Database>,
