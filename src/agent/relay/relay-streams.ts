@@ -13,6 +13,9 @@ import type { TrafficMeter } from './traffic-meter.js';
 
 /** Accepts SSH connections over a stream: the agent's SSH server. */
 export interface SshAcceptor {
+  /** Resolves once connections can be accepted; rejects with the reason the server cannot start. */
+  start(): Promise<void>;
+  /** Serves one connection; only after `start` resolved. */
   accept(stream: Duplex): void;
 }
 
@@ -31,8 +34,8 @@ const TCP_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Opens the streams the daemon asks for: it connects the target first (so a port nothing listens
- * on is refused with the reason), dials the daemon back with the stream id, says `ready`, and joins
- * the two.
+ * on, or an SSH server that cannot start, is refused with the reason), dials the daemon back with
+ * the stream id, says `ready`, and joins the two.
  */
 export class RelayStreams {
   readonly #options: RelayStreamsOptions;
@@ -87,6 +90,20 @@ export class RelayStreams {
       joinUdp(socket, udp);
       return;
     }
+    if (target.kind === 'ssh') {
+      try {
+        await this.#options.ssh.start();
+      } catch (error) {
+        this.#options.logger.error({ err: error, stream: streamId }, 'could not start the SSH server');
+        const socket = await this.#dial(streamId);
+        closeStream(socket, RelayCloseCode.targetUnreachable, `the SSH server of the agent could not start (${(error as Error).message})`);
+        return;
+      }
+      const socket = await this.#dial(streamId);
+      sendReady(socket);
+      this.#options.ssh.accept(await asDuplex(socket));
+      return;
+    }
     const socket = await this.#dial(streamId);
     switch (target.kind) {
       case 'echo':
@@ -98,11 +115,6 @@ export class RelayStreams {
         sendReady(socket);
         serveSpeedtest(socket);
         return;
-      case 'ssh': {
-        sendReady(socket);
-        this.#options.ssh.accept(await asDuplex(socket));
-        return;
-      }
       case 'pty':
         await this.#options.ptys.attach(target, socket);
         return;

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import type { AuthContext, ClientInfo, Connection } from 'ssh2';
+import { generateEd25519KeyPair } from '../../lib/ssh-key-pair.js';
 import type { AgentLogger } from '../agent-logger.js';
 import { AgentForwarding } from './agent-forwarding.js';
 import { PortForwarding } from './port-forwarding.js';
@@ -16,7 +17,12 @@ export interface AgentSshServerOptions {
   /** Environment of every session (already includes COVE_* variables; no agent token). */
   readonly env: Readonly<Record<string, string>>;
   readonly logger: AgentLogger;
-  /** Host key in OpenSSH PEM; default: a fresh ed25519 key generated at start (ssh2 utils.generateKeyPairSync). */
+  /**
+   * Host key in OpenSSH PEM; default: a fresh ed25519 key made at start. Not with ssh2's
+   * `utils.generateKeyPairSync`: it drops the leading zero bytes of the public key, so about one key
+   * in 256 is one ssh2 itself then refuses ("Malformed OpenSSH private key"), and that agent could
+   * never serve SSH.
+   */
   readonly hostKey?: string;
 }
 
@@ -51,7 +57,7 @@ const AUTH_METHODS: ('none' | 'password' | 'publickey' | 'keyboard-interactive')
  */
 export function createAgentSshServer(options: AgentSshServerOptions): AgentSshServer {
   const { logger } = options;
-  const hostKey = options.hostKey ?? utils.generateKeyPairSync('ed25519').private;
+  const hostKey = options.hostKey ?? generateEd25519KeyPair().privateKey;
   const streams = new Set<Duplex>();
   const connections = new Set<{ readonly client: Connection; readonly end: () => void }>();
   const sessions: Record<SshSessionKind, number> = { ssh: 0, vscode: 0, jetbrains: 0 };

@@ -17,18 +17,33 @@ export class LazySshServer implements SshAcceptor {
     return this.#loaded?.sessionCounts ?? { ssh: 0, vscode: 0, jetbrains: 0 };
   }
 
-  accept(stream: Duplex): void {
-    this.#server ??= import('./agent-ssh-server.js').then(({ createAgentSshServer }) => {
+  /**
+   * Loads and starts the server the first time; rejects with the reason it cannot start. A failed
+   * start is not kept: the next connection tries again rather than finding SSH broken for as long
+   * as the agent runs.
+   */
+  start(): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the agent is shutting down'));
+    const server = (this.#server ??= import('./agent-ssh-server.js').then(({ createAgentSshServer }) => {
       this.#loaded = createAgentSshServer(this.options);
       return this.#loaded;
-    });
-    void this.#server.then(
-      (server) => (this.#closed ? stream.destroy() : server.accept(stream)),
+    }));
+    return server.then(
+      () => undefined,
       (error: unknown) => {
-        this.options.logger.error({ err: error }, 'could not start the SSH server');
-        stream.destroy();
+        if (this.#server === server) this.#server = undefined;
+        throw error;
       },
     );
+  }
+
+  /** Serves one connection; only after {@link start} resolved. */
+  accept(stream: Duplex): void {
+    if (this.#closed || this.#loaded === undefined) {
+      stream.destroy();
+      return;
+    }
+    this.#loaded.accept(stream);
   }
 
   close(): void {
