@@ -218,8 +218,8 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
       return;
     }
   }
-  const now = protocol.clock.now().toISOString();
   const context = result.type === 'workspace_build' ? await protocol.store.getProvisionerJobContext(job, 'record') : undefined;
+  const now = protocol.clock.now().toISOString();
   const completion: JobCompletion =
     result.type === 'template_version_import'
       ? importCompletion(jobId, result, now)

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { PubSub, PubSubListener } from './pubsub.js';
@@ -22,6 +23,8 @@ const MAX_BATCH = 64;
  * kind (`workspace:*`), the thing's id leading the payload: a watcher or a job opening and closing
  * then costs no LISTEN and UNLISTEN, which all go one after another through this one connection.
  * Publishing goes through the pool when it is given, so that notifications need not queue there.
+ * Subscribers in this process hear a message as soon as it is published, not a round trip later;
+ * each payload on the server starts with this pubsub's origin, so its own return is passed over.
  * Messages published in the same turn of the event loop go out together in one statement: a build
  * publishes several, and each round trip costs both sides more than the notification itself.
  * PostgreSQL keeps their order, and drops a repeat of the same channel and payload within the
@@ -35,6 +38,8 @@ export class PostgresPubSub implements PubSub {
   readonly #listening = new Map<string, { count: number; ready: Promise<unknown> }>();
   /** The last query sent on the connection; the next one waits for it. */
   #lastQuery: Promise<unknown> = Promise.resolve();
+  /** Leads every payload this pubsub sends, so that it can pass over its own when they come back. */
+  readonly #origin = randomBytes(6).toString('hex');
   /** Messages waiting for the end of this turn of the event loop, and the promise of their sending. */
   #batch: { readonly messages: Notification[]; readonly sent: Promise<void> } | undefined;
 
@@ -43,7 +48,11 @@ export class PostgresPubSub implements PubSub {
     this.#notify = notify;
     this.#events.setMaxListeners(0);
     client.on('notification', (message) => {
-      const payload = message.payload ?? '';
+      const received = message.payload ?? '';
+      const afterOrigin = received.indexOf('\n');
+      // Our own messages were delivered here when they were published.
+      if (afterOrigin < 0 || received.slice(0, afterOrigin) === this.#origin) return;
+      const payload = received.slice(afterOrigin + 1);
       if (!message.channel.endsWith(KIND_SUFFIX)) {
         this.#events.emit(message.channel, payload);
         return;
@@ -65,6 +74,8 @@ export class PostgresPubSub implements PubSub {
   }
 
   publish(channel: string, payload: string): Promise<void> {
+    // Subscribers here hear it at once, as with the in-process pubsub; other replicas through NOTIFY.
+    queueMicrotask(() => this.#events.emit(channel, payload));
     const { pgChannel, pgPayload } = onServer(channel, payload);
     if (!this.#batch) {
       const messages: Notification[] = [];
@@ -74,7 +85,7 @@ export class PostgresPubSub implements PubSub {
       });
       this.#batch = { messages, sent };
     }
-    this.#batch.messages.push({ channel: pgChannel, payload: pgPayload });
+    this.#batch.messages.push({ channel: pgChannel, payload: `${this.#origin}\n${pgPayload}` });
     return this.#batch.sent;
   }
 

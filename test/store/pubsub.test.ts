@@ -80,6 +80,22 @@ describe('pubsub', () => {
           assert.deepEqual(seen.sort(), ['job:a=', 'workspace:a:b=nested', 'workspace:a=line one\nline two', 'workspace=plain']);
           for (const stop of stops) await stop();
 
+          // The publisher's own subscribers hear a message once: at once, and not again when it comes back.
+          const own: string[] = [];
+          const stopOwn = await publisher.subscribe('job:own', (payload) => own.push(payload));
+          let heard: () => void = () => undefined;
+          const heardByOther = new Promise<void>((resolve) => (heard = resolve));
+          const stopOther = await subscriber.subscribe('job:own', () => heard());
+          const sent = publisher.publish('job:own', 'mine');
+          await Promise.resolve();
+          assert.deepEqual(own, ['mine'], 'heard before the round trip');
+          await sent;
+          await heardByOther;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          assert.deepEqual(own, ['mine'], 'heard once');
+          await stopOwn();
+          await stopOther();
+
           // Messages published in one turn go out in one statement, in order, every one of them.
           const batch: string[] = [];
           const stopBatch = await subscriber.subscribe('job:b', (payload) => batch.push(payload));
@@ -88,7 +104,10 @@ describe('pubsub', () => {
           await Promise.all(Array.from({ length: count }, (_, i) => publisher.publish('job:b', String(i))));
           assert.equal(pooled - before, Math.ceil(count / 64), 'statements for one turn of publishing');
           await eventually(() => assert.equal(batch.length, count));
-          assert.deepEqual(batch, Array.from({ length: count }, (_, i) => String(i)));
+          assert.deepEqual(
+            batch,
+            Array.from({ length: count }, (_, i) => String(i)),
+          );
           await stopBatch();
         } finally {
           await publisher.close();
