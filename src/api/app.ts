@@ -7,7 +7,7 @@ import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
-import { requestLogger } from './request-logger.js';
+import { QuietRequestLogController, requestLogger } from './request-logger.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { applicationRoutes } from './routes/applications.js';
@@ -76,10 +76,11 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     // Request logs are at info level; without --verbose only warnings and errors reach the log.
     loggerInstance: options.logRequests ? options.logger : options.logger.child({}, { level: 'warn' }),
     childLoggerFactory: requestLogger,
+    ...(options.logRequests ? {} : { logController: new QuietRequestLogController() }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : newRequestId();
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -125,7 +126,10 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   );
   // Callback style: this runs on every answer, and an async hook costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
-    void reply.headers({ 'x-cove-build-version': VERSION, 'x-content-type-options': 'nosniff', 'x-request-id': request.id });
+    // One call each rather than `reply.headers({...})`: no object to build and walk per request.
+    void reply.header('x-cove-build-version', VERSION);
+    void reply.header('x-content-type-options', 'nosniff');
+    void reply.header('x-request-id', request.id);
     request.resources = {};
     // Common HTTP libraries send a form content type with an empty body on writes without data;
     // an empty body is no body, whatever type it claims, so routes without one still answer.
@@ -203,6 +207,22 @@ async function registerSwagger(app: FastifyInstance): Promise<void> {
   });
   app.get('/swagger', { schema: { hide: true } }, async () => app.swagger());
 }
+
+/**
+ * Ids of requests that bring none: a random prefix, made anew every 2^31 requests, and a counter,
+ * spelled as a UUID. As unique as a random UUID per request, for a fraction of its cost.
+ */
+const newRequestId = ((): (() => string) => {
+  let prefix = '';
+  let next = 0x7fffffff;
+  return () => {
+    if (next === 0x7fffffff) {
+      prefix = randomUUID().slice(0, 24);
+      next = 0;
+    }
+    return prefix + (next++).toString(16).padStart(12, '0');
+  };
+})();
 
 /** For WebSocket-only routes, after authentication and path checks: a request that is not an upgrade is a 400. */
 function refusePlainRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
