@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { HttpProblem } from '../lib/errors.js';
 import { VERSION } from '../lib/version.js';
+import type { ApiObserver } from './api-observer.js';
 import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
@@ -88,6 +89,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   app.setValidatorCompiler(validatorCompiler);
   const routeList: RouteEntry[] = [];
   app.decorate('routeList', routeList);
+  const { observer } = context;
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routeList.push({ method, url: route.url });
@@ -108,6 +110,9 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     if (route.url.startsWith('/api/v2') && route.config?.nulBytesAllowed !== true) {
       route.preValidation = [...[route.preValidation ?? []].flat(), refuseNulBytes];
     }
+    // Each route reports answers under its own pattern, known here once: asking fastify on every
+    // answer (`request.routeOptions`) builds an object of all the route's options each time.
+    if (observer) route.onResponse = [...[route.onResponse ?? []].flat(), reportAnswer(observer, route.url)];
   });
   // Declared up front so every request object has the same shape, which keeps property access fast.
   app.decorateRequest('auth', undefined);
@@ -139,12 +144,13 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     done();
   });
 
-  const { observer } = context;
   if (observer) {
-    // Callback style, as above. Requests no route matched share one label, so stray paths cannot grow the series.
+    // Callback style, as above. Requests no route matched share one label, so stray paths cannot
+    // grow the series; the routes' own hooks (see onRoute above) report the others.
+    const reportUnmatched = reportAnswer(observer, 'unmatched');
     app.addHook('onResponse', (request, reply, done) => {
-      observer.requestDone(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
-      done();
+      if (request.is404) reportUnmatched(request, reply, done);
+      else done();
     });
   }
 
@@ -225,6 +231,14 @@ const newRequestId = ((): (() => string) => {
     return [prefix, (next++).toString(16).padStart(12, '0')].join('');
   };
 })();
+
+/** An `onResponse` hook telling the observer of each answer under the route pattern `route`. */
+function reportAnswer(observer: ApiObserver, route: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
+  return (request, reply, done) => {
+    observer.requestDone(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  };
+}
 
 /** For WebSocket-only routes, after authentication and path checks: a request that is not an upgrade is a 400. */
 function refusePlainRequest(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
