@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -78,4 +78,18 @@ class RequestLogger implements FastifyBaseLogger {
 export function requestLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   if (Object.keys(options).length > 0) return parent.child(bindings, options);
   return new RequestLogger(parent, bindings);
+}
+
+/**
+ * fastify's own per-request log lines for a log that keeps only warnings and errors: the
+ * "incoming request" and "request completed" lines are at info level and would be dropped, yet
+ * fastify would still build their arguments (and time the answer) on every request. A request that
+ * failed while answering is still logged, at error level, as fastify does.
+ */
+export class QuietRequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+  }
 }

@@ -83,6 +83,19 @@ describe('bad input gets a 4xx in the error shape', () => {
     );
   });
 
+  it('answers a NUL byte in a path parameter, the query or the body with 400 naming where', async () => {
+    const auth = { 'Service-Session-Token': token };
+    const where = async (method: string, path: string, body?: string) => {
+      const res = await rawRequest(test.url, method, path, { headers: { ...auth, ...json }, ...(body === undefined ? {} : { body }) });
+      assert.equal(res.status, 400, `${method} ${path}`);
+      return (res.body['validations'] as { field: string }[] | undefined)?.map((v) => v.field);
+    };
+    assert.deepEqual(await where('GET', '/users/nul%00byte'), ['params.user']);
+    assert.deepEqual(await where('GET', '/users?q=a%00b'), ['query.q']);
+    assert.deepEqual(await where('GET', '/users/me?unused=%00'), ['query.unused']);
+    assert.deepEqual(await where('POST', '/users/validate-password', '{"password":"a\\u0000b"}'), ['body.password']);
+  });
+
   it('answers 401 before looking at the body of an authenticated route', async () => {
     const res = await rawRequest(test.url, 'POST', '/users/me/keys/tokens', { headers: json, body: '{not json' });
     assert.equal(res.status, 401);

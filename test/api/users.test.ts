@@ -95,4 +95,21 @@ describe('creating and listing users', () => {
     await expectApiError(owner.users({ q: 'colour:blue' }), 400);
     await expectApiError(owner.request('GET', '/users', { query: { limit: -1 } }), 400);
   });
+
+  it('answers GET /users/me with what changed since the same session last asked', async () => {
+    const dana = await createMember(test, 'dana');
+    const before = await dana.user('me');
+    assert.deepEqual(before, await dana.user('me'), 'asked twice, the answer is the same');
+    assert.deepEqual(await owner.user(before.id), before, 'the same as others read it');
+    await owner.updateProfile(before.id, { username: 'dana2', name: 'Dana Two' });
+    await owner.setSiteRoles(before.id, ['auditor']);
+    const now = await dana.user('me');
+    assert.equal(now.username, 'dana2');
+    assert.equal(now.name, 'Dana Two');
+    assert.deepEqual(
+      now.roles.map((role) => role.name),
+      ['auditor'],
+    );
+    assert.deepEqual(now, await owner.user(before.id));
+  });
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
-import { requestLogger } from '../../src/api/request-logger.js';
+import { QuietRequestLogController, requestLogger } from '../../src/api/request-logger.js';
 
 /** A pino logger at `level` and the entries it wrote. */
 function capturing(level: string): { logger: pino.Logger; entries: Record<string, unknown>[] } {
@@ -54,5 +55,21 @@ describe('request logger', () => {
       [['incoming request', 'req-2']],
     );
     assert.equal(logger.level, 'debug', 'the parent keeps its level');
+  });
+
+  it('leaves out the lines fastify logs at info for every request, and keeps those of failed answers', async () => {
+    const lines = async (controller: LogController) => {
+      const { logger, entries } = capturing('info');
+      const log = requestLogger(logger, { reqId: 'req-3' }, {});
+      const request = { log } as unknown as FastifyRequest;
+      const reply = { log, elapsedTime: 1, statusCode: 200 } as unknown as FastifyReply;
+      controller.incomingRequest(request, reply);
+      controller.requestCompleted(null, request, reply);
+      controller.requestCompleted(new Error('socket hang up'), request, reply);
+      await flushed();
+      return entries.map((entry) => entry['msg']);
+    };
+    assert.deepEqual(await lines(new LogController()), ['incoming request', 'request completed', 'request errored']);
+    assert.deepEqual(await lines(new QuietRequestLogController()), ['request errored']);
   });
 });

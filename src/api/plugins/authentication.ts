@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, authenticateFromCache, authenticateFromDatabase, type Authenticated } from '../../domain/authentication.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { presentedToken } from '../session-token.js';
-import { rateLimitHook } from './rate-limit.js';
+import { countRequest } from './rate-limit.js';
 
 /** The signed-in caller of a request, and the store as that caller sees it. */
 export interface RequestAuth extends Authenticated {
@@ -54,14 +54,24 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
     const { user, apiKey, subject } = authenticated;
     request.auth = { user, apiKey, subject, store: context.store.as(subject) };
   };
+  // Counted after authentication, so that signed-in users get their own buckets; in the same hook,
+  // as a request pays for every hook it passes through.
+  const limiter = context.rateLimits.api;
+  // The daemon gives both the same clock, and then one reading of it serves both.
+  const { clock } = context.rateLimits;
+  const sameClock = clock === context.store.clock;
+  const signInAndCount = (request: FastifyRequest, reply: FastifyReply, authenticated: Authenticated, now: Date): void => {
+    signIn(request, authenticated);
+    if (limiter) countRequest(limiter, (sameClock ? now : clock.now()).getTime(), request, reply);
+  };
   // Callback style with a path that never waits: most requests present a key the session cache
   // answers, and they should not pay for a promise and a turn of the microtask queue.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const presented = { token: presentedToken(request), ipAddress: request.ip, now: context.store.clock.now() };
     try {
       const cached = authenticateFromCache(authenticatorOf(context), context.values, presented);
       if (cached) {
-        signIn(request, cached);
+        signInAndCount(request, reply, cached, presented.now);
         done();
         return;
       }
@@ -70,16 +80,12 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
       return;
     }
     authenticateFromDatabase(authenticatorOf(context), context.values, presented)
-      .then((authenticated) => signIn(request, authenticated))
+      .then((authenticated) => signInAndCount(request, reply, authenticated, presented.now))
       .then(
         () => done(),
         (error: unknown) => done(error as Error),
       );
   });
-  app.addHook(
-    'onRequest',
-    rateLimitHook(context.rateLimits, (limits) => limits.api),
-  );
 }
 
 /** The caller of an authenticated route. Throws if a route forgot to require authentication. */

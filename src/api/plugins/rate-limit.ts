@@ -28,24 +28,39 @@ export function createRateLimits(values: DeploymentValues, clock: Clock): RateLi
  * Registered after authentication where there is one, so signed-in users get their own buckets.
  */
 export function rateLimitHook(limits: RateLimits, pick: (limits: RateLimits) => SlidingWindowLimiter | undefined): onRequestHookHandler {
+  // The limiters are made once, with the daemon: a disabled one stays disabled.
+  const limiter = pick(limits);
+  if (!limiter) return (_request, _reply, done) => done();
   return (request, reply, done) => {
-    const limiter = pick(limits);
-    if (!limiter) return done();
     try {
-      if (bypassed(request)) return done();
-      const key = `${request.auth?.user.id ?? request.ip}:${request.url.split('?')[0] ?? ''}`;
-      const decision = limiter.hit(key, limits.clock.now().getTime());
-      setHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
-      if (!decision.allowed) {
-        throw new HttpProblem(429, `You've been rate limited for sending more than ${limiter.limit} requests in 1m0s.`, {
-          headers: { 'retry-after': '60' },
-        });
-      }
+      countRequest(limiter, limits.clock.now().getTime(), request, reply);
       done();
     } catch (error) {
       done(error as Error);
     }
   };
+}
+
+/**
+ * Counts one request against `limiter` and sets the `x-ratelimit-*` headers; throws the 429 when
+ * over the limit, or the 428 when a caller who is not an owner asks to skip it. For hooks that do
+ * more than count (authentication), so that a request pays for one hook rather than two.
+ */
+export function countRequest(limiter: SlidingWindowLimiter, nowMs: number, request: FastifyRequest, reply: FastifyReply): void {
+  if (bypassed(request)) return;
+  const decision = limiter.hit(`${request.auth?.user.id ?? request.ip}:${pathOf(request.url)}`, nowMs);
+  setHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
+  if (!decision.allowed) {
+    throw new HttpProblem(429, `You've been rate limited for sending more than ${limiter.limit} requests in 1m0s.`, {
+      headers: { 'retry-after': '60' },
+    });
+  }
+}
+
+/** A request URL without its query string. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 function bypassed(request: FastifyRequest): boolean {
@@ -61,9 +76,7 @@ function bypassed(request: FastifyRequest): boolean {
 }
 
 function setHeaders(reply: FastifyReply, limit: number, remaining: number, resetAt: number): void {
-  void reply.headers({
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(resetAt),
-  });
+  void reply.header('x-ratelimit-limit', String(limit));
+  void reply.header('x-ratelimit-remaining', String(remaining));
+  void reply.header('x-ratelimit-reset', String(resetAt));
 }

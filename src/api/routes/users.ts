@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { passwordWeakness } from '../../domain/passwords.js';
 import { CONVERT_LOGIN_COOKIE, startLoginConversion } from '../../domain/convert-login.js';
 import { changePasswordWithPasscode, requestOneTimePasscode } from '../../domain/one-time-passcodes.js';
@@ -27,8 +27,10 @@ import {
   Organization,
   UserLoginType,
 } from '../../sdk/wire/index.js';
-import { memberOrgIds } from '../../rbac/index.js';
+import { memberOrgIds, type Subject } from '../../rbac/index.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
+import type { UserRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireOrganization } from '../convert/organization.js';
 import { toWireUser, toWireUsers } from '../convert/user.js';
@@ -197,11 +199,42 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     '/users/:user',
     // `me` is answered from what authentication already loaded, without reading the user again.
     { config: { loadItself: ['user'] }, schema: { params: UserParam, response: { 200: User } } },
-    async (request) => {
+    (request, reply) => {
       const { store, user: caller, subject } = authOf(request);
-      if (request.params.user === 'me') return toWireUser(caller, memberOrgIds(subject));
-      const user = await store.getUser(request.params.user);
-      return toWireUser(user, await store.getUserOrganizationIds(user.id));
+      if (request.params.user === 'me') {
+        // Not async: the answer is ready, and waiting a turn for it would cost a promise per request.
+        sendSerialized(reply, answerOfMe(caller, subject, reply));
+        return;
+      }
+      return wireUserOf(store, request.params.user);
     },
   );
+}
+
+async function wireUserOf(store: AuthorizedStore, idOrName: string): Promise<User> {
+  const user = await store.getUser(idOrName);
+  return toWireUser(user, await store.getUserOrganizationIds(user.id));
+}
+
+/** Sends JSON serialized already: fastify sends a string with a JSON content type as it is. */
+function sendSerialized(reply: FastifyReply, json: string): void {
+  void reply.type('application/json; charset=utf-8').send(json);
+}
+
+/**
+ * `GET /users/me` answers as serialized, per signed-in user row and subject. Both come from the
+ * session cache and are never changed in place (a changed user, membership or role loads new
+ * ones), so while they stay the same so do the bytes; a new row starts a new entry, and entries
+ * go with their rows.
+ */
+const meAnswers = new WeakMap<UserRow, { readonly subject: Subject; readonly body: string }>();
+
+function answerOfMe(caller: UserRow, subject: Subject, reply: FastifyReply): string {
+  const known = meAnswers.get(caller);
+  if (known?.subject === subject) return known.body;
+  // The route's own serializer for its 200 answer: the same bytes as returning the object.
+  const body = reply.serialize(toWireUser(caller, memberOrgIds(subject)));
+  if (typeof body !== 'string') throw new Error('GET /users/me: the response serializer gave bytes, not text');
+  meAnswers.set(caller, { subject, body });
+  return body;
 }
