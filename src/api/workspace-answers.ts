@@ -90,7 +90,11 @@ function knownRelations(
       template_icon: template?.icon ?? null,
     });
   }
-  return { builds: knownBuilds, versions };
+  const daemonsOf = details.daemons && {
+    organizationIds: new Set(workspaces.map((workspace) => workspace.organization_id)),
+    daemons: details.daemons,
+  };
+  return { builds: knownBuilds, versions, daemonsOf };
 }
 
 function reportsOf(details: WorkspaceDetails, agentId: string) {
@@ -185,6 +189,7 @@ export async function answerCreatedWorkspace(
     templates: new Map([[template.id, template]]),
     organizationNames: new Map(),
     latestAppStatuses: new Map(),
+    daemons: undefined,
   };
   const [views, organization] = await Promise.all([
     viewJobs(store, [job], now, knownRelations([build], [workspace], known)),

@@ -410,11 +410,14 @@ export interface JobRelations {
 }
 
 /** Related rows a caller has already read, which {@link jobRelations} then does not read again. */
-export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'>>;
+export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'>> & {
+  /** The daemons of these organizations, all of them, read already. */
+  readonly daemonsOf?: { readonly organizationIds: ReadonlySet<string>; readonly daemons: readonly ProvisionerDaemonRow[] } | undefined;
+};
 
 /**
  * The related rows of some jobs, in a fixed number of queries (one more per organization for its
- * queue); builds and versions found in `known` are taken from there.
+ * queue); builds, versions and daemons found in `known` are taken from there.
  */
 export async function jobRelations(
   db: Kysely<Database>,
@@ -459,8 +462,10 @@ export async function jobRelations(
   const queuedOrganizationIds = [
     ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
   ];
+  const { daemonsOf } = known;
+  const knownDaemons = daemonsOf && organizationIds.every((id) => daemonsOf.organizationIds.has(id)) ? daemonsOf.daemons : undefined;
   const [daemons, queued, versions] = await Promise.all([
-    listDaemonsOfOrganizations(db, organizationIds),
+    knownDaemons ?? listDaemonsOfOrganizations(db, organizationIds),
     // Queue positions are shown for jobs still waiting; a page with none needs no queue.
     Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueue(db, id)] as const)),
     unknownVersionIds.length === 0

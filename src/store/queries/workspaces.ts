@@ -3,6 +3,7 @@ import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable
 import type { DialectName } from '../database.js';
 import { writeTogether } from '../write-together.js';
 import { getJobsByIds, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import type { TemplateRow } from './templates.js';
 import { latestAppStatuses, listAppStatusesOfJobs, type AppStatusRow } from './workspace-app-statuses.js';
 import { listLogSourcesOfJobs, type AgentLogSourceRow } from './workspace-agents.js';
@@ -212,6 +213,8 @@ export interface WorkspaceDetails {
   readonly organizationNames: ReadonlyMap<string, string>;
   /** Each workspace's newest app status, across its builds. */
   readonly latestAppStatuses: ReadonlyMap<string, AppStatusRow>;
+  /** Every provisioner daemon of the workspaces' organizations, for the views of the jobs; undefined when not read. */
+  readonly daemons: readonly ProvisionerDaemonRow[] | undefined;
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
@@ -229,7 +232,8 @@ const unique = (values: readonly string[]) => [...new Set(values)];
 /**
  * Everything the answers for these workspaces and builds show, in a fixed number of queries
  * whatever the number of rows: users, versions, jobs, resources, agents and what the agents
- * report, templates, organizations.
+ * report, templates, organizations, and the organizations' provisioner daemons (which the jobs'
+ * views show; read here, side by side with the rest, rather than in a round trip after).
  */
 export async function listWorkspaceDetails(
   db: Kysely<Database>,
@@ -243,7 +247,7 @@ export async function listWorkspaceDetails(
   const organizationIds = unique(workspaces.map((w) => w.organization_id));
   // Agents and their reports are found through the jobs' resources within their own statements, so
   // every query here runs at once: one round trip to the database rather than three in a row.
-  const [users, versions, jobs, resources, templates, organizations, latest, agents, sources, statuses] = await Promise.all([
+  const [users, versions, jobs, resources, templates, organizations, latest, agents, sources, statuses, daemons] = await Promise.all([
     userIds.length === 0 ? [] : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute(),
     versionIds.length === 0
       ? []
@@ -259,6 +263,7 @@ export async function listWorkspaceDetails(
     listAgentsOfJobs(db, jobIds),
     listLogSourcesOfJobs(db, jobIds),
     listAppStatusesOfJobs(db, jobIds),
+    listDaemonsOfOrganizations(db, organizationIds),
   ]);
   return {
     users: new Map(users.map((u) => [u.id, u])),
@@ -271,6 +276,7 @@ export async function listWorkspaceDetails(
     templates: new Map(templates.map((t) => [t.id, t])),
     organizationNames: new Map(organizations.map((o) => [o.id, o.name])),
     latestAppStatuses: latest,
+    daemons,
   };
 }
 
