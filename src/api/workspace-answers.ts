@@ -7,6 +7,7 @@ import type {
   AgentWithOwners,
   JobRelations,
   KnownJobRelations,
+  TemplateRow,
   UserName,
   WorkspaceBuildRow,
   WorkspaceDetails,
@@ -148,17 +149,27 @@ export async function answerWorkspaces(
     const template = page.details.templates.get(workspace.template_id);
     const latestBuild = build && answerBuild(build, workspace, page);
     if (!latestBuild || !template) return [];
-    return [
-      toWireWorkspace(workspace, {
-        owner: page.details.users.get(workspace.owner_id),
-        organizationName: page.details.organizationNames.get(workspace.organization_id) ?? '',
-        template,
-        latestBuild,
-        latestAppStatus: page.details.latestAppStatuses.get(workspace.id),
-        allowRenames: context.values.allowWorkspaceRenames,
-        now,
-      }),
-    ];
+    return [wireWorkspace(context, workspace, page.details, template, latestBuild, now)];
+  });
+}
+
+/** One workspace as the API shows it, from its latest build's answer and the details read for it. */
+function wireWorkspace(
+  context: ApiContext,
+  workspace: WorkspaceRow,
+  details: WorkspaceDetails,
+  template: TemplateRow,
+  latestBuild: WorkspaceBuild,
+  now: Date,
+): Workspace {
+  return toWireWorkspace(workspace, {
+    owner: details.users.get(workspace.owner_id),
+    organizationName: details.organizationNames.get(workspace.organization_id) ?? '',
+    template,
+    latestBuild,
+    latestAppStatus: details.latestAppStatuses.get(workspace.id),
+    allowRenames: context.values.allowWorkspaceRenames,
+    now,
   });
 }
 
@@ -199,15 +210,7 @@ export async function answerCreatedWorkspace(
   const page: Page = { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };
   const latestBuild = answerBuild(build, workspace, page);
   if (!latestBuild) throw new NotFoundError('workspace build');
-  return toWireWorkspace(workspace, {
-    owner: users.get(workspace.owner_id),
-    organizationName: organization.name,
-    template,
-    latestBuild,
-    latestAppStatus: undefined,
-    allowRenames: context.values.allowWorkspaceRenames,
-    now,
-  });
+  return wireWorkspace(context, workspace, details, template, latestBuild, now);
 }
 
 /** Per build job, the names subdomain app labels are made of; none when the deployment serves no subdomain apps. */

@@ -35,8 +35,7 @@ export interface PrometheusMetrics {
  * provisioner jobs, connected agents, relay streams and bytes, workspace watch streams, database
  * query latency and the process's own metrics. Counts of rows are taken when Prometheus scrapes,
  * by a few SQL counts; events (requests, finished jobs, queries, watch streams) are counted as they
- * happen. prom-client is loaded
- * only here, so a daemon without metrics never loads it.
+ * happen. prom-client is loaded only here, so a daemon without metrics never loads it.
  */
 export async function createPrometheusMetrics(options: {
   readonly store: Store;

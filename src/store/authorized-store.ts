@@ -1580,7 +1580,7 @@ export class AuthorizedStore {
     const found = new Map<string, workspaces.WorkspaceWithLatestBuild>();
     const refused = new Set<string>();
     for (const row of rows) {
-      if (authorize(this.subject, 'read', workspaceRbac(row))) found.set(row.id, { workspace: row, latestBuild: latest.get(row.id) });
+      if (this.can('read', workspaceRbac(row))) found.set(row.id, { workspace: row, latestBuild: latest.get(row.id) });
       else refused.add(row.id);
     }
     return { found, refused };

@@ -118,11 +118,7 @@ export class Store {
       return await write();
     } finally {
       this.agentAuths.endChange(target);
-      // Not awaited: it goes out with what the caller publishes next in this turn (a finished job's
-      // events), in the same statement and before them; a failure of that statement fails theirs.
-      void this.pubsub
-        .publish(AGENT_AUTH_CHANNEL, target === '*' ? '*' : JSON.stringify({ workspaceId: target.workspaceId }))
-        .catch(() => undefined);
+      await this.pubsub.publish(AGENT_AUTH_CHANNEL, target === '*' ? '*' : JSON.stringify({ workspaceId: target.workspaceId }));
     }
   }
 

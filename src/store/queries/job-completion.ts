@@ -52,7 +52,7 @@ export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRo
   if (job.type !== 'workspace_build') return { file: undefined, initiatorUsername: undefined, ...(await file) };
   const builds = db.selectFrom('workspace_builds as b').where('b.job_id', '=', job.id);
   const workspaces = builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id');
-  const [named, row, workspace, template] = await Promise.all([
+  const [named, row, found, template] = await Promise.all([
     file,
     builds.selectAll('b').executeTakeFirst(),
     run
@@ -62,28 +62,27 @@ export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRo
           .selectAll('w')
           .select(['u.username as owner_username', 'v.variables as version_variables'])
           .executeTakeFirst()
-      : workspaces.selectAll('w').executeTakeFirst(),
+          .then((joined) => {
+            if (!joined) return undefined;
+            const { owner_username: ownerUsername, version_variables: versionVariables, ...workspace } = joined;
+            return { workspace, ownerUsername: ownerUsername ?? undefined, versionVariables: versionVariables ?? undefined };
+          })
+      : workspaces
+          .selectAll('w')
+          .executeTakeFirst()
+          .then((workspace) => workspace && { workspace, ownerUsername: undefined, versionVariables: undefined }),
     run ? undefined : workspaces.innerJoin('templates as t', 't.id', 'w.template_id').selectAll('t').executeTakeFirst(),
   ]);
-  const {
-    owner_username: ownerUsername,
-    version_variables: versionVariables,
-    ...workspaceRow
-  } = {
-    owner_username: undefined,
-    version_variables: undefined,
-    ...workspace,
-  };
-  const found = workspace ? (workspaceRow as WorkspaceRow) : undefined;
+  // The workspace is found through the build, so there is a build wherever there is a workspace.
   return {
     file: named?.file,
     initiatorUsername: named?.initiatorUsername,
     build: {
       row,
-      workspace: row ? found : undefined,
-      ownerUsername: found && run ? (ownerUsername ?? undefined) : undefined,
+      workspace: found?.workspace,
+      ownerUsername: found?.ownerUsername,
       template: found ? template : undefined,
-      versionVariables: row ? (versionVariables ?? undefined) : undefined,
+      versionVariables: found?.versionVariables,
     },
   };
 }

@@ -83,7 +83,6 @@ export async function getBuildByJobId(db: Kysely<Database>, jobId: string): Prom
   return db.selectFrom('workspace_builds').selectAll().where('job_id', '=', jobId).executeTakeFirst();
 }
 
-/** The agents of these resources, by name. */
 /** The agents of these build jobs' resources, by name. */
 export async function listAgentsOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
   if (jobIds.length === 0) return [];
@@ -96,6 +95,7 @@ export async function listAgentsOfJobs(db: Kysely<Database>, jobIds: readonly st
     .execute();
 }
 
+/** The agents of these resources, by name. */
 export async function listAgentsOfResources(db: Kysely<Database>, resourceIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
   if (resourceIds.length === 0) return [];
   return db.selectFrom('workspace_agents').selectAll().where('resource_id', 'in', resourceIds).orderBy('name').execute();
