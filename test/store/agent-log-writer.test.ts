@@ -33,14 +33,18 @@ describe('agent log writer', () => {
   });
   after(async () => test.close());
 
-  async function outputsOf(agentId: string): Promise<string[]> {
-    const rows = await test.daemon.store.db
+  /** An agent's stored log lines, in order. */
+  function logsOf(agentId: string): Promise<{ id: number; output: string }[]> {
+    return test.daemon.store.db
       .selectFrom('workspace_agent_logs')
-      .select('output')
+      .select(['id', 'output'])
       .where('agent_id', '=', agentId)
       .orderBy('id')
       .execute();
-    return rows.map((row) => row.output);
+  }
+
+  async function outputsOf(agentId: string): Promise<string[]> {
+    return (await logsOf(agentId)).map((row) => row.output);
   }
 
   it('stores the batches that wait together in one group in their order, each against its own limit', async () => {
@@ -74,12 +78,7 @@ describe('agent log writer', () => {
       Array.from({ length: 24 }, (_, n) => `small ${n}`),
     );
     // Each stored batch says after which id its lines begin: followers read from there.
-    const firstIds = await test.daemon.store.db
-      .selectFrom('workspace_agent_logs')
-      .select('id')
-      .where('agent_id', '=', roomy)
-      .orderBy('id')
-      .execute();
+    const firstIds = await logsOf(roomy);
     assert.deepEqual(
       roomyOutcomes.map((o) => (o?.stored ? o.after + 1 : undefined)),
       firstIds.map((row) => row.id),
