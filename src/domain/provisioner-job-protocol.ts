@@ -16,7 +16,7 @@ import type {
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import type { PubSub } from '../store/pubsub.js';
-import type { JobCompletion, JobContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
+import type { JobCompletion, JobContext, JobWithContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
@@ -94,7 +94,7 @@ export async function acquireJob(protocol: JobProtocol, daemon: ConnectedDaemon,
     const job = await store.claimNextProvisionerJob(daemon.organizationId, taker);
     if (!job) return undefined;
     try {
-      const context = await store.getProvisionerJobContext(job, 'run');
+      const { context } = await store.getProvisionerJobWithContext(job.organization_id, job.id, 'run');
       const acquired = describeJob(job, context, accessUrl);
       await publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id);
       return acquired;
@@ -172,15 +172,33 @@ function describeBuildJob(job: ProvisionerJobRow, context: JobContext, archive: 
 
 /** The job, if this daemon holds it and it is not finished; otherwise a refusal naming why. */
 async function heldJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string): Promise<ProvisionerJobRow> {
-  let job: ProvisionerJobRow | undefined;
-  try {
-    job = await protocol.store.getProvisionerJob(daemon.organizationId, jobId);
-  } catch (error) {
-    if (!isNotFoundOrHidden(error)) throw error;
-  }
+  const held = await protocol.store
+    .getProvisionerJob(daemon.organizationId, jobId)
+    .then((job) => ({ job }))
+    .catch(unlessHidden);
+  checkHeld(daemon, held);
+  return held.job;
+}
+
+/** A held job with what recording its completion needs, read together. */
+async function heldJobToRecord(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string): Promise<JobWithContext> {
+  const found = await protocol.store.getProvisionerJobWithContext(daemon.organizationId, jobId, 'record').catch(unlessHidden);
+  checkHeld(daemon, found);
+  return found;
+}
+
+function unlessHidden(error: unknown): undefined {
+  if (isNotFoundOrHidden(error)) return undefined;
+  throw error;
+}
+
+function checkHeld<Held extends { readonly job: ProvisionerJobRow }>(
+  daemon: ConnectedDaemon,
+  held: Held | undefined,
+): asserts held is Held {
+  const job = held?.job;
   if (!job || job.worker_id !== daemon.id) throw new HttpProblem(403, "You don't own this job.");
   if (job.completed_at) throw new HttpProblem(409, 'The job is already finished.');
-  return job;
 }
 
 /** A heartbeat with log lines. Answers whether the job was canceled meanwhile. */
@@ -201,7 +219,7 @@ export async function updateJob(
 
 /** Records a finished job with its results. */
 export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string, result: CompletedJob): Promise<void> {
-  const job = await heldJob(protocol, daemon, jobId);
+  const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   if (result.type === 'template_version_import') {
     const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
@@ -218,7 +236,6 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
       return;
     }
   }
-  const context = result.type === 'workspace_build' ? await protocol.store.getProvisionerJobContext(job, 'record') : undefined;
   const now = protocol.clock.now().toISOString();
   const completion: JobCompletion =
     result.type === 'template_version_import'

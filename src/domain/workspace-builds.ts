@@ -1,4 +1,4 @@
-import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotAuthorizedError } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotAuthorizedError, NotFoundError } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { NameValue, RichParameter, WorkspaceTransition as Transition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
@@ -235,15 +235,15 @@ async function resolveTemplate(
     const template = await store.getTemplate(found.version.template_id);
     return { template, ...found };
   }
-  const template = await store.getTemplate(input.template_id ?? '').catch((error: unknown) => {
-    if (isNotFoundOrHidden(error)) {
+  return store.getTemplateWithActiveVersion(input.template_id ?? '').catch((error: unknown) => {
+    // The template missing or hidden; its active version or job missing is the server's own problem.
+    if ((error instanceof NotFoundError && error.what === 'template') || error instanceof NotAuthorizedError) {
       throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, {
         validations: [{ field: 'template_id', detail: 'not found' }],
       });
     }
     throw error;
   });
-  return { template, ...(await store.getActiveTemplateVersion(template)) };
 }
 
 function checkImported(version: TemplateVersionRow, job: ProvisionerJobRow): void {

@@ -42,7 +42,8 @@ export function forbiddenProblem(): HttpProblem {
 
 /** A row that does not exist. Reads turn it into the canonical 404. */
 export class NotFoundError extends Error {
-  constructor(what = 'resource') {
+  /** What was not found, as the store names it ('template', 'provisioner job', ...). */
+  constructor(readonly what = 'resource') {
     super(`${what} not found`);
     this.name = 'NotFoundError';
   }

@@ -974,6 +974,18 @@ export class AuthorizedStore {
     return row;
   }
 
+  /** A live template with its active version and that version's import job, read together. */
+  async getTemplateWithActiveVersion(id: string): Promise<{ readonly template: templates.TemplateRow } & VersionWithJob> {
+    const found = isUuid(id) ? await templates.getTemplateWithActiveVersion(this.#store.db, id) : undefined;
+    if (!found) throw new NotFoundError('template');
+    const { template, version, job } = found;
+    this.#require('read', templateRbac(template));
+    // The template's own rights cover its active version, so the version's are not checked again.
+    if (!version || version.template_id !== template.id) throw new NotFoundError('template version');
+    if (!job) throw new NotFoundError('provisioner job');
+    return { template, version, job };
+  }
+
   /** A live template of an organization by name. */
   async getTemplateByName(organizationId: string, name: string): Promise<templates.TemplateRow> {
     const row = await templates.getTemplateByName(this.#store.db, organizationId, name);
@@ -1090,22 +1102,6 @@ export class AuthorizedStore {
     if (!version) throw new NotFoundError('template version');
     this.#require('read', await this.#versionRbac(version));
     const job = await jobs.getJobById(this.#store.db, version.job_id);
-    if (!job) throw new NotFoundError('provisioner job');
-    return { version, job };
-  }
-
-  /**
-   * The active version of a template the caller has read, with its job. The template's own rights
-   * cover it, so its ACL is not read again; version and job are asked side by side.
-   */
-  async getActiveTemplateVersion(template: templates.TemplateRow): Promise<VersionWithJob> {
-    this.#require('read', templateRbac(template));
-    const db = this.#store.db;
-    const [version, job] = await Promise.all([
-      templates.getTemplateVersionById(db, template.active_version_id),
-      jobs.getJobOfTemplateVersion(db, template.active_version_id),
-    ]);
-    if (!version || version.template_id !== template.id) throw new NotFoundError('template version');
     if (!job) throw new NotFoundError('provisioner job');
     return { version, job };
   }
@@ -1427,19 +1423,24 @@ export class AuthorizedStore {
   }
 
   /**
-   * What a daemon needs to run a job (`run`): its archive, its initiator and, for a build, the
-   * build's workspace; or what recording a finished build needs (`record`): the build, its
-   * workspace and template only.
+   * A job of the organization with what running it (`run`) or recording its completion
+   * (`record`) needs, read together. Each part is authorized as reading it alone would be.
    */
-  async getProvisionerJobContext(job: jobs.ProvisionerJobRow, purpose: jobCompletion.JobContextPurpose): Promise<jobCompletion.JobContext> {
-    this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
-    const context = await jobCompletion.readJobContext(this.#store.db, job, purpose);
+  async getProvisionerJobWithContext(
+    organizationId: string,
+    jobId: string,
+    purpose: jobCompletion.JobContextPurpose,
+  ): Promise<jobCompletion.JobWithContext> {
+    const found = isUuid(jobId) ? await jobCompletion.readJobWithContext(this.#store.db, jobId, purpose) : undefined;
+    if (!found || found.job.organization_id !== organizationId) throw new NotFoundError('provisioner job');
+    const { job, context } = found;
+    this.#require('read', orgScoped('provisioner_jobs', organizationId));
     if (context.file) this.#require('read', fileObject(context.file.created_by, context.file.id));
     if (context.initiatorUsername !== undefined) this.#require('read', userObject(job.initiator_id));
     const workspace = context.build?.workspace;
     if (workspace) this.#require('read', workspaceRbac(workspace));
     if (context.build?.template) this.#require('read', templateRbac(context.build.template));
-    return context;
+    return found;
   }
 
   /** The workspace a build job belongs to, or undefined for other jobs. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConnectedDaemons } from '../../src/domain/connected-daemons.js';
 import { newApiKey } from '../../src/domain/sessions.js';
-import { NotAuthorizedError } from '../../src/lib/errors.js';
+import { NotAuthorizedError, NotFoundError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
@@ -442,14 +442,16 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(async () => w.outsider.getTemplateVersion((await templateFixture(w)).template.active_version_id)),
   },
-  getActiveTemplateVersion: {
+  getTemplateWithActiveVersion: {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const found = await w.member.getActiveTemplateVersion(template);
+      const found = await w.member.getTemplateWithActiveVersion(template.id);
+      assert.deepEqual(found.template, template);
       assert.equal(found.version.id, template.active_version_id);
       assert.equal(found.job.id, found.version.job_id);
+      await assert.rejects(w.member.getTemplateWithActiveVersion(newId()), NotFoundError);
     },
-    denied: async (w) => expectRefused(async () => w.outsider.getActiveTemplateVersion((await templateFixture(w)).template)),
+    denied: async (w) => expectRefused(async () => w.outsider.getTemplateWithActiveVersion((await templateFixture(w)).template.id)),
   },
   listTemplateVersions: {
     allowed: async (w) => assert.equal((await w.member.listTemplateVersions((await templateFixture(w)).template)).length, 1),
@@ -693,13 +695,25 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       );
     },
   },
-  getProvisionerJobContext: {
+  getProvisionerJobWithContext: {
     allowed: async (w) => {
-      const { job } = await workspaceFixture(w, w.member);
-      const context = await provisioner(w).getProvisionerJobContext(job, 'run');
-      assert.equal(context.build?.workspace?.owner_id, w.memberId);
+      const { job, workspace } = await workspaceFixture(w, w.member);
+      const run = await provisioner(w).getProvisionerJobWithContext(job.organization_id, job.id, 'run');
+      assert.equal(run.job.id, job.id);
+      assert.equal(run.context.build?.workspace?.owner_id, w.memberId);
+      assert.equal(run.context.build?.row?.job_id, job.id);
+      assert.ok(run.context.file && run.context.file.data.length > 0, 'running reads the archive');
+      assert.equal(run.context.build?.template, undefined);
+      const record = await provisioner(w).getProvisionerJobWithContext(job.organization_id, job.id, 'record');
+      assert.equal(record.context.file, undefined, 'recording leaves the archive out');
+      assert.equal(record.context.build?.template?.id, workspace.template_id);
+      await assert.rejects(provisioner(w).getProvisionerJobWithContext(newId(), job.id, 'run'), NotFoundError);
     },
-    denied: async (w) => expectRefused(async () => w.member.getProvisionerJobContext((await workspaceFixture(w, w.member)).job, 'run')),
+    denied: async (w) =>
+      expectRefused(async () => {
+        const { job } = await workspaceFixture(w, w.member);
+        await w.member.getProvisionerJobWithContext(job.organization_id, job.id, 'run');
+      }),
   },
   getWorkspaceIdOfJob: {
     allowed: async (w) => {

@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import { joined } from '../joined-rows.js';
 import type { DialectName } from '../database.js';
 import { writeTogether, type Write } from '../write-together.js';
 import type { Database, TemplateVersionTable, WorkspaceAgentTable, WorkspaceBuildTable } from '../schema.js';
@@ -24,67 +25,60 @@ export interface JobContext {
 /** Why a job's context is read: to run the job (file, names, variables), or to record a finished build (its template's schedule rules). */
 export type JobContextPurpose = 'run' | 'record';
 
+/** A job row with its context, as one read finds them. */
+export interface JobWithContext {
+  readonly job: ProvisionerJobRow;
+  readonly context: JobContext;
+}
+
 /**
- * Reads a job's file, initiator and, for a build, what the build is of. For `record`, only the
- * build, its workspace and its template: the file (the whole archive) and the names are left out,
- * and running needs no template.
- * Each query is found from the job alone, so they are asked side by side (on PostgreSQL one round
- * trip of waiting), and what one row can carry rides along with it: the initiator's name with the
- * file, the owner's name and the version's variables with the workspace.
+ * Reads a job with its file, initiator and, for a build, what the build is of, in one statement:
+ * each is one row found from the job, so they are outer joins of it. For `record`, only the build,
+ * its workspace and its template: the file (the whole archive) and the names are left out, and
+ * running needs no template.
  */
-export async function readJobContext(db: Kysely<Database>, job: ProvisionerJobRow, purpose: JobContextPurpose): Promise<JobContext> {
-  const run = purpose === 'run';
-  const file = run
-    ? db
-        .selectFrom('files')
-        .selectAll('files')
-        .select((eb) =>
-          eb.selectFrom('users').select('username').where('id', '=', job.initiator_id).where('deleted', '=', 0).as('initiator_username'),
-        )
-        .where('files.id', '=', job.file_id)
-        .executeTakeFirst()
-        .then((row) => {
-          if (!row) return { file: undefined, initiatorUsername: undefined };
-          const { initiator_username: initiatorUsername, ...file } = row;
-          return { file, initiatorUsername: initiatorUsername ?? undefined };
-        })
-    : undefined;
-  if (job.type !== 'workspace_build') return { file: undefined, initiatorUsername: undefined, ...(await file) };
-  const builds = db.selectFrom('workspace_builds as b').where('b.job_id', '=', job.id);
-  const workspaces = builds.innerJoin('workspaces as w', 'w.id', 'b.workspace_id');
-  const [named, row, found, template] = await Promise.all([
-    file,
-    builds.selectAll('b').executeTakeFirst(),
-    run
-      ? workspaces
-          .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'w.owner_id').on('u.deleted', '=', 0))
-          .leftJoin('template_versions as v', 'v.id', 'b.template_version_id')
-          .selectAll('w')
-          .select(['u.username as owner_username', 'v.variables as version_variables'])
-          .executeTakeFirst()
-          .then((joined) => {
-            if (!joined) return undefined;
-            const { owner_username: ownerUsername, version_variables: versionVariables, ...workspace } = joined;
-            return { workspace, ownerUsername: ownerUsername ?? undefined, versionVariables: versionVariables ?? undefined };
-          })
-      : workspaces
-          .selectAll('w')
-          .executeTakeFirst()
-          .then((workspace) => workspace && { workspace, ownerUsername: undefined, versionVariables: undefined }),
-    run ? undefined : workspaces.innerJoin('templates as t', 't.id', 'w.template_id').selectAll('t').executeTakeFirst(),
-  ]);
-  // The workspace is found through the build, so there is a build wherever there is a workspace.
-  return {
-    file: named?.file,
-    initiatorUsername: named?.initiatorUsername,
-    build: {
-      row,
-      workspace: found?.workspace,
-      ownerUsername: found?.ownerUsername,
-      template: found ? template : undefined,
-      versionVariables: found?.versionVariables,
-    },
+export async function readJobWithContext(
+  db: Kysely<Database>,
+  jobId: string,
+  purpose: JobContextPurpose,
+): Promise<JobWithContext | undefined> {
+  const { job, build, workspace, template, file } = joined;
+  const statement =
+    purpose === 'run'
+      ? sql<Record<string, unknown>>`select ${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns},
+          "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables"
+        from "provisioner_jobs" as "j"
+        left join "files" as "f" on "f"."id" = "j"."file_id"
+        left join "users" as "iu" on "iu"."id" = "j"."initiator_id" and "iu"."deleted" = 0
+        left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
+        left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
+        left join "users" as "u" on "u"."id" = "w"."owner_id" and "u"."deleted" = 0
+        left join "template_versions" as "v" on "v"."id" = "b"."template_version_id"
+        where "j"."id" = ${jobId}`
+      : sql<Record<string, unknown>>`select ${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}
+        from "provisioner_jobs" as "j"
+        left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
+        left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
+        left join "templates" as "t" on "t"."id" = "w"."template_id"
+        where "j"."id" = ${jobId}`;
+  const [row] = (await statement.execute(db)).rows;
+  const found = row && job.take(row);
+  if (!row || !found) return undefined;
+  const named = (column: string) => (typeof row[column] === 'string' ? (row[column] as string) : undefined);
+  const context: JobContext = {
+    file: file.take(row),
+    initiatorUsername: named('initiator_username'),
+    ...(found.type === 'workspace_build' && {
+      build: {
+        row: build.take(row),
+        workspace: workspace.take(row),
+        ownerUsername: named('owner_username'),
+        template: template.take(row),
+        versionVariables: named('version_variables'),
+      },
+    }),
   };
+  return { job: found, context };
 }
 
 /** Everything a finished job leaves behind, stored together with its completion. */

@@ -36,15 +36,6 @@ export async function getJobById(db: Kysely<Database>, id: string): Promise<Prov
   return db.selectFrom('provisioner_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The import job of a template version, found from the version's id alone. */
-export async function getJobOfTemplateVersion(db: Kysely<Database>, versionId: string): Promise<ProvisionerJobRow | undefined> {
-  return db
-    .selectFrom('provisioner_jobs')
-    .selectAll()
-    .where('id', '=', (eb) => eb.selectFrom('template_versions').select('job_id').where('id', '=', versionId))
-    .executeTakeFirst();
-}
-
 /** Jobs by id, in no particular order. */
 export async function getJobsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<ProvisionerJobRow[]> {
   if (ids.length === 0) return [];

@@ -1,5 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DialectName } from '../database.js';
+import { joined } from '../joined-rows.js';
+import type { ProvisionerJobRow } from './provisioner-jobs.js';
 import type { Database, TemplateTable, TemplateVersionTable } from '../schema.js';
 
 export type TemplateRow = Selectable<TemplateTable>;
@@ -8,6 +10,22 @@ export type TemplateVersionRow = Selectable<TemplateVersionTable>;
 /** A live template by id. */
 export async function getTemplateById(db: Kysely<Database>, id: string): Promise<TemplateRow | undefined> {
   return db.selectFrom('templates').selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
+}
+
+/** A live template with its active version and that version's import job, in one statement. */
+export async function getTemplateWithActiveVersion(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ template: TemplateRow; version: TemplateVersionRow | undefined; job: ProvisionerJobRow | undefined } | undefined> {
+  const { template, version, job } = joined;
+  const { rows } = await sql<Record<string, unknown>>`select ${template.columns}, ${version.columns}, ${job.columns}
+    from "templates" as "t"
+    left join "template_versions" as "v" on "v"."id" = "t"."active_version_id"
+    left join "provisioner_jobs" as "j" on "j"."id" = "v"."job_id"
+    where "t"."id" = ${id} and "t"."deleted" = 0`.execute(db);
+  const [row] = rows;
+  const found = row && template.take(row);
+  return found && { template: found, version: version.take(row), job: job.take(row) };
 }
 
 /** A live template of an organization by name, case-insensitively. */
