@@ -100,7 +100,7 @@ export class ProvisionerDaemonSession {
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
       case 'complete':
-        await completeJob(this.protocol, this.daemon, message.job_id, message.result);
+        await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs);
         await this.#release(message.job_id);
         await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });

@@ -16,7 +16,14 @@ import type {
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import type { PubSub } from '../store/pubsub.js';
-import type { JobCompletion, JobContext, JobWithContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
+import type {
+  JobCompletion,
+  JobContext,
+  JobWithContext,
+  ProvisionerJobLogRow,
+  ProvisionerJobRow,
+  WorkspaceResourceRow,
+} from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
@@ -209,20 +216,33 @@ export async function updateJob(
   logs: readonly JobLogInput[],
 ): Promise<{ canceled: boolean }> {
   const job = await heldJob(protocol, daemon, jobId);
-  await protocol.store.appendProvisionerJobLogs(
-    job,
-    logs.map((log) => ({ created_at: log.created_at, source: log.source, level: log.level, stage: log.stage, output: log.output })),
-  );
+  await protocol.store.appendProvisionerJobLogs(job, logRows(logs));
   if (logs.length > 0) await publishJobEvent(protocol, jobId, 'logs');
   return { canceled: job.canceled_at !== null };
 }
 
-/** Records a finished job with its results. */
-export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string, result: CompletedJob): Promise<void> {
+function logRows(logs: readonly JobLogInput[]): Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[] {
+  return logs.map((log) => ({ created_at: log.created_at, source: log.source, level: log.level, stage: log.stage, output: log.output }));
+}
+
+/** The last lines a report brings, stored before the job's end (the end itself announces them). */
+async function appendLastLines(protocol: JobProtocol, job: ProvisionerJobRow, logs: readonly JobLogInput[]): Promise<void> {
+  if (logs.length > 0) await protocol.store.appendProvisionerJobLogs(job, logRows(logs));
+}
+
+/** Records a finished job with its results and its last log lines. */
+export async function completeJob(
+  protocol: JobProtocol,
+  daemon: ConnectedDaemon,
+  jobId: string,
+  result: CompletedJob,
+  logs: readonly JobLogInput[] = [],
+): Promise<void> {
   const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   if (result.type === 'template_version_import') {
     const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
+    if (missing.length > 0 || result.external_auth.length > 0) await appendLastLines(protocol, job, logs);
     if (missing.length > 0) {
       await finishJob(protocol, job, {
         error: `required template variables need values: ${missing.join(', ')}`,
@@ -237,12 +257,13 @@ export async function completeJob(protocol: JobProtocol, daemon: ConnectedDaemon
     }
   }
   const now = protocol.clock.now().toISOString();
-  const completion: JobCompletion =
+  const outcome: JobCompletion =
     result.type === 'template_version_import'
       ? importCompletion(jobId, result, now)
       : result.type === 'template_version_dry_run'
         ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
         : buildCompletion(jobId, context, result, now, protocol.features);
+  const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
   await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
   // Two channels, no order between them: the job's followers and the workspace's watchers.
   await Promise.all([publishJobEvent(protocol, jobId, 'done'), publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id)]);
@@ -370,9 +391,11 @@ export async function failJob(
     readonly error_code?: string | undefined;
     readonly canceled?: boolean | undefined;
     readonly state_base64?: string | undefined;
+    readonly logs?: readonly JobLogInput[] | undefined;
   },
 ): Promise<void> {
   const job = await heldJob(protocol, daemon, jobId);
+  await appendLastLines(protocol, job, failure.logs ?? []);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;
   // What a failed build did create is kept, so the next build can clean it up.
   const state = job.type === 'workspace_build' && failure.state_base64 ? Buffer.from(failure.state_base64, 'base64') : undefined;

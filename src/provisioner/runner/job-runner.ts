@@ -84,8 +84,9 @@ const INFO_RANK = 2;
 
 /**
  * Runs one acquired job with a provisioner: extracts the archive into a temporary directory,
- * runs the stages of the job's type, streams logs as `update`s, then sends the report. Never
- * rejects: every failure becomes a `fail` report. Resolves with the report it sent.
+ * runs the stages of the job's type, streams logs as `update`s, then sends the report with the
+ * lines not sent yet. Never rejects: every failure becomes a `fail` report. Resolves with the
+ * report it sent.
  */
 export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io: JobIo): Promise<JobReport> {
   const logs = new JobLogs(job, io);
@@ -105,9 +106,11 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   }
   logs.beginStage(STAGE.cleanup);
   if (directory !== undefined) await removeDirectory(directory, job, io);
-  logs.close();
-  io.send(report);
-  return report;
+  // The last lines go with the report: stored with the job's end, without an `update` of their own.
+  const last = logs.close();
+  const sent: JobReport = last.length > 0 ? { ...report, logs: last } : report;
+  io.send(sent);
+  return sent;
 }
 
 /** A failure whose message is already what the user should read. */
@@ -307,12 +310,14 @@ class JobLogs {
     this.#push({ level: line.level, source: 'provisioner', stage, output: line.output });
   }
 
-  /** Sends what is queued and stops the timers; later lines are dropped. */
-  close(): void {
-    if (this.#queue.length > 0) this.#flush();
+  /** Stops the timers and hands back what is still queued (fewer than a batch); later lines are dropped. */
+  close(): wire.JobLogInput[] {
     this.#closed = true;
     clearTimeout(this.#flushTimer);
     clearTimeout(this.#heartbeatTimer);
+    const rest = this.#queue;
+    this.#queue = [];
+    return rest;
   }
 
   #push(line: Omit<wire.JobLogInput, 'created_at'>): void {

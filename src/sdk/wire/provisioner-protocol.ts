@@ -218,10 +218,16 @@ export const DaemonMessage = Type.Union([
   Type.Object({ type: Type.Literal('cancel_acquire') }),
   /** Heartbeat and logs of a job it holds; answered with `update_ack`. Send one at least every 10 s. */
   Type.Object({ type: Type.Literal('update'), job_id: Type.String(), logs: Type.Array(JobLogInput, { maxItems: 1000 }) }),
-  Type.Object({ type: Type.Literal('complete'), job_id: Type.String(), result: CompletedJob }),
+  /** `logs`, the job's last lines, are stored with its end: a short job needs no `update` at all. */
+  Type.Object({
+    type: Type.Literal('complete'),
+    job_id: Type.String(),
+    result: CompletedJob,
+    logs: Type.Optional(Type.Array(JobLogInput, { maxItems: 1000 })),
+  }),
   /**
    * The job failed, or stopped because it was canceled (`canceled`). `state_base64` keeps what a
-   * failed build did create, so the next build can clean it up.
+   * failed build did create, so the next build can clean it up. `logs` as for `complete`.
    */
   Type.Object({
     type: Type.Literal('fail'),
@@ -230,6 +236,7 @@ export const DaemonMessage = Type.Union([
     error_code: Type.Optional(Type.String()),
     canceled: Type.Optional(Type.Boolean()),
     state_base64: Type.Optional(Type.String()),
+    logs: Type.Optional(Type.Array(JobLogInput, { maxItems: 1000 })),
   }),
 ]);
 export type DaemonMessage = Static<typeof DaemonMessage>;
