@@ -72,7 +72,9 @@ class Sink {
 
   get logs(): JobLogInput[] {
     // The lines of `update`s, then the last ones the report carries.
-    return this.messages.flatMap((message) => (message.type === 'acquire' || message.type === 'cancel_acquire' ? [] : (message.logs ?? [])));
+    return this.messages.flatMap((message) =>
+      message.type === 'acquire' || message.type === 'cancel_acquire' ? [] : (message.logs ?? []),
+    );
   }
 
   get headers(): string[] {
@@ -444,7 +446,10 @@ describe('startProvisionerDaemon', () => {
     // A job shorter than the flush delay sends its lines with its report, not in an `update`.
     const completed = await fake.next(0, 'complete');
     assert.equal(completed.job_id, first.job_id);
-    assert.ok(completed.logs?.some((line) => line.output === 'applying quick'), 'the last lines come with the report');
+    assert.ok(
+      completed.logs?.some((line) => line.output === 'applying quick'),
+      'the last lines come with the report',
+    );
     fake.send(0, { type: 'ack', job_id: first.job_id });
     await daemon.waitForJobs(1);
 
