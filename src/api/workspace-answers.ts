@@ -204,7 +204,7 @@ export async function answerCreatedWorkspace(
   };
   const [views, organization] = await Promise.all([
     viewJobs(store, [job], now, knownRelations([build], [workspace], known)),
-    store.getOrganization(workspace.organization_id),
+    created.organization ?? store.getOrganization(workspace.organization_id),
   ]);
   const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
   const page: Page = { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };

@@ -7,6 +7,7 @@ import type { PubSub } from '../store/pubsub.js';
 import { templateRbac } from '../store/rbac-objects.js';
 import type {
   BuildInsert,
+  OrganizationRow,
   ProvisionerJobRow,
   TemplateRow,
   TemplateVersionRow,
@@ -83,6 +84,8 @@ export interface CreatedWorkspace {
   readonly job: ProvisionerJobRow;
   readonly template: TemplateRow;
   readonly version: TemplateVersionRow;
+  /** The template's organization, when it was read with the template (and the caller may read it). */
+  readonly organization: OrganizationRow | undefined;
 }
 
 /**
@@ -106,7 +109,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
       ],
     });
   }
-  const { template, version, job: importJob } = await resolveTemplate(store, input);
+  const { template, version, job: importJob, organization } = await resolveTemplate(store, input);
   if (organizationId !== undefined && template.organization_id !== organizationId) {
     throw new HttpProblem(400, `Template "${template.name}" is not in this organization.`, {
       validations: [{ field: 'template_id', detail: 'belongs to another organization' }],
@@ -183,7 +186,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     throw error;
   }
   await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
-  return { workspace, build: first.build, job: first.job, template, version };
+  return { workspace, build: first.build, job: first.job, template, version, organization };
 }
 
 /** The store's one decision on creating the workspace, with the reference's wording for each refusal. */
@@ -214,7 +217,7 @@ function withPreset(version: TemplateVersionRow, presetId: string | undefined, g
 async function resolveTemplate(
   store: AuthorizedStore,
   input: CreateWorkspaceInput,
-): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow }> {
+): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow; organization: OrganizationRow | undefined }> {
   if (input.template_version_id) {
     const found = await store.getTemplateVersion(input.template_version_id).catch((error: unknown) => {
       if (isNotFoundOrHidden(error)) {
@@ -233,7 +236,7 @@ async function resolveTemplate(
         validations: [{ field: 'template_version_id', detail: 'not part of a template' }],
       });
     const template = await store.getTemplate(found.version.template_id);
-    return { template, ...found };
+    return { template, ...found, organization: undefined };
   }
   return store.getTemplateWithActiveVersion(input.template_id ?? '').catch((error: unknown) => {
     // The template missing or hidden; its active version or job missing is the server's own problem.

@@ -974,16 +974,24 @@ export class AuthorizedStore {
     return row;
   }
 
-  /** A live template with its active version and that version's import job, read together. */
-  async getTemplateWithActiveVersion(id: string): Promise<{ readonly template: templates.TemplateRow } & VersionWithJob> {
+  /**
+   * A live template with its active version and that version's import job, read together; and its
+   * organization, when the subject may read that too (what a template's ACL grants may not).
+   */
+  async getTemplateWithActiveVersion(
+    id: string,
+  ): Promise<
+    VersionWithJob & { readonly template: templates.TemplateRow; readonly organization: organizations.OrganizationRow | undefined }
+  > {
     const found = isUuid(id) ? await templates.getTemplateWithActiveVersion(this.#store.db, id) : undefined;
     if (!found) throw new NotFoundError('template');
-    const { template, version, job } = found;
+    const { template, organization, version, job } = found;
     this.#require('read', templateRbac(template));
     // The template's own rights cover its active version, so the version's are not checked again.
     if (!version || version.template_id !== template.id) throw new NotFoundError('template version');
     if (!job) throw new NotFoundError('provisioner job');
-    return { template, version, job };
+    const readable = organization && this.can('read', organizationObject(organization.id)) ? organization : undefined;
+    return { template, organization: readable, version, job };
   }
 
   /** A live template of an organization by name. */

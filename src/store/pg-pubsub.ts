@@ -25,10 +25,12 @@ const MAX_BATCH = 64;
  * Publishing goes through the pool when it is given, so that notifications need not queue there.
  * Subscribers in this process hear a message as soon as it is published, not a round trip later;
  * each payload on the server starts with this pubsub's origin, so its own return is passed over.
- * Messages published in the same turn of the event loop go out together in one statement: a build
- * publishes several, and each round trip costs both sides more than the notification itself.
- * PostgreSQL keeps their order, and drops a repeat of the same channel and payload within the
- * statement, which for these "something changed" messages loses nothing.
+ * Messages go out together in one statement: those published in the same turn of the event loop,
+ * and, while one statement is on its way, all published meanwhile, which then follow it. A build
+ * publishes several, and each round trip costs both sides more than the notification itself; under
+ * load the batches grow instead of the statements multiplying, and one after another they keep
+ * their order. PostgreSQL keeps the order within a statement, and drops a repeat of the same
+ * channel and payload there, which for these "something changed" messages loses nothing.
  */
 export class PostgresPubSub implements PubSub {
   readonly #client: pg.Client;
@@ -40,8 +42,10 @@ export class PostgresPubSub implements PubSub {
   #lastQuery: Promise<unknown> = Promise.resolve();
   /** Leads every payload this pubsub sends, so that it can pass over its own when they come back. */
   readonly #origin = randomBytes(6).toString('hex');
-  /** Messages waiting for the end of this turn of the event loop, and the promise of their sending. */
+  /** Messages waiting for the end of this turn and for the statement before them, and the promise of their sending. */
   #batch: { readonly messages: Notification[]; readonly sent: Promise<void> } | undefined;
+  /** The last batch's sending, settled either way: the next batch starts after it. */
+  #previous: Promise<unknown> = Promise.resolve();
 
   private constructor(client: pg.Client, notify: NotifyThroughPool | undefined) {
     this.#client = client;
@@ -79,10 +83,14 @@ export class PostgresPubSub implements PubSub {
     const { pgChannel, pgPayload } = onServer(channel, payload);
     if (!this.#batch) {
       const messages: Notification[] = [];
-      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        this.#batch = undefined;
-        return this.#send(messages);
-      });
+      const before = this.#previous;
+      const sent = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => before)
+        .then(() => {
+          this.#batch = undefined;
+          return this.#send(messages);
+        });
+      this.#previous = sent.catch(() => undefined);
       this.#batch = { messages, sent };
     }
     this.#batch.messages.push({ channel: pgChannel, payload: `${this.#origin}\n${pgPayload}` });

@@ -449,6 +449,7 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.deepEqual(found.template, template);
       assert.equal(found.version.id, template.active_version_id);
       assert.equal(found.job.id, found.version.job_id);
+      assert.equal(found.organization?.id, template.organization_id, 'a member reads the organization with the template');
       await assert.rejects(w.member.getTemplateWithActiveVersion(newId()), NotFoundError);
     },
     denied: async (w) => expectRefused(async () => w.outsider.getTemplateWithActiveVersion((await templateFixture(w)).template.id)),

@@ -109,6 +109,35 @@ describe('pubsub', () => {
             Array.from({ length: count }, (_, i) => String(i)),
           );
           await stopBatch();
+
+          // While one statement is on its way, what is published over several turns waits and follows in one.
+          const held: string[] = [];
+          const stopHeld = await subscriber.subscribe('job:held', (payload) => held.push(payload));
+          let release: () => void = () => undefined;
+          const gate = new Promise<void>((resolve) => (release = resolve));
+          let gated = 0;
+          const slow = await PostgresPubSub.connect(PG_URL ?? '', async (text, values) => {
+            gated++;
+            if (gated === 1) await gate;
+            await pool.query(text, [...values]);
+          });
+          try {
+            const sends = [slow.publish('job:held', 'first')];
+            await new Promise((resolve) => setImmediate(resolve));
+            for (let turn = 0; turn < 5; turn++) {
+              sends.push(slow.publish('job:held', `later ${turn}`));
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+            assert.equal(gated, 1, 'nothing more is sent while the first statement is on its way');
+            release();
+            await Promise.all(sends);
+            assert.equal(gated, 2, 'the five later turns went out in one statement');
+            await eventually(() => assert.equal(held.length, 6));
+            assert.deepEqual(held, ['first', 'later 0', 'later 1', 'later 2', 'later 3', 'later 4']);
+          } finally {
+            await stopHeld();
+            await slow.close();
+          }
         } finally {
           await publisher.close();
           await subscriber.close();

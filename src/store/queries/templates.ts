@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import type { DialectName } from '../database.js';
 import { joined } from '../joined-rows.js';
+import type { OrganizationRow } from './organizations.js';
 import type { ProvisionerJobRow } from './provisioner-jobs.js';
 import type { Database, TemplateTable, TemplateVersionTable } from '../schema.js';
 
@@ -12,20 +13,28 @@ export async function getTemplateById(db: Kysely<Database>, id: string): Promise
   return db.selectFrom('templates').selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
 }
 
-/** A live template with its active version and that version's import job, in one statement. */
-export async function getTemplateWithActiveVersion(
-  db: Kysely<Database>,
-  id: string,
-): Promise<{ template: TemplateRow; version: TemplateVersionRow | undefined; job: ProvisionerJobRow | undefined } | undefined> {
-  const { template, version, job } = joined;
-  const { rows } = await sql<Record<string, unknown>>`select ${template.columns}, ${version.columns}, ${job.columns}
+/** A live template with its organization, its active version and that version's import job. */
+export interface TemplateWithActiveVersion {
+  readonly template: TemplateRow;
+  readonly organization: OrganizationRow | undefined;
+  readonly version: TemplateVersionRow | undefined;
+  readonly job: ProvisionerJobRow | undefined;
+}
+
+/** A live template with its organization, active version and that version's import job, in one statement. */
+export async function getTemplateWithActiveVersion(db: Kysely<Database>, id: string): Promise<TemplateWithActiveVersion | undefined> {
+  const { template, organization, version, job } = joined;
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select ${template.columns}, ${organization.columns}, ${version.columns}, ${job.columns}
     from "templates" as "t"
+    left join "organizations" as "o" on "o"."id" = "t"."organization_id"
     left join "template_versions" as "v" on "v"."id" = "t"."active_version_id"
     left join "provisioner_jobs" as "j" on "j"."id" = "v"."job_id"
     where "t"."id" = ${id} and "t"."deleted" = 0`.execute(db);
   const [row] = rows;
   const found = row && template.take(row);
-  return found && { template: found, version: version.take(row), job: job.take(row) };
+  return found && { template: found, organization: organization.take(row), version: version.take(row), job: job.take(row) };
 }
 
 /** A live template of an organization by name, case-insensitively. */
