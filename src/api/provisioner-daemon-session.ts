@@ -4,6 +4,7 @@ import { readProtocolMessage } from './protocol-message.js';
 import { JOB_POSTED_CHANNEL, jobEventsChannel } from '../domain/provisioner-events.js';
 import {
   acquireJob,
+  type Announcing,
   completeJob,
   failJob,
   registerDaemon,
@@ -100,12 +101,12 @@ export class ProvisionerDaemonSession {
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
       case 'complete':
-        await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs);
+        this.#announcing(await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs));
         await this.#release(message.job_id);
         await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
       case 'fail':
-        await failJob(this.protocol, this.daemon, message.job_id, message);
+        this.#announcing(await failJob(this.protocol, this.daemon, message.job_id, message));
         await this.#release(message.job_id);
         await this.#observeFinished(message.job_id);
         return this.#send({ type: 'ack', job_id: message.job_id });
@@ -123,9 +124,11 @@ export class ProvisionerDaemonSession {
     this.#acquiring = true;
     try {
       while (this.#acquiring && !this.#closed) {
-        const job = await acquireJob(this.protocol, this.daemon, this.accessUrl);
-        if (job) {
+        const acquired = await acquireJob(this.protocol, this.daemon, this.accessUrl);
+        if (acquired) {
           this.#acquiring = false;
+          this.#announcing(acquired);
+          const job = acquired.value;
           await this.#hold(job.job_id);
           this.#send({ type: 'job', job });
           return;
@@ -159,6 +162,15 @@ export class ProvisionerDaemonSession {
   async #release(jobId: string): Promise<void> {
     await this.#held.get(jobId)?.();
     this.#held.delete(jobId);
+  }
+
+  /**
+   * The daemon is answered once a step is stored, not after watchers are told of it: a NOTIFY's
+   * round trip would hold up its next job. The announcement's failure is the server's to log; the
+   * daemon's report was recorded, and sending it again would only be refused.
+   */
+  #announcing(step: Announcing<unknown>): void {
+    step.announced.catch((error: unknown) => this.log.error({ err: error, daemon: this.daemon.name }, 'could not announce a job event'));
   }
 
   #send(message: ServerMessage): void {

@@ -91,23 +91,37 @@ export async function touchDaemon(protocol: JobProtocol, daemon: ConnectedDaemon
 }
 
 /**
+ * A step that is stored, and the announcement of it to watchers (on PostgreSQL a NOTIFY, a round
+ * trip): the daemon's answer need not wait for it, only whoever reports its failure.
+ */
+export interface Announcing<T = undefined> {
+  readonly value: T;
+  readonly announced: Promise<void>;
+}
+
+/**
  * Claims the oldest queued job this daemon may run, or returns undefined when there is none.
  * Claiming is one conditional update, so two daemons never get the same job.
  */
-export async function acquireJob(protocol: JobProtocol, daemon: ConnectedDaemon, accessUrl: string): Promise<AcquiredJob | undefined> {
+export async function acquireJob(
+  protocol: JobProtocol,
+  daemon: ConnectedDaemon,
+  accessUrl: string,
+): Promise<Announcing<AcquiredJob> | undefined> {
   const { store } = protocol;
   const taker = { workerId: daemon.id, provisioners: daemon.provisioners, tags: daemon.tags };
   for (;;) {
-    const job = await store.claimNextProvisionerJob(daemon.organizationId, taker);
-    if (!job) return undefined;
+    const claimed = await store.claimNextProvisionerJob(daemon.organizationId, taker);
+    if (!claimed) return undefined;
+    const { job, context } = claimed;
     try {
-      const { context } = await store.getProvisionerJobWithContext(job.organization_id, job.id, 'run');
       const acquired = describeJob(job, context, accessUrl);
-      await publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id);
-      return acquired;
+      return { value: acquired, announced: publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id) };
     } catch (error) {
       // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
-      await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' });
+      await (
+        await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' })
+      ).announced;
     }
   }
 }
@@ -237,23 +251,21 @@ export async function completeJob(
   jobId: string,
   result: CompletedJob,
   logs: readonly JobLogInput[] = [],
-): Promise<void> {
+): Promise<Announcing> {
   const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   if (result.type === 'template_version_import') {
     const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
     if (missing.length > 0 || result.external_auth.length > 0) await appendLastLines(protocol, job, logs);
     if (missing.length > 0) {
-      await finishJob(protocol, job, {
+      return finishJob(protocol, job, {
         error: `required template variables need values: ${missing.join(', ')}`,
         error_code: 'REQUIRED_TEMPLATE_VARIABLES',
       });
-      return;
     }
     const unconfigured = result.external_auth.find(() => true);
     if (unconfigured) {
-      await finishJob(protocol, job, { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' });
-      return;
+      return finishJob(protocol, job, { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' });
     }
   }
   const now = protocol.clock.now().toISOString();
@@ -266,7 +278,11 @@ export async function completeJob(
   const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
   await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
   // Two channels, no order between them: the job's followers and the workspace's watchers.
-  await Promise.all([publishJobEvent(protocol, jobId, 'done'), publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id)]);
+  const announced = Promise.all([
+    publishJobEvent(protocol, jobId, 'done'),
+    publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id),
+  ]);
+  return { value: undefined, announced: announced.then(() => undefined) };
 }
 
 function importCompletion(jobId: string, result: CompletedImport, now: string): JobCompletion {
@@ -393,13 +409,13 @@ export async function failJob(
     readonly state_base64?: string | undefined;
     readonly logs?: readonly JobLogInput[] | undefined;
   },
-): Promise<void> {
+): Promise<Announcing> {
   const job = await heldJob(protocol, daemon, jobId);
   await appendLastLines(protocol, job, failure.logs ?? []);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;
   // What a failed build did create is kept, so the next build can clean it up.
   const state = job.type === 'workspace_build' && failure.state_base64 ? Buffer.from(failure.state_base64, 'base64') : undefined;
-  await finishJob(
+  return finishJob(
     protocol,
     job,
     canceledOnRequest ? { error: '', error_code: '' } : { error: failure.error || 'failed', error_code: failure.error_code ?? '' },
@@ -412,10 +428,13 @@ async function finishJob(
   job: ProvisionerJobRow,
   outcome: { readonly error: string; readonly error_code: string },
   failedBuildState?: Buffer,
-): Promise<void> {
+): Promise<Announcing> {
   await protocol.store.finishProvisionerJob(job, outcome, failedBuildState);
-  await publishJobEvent(protocol, job.id, 'done');
-  await publishWorkspaceOfJob(protocol, job);
+  const announced = (async () => {
+    await publishJobEvent(protocol, job.id, 'done');
+    await publishWorkspaceOfJob(protocol, job);
+  })();
+  return { value: undefined, announced };
 }
 
 /** Tells watchers of the workspace a build job belongs to that it changed; `known` saves looking the workspace up. */

@@ -1424,10 +1424,16 @@ export class AuthorizedStore {
 
   // The provisioner job protocol
 
-  /** Claims the oldest queued job of the organization that this daemon may run; undefined when there is none. */
-  async claimNextProvisionerJob(organizationId: string, taker: jobs.JobTaker): Promise<jobs.ProvisionerJobRow | undefined> {
+  /**
+   * Claims the oldest queued job of the organization that `taker` may run, and reads it with what
+   * running it needs (as getProvisionerJobWithContext with `run`); undefined when there is none.
+   */
+  async claimNextProvisionerJob(organizationId: string, taker: jobs.JobTaker): Promise<jobCompletion.JobWithContext | undefined> {
     this.#require('update', orgScoped('provisioner_jobs', organizationId));
-    return jobs.claimNextJob(this.#store.db, this.#store.dialect, organizationId, taker, this.#store.nowIso());
+    const claim = jobs.claimStatement(this.#store.db, this.#store.dialect, organizationId, taker, this.#store.nowIso());
+    const claimed = claim && (await jobCompletion.claimJobToRun(this.#store.db, this.#store.dialect, claim));
+    if (claimed) this.#authorizeJobContext(claimed);
+    return claimed;
   }
 
   /**
@@ -1441,14 +1447,18 @@ export class AuthorizedStore {
   ): Promise<jobCompletion.JobWithContext> {
     const found = isUuid(jobId) ? await jobCompletion.readJobWithContext(this.#store.db, jobId, purpose) : undefined;
     if (!found || found.job.organization_id !== organizationId) throw new NotFoundError('provisioner job');
-    const { job, context } = found;
-    this.#require('read', orgScoped('provisioner_jobs', organizationId));
+    this.#authorizeJobContext(found);
+    return found;
+  }
+
+  /** Reading a job with its context is reading each part. */
+  #authorizeJobContext({ job, context }: jobCompletion.JobWithContext): void {
+    this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
     if (context.file) this.#require('read', fileObject(context.file.created_by, context.file.id));
     if (context.initiatorUsername !== undefined) this.#require('read', userObject(job.initiator_id));
     const workspace = context.build?.workspace;
     if (workspace) this.#require('read', workspaceRbac(workspace));
     if (context.build?.template) this.#require('read', templateRbac(context.build.template));
-    return found;
   }
 
   /** The workspace a build job belongs to, or undefined for other jobs. */

@@ -1643,8 +1643,8 @@ const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'];
 const UNTAGGED = { scope: 'organization', owner: '' };
 
 /** The next queued echo job, claimed for `workerId` as an untagged daemon would. */
-function claimNext(w: World, workerId: string): Promise<ProvisionerJobRow | undefined> {
-  return provisioner(w).claimNextProvisionerJob(defaultOrg(w), { workerId, provisioners: ['echo'], tags: UNTAGGED });
+async function claimNext(w: World, workerId: string): Promise<ProvisionerJobRow | undefined> {
+  return (await provisioner(w).claimNextProvisionerJob(defaultOrg(w), { workerId, provisioners: ['echo'], tags: UNTAGGED }))?.job;
 }
 
 /** Claims whatever echo jobs earlier cases left queued, so that the next one claimed is the case's own. */

@@ -73,7 +73,7 @@ describe('claiming the next provisioner job', () => {
       const claimed: string[] = [];
       const workerId = newId();
       for (;;) {
-        const job = await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags });
+        const job = (await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags }))?.job;
         if (!job) break;
         assert.equal(job.worker_id, workerId);
         assert.notEqual(job.started_at, null);
@@ -95,7 +95,11 @@ describe('claiming the next provisioner job', () => {
       await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: [], tags: untagged }),
       undefined,
     );
-    assert.ok(await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }));
+    const found = await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged });
+    assert.ok(found);
+    // The claim reads what running the job needs with it: the archive and the initiator's name.
+    assert.ok(found.context.file && found.context.file.id === found.job.file_id && found.context.file.data.length > 0);
+    assert.equal(found.context.initiatorUsername, (await provisioner.getUser(found.job.initiator_id)).username);
   });
 
   it('hands concurrent claimants different jobs, each job once', async () => {
@@ -107,7 +111,7 @@ describe('claiming the next provisioner job', () => {
         provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }),
       ),
     );
-    const claimed = claims.flatMap((job) => (job ? [job.id] : []));
+    const claimed = claims.flatMap((found) => (found ? [found.job.id] : []));
     assert.equal(new Set(claimed).size, claimed.length, 'no job claimed twice');
     assert.deepEqual([...claimed].sort(), [...ids].sort());
   });

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
+import { sql, type Compilable, type Insertable, type Kysely, type OperationNodeSource, type Updateable } from 'kysely';
 import { joined } from '../joined-rows.js';
 import type { DialectName } from '../database.js';
 import { writeTogether, type Write } from '../write-together.js';
@@ -42,28 +42,56 @@ export async function readJobWithContext(
   jobId: string,
   purpose: JobContextPurpose,
 ): Promise<JobWithContext | undefined> {
+  const { rows } = await sql<Record<string, unknown>>`select ${contextColumns(purpose)}
+    from "provisioner_jobs" as "j" ${contextJoins(purpose)}
+    where "j"."id" = ${jobId}`.execute(db);
+  return rows[0] && splitJobWithContext(rows[0]);
+}
+
+/**
+ * Claims the next job with `claim` (an update returning the claimed row) and reads it with what
+ * running it needs. On PostgreSQL that is one statement, the claim a data-modifying CTE the read
+ * joins from: the claim and the read are on the way of every job, one round trip after the other.
+ */
+export async function claimJobToRun(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  claim: Compilable<ProvisionerJobRow> & OperationNodeSource,
+): Promise<JobWithContext | undefined> {
+  if (dialect !== 'postgres') {
+    const job = (await db.executeQuery(claim.compile())).rows[0];
+    return job && readJobWithContext(db, job.id, 'run');
+  }
+  const { rows } = await sql<Record<string, unknown>>`with "claimed" as (${claim})
+    select ${contextColumns('run')} from "claimed" as "j" ${contextJoins('run')}`.execute(db);
+  return rows[0] && splitJobWithContext(rows[0]);
+}
+
+function contextColumns(purpose: JobContextPurpose) {
   const { job, build, workspace, template, file } = joined;
-  const statement =
-    purpose === 'run'
-      ? sql<Record<string, unknown>>`select ${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns},
-          "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables"
-        from "provisioner_jobs" as "j"
-        left join "files" as "f" on "f"."id" = "j"."file_id"
+  return purpose === 'run'
+    ? sql`${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns},
+        "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables"`
+    : sql`${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}`;
+}
+
+function contextJoins(purpose: JobContextPurpose) {
+  return purpose === 'run'
+    ? sql`left join "files" as "f" on "f"."id" = "j"."file_id"
         left join "users" as "iu" on "iu"."id" = "j"."initiator_id" and "iu"."deleted" = 0
         left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
         left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
         left join "users" as "u" on "u"."id" = "w"."owner_id" and "u"."deleted" = 0
-        left join "template_versions" as "v" on "v"."id" = "b"."template_version_id"
-        where "j"."id" = ${jobId}`
-      : sql<Record<string, unknown>>`select ${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}
-        from "provisioner_jobs" as "j"
-        left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
+        left join "template_versions" as "v" on "v"."id" = "b"."template_version_id"`
+    : sql`left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
         left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
-        left join "templates" as "t" on "t"."id" = "w"."template_id"
-        where "j"."id" = ${jobId}`;
-  const [row] = (await statement.execute(db)).rows;
-  const found = row && job.take(row);
-  if (!row || !found) return undefined;
+        left join "templates" as "t" on "t"."id" = "w"."template_id"`;
+}
+
+function splitJobWithContext(row: Readonly<Record<string, unknown>>): JobWithContext | undefined {
+  const { job, build, workspace, template, file } = joined;
+  const found = job.take(row);
+  if (!found) return undefined;
   const named = (column: string) => (typeof row[column] === 'string' ? (row[column] as string) : undefined);
   const context: JobContext = {
     file: file.take(row),

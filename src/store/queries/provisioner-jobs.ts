@@ -88,6 +88,11 @@ export async function claimNextJob(
   taker: JobTaker,
   now: string,
 ): Promise<ProvisionerJobRow | undefined> {
+  return claimStatement(db, dialect, organizationId, taker, now)?.executeTakeFirst();
+}
+
+/** The claiming update, returning the claimed row; none when the taker runs no provisioner. */
+export function claimStatement(db: Kysely<Database>, dialect: DialectName, organizationId: string, taker: JobTaker, now: string) {
   if (taker.provisioners.length === 0) return undefined;
   const daemonTags = JSON.stringify(taker.tags);
   const daemonUntagged = Object.keys(taker.tags).every((key) => key === 'scope' || key === 'owner');
@@ -108,8 +113,7 @@ export async function claimNextJob(
     .set({ started_at: now, updated_at: now, worker_id: taker.workerId })
     .where('id', '=', next)
     .where('started_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll();
 }
 
 /**
