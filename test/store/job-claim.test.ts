@@ -73,7 +73,8 @@ describe('claiming the next provisioner job', () => {
       const claimed: string[] = [];
       const workerId = newId();
       for (;;) {
-        const job = (await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags }))?.job;
+        const job = (await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags }))
+          ?.job;
         if (!job) break;
         assert.equal(job.worker_id, workerId);
         assert.notEqual(job.started_at, null);
