@@ -276,9 +276,11 @@ export async function completeJob(
         ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
         : buildCompletion(jobId, context, result, now, protocol.features);
   const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
-  await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
-  // Two channels, no order between them: the job's followers and the workspace's watchers.
+  const stored = await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
+  // No order between them: the agent-token invalidation, the job's followers and the workspace's
+  // watchers. Published in one turn, they go out in one NOTIFY.
   const announced = Promise.all([
+    stored.announced,
     publishJobEvent(protocol, jobId, 'done'),
     publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id),
   ]);

@@ -1479,13 +1479,14 @@ export class AuthorizedStore {
   /**
    * Stores what a finished job found and marks it completed, in one transaction. Writing an
    * import's results needs `update` on the version's template; a build's, `update` (or, for a
-   * delete build, `delete`) on its workspace.
+   * delete build, `delete`) on its workspace. Resolves once stored, with the other replicas'
+   * agent-token invalidation on its way (`announced`), for the caller to await with its own events.
    */
   async completeProvisionerJob(
     job: jobs.ProvisionerJobRow,
     completion: jobCompletion.JobCompletion,
     workspace: workspaces.WorkspaceRow | undefined,
-  ): Promise<void> {
+  ): Promise<{ readonly announced: Promise<void> }> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     if (completion.version) {
       const [version] = await templates.versionsOfJobs(this.#store.db, [job.id], []);
@@ -1498,9 +1499,12 @@ export class AuthorizedStore {
     const store = () => jobCompletion.storeJobCompletion(this.#store.db, this.#store.dialect, job.id, completion);
     // A finished build decides whose agents are current. An import's agents are not any
     // workspace's, but a token names its newest agent, which they may now be.
-    if (completion.build) await this.#store.changingAgentAuths({ workspaceId: completion.build.workspaceId }, store);
-    else if (completion.agents.length > 0) await this.#store.changingAgentAuths('*', store);
-    else await store();
+    const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;
+    if (!target) {
+      await store();
+      return { announced: Promise.resolve() };
+    }
+    return this.#store.changingAgentAuthsAnnouncing(target, store);
   }
 
   /**

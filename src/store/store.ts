@@ -113,13 +113,35 @@ export class Store {
    * those of `target` are dropped when it ends, here and on every replica.
    */
   async changingAgentAuths<T>(target: AgentAuthInvalidation, write: () => Promise<T>): Promise<T> {
+    const { value, announced } = await this.changingAgentAuthsAnnouncing(target, write);
+    await announced;
+    return value;
+  }
+
+  /**
+   * As changingAgentAuths, but once the write is done the other replicas' invalidation is handed
+   * back on its way rather than awaited: a caller with events of its own sends them alongside, in
+   * the same NOTIFY. A write that fails still awaits it, then throws.
+   */
+  async changingAgentAuthsAnnouncing<T>(
+    target: AgentAuthInvalidation,
+    write: () => Promise<T>,
+  ): Promise<{ readonly value: T; readonly announced: Promise<void> }> {
     this.agentAuths.beginChange(target);
+    let value: T;
     try {
-      return await write();
-    } finally {
+      value = await write();
+    } catch (error) {
       this.agentAuths.endChange(target);
-      await this.pubsub.publish(AGENT_AUTH_CHANNEL, target === '*' ? '*' : JSON.stringify({ workspaceId: target.workspaceId }));
+      await this.#announceAgentAuthChange(target);
+      throw error;
     }
+    this.agentAuths.endChange(target);
+    return { value, announced: this.#announceAgentAuthChange(target) };
+  }
+
+  #announceAgentAuthChange(target: AgentAuthInvalidation): Promise<void> {
+    return this.pubsub.publish(AGENT_AUTH_CHANNEL, target === '*' ? '*' : JSON.stringify({ workspaceId: target.workspaceId }));
   }
 
   async close(): Promise<void> {

@@ -734,7 +734,9 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   completeProvisionerJob: {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined);
+      await (
+        await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined)
+      ).announced;
       assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).completed_at !== null, true);
     },
     denied: async (w) =>
