@@ -23,9 +23,9 @@
 //
 // BUILDERS: the built-in provisioner daemons run in the daemon's node process, so more of them add
 // no CPU; they let one job's round trips (acquire, report, acknowledgement, and on PostgreSQL each
-// statement) overlap with another's. Measured on a 2-core machine with 4 / 8 / 16 of them: about
-// 103 / 110 / 130 builds/s on SQLite and 46 / 52 / 54 on PostgreSQL. Eight take most of that
-// without waking many idle acquire loops for every job posted.
+// statement) overlap with another's. Measured on a 2-core machine with 8 / 16 of them: about
+// 250 / 243 builds/s on SQLite and 157 / 171 on PostgreSQL, whose jobs wait on more round trips.
+// The figures and the target are for eight, the default here, not tuned to either database.
 //
 // BENCH_BUILDS_HEAP=1 starts the daemon with the inspector on loopback and prints, beside each RSS,
 // the V8 heap in use after a forced full garbage collection (whether RSS growth is live objects).
