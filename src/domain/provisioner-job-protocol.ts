@@ -16,14 +16,7 @@ import type {
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import type { PubSub } from '../store/pubsub.js';
-import type {
-  JobCompletion,
-  JobContext,
-  JobWithContext,
-  ProvisionerJobLogRow,
-  ProvisionerJobRow,
-  WorkspaceResourceRow,
-} from '../store/rows.js';
+import type { JobCompletion, JobContext, JobLogLine, JobWithContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
@@ -235,7 +228,7 @@ export async function updateJob(
   return { canceled: job.canceled_at !== null };
 }
 
-function logRows(logs: readonly JobLogInput[]): Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[] {
+function logRows(logs: readonly JobLogInput[]): JobLogLine[] {
   return logs.map((log) => ({ created_at: log.created_at, source: log.source, level: log.level, stage: log.stage, output: log.output }));
 }
 
@@ -254,19 +247,10 @@ export async function completeJob(
 ): Promise<Announcing> {
   const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
-  if (result.type === 'template_version_import') {
-    const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
-    if (missing.length > 0 || result.external_auth.length > 0) await appendLastLines(protocol, job, logs);
-    if (missing.length > 0) {
-      return finishJob(protocol, job, {
-        error: `required template variables need values: ${missing.join(', ')}`,
-        error_code: 'REQUIRED_TEMPLATE_VARIABLES',
-      });
-    }
-    const unconfigured = result.external_auth.find(() => true);
-    if (unconfigured) {
-      return finishJob(protocol, job, { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' });
-    }
+  const refusal = result.type === 'template_version_import' ? importRefusal(result) : undefined;
+  if (refusal) {
+    await appendLastLines(protocol, job, logs);
+    return finishJob(protocol, job, refusal);
   }
   const now = protocol.clock.now().toISOString();
   const outcome: JobCompletion =
@@ -285,6 +269,17 @@ export async function completeJob(
     publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id),
   ]);
   return { value: undefined, announced: announced.then(() => undefined) };
+}
+
+/** Why an import that ran cannot be used: variables left without values, or external auth this deployment lacks. */
+function importRefusal(result: CompletedImport): { readonly error: string; readonly error_code: string } | undefined {
+  const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
+  if (missing.length > 0) {
+    return { error: `required template variables need values: ${missing.join(', ')}`, error_code: 'REQUIRED_TEMPLATE_VARIABLES' };
+  }
+  const unconfigured = result.external_auth.find(() => true);
+  if (unconfigured) return { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' };
+  return undefined;
 }
 
 function importCompletion(jobId: string, result: CompletedImport, now: string): JobCompletion {

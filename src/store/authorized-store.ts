@@ -1468,10 +1468,7 @@ export class AuthorizedStore {
   }
 
   /** Appends log lines to a running job and marks it as heard from. */
-  async appendProvisionerJobLogs(
-    job: jobs.ProvisionerJobRow,
-    logs: readonly Omit<jobs.ProvisionerJobLogRow, 'id' | 'job_id'>[],
-  ): Promise<void> {
+  async appendProvisionerJobLogs(job: jobs.ProvisionerJobRow, logs: readonly jobs.JobLogLine[]): Promise<void> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     await jobs.appendJobLogs(this.#store.db, this.#store.dialect, job.id, logs, this.#store.nowIso());
   }

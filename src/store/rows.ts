@@ -15,6 +15,7 @@ export type {
   DaemonLiveness,
   JobCancellation,
   JobListFilter,
+  JobLogLine,
   JobRelations,
   KnownJobRelations,
   NewJobFields,

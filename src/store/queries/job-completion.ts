@@ -4,7 +4,7 @@ import type { DialectName } from '../database.js';
 import { writeTogether, type Write } from '../write-together.js';
 import type { Database, TemplateVersionTable, WorkspaceAgentTable, WorkspaceBuildTable } from '../schema.js';
 import type { FileRow } from './files.js';
-import type { ProvisionerJobLogRow, ProvisionerJobRow, WorkspaceResourceRow } from './provisioner-jobs.js';
+import { jobLogWrites, type JobLogLine, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
 import type { TemplateRow } from './templates.js';
 import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 
@@ -117,7 +117,7 @@ export interface JobCompletion {
   readonly resources: readonly WorkspaceResourceRow[];
   readonly agents: readonly Insertable<WorkspaceAgentTable>[];
   /** The job's last log lines, which came with its report. */
-  readonly logs?: readonly Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[] | undefined;
+  readonly logs?: readonly JobLogLine[] | undefined;
   /** A build's state, cost and deadlines; a delete build also deletes its workspace. */
   readonly build?:
     | {
@@ -137,9 +137,7 @@ export async function storeJobCompletion(
   completion: JobCompletion,
 ): Promise<void> {
   const { now, version, build } = completion;
-  const writes: Write[] = [];
-  const logs = completion.logs ?? [];
-  if (logs.length > 0) writes.push((q) => q.insertInto('provisioner_job_logs').values(logs.map((log) => ({ ...log, job_id: jobId }))));
+  const writes: Write[] = jobLogWrites(jobId, completion.logs ?? []);
   if (version) writes.push((q) => q.updateTable('template_versions').set(version).where('job_id', '=', jobId));
   if (completion.resources.length > 0) writes.push((q) => q.insertInto('workspace_resources').values([...completion.resources]));
   if (completion.agents.length > 0) writes.push((q) => q.insertInto('workspace_agents').values([...completion.agents]));

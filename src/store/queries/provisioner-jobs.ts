@@ -1,12 +1,14 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type QueryCreator, type Selectable, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { DialectName } from '../database.js';
 import { parseJson } from '../json-column.js';
-import { writeTogether } from '../write-together.js';
+import { writeTogether, type Write } from '../write-together.js';
 import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import type { Database, ProvisionerJobLogTable, ProvisionerJobTable, WorkspaceResourceTable } from '../schema.js';
 
 export type ProvisionerJobRow = Selectable<ProvisionerJobTable>;
 export type ProvisionerJobLogRow = Selectable<ProvisionerJobLogTable>;
+/** A log line to store: a row without the id the database gives it and the job it is stored for. */
+export type JobLogLine = Omit<ProvisionerJobLogRow, 'id' | 'job_id'>;
 export type WorkspaceResourceRow = Selectable<WorkspaceResourceTable>;
 
 /** What a new job needs besides what every queued job has. */
@@ -74,24 +76,13 @@ export interface JobTaker {
 }
 
 /**
- * Claims the oldest queued job of the organization that the daemon may run, in one statement, and
- * returns it claimed; undefined when there is none. "May run" is the rule of `daemonTakesJob`,
- * here in SQL: the daemon carries every tag of the job, and the job is untagged (nothing beyond
- * `scope` and `owner`) exactly when the daemon is. On PostgreSQL the candidate row is locked with
- * SKIP LOCKED, so concurrent daemons and replicas each take a different job instead of racing for
- * the first; SQLite has one writer.
+ * The update that claims the oldest queued job of the organization that the daemon may run, in one
+ * statement, returning it claimed; undefined when the taker runs no provisioner. "May run" is the
+ * rule of `daemonTakesJob`, here in SQL: the daemon carries every tag of the job, and the job is
+ * untagged (nothing beyond `scope` and `owner`) exactly when the daemon is. On PostgreSQL the
+ * candidate row is locked with SKIP LOCKED, so concurrent daemons and replicas each take a
+ * different job instead of racing for the first; SQLite has one writer.
  */
-export async function claimNextJob(
-  db: Kysely<Database>,
-  dialect: DialectName,
-  organizationId: string,
-  taker: JobTaker,
-  now: string,
-): Promise<ProvisionerJobRow | undefined> {
-  return claimStatement(db, dialect, organizationId, taker, now)?.executeTakeFirst();
-}
-
-/** The claiming update, returning the claimed row; none when the taker runs no provisioner. */
 export function claimStatement(db: Kysely<Database>, dialect: DialectName, organizationId: string, taker: JobTaker, now: string) {
   if (taker.provisioners.length === 0) return undefined;
   const daemonTags = JSON.stringify(taker.tags);
@@ -174,11 +165,7 @@ export async function cancelJob(db: Kysely<Database>, jobId: string, now: string
 }
 
 /** Appends log lines to a job and returns the ids they got, in order. */
-export async function insertJobLogs(
-  db: Kysely<Database>,
-  jobId: string,
-  logs: readonly Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[],
-): Promise<number[]> {
+export async function insertJobLogs(db: Kysely<Database>, jobId: string, logs: readonly JobLogLine[]): Promise<number[]> {
   if (logs.length === 0) return [];
   const rows = await db
     .insertInto('provisioner_job_logs')
@@ -193,15 +180,19 @@ export async function appendJobLogs(
   db: Kysely<Database>,
   dialect: DialectName,
   jobId: string,
-  logs: readonly Omit<ProvisionerJobLogRow, 'id' | 'job_id'>[],
+  logs: readonly JobLogLine[],
   now: string,
 ): Promise<void> {
   await writeTogether(db, dialect, [
-    ...(logs.length > 0
-      ? [(q: QueryCreator<Database>) => q.insertInto('provisioner_job_logs').values(logs.map((log) => ({ ...log, job_id: jobId })))]
-      : []),
+    ...jobLogWrites(jobId, logs),
     (q) => q.updateTable('provisioner_jobs').set({ updated_at: now }).where('id', '=', jobId),
   ]);
+}
+
+/** The write that stores a job's log lines, for a group of writes; none for no lines. */
+export function jobLogWrites(jobId: string, logs: readonly JobLogLine[]): Write[] {
+  if (logs.length === 0) return [];
+  return [(q) => q.insertInto('provisioner_job_logs').values(logs.map((log) => ({ ...log, job_id: jobId })))];
 }
 
 /** A job's logs with ids above `after` (and below `before`, when given), in order. */
