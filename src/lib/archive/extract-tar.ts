@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { chmod, link, lstat, mkdir, open, realpath, symlink } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, open, realpath, symlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ArchiveError } from './archive-error.js';
 import type { ArchiveLimits } from './archive-limits.js';
@@ -16,15 +16,27 @@ const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC |
  */
 export async function extractTar(tar: Buffer, directory: string, limits: Partial<ArchiveLimits> = {}): Promise<void> {
   const members = await readTar(tar, limits);
-  await mkdir(directory, { recursive: true });
-  const root = await realpath(directory);
+  const root = await realDirectory(directory);
   for (const member of members) await writeMember(root, member);
+}
+
+/** The real path of `directory`, made first only when missing: usually it was just made by the caller. */
+async function realDirectory(directory: string): Promise<string> {
+  try {
+    return await realpath(directory);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    await mkdir(directory, { recursive: true });
+    return realpath(directory);
+  }
 }
 
 async function writeMember(root: string, { entry, data }: TarMember): Promise<void> {
   const parts = entry.path.split('/');
   await ensureDirectories(root, parts.slice(0, -1), entry);
   const target = join(root, ...parts);
+  // A file is opened with O_NOFOLLOW, which refuses an existing symlink by itself.
+  if (entry.type === 'file') return writeFile(target, data, entry);
   const existing = await lstatOrUndefined(target);
   if (existing?.isSymbolicLink()) throw new ArchiveError('link_escape', entry.path, 'would be written through an existing symlink');
   switch (entry.type) {
@@ -33,8 +45,6 @@ async function writeMember(root: string, { entry, data }: TarMember): Promise<vo
       if (!existing) await mkdir(target);
       await chmod(target, (entry.mode & 0o777) | 0o700);
       return;
-    case 'file':
-      return writeFile(target, data, entry.mode);
     case 'symlink':
       return symlink(entry.linkTarget ?? '', target);
     case 'hardlink':
@@ -54,12 +64,19 @@ async function ensureDirectories(root: string, parts: readonly string[], entry: 
   }
 }
 
-async function writeFile(target: string, data: Buffer, mode: number): Promise<void> {
-  const handle = await open(target, WRITE_FLAGS, 0o600);
+async function writeFile(target: string, data: Buffer, entry: ArchiveEntry): Promise<void> {
+  let handle: FileHandle;
   try {
-    await handle.writeFile(data);
-    // The open mode is filtered by the umask; chmod sets exactly the archive's bits.
-    await handle.chmod(mode & 0o777);
+    handle = await open(target, WRITE_FLAGS, 0o600);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ELOOP')
+      throw new ArchiveError('link_escape', entry.path, 'would be written through an existing symlink');
+    throw error;
+  }
+  try {
+    // The open mode is filtered by the umask; chmod sets exactly the archive's bits. Both act on
+    // the open file, so neither waits for the other.
+    await Promise.all([handle.writeFile(data), handle.chmod(entry.mode & 0o777)]);
   } finally {
     await handle.close();
   }

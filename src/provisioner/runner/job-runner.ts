@@ -86,7 +86,7 @@ const INFO_RANK = 2;
  * Runs one acquired job with a provisioner: extracts the archive into a temporary directory,
  * runs the stages of the job's type, streams logs as `update`s, then sends the report with the
  * lines not sent yet. Never rejects: every failure becomes a `fail` report. Resolves with the
- * report it sent.
+ * report it sent, once the temporary directory is removed as well.
  */
 export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io: JobIo): Promise<JobReport> {
   const logs = new JobLogs(job, io);
@@ -95,8 +95,7 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   try {
     logs.beginStage(STAGE.setup);
     logs.daemonLine('info', `Reading the template with the ${job.provisioner} provisioner`);
-    await mkdir(io.workDirectory, { recursive: true, mode: 0o700 });
-    directory = await mkdtemp(join(io.workDirectory, 'job-'));
+    directory = await makeJobDirectory(io.workDirectory);
     await extractArchive(job, directory);
     throwIfCanceled(io.signal);
     const result = await STAGES[job.type]({ job, provisioner, directory, logs, signal: io.signal });
@@ -105,12 +104,27 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
     report = failureReport(job, error, logs, io);
   }
   logs.beginStage(STAGE.cleanup);
-  if (directory !== undefined) await removeDirectory(directory, job, io);
+  // The job's outcome does not wait for its directory to go: the report is recorded meanwhile, and
+  // the next job is asked for only once this resolves, so directories never pile up.
+  const removed = directory === undefined ? Promise.resolve() : removeDirectory(directory, job, io);
   // The last lines go with the report: stored with the job's end, without an `update` of their own.
   const last = logs.close();
   const sent: JobReport = last.length > 0 ? { ...report, logs: last } : report;
   io.send(sent);
+  await removed;
   return sent;
+}
+
+/** A new directory for one job under `parent`, which is made on first use (or after someone removed it). */
+async function makeJobDirectory(parent: string): Promise<string> {
+  const prefix = join(parent, 'job-');
+  try {
+    return await mkdtemp(prefix);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    await mkdir(parent, { recursive: true, mode: 0o700 });
+    return mkdtemp(prefix);
+  }
 }
 
 /** A failure whose message is already what the user should read. */
