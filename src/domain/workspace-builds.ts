@@ -238,7 +238,7 @@ async function resolveTemplate(
     const template = await store.getTemplate(found.version.template_id);
     return { template, ...found, organization: undefined };
   }
-  return store.getTemplateWithActiveVersion(input.template_id ?? '').catch((error: unknown) => {
+  return store.getTemplateWithVersion(input.template_id ?? '').catch((error: unknown) => {
     // The template missing or hidden; its active version or job missing is the server's own problem.
     if ((error instanceof NotFoundError && error.what === 'template') || error instanceof NotAuthorizedError) {
       throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, {
@@ -370,16 +370,13 @@ export async function createBuild(
   if (['pending', 'running', 'canceling'].includes(jobStatus(latest.job)))
     throw new HttpProblem(409, 'A workspace build is already active.');
 
-  const template = await store.getTemplate(workspace.template_id).catch(() => {
-    throw new HttpProblem(400, 'The workspace template no longer exists.');
-  });
-  let versionId = input.template_version_id ?? previous.template_version_id;
-  if (transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always')
-    versionId = template.active_version_id;
-  const found = await store.getTemplateVersion(versionId).catch(() => {
-    throw new HttpProblem(400, 'template version does not exist');
-  });
-  if (found.version.template_id !== template.id) throw new HttpProblem(400, "template version doesn't match template");
+  // Undefined: the template's active version, read with it.
+  const named =
+    transition === 'start' && !input.template_version_id && workspace.automatic_updates === 'always'
+      ? undefined
+      : (input.template_version_id ?? previous.template_version_id);
+  const { template, ...found } = await templateWithBuildVersion(store, workspace.template_id, named);
+  const versionId = found.version.id;
   if (
     transition === 'start' &&
     template.require_active_version === 1 &&
@@ -426,6 +423,25 @@ export async function createBuild(
   await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
   await events.publish(workspaceEventsChannel(workspace.id), 'build');
   return insert.build;
+}
+
+/**
+ * The workspace's template with the version a build uses, read together; refusals in the
+ * reference's words. Only a version that is not the template's takes a second read, to tell a
+ * version of another template (that the caller may see) from one that does not exist.
+ */
+async function templateWithBuildVersion(store: AuthorizedStore, templateId: string, versionId: string | undefined) {
+  try {
+    return await store.getTemplateWithVersion(templateId, versionId);
+  } catch (error) {
+    if (error instanceof NotAuthorizedError || (error instanceof NotFoundError && error.what === 'template')) {
+      throw new HttpProblem(400, 'The workspace template no longer exists.');
+    }
+    if (!(error instanceof NotFoundError)) throw error;
+    const elsewhere = versionId === undefined ? undefined : await store.getTemplateVersion(versionId).catch(() => undefined);
+    if (elsewhere) throw new HttpProblem(400, "template version doesn't match template");
+    throw new HttpProblem(400, 'template version does not exist');
+  }
 }
 
 /** The store's one decision on the build, with the reference's wording for a refusal. */

@@ -975,19 +975,21 @@ export class AuthorizedStore {
   }
 
   /**
-   * A live template with its active version and that version's import job, read together; and its
-   * organization, when the subject may read that too (what a template's ACL grants may not).
+   * A live template with a version of it (the active one unless `versionId` names another) and
+   * that version's import job, read together; and its organization, when the subject may read that
+   * too (what a template's ACL grants may not). A named version of another template is not found.
    */
-  async getTemplateWithActiveVersion(
+  async getTemplateWithVersion(
     id: string,
+    versionId?: string,
   ): Promise<
     VersionWithJob & { readonly template: templates.TemplateRow; readonly organization: organizations.OrganizationRow | undefined }
   > {
-    const found = isUuid(id) ? await templates.getTemplateWithActiveVersion(this.#store.db, id) : undefined;
+    const found = isUuid(id) ? await templates.getTemplateWithVersion(this.#store.db, id, versionId) : undefined;
     if (!found) throw new NotFoundError('template');
     const { template, organization, version, job } = found;
     this.#require('read', templateRbac(template));
-    // The template's own rights cover its active version, so the version's are not checked again.
+    // The template's own rights cover its versions, so the version's are not checked again.
     if (!version || version.template_id !== template.id) throw new NotFoundError('template version');
     if (!job) throw new NotFoundError('provisioner job');
     const readable = organization && this.can('read', organizationObject(organization.id)) ? organization : undefined;
@@ -1593,15 +1595,11 @@ export class AuthorizedStore {
     ids: readonly string[],
   ): Promise<{ found: Map<string, workspaces.WorkspaceWithLatestBuild>; refused: Set<string> }> {
     const valid = [...new Set(ids.filter(isUuid))];
-    const [rows, latest] = await Promise.all([
-      workspaces.getWorkspacesByIds(this.#store.db, valid),
-      workspaces.latestBuilds(this.#store.db, valid),
-    ]);
     const found = new Map<string, workspaces.WorkspaceWithLatestBuild>();
     const refused = new Set<string>();
-    for (const row of rows) {
-      if (this.can('read', workspaceRbac(row))) found.set(row.id, { workspace: row, latestBuild: latest.get(row.id) });
-      else refused.add(row.id);
+    for (const row of await workspaces.getWorkspacesWithLatestBuilds(this.#store.db, valid)) {
+      if (this.can('read', workspaceRbac(row.workspace))) found.set(row.workspace.id, row);
+      else refused.add(row.workspace.id);
     }
     return { found, refused };
   }
@@ -1742,9 +1740,8 @@ export class AuthorizedStore {
     workspace: workspaces.WorkspaceRow,
   ): Promise<{ build: workspaces.WorkspaceBuildRow; job: jobs.ProvisionerJobRow } | undefined> {
     this.#require('read', workspaceRbac(workspace));
-    const build = (await workspaces.latestBuilds(this.#store.db, [workspace.id])).get(workspace.id);
-    const job = build ? await jobs.getJobById(this.#store.db, build.job_id) : undefined;
-    return build && job ? { build, job } : undefined;
+    const latest = await workspaces.latestBuildWithJob(this.#store.db, workspace.id);
+    return latest?.job ? { build: latest.build, job: latest.job } : undefined;
   }
 
   /** The newest build of each readable workspace, in one query. */
@@ -1843,7 +1840,7 @@ export class AuthorizedStore {
     for (const row of rows) this.#require('read', workspaceRbac(row));
     const readable = new Set(rows.map((row) => row.id));
     if (builds.some((build) => !readable.has(build.workspace_id))) throw new NotFoundError('workspace build');
-    return workspaces.listWorkspaceDetails(this.#store.db, rows, builds);
+    return workspaces.listWorkspaceDetails(this.#store.db, this.#store.dialect, rows, builds);
   }
 
   /**

@@ -201,6 +201,29 @@ describe('workspaces and builds', () => {
     await expectApiError(alice.createWorkspace('bob', { name: 'x', template_id: template.id }), 404);
   });
 
+  it('builds on the version asked for, and refuses one of another template or none at all', async () => {
+    const created = await owner.createWorkspace('me', { name: 'versioned', template_id: template.id });
+    await finished(owner, created.latest_build);
+    const { template: other } = await createEchoTemplate(owner, 'other-echo', ECHO);
+    await expectApiError(
+      owner.createWorkspaceBuild(created.id, { transition: 'stop', template_version_id: other.active_version_id }),
+      400,
+      /template version doesn't match template/,
+    );
+    await expectApiError(
+      owner.createWorkspaceBuild(created.id, { transition: 'stop', template_version_id: '6b1f4a53-6d1e-4c59-9a43-3f3b2a5d7e10' }),
+      400,
+      /template version does not exist/,
+    );
+    const stopped = await finished(
+      owner,
+      await owner.createWorkspaceBuild(created.id, { transition: 'stop', template_version_id: template.active_version_id }),
+    );
+    assert.equal(stopped.template_version_id, template.active_version_id);
+    assert.equal(stopped.status, 'stopped');
+    await finished(owner, await owner.createWorkspaceBuild(created.id, { transition: 'delete' }));
+  });
+
   it('refuses a second build while one is active, and hides workspaces from other members', async () => {
     const workspace = await bob.createWorkspace('me', {
       name: 'busy',

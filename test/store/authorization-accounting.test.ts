@@ -442,17 +442,25 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(async () => w.outsider.getTemplateVersion((await templateFixture(w)).template.active_version_id)),
   },
-  getTemplateWithActiveVersion: {
+  getTemplateWithVersion: {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const found = await w.member.getTemplateWithActiveVersion(template.id);
+      const found = await w.member.getTemplateWithVersion(template.id);
       assert.deepEqual(found.template, template);
       assert.equal(found.version.id, template.active_version_id);
       assert.equal(found.job.id, found.version.job_id);
       assert.equal(found.organization?.id, template.organization_id, 'a member reads the organization with the template');
-      await assert.rejects(w.member.getTemplateWithActiveVersion(newId()), NotFoundError);
+      await assert.rejects(w.member.getTemplateWithVersion(newId()), NotFoundError);
+      // A named version: the template's own, then another template's, which is not found with it.
+      const named = await w.member.getTemplateWithVersion(template.id, template.active_version_id);
+      assert.deepEqual(named.version, found.version);
+      const other = await templateFixture(w);
+      await assert.rejects(w.member.getTemplateWithVersion(template.id, other.template.active_version_id), {
+        name: 'NotFoundError',
+        what: 'template version',
+      });
     },
-    denied: async (w) => expectRefused(async () => w.outsider.getTemplateWithActiveVersion((await templateFixture(w)).template.id)),
+    denied: async (w) => expectRefused(async () => w.outsider.getTemplateWithVersion((await templateFixture(w)).template.id)),
   },
   listTemplateVersions: {
     allowed: async (w) => assert.equal((await w.member.listTemplateVersions((await templateFixture(w)).template)).length, 1),

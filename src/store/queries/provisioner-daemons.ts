@@ -43,13 +43,18 @@ export async function listDaemonsOfOrganizations(
   db: Kysely<Database>,
   organizationIds: readonly string[],
 ): Promise<ProvisionerDaemonRow[]> {
-  if (organizationIds.length === 0) return [];
-  return db
-    .selectFrom('provisioner_daemons')
-    .selectAll()
-    .where('organization_id', 'in', [...organizationIds])
-    .orderBy('created_at')
-    .execute();
+  return (await daemonsOfOrganizationsQuery(db, organizationIds)?.execute()) ?? [];
+}
+
+/** The select of {@link listDaemonsOfOrganizations}; undefined when there is nothing to look up. */
+export function daemonsOfOrganizationsQuery(db: Kysely<Database>, organizationIds: readonly string[]) {
+  return organizationIds.length === 0
+    ? undefined
+    : db
+        .selectFrom('provisioner_daemons')
+        .selectAll()
+        .where('organization_id', 'in', [...organizationIds])
+        .orderBy('created_at');
 }
 
 /** Records a daemon's row when it connects, or refreshes the row of one seen before. */

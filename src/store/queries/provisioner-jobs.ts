@@ -40,8 +40,12 @@ export async function getJobById(db: Kysely<Database>, id: string): Promise<Prov
 
 /** Jobs by id, in no particular order. */
 export async function getJobsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<ProvisionerJobRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', ids).execute();
+  return (await jobsByIdsQuery(db, ids)?.execute()) ?? [];
+}
+
+/** The select of {@link getJobsByIds}; undefined when there is nothing to look up. */
+export function jobsByIdsQuery(db: Kysely<Database>, ids: readonly string[]) {
+  return ids.length === 0 ? undefined : db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', ids);
 }
 
 /** Inserts a job row as given. */
@@ -209,8 +213,14 @@ export async function listJobLogs(
 
 /** The resources of jobs, ordered by name. */
 export async function listResourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceResourceRow[]> {
-  if (jobIds.length === 0) return [];
-  return db.selectFrom('workspace_resources').selectAll().where('job_id', 'in', jobIds).orderBy('name').orderBy('transition').execute();
+  return (await resourcesOfJobsQuery(db, jobIds)?.execute()) ?? [];
+}
+
+/** The select of {@link listResourcesOfJobs}; undefined when there is nothing to look up. */
+export function resourcesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
+  return jobIds.length === 0
+    ? undefined
+    : db.selectFrom('workspace_resources').selectAll().where('job_id', 'in', jobIds).orderBy('name').orderBy('transition');
 }
 
 /** Which jobs of an organization a job list shows. */

@@ -13,23 +13,32 @@ export async function getTemplateById(db: Kysely<Database>, id: string): Promise
   return db.selectFrom('templates').selectAll().where('id', '=', id).where('deleted', '=', 0).executeTakeFirst();
 }
 
-/** A live template with its organization, its active version and that version's import job. */
-export interface TemplateWithActiveVersion {
+/** A live template with its organization, a version and that version's import job. */
+export interface TemplateWithVersion {
   readonly template: TemplateRow;
   readonly organization: OrganizationRow | undefined;
+  /** The version asked for, whichever template it belongs to; undefined when there is none. */
   readonly version: TemplateVersionRow | undefined;
   readonly job: ProvisionerJobRow | undefined;
 }
 
-/** A live template with its organization, active version and that version's import job, in one statement. */
-export async function getTemplateWithActiveVersion(db: Kysely<Database>, id: string): Promise<TemplateWithActiveVersion | undefined> {
+/**
+ * A live template with its organization, a version (its active one unless `versionId` names
+ * another) and that version's import job, in one statement.
+ */
+export async function getTemplateWithVersion(
+  db: Kysely<Database>,
+  id: string,
+  versionId: string | undefined,
+): Promise<TemplateWithVersion | undefined> {
   const { template, organization, version, job } = joined;
+  const versionKey = versionId === undefined ? sql`"t"."active_version_id"` : sql`${versionId}`;
   const { rows } = await sql<
     Record<string, unknown>
   >`select ${template.columns}, ${organization.columns}, ${version.columns}, ${job.columns}
     from "templates" as "t"
     left join "organizations" as "o" on "o"."id" = "t"."organization_id"
-    left join "template_versions" as "v" on "v"."id" = "t"."active_version_id"
+    left join "template_versions" as "v" on "v"."id" = ${versionKey}
     left join "provisioner_jobs" as "j" on "j"."id" = "v"."job_id"
     where "t"."id" = ${id} and "t"."deleted" = 0`.execute(db);
   const [row] = rows;

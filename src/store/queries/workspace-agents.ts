@@ -342,20 +342,25 @@ export async function listAgentLogs(
 
 /** The log sources of the agents of these build jobs, oldest first. */
 export async function listLogSourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AgentLogSourceRow[]> {
-  if (jobIds.length === 0) return [];
-  return db
-    .selectFrom('workspace_agent_log_sources')
-    .selectAll()
-    .where('agent_id', 'in', (eb) =>
-      eb
-        .selectFrom('workspace_agents as a')
-        .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
-        .select('a.id')
-        .where('r.job_id', 'in', jobIds),
-    )
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return (await logSourcesOfJobsQuery(db, jobIds)?.execute()) ?? [];
+}
+
+/** The select of {@link listLogSourcesOfJobs}; undefined when there is nothing to look up. */
+export function logSourcesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
+  return jobIds.length === 0
+    ? undefined
+    : db
+        .selectFrom('workspace_agent_log_sources')
+        .selectAll()
+        .where('agent_id', 'in', (eb) =>
+          eb
+            .selectFrom('workspace_agents as a')
+            .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+            .select('a.id')
+            .where('r.job_id', 'in', jobIds),
+        )
+        .orderBy('created_at')
+        .orderBy('id');
 }
 
 /**

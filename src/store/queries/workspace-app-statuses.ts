@@ -9,37 +9,54 @@ export async function insertAppStatus(db: Kysely<Database>, row: Insertable<Work
 
 /** The app statuses of the agents of these build jobs, newest first. */
 export async function listAppStatusesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AppStatusRow[]> {
-  if (jobIds.length === 0) return [];
-  return db
-    .selectFrom('workspace_app_statuses')
-    .selectAll()
-    .where('agent_id', 'in', (eb) =>
-      eb
-        .selectFrom('workspace_agents as a')
-        .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
-        .select('a.id')
-        .where('r.job_id', 'in', jobIds),
-    )
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+  return (await appStatusesOfJobsQuery(db, jobIds)?.execute()) ?? [];
+}
+
+/** The select of {@link listAppStatusesOfJobs}; undefined when there is nothing to look up. */
+export function appStatusesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
+  return jobIds.length === 0
+    ? undefined
+    : db
+        .selectFrom('workspace_app_statuses')
+        .selectAll()
+        .where('agent_id', 'in', (eb) =>
+          eb
+            .selectFrom('workspace_agents as a')
+            .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+            .select('a.id')
+            .where('r.job_id', 'in', jobIds),
+        )
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc');
 }
 
 /** Each workspace's newest app status, across all its builds' agents; workspaces without one are absent. */
 export async function latestAppStatuses(db: Kysely<Database>, workspaceIds: readonly string[]): Promise<Map<string, AppStatusRow>> {
-  if (workspaceIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('workspace_app_statuses as s')
-    .selectAll()
-    .where('s.workspace_id', 'in', workspaceIds)
-    .where('s.created_at', '=', (eb) =>
-      eb
-        .selectFrom('workspace_app_statuses as newest')
-        .select((n) => n.fn.max('newest.created_at').as('at'))
-        .whereRef('newest.workspace_id', '=', 's.workspace_id'),
-    )
-    .orderBy('s.id', 'desc')
-    .execute();
+  return latestOfEachWorkspace((await newestAppStatusesQuery(db, workspaceIds)?.execute()) ?? []);
+}
+
+/**
+ * The statuses {@link latestAppStatuses} chooses from: those of each workspace's newest moment,
+ * by id descending; undefined when there is nothing to look up.
+ */
+export function newestAppStatusesQuery(db: Kysely<Database>, workspaceIds: readonly string[]) {
+  return workspaceIds.length === 0
+    ? undefined
+    : db
+        .selectFrom('workspace_app_statuses as s')
+        .selectAll()
+        .where('s.workspace_id', 'in', workspaceIds)
+        .where('s.created_at', '=', (eb) =>
+          eb
+            .selectFrom('workspace_app_statuses as newest')
+            .select((n) => n.fn.max('newest.created_at').as('at'))
+            .whereRef('newest.workspace_id', '=', 's.workspace_id'),
+        )
+        .orderBy('s.id', 'desc');
+}
+
+/** Each workspace's first status among rows of {@link newestAppStatusesQuery}. */
+export function latestOfEachWorkspace(rows: readonly AppStatusRow[]): Map<string, AppStatusRow> {
   const latest = new Map<string, AppStatusRow>();
   // Statuses within the same millisecond tie; the first by id is as good as any, and stable.
   for (const row of rows) if (!latest.has(row.workspace_id)) latest.set(row.workspace_id, row);

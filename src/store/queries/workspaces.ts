@@ -1,12 +1,20 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable } from '../schema.js';
 import type { DialectName } from '../database.js';
+import { joined } from '../joined-rows.js';
+import { readTogether } from '../read-together.js';
 import { writeTogether } from '../write-together.js';
-import { getJobsByIds, listResourcesOfJobs, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
-import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
+import {
+  jobsByIdsQuery,
+  listResourcesOfJobs,
+  resourcesOfJobsQuery,
+  type ProvisionerJobRow,
+  type WorkspaceResourceRow,
+} from './provisioner-jobs.js';
+import { daemonsOfOrganizationsQuery, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import type { TemplateRow } from './templates.js';
-import { latestAppStatuses, listAppStatusesOfJobs, type AppStatusRow } from './workspace-app-statuses.js';
-import { listLogSourcesOfJobs, type AgentLogSourceRow } from './workspace-agents.js';
+import { appStatusesOfJobsQuery, latestOfEachWorkspace, newestAppStatusesQuery, type AppStatusRow } from './workspace-app-statuses.js';
+import { logSourcesOfJobsQuery, type AgentLogSourceRow } from './workspace-agents.js';
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
 export type WorkspaceBuildRow = Selectable<WorkspaceBuildTable>;
@@ -18,13 +26,36 @@ export async function getWorkspaceById(db: Kysely<Database>, id: string): Promis
 }
 
 /** Workspaces by id (deleted or not), in no particular order. */
-export async function getWorkspacesByIds(db: Kysely<Database>, ids: readonly string[]): Promise<WorkspaceRow[]> {
+/** Workspaces by id, deleted ones included, each with its newest build: one statement, an outer join. */
+export async function getWorkspacesWithLatestBuilds(db: Kysely<Database>, ids: readonly string[]): Promise<WorkspaceWithLatestBuild[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom('workspaces')
-    .selectAll()
-    .where('id', 'in', [...ids])
-    .execute();
+  const { workspace, build } = joined;
+  const { rows } = await sql<Record<string, unknown>>`select ${workspace.columns}, ${build.columns}
+    from "workspaces" as "w"
+    left join "workspace_builds" as "b" on "b"."workspace_id" = "w"."id" and not exists (
+      select 1 from "workspace_builds" as "later" where "later"."workspace_id" = "w"."id" and "later"."build_number" > "b"."build_number")
+    where "w"."id" in (${sql.join(ids)})`.execute(db);
+  return rows.flatMap((row) => {
+    const found = workspace.take(row);
+    return found ? [{ workspace: found, latestBuild: build.take(row) }] : [];
+  });
+}
+
+/** A workspace's newest build with its job, in one statement; undefined when it has no build. */
+export async function latestBuildWithJob(
+  db: Kysely<Database>,
+  workspaceId: string,
+): Promise<{ build: WorkspaceBuildRow; job: ProvisionerJobRow | undefined } | undefined> {
+  const { build, job } = joined;
+  const { rows } = await sql<Record<string, unknown>>`select ${build.columns}, ${job.columns}
+    from "workspace_builds" as "b"
+    left join "provisioner_jobs" as "j" on "j"."id" = "b"."job_id"
+    where "b"."workspace_id" = ${workspaceId}
+    order by "b"."build_number" desc
+    limit 1`.execute(db);
+  const row = rows[0];
+  const found = row && build.take(row);
+  return found && { build: found, job: job.take(row) };
 }
 
 /** A workspace with its latest build, if it has any. */
@@ -85,14 +116,19 @@ export async function getBuildByJobId(db: Kysely<Database>, jobId: string): Prom
 
 /** The agents of these build jobs' resources, by name. */
 export async function listAgentsOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
-  if (jobIds.length === 0) return [];
-  return db
-    .selectFrom('workspace_agents as a')
-    .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
-    .selectAll('a')
-    .where('r.job_id', 'in', jobIds)
-    .orderBy('a.name')
-    .execute();
+  return (await agentsOfJobsQuery(db, jobIds)?.execute()) ?? [];
+}
+
+/** The select of {@link listAgentsOfJobs}; undefined when there is nothing to look up. */
+function agentsOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
+  return jobIds.length === 0
+    ? undefined
+    : db
+        .selectFrom('workspace_agents as a')
+        .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+        .selectAll('a')
+        .where('r.job_id', 'in', jobIds)
+        .orderBy('a.name');
 }
 
 /** The agents of these resources, by name. */
@@ -230,13 +266,15 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[
 const unique = (values: readonly string[]) => [...new Set(values)];
 
 /**
- * Everything the answers for these workspaces and builds show, in a fixed number of queries
- * whatever the number of rows: users, versions, jobs, resources, agents and what the agents
- * report, templates, organizations, and the organizations' provisioner daemons (which the jobs'
- * views show; read here, side by side with the rest, rather than in a round trip after).
+ * Everything the answers for these workspaces and builds show, in one round trip whatever the
+ * number of rows (see {@link readTogether}): users, versions, jobs, resources, agents and what the
+ * agents report, templates, organizations, and the organizations' provisioner daemons (which the
+ * jobs' views show). Agents and their reports are found through the jobs' resources within their
+ * own selects, so no read waits on another.
  */
 export async function listWorkspaceDetails(
   db: Kysely<Database>,
+  dialect: DialectName,
   workspaces: readonly WorkspaceRow[],
   builds: readonly WorkspaceBuildRow[],
 ): Promise<WorkspaceDetails> {
@@ -245,38 +283,38 @@ export async function listWorkspaceDetails(
   const jobIds = unique(builds.map((b) => b.job_id));
   const templateIds = unique(workspaces.map((w) => w.template_id));
   const organizationIds = unique(workspaces.map((w) => w.organization_id));
-  // Agents and their reports are found through the jobs' resources within their own statements, so
-  // every query here runs at once: one round trip to the database rather than three in a row.
-  const [users, versions, jobs, resources, templates, organizations, latest, agents, sources, statuses, daemons] = await Promise.all([
-    userIds.length === 0 ? [] : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds).execute(),
-    versionIds.length === 0
-      ? []
-      : db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds).execute(),
-    getJobsByIds(db, jobIds),
-    listResourcesOfJobs(db, jobIds),
-    templateIds.length === 0 ? [] : db.selectFrom('templates').selectAll().where('id', 'in', templateIds).execute(),
-    organizationIds.length === 0 ? [] : db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', organizationIds).execute(),
-    latestAppStatuses(
+  const read = await readTogether(db, dialect, {
+    users: userIds.length === 0 ? undefined : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds),
+    versions:
+      versionIds.length === 0
+        ? undefined
+        : db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds),
+    jobs: jobsByIdsQuery(db, jobIds),
+    resources: resourcesOfJobsQuery(db, jobIds),
+    templates: templateIds.length === 0 ? undefined : db.selectFrom('templates').selectAll().where('id', 'in', templateIds),
+    organizations:
+      organizationIds.length === 0 ? undefined : db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', organizationIds),
+    newestStatuses: newestAppStatusesQuery(
       db,
       workspaces.map((w) => w.id),
     ),
-    listAgentsOfJobs(db, jobIds),
-    listLogSourcesOfJobs(db, jobIds),
-    listAppStatusesOfJobs(db, jobIds),
-    listDaemonsOfOrganizations(db, organizationIds),
-  ]);
+    agents: agentsOfJobsQuery(db, jobIds),
+    sources: logSourcesOfJobsQuery(db, jobIds),
+    statuses: appStatusesOfJobsQuery(db, jobIds),
+    daemons: daemonsOfOrganizationsQuery(db, organizationIds),
+  });
   return {
-    users: new Map(users.map((u) => [u.id, u])),
-    versions: new Map(versions.map((v) => [v.id, v])),
-    jobs: new Map(jobs.map((j) => [j.id, j])),
-    resources: groupBy(resources, (r) => r.job_id),
-    agents: groupBy(agents, (a) => a.resource_id),
-    logSources: groupBy(sources, (s) => s.agent_id),
-    appStatuses: groupBy(statuses, (s) => s.agent_id),
-    templates: new Map(templates.map((t) => [t.id, t])),
-    organizationNames: new Map(organizations.map((o) => [o.id, o.name])),
-    latestAppStatuses: latest,
-    daemons,
+    users: new Map(read.users.map((u) => [u.id, u])),
+    versions: new Map(read.versions.map((v) => [v.id, v])),
+    jobs: new Map(read.jobs.map((j) => [j.id, j])),
+    resources: groupBy(read.resources, (r) => r.job_id),
+    agents: groupBy(read.agents, (a) => a.resource_id),
+    logSources: groupBy(read.sources, (s) => s.agent_id),
+    appStatuses: groupBy(read.statuses, (s) => s.agent_id),
+    templates: new Map(read.templates.map((t) => [t.id, t])),
+    organizationNames: new Map(read.organizations.map((o) => [o.id, o.name])),
+    latestAppStatuses: latestOfEachWorkspace(read.newestStatuses),
+    daemons: read.daemons,
   };
 }
 

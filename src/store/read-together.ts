@@ -1,0 +1,46 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { DialectName } from './database.js';
+import type { Database } from './schema.js';
+
+/** A column value that reads back the same from a JSON document: never a Buffer (bytea). */
+type JsonColumn = string | number | boolean | null;
+
+/**
+ * One select of a group, from any tables: its rows must survive JSON, which the PostgreSQL form
+ * sends them through, so a select with a binary column does not compile.
+ */
+export type Read = SelectQueryBuilder<Database, any, Record<string, JsonColumn>>;
+
+/** The rows of each read, by the name it was given; none for a read left undefined. */
+export type ReadResults<Reads extends Readonly<Record<string, Read | undefined>>> = {
+  readonly [Name in keyof Reads]: NonNullable<Reads[Name]> extends SelectQueryBuilder<any, any, infer Row> ? Row[] : never[];
+};
+
+/**
+ * Runs independent selects and gives each one's rows. On SQLite each runs as it is: the reads are
+ * calls in this process. On PostgreSQL they are one statement: each select is a subquery whose rows
+ * `json_agg` gathers into one column (in the select's own order, the subquery being all there is to
+ * aggregate), so a page of details costs one round trip and one connection rather than one each.
+ * A read left undefined (nothing to look up) gives no rows and is not sent.
+ */
+export async function readTogether<Reads extends Readonly<Record<string, Read | undefined>>>(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  reads: Reads,
+): Promise<ReadResults<Reads>> {
+  const names = Object.keys(reads);
+  const sent = names.filter((name) => reads[name] !== undefined);
+  const results: Record<string, unknown[]> = Object.fromEntries(names.map((name) => [name, []]));
+  if (sent.length === 0) return results as ReadResults<Reads>;
+  if (dialect === 'postgres') {
+    const columns = sent.map((name) => sql`(select coalesce(json_agg("r"), '[]'::json) from (${reads[name]}) as "r") as ${sql.ref(name)}`);
+    const { rows } = await sql<Record<string, unknown[]>>`select ${sql.join(columns)}`.execute(db);
+    for (const name of sent) results[name] = rows[0]?.[name] ?? [];
+    return results as ReadResults<Reads>;
+  }
+  const rows = await Promise.all(sent.map((name) => (reads[name] as Read).execute()));
+  sent.forEach((name, index) => {
+    results[name] = rows[index] ?? [];
+  });
+  return results as ReadResults<Reads>;
+}
