@@ -91,11 +91,10 @@ function knownRelations(
       template_icon: template?.icon ?? null,
     });
   }
-  const daemonsOf = details.daemons && {
-    organizationIds: new Set(workspaces.map((workspace) => workspace.organization_id)),
-    daemons: details.daemons,
-  };
-  return { builds: knownBuilds, versions, daemonsOf };
+  const organizationIds = new Set(workspaces.map((workspace) => workspace.organization_id));
+  const daemonsOf = details.daemons && { organizationIds, daemons: details.daemons };
+  const queuedOf = details.queued && { organizationIds, queued: details.queued };
+  return { builds: knownBuilds, versions, daemonsOf, queuedOf };
 }
 
 function reportsOf(details: WorkspaceDetails, agentId: string) {
@@ -201,6 +200,7 @@ export async function answerCreatedWorkspace(
     organizationNames: new Map(),
     latestAppStatuses: new Map(),
     daemons: undefined,
+    queued: undefined,
   };
   const [views, organization] = await Promise.all([
     viewJobs(store, [job], now, knownRelations([build], [workspace], known)),

@@ -1310,7 +1310,7 @@ export class AuthorizedStore {
    */
   async getJobRelations(rows: readonly jobs.ProvisionerJobRow[], known?: jobs.KnownJobRelations): Promise<jobs.JobRelations> {
     await this.#requireJobs('read', rows);
-    return jobs.jobRelations(this.#store.db, rows, known);
+    return jobs.jobRelations(this.#store.db, this.#store.dialect, rows, known);
   }
 
   /**

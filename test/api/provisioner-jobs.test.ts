@@ -7,6 +7,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { dialProvisionerDaemon } from '../../src/sdk/provisioner-daemon-socket.js';
 import type { ServerMessage, TemplateVersion } from '../../src/sdk/wire/index.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 async function echoVersion(client: CoveClient, echo: unknown, tags?: Record<string, string>): Promise<TemplateVersion> {
@@ -95,6 +96,35 @@ describe('provisioner jobs with one busy built-in daemon', () => {
       daemons.map((d) => [d.name, d.status]),
       [[`built-in-1@${test.daemon.replica.name}`, 'idle']],
     );
+  });
+
+  it("shows a queued build's place in the queue in every workspace answer", async () => {
+    const { template } = await createEchoTemplate(owner, 'queued', {});
+    const running = await echoVersion(owner, { parse: { hang: true } });
+    await waitForStatus(owner, running.id, 'running');
+    test.clock.advance(1000);
+    const first = await owner.createWorkspace('me', { name: 'first', template_id: template.id });
+    test.clock.advance(1000);
+    const second = await owner.createWorkspace('me', { name: 'second', template_id: template.id });
+    const place = (workspace: { latest_build: { job: { status: string; queue_position: number; queue_size: number } } }) => {
+      const { job } = workspace.latest_build;
+      return [job.status, job.queue_position, job.queue_size];
+    };
+    assert.deepEqual(place(first), ['pending', 1, 1], 'the answer to the first create');
+    assert.deepEqual(place(second), ['pending', 2, 2], 'the answer to the second create');
+    assert.deepEqual(place(await owner.workspace(first.id)), ['pending', 1, 2]);
+    assert.deepEqual(place(await owner.workspace(second.id)), ['pending', 2, 2]);
+    const listed = (await owner.workspaces()).workspaces.filter((w) => w.template_id === template.id);
+    assert.deepEqual(listed.map(place).sort(), [
+      ['pending', 1, 2],
+      ['pending', 2, 2],
+    ]);
+
+    await owner.cancelTemplateVersion(running.id);
+    await waitForStatus(owner, running.id, 'canceled');
+    for (const { id } of [first, second])
+      await owner.followWorkspaceBuildLogs((await owner.workspace(id)).latest_build.id, () => undefined);
+    assert.deepEqual(place(await owner.workspace(second.id)), ['succeeded', 0, 0], 'a finished job has no place');
   });
 });
 

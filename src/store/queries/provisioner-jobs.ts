@@ -2,7 +2,8 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selecta
 import type { DialectName } from '../database.js';
 import { parseJson } from '../json-column.js';
 import { writeTogether, type Write } from '../write-together.js';
-import { listDaemonsOfOrganizations, type ProvisionerDaemonRow } from './provisioner-daemons.js';
+import { daemonsOfOrganizationsQuery, type ProvisionerDaemonRow } from './provisioner-daemons.js';
+import { readTogether } from '../read-together.js';
 import type { Database, ProvisionerJobLogTable, ProvisionerJobTable, WorkspaceResourceTable } from '../schema.js';
 
 export type ProvisionerJobRow = Selectable<ProvisionerJobTable>;
@@ -56,16 +57,50 @@ export async function insertJob(db: Kysely<Database>, row: ProvisionerJobRow): P
 /** What queue positions are computed from: which job, for which provisioner, with which tags. */
 export type QueuedJob = Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>;
 
-/** The queue of an organization, oldest first, with only what positions need. */
-async function listQueue(db: Kysely<Database>, organizationId: string): Promise<QueuedJob[]> {
-  return queue(db, organizationId).select(['id', 'provisioner', 'tags']).orderBy('created_at').orderBy('id').execute();
+/**
+ * The queues of these organizations, oldest first, with only what positions need; when `ofJobs`
+ * is given, only while one of those jobs is itself queued (no rows otherwise), so that a page that
+ * may show a queued job can read its queue alongside the jobs, before knowing. Undefined when
+ * there is nothing to look up.
+ */
+export function queuesQuery(db: Kysely<Database>, organizationIds: readonly string[], ofJobs?: readonly string[]) {
+  if (organizationIds.length === 0 || ofJobs?.length === 0) return undefined;
+  return queue(db, organizationIds)
+    .select(['id', 'provisioner', 'tags', 'organization_id'])
+    .$if(ofJobs !== undefined, (q) =>
+      q.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('provisioner_jobs as page')
+            .select('page.id')
+            .where('page.id', 'in', ofJobs ?? [])
+            .where('page.started_at', 'is', null)
+            .where('page.completed_at', 'is', null)
+            .where('page.canceled_at', 'is', null),
+        ),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('id');
 }
 
-/** Queued jobs of an organization: the conditions of the partial index `provisioner_jobs_queued`. */
-function queue(db: Kysely<Database>, organizationId: string) {
+/** Rows of {@link queuesQuery} as each organization's queue. */
+export function queuesByOrganization(rows: readonly (QueuedJob & { readonly organization_id: string })[]): Map<string, QueuedJob[]> {
+  const queues = new Map<string, QueuedJob[]>();
+  for (const { organization_id: organizationId, ...job } of rows) {
+    const queue = queues.get(organizationId);
+    if (queue) queue.push(job);
+    else queues.set(organizationId, [job]);
+  }
+  return queues;
+}
+
+/** Queued jobs of organizations: the conditions of the partial index `provisioner_jobs_queued`. */
+function queue(db: Kysely<Database>, organizationIds: string | readonly string[]) {
   return db
     .selectFrom('provisioner_jobs')
-    .where('organization_id', '=', organizationId)
+    .where((eb) =>
+      typeof organizationIds === 'string' ? eb('organization_id', '=', organizationIds) : eb('organization_id', 'in', [...organizationIds]),
+    )
     .where('started_at', 'is', null)
     .where('completed_at', 'is', null)
     .where('canceled_at', 'is', null);
@@ -409,6 +444,9 @@ export interface JobRelations {
 export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'>> & {
   /** The daemons of these organizations, all of them, read already. */
   readonly daemonsOf?: { readonly organizationIds: ReadonlySet<string>; readonly daemons: readonly ProvisionerDaemonRow[] } | undefined;
+  /** The queues of these organizations, read with the jobs (see {@link queuesQuery}): complete wherever a job was queued. */
+  readonly queuedOf?:
+    { readonly organizationIds: ReadonlySet<string>; readonly queued: ReadonlyMap<string, readonly QueuedJob[]> } | undefined;
 };
 
 /**
@@ -417,6 +455,7 @@ export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'
  */
 export async function jobRelations(
   db: Kysely<Database>,
+  dialect: DialectName,
   rows: readonly ProvisionerJobRow[],
   known: KnownJobRelations = {},
 ): Promise<JobRelations> {
@@ -458,25 +497,29 @@ export async function jobRelations(
   const queuedOrganizationIds = [
     ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
   ];
-  const { daemonsOf } = known;
+  const { daemonsOf, queuedOf } = known;
   const knownDaemons = daemonsOf && organizationIds.every((id) => daemonsOf.organizationIds.has(id)) ? daemonsOf.daemons : undefined;
-  const [daemons, queued, versions] = await Promise.all([
-    knownDaemons ?? listDaemonsOfOrganizations(db, organizationIds),
-    // Queue positions are shown for jobs still waiting; a page with none needs no queue.
-    Promise.all(queuedOrganizationIds.map(async (id) => [id, await listQueue(db, id)] as const)),
-    unknownVersionIds.length === 0
-      ? []
-      : db
-          .selectFrom('template_versions as v')
-          .leftJoin('templates as t', 't.id', 'v.template_id')
-          .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name'])
-          .select(['t.display_name as template_display_name', 't.icon as template_icon'])
-          .where('v.id', 'in', unknownVersionIds)
-          .execute(),
-  ]);
+  const knownQueues = queuedOf && queuedOrganizationIds.every((id) => queuedOf.organizationIds.has(id)) ? queuedOf.queued : undefined;
+  // Queue positions are shown for jobs still waiting; a page with none needs no queue.
+  const read = await readTogether(db, dialect, {
+    daemons: knownDaemons ? undefined : daemonsOfOrganizationsQuery(db, organizationIds),
+    queued: knownQueues ? undefined : queuesQuery(db, queuedOrganizationIds),
+    versions:
+      unknownVersionIds.length === 0
+        ? undefined
+        : db
+            .selectFrom('template_versions as v')
+            .leftJoin('templates as t', 't.id', 'v.template_id')
+            .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name'])
+            .select(['t.display_name as template_display_name', 't.icon as template_icon'])
+            .where('v.id', 'in', unknownVersionIds),
+  });
+  const daemons = knownDaemons ?? read.daemons;
+  const queued = knownQueues ?? queuesByOrganization(read.queued);
+  const versions = read.versions;
   return {
     daemons,
-    queued: new Map(queued),
+    queued,
     versions: new Map([...knownVersions, ...versions].map((v) => [v.id, v])),
     builds: new Map(builds.map((b) => [b.id, b])),
   };

@@ -5,6 +5,9 @@ import { joined } from '../joined-rows.js';
 import { readTogether } from '../read-together.js';
 import { writeTogether } from '../write-together.js';
 import {
+  queuesByOrganization,
+  queuesQuery,
+  type QueuedJob,
   jobsByIdsQuery,
   listResourcesOfJobs,
   resourcesOfJobsQuery,
@@ -251,6 +254,8 @@ export interface WorkspaceDetails {
   readonly latestAppStatuses: ReadonlyMap<string, AppStatusRow>;
   /** Every provisioner daemon of the workspaces' organizations, for the views of the jobs; undefined when not read. */
   readonly daemons: readonly ProvisionerDaemonRow[] | undefined;
+  /** The queues of the workspaces' organizations wherever one of the jobs is queued (see `queuesQuery`); undefined when not read. */
+  readonly queued: ReadonlyMap<string, readonly QueuedJob[]> | undefined;
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
@@ -268,8 +273,8 @@ const unique = (values: readonly string[]) => [...new Set(values)];
 /**
  * Everything the answers for these workspaces and builds show, in one round trip whatever the
  * number of rows (see {@link readTogether}): users, versions, jobs, resources, agents and what the
- * agents report, templates, organizations, and the organizations' provisioner daemons (which the
- * jobs' views show). Agents and their reports are found through the jobs' resources within their
+ * agents report, templates, organizations, and the organizations' provisioner daemons and queues
+ * (which the jobs' views show). Agents and their reports are found through the jobs' resources within their
  * own selects, so no read waits on another.
  */
 export async function listWorkspaceDetails(
@@ -302,6 +307,7 @@ export async function listWorkspaceDetails(
     sources: logSourcesOfJobsQuery(db, jobIds),
     statuses: appStatusesOfJobsQuery(db, jobIds),
     daemons: daemonsOfOrganizationsQuery(db, organizationIds),
+    queued: queuesQuery(db, organizationIds, jobIds),
   });
   return {
     users: new Map(read.users.map((u) => [u.id, u])),
@@ -315,6 +321,7 @@ export async function listWorkspaceDetails(
     organizationNames: new Map(read.organizations.map((o) => [o.id, o.name])),
     latestAppStatuses: latestOfEachWorkspace(read.newestStatuses),
     daemons: read.daemons,
+    queued: queuesByOrganization(read.queued),
   };
 }
 
