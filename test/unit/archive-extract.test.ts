@@ -84,6 +84,27 @@ describe('extractTar', () => {
     assert.equal(readFileSync(join(outside, 'victim'), 'utf8'), 'untouched');
   });
 
+  it('writes and refuses the same way when the archive is too big to write with blocking calls', async () => {
+    // More than 64 entries: written through the thread pool rather than with blocking calls.
+    const many = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`dir-${i % 4}/file-${i}.txt`, `content ${i}`]));
+    const big = join(scratch, 'big');
+    await extractTar(await createTar({ ...many, 'run.sh': { content: '#!/bin/sh\n', mode: 0o755 } }), big);
+    assert.equal(readdirSync(big).length, 5);
+    assert.equal(readFileSync(join(big, 'dir-3/file-79.txt'), 'utf8'), 'content 79');
+    assert.equal(statSync(join(big, 'run.sh')).mode & 0o777, 0o755);
+    assert.equal(statSync(join(big, 'dir-0/file-0.txt')).mode & 0o777, 0o644);
+
+    const outside = join(scratch, 'outside');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'victim'), 'untouched');
+    symlinkSync(join(outside, 'victim'), join(big, 'victim'));
+    symlinkSync(outside, join(big, 'parent'));
+    await assertRefused(extractTar(await createTar({ ...many, victim: 'overwritten' }), big), 'link_escape', 'victim');
+    await assertRefused(extractTar(await createTar({ ...many, 'parent/planted': 'x' }), big), 'link_escape', 'parent/planted');
+    assert.deepEqual(readdirSync(outside), ['victim']);
+    assert.equal(readFileSync(join(outside, 'victim'), 'utf8'), 'untouched');
+  });
+
   it('validates the whole archive before writing anything', async () => {
     const tar = writeTar([file('good.txt', 'fine'), file('../evil.sh', 'rm -rf /')]);
     const target = join(scratch, 'target');

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { extractTar } from '../../lib/archive/index.js';
 import type * as wire from '../../sdk/wire/provisioner-protocol.js';
@@ -95,7 +96,7 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   try {
     logs.beginStage(STAGE.setup);
     logs.daemonLine('info', `Reading the template with the ${job.provisioner} provisioner`);
-    directory = await makeJobDirectory(io.workDirectory);
+    directory = makeJobDirectory(io.workDirectory);
     await extractArchive(job, directory);
     throwIfCanceled(io.signal);
     const result = await STAGES[job.type]({ job, provisioner, directory, logs, signal: io.signal });
@@ -115,15 +116,18 @@ export async function runJob(job: wire.AcquiredJob, provisioner: Provisioner, io
   return sent;
 }
 
-/** A new directory for one job under `parent`, which is made on first use (or after someone removed it). */
-async function makeJobDirectory(parent: string): Promise<string> {
+/**
+ * A new directory for one job under `parent`, which is made on first use (or after someone removed
+ * it). One or two blocking calls: cheaper than a round through the thread pool and the event loop.
+ */
+function makeJobDirectory(parent: string): string {
   const prefix = join(parent, 'job-');
   try {
-    return await mkdtemp(prefix);
+    return mkdtempSync(prefix);
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
-    await mkdir(parent, { recursive: true, mode: 0o700 });
-    return mkdtemp(prefix);
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    return mkdtempSync(prefix);
   }
 }
 
