@@ -16,5 +16,10 @@ export function sseStart(reply: FastifyReply): void {
 
 /** One event: `event: <type>` and its JSON `data` (empty when there is none). */
 export function sseWrite(reply: FastifyReply, event: string, data: unknown): void {
-  reply.raw.write(`event: ${event}\ndata: ${data === undefined ? '' : JSON.stringify(data)}\n\n`);
+  sseWriteJson(reply, event, data === undefined ? undefined : JSON.stringify(data));
+}
+
+/** As sseWrite, with the data already JSON (one line: JSON.stringify never breaks lines). */
+export function sseWriteJson(reply: FastifyReply, event: string, json: string | undefined): void {
+  reply.raw.write(`event: ${event}\ndata: ${json ?? ''}\n\n`);
 }

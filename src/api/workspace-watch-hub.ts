@@ -4,8 +4,11 @@ import type { Workspace } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { PubSub } from '../store/pubsub.js';
 
-/** Delivers one answer to one watcher: the workspace (`data`) or why it could not be read (`error`). */
-export type WatchSend = (event: 'data' | 'error', data: unknown) => void;
+/**
+ * Delivers one answer to one watcher: the workspace (`data`) or why it could not be read (`error`),
+ * as JSON text, made once for all the watchers it goes to.
+ */
+export type WatchSend = (event: 'data' | 'error', json: string) => void;
 
 /**
  * Reads workspaces as the store's subject may see them: in `answers` by id, the answer, or undefined
@@ -204,10 +207,12 @@ export class WorkspaceWatchHub {
 
 /** Sends to each recipient still open (in `open`, when given); one failing stream does not keep it from the others. */
 function deliver(recipients: readonly Watcher[], event: 'data' | 'error', data: unknown, open?: ReadonlySet<Watcher>): void {
+  let json: string | undefined;
   for (const watcher of recipients) {
     if (open && !open.has(watcher)) continue;
     try {
-      watcher.send(event, data);
+      json ??= JSON.stringify(data);
+      watcher.send(event, json);
     } catch {
       // The stream is going away; its close stops it.
     }

@@ -14,7 +14,7 @@ import type { ApiContext } from '../context.js';
 import { toWirePortShare } from '../convert/workspace-port-share.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
-import { sseStart, sseWrite, SSE_PING_MS } from '../server-sent-events.js';
+import { sseStart, sseWriteJson, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 import { WorkspaceWatchHub } from '../workspace-watch-hub.js';
@@ -189,7 +189,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       watches,
       request,
       workspace,
-      (event, data) => sseWrite(reply, event, data),
+      (event, json) => sseWriteJson(reply, event, json),
       (stop) => request.raw.on('close', stop),
     );
   });
@@ -207,8 +207,10 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
         watches,
         request,
         workspace,
-        (event, data) => {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: event, data }));
+        (event, json) => {
+          // The message is {"type", "data"} with the answer's JSON as it is, not parsed again.
+          if (socket.readyState === socket.OPEN)
+            socket.send(json === undefined ? `{"type":"${event}"}` : `{"type":"${event}","data":${json}}`);
         },
         (stop) => socket.on('close', stop),
       );
@@ -224,7 +226,7 @@ function watch(
   hub: WorkspaceWatchHub,
   request: FastifyRequest,
   workspace: WorkspaceRow,
-  send: (event: 'data' | 'ping' | 'error', data?: unknown) => void,
+  send: (event: 'data' | 'ping' | 'error', json?: string) => void,
   onClose: (stop: () => void) => void,
 ): void {
   const stop = hub.watch(workspace.id, authOf(request).store, send);
