@@ -38,8 +38,9 @@ async function loadPage(
   store: AuthorizedStore,
   builds: readonly WorkspaceBuildRow[],
   workspaces: readonly WorkspaceRow[],
+  read?: WorkspaceDetails,
 ): Promise<Page> {
-  const details = await store.listWorkspaceDetails(workspaces, builds);
+  const details = read ?? (await store.listWorkspaceDetails(workspaces, builds));
   const now = context.store.clock.now();
   const views = await viewJobs(store, [...details.jobs.values()], now, knownRelations(builds, workspaces, details));
   const labels = appLabelNames(context, builds, workspaces, details);
@@ -131,17 +132,19 @@ export async function answerBuilds(
 
 /**
  * Workspaces as the API shows them, each with its latest build; `known` has the latest builds when
- * the caller has read them already (from the same store).
+ * the caller has read them already (from the same store), and `details` what the store's
+ * listWorkspaceDetails answers for exactly these workspaces and builds, when read already.
  */
 export async function answerWorkspaces(
   context: ApiContext,
   store: AuthorizedStore,
   workspaces: readonly WorkspaceRow[],
   known?: ReadonlyMap<string, WorkspaceBuildRow>,
+  details?: WorkspaceDetails,
 ): Promise<Workspace[]> {
   if (workspaces.length === 0) return [];
   const latest = known ?? (await store.listLatestBuilds(workspaces));
-  const page = await loadPage(context, store, [...latest.values()], workspaces);
+  const page = await loadPage(context, store, [...latest.values()], workspaces, details);
   const now = context.store.clock.now();
   return workspaces.flatMap((workspace) => {
     const build = latest.get(workspace.id);

@@ -13,20 +13,26 @@ export type WatchSend = (event: 'data' | 'error', json: string) => void;
 /**
  * Reads workspaces as the store's subject may see them: in `answers` by id, the answer, or undefined
  * when there is nothing to show yet; in `refused`, those the subject may no longer read. An id in
- * neither is gone.
+ * neither is gone. `memos` keeps, by id, what the reader wants back with the next re-read of the
+ * same workspace (as `previous`): what it read last, to read ahead of what it must read first.
  */
-export type WatchedWorkspaceReader = (
+export type WatchedWorkspaceReader<Memo> = (
   store: AuthorizedStore,
   workspaceIds: readonly string[],
-) => Promise<{ readonly answers: ReadonlyMap<string, Workspace | undefined>; readonly refused: ReadonlySet<string> }>;
+  previous: ReadonlyMap<string, Memo>,
+) => Promise<{
+  readonly answers: ReadonlyMap<string, Workspace | undefined>;
+  readonly refused: ReadonlySet<string>;
+  readonly memos: ReadonlyMap<string, Memo>;
+}>;
 
 /** Most workspaces read together in one re-read. */
 const MAX_BATCH = 100;
 
 /** What the hub needs: the events, how to read a workspace, and who counts the streams. */
-export interface WorkspaceWatchHubOptions {
+export interface WorkspaceWatchHubOptions<Memo> {
   readonly pubsub: PubSub;
-  readonly read: WatchedWorkspaceReader;
+  readonly read: WatchedWorkspaceReader<Memo>;
   /** Told after every change of how many watchers are open and how many groups (shared re-reads) serve them. */
   readonly onCounts?: ((counts: { readonly groups: number; readonly watchers: number }) => void) | undefined;
 }
@@ -37,7 +43,7 @@ interface Watcher {
 }
 
 /** The watchers of one workspace who act as one and the same subject: one subscription, one re-read per round. */
-interface Group {
+interface Group<Memo> {
   readonly key: string;
   readonly workspaceId: string;
   /** Which subject reads for the group: groups of the same subject are re-read together. */
@@ -56,6 +62,8 @@ interface Group {
   reading: boolean;
   /** Resolves when the subscription is live: to the function that ends it, or undefined when subscribing failed. */
   subscribed: Promise<(() => Promise<void>) | undefined>;
+  /** What the reader kept of the last re-read. */
+  memo: Memo | undefined;
 }
 
 /**
@@ -69,14 +77,14 @@ interface Group {
  * and stream. Groups of the same subject due for a re-read in the same turn of the event loop are
  * read together, in one read of a list: when many builds finish at once, a few reads serve them all.
  */
-export class WorkspaceWatchHub {
-  readonly #options: WorkspaceWatchHubOptions;
-  readonly #groups = new Map<string, Group>();
+export class WorkspaceWatchHub<Memo> {
+  readonly #options: WorkspaceWatchHubOptions<Memo>;
+  readonly #groups = new Map<string, Group<Memo>>();
   /** Groups due for a re-read, by subject, until the end of this turn of the event loop. */
-  readonly #due = new Map<string, { readonly store: AuthorizedStore; readonly groups: Group[] }>();
+  readonly #due = new Map<string, { readonly store: AuthorizedStore; readonly groups: Group<Memo>[] }>();
   #watchers = 0;
 
-  constructor(options: WorkspaceWatchHubOptions) {
+  constructor(options: WorkspaceWatchHubOptions<Memo>) {
     this.#options = options;
   }
 
@@ -116,8 +124,8 @@ export class WorkspaceWatchHub {
     };
   }
 
-  #open(key: string, workspaceId: string, subject: string, store: AuthorizedStore): Group {
-    const group: Group = {
+  #open(key: string, workspaceId: string, subject: string, store: AuthorizedStore): Group<Memo> {
+    const group: Group<Memo> = {
       key,
       workspaceId,
       subjectKey: subject,
@@ -128,6 +136,7 @@ export class WorkspaceWatchHub {
       changed: false,
       reading: false,
       subscribed: Promise.resolve(undefined),
+      memo: undefined,
     };
     group.subscribed = this.#options.pubsub
       .subscribe(workspaceEventsChannel(workspaceId), () => {
@@ -144,13 +153,13 @@ export class WorkspaceWatchHub {
     return group;
   }
 
-  #close(group: Group): void {
+  #close(group: Group<Memo>): void {
     if (this.#groups.get(group.key) === group) this.#groups.delete(group.key);
     void group.subscribed.then((unsubscribe) => unsubscribe?.()).catch(() => undefined);
   }
 
   /** Queues a re-read unless one is already queued or running (which then looks at `changed` and `fresh` again). */
-  #pump(group: Group): void {
+  #pump(group: Group<Memo>): void {
     if (group.reading) return;
     group.reading = true;
     if (this.#due.size === 0) setImmediate(() => this.#readDue());
@@ -167,7 +176,7 @@ export class WorkspaceWatchHub {
     }
   }
 
-  async #read(store: AuthorizedStore, groups: readonly Group[]): Promise<void> {
+  async #read(store: AuthorizedStore, groups: readonly Group<Memo>[]): Promise<void> {
     // After an event everyone gets the new state; otherwise only newcomers need one.
     const recipients = groups.map((group) => {
       const those = [...(group.changed ? group.watchers : group.fresh)];
@@ -176,11 +185,14 @@ export class WorkspaceWatchHub {
       return those;
     });
     try {
-      const { answers, refused } = await this.#options.read(
+      const previous = new Map(groups.flatMap((group) => (group.memo === undefined ? [] : [[group.workspaceId, group.memo] as const])));
+      const { answers, refused, memos } = await this.#options.read(
         store,
         groups.map((group) => group.workspaceId),
+        previous,
       );
       groups.forEach((group, index) => {
+        group.memo = memos.get(group.workspaceId);
         const to = recipients[index] ?? [];
         const answer = answers.get(group.workspaceId);
         if (answer) deliver(to, 'data', answer, group.watchers);

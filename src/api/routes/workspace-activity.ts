@@ -8,8 +8,9 @@ import { recordWorkspaceUsage } from '../../domain/workspace-usage.js';
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
-import type { WorkspaceRow } from '../../store/rows.js';
-import { ShareLevel } from '../../sdk/wire/index.js';
+import type { WorkspaceDetails, WorkspaceRow, WorkspaceWithLatestBuild } from '../../store/rows.js';
+import type { AuthorizedStore } from '../../store/authorized-store.js';
+import { ShareLevel, type Workspace } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { toWirePortShare } from '../convert/workspace-port-share.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
@@ -49,22 +50,27 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     if (row.deleted) throw new HttpProblem(410, `Workspace "${row.id}" was deleted.`);
     return row;
   };
-  const watches = new WorkspaceWatchHub({
+  const watches = new WorkspaceWatchHub<WatchMemo>({
     pubsub: context.store.pubsub,
-    read: async (store, ids) => {
+    read: async (store, ids, previous) => {
+      const ahead = readAhead(store, ids, previous);
       const { found, refused } = await store.getWorkspacesWithLatestBuilds(ids);
       const rows = [...found.values()];
       const latestBuilds = new Map(
         rows.flatMap(({ workspace, latestBuild }) => (latestBuild ? [[workspace.id, latestBuild] as const] : [])),
       );
+      // What was read ahead counts only if it was read for the very builds that are still the latest.
+      const details = ahead && sameLatestBuilds(rows, ahead.rows) ? await ahead.details : undefined;
       const answered = await answerWorkspaces(
         context,
         store,
         rows.map(({ workspace }) => workspace),
         latestBuilds,
+        details,
       );
       const byId = new Map(answered.map((answer) => [answer.id, answer]));
-      return { answers: new Map(rows.map(({ workspace }) => [workspace.id, byId.get(workspace.id)])), refused };
+      const memos = new Map(rows.map((row) => [row.workspace.id, watchMemo(row, byId.get(row.workspace.id))]));
+      return { answers: new Map(rows.map(({ workspace }) => [workspace.id, byId.get(workspace.id)])), refused, memos };
     },
     onCounts: (counts) => context.observer?.workspaceWatches(counts.groups, counts.watchers),
   });
@@ -223,7 +229,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
  * it as the caller's own subject; `ping` in between.
  */
 function watch(
-  hub: WorkspaceWatchHub,
+  hub: WorkspaceWatchHub<WatchMemo>,
   request: FastifyRequest,
   workspace: WorkspaceRow,
   send: (event: 'data' | 'ping' | 'error', json?: string) => void,
@@ -236,4 +242,48 @@ function watch(
     clearInterval(ping);
     stop();
   });
+}
+
+/** What a watch re-read keeps of a workspace: the rows it answered from, and whether their build had ended. */
+interface WatchMemo {
+  readonly row: WorkspaceWithLatestBuild;
+  readonly settled: boolean;
+}
+
+function watchMemo({ workspace, latestBuild }: WorkspaceWithLatestBuild, answer: Workspace | undefined): WatchMemo {
+  return {
+    // Without its state, which can be large and which reading the details does not need.
+    row: { workspace, latestBuild: latestBuild && { ...latestBuild, provisioner_state: null } },
+    settled: answer?.latest_build.job.completed_at != null,
+  };
+}
+
+/**
+ * The details of the builds read last, read side by side with the workspaces rather than after
+ * them, when every one of those builds was still running: its next events (the job taken, its end)
+ * change the build, not which build is the latest. Undefined when not worth it, or not possible.
+ */
+function readAhead(
+  store: AuthorizedStore,
+  ids: readonly string[],
+  previous: ReadonlyMap<string, WatchMemo>,
+): { readonly rows: readonly WorkspaceWithLatestBuild[]; readonly details: Promise<WorkspaceDetails | undefined> } | undefined {
+  const memos = ids.map((id) => previous.get(id));
+  if (!memos.every((memo) => memo !== undefined && !memo.settled && memo.row.latestBuild)) return undefined;
+  const rows = memos.flatMap((memo) => (memo ? [memo.row] : []));
+  const details = store
+    .listWorkspaceDetails(
+      rows.map((row) => row.workspace),
+      rows.flatMap((row) => (row.latestBuild ? [row.latestBuild] : [])),
+    )
+    // Read for rows that may be out of date: a refusal here only means reading after all.
+    .catch(() => undefined);
+  return { rows, details };
+}
+
+/** Whether `now` are the same workspaces with the same latest builds as `before`. */
+function sameLatestBuilds(now: readonly WorkspaceWithLatestBuild[], before: readonly WorkspaceWithLatestBuild[]): boolean {
+  if (now.length !== before.length) return false;
+  const builds = new Map(before.map((row) => [row.workspace.id, row.latestBuild?.id]));
+  return now.every((row) => row.latestBuild !== undefined && builds.get(row.workspace.id) === row.latestBuild.id);
 }
