@@ -47,11 +47,12 @@ async function postgresDialect(url: string): Promise<Dialect> {
   const { default: pg } = await import('pg');
   // 64-bit integers (log ids, counts, millisecond durations) stay below 2^53; read them as numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  // Twenty rather than node-postgres's ten: the built-in provisioner daemons, the API and the
-  // watch streams' re-reads (several statements side by side each) share the pool, and with ten a
-  // busy daemon's watchers waited on it (bench/builds.ts: build-to-event p50 about 40 ms with ten,
-  // 19 ms with twenty, builds/s the same). Connections open only as they are needed.
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // Ten, node-postgres's default. A page's details (a watch re-read's among them) are one
+  // statement, so no read needs many connections at once; more connections only let more
+  // statements run side by side on the server, where on a small machine they take turns with the
+  // daemon for the same cores. bench/builds.ts on 2 cores, 20 against 10: builds/s 150-156
+  // against 152-165, build-to-event p95 51-69 ms against 45-53 ms. Connections open as needed.
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
   return new PostgresDialect({ pool: withPreparedStatements(pool) });
