@@ -340,6 +340,15 @@ export async function listAgentLogs(
   return query.orderBy('id').execute();
 }
 
+/** The ids of the agents on the resources of these build jobs, as a subquery. */
+export function agentIdsOfJobs(db: Kysely<Database>, jobIds: readonly string[]) {
+  return db
+    .selectFrom('workspace_agents as a')
+    .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
+    .select('a.id')
+    .where('r.job_id', 'in', jobIds);
+}
+
 /** The log sources of the agents of these build jobs, oldest first. */
 export async function listLogSourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AgentLogSourceRow[]> {
   return (await logSourcesOfJobsQuery(db, jobIds)?.execute()) ?? [];
@@ -352,13 +361,7 @@ export function logSourcesOfJobsQuery(db: Kysely<Database>, jobIds: readonly str
     : db
         .selectFrom('workspace_agent_log_sources')
         .selectAll()
-        .where('agent_id', 'in', (eb) =>
-          eb
-            .selectFrom('workspace_agents as a')
-            .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
-            .select('a.id')
-            .where('r.job_id', 'in', jobIds),
-        )
+        .where('agent_id', 'in', agentIdsOfJobs(db, jobIds))
         .orderBy('created_at')
         .orderBy('id');
 }

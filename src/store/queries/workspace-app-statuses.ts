@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, WorkspaceAppStatusTable } from '../schema.js';
+import { agentIdsOfJobs } from './workspace-agents.js';
 
 export type AppStatusRow = Selectable<WorkspaceAppStatusTable>;
 
@@ -19,13 +20,7 @@ export function appStatusesOfJobsQuery(db: Kysely<Database>, jobIds: readonly st
     : db
         .selectFrom('workspace_app_statuses')
         .selectAll()
-        .where('agent_id', 'in', (eb) =>
-          eb
-            .selectFrom('workspace_agents as a')
-            .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
-            .select('a.id')
-            .where('r.job_id', 'in', jobIds),
-        )
+        .where('agent_id', 'in', agentIdsOfJobs(db, jobIds))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc');
 }
