@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ProvisionerDaemonTable } from '../schema.js';
+import { inList } from '../in-list.js';
 
 export type ProvisionerDaemonRow = Selectable<ProvisionerDaemonTable>;
 
@@ -50,11 +51,7 @@ export async function listDaemonsOfOrganizations(
 export function daemonsOfOrganizationsQuery(db: Kysely<Database>, organizationIds: readonly string[]) {
   return organizationIds.length === 0
     ? undefined
-    : db
-        .selectFrom('provisioner_daemons')
-        .selectAll()
-        .where('organization_id', 'in', [...organizationIds])
-        .orderBy('created_at');
+    : db.selectFrom('provisioner_daemons').selectAll().where('organization_id', 'in', inList(organizationIds)).orderBy('created_at');
 }
 
 /** Records a daemon's row when it connects, or refreshes the row of one seen before. */

@@ -5,6 +5,7 @@ import { writeTogether, type Write } from '../write-together.js';
 import { daemonsOfOrganizationsQuery, type ProvisionerDaemonRow } from './provisioner-daemons.js';
 import { readTogether } from '../read-together.js';
 import type { Database, ProvisionerJobLogTable, ProvisionerJobTable, WorkspaceResourceTable } from '../schema.js';
+import { inList } from '../in-list.js';
 
 export type ProvisionerJobRow = Selectable<ProvisionerJobTable>;
 export type ProvisionerJobLogRow = Selectable<ProvisionerJobLogTable>;
@@ -46,7 +47,7 @@ export async function getJobsByIds(db: Kysely<Database>, ids: readonly string[])
 
 /** The select of {@link getJobsByIds}; undefined when there is nothing to look up. */
 export function jobsByIdsQuery(db: Kysely<Database>, ids: readonly string[]) {
-  return ids.length === 0 ? undefined : db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', ids);
+  return ids.length === 0 ? undefined : db.selectFrom('provisioner_jobs').selectAll().where('id', 'in', inList(ids));
 }
 
 /** Inserts a job row as given. */
@@ -72,7 +73,7 @@ export function queuesQuery(db: Kysely<Database>, organizationIds: readonly stri
         exists(
           selectFrom('provisioner_jobs as page')
             .select('page.id')
-            .where('page.id', 'in', ofJobs ?? [])
+            .where('page.id', 'in', inList(ofJobs ?? []))
             .where('page.started_at', 'is', null)
             .where('page.completed_at', 'is', null)
             .where('page.canceled_at', 'is', null),
@@ -99,7 +100,9 @@ function queue(db: Kysely<Database>, organizationIds: string | readonly string[]
   return db
     .selectFrom('provisioner_jobs')
     .where((eb) =>
-      typeof organizationIds === 'string' ? eb('organization_id', '=', organizationIds) : eb('organization_id', 'in', [...organizationIds]),
+      typeof organizationIds === 'string'
+        ? eb('organization_id', '=', organizationIds)
+        : eb('organization_id', 'in', inList(organizationIds)),
     )
     .where('started_at', 'is', null)
     .where('completed_at', 'is', null)
@@ -255,7 +258,7 @@ export async function listResourcesOfJobs(db: Kysely<Database>, jobIds: readonly
 export function resourcesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
   return jobIds.length === 0
     ? undefined
-    : db.selectFrom('workspace_resources').selectAll().where('job_id', 'in', jobIds).orderBy('name').orderBy('transition');
+    : db.selectFrom('workspace_resources').selectAll().where('job_id', 'in', inList(jobIds)).orderBy('name').orderBy('transition');
 }
 
 /** Which jobs of an organization a job list shows. */
@@ -512,7 +515,7 @@ export async function jobRelations(
             .leftJoin('templates as t', 't.id', 'v.template_id')
             .select(['v.id as id', 'v.name as version_name', 't.id as template_id', 't.name as template_name'])
             .select(['t.display_name as template_display_name', 't.icon as template_icon'])
-            .where('v.id', 'in', unknownVersionIds),
+            .where('v.id', 'in', inList(unknownVersionIds)),
   });
   const daemons = knownDaemons ?? read.daemons;
   const queued = knownQueues ?? queuesByOrganization(read.queued);

@@ -11,6 +11,7 @@ import type {
 } from '../schema.js';
 import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 import type { WorkspaceResourceRow } from './provisioner-jobs.js';
+import { inList } from '../in-list.js';
 
 export type AgentRow = Selectable<WorkspaceAgentTable>;
 export type AgentLogRow = Selectable<WorkspaceAgentLogTable>;
@@ -346,7 +347,7 @@ export function agentIdsOfJobs(db: Kysely<Database>, jobIds: readonly string[]) 
     .selectFrom('workspace_agents as a')
     .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
     .select('a.id')
-    .where('r.job_id', 'in', jobIds);
+    .where('r.job_id', 'in', inList(jobIds));
 }
 
 /** The log sources of the agents of these build jobs, oldest first. */

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, WorkspaceAppStatusTable } from '../schema.js';
 import { agentIdsOfJobs } from './workspace-agents.js';
+import { inList } from '../in-list.js';
 
 export type AppStatusRow = Selectable<WorkspaceAppStatusTable>;
 
@@ -40,7 +41,7 @@ export function newestAppStatusesQuery(db: Kysely<Database>, workspaceIds: reado
     : db
         .selectFrom('workspace_app_statuses as s')
         .selectAll()
-        .where('s.workspace_id', 'in', workspaceIds)
+        .where('s.workspace_id', 'in', inList(workspaceIds))
         .where('s.created_at', '=', (eb) =>
           eb
             .selectFrom('workspace_app_statuses as newest')

@@ -18,6 +18,7 @@ import { daemonsOfOrganizationsQuery, type ProvisionerDaemonRow } from './provis
 import type { TemplateRow } from './templates.js';
 import { appStatusesOfJobsQuery, latestOfEachWorkspace, newestAppStatusesQuery, type AppStatusRow } from './workspace-app-statuses.js';
 import { logSourcesOfJobsQuery, type AgentLogSourceRow } from './workspace-agents.js';
+import { inList } from '../in-list.js';
 
 export type WorkspaceRow = Selectable<WorkspaceTable>;
 export type WorkspaceBuildRow = Selectable<WorkspaceBuildTable>;
@@ -37,7 +38,7 @@ export async function getWorkspacesWithLatestBuilds(db: Kysely<Database>, ids: r
     from "workspaces" as "w"
     left join "workspace_builds" as "b" on "b"."workspace_id" = "w"."id" and not exists (
       select 1 from "workspace_builds" as "later" where "later"."workspace_id" = "w"."id" and "later"."build_number" > "b"."build_number")
-    where "w"."id" in (${sql.join(ids)})`.execute(db);
+    where "w"."id" in (${sql.join(inList(ids))})`.execute(db);
   return rows.flatMap((row) => {
     const found = workspace.take(row);
     return found ? [{ workspace: found, latestBuild: build.take(row) }] : [];
@@ -89,7 +90,7 @@ export async function latestBuilds(db: Kysely<Database>, workspaceIds: readonly 
   const rows = await db
     .selectFrom('workspace_builds as b')
     .selectAll('b')
-    .where('b.workspace_id', 'in', workspaceIds)
+    .where('b.workspace_id', 'in', inList(workspaceIds))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
@@ -130,7 +131,7 @@ function agentsOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
         .selectFrom('workspace_agents as a')
         .innerJoin('workspace_resources as r', 'r.id', 'a.resource_id')
         .selectAll('a')
-        .where('r.job_id', 'in', jobIds)
+        .where('r.job_id', 'in', inList(jobIds))
         .orderBy('a.name');
 }
 
@@ -289,16 +290,19 @@ export async function listWorkspaceDetails(
   const templateIds = unique(workspaces.map((w) => w.template_id));
   const organizationIds = unique(workspaces.map((w) => w.organization_id));
   const read = await readTogether(db, dialect, {
-    users: userIds.length === 0 ? undefined : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', userIds),
+    users:
+      userIds.length === 0 ? undefined : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', inList(userIds)),
     versions:
       versionIds.length === 0
         ? undefined
-        : db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', versionIds),
+        : db.selectFrom('template_versions').select(['id', 'name', 'template_id']).where('id', 'in', inList(versionIds)),
     jobs: jobsByIdsQuery(db, jobIds),
     resources: resourcesOfJobsQuery(db, jobIds),
-    templates: templateIds.length === 0 ? undefined : db.selectFrom('templates').selectAll().where('id', 'in', templateIds),
+    templates: templateIds.length === 0 ? undefined : db.selectFrom('templates').selectAll().where('id', 'in', inList(templateIds)),
     organizations:
-      organizationIds.length === 0 ? undefined : db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', organizationIds),
+      organizationIds.length === 0
+        ? undefined
+        : db.selectFrom('organizations').select(['id', 'name']).where('id', 'in', inList(organizationIds)),
     newestStatuses: newestAppStatusesQuery(
       db,
       workspaces.map((w) => w.id),
