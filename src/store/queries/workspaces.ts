@@ -311,7 +311,8 @@ export async function listWorkspaceDetails(
     sources: logSourcesOfJobsQuery(db, jobIds),
     statuses: appStatusesOfJobsQuery(db, jobIds),
     daemons: daemonsOfOrganizationsQuery(db, organizationIds),
-    queued: queuesQuery(db, organizationIds, jobIds),
+    // Where a read is a round trip: on SQLite the job views read a queue themselves when they need it.
+    queued: dialect === 'postgres' ? queuesQuery(db, organizationIds, jobIds) : undefined,
   });
   return {
     users: new Map(read.users.map((u) => [u.id, u])),
@@ -325,7 +326,7 @@ export async function listWorkspaceDetails(
     organizationNames: new Map(read.organizations.map((o) => [o.id, o.name])),
     latestAppStatuses: latestOfEachWorkspace(read.newestStatuses),
     daemons: read.daemons,
-    queued: queuesByOrganization(read.queued),
+    queued: dialect === 'postgres' ? queuesByOrganization(read.queued) : undefined,
   };
 }
 
