@@ -39,15 +39,7 @@ export async function listDaemonsWithState(db: Kysely<Database>, organizationId:
   return rows.map((row) => ({ ...row, busy: Number(row.busy) }));
 }
 
-/** The daemons of some organizations, oldest first (for job answers: workers, queues). */
-export async function listDaemonsOfOrganizations(
-  db: Kysely<Database>,
-  organizationIds: readonly string[],
-): Promise<ProvisionerDaemonRow[]> {
-  return (await daemonsOfOrganizationsQuery(db, organizationIds)?.execute()) ?? [];
-}
-
-/** The select of {@link listDaemonsOfOrganizations}; undefined when there is nothing to look up. */
+/** Every provisioner daemon of these organizations, oldest first; undefined when there is nothing to look up. */
 export function daemonsOfOrganizationsQuery(db: Kysely<Database>, organizationIds: readonly string[]) {
   return organizationIds.length === 0
     ? undefined

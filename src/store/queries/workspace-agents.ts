@@ -350,12 +350,7 @@ export function agentIdsOfJobs(db: Kysely<Database>, jobIds: readonly string[]) 
     .where('r.job_id', 'in', inList(jobIds));
 }
 
-/** The log sources of the agents of these build jobs, oldest first. */
-export async function listLogSourcesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AgentLogSourceRow[]> {
-  return (await logSourcesOfJobsQuery(db, jobIds)?.execute()) ?? [];
-}
-
-/** The select of {@link listLogSourcesOfJobs}; undefined when there is nothing to look up. */
+/** The log sources of the agents of these build jobs, oldest first; undefined when there is nothing to look up. */
 export function logSourcesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
   return jobIds.length === 0
     ? undefined

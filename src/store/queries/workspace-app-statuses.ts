@@ -9,12 +9,7 @@ export async function insertAppStatus(db: Kysely<Database>, row: Insertable<Work
   await db.insertInto('workspace_app_statuses').values(row).execute();
 }
 
-/** The app statuses of the agents of these build jobs, newest first. */
-export async function listAppStatusesOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<AppStatusRow[]> {
-  return (await appStatusesOfJobsQuery(db, jobIds)?.execute()) ?? [];
-}
-
-/** The select of {@link listAppStatusesOfJobs}; undefined when there is nothing to look up. */
+/** The app statuses of the agents of these build jobs, newest first; undefined when there is nothing to look up. */
 export function appStatusesOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
   return jobIds.length === 0
     ? undefined
@@ -26,14 +21,9 @@ export function appStatusesOfJobsQuery(db: Kysely<Database>, jobIds: readonly st
         .orderBy('id', 'desc');
 }
 
-/** Each workspace's newest app status, across all its builds' agents; workspaces without one are absent. */
-export async function latestAppStatuses(db: Kysely<Database>, workspaceIds: readonly string[]): Promise<Map<string, AppStatusRow>> {
-  return latestOfEachWorkspace((await newestAppStatusesQuery(db, workspaceIds)?.execute()) ?? []);
-}
-
 /**
- * The statuses {@link latestAppStatuses} chooses from: those of each workspace's newest moment,
- * by id descending; undefined when there is nothing to look up.
+ * The statuses each workspace's newest app status (across all its builds' agents) is chosen from:
+ * those of its newest moment, by id descending; undefined when there is nothing to look up.
  */
 export function newestAppStatusesQuery(db: Kysely<Database>, workspaceIds: readonly string[]) {
   return workspaceIds.length === 0

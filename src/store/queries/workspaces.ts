@@ -118,12 +118,7 @@ export async function getBuildByJobId(db: Kysely<Database>, jobId: string): Prom
   return db.selectFrom('workspace_builds').selectAll().where('job_id', '=', jobId).executeTakeFirst();
 }
 
-/** The agents of these build jobs' resources, by name. */
-export async function listAgentsOfJobs(db: Kysely<Database>, jobIds: readonly string[]): Promise<WorkspaceAgentRow[]> {
-  return (await agentsOfJobsQuery(db, jobIds)?.execute()) ?? [];
-}
-
-/** The select of {@link listAgentsOfJobs}; undefined when there is nothing to look up. */
+/** The agents of these build jobs, by name; undefined when there is nothing to look up. */
 function agentsOfJobsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
   return jobIds.length === 0
     ? undefined
