@@ -23,7 +23,7 @@ function handProbes(): ReclaimerProbes & { heap: number; cpu: number; floor: num
 }
 
 describe('the idle memory reclaimer', () => {
-  const policy = { growthBytes: 16 * MIB, idleCpuShare: 0.05 };
+  const policy = { growthBytes: 16 * MIB, workCpuMicros: 1_000_000, idleCpuShare: 0.05 };
 
   it('collects once the heap has grown and the daemon has gone quiet, and not again until it grows again', () => {
     const probes = handProbes();
@@ -51,6 +51,25 @@ describe('the idle memory reclaimer', () => {
     assert.equal(reclaimer.check(10_000), false);
     probes.heap = 47 * MIB;
     assert.equal(reclaimer.check(20_000), true, '17 MiB over the lower baseline');
+  });
+
+  it('collects once after a burst of work whose garbage V8 already took in part, though the heap did not grow', () => {
+    const probes = handProbes();
+    const reclaimer = new IdleMemoryReclaimer(0, probes, policy);
+    // A burst during which V8 collected on its own: the heap ends where it began.
+    probes.cpu += 3_000_000;
+    assert.equal(reclaimer.check(10_000), false, 'busy: no collection');
+    probes.cpu += 100_000;
+    assert.equal(reclaimer.check(20_000), true, 'quiet after three seconds of work');
+    assert.equal(probes.collections, 1);
+    // Light work since, a little at a time: quiet at every check, and not yet a second of it.
+    for (let check = 3; check <= 10; check++) {
+      probes.cpu += 100_000;
+      assert.equal(reclaimer.check(check * 10_000), false, `check ${check}: ${check - 2} tenths of a second of work`);
+    }
+    probes.cpu += 200_000;
+    assert.equal(reclaimer.check(110_000), true, 'a second of work since the last collection');
+    assert.equal(probes.collections, 2);
   });
 
   it('does nothing where the runtime offers no full collection', () => {
