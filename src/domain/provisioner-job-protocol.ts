@@ -237,6 +237,15 @@ async function appendLastLines(protocol: JobProtocol, job: ProvisionerJobRow, lo
   if (logs.length > 0) await protocol.store.appendProvisionerJobLogs(job, logRows(logs));
 }
 
+/**
+ * The protocol for recording a job's end: on PostgreSQL its statements get the next free connection
+ * before those of new work (claims, new builds), so that a job's end, and the watchers told of it,
+ * do not wait behind the load that keeps arriving.
+ */
+function finishing(protocol: JobProtocol): JobProtocol {
+  return { ...protocol, store: protocol.store.urgent() };
+}
+
 /** Records a finished job with its results and its last log lines. */
 export async function completeJob(
   protocol: JobProtocol,
@@ -245,6 +254,7 @@ export async function completeJob(
   result: CompletedJob,
   logs: readonly JobLogInput[] = [],
 ): Promise<Announcing> {
+  protocol = finishing(protocol);
   const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   const refusal = result.type === 'template_version_import' ? importRefusal(result) : undefined;
@@ -407,6 +417,7 @@ export async function failJob(
     readonly logs?: readonly JobLogInput[] | undefined;
   },
 ): Promise<Announcing> {
+  protocol = finishing(protocol);
   const job = await heldJob(protocol, daemon, jobId);
   await appendLastLines(protocol, job, failure.logs ?? []);
   const canceledOnRequest = failure.canceled === true && job.canceled_at !== null;

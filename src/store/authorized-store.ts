@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { ConflictError, NotAuthorizedError, NotFoundError } from '../lib/errors.js';
 import { isUuid } from '../lib/random.js';
 import {
@@ -101,6 +101,8 @@ const FIRST_USER_KEY = 'first_user_id';
  */
 export class AuthorizedStore {
   readonly #store: Store;
+  /** The store's database, through the urgent lane for the view `urgent()` gives. */
+  readonly #db: Kysely<Database>;
   readonly subject: Subject;
   /** Grants this store made: a write that takes one checks it came from here, and decides nothing again. */
   #grantsMade: WeakSet<object> | undefined;
@@ -116,9 +118,19 @@ export class AuthorizedStore {
     return (this.#grantsMade ??= new WeakSet());
   }
 
-  constructor(store: Store, subject: Subject) {
+  constructor(store: Store, subject: Subject, db: Kysely<Database> = store.db) {
     this.#store = store;
+    this.#db = db;
     this.subject = subject;
+  }
+
+  /**
+   * The same subject's store, for work that finishes what is already under way (a job's
+   * completion, a watch re-read): on PostgreSQL its statements get the next free connection before
+   * others waiting for one. Grants made by one view are not the other's.
+   */
+  urgent(): AuthorizedStore {
+    return new AuthorizedStore(this.#store, this.subject, this.#store.urgentDb);
   }
 
   /** Whether the subject may perform `action` on `object`; for checks a route reports itself. */
@@ -135,7 +147,7 @@ export class AuthorizedStore {
 
   /** A user by id, username or `me`. */
   async getUser(idOrName: string, authenticated?: users.UserRow): Promise<users.UserRow> {
-    const db = this.#store.db;
+    const db = this.#db;
     const key = idOrName === 'me' ? this.subject.id : idOrName;
     // The caller's own row, as authentication just read it, needs no second read.
     const known = authenticated?.id === key ? authenticated : undefined;
@@ -157,7 +169,7 @@ export class AuthorizedStore {
   }): Promise<{ rows: users.UserRow[]; count: number }> {
     const filter = listFilter(this.subject, 'read', 'user');
     const { search } = query;
-    let base = this.#store.db
+    let base = this.#db
       .selectFrom('users')
       .where('deleted', '=', 0)
       .where((eb) => allowedRows(eb, filter, { org: null, owner: 'id' }));
@@ -171,7 +183,7 @@ export class AuthorizedStore {
     const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
     let page = base.selectAll().orderBy('created_at').orderBy('id');
     if (query.afterId) {
-      const after = await users.getUserById(this.#store.db, query.afterId);
+      const after = await users.getUserById(this.#db, query.afterId);
       if (after)
         page = page.where((eb) =>
           eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
@@ -187,7 +199,7 @@ export class AuthorizedStore {
   async insertUser(row: users.UserRow, organizationIds: readonly string[]): Promise<users.UserRow> {
     this.#require('create', userObject(row.id));
     for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
-    return this.#store.db.transaction().execute(async (trx) => {
+    return this.#db.transaction().execute(async (trx) => {
       await withConflicts(() => users.insertUser(trx, row));
       for (const organization_id of organizationIds) {
         await members.insertMember(trx, {
@@ -210,7 +222,7 @@ export class AuthorizedStore {
   async updateUser(userId: string, kind: 'personal' | 'admin', changes: Partial<Omit<users.UserRow, 'id'>>): Promise<users.UserRow> {
     const current = await this.getUser(userId);
     this.#require(kind === 'personal' ? 'update_personal' : 'update', userObject(current.id));
-    await withConflicts(() => users.updateUser(this.#store.db, current.id, { ...changes, updated_at: this.#store.nowIso() }));
+    await withConflicts(() => users.updateUser(this.#db, current.id, { ...changes, updated_at: this.#store.nowIso() }));
     await this.#store.invalidateSessions({ userId: current.id });
     return this.getUser(current.id);
   }
@@ -224,7 +236,7 @@ export class AuthorizedStore {
     const current = await this.getUser(userId);
     if (changed.added) this.#require('assign', siteObject('assign_role'));
     if (changed.removed) this.#require('unassign', siteObject('assign_role'));
-    await users.updateUser(this.#store.db, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.#store.nowIso() });
+    await users.updateUser(this.#db, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.#store.nowIso() });
     await this.#store.invalidateSessions({ userId: current.id });
     return this.getUser(current.id);
   }
@@ -233,7 +245,7 @@ export class AuthorizedStore {
   async deleteUser(userId: string): Promise<void> {
     const current = await this.getUser(userId);
     this.#require('delete', userObject(current.id));
-    await this.#store.db.transaction().execute(async (trx) => {
+    await this.#db.transaction().execute(async (trx) => {
       await users.updateUser(trx, current.id, { deleted: 1, updated_at: this.#store.nowIso() });
       await trx.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
     });
@@ -244,7 +256,7 @@ export class AuthorizedStore {
   async deleteAllApiKeys(userId: string): Promise<void> {
     const current = await this.getUser(userId);
     this.#require('update_personal', userObject(current.id));
-    await this.#store.db.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
+    await this.#db.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
     await this.#store.invalidateSessions({ userId: current.id });
   }
 
@@ -256,12 +268,12 @@ export class AuthorizedStore {
   /** The organization ids of several readable users, in one query (for user lists). */
   async getOrganizationIdsOfUsers(userIds: readonly string[]): Promise<Map<string, string[]>> {
     for (const id of userIds) this.#require('read', userObject(id));
-    return members.organizationIdsOfUsers(this.#store.db, userIds);
+    return members.organizationIdsOfUsers(this.#db, userIds);
   }
 
   /** A live user by email, case-insensitively (sign-in and password reset). */
   async getUserByEmail(email: string): Promise<users.UserRow> {
-    const row = await users.getUserByEmail(this.#store.db, email);
+    const row = await users.getUserByEmail(this.#db, email);
     if (!row) throw new NotFoundError('user');
     this.#require('read', userObject(row.id));
     return row;
@@ -277,7 +289,7 @@ export class AuthorizedStore {
     this.#require('create', userObject(row.id));
     this.#require('assign', siteObject('assign_role'));
     this.#require('create', orgMemberObject(row.id, organizationId));
-    return users.insertFirstUser(this.#store.db, row, organizationId, FIRST_USER_KEY);
+    return users.insertFirstUser(this.#db, row, organizationId, FIRST_USER_KEY);
   }
 
   /**
@@ -290,13 +302,13 @@ export class AuthorizedStore {
     this.#require('create', userObject(row.id));
     this.#require('assign', siteObject('assign_role'));
     for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
-    return users.insertSiteAdmin(this.#store.db, row, organizationIds, FIRST_USER_KEY);
+    return users.insertSiteAdmin(this.#db, row, organizationIds, FIRST_USER_KEY);
   }
 
   /** Whether the first user has been created; needs read on the site settings. */
   async hasFirstUser(): Promise<boolean> {
     this.#require('read', siteObject('system'));
-    return (await siteConfig.getSiteValue(this.#store.db, FIRST_USER_KEY)) !== undefined;
+    return (await siteConfig.getSiteValue(this.#db, FIRST_USER_KEY)) !== undefined;
   }
 
   /**
@@ -305,13 +317,13 @@ export class AuthorizedStore {
    */
   async recordUserSeen(userId: string, changes: { readonly status?: 'active'; readonly last_seen_at?: string }): Promise<void> {
     this.#require('update', userObject(userId));
-    await users.updateUser(this.#store.db, userId, changes.status ? { ...changes, updated_at: this.#store.nowIso() } : changes);
+    await users.updateUser(this.#db, userId, changes.status ? { ...changes, updated_at: this.#store.nowIso() } : changes);
   }
 
   /** Marks active users not seen since `cutoff` dormant and returns how many; needs `update` on every user. */
   async markInactiveUsersDormant(cutoff: Date): Promise<number> {
     this.#require('update', siteObject('user'));
-    const changed = await users.markUsersDormant(this.#store.db, cutoff.toISOString(), this.#store.nowIso());
+    const changed = await users.markUsersDormant(this.#db, cutoff.toISOString(), this.#store.nowIso());
     // Cached sessions carry the old status; drop them so the next request sees the new one.
     if (changed > 0) await this.#store.invalidateSessions('*');
     return changed;
@@ -324,7 +336,7 @@ export class AuthorizedStore {
   async resetPasswordWithPasscode(user: users.UserRow, hashedPassword: string): Promise<boolean> {
     this.#require('update_personal', userObject(user.id));
     this.#require('delete', apiKeyObject(user.id));
-    const reset = await users.resetPasswordWithPasscode(this.#store.db, {
+    const reset = await users.resetPasswordWithPasscode(this.#db, {
       userId: user.id,
       hashedPasscode: user.hashed_one_time_passcode ?? '',
       hashedPassword,
@@ -338,7 +350,7 @@ export class AuthorizedStore {
 
   /** The live user a provider account is linked to, or undefined; needs read on that user. */
   async getUserByLink(loginType: 'oidc' | 'github', linkedId: string): Promise<users.UserRow | undefined> {
-    const row = await externalSignIn.getUserByLink(this.#store.db, loginType, linkedId);
+    const row = await externalSignIn.getUserByLink(this.#db, loginType, linkedId);
     if (row) this.#require('read', userObject(row.id));
     return row;
   }
@@ -347,7 +359,7 @@ export class AuthorizedStore {
   async insertLinkedUser(row: users.UserRow, organizationIds: readonly string[], linkedId: string): Promise<users.UserRow> {
     this.#require('create', userObject(row.id));
     for (const orgId of organizationIds) this.#require('create', orgMemberObject(row.id, orgId));
-    return withConflicts(() => externalSignIn.insertLinkedUser(this.#store.db, row, organizationIds, linkedId));
+    return withConflicts(() => externalSignIn.insertLinkedUser(this.#db, row, organizationIds, linkedId));
   }
 
   /**
@@ -366,7 +378,7 @@ export class AuthorizedStore {
     const now = this.#store.nowIso();
     const linked = await withConflicts(() =>
       externalSignIn.linkUser(
-        this.#store.db,
+        this.#db,
         { user_id: user.id, login_type: loginType, linked_id: linkedId, created_at: now, updated_at: now },
         conversion,
       ),
@@ -379,13 +391,13 @@ export class AuthorizedStore {
   async insertSignInState(row: externalSignIn.SignInStateRow): Promise<void> {
     this.#require('create', siteObject('system'));
     this.#require('delete', siteObject('system'));
-    await withConflicts(() => externalSignIn.insertSignInState(this.#store.db, row, this.#store.nowIso()));
+    await withConflicts(() => externalSignIn.insertSignInState(this.#db, row, this.#store.nowIso()));
   }
 
   /** Removes and returns a sign-in under way, so its state is spent once; needs delete on the site's system rows. */
   async takeSignInState(stateHash: string): Promise<externalSignIn.SignInStateRow | undefined> {
     this.#require('delete', siteObject('system'));
-    return externalSignIn.takeSignInState(this.#store.db, stateHash);
+    return externalSignIn.takeSignInState(this.#db, stateHash);
   }
 
   // Git SSH keys
@@ -397,21 +409,21 @@ export class AuthorizedStore {
   async getGitSshKey(userId: string): Promise<gitSshKeys.GitSshKeyRow> {
     const user = await this.getUser(userId);
     this.#require('read_personal', userObject(user.id));
-    return gitSshKeys.ensureGitSshKey(this.#store.db, user.id, this.#store.nowIso());
+    return gitSshKeys.ensureGitSshKey(this.#db, user.id, this.#store.nowIso());
   }
 
   /** Replaces a user's git SSH key with a new pair; needs `update_personal` on the user. */
   async regenerateGitSshKey(userId: string): Promise<gitSshKeys.GitSshKeyRow> {
     const user = await this.getUser(userId);
     this.#require('update_personal', userObject(user.id));
-    return gitSshKeys.regenerateGitSshKey(this.#store.db, user.id, this.#store.nowIso());
+    return gitSshKeys.regenerateGitSshKey(this.#db, user.id, this.#store.nowIso());
   }
 
   // Organizations
 
   /** An organization by id, by name, or `default`. */
   async getOrganization(idOrName: string): Promise<organizations.OrganizationRow> {
-    const db = this.#store.db;
+    const db = this.#db;
     const row =
       idOrName === 'default' || idOrName === '00000000-0000-0000-0000-000000000000'
         ? await organizations.getDefaultOrganization(db)
@@ -427,7 +439,7 @@ export class AuthorizedStore {
   async listOrganizations(filter: { readonly memberUserId?: string } = {}): Promise<organizations.OrganizationRow[]> {
     const allowed = listFilter(this.subject, 'read', 'organization');
     const memberUserId = filter.memberUserId;
-    let query = this.#store.db
+    let query = this.#db
       .selectFrom('organizations')
       .selectAll()
       .where((eb) => allowedRows(eb, allowed, { org: 'id', owner: null }));
@@ -451,13 +463,13 @@ export class AuthorizedStore {
    */
   async ensureDefaultOrganization(row: organizations.OrganizationRow): Promise<organizations.OrganizationRow> {
     this.#require('read', siteObject('organization'));
-    const existing = await organizations.getDefaultOrganization(this.#store.db);
+    const existing = await organizations.getDefaultOrganization(this.#db);
     if (existing) return existing;
     this.#require('create', siteObject('organization'));
     try {
-      return await withConflicts(() => organizations.insertOrganization(this.#store.db, { ...row, is_default: 1 }));
+      return await withConflicts(() => organizations.insertOrganization(this.#db, { ...row, is_default: 1 }));
     } catch (error) {
-      const winner = error instanceof ConflictError ? await organizations.getDefaultOrganization(this.#store.db) : undefined;
+      const winner = error instanceof ConflictError ? await organizations.getDefaultOrganization(this.#db) : undefined;
       if (!winner) throw error;
       return winner;
     }
@@ -466,13 +478,13 @@ export class AuthorizedStore {
   /** The custom roles of one organization; needs read on the organization's role assignments. */
   async listCustomRoles(organizationId: string): Promise<Role[]> {
     this.#require('read', orgScoped('assign_org_role', organizationId));
-    return loadCustomRoles(this.#store.db, [organizationId]);
+    return loadCustomRoles(this.#db, [organizationId]);
   }
 
   /** Creates an organization with its creator as a member. */
   async createOrganization(row: organizations.OrganizationRow): Promise<organizations.OrganizationRow> {
     this.#require('create', siteObject('organization'));
-    return this.#store.db.transaction().execute(async (trx) => {
+    return this.#db.transaction().execute(async (trx) => {
       await withConflicts(() => organizations.insertOrganization(trx, row));
       await members.insertMember(trx, {
         user_id: this.subject.id,
@@ -493,7 +505,7 @@ export class AuthorizedStore {
     const current = await this.getOrganization(id);
     this.#require('update', organizationObject(current.id));
     await withConflicts(() =>
-      this.#store.db
+      this.#db
         .updateTable('organizations')
         .set({ ...changes, updated_at: this.#store.nowIso() })
         .where('id', '=', current.id)
@@ -506,7 +518,7 @@ export class AuthorizedStore {
   async deleteOrganization(id: string): Promise<void> {
     const current = await this.getOrganization(id);
     this.#require('delete', organizationObject(current.id));
-    await this.#store.db.deleteFrom('organizations').where('id', '=', current.id).execute();
+    await this.#db.deleteFrom('organizations').where('id', '=', current.id).execute();
     await this.#store.invalidateSessions('*');
   }
 
@@ -516,7 +528,7 @@ export class AuthorizedStore {
     page: { readonly limit: number; readonly offset: number },
   ): Promise<{ rows: MemberWithUser[]; count: number }> {
     const filter = listFilter(this.subject, 'read', 'organization_member');
-    const base = this.#store.db
+    const base = this.#db
       .selectFrom('organization_members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .where('m.organization_id', '=', organizationId)
@@ -525,7 +537,7 @@ export class AuthorizedStore {
     const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
     // Users first, in username order (SQLite keeps a CROSS JOIN's order; PostgreSQL plans it as an
     // inner join), so a page reads its rows from the username index instead of sorting every member.
-    let query = this.#store.db
+    let query = this.#db
       .selectFrom('users as u')
       .crossJoin('organization_members as m')
       .whereRef('m.user_id', '=', 'u.id')
@@ -545,7 +557,7 @@ export class AuthorizedStore {
     this.#require('create', orgMemberObject(userId, organizationId));
     const now = this.#store.nowIso();
     const row = await withConflicts(() =>
-      members.insertMember(this.#store.db, {
+      members.insertMember(this.#db, {
         user_id: userId,
         organization_id: organizationId,
         roles: '[]',
@@ -560,7 +572,7 @@ export class AuthorizedStore {
   /** Removes a user from an organization. */
   async removeMember(organizationId: string, userId: string): Promise<void> {
     this.#require('delete', orgMemberObject(userId, organizationId));
-    const result = await this.#store.db
+    const result = await this.#db
       .deleteFrom('organization_members')
       .where('organization_id', '=', organizationId)
       .where('user_id', '=', userId)
@@ -579,7 +591,7 @@ export class AuthorizedStore {
     if (changed.added) this.#require('assign', orgScoped('assign_org_role', organizationId));
     if (changed.removed) this.#require('unassign', orgScoped('assign_org_role', organizationId));
     const now = this.#store.nowIso();
-    const result = await this.#store.db
+    const result = await this.#db
       .updateTable('organization_members')
       .set({ roles: JSON.stringify(roles), updated_at: now })
       .where('organization_id', '=', organizationId)
@@ -593,7 +605,7 @@ export class AuthorizedStore {
 
   /** One membership the subject may read. */
   async getMember(organizationId: string, userId: string): Promise<members.MemberRow> {
-    const row = await this.#store.db
+    const row = await this.#db
       .selectFrom('organization_members')
       .selectAll()
       .where('organization_id', '=', organizationId)
@@ -620,13 +632,13 @@ export class AuthorizedStore {
     };
     if (mode === 'create') {
       await withConflicts(() =>
-        this.#store.db
+        this.#db
           .insertInto('custom_roles')
           .values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns })
           .execute(),
       );
     } else {
-      const result = await this.#store.db
+      const result = await this.#db
         .updateTable('custom_roles')
         .set(columns)
         .where('name', '=', role.name)
@@ -640,7 +652,7 @@ export class AuthorizedStore {
   /** Deletes a custom role; members that held it keep the name, which then grants nothing. */
   async deleteCustomRole(organizationId: string, name: string): Promise<boolean> {
     this.#require('delete', orgScoped('assign_org_role', organizationId));
-    const result = await this.#store.db
+    const result = await this.#db
       .deleteFrom('custom_roles')
       .where('name', '=', name)
       .where('organization_id', '=', organizationId)
@@ -655,7 +667,7 @@ export class AuthorizedStore {
   async ensureSiteValue(key: string, value: string): Promise<string> {
     this.#require('read', siteObject('system'));
     this.#require('create', siteObject('system'));
-    return siteConfig.ensureSiteValue(this.#store.db, key, value);
+    return siteConfig.ensureSiteValue(this.#db, key, value);
   }
 
   // Health and metrics
@@ -663,38 +675,38 @@ export class AuthorizedStore {
   /** The health report sections an operator dismissed; needs read on the deployment config. */
   async listDismissedHealthChecks(): Promise<string[]> {
     this.#require('read', siteObject('deployment_config'));
-    return healthChecks.listDismissedSections(this.#store.db);
+    return healthChecks.listDismissedSections(this.#db);
   }
 
   /** Makes `sections` the dismissed health report sections; needs update on the deployment config. */
   async setDismissedHealthChecks(sections: readonly string[]): Promise<void> {
     this.#require('update', siteObject('deployment_config'));
-    await healthChecks.replaceDismissedSections(this.#store.db, [...new Set(sections)], this.#store.nowIso());
+    await healthChecks.replaceDismissedSections(this.#db, [...new Set(sections)], this.#store.nowIso());
   }
 
   /** One round trip to the database, for the health check; needs read on debug information. */
   async pingDatabase(): Promise<void> {
     this.#require('read', siteObject('debug_info'));
-    await healthChecks.pingDatabase(this.#store.db);
+    await healthChecks.pingDatabase(this.#db);
   }
 
   /** The provisioner daemons of every organization seen since `since`; needs read on daemons everywhere. */
   async listProvisionerDaemonsSeenSince(since: Date): Promise<(provisionerDaemons.ProvisionerDaemonRow & { key_name: string | null })[]> {
     this.#require('read', siteObject('provisioner_daemon'));
-    return provisionerDaemons.listDaemonsSeenSince(this.#store.db, since.toISOString());
+    return provisionerDaemons.listDaemonsSeenSince(this.#db, since.toISOString());
   }
 
   /** Live workspaces counted by the state of their latest build; needs read on every workspace, dormant ones too. */
   async countWorkspacesByLatestBuild(): Promise<metricCounts.LatestBuildStateCount[]> {
     this.#require('read', siteObject('workspace'));
     this.#require('read', siteObject('workspace_dormant'));
-    return metricCounts.countLatestBuildStates(this.#store.db);
+    return metricCounts.countLatestBuildStates(this.#db);
   }
 
   /** Provisioner jobs queued and running, in every organization; needs read on every job. */
   async countActiveProvisionerJobs(): Promise<{ readonly queued: number; readonly running: number }> {
     this.#require('read', siteObject('provisioner_jobs'));
-    return metricCounts.countActiveJobs(this.#store.db);
+    return metricCounts.countActiveJobs(this.#db);
   }
 
   // Sessions
@@ -724,11 +736,11 @@ export class AuthorizedStore {
   }
 
   async #loadSession(keyId: string, options: SubjectOptions): Promise<CachedSession | undefined> {
-    const apiKey = await apiKeys.getApiKeyById(this.#store.db, keyId);
-    const user = apiKey ? await users.getUserById(this.#store.db, apiKey.user_id) : undefined;
+    const apiKey = await apiKeys.getApiKeyById(this.#db, keyId);
+    const user = apiKey ? await users.getUserById(this.#db, apiKey.user_id) : undefined;
     if (!apiKey || !user) return undefined;
     const scope = apiKey.scope === 'application_connect' ? 'application_connect' : 'all';
-    return { apiKey, user, subject: await loadUserSubject(this.#store.db, user, scope, options) };
+    return { apiKey, user, subject: await loadUserSubject(this.#db, user, scope, options) };
   }
 
   /** Keeps a verified session so that the next request with its key costs no query; needs read on the key. */
@@ -743,7 +755,7 @@ export class AuthorizedStore {
     changes: Partial<Pick<apiKeys.ApiKeyRow, 'last_used' | 'ip_address' | 'expires_at' | 'updated_at'>>,
   ): Promise<void> {
     this.#require('update', apiKeyObject(apiKey.user_id, apiKey.id));
-    await apiKeys.updateApiKey(this.#store.db, apiKey.id, changes);
+    await apiKeys.updateApiKey(this.#db, apiKey.id, changes);
   }
 
   // Deployment stats
@@ -751,7 +763,7 @@ export class AuthorizedStore {
   /** The latest build of every live workspace with its job, and agent reports since `since`. */
   async getDeploymentStatsInputs(since: Date): Promise<DeploymentStatsInputs> {
     this.#require('read', siteObject('deployment_stats'));
-    return deploymentStatsInputs(this.#store.db, since.toISOString());
+    return deploymentStatsInputs(this.#db, since.toISOString());
   }
 
   // Usage and insights
@@ -766,7 +778,7 @@ export class AuthorizedStore {
   ): Promise<void> {
     this.#require('update', workspaceRbac(workspace));
     await insights.recordUsageMinutes(
-      this.#store.db,
+      this.#db,
       minutes.map((minute) => ({ ...minute, user_id: workspace.owner_id, template_id: workspace.template_id })),
     );
   }
@@ -780,7 +792,7 @@ export class AuthorizedStore {
     offsetMinutes: number,
   ): Promise<{ day: number; amount: number }[]> {
     this.#require('read', siteObject('deployment_config'));
-    return insights.dailyActiveUsers(this.#store.db, { ...range, templateIds: 'all' }, offsetMinutes);
+    return insights.dailyActiveUsers(this.#db, { ...range, templateIds: 'all' }, offsetMinutes);
   }
 
   /**
@@ -793,7 +805,7 @@ export class AuthorizedStore {
     offsetMinutes: number,
   ): Promise<{ day: number; amount: number }[]> {
     this.#require('read', templateRbac(template));
-    return insights.dailyActiveUsers(this.#store.db, { ...range, templateIds: [template.id] }, offsetMinutes);
+    return insights.dailyActiveUsers(this.#db, { ...range, templateIds: [template.id] }, offsetMinutes);
   }
 
   /**
@@ -809,7 +821,7 @@ export class AuthorizedStore {
     }
     const allowed = listFilter(this.subject, 'view_insights', 'template');
     if (!allowed.all && allowed.orgIds.length === 0) throw new NotAuthorizedError('view_insights', 'template');
-    const rows = await this.#store.db
+    const rows = await this.#db
       .selectFrom('templates')
       .select('id')
       .where((eb) => allowedRows(eb, allowed, { org: 'templates.organization_id', owner: null }))
@@ -835,7 +847,7 @@ export class AuthorizedStore {
   ) {
     const ids = await this.#insightTemplateIds(templateIds);
     const scope: insights.UsageScope = { from: range.from, to: range.to, templateIds: ids };
-    const db = this.#store.db;
+    const db = this.#db;
     const [intervals, total, sessions, apps, parameterValues, parameterDefinitions] = await Promise.all([
       insights.activeUsersByInterval(db, scope, range.intervalMinutes),
       insights.activeUsersInRange(db, scope),
@@ -850,19 +862,19 @@ export class AuthorizedStore {
   /** Each user's time of use in the range, over the templates `#insightTemplateIds` allows. */
   async getUserActivityInsights(templateIds: readonly string[], range: { readonly from: number; readonly to: number }) {
     const ids = await this.#insightTemplateIds(templateIds);
-    return insights.userActivity(this.#store.db, { ...range, templateIds: ids });
+    return insights.userActivity(this.#db, { ...range, templateIds: ids });
   }
 
   /** Each user's connection latency percentiles in the range, over the templates `#insightTemplateIds` allows. */
   async getUserLatencyInsights(templateIds: readonly string[], range: { readonly from: number; readonly to: number }) {
     const ids = await this.#insightTemplateIds(templateIds);
-    return insights.userLatency(this.#store.db, { ...range, templateIds: ids });
+    return insights.userLatency(this.#db, { ...range, templateIds: ids });
   }
 
   /** How many users had each status at each instant (ISO 8601); needs `read` on every user. */
   async getUserStatusCounts(instants: readonly string[]): Promise<{ instant: string; status: string; count: number }[]> {
     this.#require('read', siteObject('user'));
-    return insights.userStatusCounts(this.#store.db, instants);
+    return insights.userStatusCounts(this.#db, instants);
   }
 
   // Licenses
@@ -870,26 +882,26 @@ export class AuthorizedStore {
   /** Stores a verified license; needs `create` on licenses. */
   async insertLicense(row: Omit<licenses.LicenseRow, 'id'>): Promise<licenses.LicenseRow> {
     this.#require('create', siteObject('license'));
-    return withConflicts(() => licenses.insertLicense(this.#store.db, row));
+    return withConflicts(() => licenses.insertLicense(this.#db, row));
   }
 
   /** The stored licenses the subject may read (all or none: licenses are deployment-wide). */
   async listLicenses(): Promise<licenses.LicenseRow[]> {
     if (!this.can('read', siteObject('license'))) return [];
-    return licenses.listLicenses(this.#store.db);
+    return licenses.listLicenses(this.#db);
   }
 
   /** Deletes a license; needs `delete` on licenses. Throws NotFoundError when there is none with that id. */
   async deleteLicense(id: number): Promise<void> {
     this.#require('delete', siteObject('license'));
-    if (!(await licenses.deleteLicense(this.#store.db, id))) throw new NotFoundError('license');
+    if (!(await licenses.deleteLicense(this.#db, id))) throw new NotFoundError('license');
   }
 
   /** What entitlements are computed from: every license and the number of active users; needs `read` on both. */
   async getEntitlementInputs(): Promise<{ licenses: licenses.LicenseRow[]; activeUsers: number }> {
     this.#require('read', siteObject('license'));
     this.#require('read', siteObject('user'));
-    const [rows, activeUsers] = await Promise.all([licenses.listLicenses(this.#store.db), licenses.countActiveUsers(this.#store.db)]);
+    const [rows, activeUsers] = await Promise.all([licenses.listLicenses(this.#db), licenses.countActiveUsers(this.#db)]);
     return { licenses: rows, activeUsers };
   }
 
@@ -898,12 +910,12 @@ export class AuthorizedStore {
   /** Stores a new key for its owner. */
   async insertApiKey(row: apiKeys.ApiKeyRow): Promise<apiKeys.ApiKeyRow> {
     this.#require('create', apiKeyObject(row.user_id));
-    return withConflicts(() => apiKeys.insertApiKey(this.#store.db, row));
+    return withConflicts(() => apiKeys.insertApiKey(this.#db, row));
   }
 
   /** One key of one user by id. */
   async getApiKey(userId: string, keyId: string): Promise<apiKeys.ApiKeyRow> {
-    const row = await apiKeys.getApiKeyById(this.#store.db, keyId);
+    const row = await apiKeys.getApiKeyById(this.#db, keyId);
     if (!row || row.user_id !== userId) throw new NotFoundError('api key');
     this.#require('read', apiKeyObject(row.user_id));
     return row;
@@ -913,7 +925,7 @@ export class AuthorizedStore {
   async deleteApiKey(userId: string, keyId: string): Promise<void> {
     const row = await this.getApiKey(userId, keyId);
     this.#require('delete', apiKeyObject(row.user_id));
-    await apiKeys.deleteApiKey(this.#store.db, row.id);
+    await apiKeys.deleteApiKey(this.#db, row.id);
     await this.#store.invalidateSessions({ keyId: row.id });
   }
 
@@ -923,7 +935,7 @@ export class AuthorizedStore {
    */
   async listTokens(userId: string | 'all', filter: { readonly name?: string } = {}): Promise<TokenWithOwner[]> {
     const allowed = listFilter(this.subject, 'read', 'api_key');
-    let query = this.#store.db
+    let query = this.#db
       .selectFrom('api_keys as k')
       .innerJoin('users as u', 'u.id', 'k.user_id')
       .selectAll('k')
@@ -943,12 +955,12 @@ export class AuthorizedStore {
    */
   async saveFile(row: files.FileRow): Promise<{ readonly file: files.FileInfo; readonly created: boolean }> {
     this.#require('create', fileObject(row.created_by));
-    const existing = await files.getFileByHash(this.#store.db, row.hash, row.created_by);
+    const existing = await files.getFileByHash(this.#db, row.hash, row.created_by);
     if (existing) return { file: existing, created: false };
     try {
-      await withConflicts(() => files.insertFile(this.#store.db, row));
+      await withConflicts(() => files.insertFile(this.#db, row));
     } catch (error) {
-      const winner = await files.getFileByHash(this.#store.db, row.hash, row.created_by);
+      const winner = await files.getFileByHash(this.#db, row.hash, row.created_by);
       if (!winner) throw error;
       return { file: winner, created: true };
     }
@@ -958,7 +970,7 @@ export class AuthorizedStore {
 
   /** A file with its bytes: its uploader may read it, and so may those who read files in general (template admins). */
   async getFile(id: string): Promise<files.FileRow> {
-    const row = await files.getFileById(this.#store.db, id);
+    const row = await files.getFileById(this.#db, id);
     if (!row) throw new NotFoundError('file');
     this.#require('read', fileObject(row.created_by, row.id));
     return row;
@@ -968,7 +980,7 @@ export class AuthorizedStore {
 
   /** A live template by id. */
   async getTemplate(id: string): Promise<templates.TemplateRow> {
-    const row = isUuid(id) ? await templates.getTemplateById(this.#store.db, id) : undefined;
+    const row = isUuid(id) ? await templates.getTemplateById(this.#db, id) : undefined;
     if (!row) throw new NotFoundError('template');
     this.#require('read', templateRbac(row));
     return row;
@@ -985,7 +997,7 @@ export class AuthorizedStore {
   ): Promise<
     VersionWithJob & { readonly template: templates.TemplateRow; readonly organization: organizations.OrganizationRow | undefined }
   > {
-    const found = isUuid(id) ? await templates.getTemplateWithVersion(this.#store.db, id, versionId) : undefined;
+    const found = isUuid(id) ? await templates.getTemplateWithVersion(this.#db, id, versionId) : undefined;
     if (!found) throw new NotFoundError('template');
     const { template, organization, version, job } = found;
     this.#require('read', templateRbac(template));
@@ -998,7 +1010,7 @@ export class AuthorizedStore {
 
   /** A live template of an organization by name. */
   async getTemplateByName(organizationId: string, name: string): Promise<templates.TemplateRow> {
-    const row = await templates.getTemplateByName(this.#store.db, organizationId, name);
+    const row = await templates.getTemplateByName(this.#db, organizationId, name);
     if (!row) throw new NotFoundError('template');
     this.#require('read', templateRbac(row));
     return row;
@@ -1012,7 +1024,7 @@ export class AuthorizedStore {
     const byRole = listFilter(this.subject, 'read', 'template');
     const dialect = this.#store.dialect;
     return templates.listTemplates(
-      this.#store.db,
+      this.#db,
       dialect,
       (eb) =>
         byRole.all
@@ -1033,13 +1045,13 @@ export class AuthorizedStore {
   async getTemplateRelations(rows: readonly templates.TemplateRow[]): Promise<templates.TemplateRelations> {
     for (const row of rows) this.#require('read', templateRbac(row));
     const since = new Date(this.#store.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
-    return templates.templateRelations(this.#store.db, rows, since);
+    return templates.templateRelations(this.#db, rows, since);
   }
 
   /** Whether a live workspace uses a readable template (one must not delete it then). */
   async templateHasWorkspaces(template: templates.TemplateRow): Promise<boolean> {
     this.#require('read', templateRbac(template));
-    return templates.templateHasWorkspaces(this.#store.db, template.id);
+    return templates.templateHasWorkspaces(this.#db, template.id);
   }
 
   /**
@@ -1048,13 +1060,13 @@ export class AuthorizedStore {
    */
   async narrowTemplatePortShares(template: templates.TemplateRow, levels: readonly string[]): Promise<void> {
     this.#require('update', templateRbac(template));
-    await templates.narrowPortShares(this.#store.db, template.id, template.max_port_share_level, levels);
+    await templates.narrowPortShares(this.#db, template.id, template.max_port_share_level, levels);
   }
 
   /** Creates a template from a version that belongs to no template yet, making it the active version. */
   async insertTemplate(row: templates.TemplateRow): Promise<templates.TemplateRow> {
     this.#require('create', orgScoped('template', row.organization_id));
-    await this.#store.db.transaction().execute(async (trx) => {
+    await this.#db.transaction().execute(async (trx) => {
       await withConflicts(() => templates.insertTemplate(trx, row));
       const claimed = await trx
         .updateTable('template_versions')
@@ -1075,8 +1087,8 @@ export class AuthorizedStore {
     action: 'update' | 'delete' = 'update',
   ): Promise<templates.TemplateRow> {
     this.#require(action, templateRbac(template));
-    await withConflicts(() => templates.updateTemplate(this.#store.db, template.id, { ...changes, updated_at: this.#store.nowIso() }));
-    const updated = await templates.getTemplateById(this.#store.db, template.id);
+    await withConflicts(() => templates.updateTemplate(this.#db, template.id, { ...changes, updated_at: this.#store.nowIso() }));
+    const updated = await templates.getTemplateById(this.#db, template.id);
     return updated ?? { ...template, ...changes };
   }
 
@@ -1100,7 +1112,7 @@ export class AuthorizedStore {
     template?: templates.TemplateRow,
   ): Promise<void> {
     this.#require(template ? 'update' : 'create', template ? templateRbac(template) : orgScoped('template', version.organization_id));
-    await this.#store.db.transaction().execute(async (trx) => {
+    await this.#db.transaction().execute(async (trx) => {
       await jobs.insertJob(trx, job);
       await withConflicts(() => templates.insertTemplateVersion(trx, version));
     });
@@ -1108,10 +1120,10 @@ export class AuthorizedStore {
 
   /** A version and its import job. */
   async getTemplateVersion(id: string): Promise<VersionWithJob> {
-    const version = isUuid(id) ? await templates.getTemplateVersionById(this.#store.db, id) : undefined;
+    const version = isUuid(id) ? await templates.getTemplateVersionById(this.#db, id) : undefined;
     if (!version) throw new NotFoundError('template version');
     this.#require('read', await this.#versionRbac(version));
-    const job = await jobs.getJobById(this.#store.db, version.job_id);
+    const job = await jobs.getJobById(this.#db, version.job_id);
     if (!job) throw new NotFoundError('provisioner job');
     return { version, job };
   }
@@ -1119,7 +1131,7 @@ export class AuthorizedStore {
   /** A version of a readable template by name, case-insensitively, with its job. */
   async getTemplateVersionByName(template: templates.TemplateRow, name: string): Promise<VersionWithJob> {
     this.#require('read', templateRbac(template));
-    const version = await templates.getTemplateVersionByName(this.#store.db, template.id, name);
+    const version = await templates.getTemplateVersionByName(this.#db, template.id, name);
     if (!version) throw new NotFoundError('template version');
     return (await this.#withJobs([version]))[0] ?? notFound('provisioner job');
   }
@@ -1130,14 +1142,14 @@ export class AuthorizedStore {
     version: templates.TemplateVersionRow,
   ): Promise<VersionWithJob | undefined> {
     this.#require('read', templateRbac(template));
-    const previous = await templates.previousTemplateVersion(this.#store.db, template.id, version.created_at);
+    const previous = await templates.previousTemplateVersion(this.#db, template.id, version.created_at);
     return previous ? (await this.#withJobs([previous]))[0] : undefined;
   }
 
   /** The versions of a readable template, oldest first, with their jobs. */
   async listTemplateVersions(template: templates.TemplateRow): Promise<VersionWithJob[]> {
     this.#require('read', templateRbac(template));
-    return this.#withJobs(await templates.listTemplateVersions(this.#store.db, template.id));
+    return this.#withJobs(await templates.listTemplateVersions(this.#db, template.id));
   }
 
   /**
@@ -1149,7 +1161,7 @@ export class AuthorizedStore {
     page: templates.TemplateVersionPage,
   ): Promise<VersionWithJob[] | 'missing-after'> {
     this.#require('read', templateRbac(template));
-    const versions = await templates.pageTemplateVersions(this.#store.db, this.#store.dialect, template.id, page);
+    const versions = await templates.pageTemplateVersions(this.#db, this.#store.dialect, template.id, page);
     return versions === 'missing-after' ? versions : this.#withJobs(versions);
   }
 
@@ -1159,7 +1171,7 @@ export class AuthorizedStore {
   ): Promise<Map<string, { readonly id: string; readonly username: string; readonly avatar_url: string }>> {
     for (const rbac of await this.#versionsRbac(versions)) this.#require('read', rbac);
     return templates.versionCreators(
-      this.#store.db,
+      this.#db,
       versions.map((version) => version.created_by),
     );
   }
@@ -1170,9 +1182,7 @@ export class AuthorizedStore {
     changes: Partial<Pick<templates.TemplateVersionRow, 'name' | 'message' | 'archived'>>,
   ): Promise<void> {
     this.#require('update', await this.#versionRbac(version));
-    await withConflicts(() =>
-      templates.updateTemplateVersion(this.#store.db, version.id, { ...changes, updated_at: this.#store.nowIso() }),
-    );
+    await withConflicts(() => templates.updateTemplateVersion(this.#db, version.id, { ...changes, updated_at: this.#store.nowIso() }));
   }
 
   /**
@@ -1191,7 +1201,7 @@ export class AuthorizedStore {
   /** The resources a version's import found (start and stop), or a dry run's, by name. */
   async listJobResources(version: templates.TemplateVersionRow, jobId: string): Promise<jobs.WorkspaceResourceRow[]> {
     this.#require('read', await this.#versionRbac(version));
-    return jobs.listResourcesOfJobs(this.#store.db, [jobId]);
+    return jobs.listResourcesOfJobs(this.#db, [jobId]);
   }
 
   /** Log lines of a job of a readable version. */
@@ -1201,7 +1211,7 @@ export class AuthorizedStore {
     range: { after?: number | undefined; before?: number | undefined },
   ): Promise<jobs.ProvisionerJobLogRow[]> {
     this.#require('read', await this.#versionRbac(version));
-    return jobs.listJobLogs(this.#store.db, jobId, range);
+    return jobs.listJobLogs(this.#db, jobId, range);
   }
 
   /**
@@ -1211,13 +1221,13 @@ export class AuthorizedStore {
   async insertDryRunJob(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow): Promise<void> {
     this.#require('read', await this.#versionRbac(version));
     this.#require('create', orgScoped('workspace', version.organization_id, this.subject.id));
-    await jobs.insertJob(this.#store.db, job);
+    await jobs.insertJob(this.#db, job);
   }
 
   /** A dry run of a readable version, started by a user whose workspaces the subject may read. */
   async getDryRunJob(version: templates.TemplateVersionRow, jobId: string): Promise<jobs.ProvisionerJobRow> {
     this.#require('read', await this.#versionRbac(version));
-    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#db, jobId) : undefined;
     if (
       !job ||
       job.type !== 'template_version_dry_run' ||
@@ -1243,7 +1253,7 @@ export class AuthorizedStore {
     const now = this.#store.nowIso();
     // A cancel may end the job at once: as for finishProvisionerJob.
     await this.#store.changingAgentAuths('*', () =>
-      this.#store.db.transaction().execute(async (trx) => {
+      this.#db.transaction().execute(async (trx) => {
         if (!(await jobs.cancelJob(trx, job.id, now, cancellation.live))) return;
         const stage = (await jobs.lastLogStage(trx, job.id)) ?? 'Unknown';
         await jobs.insertJobLogs(
@@ -1253,7 +1263,7 @@ export class AuthorizedStore {
         );
       }),
     );
-    return (await jobs.getJobById(this.#store.db, job.id)) ?? job;
+    return (await jobs.getJobById(this.#db, job.id)) ?? job;
   }
 
   async #versionRbac(version: templates.TemplateVersionRow): Promise<RbacObject> {
@@ -1263,7 +1273,7 @@ export class AuthorizedStore {
   /** The RBAC objects of versions (their templates', or for a version of no template yet its creator's), in one query. */
   async #versionsRbac(versions: readonly templates.TemplateVersionRow[]): Promise<RbacObject[]> {
     const templateIds = [...new Set(versions.flatMap((version) => (version.template_id ? [version.template_id] : [])))];
-    const found = await templates.templateAcls(this.#store.db, templateIds);
+    const found = await templates.templateAcls(this.#db, templateIds);
     const byId = new Map(found.map((template) => [template.id, templateRbac(template)]));
     return versions.map((version) =>
       version.template_id
@@ -1276,7 +1286,7 @@ export class AuthorizedStore {
     const byId = new Map(
       (
         await jobs.getJobsByIds(
-          this.#store.db,
+          this.#db,
           versions.map((v) => v.job_id),
         )
       ).map((job) => [job.id, job]),
@@ -1291,7 +1301,7 @@ export class AuthorizedStore {
 
   /** One job of an organization; only those who may read the organization's jobs see it. */
   async getProvisionerJob(organizationId: string, jobId: string): Promise<jobs.ProvisionerJobRow> {
-    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#db, jobId) : undefined;
     if (!job || job.organization_id !== organizationId) throw new NotFoundError('provisioner job');
     this.#require('read', orgScoped('provisioner_jobs', organizationId));
     return job;
@@ -1300,7 +1310,7 @@ export class AuthorizedStore {
   /** Jobs of an organization that pass the filter, newest first; filtered and limited in SQL. */
   async listProvisionerJobs(organizationId: string, filter: jobs.JobListFilter): Promise<jobs.ProvisionerJobRow[]> {
     this.#require('read', orgScoped('provisioner_jobs', organizationId));
-    return jobs.listJobs(this.#store.db, this.#store.dialect, organizationId, filter);
+    return jobs.listJobs(this.#db, this.#store.dialect, organizationId, filter);
   }
 
   /**
@@ -1310,7 +1320,7 @@ export class AuthorizedStore {
    */
   async getJobRelations(rows: readonly jobs.ProvisionerJobRow[], known?: jobs.KnownJobRelations): Promise<jobs.JobRelations> {
     await this.#requireJobs('read', rows);
-    return jobs.jobRelations(this.#store.db, this.#store.dialect, rows, known);
+    return jobs.jobRelations(this.#db, this.#store.dialect, rows, known);
   }
 
   /**
@@ -1318,10 +1328,10 @@ export class AuthorizedStore {
    * authorized once: the reader it returns serves one log stream.
    */
   async followJobLogs(jobId: string): Promise<JobLogReader> {
-    const job = isUuid(jobId) ? await jobs.getJobById(this.#store.db, jobId) : undefined;
+    const job = isUuid(jobId) ? await jobs.getJobById(this.#db, jobId) : undefined;
     if (!job) throw new NotFoundError('provisioner job');
     await this.#requireJobs('read', [job]);
-    const db = this.#store.db;
+    const db = this.#db;
     return {
       logsAfter: async (after) => jobs.listJobLogs(db, job.id, { after }),
       finished: async () => {
@@ -1343,7 +1353,7 @@ export class AuthorizedStore {
     const versionJobs = rest.filter((row) => row.type !== 'workspace_build');
     if (builds.length > 0) {
       const byJob = await jobCompletion.workspacesOfBuildJobs(
-        this.#store.db,
+        this.#db,
         builds.map((row) => row.id),
       );
       for (const row of builds) {
@@ -1360,7 +1370,7 @@ export class AuthorizedStore {
           : '',
       );
       const versions = await templates.versionsOfJobs(
-        this.#store.db,
+        this.#db,
         versionJobs.map((row) => row.id),
         dryRunVersionIds.filter((id) => id !== ''),
       );
@@ -1382,18 +1392,18 @@ export class AuthorizedStore {
   /** Creates a key that lets a provisioner daemon serve the organization. */
   async insertProvisionerKey(row: provisionerKeys.ProvisionerKeyRow): Promise<void> {
     this.#require('create', orgScoped('provisioner_daemon', row.organization_id));
-    await withConflicts(() => provisionerKeys.insertProvisionerKey(this.#store.db, row));
+    await withConflicts(() => provisionerKeys.insertProvisionerKey(this.#db, row));
   }
 
   /** The organization's provisioner keys (never their secrets, which are not stored). */
   async listProvisionerKeys(organizationId: string): Promise<provisionerKeys.ProvisionerKeyRow[]> {
     this.#require('read', orgScoped('provisioner_daemon', organizationId));
-    return provisionerKeys.listProvisionerKeys(this.#store.db, organizationId);
+    return provisionerKeys.listProvisionerKeys(this.#db, organizationId);
   }
 
   /** The key whose secret hashes to `hashedSecret`, to authenticate a connecting daemon. */
   async getProvisionerKeyByHash(hashedSecret: string): Promise<provisionerKeys.ProvisionerKeyRow> {
-    const row = await provisionerKeys.getProvisionerKeyByHash(this.#store.db, hashedSecret);
+    const row = await provisionerKeys.getProvisionerKeyByHash(this.#db, hashedSecret);
     if (!row) throw new NotFoundError('provisioner key');
     this.#require('read', orgScoped('provisioner_daemon', row.organization_id));
     return row;
@@ -1402,26 +1412,26 @@ export class AuthorizedStore {
   /** Deletes a key by name; daemons that used it are refused from their next connection on. */
   async deleteProvisionerKey(organizationId: string, name: string): Promise<void> {
     this.#require('delete', orgScoped('provisioner_daemon', organizationId));
-    if (!(await provisionerKeys.deleteProvisionerKey(this.#store.db, organizationId, name))) throw new NotFoundError('provisioner key');
+    if (!(await provisionerKeys.deleteProvisionerKey(this.#db, organizationId, name))) throw new NotFoundError('provisioner key');
   }
 
   /** The provisioner daemons that have served the organization, with their key names and whether each is busy. */
   async listProvisionerDaemons(organizationId: string): Promise<provisionerDaemons.ProvisionerDaemonWithState[]> {
     this.#require('read', orgScoped('provisioner_daemon', organizationId));
-    return provisionerDaemons.listDaemonsWithState(this.#store.db, organizationId);
+    return provisionerDaemons.listDaemonsWithState(this.#db, organizationId);
   }
 
   /** Records a connecting daemon's row, or refreshes the row it had. */
   async registerProvisionerDaemon(row: provisionerDaemons.ProvisionerDaemonRow): Promise<void> {
     this.#require('create', orgScoped('provisioner_daemon', row.organization_id));
     this.#require('update', orgScoped('provisioner_daemon', row.organization_id));
-    await provisionerDaemons.upsertDaemon(this.#store.db, row);
+    await provisionerDaemons.upsertDaemon(this.#db, row);
   }
 
   /** Marks a daemon of the organization as seen now. */
   async touchProvisionerDaemon(organizationId: string, daemonId: string): Promise<void> {
     this.#require('update', orgScoped('provisioner_daemon', organizationId));
-    await provisionerDaemons.touchDaemon(this.#store.db, daemonId, this.#store.nowIso());
+    await provisionerDaemons.touchDaemon(this.#db, daemonId, this.#store.nowIso());
   }
 
   // The provisioner job protocol
@@ -1432,8 +1442,8 @@ export class AuthorizedStore {
    */
   async claimNextProvisionerJob(organizationId: string, taker: jobs.JobTaker): Promise<jobCompletion.JobWithContext | undefined> {
     this.#require('update', orgScoped('provisioner_jobs', organizationId));
-    const claim = jobs.claimStatement(this.#store.db, this.#store.dialect, organizationId, taker, this.#store.nowIso());
-    const claimed = claim && (await jobCompletion.claimJobToRun(this.#store.db, this.#store.dialect, claim));
+    const claim = jobs.claimStatement(this.#db, this.#store.dialect, organizationId, taker, this.#store.nowIso());
+    const claimed = claim && (await jobCompletion.claimJobToRun(this.#db, this.#store.dialect, claim));
     if (claimed) this.#authorizeJobContext(claimed);
     return claimed;
   }
@@ -1447,7 +1457,7 @@ export class AuthorizedStore {
     jobId: string,
     purpose: jobCompletion.JobContextPurpose,
   ): Promise<jobCompletion.JobWithContext> {
-    const found = isUuid(jobId) ? await jobCompletion.readJobWithContext(this.#store.db, jobId, purpose) : undefined;
+    const found = isUuid(jobId) ? await jobCompletion.readJobWithContext(this.#db, jobId, purpose) : undefined;
     if (!found || found.job.organization_id !== organizationId) throw new NotFoundError('provisioner job');
     this.#authorizeJobContext(found);
     return found;
@@ -1466,13 +1476,13 @@ export class AuthorizedStore {
   /** The workspace a build job belongs to, or undefined for other jobs. */
   async getWorkspaceIdOfJob(job: jobs.ProvisionerJobRow): Promise<string | undefined> {
     this.#require('read', orgScoped('provisioner_jobs', job.organization_id));
-    return jobCompletion.workspaceIdOfJob(this.#store.db, job.id);
+    return jobCompletion.workspaceIdOfJob(this.#db, job.id);
   }
 
   /** Appends log lines to a running job and marks it as heard from. */
   async appendProvisionerJobLogs(job: jobs.ProvisionerJobRow, logs: readonly jobs.JobLogLine[]): Promise<void> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
-    await jobs.appendJobLogs(this.#store.db, this.#store.dialect, job.id, logs, this.#store.nowIso());
+    await jobs.appendJobLogs(this.#db, this.#store.dialect, job.id, logs, this.#store.nowIso());
   }
 
   /**
@@ -1488,14 +1498,14 @@ export class AuthorizedStore {
   ): Promise<{ readonly announced: Promise<void> }> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     if (completion.version) {
-      const [version] = await templates.versionsOfJobs(this.#store.db, [job.id], []);
+      const [version] = await templates.versionsOfJobs(this.#db, [job.id], []);
       if (version) this.#require('update', await this.#versionRbac(version));
     }
     if (completion.build) {
       if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
       this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
     }
-    const store = () => jobCompletion.storeJobCompletion(this.#store.db, this.#store.dialect, job.id, completion);
+    const store = () => jobCompletion.storeJobCompletion(this.#db, this.#store.dialect, job.id, completion);
     // A finished build decides whose agents are current. An import's agents are not any
     // workspace's, but a token names its newest agent, which they may now be.
     const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;
@@ -1517,9 +1527,9 @@ export class AuthorizedStore {
     failedBuildState?: Buffer,
   ): Promise<boolean> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
-    if (failedBuildState) await jobCompletion.keepFailedBuildState(this.#store.db, job.id, failedBuildState);
+    if (failedBuildState) await jobCompletion.keepFailedBuildState(this.#db, job.id, failedBuildState);
     // The end of a stop or delete build's job ends the agents of the build before it.
-    return this.#store.changingAgentAuths('*', () => jobs.finishJob(this.#store.db, job.id, this.#store.nowIso(), outcome));
+    return this.#store.changingAgentAuths('*', () => jobs.finishJob(this.#db, job.id, this.#store.nowIso(), outcome));
   }
 
   /**
@@ -1529,7 +1539,7 @@ export class AuthorizedStore {
   async listStalledProvisionerJobs(cutoffs: jobs.StallCutoffs, live: jobs.DaemonLiveness, limit: number): Promise<jobs.ReapableJob[]> {
     this.#require('read', siteObject('provisioner_jobs'));
     this.#require('read', siteObject('provisioner_daemon'));
-    return jobs.listStalledJobs(this.#store.db, cutoffs, live, limit);
+    return jobs.listStalledJobs(this.#db, cutoffs, live, limit);
   }
 
   /**
@@ -1539,7 +1549,7 @@ export class AuthorizedStore {
   async listOpenProvisionerJobsOfWorkers(workerIdPrefix: string, limit: number): Promise<jobs.StalledJob[]> {
     this.#require('read', siteObject('provisioner_jobs'));
     this.#require('read', siteObject('provisioner_daemon'));
-    return jobs.listOpenJobsOfWorkers(this.#store.db, workerIdPrefix, limit);
+    return jobs.listOpenJobsOfWorkers(this.#db, workerIdPrefix, limit);
   }
 
   /**
@@ -1556,7 +1566,7 @@ export class AuthorizedStore {
     const now = this.#store.nowIso();
     // As for finishProvisionerJob.
     return this.#store.changingAgentAuths('*', () =>
-      this.#store.db.transaction().execute(async (trx) => {
+      this.#db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('provisioner_jobs')
           .set({ completed_at: now, updated_at: now, started_at: candidate.started_at ?? now, error })
@@ -1580,7 +1590,7 @@ export class AuthorizedStore {
 
   /** A workspace by id; a deleted one only when asked for (it is still authorized as it was). */
   async getWorkspace(id: string): Promise<workspaces.WorkspaceRow> {
-    const row = isUuid(id) ? await workspaces.getWorkspaceById(this.#store.db, id) : undefined;
+    const row = isUuid(id) ? await workspaces.getWorkspaceById(this.#db, id) : undefined;
     if (!row) throw new NotFoundError('workspace');
     this.#require('read', workspaceRbac(row));
     return row;
@@ -1597,7 +1607,7 @@ export class AuthorizedStore {
     const valid = [...new Set(ids.filter(isUuid))];
     const found = new Map<string, workspaces.WorkspaceWithLatestBuild>();
     const refused = new Set<string>();
-    for (const row of await workspaces.getWorkspacesWithLatestBuilds(this.#store.db, valid)) {
+    for (const row of await workspaces.getWorkspacesWithLatestBuilds(this.#db, valid)) {
       if (this.can('read', workspaceRbac(row.workspace))) found.set(row.workspace.id, row);
       else refused.add(row.workspace.id);
     }
@@ -1606,7 +1616,7 @@ export class AuthorizedStore {
 
   /** A user's workspace by name. */
   async getWorkspaceByOwnerAndName(ownerId: string, name: string, includeDeleted: boolean): Promise<workspaces.WorkspaceRow> {
-    const row = await workspaces.getWorkspaceByOwnerAndName(this.#store.db, ownerId, name, includeDeleted);
+    const row = await workspaces.getWorkspaceByOwnerAndName(this.#db, ownerId, name, includeDeleted);
     if (!row) throw new NotFoundError('workspace');
     this.#require('read', workspaceRbac(row));
     return row;
@@ -1622,7 +1632,7 @@ export class AuthorizedStore {
     readonly offset: number;
   }): Promise<{ rows: workspaces.WorkspaceRow[]; count: number }> {
     const allowed = listFilter(this.subject, 'read', 'workspace');
-    return workspaceLists.listWorkspacePage(this.#store.db, this.#store.dialect, {
+    return workspaceLists.listWorkspacePage(this.#db, this.#store.dialect, {
       allowed: (eb) => allowedRows(eb, allowed, { org: 'w.organization_id', owner: 'w.owner_id' }),
       filter: query.filter,
       page: { now: this.#store.clock.now(), limit: query.limit, offset: query.offset },
@@ -1653,7 +1663,7 @@ export class AuthorizedStore {
       grant.templateId === row.template_id &&
       grant.organizationId === row.organization_id;
     if (!granted) throw new NotAuthorizedError('create', 'workspace');
-    await withConflicts(() => workspaces.insertWorkspace(this.#store.db, this.#store.dialect, row, first));
+    await withConflicts(() => workspaces.insertWorkspace(this.#db, this.#store.dialect, row, first));
   }
 
   /**
@@ -1678,7 +1688,7 @@ export class AuthorizedStore {
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
     // A new latest build (or an orphan delete) ends the agents of the one before.
     await this.#store.changingAgentAuths({ workspaceId: insert.build.workspace_id }, () =>
-      withConflicts(() => workspaces.insertBuild(this.#store.db, this.#store.dialect, insert.build.workspace_id, insert)),
+      withConflicts(() => workspaces.insertBuild(this.#db, this.#store.dialect, insert.build.workspace_id, insert)),
     );
   }
 
@@ -1696,14 +1706,14 @@ export class AuthorizedStore {
     // Its agents are authorized on its row as they found it (dormancy changes which object it is).
     await this.#store.changingAgentAuths({ workspaceId: workspace.id }, () =>
       withConflicts(() =>
-        this.#store.db
+        this.#db
           .updateTable('workspaces')
           .set({ ...changes, updated_at: this.#store.nowIso() })
           .where('id', '=', workspace.id)
           .execute(),
       ),
     );
-    return (await workspaces.getWorkspaceById(this.#store.db, workspace.id)) ?? workspace;
+    return (await workspaces.getWorkspaceById(this.#db, workspace.id)) ?? workspace;
   }
 
   /**
@@ -1712,7 +1722,7 @@ export class AuthorizedStore {
    */
   async touchWorkspace(workspace: workspaces.WorkspaceRow): Promise<void> {
     this.#require('update', workspaceRbac(workspace));
-    await this.#store.db.updateTable('workspaces').set({ last_used_at: this.#store.nowIso() }).where('id', '=', workspace.id).execute();
+    await this.#db.updateTable('workspaces').set({ last_used_at: this.#store.nowIso() }).where('id', '=', workspace.id).execute();
   }
 
   /**
@@ -1724,13 +1734,13 @@ export class AuthorizedStore {
     page: { readonly since?: string | undefined; readonly afterId?: string | undefined; readonly limit: number; readonly offset: number },
   ): Promise<workspaces.WorkspaceBuildRow[] | undefined> {
     this.#require('read', workspaceRbac(workspace));
-    return workspaces.listBuildsPage(this.#store.db, workspace.id, { ...page, sqlite: this.#store.dialect === 'sqlite' });
+    return workspaces.listBuildsPage(this.#db, workspace.id, { ...page, sqlite: this.#store.dialect === 'sqlite' });
   }
 
   /** A readable workspace's build by number. */
   async getWorkspaceBuildByNumber(workspace: workspaces.WorkspaceRow, buildNumber: number): Promise<workspaces.WorkspaceBuildRow> {
     this.#require('read', workspaceRbac(workspace));
-    const build = await workspaces.getBuildByNumber(this.#store.db, workspace.id, buildNumber);
+    const build = await workspaces.getBuildByNumber(this.#db, workspace.id, buildNumber);
     if (!build) throw new NotFoundError('workspace build');
     return build;
   }
@@ -1740,7 +1750,7 @@ export class AuthorizedStore {
     workspace: workspaces.WorkspaceRow,
   ): Promise<{ build: workspaces.WorkspaceBuildRow; job: jobs.ProvisionerJobRow } | undefined> {
     this.#require('read', workspaceRbac(workspace));
-    const latest = await workspaces.latestBuildWithJob(this.#store.db, workspace.id);
+    const latest = await workspaces.latestBuildWithJob(this.#db, workspace.id);
     return latest?.job ? { build: latest.build, job: latest.job } : undefined;
   }
 
@@ -1748,7 +1758,7 @@ export class AuthorizedStore {
   async listLatestBuilds(rows: readonly workspaces.WorkspaceRow[]): Promise<Map<string, workspaces.WorkspaceBuildRow>> {
     for (const row of rows) this.#require('read', workspaceRbac(row));
     return workspaces.latestBuilds(
-      this.#store.db,
+      this.#db,
       rows.map((w) => w.id),
     );
   }
@@ -1756,7 +1766,7 @@ export class AuthorizedStore {
   /** The job of a build of a readable workspace. */
   async getBuildJob(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow): Promise<jobs.ProvisionerJobRow> {
     this.#require('read', workspaceRbac(workspace));
-    const job = build.workspace_id === workspace.id ? await jobs.getJobById(this.#store.db, build.job_id) : undefined;
+    const job = build.workspace_id === workspace.id ? await jobs.getJobById(this.#db, build.job_id) : undefined;
     if (!job) throw new NotFoundError('provisioner job');
     return job;
   }
@@ -1769,7 +1779,7 @@ export class AuthorizedStore {
   ): Promise<jobs.ProvisionerJobLogRow[]> {
     this.#require('read', workspaceRbac(workspace));
     if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
-    let query = this.#store.db.selectFrom('provisioner_job_logs').selectAll().where('job_id', '=', build.job_id);
+    let query = this.#db.selectFrom('provisioner_job_logs').selectAll().where('job_id', '=', build.job_id);
     if (range.after !== undefined) query = query.where('id', '>', range.after);
     if (range.before !== undefined) query = query.where('id', '<', range.before);
     return query.orderBy('id').execute();
@@ -1779,7 +1789,7 @@ export class AuthorizedStore {
   async setBuildDeadline(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, deadline: string | null): Promise<void> {
     this.#require('update', workspaceRbac(workspace));
     if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
-    await workspaces.setBuildDeadline(this.#store.db, build.id, deadline);
+    await workspaces.setBuildDeadline(this.#db, build.id, deadline);
   }
 
   /**
@@ -1788,7 +1798,7 @@ export class AuthorizedStore {
    */
   async getWorkspaceTemplate(workspace: workspaces.WorkspaceRow): Promise<templates.TemplateRow> {
     this.#require('read', workspaceRbac(workspace));
-    const template = await this.#store.db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst();
+    const template = await this.#db.selectFrom('templates').selectAll().where('id', '=', workspace.template_id).executeTakeFirst();
     if (!template) throw new NotFoundError('template');
     return template;
   }
@@ -1797,7 +1807,7 @@ export class AuthorizedStore {
   async getWorkspaceTemplateVersion(workspace: workspaces.WorkspaceRow, versionId: string): Promise<templates.TemplateVersionRow> {
     this.#require('read', workspaceRbac(workspace));
     const version = isUuid(versionId)
-      ? await this.#store.db.selectFrom('template_versions').selectAll().where('id', '=', versionId).executeTakeFirst()
+      ? await this.#db.selectFrom('template_versions').selectAll().where('id', '=', versionId).executeTakeFirst()
       : undefined;
     if (!version || version.template_id !== workspace.template_id) throw new NotFoundError('template version');
     return version;
@@ -1806,14 +1816,14 @@ export class AuthorizedStore {
   /** The agents of a readable workspace's latest build, by name. */
   async listLatestBuildAgents(workspace: workspaces.WorkspaceRow): Promise<workspaces.WorkspaceAgentRow[]> {
     this.#require('read', workspaceRbac(workspace));
-    return workspaces.listLatestBuildAgents(this.#store.db, workspace.id);
+    return workspaces.listLatestBuildAgents(this.#db, workspace.id);
   }
 
   /** The agents of a build of a readable workspace, by name. */
   async listBuildAgents(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow): Promise<workspaces.WorkspaceAgentRow[]> {
     this.#require('read', workspaceRbac(workspace));
     if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
-    return workspaces.listBuildAgents(this.#store.db, build);
+    return workspaces.listBuildAgents(this.#db, build);
   }
 
   /** How the scripts of a readable workspace's agents ran, oldest first. */
@@ -1823,7 +1833,7 @@ export class AuthorizedStore {
   ): Promise<Database['workspace_agent_script_timings'][]> {
     this.#require('read', workspaceRbac(workspace));
     return workspaces.listScriptTimings(
-      this.#store.db,
+      this.#db,
       agentRows.map((a) => a.id),
     );
   }
@@ -1840,7 +1850,7 @@ export class AuthorizedStore {
     for (const row of rows) this.#require('read', workspaceRbac(row));
     const readable = new Set(rows.map((row) => row.id));
     if (builds.some((build) => !readable.has(build.workspace_id))) throw new NotFoundError('workspace build');
-    return workspaces.listWorkspaceDetails(this.#store.db, this.#store.dialect, rows, builds);
+    return workspaces.listWorkspaceDetails(this.#db, this.#store.dialect, rows, builds);
   }
 
   /**
@@ -1848,7 +1858,7 @@ export class AuthorizedStore {
    * `tick` (a superset its rules decide on), among those the subject may read.
    */
   async listWorkspacesDueForLifecycle(tick: Date): Promise<workspaces.WorkspaceRow[]> {
-    const rows = await workspaceLists.listWorkspacesDueForLifecycle(this.#store.db, this.#store.dialect, tick);
+    const rows = await workspaceLists.listWorkspacesDueForLifecycle(this.#db, this.#store.dialect, tick);
     return rows.filter((row) => this.can('read', workspaceRbac(row)));
   }
 
@@ -1863,7 +1873,7 @@ export class AuthorizedStore {
     ownerStatuses: ReadonlyMap<string, string>;
   }> {
     for (const row of rows) this.#require('read', workspaceRbac(row));
-    const db = this.#store.db;
+    const db = this.#db;
     const builds = await workspaces.latestBuilds(
       db,
       rows.map((w) => w.id),
@@ -1888,9 +1898,9 @@ export class AuthorizedStore {
 
   /** One build with its workspace. */
   async getWorkspaceBuild(id: string): Promise<{ build: workspaces.WorkspaceBuildRow; workspace: workspaces.WorkspaceRow }> {
-    const build = isUuid(id) ? await workspaces.getBuildById(this.#store.db, id) : undefined;
+    const build = isUuid(id) ? await workspaces.getBuildById(this.#db, id) : undefined;
     if (!build) throw new NotFoundError('workspace build');
-    const workspace = await workspaces.getWorkspaceById(this.#store.db, build.workspace_id);
+    const workspace = await workspaces.getWorkspaceById(this.#db, build.workspace_id);
     if (!workspace) throw new NotFoundError('workspace');
     this.#require('read', workspaceRbac(workspace));
     return { build, workspace };
@@ -1903,10 +1913,10 @@ export class AuthorizedStore {
   async setBuildProvisionerState(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, state: Buffer): Promise<void> {
     this.#require('read', workspaceRbac(workspace));
     if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
-    const template = await templates.getTemplateById(this.#store.db, workspace.template_id);
+    const template = await templates.getTemplateById(this.#db, workspace.template_id);
     if (!template) throw new NotFoundError('template');
     this.#require('update', templateRbac(template));
-    await workspaces.setBuildProvisionerState(this.#store.db, build.id, state);
+    await workspaces.setBuildProvisionerState(this.#db, build.id, state);
   }
 
   /** Asks a build's job to stop (see {@link cancelTemplateVersionJob}); needs `update` on the workspace. */
@@ -1922,7 +1932,7 @@ export class AuthorizedStore {
   /** The ports a readable workspace shares, by port. */
   async listPortShares(workspace: workspaces.WorkspaceRow): Promise<Database['workspace_port_shares'][]> {
     this.#require('read', workspaceRbac(workspace));
-    return this.#store.db
+    return this.#db
       .selectFrom('workspace_port_shares')
       .selectAll()
       .where('workspace_id', '=', workspace.id)
@@ -1934,7 +1944,7 @@ export class AuthorizedStore {
   /** Shares a port (or changes how), keyed by agent and port; needs `update` on the workspace. */
   async upsertPortShare(workspace: workspaces.WorkspaceRow, share: Database['workspace_port_shares']): Promise<void> {
     this.#require('update', workspaceRbac(workspace));
-    await this.#store.db
+    await this.#db
       .insertInto('workspace_port_shares')
       .values(share)
       .onConflict((oc) =>
@@ -1946,7 +1956,7 @@ export class AuthorizedStore {
   /** Stops sharing a port; returns whether there was a share. */
   async deletePortShare(workspace: workspaces.WorkspaceRow, agentName: string, port: number): Promise<boolean> {
     this.#require('update', workspaceRbac(workspace));
-    const result = await this.#store.db
+    const result = await this.#db
       .deleteFrom('workspace_port_shares')
       .where('workspace_id', '=', workspace.id)
       .where('agent_name', '=', agentName)
@@ -1959,7 +1969,7 @@ export class AuthorizedStore {
 
   /** An agent with its resource, build and workspace; needs `read` on the workspace. */
   async getWorkspaceAgent(id: string): Promise<agents.AgentWithOwners> {
-    const found = isUuid(id) ? await agents.getAgentById(this.#store.db, id) : undefined;
+    const found = isUuid(id) ? await agents.getAgentById(this.#db, id) : undefined;
     if (!found) throw new NotFoundError('workspace agent');
     this.#require('read', workspaceRbac(found.workspace));
     return found;
@@ -1981,7 +1991,7 @@ export class AuthorizedStore {
     range: { readonly after?: number | undefined; readonly before?: number | undefined },
   ): Promise<agents.AgentLogRow[]> {
     this.#require('read', workspaceRbac(found.workspace));
-    return agents.listAgentLogs(this.#store.db, found.agent.id, range);
+    return agents.listAgentLogs(this.#db, found.agent.id, range);
   }
 
   /**
@@ -1989,7 +1999,7 @@ export class AuthorizedStore {
    * Needs `read` on its workspace.
    */
   async getWorkspaceAgentByTokenHash(hash: string): Promise<agents.AgentWithOwners | undefined> {
-    const found = await agents.getAgentByTokenHash(this.#store.db, hash);
+    const found = await agents.getAgentByTokenHash(this.#db, hash);
     if (found) this.#require('read', workspaceRbac(found.workspace));
     return found;
   }
@@ -2027,25 +2037,25 @@ export class AuthorizedStore {
    */
   async isWorkspaceAgentBuildCurrent(found: agents.AgentWithOwners): Promise<boolean> {
     this.#require('read', workspaceRbac(found.workspace));
-    return agents.agentBuildIsCurrent(this.#store.db, found.workspace.id, found.build.id);
+    return agents.agentBuildIsCurrent(this.#db, found.workspace.id, found.build.id);
   }
 
   /** Whether the agent's build is the newest build of its workspace, which is not deleted; needs `read`. */
   async isWorkspaceAgentBuildLatest(found: agents.AgentWithOwners): Promise<boolean> {
     this.#require('read', workspaceRbac(found.workspace));
-    return agents.isLatestLiveBuild(this.#store.db, found.workspace.id, found.build.id);
+    return agents.isLatestLiveBuild(this.#db, found.workspace.id, found.build.id);
   }
 
   /** The agent's row as it is now; undefined once it is gone. Needs `read` on its workspace. */
   async getWorkspaceAgentRow(found: agents.AgentWithOwners): Promise<agents.AgentRow | undefined> {
     this.#require('read', workspaceRbac(found.workspace));
-    return agents.getAgentRow(this.#store.db, found.agent.id);
+    return agents.getAgentRow(this.#db, found.agent.id);
   }
 
   /** Records what an agent reports of itself (connection, startup, lifecycle, app health, stats); needs `update`. */
   async updateWorkspaceAgentReport(found: agents.AgentWithOwners, report: agents.AgentReport): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await agents.updateAgent(this.#store.db, found.agent.id, report);
+    await agents.updateAgent(this.#db, found.agent.id, report);
   }
 
   /**
@@ -2054,7 +2064,7 @@ export class AuthorizedStore {
    */
   async markWorkspaceAgentDisconnected(found: agents.AgentWithOwners, relayUrl: string): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await agents.markAgentDisconnected(this.#store.db, found.agent.id, relayUrl, this.#store.nowIso());
+    await agents.markAgentDisconnected(this.#db, found.agent.id, relayUrl, this.#store.nowIso());
   }
 
   /** Records how one of the agent's scripts ran; needs `update` on its workspace. */
@@ -2063,7 +2073,7 @@ export class AuthorizedStore {
     timing: Omit<agents.AgentScriptTimingRow, 'agent_id'>,
   ): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await agents.insertScriptTiming(this.#store.db, { ...timing, agent_id: found.agent.id });
+    await agents.insertScriptTiming(this.#db, { ...timing, agent_id: found.agent.id });
   }
 
   /**
@@ -2080,7 +2090,7 @@ export class AuthorizedStore {
   /** Records a source of the agent's logs, or renames it (it keeps its creation time); needs `update`. */
   async upsertWorkspaceAgentLogSource(found: agents.AgentWithOwners, source: Omit<agents.AgentLogSourceRow, 'agent_id'>): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await agents.upsertLogSource(this.#store.db, { ...source, agent_id: found.agent.id });
+    await agents.upsertLogSource(this.#db, { ...source, agent_id: found.agent.id });
   }
 
   /** Records what the agent says one of its apps is doing; needs `update` on its workspace. */
@@ -2089,7 +2099,7 @@ export class AuthorizedStore {
     status: Omit<appStatuses.AppStatusRow, 'agent_id' | 'workspace_id'>,
   ): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
-    await appStatuses.insertAppStatus(this.#store.db, { ...status, agent_id: found.agent.id, workspace_id: found.workspace.id });
+    await appStatuses.insertAppStatus(this.#db, { ...status, agent_id: found.agent.id, workspace_id: found.workspace.id });
   }
 
   /**
@@ -2098,7 +2108,7 @@ export class AuthorizedStore {
    * `read` on the agent's workspace, or on the organization's jobs for an agent of another job.
    */
   async findWorkspaceAgentByInstanceId(instanceId: string): Promise<agents.InstanceAgent | undefined> {
-    const found = await agents.getNewestAgentByInstanceId(this.#store.db, instanceId);
+    const found = await agents.getNewestAgentByInstanceId(this.#db, instanceId);
     if (!found) return undefined;
     this.#require('read', found.owners ? workspaceRbac(found.owners.workspace) : orgScoped('provisioner_jobs', found.organizationId));
     return found;
@@ -2108,25 +2118,25 @@ export class AuthorizedStore {
   async replaceWorkspaceAgentToken(found: agents.AgentWithOwners, tokenHash: string): Promise<void> {
     this.#require('update', workspaceRbac(found.workspace));
     await this.#store.changingAgentAuths({ workspaceId: found.workspace.id }, () =>
-      agents.updateAgent(this.#store.db, found.agent.id, { auth_token_hash: tokenHash }),
+      agents.updateAgent(this.#db, found.agent.id, { auth_token_hash: tokenHash }),
     );
   }
 
   /** The agents of a readable workspace's newest build, by name. */
   async listAgentsOfLatestBuild(workspace: workspaces.WorkspaceRow): Promise<agents.AgentRow[]> {
     this.#require('read', workspaceRbac(workspace));
-    return agents.listAgentsOfLatestBuild(this.#store.db, workspace.id);
+    return agents.listAgentsOfLatestBuild(this.#db, workspace.id);
   }
 
   /** How a readable workspace shares one port of one of its agents; undefined when it does not. */
   async getPortShare(workspace: workspaces.WorkspaceRow, agentName: string, port: number): Promise<portShares.PortShareRow | undefined> {
     this.#require('read', workspaceRbac(workspace));
-    return portShares.getPortShare(this.#store.db, workspace.id, agentName, port);
+    return portShares.getPortShare(this.#db, workspace.id, agentName, port);
   }
 
   /** `owner/workspace.agent` names of these agents, for those in workspaces the subject may read (filtered in SQL). */
   async listWorkspaceAgentLabels(agentIds: readonly string[]): Promise<agents.AgentLabel[]> {
-    return agents.listAgentLabels(this.#store.db, agentIds, listFilter(this.subject, 'read', 'workspace'));
+    return agents.listAgentLabels(this.#db, agentIds, listFilter(this.subject, 'read', 'workspace'));
   }
 
   #require(action: Action, object: RbacObject): void {

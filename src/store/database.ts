@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } from 'kysely';
+import { connectionLanes, type ConnectionLanes } from './pg-connection-lanes.js';
 import { withPreparedStatements } from './pg-prepared-statements.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Database } from './schema.js';
@@ -14,6 +15,12 @@ export type DatabaseTarget = { readonly kind: 'sqlite'; readonly file: string } 
 /** An open kysely handle and what it runs on. */
 export interface OpenDatabase {
   readonly db: Kysely<Database>;
+  /**
+   * The same database, for work that finishes what is already under way: on PostgreSQL its
+   * statements get the pool's next free connection before `db`'s (see connectionLanes); on SQLite,
+   * where nothing queues for a connection, it is `db`.
+   */
+  readonly urgentDb: Kysely<Database>;
   readonly dialect: DialectName;
   readonly target: DatabaseTarget;
 }
@@ -27,8 +34,18 @@ interface NativeBindingHost {
  * The drivers are imported here, lazily, so commands that never touch a database never load them.
  */
 export async function openDatabase(target: DatabaseTarget, onQuery?: (event: LogEvent) => void): Promise<OpenDatabase> {
-  const dialect = target.kind === 'sqlite' ? await sqliteDialect(target.file) : await postgresDialect(target.url);
-  return { db: new Kysely<Database>(onQuery ? { dialect, log: onQuery } : { dialect }), dialect: target.kind, target };
+  const kysely = (dialect: Dialect) => new Kysely<Database>(onQuery ? { dialect, log: onQuery } : { dialect });
+  if (target.kind === 'sqlite') {
+    const db = kysely(await sqliteDialect(target.file));
+    return { db, urgentDb: db, dialect: target.kind, target };
+  }
+  const lanes = await postgresLanes(target.url);
+  return {
+    db: kysely(new PostgresDialect({ pool: lanes.normal })),
+    urgentDb: kysely(new PostgresDialect({ pool: lanes.urgent })),
+    dialect: target.kind,
+    target,
+  };
 }
 
 async function sqliteDialect(file: string): Promise<Dialect> {
@@ -43,17 +60,21 @@ async function sqliteDialect(file: string): Promise<Dialect> {
   return new SqliteDialect({ database: withStatementCache(database) });
 }
 
-async function postgresDialect(url: string): Promise<Dialect> {
+/**
+ * Ten, node-postgres's default. A page's details (a watch re-read's among them) are one
+ * statement, so no read needs many connections at once; more connections only let more
+ * statements run side by side on the server, where on a small machine they take turns with the
+ * daemon for the same cores. bench/builds.ts on 2 cores, 20 against 10: builds/s 150-156
+ * against 152-165, build-to-event p95 51-69 ms against 45-53 ms. Connections open as needed.
+ */
+const POOL_SIZE = 10;
+
+async function postgresLanes(url: string): Promise<ConnectionLanes> {
   const { default: pg } = await import('pg');
   // 64-bit integers (log ids, counts, millisecond durations) stay below 2^53; read them as numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  // Ten, node-postgres's default. A page's details (a watch re-read's among them) are one
-  // statement, so no read needs many connections at once; more connections only let more
-  // statements run side by side on the server, where on a small machine they take turns with the
-  // daemon for the same cores. bench/builds.ts on 2 cores, 20 against 10: builds/s 150-156
-  // against 152-165, build-to-event p95 51-69 ms against 45-53 ms. Connections open as needed.
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
   // An idle client that loses its server must not crash the daemon; the next query reconnects.
   pool.on('error', () => undefined);
-  return new PostgresDialect({ pool: withPreparedStatements(pool) });
+  return connectionLanes(withPreparedStatements(pool), POOL_SIZE);
 }

@@ -22,7 +22,7 @@ const AGENT_AUTH_CACHE_TTL_MS = 60_000;
  * writer that uses it, so that a read or write from `src/api` or `src/domain` can only go through
  * `as(subject)`.
  */
-export type StoreHandle = Omit<Store, 'db' | 'agentLogWriter'>;
+export type StoreHandle = Omit<Store, 'db' | 'urgentDb' | 'agentLogWriter'>;
 
 /**
  * The database, its pubsub and the clock, opened once per daemon. Its `db` is the unrestricted
@@ -31,6 +31,8 @@ export type StoreHandle = Omit<Store, 'db' | 'agentLogWriter'>;
  */
 export class Store {
   readonly db: Kysely<Database>;
+  /** `db` for work that finishes what is already under way (see AuthorizedStore.urgent); raw like `db`. */
+  readonly urgentDb: Kysely<Database>;
   readonly dialect: DialectName;
   readonly pubsub: PubSub;
   readonly clock: Clock;
@@ -44,8 +46,9 @@ export class Store {
   /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */
   onQueryDuration: ((ms: number, failed: boolean) => void) | undefined;
 
-  private constructor(db: Kysely<Database>, dialect: DialectName, pubsub: PubSub, clock: Clock) {
+  private constructor(db: Kysely<Database>, urgentDb: Kysely<Database>, dialect: DialectName, pubsub: PubSub, clock: Clock) {
     this.db = db;
+    this.urgentDb = urgentDb;
     this.dialect = dialect;
     this.pubsub = pubsub;
     this.clock = clock;
@@ -56,7 +59,7 @@ export class Store {
   static async open(target: DatabaseTarget, clock: Clock): Promise<Store> {
     // Kysely reports every query's duration; the store passes it on only when someone listens.
     let store: Store | undefined;
-    const { db, dialect } = await openDatabase(target, (event) =>
+    const { db, urgentDb, dialect } = await openDatabase(target, (event) =>
       store?.onQueryDuration?.(event.queryDurationMillis, event.level === 'error'),
     );
     try {
@@ -65,7 +68,7 @@ export class Store {
         await db.executeQuery(CompiledQuery.raw(text, [...values]));
       };
       const pubsub = target.kind === 'postgres' ? await PostgresPubSub.connect(target.url, notify) : new MemoryPubSub();
-      const opened = new Store(db, dialect, pubsub, clock);
+      const opened = new Store(db, urgentDb, dialect, pubsub, clock);
       store = opened;
       // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.
       opened.#stopListening.push(

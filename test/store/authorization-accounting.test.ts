@@ -42,6 +42,21 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.owner.authorizeSite('read', 'deployment_config'),
     denied: async (w) => expectRefused(async () => w.member.authorizeSite('read', 'deployment_config')),
   },
+  urgent: {
+    // The urgent view is the same subject's: it decides exactly as the store it came from.
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const { found } = await w.owner.urgent().getWorkspacesWithLatestBuilds([workspace.id]);
+      assert.equal(found.get(workspace.id)?.workspace.id, workspace.id);
+      assert.equal(w.member.urgent().subject, w.member.subject);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      const { found, refused } = await w.member.urgent().getWorkspacesWithLatestBuilds([workspace.id]);
+      assert.equal(found.size, 0);
+      assert.deepEqual([...refused], [workspace.id]);
+    },
+  },
   getUser: {
     allowed: async (w) => assert.equal((await w.member.getUser('me')).id, w.memberId),
     denied: async (w) => {

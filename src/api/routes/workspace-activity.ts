@@ -52,7 +52,9 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
   };
   const watches = new WorkspaceWatchHub<WatchMemo>({
     pubsub: context.store.pubsub,
-    read: async (store, ids, previous) => {
+    // A re-read tells watchers what already happened: it goes ahead of statements starting new work.
+    read: async (watcherStore, ids, previous) => {
+      const store = watcherStore.urgent();
       const ahead = readAhead(store, ids, previous);
       const { found, refused } = await store.getWorkspacesWithLatestBuilds(ids);
       const rows = [...found.values()];
