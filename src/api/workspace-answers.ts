@@ -178,8 +178,9 @@ function wireWorkspace(
 /**
  * The answer to creating a workspace, from the rows the creation wrote and read: a new workspace
  * has no resources, agents or app statuses yet, and its owner, initiator, template and version are
- * at hand. Only the job's place in the queue and the organization's name are read, so a create
- * costs a few queries here rather than the thirteen of reading the workspace back.
+ * at hand, and the queue the job's place is counted from was read with the insert. Only the
+ * organization's name may be left to read, so a create costs at most a query here rather than the
+ * thirteen of reading the workspace back.
  */
 export async function answerCreatedWorkspace(
   context: ApiContext,
@@ -202,8 +203,8 @@ export async function answerCreatedWorkspace(
     templates: new Map([[template.id, template]]),
     organizationNames: new Map(),
     latestAppStatuses: new Map(),
-    daemons: undefined,
-    queued: undefined,
+    daemons: created.queue?.daemons,
+    queued: created.queue && new Map([[workspace.organization_id, created.queue.queued]]),
   };
   const [views, organization] = await Promise.all([
     viewJobs(store, [job], now, knownRelations([build], [workspace], known)),

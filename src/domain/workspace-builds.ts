@@ -7,6 +7,7 @@ import type { PubSub } from '../store/pubsub.js';
 import { templateRbac } from '../store/rbac-objects.js';
 import type {
   BuildInsert,
+  OrganizationQueue,
   OrganizationRow,
   ProvisionerJobRow,
   TemplateRow,
@@ -86,6 +87,8 @@ export interface CreatedWorkspace {
   readonly version: TemplateVersionRow;
   /** The template's organization, when it was read with the template (and the caller may read it). */
   readonly organization: OrganizationRow | undefined;
+  /** The organization's daemons and queue, the new job in it, when read with the insert. */
+  readonly queue: OrganizationQueue | undefined;
 }
 
 /**
@@ -175,8 +178,9 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     presetId: input.template_version_preset_id ?? null,
     at: iso,
   });
+  let queue: OrganizationQueue | undefined;
   try {
-    await store.insertWorkspace(grant, workspace, first);
+    queue = await store.insertWorkspace(grant, workspace, first);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `Workspace "${input.name}" already exists.`, {
@@ -186,7 +190,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     throw error;
   }
   await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
-  return { workspace, build: first.build, job: first.job, template, version, organization };
+  return { workspace, build: first.build, job: first.job, template, version, organization, queue };
 }
 
 /** The store's one decision on creating the workspace, with the reference's wording for each refusal. */

@@ -1654,16 +1654,24 @@ export class AuthorizedStore {
 
   /**
    * Creates a workspace with its first build and that build's job, in one transaction, under a
-   * grant this store made for the same owner and template.
+   * grant this store made for the same owner and template. When the subject may read the new
+   * workspace, and so its job's relations (see getJobRelations), also gives the organization's
+   * daemons and queue, the new job in it, read in the same round trip: what the job's place in
+   * the queue is counted from.
    */
-  async insertWorkspace(grant: WorkspaceCreationGrant, row: workspaces.WorkspaceRow, first: workspaces.BuildInsert): Promise<void> {
+  async insertWorkspace(
+    grant: WorkspaceCreationGrant,
+    row: workspaces.WorkspaceRow,
+    first: workspaces.BuildInsert,
+  ): Promise<workspaces.OrganizationQueue | undefined> {
     const granted =
       this.#grants.has(grant) &&
       grant.ownerId === row.owner_id &&
       grant.templateId === row.template_id &&
       grant.organizationId === row.organization_id;
     if (!granted) throw new NotAuthorizedError('create', 'workspace');
-    await withConflicts(() => workspaces.insertWorkspace(this.#db, this.#store.dialect, row, first));
+    const readQueue = this.can('read', workspaceRbac(row));
+    return withConflicts(() => workspaces.insertWorkspace(this.#db, this.#store.dialect, row, first, readQueue));
   }
 
   /**

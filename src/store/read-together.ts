@@ -33,14 +33,31 @@ export async function readTogether<Reads extends Readonly<Record<string, Read | 
   const results: Record<string, unknown[]> = Object.fromEntries(names.map((name) => [name, []]));
   if (sent.length === 0) return results as ReadResults<Reads>;
   if (dialect === 'postgres') {
-    const columns = sent.map((name) => sql`(select coalesce(json_agg("r"), '[]'::json) from (${reads[name]}) as "r") as ${sql.ref(name)}`);
-    const { rows } = await sql<Record<string, unknown[]>>`select ${sql.join(columns)}`.execute(db);
-    for (const name of sent) results[name] = rows[0]?.[name] ?? [];
-    return results as ReadResults<Reads>;
+    const row = await db.selectNoFrom(readColumns(reads)).executeTakeFirst();
+    return readResults(reads, row);
   }
   const rows = await Promise.all(sent.map((name) => (reads[name] as Read).execute()));
   sent.forEach((name, index) => {
     results[name] = rows[index] ?? [];
   });
   return results as ReadResults<Reads>;
+}
+
+/**
+ * The PostgreSQL form of `reads`, as the columns of one select: each read a subquery whose rows
+ * `json_agg` gathers (in the read's own order, the subquery being all there is to aggregate).
+ * Reads left undefined have no column.
+ */
+export function readColumns(reads: Readonly<Record<string, Read | undefined>>) {
+  return Object.entries(reads).flatMap(([name, read]) =>
+    read ? [sql<unknown[]>`(select coalesce(json_agg("r"), '[]'::json) from (${read}) as "r")`.as(name)] : [],
+  );
+}
+
+/** Each read's rows from the one row a select of {@link readColumns} gave; none for a read left undefined. */
+export function readResults<Reads extends Readonly<Record<string, Read | undefined>>>(
+  reads: Reads,
+  row: Readonly<Record<string, unknown[]>> | undefined,
+): ReadResults<Reads> {
+  return Object.fromEntries(Object.keys(reads).map((name) => [name, (reads[name] && row?.[name]) ?? []])) as ReadResults<Reads>;
 }

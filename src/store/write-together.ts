@@ -1,5 +1,6 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import type { DialectName } from './database.js';
+import { readColumns, readResults, type Read, type ReadResults } from './read-together.js';
 import type { Database } from './schema.js';
 
 /** One write of a group, made from whatever runs it: the database, a transaction, or a chain of CTEs. */
@@ -29,5 +30,36 @@ export async function writeTogether(db: Kysely<Database>, dialect: DialectName, 
   }
   await db.transaction().execute(async (trx) => {
     for (const write of writes) await write(trx).execute();
+  });
+}
+
+/**
+ * Runs writes all or nothing, as writeTogether does, and reads as the database was just before
+ * them, in the same round trip. On PostgreSQL the writes are data-modifying CTEs of one select of
+ * the reads (see readTogether), and every part of a statement sees the snapshot it began with. On
+ * SQLite the reads run first, in the writes' transaction. What the writes add, the caller knows.
+ */
+export async function writeTogetherReading<Reads extends Readonly<Record<string, Read | undefined>>>(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  writes: readonly Write[],
+  reads: Reads,
+): Promise<ReadResults<Reads>> {
+  const columns = readColumns(reads);
+  if (dialect === 'postgres' && columns.length > 0) {
+    let chain: QueryCreator<Database> = db;
+    writes.forEach((write, index) => {
+      chain = chain.with(`write_${index}`, (q) => write(q) as never);
+    });
+    return readResults(reads, await chain.selectNoFrom(columns).executeTakeFirst());
+  }
+  if (dialect === 'postgres') {
+    await writeTogether(db, dialect, writes);
+    return readResults(reads, undefined);
+  }
+  return db.transaction().execute(async (trx) => {
+    const read = await Promise.all(Object.values(reads).map((select) => select && trx.executeQuery(select.compile())));
+    for (const write of writes) await write(trx).execute();
+    return readResults(reads, Object.fromEntries(Object.keys(reads).map((name, index) => [name, read[index]?.rows ?? []])));
   });
 }

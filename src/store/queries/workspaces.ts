@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable } from '../schema.js';
 import type { DialectName } from '../database.js';
 import { joined } from '../joined-rows.js';
 import { readTogether } from '../read-together.js';
-import { writeTogether } from '../write-together.js';
+import { writeTogether, writeTogetherReading } from '../write-together.js';
 import {
   queuesByOrganization,
   queuesQuery,
@@ -159,18 +159,41 @@ export async function insertBuild(db: Kysely<Database>, dialect: DialectName, wo
   ]);
 }
 
-/** Inserts a new workspace with its first build and that build's job, all or nothing. */
+/** An organization's provisioner daemons and its queue of jobs, oldest first: what a queued job's place is counted from. */
+export interface OrganizationQueue {
+  readonly daemons: readonly ProvisionerDaemonRow[];
+  readonly queued: readonly QueuedJob[];
+}
+
+/**
+ * Inserts a new workspace with its first build and that build's job, all or nothing. With
+ * `readQueue`, also gives the organization's queue with the new job last, read in the same round
+ * trip (as it was before the insert, the new job then added).
+ */
 export async function insertWorkspace(
   db: Kysely<Database>,
   dialect: DialectName,
   workspace: WorkspaceRow,
   first: BuildInsert,
-): Promise<void> {
-  await writeTogether(db, dialect, [
-    (q) => q.insertInto('workspaces').values(workspace),
-    (q) => q.insertInto('provisioner_jobs').values(first.job),
-    (q) => q.insertInto('workspace_builds').values(first.build),
-  ]);
+  readQueue: boolean,
+): Promise<OrganizationQueue | undefined> {
+  const writes = [
+    (q: QueryCreator<Database>) => q.insertInto('workspaces').values(workspace),
+    (q: QueryCreator<Database>) => q.insertInto('provisioner_jobs').values(first.job),
+    (q: QueryCreator<Database>) => q.insertInto('workspace_builds').values(first.build),
+  ];
+  if (!readQueue) {
+    await writeTogether(db, dialect, writes);
+    return undefined;
+  }
+  const organizationIds = [workspace.organization_id];
+  const before = await writeTogetherReading(db, dialect, writes, {
+    daemons: daemonsOfOrganizationsQuery(db, organizationIds),
+    queued: queuesQuery(db, organizationIds),
+  });
+  // Created now, the new job goes after every job queued before it.
+  const { id, provisioner, tags } = first.job;
+  return { daemons: before.daemons, queued: [...before.queued, { id, provisioner, tags }] };
 }
 
 /** Changes a build's deadline (extend, TTL off, activity bump). */
