@@ -180,7 +180,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'idle-memory-reclaimer',
         MEMORY_RECLAIM_INTERVAL_MS,
         async () => {
-          if (reclaimer.check(performance.now())) logger.debug('collected garbage while idle');
+          if (await reclaimer.check(performance.now())) logger.debug('collected garbage while idle');
         },
         logger,
       ),

@@ -1,3 +1,4 @@
+import { Session } from 'node:inspector';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -7,8 +8,8 @@ export interface ReclaimerProbes {
   heapUsed(): number;
   /** Microseconds of CPU the process has used so far. */
   cpuMicros(): number;
-  /** A full garbage collection, or undefined when the runtime offers none. */
-  readonly collect: (() => void) | undefined;
+  /** A full garbage collection that gives memory back, or undefined when the runtime offers none. */
+  readonly collect: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -60,7 +61,7 @@ export class IdleMemoryReclaimer {
   }
 
   /** Collects if due; says whether it did. */
-  check(nowMs: number): boolean {
+  async check(nowMs: number): Promise<boolean> {
     const cpu = this.#probes.cpuMicros();
     const elapsedMicros = Math.max(1, (nowMs - this.#lastCheckMs) * 1000);
     const idle = (cpu - this.#lastCpu) / elapsedMicros <= this.#policy.idleCpuShare;
@@ -72,7 +73,7 @@ export class IdleMemoryReclaimer {
     if (used < this.#baseline) this.#baseline = used;
     const due = used - this.#baseline >= this.#policy.growthBytes || this.#workMicros >= this.#policy.workCpuMicros;
     if (!idle || !due || !this.#probes.collect) return false;
-    this.#probes.collect();
+    await this.#probes.collect();
     this.#baseline = this.#probes.heapUsed();
     this.#workMicros = 0;
     // The collection's own CPU is not the daemon being busy.
@@ -81,7 +82,7 @@ export class IdleMemoryReclaimer {
   }
 }
 
-/** This process: the heap from V8, CPU from the process, and V8's full collection. */
+/** This process: the heap from V8, CPU from the process, and V8's collection for low memory. */
 export function processProbes(): ReclaimerProbes {
   return {
     heapUsed: () => getHeapStatistics().used_heap_size,
@@ -89,19 +90,37 @@ export function processProbes(): ReclaimerProbes {
       const { user, system } = process.cpuUsage();
       return user + system;
     },
-    collect: fullCollection(),
+    collect: process.features.inspector ? lowMemoryCollection : fullCollection(),
   };
+}
+
+/**
+ * V8's collection for low memory, through an inspector session inside this process (nothing
+ * listens outside it). Unlike a plain full collection it also shrinks the young generation and
+ * gives emptied pages back to the system: after a burst, a plain one left the resident size at
+ * about twice what this one does.
+ */
+async function lowMemoryCollection(): Promise<void> {
+  const session = new Session();
+  session.connect();
+  try {
+    await new Promise<void>((resolve, reject) =>
+      session.post('HeapProfiler.collectGarbage', (error) => (error ? reject(error) : resolve())),
+    );
+  } finally {
+    session.disconnect();
+  }
 }
 
 /**
  * V8's `gc()`, which it gives only to contexts made after the flag is set: this sets the flag and
  * takes the function from a new context, without exposing it to the daemon's own code.
  */
-function fullCollection(): (() => void) | undefined {
+function fullCollection(): (() => Promise<void>) | undefined {
   try {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : undefined;
+    return typeof gc === 'function' ? async () => void gc() : undefined;
   } catch {
     return undefined;
   }
