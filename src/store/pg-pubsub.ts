@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
+import { PRESENCE_CHANNEL, ReplicaPresence } from './pg-replica-presence.js';
 import type { PubSub, PubSubListener } from './pubsub.js';
 
 /** A message as PostgreSQL carries it. */
@@ -14,6 +15,9 @@ export type NotifyThroughPool = (text: string, values: readonly string[]) => Pro
 
 /** Most notifications sent by one statement. */
 const MAX_BATCH = 64;
+
+/** How often a replica that sends notifications counts again whether anyone else listens. */
+const RECOUNT_MS = 10_000;
 
 /**
  * LISTEN/NOTIFY over one dedicated connection, so that several `serve` replicas sharing a
@@ -31,6 +35,7 @@ const MAX_BATCH = 64;
  * load the batches grow instead of the statements multiplying, and one after another they keep
  * their order. PostgreSQL keeps the order within a statement, and drops a repeat of the same
  * channel and payload there, which for these "something changed" messages loses nothing.
+ * Nothing at all is sent while no other replica listens to the database (see ReplicaPresence).
  */
 export class PostgresPubSub implements PubSub {
   readonly #client: pg.Client;
@@ -46,17 +51,24 @@ export class PostgresPubSub implements PubSub {
   #batch: { readonly messages: Notification[]; readonly sent: Promise<void> } | undefined;
   /** The last batch's sending, settled either way: the next batch starts after it. */
   #previous: Promise<unknown> = Promise.resolve();
+  readonly #presence: ReplicaPresence;
+  #recount: NodeJS.Timeout | undefined;
 
   private constructor(client: pg.Client, notify: NotifyThroughPool | undefined) {
     this.#client = client;
     this.#notify = notify;
     this.#events.setMaxListeners(0);
+    this.#presence = new ReplicaPresence((text, values) => this.#query(text, values) as Promise<pg.QueryResult>, this.#origin);
     client.on('notification', (message) => {
       const received = message.payload ?? '';
       const afterOrigin = received.indexOf('\n');
       // Our own messages were delivered here when they were published.
       if (afterOrigin < 0 || received.slice(0, afterOrigin) === this.#origin) return;
       const payload = received.slice(afterOrigin + 1);
+      if (message.channel === PRESENCE_CHANNEL) {
+        this.#presence.heard(received.slice(0, afterOrigin), payload);
+        return;
+      }
       if (!message.channel.endsWith(KIND_SUFFIX)) {
         this.#events.emit(message.channel, payload);
         return;
@@ -69,17 +81,30 @@ export class PostgresPubSub implements PubSub {
     client.on('error', () => undefined);
   }
 
-  /** Connects the dedicated listening connection. */
-  static async connect(url: string, notify?: NotifyThroughPool): Promise<PostgresPubSub> {
+  /**
+   * Connects the dedicated listening connection, and takes this replica's place among those
+   * listening to the database. `recountMs` is how often it counts the others again.
+   */
+  static async connect(url: string, notify?: NotifyThroughPool, options: { readonly recountMs?: number } = {}): Promise<PostgresPubSub> {
     const { default: pgModule } = await import('pg');
     const client = new pgModule.Client({ connectionString: url });
     await client.connect();
-    return new PostgresPubSub(client, notify);
+    const pubsub = new PostgresPubSub(client, notify);
+    try {
+      await pubsub.#presence.join();
+    } catch (error) {
+      await pubsub.close();
+      throw error;
+    }
+    pubsub.#recount = setInterval(() => void pubsub.#presence.recount().catch(() => undefined), options.recountMs ?? RECOUNT_MS);
+    pubsub.#recount.unref();
+    return pubsub;
   }
 
   publish(channel: string, payload: string): Promise<void> {
     // Subscribers here hear it at once, as with the in-process pubsub; other replicas through NOTIFY.
     queueMicrotask(() => this.#events.emit(channel, payload));
+    if (!this.#presence.othersListening) return Promise.resolve();
     const { pgChannel, pgPayload } = onServer(channel, payload);
     if (!this.#batch) {
       const messages: Notification[] = [];
@@ -141,6 +166,7 @@ export class PostgresPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#recount);
     this.#events.removeAllListeners();
     await this.#client.end().catch(() => undefined);
   }
