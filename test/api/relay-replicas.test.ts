@@ -23,6 +23,7 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
   let secondDir: string;
   let agent: AgentHandle;
   let agentId: string;
+  let workspaceId: string;
   let server: Server;
   let port: number;
   let aliceOnSecond: CoveClient;
@@ -46,7 +47,7 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
     const alice = await createMember(first, 'alice');
     aliceOnSecond = new CoveClient({ url: second.url, token: alice.token });
     // The agent connects to the first replica only.
-    ({ agent, agentId } = await startAgentWorkspace({
+    ({ agent, agentId, workspaceId } = await startAgentWorkspace({
       url: first.url,
       owner,
       member: alice,
@@ -85,5 +86,37 @@ describe('the relay across replicas sharing one PostgreSQL database', { skip: !P
     const bob = await createMember(first, 'bob');
     const bobOnSecond = new CoveClient({ url: second.url, token: bob.token });
     await assert.rejects(openAgentStream(bobOnSecond, agentId, { service: 'echo' }), /404|not found/i);
+  });
+
+  // Last: the new build ends the agent's workspace.
+  it("tells a watcher on one replica of a build queued there and run by the other replica's provisioner", async () => {
+    const controller = new AbortController();
+    const seen: { build: number; status: string }[] = [];
+    const watching = aliceOnSecond
+      .watchWorkspace(
+        workspaceId,
+        (w) => seen.push({ build: w.latest_build.build_number, status: w.latest_build.status }),
+        controller.signal,
+      )
+      .catch(() => undefined);
+    try {
+      await eventually(() => assert.ok(seen.length > 0, 'the watch stream answered'));
+      const before = seen[0]?.build ?? 0;
+      const started = Date.now();
+      // Queued on the second replica, which runs no provisioner: only the first one's can take it.
+      const build = await aliceOnSecond.createWorkspaceBuild(workspaceId, { transition: 'stop' });
+      assert.equal(build.build_number, before + 1);
+      await eventually(() =>
+        assert.ok(
+          seen.some((s) => s.build === before + 1 && s.status === 'stopped'),
+          JSON.stringify(seen),
+        ),
+      );
+      // Without the notifications between them, the job would wait for the provisioner's next poll (5 s).
+      assert.ok(Date.now() - started < 4_000, `took ${Date.now() - started} ms`);
+    } finally {
+      controller.abort();
+      await watching;
+    }
   });
 });
