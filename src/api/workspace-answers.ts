@@ -1,13 +1,16 @@
 import { viewJobs, type JobView } from '../domain/provisioner-job-views.js';
 import type { Workspace, WorkspaceAgent, WorkspaceBuild, WorkspaceResource } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { CreatedWorkspace } from '../domain/workspace-builds.js';
+import type { CreatedBuild, CreatedWorkspace } from '../domain/workspace-builds.js';
 import { NotFoundError } from '../lib/errors.js';
 import type {
   AgentWithOwners,
   JobRelations,
   KnownJobRelations,
+  OrganizationQueue,
+  ProvisionerJobRow,
   TemplateRow,
+  TemplateVersionRow,
   UserName,
   WorkspaceBuildRow,
   WorkspaceDetails,
@@ -190,31 +193,77 @@ export async function answerCreatedWorkspace(
 ): Promise<Workspace> {
   const { workspace, build, job, template, version } = created;
   store.authorizeWorkspace('read', workspace);
-  const now = context.store.clock.now();
-  const users = new Map([people.owner, people.initiator].map((user) => [user.id, user]));
-  const known: WorkspaceDetails = {
-    users,
-    versions: new Map([[version.id, version]]),
-    jobs: new Map([[job.id, job]]),
+  const known = newBuildDetails(workspace, { job, template, version, queue: created.queue, users: [people.owner, people.initiator] });
+  const [page, organization] = await Promise.all([
+    newBuildPage(context, store, workspace, build, known),
+    created.organization ?? store.getOrganization(workspace.organization_id),
+  ]);
+  const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
+  const latestBuild = answerBuild(build, workspace, { ...page, details });
+  if (!latestBuild) throw new NotFoundError('workspace build');
+  return wireWorkspace(context, workspace, details, template, latestBuild, context.store.clock.now());
+}
+
+/**
+ * The answer to queuing a build, from the rows the insert wrote and read (see answerCreatedWorkspace);
+ * read back like any build when the insert read nothing.
+ */
+export async function answerCreatedBuild(
+  context: ApiContext,
+  store: AuthorizedStore,
+  workspace: WorkspaceRow,
+  created: CreatedBuild,
+): Promise<WorkspaceBuild> {
+  const { build, job, template, version, reads } = created;
+  const answer = reads
+    ? answerBuild(
+        build,
+        workspace,
+        await newBuildPage(context, store, workspace, build, newBuildDetails(workspace, { job, template, version, ...reads })),
+      )
+    : (await answerBuilds(context, store, [build], [workspace]))[0];
+  if (!answer) throw new NotFoundError('workspace build');
+  return answer;
+}
+
+/** The details of a workspace's new build, from what made it: no resources, agents or reports yet. */
+function newBuildDetails(
+  workspace: WorkspaceRow,
+  known: {
+    readonly job: ProvisionerJobRow;
+    readonly template: TemplateRow;
+    readonly version: TemplateVersionRow;
+    readonly queue: OrganizationQueue | undefined;
+    readonly users: readonly UserName[];
+  },
+): WorkspaceDetails {
+  return {
+    users: new Map(known.users.map((user) => [user.id, user])),
+    versions: new Map([[known.version.id, known.version]]),
+    jobs: new Map([[known.job.id, known.job]]),
     resources: new Map(),
     agents: new Map(),
     logSources: new Map(),
     appStatuses: new Map(),
-    templates: new Map([[template.id, template]]),
+    templates: new Map([[known.template.id, known.template]]),
     organizationNames: new Map(),
     latestAppStatuses: new Map(),
-    daemons: created.queue?.daemons,
-    queued: created.queue && new Map([[workspace.organization_id, created.queue.queued]]),
+    daemons: known.queue?.daemons,
+    queued: known.queue && new Map([[workspace.organization_id, known.queue.queued]]),
   };
-  const [views, organization] = await Promise.all([
-    viewJobs(store, [job], now, knownRelations([build], [workspace], known)),
-    created.organization ?? store.getOrganization(workspace.organization_id),
-  ]);
-  const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
-  const page: Page = { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };
-  const latestBuild = answerBuild(build, workspace, page);
-  if (!latestBuild) throw new NotFoundError('workspace build');
-  return wireWorkspace(context, workspace, details, template, latestBuild, now);
+}
+
+/** A page of one new build, its job viewed from the details known of it. */
+async function newBuildPage(
+  context: ApiContext,
+  store: AuthorizedStore,
+  workspace: WorkspaceRow,
+  build: WorkspaceBuildRow,
+  details: WorkspaceDetails,
+): Promise<Page> {
+  const job = details.jobs.get(build.job_id);
+  const views = job ? await viewJobs(store, [job], context.store.clock.now(), knownRelations([build], [workspace], details)) : [];
+  return { details, jobs: new Map(views.map((view) => [view.row.id, view])), resources: new Map() };
 }
 
 /** Per build job, the names subdomain app labels are made of; none when the deployment serves no subdomain apps. */

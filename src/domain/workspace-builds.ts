@@ -3,10 +3,12 @@ import { newId } from '../lib/random.js';
 import type { NameValue, RichParameter, WorkspaceTransition as Transition } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
+import { insertedJob } from '../store/rows.js';
 import type { PubSub } from '../store/pubsub.js';
 import { templateRbac } from '../store/rbac-objects.js';
 import type {
   BuildInsert,
+  NewBuildReads,
   OrganizationQueue,
   OrganizationRow,
   ProvisionerJobRow,
@@ -334,6 +336,16 @@ export function buildInsert(request: BuildRequest): BuildInsert {
   return { build, job, orphan: request.orphan };
 }
 
+/** What queuing a build wrote, and what it was made from: enough to answer without reading it back. */
+export interface CreatedBuild {
+  readonly build: WorkspaceBuildRow;
+  readonly job: ProvisionerJobRow;
+  readonly template: TemplateRow;
+  readonly version: TemplateVersionRow;
+  /** The rest of what the answer shows, read with the insert when the caller may read the workspace. */
+  readonly reads: NewBuildReads | undefined;
+}
+
 /** The body of a new build. */
 export interface CreateBuildInput {
   readonly transition: string;
@@ -360,7 +372,7 @@ export async function createBuild(
   workspace: WorkspaceRow,
   input: CreateBuildInput,
   now: Date,
-): Promise<WorkspaceBuildRow> {
+): Promise<CreatedBuild> {
   if (!TRANSITIONS.includes(input.transition)) throw new HttpProblem(400, `Transition "${input.transition}" not supported.`);
   const transition = input.transition as Transition;
   const grant = grantBuild(store, workspace, transition);
@@ -418,15 +430,16 @@ export async function createBuild(
     presetId: null,
     at: now.toISOString(),
   });
+  let reads: NewBuildReads | undefined;
   try {
-    await store.insertBuild(grant, insert);
+    reads = await store.insertBuild(grant, insert);
   } catch (error) {
     if (error instanceof ConflictError) throw new HttpProblem(409, 'A workspace build is already active.');
     throw error;
   }
   await events.publish(JOB_POSTED_CHANNEL, workspace.organization_id);
   await events.publish(workspaceEventsChannel(workspace.id), 'build');
-  return insert.build;
+  return { build: insert.build, job: insertedJob(insert), template, version: found.version, reads };
 }
 
 /**

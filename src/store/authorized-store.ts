@@ -86,6 +86,8 @@ export interface WorkspaceCreationGrant {
 export interface BuildGrant {
   readonly workspaceId: string;
   readonly transition: string;
+  /** The workspace as it was when the decision was made. */
+  readonly workspace: workspaces.WorkspaceRow;
 }
 
 /** A named token with its owner's username, as token listings show it. */
@@ -1680,23 +1682,26 @@ export class AuthorizedStore {
    */
   grantBuild(workspace: workspaces.WorkspaceRow, transition: string): BuildGrant {
     this.#require(transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
-    const grant: BuildGrant = Object.freeze({ workspaceId: workspace.id, transition });
+    const grant: BuildGrant = Object.freeze({ workspaceId: workspace.id, transition, workspace });
     this.#grants.add(grant);
     return grant;
   }
 
   /**
    * Queues a build with its job (an orphan delete completes at once and deletes the workspace) in
-   * one transaction, under a grant this store made for the same workspace and transition. Two
-   * builds racing for the same number end with one 409 (ConflictError).
+   * one transaction, under a grant this store made for the same workspace and transition. Two builds racing for the same number end with one 409 (ConflictError). When the
+   * subject may read the workspace, also gives what the build's answer needs, read in the same round
+   * trip (see insertWorkspace).
    */
-  async insertBuild(grant: BuildGrant, insert: workspaces.BuildInsert): Promise<void> {
+  async insertBuild(grant: BuildGrant, insert: workspaces.BuildInsert): Promise<workspaces.NewBuildReads | undefined> {
     const granted =
       this.#grants.has(grant) && grant.workspaceId === insert.build.workspace_id && grant.transition === insert.build.transition;
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
+    const { workspace } = grant;
+    const read = this.can('read', workspaceRbac(workspace));
     // A new latest build (or an orphan delete) ends the agents of the one before.
-    await this.#store.changingAgentAuths({ workspaceId: insert.build.workspace_id }, () =>
-      withConflicts(() => workspaces.insertBuild(this.#db, this.#store.dialect, insert.build.workspace_id, insert)),
+    return this.#store.changingAgentAuths({ workspaceId: workspace.id }, () =>
+      withConflicts(() => workspaces.insertBuild(this.#db, this.#store.dialect, workspace, insert, read)),
     );
   }
 

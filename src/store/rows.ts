@@ -46,7 +46,16 @@ export type {
 export type { AppStatusRow } from './queries/workspace-app-statuses.js';
 export type { PortShareRow } from './queries/workspace-port-shares.js';
 export type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './queries/workspaces.js';
-export type { BuildInsert, OrganizationQueue, UserName, WorkspaceDetails, WorkspaceWithLatestBuild } from './queries/workspaces.js';
+export type {
+  BuildInsert,
+  NewBuildReads,
+  OrganizationQueue,
+  UserName,
+  WorkspaceDetails,
+  WorkspaceWithLatestBuild,
+} from './queries/workspaces.js';
+/** The job row a build insert writes, for the layers that answer with it. */
+export { insertedJob } from './queries/workspaces.js';
 export type { WorkspaceListFilter } from './queries/workspace-lists.js';
 /** A job row as it enters the queue, for the layers that create jobs. */
 export { queuedJob } from './queries/provisioner-jobs.js';

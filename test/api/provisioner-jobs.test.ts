@@ -100,6 +100,8 @@ describe('provisioner jobs with one busy built-in daemon', () => {
 
   it("shows a queued build's place in the queue in every workspace answer", async () => {
     const { template } = await createEchoTemplate(owner, 'queued', {});
+    const built = await owner.createWorkspace('me', { name: 'built', template_id: template.id });
+    await owner.followWorkspaceBuildLogs(built.latest_build.id, () => undefined);
     const running = await echoVersion(owner, { parse: { hang: true } });
     await waitForStatus(owner, running.id, 'running');
     test.clock.advance(1000);
@@ -112,17 +114,26 @@ describe('provisioner jobs with one busy built-in daemon', () => {
     };
     assert.deepEqual(place(first), ['pending', 1, 1], 'the answer to the first create');
     assert.deepEqual(place(second), ['pending', 2, 2], 'the answer to the second create');
-    assert.deepEqual(place(await owner.workspace(first.id)), ['pending', 1, 2]);
-    assert.deepEqual(place(await owner.workspace(second.id)), ['pending', 2, 2]);
+    // A new build's answer, made from what its insert wrote and read, is the build as read back.
+    // Queued in the same millisecond as the second, it is ordered against it by id, in the answer as in the database.
+    const stop = await owner.createWorkspaceBuild(built.id, { transition: 'stop' });
+    assert.equal(stop.job.status, 'pending');
+    assert.equal(stop.job.queue_size, 3);
+    assert.equal(stop.job.queue_position, stop.job.id < second.latest_build.job.id ? 2 : 3);
+    assert.deepEqual(stop, await owner.workspaceBuild(stop.id));
+    const secondPlace = stop.job.queue_position === 2 ? 3 : 2;
+    assert.deepEqual(place(await owner.workspace(first.id)), ['pending', 1, 3]);
+    assert.deepEqual(place(await owner.workspace(second.id)), ['pending', secondPlace, 3]);
     const listed = (await owner.workspaces()).workspaces.filter((w) => w.template_id === template.id);
     assert.deepEqual(listed.map(place).sort(), [
-      ['pending', 1, 2],
-      ['pending', 2, 2],
+      ['pending', 1, 3],
+      ['pending', 2, 3],
+      ['pending', 3, 3],
     ]);
 
     await owner.cancelTemplateVersion(running.id);
     await waitForStatus(owner, running.id, 'canceled');
-    for (const { id } of [first, second])
+    for (const { id } of [first, second, built])
       await owner.followWorkspaceBuildLogs((await owner.workspace(id)).latest_build.id, () => undefined);
     assert.deepEqual(place(await owner.workspace(second.id)), ['succeeded', 0, 0], 'a finished job has no place');
   });

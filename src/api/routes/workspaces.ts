@@ -29,7 +29,7 @@ import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
-import { answerBuilds, answerCreatedWorkspace, answerWorkspaces } from '../workspace-answers.js';
+import { answerBuilds, answerCreatedBuild, answerCreatedWorkspace, answerWorkspaces } from '../workspace-answers.js';
 import { LogIdCursor, PageLimit, PageOffset } from '../paging.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
@@ -197,10 +197,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     async (request, reply) => {
       const { store } = authOf(request);
       const workspace = workspaceOfPath(request, false);
-      const build = await createBuild(store, context.store.pubsub, workspace, request.body, now());
-      const [answer] = await answerBuilds(context, store, [build], [workspace]);
-      if (!answer) throw new NotFoundError('workspace build');
-      return reply.code(201).send(answer);
+      const created = await createBuild(store, context.store.pubsub, workspace, request.body, now());
+      return reply.code(201).send(await answerCreatedBuild(context, store, workspace, created));
     },
   );
 

@@ -67,7 +67,7 @@ export type QueuedJob = Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>;
 export function queuesQuery(db: Kysely<Database>, organizationIds: readonly string[], ofJobs?: readonly string[]) {
   if (organizationIds.length === 0 || ofJobs?.length === 0) return undefined;
   return queue(db, organizationIds)
-    .select(['id', 'provisioner', 'tags', 'organization_id'])
+    .select(['id', 'provisioner', 'tags', 'organization_id', 'created_at'])
     .$if(ofJobs !== undefined, (q) =>
       q.where(({ exists, selectFrom }) =>
         exists(

@@ -144,19 +144,51 @@ export interface BuildInsert {
   readonly orphan: boolean;
 }
 
-/** Inserts a workspace's next build with its job (and, for an orphan delete, its completion), all or nothing. */
-export async function insertBuild(db: Kysely<Database>, dialect: DialectName, workspaceId: string, insert: BuildInsert): Promise<void> {
+/** What a new build's answer needs that only the database knows: its organization's queue, and the names of the workspace's owner and the build's initiator. */
+export interface NewBuildReads {
+  readonly queue: OrganizationQueue;
+  readonly users: readonly UserName[];
+}
+
+/**
+ * Inserts a workspace's next build with its job (and, for an orphan delete, its completion), all or
+ * nothing. With `read`, also gives what the build's answer needs, read in the same round trip (see
+ * {@link insertWorkspace}).
+ */
+export async function insertBuild(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  workspace: WorkspaceRow,
+  insert: BuildInsert,
+  read: boolean,
+): Promise<NewBuildReads | undefined> {
   const { build, orphan } = insert;
-  const job = orphan ? { ...insert.job, started_at: build.created_at, completed_at: build.created_at } : insert.job;
-  await writeTogether(db, dialect, [
-    (q) => q.insertInto('provisioner_jobs').values(job),
-    (q) => q.insertInto('workspace_builds').values(build),
-    (q) =>
+  const job = insertedJob(insert);
+  const writes = [
+    (q: QueryCreator<Database>) => q.insertInto('provisioner_jobs').values(job),
+    (q: QueryCreator<Database>) => q.insertInto('workspace_builds').values(build),
+    (q: QueryCreator<Database>) =>
       q
         .updateTable('workspaces')
         .set({ updated_at: build.created_at, ...(orphan ? { deleted: 1 } : {}) })
-        .where('id', '=', workspaceId),
-  ]);
+        .where('id', '=', workspace.id),
+  ];
+  if (!read) {
+    await writeTogether(db, dialect, writes);
+    return undefined;
+  }
+  const userIds = unique([workspace.owner_id, build.initiator_id]);
+  const before = await writeTogetherReading(db, dialect, writes, {
+    ...queueReads(db, workspace.organization_id),
+    users: db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', inList(userIds)),
+  });
+  return { queue: queueWithNewJob(before, job), users: before.users };
+}
+
+/** The job row a build insert writes: an orphan delete's is done as it is made. */
+export function insertedJob(insert: BuildInsert): ProvisionerJobRow {
+  const at = insert.build.created_at;
+  return insert.orphan ? { ...insert.job, started_at: at, completed_at: at } : insert.job;
 }
 
 /** An organization's provisioner daemons and its queue of jobs, oldest first: what a queued job's place is counted from. */
@@ -167,8 +199,8 @@ export interface OrganizationQueue {
 
 /**
  * Inserts a new workspace with its first build and that build's job, all or nothing. With
- * `readQueue`, also gives the organization's queue with the new job last, read in the same round
- * trip (as it was before the insert, the new job then added).
+ * `readQueue`, also gives the organization's queue with the new job in it, read in the same round
+ * trip: as it was before the insert, the new job then put in its place.
  */
 export async function insertWorkspace(
   db: Kysely<Database>,
@@ -186,14 +218,28 @@ export async function insertWorkspace(
     await writeTogether(db, dialect, writes);
     return undefined;
   }
-  const organizationIds = [workspace.organization_id];
-  const before = await writeTogetherReading(db, dialect, writes, {
-    daemons: daemonsOfOrganizationsQuery(db, organizationIds),
-    queued: queuesQuery(db, organizationIds),
-  });
-  // Created now, the new job goes after every job queued before it.
-  const { id, provisioner, tags } = first.job;
-  return { daemons: before.daemons, queued: [...before.queued, { id, provisioner, tags }] };
+  const before = await writeTogetherReading(db, dialect, writes, queueReads(db, workspace.organization_id));
+  return queueWithNewJob(before, first.job);
+}
+
+/** The reads of an organization's daemons and queue. */
+function queueReads(db: Kysely<Database>, organizationId: string) {
+  return { daemons: daemonsOfOrganizationsQuery(db, [organizationId]), queued: queuesQuery(db, [organizationId]) };
+}
+
+/** The queue as read before inserting `job`, with `job` in its place: the queue's order is (created_at, id). */
+function queueWithNewJob(
+  before: { readonly daemons: readonly ProvisionerDaemonRow[]; readonly queued: readonly (QueuedJob & { readonly created_at: string })[] },
+  job: ProvisionerJobRow,
+): OrganizationQueue {
+  if (job.started_at !== null || job.completed_at !== null || job.canceled_at !== null) return before;
+  const queued: QueuedJob[] = [...before.queued];
+  const after = before.queued.findIndex(
+    (other) => other.created_at > job.created_at || (other.created_at === job.created_at && other.id > job.id),
+  );
+  const { id, provisioner, tags } = job;
+  queued.splice(after < 0 ? queued.length : after, 0, { id, provisioner, tags });
+  return { daemons: before.daemons, queued };
 }
 
 /** Changes a build's deadline (extend, TTL off, activity bump). */
