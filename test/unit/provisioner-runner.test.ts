@@ -459,6 +459,7 @@ describe('startProvisionerDaemon', () => {
     fake.send(0, { type: 'job', job: first });
     const completed = await fake.next(0, 'complete');
     assert.equal(completed.job_id, first.job_id);
+    assert.equal(completed.acquire, true, 'the report asks for the next job');
     // The lines come in `update`s or, the last of them, with the report (a job shorter than the flush delay sends no update).
     const lines = fake.received.flatMap(({ message }) => ('logs' in message ? (message.logs ?? []) : []));
     assert.ok(lines.some((line) => line.output === 'applying quick'));
@@ -466,7 +467,7 @@ describe('startProvisionerDaemon', () => {
     await daemon.waitForJobs(1);
 
     // A drop while idle: the daemon reconnects and asks for work again.
-    await fake.next(0, 'acquire', () => fake.received.filter((entry) => entry.message.type === 'acquire').length === 2);
+    assert.equal(fake.received.filter((entry) => entry.message.type === 'acquire').length, 1, 'no acquire besides the report');
     (await fake.connection(0)).close();
     await fake.next(1, 'acquire');
     assert.equal(daemon.connected, true);
@@ -478,14 +479,14 @@ describe('startProvisionerDaemon', () => {
     (await fake.connection(1)).close();
     await fake.connection(2);
     release();
-    assert.equal((await fake.next(2, 'complete')).job_id, slow.job_id);
+    const resent = await fake.next(2, 'complete');
+    assert.deepEqual([resent.job_id, resent.acquire], [slow.job_id, true]);
     fake.send(2, { type: 'ack', job_id: slow.job_id });
-    await fake.next(2, 'acquire');
     await daemon.waitForJobs(2);
     const onThird = fake.received.filter((entry) => entry.connection === 2).map((entry) => entry.message.type);
-    assert.ok(onThird.indexOf('complete') < onThird.indexOf('acquire'), `no acquire before the report: ${onThird.join(',')}`);
+    assert.deepEqual(onThird, ['complete'], 'the report asks for the next job; nothing else is sent');
 
-    // Stopping withdraws the pending acquire, then closes.
+    // Stopping withdraws the acquire the report made, then closes.
     const stopped = daemon.stop();
     await fake.next(2, 'cancel_acquire');
     fake.send(2, { type: 'no_job' });
@@ -524,15 +525,16 @@ describe('startProvisionerDaemon', () => {
     await fake.next(0, 'update', (message) => message.logs.some((line) => line.output === 'waiting'));
     fake.send(0, { type: 'update_ack', job_id: first.job_id, canceled: true });
     const { logs: _lastLines, ...failed } = await fake.next(0, 'fail');
-    assert.deepEqual(failed, { type: 'fail', job_id: first.job_id, error: 'canceled', canceled: true });
+    assert.deepEqual(failed, { type: 'fail', job_id: first.job_id, error: 'canceled', canceled: true, acquire: true });
     fake.send(0, { type: 'ack', job_id: first.job_id });
 
-    await fake.next(0, 'acquire', () => fake.received.filter((entry) => entry.message.type === 'acquire').length === 2);
+    // The report asked for the next job: it comes without another acquire.
     const second = job({ type: 'workspace_build', workspace });
     fake.send(0, { type: 'job', job: second });
     await fake.next(0, 'update', (message) => message.job_id === second.job_id && message.logs.some((line) => line.output === 'waiting'));
     const stopped = daemon.stop();
-    assert.equal((await fake.next(0, 'fail', (message) => message.job_id === second.job_id)).canceled, true);
+    const last = await fake.next(0, 'fail', (message) => message.job_id === second.job_id);
+    assert.deepEqual([last.canceled, last.acquire], [true, undefined], 'a report made while stopping asks for nothing');
     fake.send(0, { type: 'ack', job_id: second.job_id });
     await stopped;
     assert.equal(daemon.jobsFinished, 2);

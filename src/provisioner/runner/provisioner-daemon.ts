@@ -77,6 +77,10 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   #job: RunningJob | undefined;
   /** The report of the last job, sent and not yet acknowledged. */
   #report: JobReport | undefined;
+  /** The running job has sent its report and is only cleaning up. */
+  #finishing = false;
+  /** A job that arrived while the one before was cleaning up: it starts once that is done. */
+  #next: AcquiredJob | undefined;
   #backlog: DaemonMessage[] = [];
   #finished = 0;
   #stopped: Promise<void> | undefined;
@@ -149,7 +153,7 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
   /** After (re)connecting: deliver what the last connection could not, or ask for work. */
   #resume(): void {
     for (const message of this.#backlog.splice(0)) this.#write(message);
-    if (this.#report !== undefined) this.#write(this.#report);
+    if (this.#report !== undefined) this.#writeReport(this.#report);
     else this.#acquire();
   }
 
@@ -169,7 +173,9 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     switch (message.type) {
       case 'job':
         this.#acquiring = false;
-        this.#start(message.job);
+        // Asked for with the last report, it may come while that job's directory is still being removed.
+        if (this.#job !== undefined && this.#finishing && this.#next === undefined) this.#next = message.job;
+        else this.#start(message.job);
         break;
       case 'no_job':
         this.#acquiring = false;
@@ -245,8 +251,12 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
       'provisioner job finished',
     );
     this.#job = undefined;
+    this.#finishing = false;
     this.#changes.notify();
-    this.#acquire();
+    const next = this.#next;
+    this.#next = undefined;
+    if (next) this.#start(next);
+    else this.#acquire();
   }
 
   #cancel(jobId: string): void {
@@ -267,13 +277,23 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
 
   #refused(message: string, jobId: string | undefined): void {
     this.#logger.warn({ job_id: jobId, message }, 'the daemon refused a message');
-    // A refused report will not be accepted by resending it either (the job is no longer ours).
-    if (jobId !== undefined) this.#settle(jobId);
+    // A refused report will not be accepted by resending it either (the job is no longer ours),
+    // and the next job it asked for is not coming: ask again.
+    if (jobId === undefined || this.#report?.job_id !== jobId) return;
+    this.#acquiring = false;
+    this.#settle(jobId);
   }
 
   /** Sends now, or keeps for the next connection what must not be lost. */
   #send(message: DaemonMessage): void {
-    if (message.type === 'complete' || message.type === 'fail') this.#report = message;
+    if (message.type === 'complete' || message.type === 'fail') {
+      // The next job is asked for with the report, unless stopping: one message, and on the
+      // daemon's side one step for both.
+      this.#report = this.#stopping.signal.aborted ? message : { ...message, acquire: true };
+      this.#finishing = this.#job?.id === message.job_id;
+      this.#writeReport(this.#report);
+      return;
+    }
     if (this.connected) {
       this.#write(message);
       return;
@@ -285,6 +305,13 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
       this.#backlog.shift();
       this.#logger.warn({ job_id: message.job_id }, 'dropping job logs: disconnected from the daemon for too long');
     }
+  }
+
+  /** Sends a job's report; one that asks for the next job counts as asking. */
+  #writeReport(report: JobReport): void {
+    if (!this.connected) return;
+    if (report.acquire === true) this.#acquiring = true;
+    this.#write(report);
   }
 
   #write(message: DaemonMessage): void {

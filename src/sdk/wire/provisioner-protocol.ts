@@ -218,16 +218,22 @@ export const DaemonMessage = Type.Union([
   Type.Object({ type: Type.Literal('cancel_acquire') }),
   /** Heartbeat and logs of a job it holds; answered with `update_ack`. Send one at least every 10 s. */
   Type.Object({ type: Type.Literal('update'), job_id: Type.String(), logs: Type.Array(JobLogInput, { maxItems: 1000 }) }),
-  /** `logs`, the job's last lines, are stored with its end: a short job needs no `update` at all. */
+  /**
+   * `logs`, the job's last lines, are stored with its end: a short job needs no `update` at all.
+   * `acquire`: once it is recorded, go on as `acquire` would; the next job is then taken in the same
+   * step as the end of this one, and comes after the `ack`.
+   */
   Type.Object({
     type: Type.Literal('complete'),
     job_id: Type.String(),
     result: CompletedJob,
     logs: Type.Optional(Type.Array(JobLogInput, { maxItems: 1000 })),
+    acquire: Type.Optional(Type.Boolean()),
   }),
   /**
    * The job failed, or stopped because it was canceled (`canceled`). `state_base64` keeps what a
-   * failed build did create, so the next build can clean it up. `logs` as for `complete`.
+   * failed build did create, so the next build can clean it up. `logs` and `acquire` as for
+   * `complete`.
    */
   Type.Object({
     type: Type.Literal('fail'),
@@ -237,6 +243,7 @@ export const DaemonMessage = Type.Union([
     canceled: Type.Optional(Type.Boolean()),
     state_base64: Type.Optional(Type.String()),
     logs: Type.Optional(Type.Array(JobLogInput, { maxItems: 1000 })),
+    acquire: Type.Optional(Type.Boolean()),
   }),
 ]);
 export type DaemonMessage = Static<typeof DaemonMessage>;
