@@ -86,6 +86,15 @@ export class ProvisionerDaemonSession {
     const read = readProtocolMessage(DaemonMessage, text);
     if ('problem' in read) return this.#send({ type: 'error', message: read.problem });
     const { message } = read;
+    try {
+      await this.#serve(message);
+    } catch (error) {
+      // Naming the job lets the daemon drop a report that will never be accepted, and go on.
+      this.#report(error, 'job_id' in message ? message.job_id : undefined);
+    }
+  }
+
+  async #serve(message: DaemonMessage): Promise<void> {
     switch (message.type) {
       case 'acquire':
         if (!this.#acquiring) void this.#acquireLoop();
@@ -194,13 +203,14 @@ export class ProvisionerDaemonSession {
     if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-  #report(error: unknown): void {
+  #report(error: unknown, jobId?: string): void {
+    const about = jobId === undefined ? {} : { job_id: jobId };
     if (error instanceof HttpProblem) {
-      this.#send({ type: 'error', message: error.message });
+      this.#send({ type: 'error', message: error.message, ...about });
       return;
     }
     this.log.error({ err: error, daemon: this.daemon.name }, 'provisioner daemon message failed');
-    this.#send({ type: 'error', message: 'internal error handling the message' });
+    this.#send({ type: 'error', message: 'internal error handling the message', ...about });
   }
 
   async #close(): Promise<void> {

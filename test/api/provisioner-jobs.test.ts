@@ -203,26 +203,33 @@ describe('external provisioner daemons', () => {
       );
       assert.deepEqual(await next(), { type: 'update_ack', job_id: tagged.job.id, canceled: false });
       socket.send(JSON.stringify({ type: 'update', job_id: untagged.job.id, logs: [] }));
-      assert.equal((await next()).type, 'error', 'a job it does not hold');
+      assert.deepEqual(
+        await next(),
+        { type: 'error', message: "You don't own this job.", job_id: untagged.job.id },
+        'a job it does not hold',
+      );
       socket.send('{"type":"complete"}');
       assert.equal((await next()).type, 'error', 'a malformed message');
-      socket.send(
-        JSON.stringify({
-          type: 'complete',
-          job_id: tagged.job.id,
-          result: {
-            type: 'template_version_import',
-            readme: 'hi',
-            variables: [],
-            parameters: [],
-            presets: [],
-            external_auth: [],
-            start_resources: [],
-            stop_resources: [],
-          },
-        }),
-      );
+      const imported = {
+        type: 'template_version_import',
+        readme: 'hi',
+        variables: [],
+        parameters: [],
+        presets: [],
+        external_auth: [],
+        start_resources: [],
+        stop_resources: [],
+      };
+      // The report asks for the next job: it comes after the ack, taken in the same step.
+      const taggedNext = await echoVersion(owner, {}, { pool: 'special' });
+      socket.send(JSON.stringify({ type: 'complete', job_id: tagged.job.id, result: imported, acquire: true }));
       assert.deepEqual(await next(), { type: 'ack', job_id: tagged.job.id });
+      const handed = await next();
+      assert.equal(handed.type === 'job' ? handed.job.job_id : handed.type, taggedNext.job.id);
+      assert.equal((await owner.templateVersion(taggedNext.id)).job.status, 'running');
+      // A report the server cannot take names its job, so that the daemon can drop it.
+      socket.send(JSON.stringify({ type: 'complete', job_id: tagged.job.id, result: imported, acquire: true }));
+      assert.deepEqual(await next(), { type: 'error', message: 'The job is already finished.', job_id: tagged.job.id });
       const done = await owner.templateVersion(tagged.id);
       assert.equal(done.job.status, 'succeeded');
       assert.equal(done.readme, 'hi');
@@ -230,7 +237,7 @@ describe('external provisioner daemons', () => {
         (await owner.templateVersionLogs(tagged.id)).map((log) => log.output),
         ['hello'],
       );
-      for (const version of untaggedJobs) await owner.cancelTemplateVersion(version.id);
+      for (const version of [...untaggedJobs, taggedNext]) await owner.cancelTemplateVersion(version.id);
     } finally {
       socket.close();
     }
