@@ -16,7 +16,7 @@ import {
 import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import { HttpProblem } from '../lib/errors.js';
 import type { ApiObserver } from './api-observer.js';
-import { DaemonMessage, type AcquiredJob, type ServerMessage } from '../sdk/wire/index.js';
+import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
 const ACQUIRE_POLL_MS = 5_000;
@@ -109,34 +109,24 @@ export class ProvisionerDaemonSession {
         const { canceled } = await updateJob(this.protocol, this.daemon, message.job_id, message.logs);
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
-      case 'complete': {
-        const next = message.acquire && !this.#acquiring ? { accessUrl: this.accessUrl } : undefined;
-        const done = await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs, next);
-        this.#announcing(done);
-        await this.#release(message.job_id);
-        await this.#observeFinished(message.job_id);
-        this.#send({ type: 'ack', job_id: message.job_id });
-        if (next) await this.#continue(done.value);
-        return;
-      }
+      case 'complete':
+        this.#announcing(await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs));
+        return this.#acknowledge(message.job_id, message.acquire);
       case 'fail':
         this.#announcing(await failJob(this.protocol, this.daemon, message.job_id, message));
-        await this.#release(message.job_id);
-        await this.#observeFinished(message.job_id);
-        this.#send({ type: 'ack', job_id: message.job_id });
-        if (message.acquire && !this.#acquiring) void this.#acquireLoop();
-        return;
+        return this.#acknowledge(message.job_id, message.acquire);
     }
   }
 
-  /** After a report that asked for more: the job taken with it, or the wait for one. */
-  async #continue(job: AcquiredJob | undefined): Promise<void> {
-    if (!job) {
-      void this.#acquireLoop();
-      return;
-    }
-    await this.#hold(job.job_id);
-    this.#send({ type: 'job', job });
+  /** A report is recorded: the daemon is told, and the next job looked for when the report asked for one. */
+  async #acknowledge(jobId: string, acquire: boolean | undefined): Promise<void> {
+    await this.#release(jobId);
+    await this.#observeFinished(jobId);
+    this.#send({ type: 'ack', job_id: jobId });
+    // The claim is a statement of its own, after the end is recorded and announced: made part of
+    // the end's statement, it delayed what watchers are told of the end (bench builds on
+    // PostgreSQL, watch p95 46-55 ms against 34-39 ms) and saved no measurable time.
+    if (acquire && !this.#acquiring) void this.#acquireLoop();
   }
 
   /** Tells the observer, if any, how the job ended: one read of the finished row, only when metrics are on. */

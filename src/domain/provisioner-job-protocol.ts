@@ -106,28 +106,16 @@ export async function acquireJob(
   for (;;) {
     const claimed = await store.claimNextProvisionerJob(daemon.organizationId, taker);
     if (!claimed) return undefined;
-    const started = await startClaimed(protocol, claimed, accessUrl);
-    if (started) return started;
-  }
-}
-
-/**
- * A claimed job as its daemon is handed it, with the workspace's watchers told; undefined when it
- * cannot be described (its file is gone, say): it then fails at once rather than hanging.
- */
-async function startClaimed(
-  protocol: JobProtocol,
-  { job, context }: JobWithContext,
-  accessUrl: string,
-): Promise<Announcing<AcquiredJob> | undefined> {
-  try {
-    const acquired = describeJob(job, context, accessUrl);
-    return { value: acquired, announced: publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id) };
-  } catch (error) {
-    await (
-      await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' })
-    ).announced;
-    return undefined;
+    const { job, context } = claimed;
+    try {
+      const acquired = describeJob(job, context, accessUrl);
+      return { value: acquired, announced: publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id) };
+    } catch (error) {
+      // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
+      await (
+        await finishJob(protocol, job, { error: `the job cannot be started: ${(error as Error).message}`, error_code: '' })
+      ).announced;
+    }
   }
 }
 
@@ -258,19 +246,14 @@ function finishing(protocol: JobProtocol): JobProtocol {
   return { ...protocol, store: protocol.store.urgent() };
 }
 
-/**
- * Records a finished job with its results and its last log lines. With `next` (the access URL its
- * jobs are told), the daemon takes its next job in the same step, as acquireJob would; the value
- * is that job, or undefined when there is none yet (or it could not be taken with the report).
- */
+/** Records a finished job with its results and its last log lines. */
 export async function completeJob(
   protocol: JobProtocol,
   daemon: ConnectedDaemon,
   jobId: string,
   result: CompletedJob,
   logs: readonly JobLogInput[] = [],
-  next?: { readonly accessUrl: string },
-): Promise<Announcing<AcquiredJob | undefined>> {
+): Promise<Announcing> {
   protocol = finishing(protocol);
   const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
   if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
@@ -287,18 +270,15 @@ export async function completeJob(
         ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
         : buildCompletion(jobId, context, result, now, protocol.features);
   const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
-  const taker = next && { workerId: daemon.id, provisioners: daemon.provisioners, tags: daemon.tags };
-  const stored = await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace, taker);
+  const stored = await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
   // No order between them: the agent-token invalidation, the job's followers and the workspace's
   // watchers. Published in one turn, they go out in one NOTIFY.
-  const announcements = [
+  const announced = Promise.all([
     stored.announced,
     publishJobEvent(protocol, jobId, 'done'),
     publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id),
-  ];
-  const taken = next && stored.claimed ? await startClaimed(protocol, stored.claimed, next.accessUrl) : undefined;
-  if (taken) announcements.push(taken.announced);
-  return { value: taken?.value, announced: Promise.all(announcements).then(() => undefined) };
+  ]);
+  return { value: undefined, announced: announced.then(() => undefined) };
 }
 
 /** Why an import that ran cannot be used: variables left without values, or external auth this deployment lacks. */

@@ -1492,15 +1492,12 @@ export class AuthorizedStore {
    * import's results needs `update` on the version's template; a build's, `update` (or, for a
    * delete build, `delete`) on its workspace. Resolves once stored, with the other replicas'
    * agent-token invalidation on its way (`announced`), for the caller to await with its own events.
-   * With `next`, the daemon that finished it also claims its next job of the organization in the
-   * same step, read with what running it needs (as claimNextProvisionerJob).
    */
   async completeProvisionerJob(
     job: jobs.ProvisionerJobRow,
     completion: jobCompletion.JobCompletion,
     workspace: workspaces.WorkspaceRow | undefined,
-    next?: jobs.JobTaker,
-  ): Promise<{ readonly announced: Promise<void>; readonly claimed: jobCompletion.JobWithContext | undefined }> {
+  ): Promise<{ readonly announced: Promise<void> }> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
     if (completion.version) {
       const [version] = await templates.versionsOfJobs(this.#db, [job.id], []);
@@ -1510,24 +1507,15 @@ export class AuthorizedStore {
       if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
       this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
     }
-    const db = this.#db;
-    const dialect = this.#store.dialect;
-    const claim = next && jobs.claimStatement(db, dialect, job.organization_id, next, this.#store.nowIso());
-    const store = async (): Promise<jobCompletion.JobWithContext | undefined> => {
-      if (!claim) {
-        await jobCompletion.storeJobCompletion(db, dialect, job.id, completion);
-        return undefined;
-      }
-      const claimed = await jobCompletion.storeJobCompletionClaimingNext(db, dialect, job.id, completion, claim);
-      if (claimed) this.#authorizeJobContext(claimed);
-      return claimed;
-    };
+    const store = () => jobCompletion.storeJobCompletion(this.#db, this.#store.dialect, job.id, completion);
     // A finished build decides whose agents are current. An import's agents are not any
     // workspace's, but a token names its newest agent, which they may now be.
     const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;
-    if (!target) return { claimed: await store(), announced: Promise.resolve() };
-    const { value, announced } = await this.#store.changingAgentAuthsAnnouncing(target, store);
-    return { claimed: value, announced };
+    if (!target) {
+      await store();
+      return { announced: Promise.resolve() };
+    }
+    return this.#store.changingAgentAuthsAnnouncing(target, store);
   }
 
   /**

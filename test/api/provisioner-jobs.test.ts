@@ -220,7 +220,7 @@ describe('external provisioner daemons', () => {
         start_resources: [],
         stop_resources: [],
       };
-      // The report asks for the next job: it comes after the ack, taken in the same step.
+      // The report asks for the next job: it comes after the ack, with no acquire of its own.
       const taggedNext = await echoVersion(owner, {}, { pool: 'special' });
       socket.send(JSON.stringify({ type: 'complete', job_id: tagged.job.id, result: imported, acquire: true }));
       assert.deepEqual(await next(), { type: 'ack', job_id: tagged.job.id });

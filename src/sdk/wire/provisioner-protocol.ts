@@ -220,8 +220,8 @@ export const DaemonMessage = Type.Union([
   Type.Object({ type: Type.Literal('update'), job_id: Type.String(), logs: Type.Array(JobLogInput, { maxItems: 1000 }) }),
   /**
    * `logs`, the job's last lines, are stored with its end: a short job needs no `update` at all.
-   * `acquire`: once it is recorded, go on as `acquire` would; the next job is then taken in the same
-   * step as the end of this one, and comes after the `ack`.
+   * `acquire`: once it is recorded, go on as `acquire` would: the next job comes after the `ack`,
+   * with no `acquire` of its own to wait for.
    */
   Type.Object({
     type: Type.Literal('complete'),

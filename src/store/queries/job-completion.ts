@@ -136,34 +136,6 @@ export async function storeJobCompletion(
   jobId: string,
   completion: JobCompletion,
 ): Promise<void> {
-  await writeTogether(db, dialect, completionWrites(jobId, completion));
-}
-
-/**
- * As storeJobCompletion, then claims the next job with `claim` (see claimJobToRun) for the daemon
- * that finished this one. On PostgreSQL both are one statement: the completion's writes are CTEs
- * of the claim, a daemon's report and its next job one round trip. The claim sees the queue as it
- * was before the statement, in which the finished job was not queued anyway.
- */
-export async function storeJobCompletionClaimingNext(
-  db: Kysely<Database>,
-  dialect: DialectName,
-  jobId: string,
-  completion: JobCompletion,
-  claim: Compilable<ProvisionerJobRow> & OperationNodeSource,
-): Promise<JobWithContext | undefined> {
-  const writes = completionWrites(jobId, completion);
-  if (dialect !== 'postgres') {
-    await writeTogether(db, dialect, writes);
-    return claimJobToRun(db, dialect, claim);
-  }
-  const ctes = writes.map((write, index) => sql`${sql.id(`write_${index}`)} as (${write(db)})`);
-  const { rows } = await sql<Record<string, unknown>>`with ${sql.join(ctes)}, "claimed" as (${claim})
-    select ${contextColumns('run')} from "claimed" as "j" ${contextJoins('run')}`.execute(db);
-  return rows[0] && splitJobWithContext(rows[0]);
-}
-
-function completionWrites(jobId: string, completion: JobCompletion): Write[] {
   const { now, version, build } = completion;
   const writes: Write[] = jobLogWrites(jobId, completion.logs ?? []);
   if (version) writes.push((q) => q.updateTable('template_versions').set(version).where('job_id', '=', jobId));
@@ -178,7 +150,7 @@ function completionWrites(jobId: string, completion: JobCompletion): Write[] {
   writes.push((q) =>
     q.updateTable('provisioner_jobs').set({ completed_at: now, updated_at: now }).where('id', '=', jobId).where('completed_at', 'is', null),
   );
-  return writes;
+  await writeTogether(db, dialect, writes);
 }
 
 /** Keeps what a failed build did create, so the next build can clean it up. */
