@@ -84,7 +84,6 @@ export interface WorkspaceCreationGrant {
 
 /** The store's decision that a subject may queue a build of a workspace; see `grantBuild`. */
 export interface BuildGrant {
-  readonly workspaceId: string;
   readonly transition: string;
   /** The workspace as it was when the decision was made. */
   readonly workspace: workspaces.WorkspaceRow;
@@ -1682,7 +1681,7 @@ export class AuthorizedStore {
    */
   grantBuild(workspace: workspaces.WorkspaceRow, transition: string): BuildGrant {
     this.#require(transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
-    const grant: BuildGrant = Object.freeze({ workspaceId: workspace.id, transition, workspace });
+    const grant: BuildGrant = Object.freeze({ transition, workspace });
     this.#grants.add(grant);
     return grant;
   }
@@ -1695,7 +1694,7 @@ export class AuthorizedStore {
    */
   async insertBuild(grant: BuildGrant, insert: workspaces.BuildInsert): Promise<workspaces.NewBuildReads | undefined> {
     const granted =
-      this.#grants.has(grant) && grant.workspaceId === insert.build.workspace_id && grant.transition === insert.build.transition;
+      this.#grants.has(grant) && grant.workspace.id === insert.build.workspace_id && grant.transition === insert.build.transition;
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
     const { workspace } = grant;
     const read = this.can('read', workspaceRbac(workspace));

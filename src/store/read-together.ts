@@ -28,19 +28,19 @@ export async function readTogether<Reads extends Readonly<Record<string, Read | 
   dialect: DialectName,
   reads: Reads,
 ): Promise<ReadResults<Reads>> {
-  const names = Object.keys(reads);
-  const sent = names.filter((name) => reads[name] !== undefined);
-  const results: Record<string, unknown[]> = Object.fromEntries(names.map((name) => [name, []]));
-  if (sent.length === 0) return results as ReadResults<Reads>;
   if (dialect === 'postgres') {
-    const row = await db.selectNoFrom(readColumns(reads)).executeTakeFirst();
-    return readResults(reads, row);
+    const columns = readColumns(reads);
+    return readResults(reads, columns.length === 0 ? undefined : await db.selectNoFrom(columns).executeTakeFirst());
   }
-  const rows = await Promise.all(sent.map((name) => (reads[name] as Read).execute()));
-  sent.forEach((name, index) => {
-    results[name] = rows[index] ?? [];
-  });
-  return results as ReadResults<Reads>;
+  return readResults(reads, byName(reads, await Promise.all(Object.values(reads).map((read) => read?.execute()))));
+}
+
+/** The rows of each read by its name, from rows given in the order of `reads`. */
+export function byName(
+  reads: Readonly<Record<string, Read | undefined>>,
+  rows: readonly (readonly unknown[] | undefined)[],
+): Record<string, unknown[]> {
+  return Object.fromEntries(Object.keys(reads).map((name, index) => [name, [...(rows[index] ?? [])]]));
 }
 
 /**

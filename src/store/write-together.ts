@@ -1,6 +1,6 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import type { DialectName } from './database.js';
-import { readColumns, readResults, type Read, type ReadResults } from './read-together.js';
+import { byName, readColumns, readResults, type Read, type ReadResults } from './read-together.js';
 import type { Database } from './schema.js';
 
 /** One write of a group, made from whatever runs it: the database, a transaction, or a chain of CTEs. */
@@ -16,12 +16,7 @@ export async function writeTogether(db: Kysely<Database>, dialect: DialectName, 
   const last = writes.at(-1);
   if (!last) return;
   if (dialect === 'postgres') {
-    let chain: QueryCreator<Database> = db;
-    writes.slice(0, -1).forEach((write, index) => {
-      // A CTE's query only has to be a statement; kysely's type asks for one with output columns.
-      chain = chain.with(`write_${index}`, (q) => write(q) as never);
-    });
-    await last(chain).execute();
+    await last(asCtes(db, writes.slice(0, -1))).execute();
     return;
   }
   if (writes.length === 1) {
@@ -47,19 +42,25 @@ export async function writeTogetherReading<Reads extends Readonly<Record<string,
 ): Promise<ReadResults<Reads>> {
   const columns = readColumns(reads);
   if (dialect === 'postgres' && columns.length > 0) {
-    let chain: QueryCreator<Database> = db;
-    writes.forEach((write, index) => {
-      chain = chain.with(`write_${index}`, (q) => write(q) as never);
-    });
-    return readResults(reads, await chain.selectNoFrom(columns).executeTakeFirst());
+    return readResults(reads, await asCtes(db, writes).selectNoFrom(columns).executeTakeFirst());
   }
   if (dialect === 'postgres') {
     await writeTogether(db, dialect, writes);
     return readResults(reads, undefined);
   }
   return db.transaction().execute(async (trx) => {
-    const read = await Promise.all(Object.values(reads).map((select) => select && trx.executeQuery(select.compile())));
+    const read = await Promise.all(Object.values(reads).map(async (select) => select && (await trx.executeQuery(select.compile())).rows));
     for (const write of writes) await write(trx).execute();
-    return readResults(reads, Object.fromEntries(Object.keys(reads).map((name, index) => [name, read[index]?.rows ?? []])));
+    return readResults(reads, byName(reads, read));
   });
+}
+
+/** The writes as data-modifying CTEs (`write_0`, …) for the statement that follows them. */
+function asCtes(db: Kysely<Database>, writes: readonly Write[]): QueryCreator<Database> {
+  let chain: QueryCreator<Database> = db;
+  writes.forEach((write, index) => {
+    // A CTE's query only has to be a statement; kysely's type asks for one with output columns.
+    chain = chain.with(`write_${index}`, (q) => write(q) as never);
+  });
+  return chain;
 }

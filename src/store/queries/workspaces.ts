@@ -180,7 +180,7 @@ export async function insertBuild(
   const userIds = unique([workspace.owner_id, build.initiator_id]);
   const before = await writeTogetherReading(db, dialect, writes, {
     ...queueReads(db, workspace.organization_id),
-    users: db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', inList(userIds)),
+    users: userNamesQuery(db, userIds),
   });
   return { queue: queueWithNewJob(before, job), users: before.users };
 }
@@ -335,6 +335,13 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[
 
 const unique = (values: readonly string[]) => [...new Set(values)];
 
+/** The names answers show of these users; undefined when there is nothing to look up. */
+function userNamesQuery(db: Kysely<Database>, userIds: readonly string[]) {
+  return userIds.length === 0
+    ? undefined
+    : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', inList(userIds));
+}
+
 /**
  * Everything the answers for these workspaces and builds show, in one round trip whatever the
  * number of rows (see {@link readTogether}): users, versions, jobs, resources, agents and what the
@@ -354,8 +361,7 @@ export async function listWorkspaceDetails(
   const templateIds = unique(workspaces.map((w) => w.template_id));
   const organizationIds = unique(workspaces.map((w) => w.organization_id));
   const read = await readTogether(db, dialect, {
-    users:
-      userIds.length === 0 ? undefined : db.selectFrom('users').select(['id', 'username', 'avatar_url']).where('id', 'in', inList(userIds)),
+    users: userNamesQuery(db, userIds),
     versions:
       versionIds.length === 0
         ? undefined
