@@ -97,7 +97,7 @@ function knownRelations(
   }
   const organizationIds = new Set(workspaces.map((workspace) => workspace.organization_id));
   const daemonsOf = details.daemons && { organizationIds, daemons: details.daemons };
-  const queuedOf = details.queued && { organizationIds, queued: details.queued };
+  const queuedOf = details.queued && { jobIds: new Set(details.jobs.keys()), queued: details.queued };
   return { builds: knownBuilds, versions, daemonsOf, queuedOf };
 }
 
@@ -249,7 +249,7 @@ function newBuildDetails(
     organizationNames: new Map(),
     latestAppStatuses: new Map(),
     daemons: known.queue?.daemons,
-    queued: known.queue && new Map([[workspace.organization_id, known.queue.queued]]),
+    queued: known.queue && new Map([[known.job.id, known.queue.counts]]),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson, parseStringArray } from '../store/json-column.js';
-import type { JobRelations, KnownJobRelations, ProvisionerDaemonRow, ProvisionerJobRow, QueuedJob } from '../store/rows.js';
+import type { JobRelations, KnownJobRelations, ProvisionerDaemonRow, ProvisionerJobRow, QueueCount } from '../store/rows.js';
 import type { JobInput } from './provisioner-job-protocol.js';
 import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { daemonTakesJob, type ProvisionerTags } from './provisioner-tags.js';
@@ -61,20 +61,12 @@ export async function viewJobs(
 export function viewJobsWith(relations: JobRelations, rows: readonly ProvisionerJobRow[], now: Date): JobView[] {
   const daemons = relations.daemons.map(readDaemon);
   const online = daemons.filter((d) => isOnline(d.row, now));
-  const queues = queuesByDaemon(relations, online);
+  const kindTags = new KindTags();
   return rows.map((row) => {
     const tags = parseJson<Record<string, string>>(row.tags, {});
     const status = jobStatus(row);
-    let position = 0;
-    let size = 0;
-    if (status === 'pending') {
-      for (const queue of queues.values()) {
-        const rank = queue.indexOf(row.id);
-        if (rank < 0) continue;
-        position = position === 0 ? rank + 1 : Math.min(position, rank + 1);
-        size = Math.max(size, queue.length);
-      }
-    }
+    const { position, size } =
+      status === 'pending' ? queuePlace(row, tags, relations.queued.get(row.id) ?? [], online, kindTags) : { position: 0, size: 0 };
     const takers = row.started_at ? [] : daemons.filter((d) => canRun(d, row, tags)).map((d) => d.row.id);
     const input = parseJson<JobInput>(row.input, {});
     const build = relations.builds.get(input.workspace_build_id ?? '');
@@ -147,53 +139,45 @@ function canRun(daemon: ReadDaemon, job: Pick<ProvisionerJobRow, 'organization_i
 }
 
 /**
- * The ids of the queued jobs each online daemon could run, in queue order. The jobs of a queue
- * mostly share their provisioner and tags: each distinct pair is parsed once and matched once per
- * daemon, so a long queue costs a pass over it per daemon and no parsing.
+ * A pending job's place in its queue: for each online daemon that could run it, its rank among the
+ * queued jobs that daemon could run, and how many those are. The best rank is the position and the
+ * longest queue the size, as in the reference. Counted from the queue's kinds (a few), not its jobs.
  */
-function queuesByDaemon(relations: JobRelations, online: readonly ReadDaemon[]): Map<string, string[]> {
-  const kinds = new Map<string, QueueKinds>();
-  const queues = new Map<string, string[]>();
+function queuePlace(
+  job: ProvisionerJobRow,
+  jobTags: ProvisionerTags,
+  counts: readonly QueueCount[],
+  online: readonly ReadDaemon[],
+  kindTags: KindTags,
+): { readonly position: number; readonly size: number } {
+  let position = 0;
+  let size = 0;
+  if (counts.length === 0) return { position, size };
   for (const daemon of online) {
-    const organizationId = daemon.row.organization_id;
-    const queued = relations.queued.get(organizationId) ?? [];
-    let queue = kinds.get(organizationId);
-    if (!queue) {
-      queue = queueKinds(queued);
-      kinds.set(organizationId, queue);
+    if (!canRun(daemon, job, jobTags)) continue;
+    let ahead = 0;
+    let queued = 0;
+    for (const kind of counts) {
+      if (!canRun(daemon, { organization_id: job.organization_id, provisioner: kind.provisioner }, kindTags.parse(kind.tags))) continue;
+      ahead += kind.ahead;
+      queued += kind.queued;
     }
-    const takes = queue.kinds.map((kind) => canRun(daemon, { organization_id: organizationId, provisioner: kind.provisioner }, kind.tags));
-    const ids: string[] = [];
-    queued.forEach((job, index) => {
-      if (takes[queue.kindOf[index] as number]) ids.push(job.id);
-    });
-    queues.set(daemon.row.id, ids);
+    position = position === 0 ? ahead + 1 : Math.min(position, ahead + 1);
+    size = Math.max(size, queued);
   }
-  return queues;
+  return { position, size };
 }
 
-/** The distinct provisioner and tags pairs of a queue, and which pair each job has. */
-interface QueueKinds {
-  readonly kinds: readonly { readonly provisioner: string; readonly tags: ProvisionerTags }[];
-  readonly kindOf: readonly number[];
-}
+/** The tags of the queues' kinds, each distinct set parsed once per answer. */
+class KindTags {
+  readonly #parsed = new Map<string, ProvisionerTags>();
 
-function queueKinds(queued: readonly QueuedJob[]): QueueKinds {
-  const kinds: { provisioner: string; tags: ProvisionerTags }[] = [];
-  const index = new Map<string, Map<string, number>>();
-  const kindOf = queued.map((job) => {
-    let byTags = index.get(job.provisioner);
-    if (!byTags) {
-      byTags = new Map();
-      index.set(job.provisioner, byTags);
+  parse(tags: string): ProvisionerTags {
+    let parsed = this.#parsed.get(tags);
+    if (!parsed) {
+      parsed = parseJson<ProvisionerTags>(tags, {});
+      this.#parsed.set(tags, parsed);
     }
-    let kind = byTags.get(job.tags);
-    if (kind === undefined) {
-      kind = kinds.length;
-      kinds.push({ provisioner: job.provisioner, tags: parseJson<ProvisionerTags>(job.tags, {}) });
-      byTags.set(job.tags, kind);
-    }
-    return kind;
-  });
-  return { kinds, kindOf };
+    return parsed;
+  }
 }

@@ -21,7 +21,7 @@ export type {
   NewJobFields,
   ProvisionerJobLogRow,
   ProvisionerJobRow,
-  QueuedJob,
+  QueueCount,
   ReapableJob,
   StallCutoffs,
   StalledJob,

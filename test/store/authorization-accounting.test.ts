@@ -665,7 +665,7 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => {
       const { template } = await templateFixture(w);
       const { job } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.ok((await w.member.getJobRelations([job])).queued.has(job.organization_id));
+      assert.ok((await w.member.getJobRelations([job])).queued.has(job.id));
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);

@@ -103,6 +103,54 @@ describe('claiming the next provisioner job', () => {
     assert.equal(found.context.initiatorUsername, (await provisioner.getUser(found.job.initiator_id)).username);
   });
 
+  it("shows each pending job's place per online daemon that could run it, across every kind in the queue", async () => {
+    await drain();
+    const now = test.clock.now().toISOString();
+    const daemons = DAEMON_TAGS.map((tags) => ({ id: newId(), tags }));
+    for (const { id, tags } of daemons) {
+      await provisioner.registerProvisionerDaemon({
+        id,
+        organization_id: organizationId,
+        name: `queue-${id}`,
+        provisioners: '["echo"]',
+        tags: JSON.stringify(tags),
+        key_id: null,
+        version: '',
+        api_version: '1.0',
+        created_at: now,
+        last_seen_at: now,
+      });
+    }
+    // Every kind twice, so that jobs of other kinds stand between the two of each.
+    await queueJobs([...JOB_TAGS, ...JOB_TAGS]);
+    const pending = (await owner.provisionerJobs('default', { status: 'pending', limit: 100 })).sort(
+      (a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+    );
+    assert.ok(pending.length >= 2 * JOB_TAGS.length);
+    // The rule, job by job: a daemon's queue is the pending jobs it could run, in order; a job's
+    // position is its best rank in a queue it is in, and its size the longest such queue.
+    const expected = pending.map((job) => {
+      let position = 0;
+      let size = 0;
+      for (const daemon of daemons) {
+        const queue = pending.filter((other) => daemonTakesJob(daemon.tags, other.tags)).map((other) => other.id);
+        const rank = queue.indexOf(job.id);
+        if (rank < 0) continue;
+        position = position === 0 ? rank + 1 : Math.min(position, rank + 1);
+        size = Math.max(size, queue.length);
+      }
+      return [job.id, position, size];
+    });
+    assert.ok(
+      expected.some(([, position]) => typeof position === 'number' && position > 2),
+      'some job waits behind others of its daemons',
+    );
+    assert.deepEqual(
+      pending.map((job) => [job.id, job.queue_position, job.queue_size]),
+      expected,
+    );
+  });
+
   it('hands concurrent claimants different jobs, each job once', async () => {
     await drain();
     const ids = await queueJobs(Array.from({ length: 12 }, () => ({})));

@@ -55,58 +55,98 @@ export async function insertJob(db: Kysely<Database>, row: ProvisionerJobRow): P
   await db.insertInto('provisioner_jobs').values(row).execute();
 }
 
-/** What queue positions are computed from: which job, for which provisioner, with which tags. */
-export type QueuedJob = Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>;
+/**
+ * One kind of queued job (a provisioner and a set of tags) in a pending job's organization: how
+ * many of that kind are queued, and how many of them are ahead of the job. A daemon's queue is the
+ * kinds it takes, so a job's place is counted from these, a few rows, not read from the whole queue.
+ */
+export interface QueueCount {
+  /** The pending job this counts for. */
+  readonly job_id: string;
+  readonly provisioner: string;
+  /** The kind's tags in canonical form, as the jobs carry them. */
+  readonly tags: string;
+  readonly queued: number;
+  /** Queued jobs of this kind before the job in queue order, (created_at, id). */
+  readonly ahead: number;
+}
 
 /**
- * The queues of these organizations, oldest first, with only what positions need; when `ofJobs`
- * is given, only while one of those jobs is itself queued (no rows otherwise), so that a page that
- * may show a queued job can read its queue alongside the jobs, before knowing. Undefined when
- * there is nothing to look up.
+ * The queue counts of those of `jobIds` still queued (none for the others), each against its own
+ * organization's queue. Undefined when there is nothing to look up.
  */
-export function queuesQuery(db: Kysely<Database>, organizationIds: readonly string[], ofJobs?: readonly string[]) {
-  if (organizationIds.length === 0 || ofJobs?.length === 0) return undefined;
-  return queue(db, organizationIds)
-    .select(['id', 'provisioner', 'tags', 'organization_id', 'created_at'])
-    .$if(ofJobs !== undefined, (q) =>
-      q.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('provisioner_jobs as page')
-            .select('page.id')
-            .where('page.id', 'in', inList(ofJobs ?? []))
-            .where('page.started_at', 'is', null)
-            .where('page.completed_at', 'is', null)
-            .where('page.canceled_at', 'is', null),
-        ),
-      ),
-    )
-    .orderBy('created_at')
-    .orderBy('id');
-}
-
-/** Rows of {@link queuesQuery} as each organization's queue. */
-export function queuesByOrganization(rows: readonly (QueuedJob & { readonly organization_id: string })[]): Map<string, QueuedJob[]> {
-  const queues = new Map<string, QueuedJob[]>();
-  for (const { organization_id: organizationId, ...job } of rows) {
-    const queue = queues.get(organizationId);
-    if (queue) queue.push(job);
-    else queues.set(organizationId, [job]);
-  }
-  return queues;
-}
-
-/** Queued jobs of organizations: the conditions of the partial index `provisioner_jobs_queued`. */
-function queue(db: Kysely<Database>, organizationIds: string | readonly string[]) {
+export function queueCountsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
+  if (jobIds.length === 0) return undefined;
   return db
-    .selectFrom('provisioner_jobs')
-    .where((eb) =>
-      typeof organizationIds === 'string'
-        ? eb('organization_id', '=', organizationIds)
-        : eb('organization_id', 'in', inList(organizationIds)),
-    )
-    .where('started_at', 'is', null)
-    .where('completed_at', 'is', null)
-    .where('canceled_at', 'is', null);
+    .selectFrom('provisioner_jobs as job')
+    .innerJoin('provisioner_jobs as queued', 'queued.organization_id', 'job.organization_id')
+    .where('job.id', 'in', inList(jobIds))
+    .where(isQueued('job'))
+    .where(isQueued('queued'))
+    .groupBy(['job.id', 'queued.provisioner', 'queued.tags'])
+    .select(['job.id as job_id', 'queued.provisioner', 'queued.tags'])
+    .select(kindCounts(sql.ref('job.created_at'), sql.ref('job.id')));
+}
+
+/**
+ * The counts of an organization's queue for a job about to join it, as the queue was before: the
+ * job's `job_id` is the caller's to add, and the job itself to count (see {@link withQueuedJob}).
+ */
+export function queueCountsBeforeQuery(db: Kysely<Database>, job: Pick<ProvisionerJobRow, 'organization_id' | 'created_at' | 'id'>) {
+  return db
+    .selectFrom('provisioner_jobs as queued')
+    .where('queued.organization_id', '=', job.organization_id)
+    .where(isQueued('queued'))
+    .groupBy(['queued.provisioner', 'queued.tags'])
+    .select(['queued.provisioner', 'queued.tags'])
+    .select(kindCounts(sql.val(job.created_at), sql.val(job.id)));
+}
+
+/** The conditions of the partial index `provisioner_jobs_queued`, on the jobs of `table`. */
+function isQueued(table: 'provisioner_jobs' | 'job' | 'queued') {
+  const column = (name: string) => sql.ref(`${table}.${name}`);
+  return sql<SqlBool>`${column('started_at')} is null and ${column('completed_at')} is null and ${column('canceled_at')} is null`;
+}
+
+/** A kind's count, and how many of it come before the job at (createdAt, id); integers on both databases. */
+function kindCounts(createdAt: Expression<string>, id: Expression<string>) {
+  return [
+    sql<number>`cast(count(*) as integer)`.as('queued'),
+    sql<number>`cast(sum(case when "queued"."created_at" < ${createdAt}
+      or ("queued"."created_at" = ${createdAt} and "queued"."id" < ${id}) then 1 else 0 end) as integer)`.as('ahead'),
+  ];
+}
+
+/** The counts read before `job` was queued, with `job` in them: one more of its kind. */
+export function withQueuedJob(
+  before: readonly Omit<QueueCount, 'job_id'>[],
+  job: Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>,
+): QueueCount[] {
+  const counts = before.map((kind) => ({
+    ...kind,
+    job_id: job.id,
+    queued: kind.provisioner === job.provisioner && kind.tags === job.tags ? kind.queued + 1 : kind.queued,
+  }));
+  if (!before.some((kind) => kind.provisioner === job.provisioner && kind.tags === job.tags)) {
+    counts.push({ job_id: job.id, provisioner: job.provisioner, tags: job.tags, queued: 1, ahead: 0 });
+  }
+  return counts;
+}
+
+/** Rows of {@link queueCountsQuery} by the job they count for. */
+export function queueCountsByJob(rows: readonly QueueCount[]): Map<string, QueueCount[]> {
+  const counts = new Map<string, QueueCount[]>();
+  for (const row of rows) {
+    const ofJob = counts.get(row.job_id);
+    if (ofJob) ofJob.push(row);
+    else counts.set(row.job_id, [row]);
+  }
+  return counts;
+}
+
+/** The queued jobs of an organization. */
+function queue(db: Kysely<Database>, organizationId: string) {
+  return db.selectFrom('provisioner_jobs').where('organization_id', '=', organizationId).where(isQueued('provisioner_jobs'));
 }
 
 /** A provisioner daemon as the queue sees it: which job types it runs, with which tags. */
@@ -424,8 +464,8 @@ export async function finishJob(
 /** What job answers show besides the job rows: daemons and queues of their organizations, their versions' templates. */
 export interface JobRelations {
   readonly daemons: readonly ProvisionerDaemonRow[];
-  /** Queued jobs per organization, oldest first. */
-  readonly queued: ReadonlyMap<string, readonly QueuedJob[]>;
+  /** The queue counts of each job still queued, by job id (see {@link queueCountsQuery}). */
+  readonly queued: ReadonlyMap<string, readonly QueueCount[]>;
   readonly versions: ReadonlyMap<
     string,
     {
@@ -447,14 +487,13 @@ export interface JobRelations {
 export type KnownJobRelations = Partial<Pick<JobRelations, 'versions' | 'builds'>> & {
   /** The daemons of these organizations, all of them, read already. */
   readonly daemonsOf?: { readonly organizationIds: ReadonlySet<string>; readonly daemons: readonly ProvisionerDaemonRow[] } | undefined;
-  /** The queues of these organizations, read with the jobs (see {@link queuesQuery}): complete wherever a job was queued. */
-  readonly queuedOf?:
-    { readonly organizationIds: ReadonlySet<string>; readonly queued: ReadonlyMap<string, readonly QueuedJob[]> } | undefined;
+  /** The queue counts of these jobs, read with them (see {@link queueCountsQuery}): none for a job that was not queued. */
+  readonly queuedOf?: { readonly jobIds: ReadonlySet<string>; readonly queued: ReadonlyMap<string, readonly QueueCount[]> } | undefined;
 };
 
 /**
- * The related rows of some jobs, in a fixed number of queries (one more per organization for its
- * queue); builds, versions and daemons found in `known` are taken from there.
+ * The related rows of some jobs, in a fixed number of queries; builds, versions, daemons and queue
+ * counts found in `known` are taken from there.
  */
 export async function jobRelations(
   db: Kysely<Database>,
@@ -497,16 +536,14 @@ export async function jobRelations(
     return version ? [{ id, ...version }] : [];
   });
   const unknownVersionIds = versionIds.filter((id) => !known.versions?.has(id));
-  const queuedOrganizationIds = [
-    ...new Set(rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.organization_id)),
-  ];
+  const queuedJobIds = rows.filter((row) => row.started_at === null && row.completed_at === null).map((row) => row.id);
   const { daemonsOf, queuedOf } = known;
   const knownDaemons = daemonsOf && organizationIds.every((id) => daemonsOf.organizationIds.has(id)) ? daemonsOf.daemons : undefined;
-  const knownQueues = queuedOf && queuedOrganizationIds.every((id) => queuedOf.organizationIds.has(id)) ? queuedOf.queued : undefined;
+  const knownQueues = queuedOf && queuedJobIds.every((id) => queuedOf.jobIds.has(id)) ? queuedOf.queued : undefined;
   // Queue positions are shown for jobs still waiting; a page with none needs no queue.
   const read = await readTogether(db, dialect, {
     daemons: knownDaemons ? undefined : daemonsOfOrganizationsQuery(db, organizationIds),
-    queued: knownQueues ? undefined : queuesQuery(db, queuedOrganizationIds),
+    queued: knownQueues ? undefined : queueCountsQuery(db, queuedJobIds),
     versions:
       unknownVersionIds.length === 0
         ? undefined
@@ -518,7 +555,7 @@ export async function jobRelations(
             .where('v.id', 'in', inList(unknownVersionIds)),
   });
   const daemons = knownDaemons ?? read.daemons;
-  const queued = knownQueues ?? queuesByOrganization(read.queued);
+  const queued = knownQueues ?? queueCountsByJob(read.queued);
   const versions = read.versions;
   return {
     daemons,

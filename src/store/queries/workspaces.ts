@@ -5,9 +5,11 @@ import { joined } from '../joined-rows.js';
 import { readTogether } from '../read-together.js';
 import { writeTogether, writeTogetherReading } from '../write-together.js';
 import {
-  queuesByOrganization,
-  queuesQuery,
-  type QueuedJob,
+  queueCountsBeforeQuery,
+  queueCountsByJob,
+  queueCountsQuery,
+  withQueuedJob,
+  type QueueCount,
   jobsByIdsQuery,
   listResourcesOfJobs,
   resourcesOfJobsQuery,
@@ -179,7 +181,7 @@ export async function insertBuild(
   }
   const userIds = unique([workspace.owner_id, build.initiator_id]);
   const before = await writeTogetherReading(db, dialect, writes, {
-    ...queueReads(db, workspace.organization_id),
+    ...queueReads(db, job),
     users: userNamesQuery(db, userIds),
   });
   return { queue: queueWithNewJob(before, job), users: before.users };
@@ -191,10 +193,11 @@ export function insertedJob(insert: BuildInsert): ProvisionerJobRow {
   return insert.orphan ? { ...insert.job, started_at: at, completed_at: at } : insert.job;
 }
 
-/** An organization's provisioner daemons and its queue of jobs, oldest first: what a queued job's place is counted from. */
+/** An organization's provisioner daemons and its queue's counts for a new job: what the job's place is counted from. */
 export interface OrganizationQueue {
   readonly daemons: readonly ProvisionerDaemonRow[];
-  readonly queued: readonly QueuedJob[];
+  /** None when the job is not queued. */
+  readonly counts: readonly QueueCount[];
 }
 
 /**
@@ -218,28 +221,22 @@ export async function insertWorkspace(
     await writeTogether(db, dialect, writes);
     return undefined;
   }
-  const before = await writeTogetherReading(db, dialect, writes, queueReads(db, workspace.organization_id));
+  const before = await writeTogetherReading(db, dialect, writes, queueReads(db, first.job));
   return queueWithNewJob(before, first.job);
 }
 
-/** The reads of an organization's daemons and queue. */
-function queueReads(db: Kysely<Database>, organizationId: string) {
-  return { daemons: daemonsOfOrganizationsQuery(db, [organizationId]), queued: queuesQuery(db, [organizationId]) };
+/** The reads of a new job's organization's daemons and of its queue's counts before the job. */
+function queueReads(db: Kysely<Database>, job: ProvisionerJobRow) {
+  return { daemons: daemonsOfOrganizationsQuery(db, [job.organization_id]), counts: queueCountsBeforeQuery(db, job) };
 }
 
-/** The queue as read before inserting `job`, with `job` in its place: the queue's order is (created_at, id). */
+/** The queue as counted before inserting `job`, with `job` in it. */
 function queueWithNewJob(
-  before: { readonly daemons: readonly ProvisionerDaemonRow[]; readonly queued: readonly (QueuedJob & { readonly created_at: string })[] },
+  before: { readonly daemons: readonly ProvisionerDaemonRow[]; readonly counts: readonly Omit<QueueCount, 'job_id'>[] },
   job: ProvisionerJobRow,
 ): OrganizationQueue {
-  if (job.started_at !== null || job.completed_at !== null || job.canceled_at !== null) return before;
-  const queued: QueuedJob[] = [...before.queued];
-  const after = before.queued.findIndex(
-    (other) => other.created_at > job.created_at || (other.created_at === job.created_at && other.id > job.id),
-  );
-  const { id, provisioner, tags } = job;
-  queued.splice(after < 0 ? queued.length : after, 0, { id, provisioner, tags });
-  return { daemons: before.daemons, queued };
+  const queued = job.started_at === null && job.completed_at === null && job.canceled_at === null;
+  return { daemons: before.daemons, counts: queued ? withQueuedJob(before.counts, job) : [] };
 }
 
 /** Changes a build's deadline (extend, TTL off, activity bump). */
@@ -319,8 +316,8 @@ export interface WorkspaceDetails {
   readonly latestAppStatuses: ReadonlyMap<string, AppStatusRow>;
   /** Every provisioner daemon of the workspaces' organizations, for the views of the jobs; undefined when not read. */
   readonly daemons: readonly ProvisionerDaemonRow[] | undefined;
-  /** The queues of the workspaces' organizations wherever one of the jobs is queued (see `queuesQuery`); undefined when not read. */
-  readonly queued: ReadonlyMap<string, readonly QueuedJob[]> | undefined;
+  /** The queue counts of the jobs still queued, by job id (see `queueCountsQuery`); undefined when not read. */
+  readonly queued: ReadonlyMap<string, readonly QueueCount[]> | undefined;
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
@@ -382,7 +379,7 @@ export async function listWorkspaceDetails(
     statuses: appStatusesOfJobsQuery(db, jobIds),
     daemons: daemonsOfOrganizationsQuery(db, organizationIds),
     // Where a read is a round trip: on SQLite the job views read a queue themselves when they need it.
-    queued: dialect === 'postgres' ? queuesQuery(db, organizationIds, jobIds) : undefined,
+    queued: dialect === 'postgres' ? queueCountsQuery(db, jobIds) : undefined,
   });
   return {
     users: new Map(read.users.map((u) => [u.id, u])),
@@ -396,7 +393,7 @@ export async function listWorkspaceDetails(
     organizationNames: new Map(read.organizations.map((o) => [o.id, o.name])),
     latestAppStatuses: latestOfEachWorkspace(read.newestStatuses),
     daemons: read.daemons,
-    queued: dialect === 'postgres' ? queuesByOrganization(read.queued) : undefined,
+    queued: dialect === 'postgres' ? queueCountsByJob(read.queued) : undefined,
   };
 }
 
