@@ -5,6 +5,7 @@ import { JOB_POSTED_CHANNEL, jobEventsChannel } from '../domain/provisioner-even
 import {
   acquireJob,
   type Announcing,
+  type ClaimedJob,
   completeJob,
   failJob,
   registerDaemon,
@@ -35,7 +36,8 @@ export class ProvisionerDaemonSession {
   #wake: (() => void) | undefined;
   #closed = false;
   #queue = Promise.resolve();
-  readonly #held = new Map<string, () => Promise<void>>();
+  /** The jobs this daemon holds: what their claim read, and the end of following their events. */
+  readonly #held = new Map<string, { readonly claimed: ClaimedJob; readonly unfollow: () => Promise<void> }>();
   #stopPosted: (() => Promise<void>) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
 
@@ -110,7 +112,16 @@ export class ProvisionerDaemonSession {
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
       case 'complete':
-        this.#announcing(await completeJob(this.protocol, this.daemon, message.job_id, message.result, message.logs));
+        this.#announcing(
+          await completeJob(
+            this.protocol,
+            this.daemon,
+            message.job_id,
+            message.result,
+            message.logs,
+            this.#held.get(message.job_id)?.claimed,
+          ),
+        );
         return this.#acknowledge(message.job_id, message.acquire);
       case 'fail':
         this.#announcing(await failJob(this.protocol, this.daemon, message.job_id, message));
@@ -145,7 +156,7 @@ export class ProvisionerDaemonSession {
           this.#acquiring = false;
           this.#announcing(acquired);
           const job = acquired.value;
-          await this.#hold(job.job_id);
+          await this.#hold(acquired.claimed);
           this.#send({ type: 'job', job });
           return;
         }
@@ -167,16 +178,17 @@ export class ProvisionerDaemonSession {
     }
   }
 
-  /** Follows a held job's events so a cancel reaches the daemon at once. */
-  async #hold(jobId: string): Promise<void> {
-    const stop = await this.protocol.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
+  /** Keeps what a job's claim read, and follows the job's events so a cancel reaches the daemon at once. */
+  async #hold(claimed: ClaimedJob): Promise<void> {
+    const jobId = claimed.job.id;
+    const unfollow = await this.protocol.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
       if (event === 'canceled') this.#send({ type: 'cancel', job_id: jobId });
     });
-    this.#held.set(jobId, stop);
+    this.#held.set(jobId, { claimed, unfollow });
   }
 
   async #release(jobId: string): Promise<void> {
-    await this.#held.get(jobId)?.();
+    await this.#held.get(jobId)?.unfollow();
     this.#held.delete(jobId);
   }
 
@@ -211,7 +223,7 @@ export class ProvisionerDaemonSession {
     this.#wake?.();
     clearInterval(this.#heartbeat);
     await this.#stopPosted?.();
-    for (const stop of this.#held.values()) await stop();
+    for (const { unfollow } of this.#held.values()) await unfollow();
     this.#held.clear();
   }
 }

@@ -16,7 +16,15 @@ import type {
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import { parseJson } from '../store/json-column.js';
 import type { PubSub } from '../store/pubsub.js';
-import type { JobCompletion, JobContext, JobLogLine, JobWithContext, ProvisionerJobRow, WorkspaceResourceRow } from '../store/rows.js';
+import type {
+  CompletionExpectation,
+  JobCompletion,
+  JobContext,
+  JobLogLine,
+  JobWithContext,
+  ProvisionerJobRow,
+  WorkspaceResourceRow,
+} from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { computeDeadlines } from './schedule/index.js';
@@ -100,7 +108,7 @@ export async function acquireJob(
   protocol: JobProtocol,
   daemon: ConnectedDaemon,
   accessUrl: string,
-): Promise<Announcing<AcquiredJob> | undefined> {
+): Promise<(Announcing<AcquiredJob> & { readonly claimed: ClaimedJob }) | undefined> {
   const { store } = protocol;
   const taker = { workerId: daemon.id, provisioners: daemon.provisioners, tags: daemon.tags };
   for (;;) {
@@ -109,7 +117,12 @@ export async function acquireJob(
     const { job, context } = claimed;
     try {
       const acquired = describeJob(job, context, accessUrl);
-      return { value: acquired, announced: publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id) };
+      return {
+        value: acquired,
+        announced: publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id),
+        // The archive went out with the job; recording its end does not need it kept.
+        claimed: { job, context: { ...context, file: undefined } },
+      };
     } catch (error) {
       // A job that cannot be described (its file is gone, say) fails at once rather than hanging.
       await (
@@ -246,39 +259,90 @@ function finishing(protocol: JobProtocol): JobProtocol {
   return { ...protocol, store: protocol.store.urgent() };
 }
 
-/** Records a finished job with its results and its last log lines. */
+/**
+ * What the claim of a job read with it, which the daemon's session keeps while the daemon runs the
+ * job: the job's end is then recorded from it, checked rather than read again.
+ */
+export type ClaimedJob = JobWithContext;
+
+/** How many times a job's end is computed when what it was computed from keeps changing meanwhile. */
+const COMPLETION_ATTEMPTS = 3;
+
+/**
+ * Records a finished job with its results and its last log lines. Its results are computed from
+ * what the claim read (`claimed`), and stored only if that still holds: the job this daemon's and
+ * unfinished, the workspace and template settings they depend on unchanged. Otherwise they are
+ * computed again from a fresh read.
+ */
 export async function completeJob(
   protocol: JobProtocol,
   daemon: ConnectedDaemon,
   jobId: string,
   result: CompletedJob,
   logs: readonly JobLogInput[] = [],
+  claimed?: ClaimedJob,
 ): Promise<Announcing> {
   protocol = finishing(protocol);
-  const { job, context } = await heldJobToRecord(protocol, daemon, jobId);
-  if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
   const refusal = result.type === 'template_version_import' ? importRefusal(result) : undefined;
   if (refusal) {
+    const job = await heldJob(protocol, daemon, jobId);
     await appendLastLines(protocol, job, logs);
     return finishJob(protocol, job, refusal);
   }
-  const now = protocol.clock.now().toISOString();
-  const outcome: JobCompletion =
-    result.type === 'template_version_import'
-      ? importCompletion(jobId, result, now)
-      : result.type === 'template_version_dry_run'
-        ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
-        : buildCompletion(jobId, context, result, now, protocol.features);
-  const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
-  const stored = await protocol.store.completeProvisionerJob(job, completion, context?.build?.workspace);
-  // No order between them: the agent-token invalidation, the job's followers and the workspace's
-  // watchers. Published in one turn, they go out in one NOTIFY.
-  const announced = Promise.all([
-    stored.announced,
-    publishJobEvent(protocol, jobId, 'done'),
-    publishWorkspaceOfJob(protocol, job, context?.build?.workspace?.id),
-  ]);
-  return { value: undefined, announced: announced.then(() => undefined) };
+  let read = claimed?.job.id === jobId ? claimed : undefined;
+  for (let attempt = 1; ; attempt++) {
+    const { job, context } = read ?? (await heldJobToRecord(protocol, daemon, jobId));
+    if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
+    const now = protocol.clock.now().toISOString();
+    const outcome: JobCompletion =
+      result.type === 'template_version_import'
+        ? importCompletion(jobId, result, now)
+        : result.type === 'template_version_dry_run'
+          ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
+          : buildCompletion(jobId, context, result, now, protocol.features);
+    const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
+    const expected = { workerId: daemon.id, ...deadlineInputs(context, outcome) };
+    const stored = await protocol.store.completeProvisionerJob(job, completion, context.build?.workspace, expected);
+    if (!stored.stored) {
+      await stored.announced;
+      if (attempt === COMPLETION_ATTEMPTS) {
+        throw new HttpProblem(409, "The job's workspace or template kept changing while its end was recorded.");
+      }
+      read = undefined;
+      continue;
+    }
+    // No order between them: the agent-token invalidation, the job's followers and the workspace's
+    // watchers. Published in one turn, they go out in one NOTIFY.
+    const announced = Promise.all([
+      stored.announced,
+      publishJobEvent(protocol, jobId, 'done'),
+      publishWorkspaceOfJob(protocol, job, context.build?.workspace?.id),
+    ]);
+    return { value: undefined, announced: announced.then(() => undefined) };
+  }
+}
+
+/**
+ * The settings a build's deadlines were computed from (see startDeadlines), as they were read: its
+ * end is stored only while they are unchanged.
+ */
+function deadlineInputs(context: JobContext, outcome: JobCompletion): Pick<CompletionExpectation, 'workspace' | 'template'> {
+  const workspace = context.build?.workspace;
+  const template = context.build?.template;
+  if (!outcome.build || !('deadline' in outcome.build.changes) || !workspace || !template) return {};
+  return {
+    workspace: { id: workspace.id, values: { ttl_ms: workspace.ttl_ms, autostart_schedule: workspace.autostart_schedule } },
+    template: {
+      id: template.id,
+      values: {
+        default_ttl_ms: template.default_ttl_ms,
+        allow_user_autostop: template.allow_user_autostop,
+        autostart_requirement_days: template.autostart_requirement_days,
+        autostop_requirement_days: template.autostop_requirement_days,
+        autostop_requirement_weeks: template.autostop_requirement_weeks,
+      },
+    },
+  };
 }
 
 /** Why an import that ran cannot be used: variables left without values, or external auth this deployment lacks. */

@@ -9,7 +9,7 @@ export type { SignInStateRow, UserLinkRow } from './queries/external-sign-in.js'
 export type { GitSshKeyRow } from './queries/git-ssh-keys.js';
 export type { MemberRow } from './queries/members.js';
 export type { OrganizationRow } from './queries/organizations.js';
-export type { JobCompletion, JobContext, JobWithContext } from './queries/job-completion.js';
+export type { CompletionExpectation, JobCompletion, JobContext, JobWithContext } from './queries/job-completion.js';
 export type { ProvisionerDaemonRow, ProvisionerDaemonWithState } from './queries/provisioner-daemons.js';
 export type {
   DaemonLiveness,

@@ -55,9 +55,9 @@ export async function writeTogetherReading<Reads extends Readonly<Record<string,
   });
 }
 
-/** The writes as data-modifying CTEs (`write_0`, …) for the statement that follows them. */
-function asCtes(db: Kysely<Database>, writes: readonly Write[]): QueryCreator<Database> {
-  let chain: QueryCreator<Database> = db;
+/** The writes as data-modifying CTEs (`write_0`, …) after those of `start`, for the statement that follows them. */
+export function asCtes(start: QueryCreator<Database>, writes: readonly Write[]): QueryCreator<Database> {
+  let chain = start;
   writes.forEach((write, index) => {
     // A CTE's query only has to be a statement; kysely's type asks for one with output columns.
     chain = chain.with(`write_${index}`, (q) => write(q) as never);

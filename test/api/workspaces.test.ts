@@ -243,6 +243,17 @@ describe('workspaces and builds', () => {
     await expectApiError(bob.createWorkspaceBuild(workspace.id, { transition: 'reboot' }), 400);
   });
 
+  it("records a start's deadline from the workspace's TTL as it is when the build ends, even when it changed while the build ran", async () => {
+    const slow = await createEchoTemplate(owner, 'slow-apply', { apply: { delay_ms: 1500 } });
+    const workspace = await bob.createWorkspace('me', { name: 'ttl-changes', template_id: slow.template.id, ttl_ms: 3_600_000 });
+    // The job's claim has read the workspace (and its TTL) by the time its build is starting.
+    await eventually(async () => assert.equal((await bob.workspace(workspace.id)).latest_build.status, 'starting'));
+    await bob.updateWorkspaceTtl(workspace.id, 7_200_000);
+    const done = await finished(bob, workspace.latest_build);
+    assert.equal(done.status, 'running');
+    assert.equal(done.deadline, new Date(Date.parse(done.job.completed_at ?? '') + 7_200_000).toISOString());
+  });
+
   it('streams the workspace to watchers on every change', async () => {
     const workspace = await alice.createWorkspace('me', { name: 'watched', template_id: template.id });
     await finished(alice, workspace.latest_build);

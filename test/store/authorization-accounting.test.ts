@@ -727,7 +727,7 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal(run.context.build?.workspace?.owner_id, w.memberId);
       assert.equal(run.context.build?.row?.job_id, job.id);
       assert.ok(run.context.file && run.context.file.data.length > 0, 'running reads the archive');
-      assert.equal(run.context.build?.template, undefined);
+      assert.equal(run.context.build?.template?.id, workspace.template_id, "the template, whose schedule the job's end is recorded with");
       const record = await provisioner(w).getProvisionerJobWithContext(job.organization_id, job.id, 'record');
       assert.equal(record.context.file, undefined, 'recording leaves the archive out');
       assert.equal(record.context.build?.template?.id, workspace.template_id);
@@ -756,14 +756,19 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   completeProvisionerJob: {
     allowed: async (w) => {
+      await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
-      await (
-        await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined)
-      ).announced;
+      const workerId = newId();
+      assert.equal((await claimNext(w, workerId))?.id, job.id);
+      const stored = await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined, { workerId });
+      await stored.announced;
+      assert.equal(stored.stored, true);
       assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).completed_at !== null, true);
     },
     denied: async (w) =>
-      expectRefused(async () => w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, completion(w, {}), undefined)),
+      expectRefused(async () =>
+        w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, completion(w, {}), undefined, { workerId: newId() }),
+      ),
   },
   finishProvisionerJob: {
     allowed: async (w) => {

@@ -1,10 +1,20 @@
-import { sql, type Compilable, type Insertable, type Kysely, type OperationNodeSource, type Updateable } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type Insertable,
+  type Kysely,
+  type OperationNodeSource,
+  type QueryCreator,
+  type RawBuilder,
+  type SqlBool,
+  type Updateable,
+} from 'kysely';
 import { joined } from '../joined-rows.js';
 import type { DialectName } from '../database.js';
-import { writeTogether, type Write } from '../write-together.js';
+import { asCtes, type Write } from '../write-together.js';
 import type { Database, TemplateVersionTable, WorkspaceAgentTable, WorkspaceBuildTable } from '../schema.js';
 import type { FileRow } from './files.js';
-import { jobLogWrites, type JobLogLine, type ProvisionerJobRow, type WorkspaceResourceRow } from './provisioner-jobs.js';
+import type { JobLogLine, ProvisionerJobRow, WorkspaceResourceRow } from './provisioner-jobs.js';
 import type { TemplateRow } from './templates.js';
 import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 
@@ -12,7 +22,7 @@ import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
 export interface JobContext {
   readonly file: FileRow | undefined;
   readonly initiatorUsername: string | undefined;
-  /** For workspace builds: the build and its workspace; to run it, the owner's username and the version's variables; to record it, the template. */
+  /** For workspace builds: the build, its workspace and its template; to run it, the owner's username and the version's variables. */
   readonly build?: {
     readonly row: WorkspaceBuildRow | undefined;
     readonly workspace: WorkspaceRow | undefined;
@@ -22,7 +32,10 @@ export interface JobContext {
   };
 }
 
-/** Why a job's context is read: to run the job (file, names, variables), or to record a finished build (its template's schedule rules). */
+/**
+ * Why a job's context is read: to run the job (file, names, variables, and the template, whose
+ * schedule its end is recorded with), or only to record its end (when what the claim read is gone).
+ */
 export type JobContextPurpose = 'run' | 'record';
 
 /** A job row with its context, as one read finds them. */
@@ -34,8 +47,7 @@ export interface JobWithContext {
 /**
  * Reads a job with its file, initiator and, for a build, what the build is of, in one statement:
  * each is one row found from the job, so they are outer joins of it. For `record`, only the build,
- * its workspace and its template: the file (the whole archive) and the names are left out, and
- * running needs no template.
+ * its workspace and its template: the file (the whole archive) and the names are left out.
  */
 export async function readJobWithContext(
   db: Kysely<Database>,
@@ -70,7 +82,7 @@ export async function claimJobToRun(
 function contextColumns(purpose: JobContextPurpose) {
   const { job, build, workspace, template, file } = joined;
   return purpose === 'run'
-    ? sql`${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns},
+    ? sql`${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns}, ${template.columns},
         "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables"`
     : sql`${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}`;
 }
@@ -82,7 +94,8 @@ function contextJoins(purpose: JobContextPurpose) {
         left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
         left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
         left join "users" as "u" on "u"."id" = "w"."owner_id" and "u"."deleted" = 0
-        left join "template_versions" as "v" on "v"."id" = "b"."template_version_id"`
+        left join "template_versions" as "v" on "v"."id" = "b"."template_version_id"
+        left join "templates" as "t" on "t"."id" = "w"."template_id"`
     : sql`left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
         left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
         left join "templates" as "t" on "t"."id" = "w"."template_id"`;
@@ -129,28 +142,108 @@ export interface JobCompletion {
     | undefined;
 }
 
-/** Stores a job's results and marks it completed, all or nothing. */
+/**
+ * What recording a job's end rests on: the job is still held by `workerId` and unfinished, and the
+ * rows its results were computed from still have the values they were computed from (the columns
+ * named, as read). When the claim's reading is used, that reading is checked here, not read again.
+ */
+export interface CompletionExpectation {
+  readonly workerId: string;
+  readonly workspace?: { readonly id: string; readonly values: Partial<WorkspaceRow> } | undefined;
+  readonly template?: { readonly id: string; readonly values: Partial<TemplateRow> } | undefined;
+}
+
+/**
+ * Stores a job's results and marks it completed, all or nothing, if `expected` holds; returns
+ * whether it did. On PostgreSQL that is one statement: the job's end is a data-modifying CTE whose
+ * condition is the expectation, and every other write is conditional on that end having been
+ * written. On SQLite the end is written first in a transaction, the rest only after it.
+ */
 export async function storeJobCompletion(
   db: Kysely<Database>,
   dialect: DialectName,
   jobId: string,
   completion: JobCompletion,
-): Promise<void> {
+  expected: CompletionExpectation,
+): Promise<boolean> {
+  const end = (q: QueryCreator<Database>) =>
+    q
+      .updateTable('provisioner_jobs')
+      .set({ completed_at: completion.now, updated_at: completion.now })
+      .where('id', '=', jobId)
+      .where('worker_id', '=', expected.workerId)
+      .where('completed_at', 'is', null)
+      .where(
+        sql<SqlBool>`${sql.join([sql`true`, ...stillAsRead('workspaces', expected.workspace), ...stillAsRead('templates', expected.template)], sql` and `)}`,
+      );
+  if (dialect === 'postgres') {
+    const writes = resultWrites(jobId, completion, sql<SqlBool>`exists (select 1 from "ended")`);
+    const statement = asCtes(
+      db.with('ended', (q) => end(q).returning('id')),
+      writes,
+    );
+    const row = await statement.selectNoFrom(sql<number>`(select count(*) from "ended")`.as('ended')).executeTakeFirst();
+    return Number(row?.ended) === 1;
+  }
+  return db.transaction().execute(async (trx) => {
+    const ended = await end(trx).executeTakeFirst();
+    if (Number(ended.numUpdatedRows) !== 1) return false;
+    for (const write of resultWrites(jobId, completion)) await write(trx).execute();
+    return true;
+  });
+}
+
+/** That a row still has these values (null-safe), as a condition on the job's end. */
+function stillAsRead(table: 'workspaces' | 'templates', expected: { readonly id: string; readonly values: object } | undefined) {
+  if (!expected) return [];
+  const columns = Object.entries(expected.values).map(([column, value]: [string, unknown]) =>
+    value === null ? sql`${sql.ref(`expected.${column}`)} is null` : sql`${sql.ref(`expected.${column}`)} = ${value}`,
+  );
+  return [
+    sql`exists (select 1 from ${sql.table(table)} as "expected" where "expected"."id" = ${expected.id} and ${sql.join([sql`true`, ...columns], sql` and `)})`,
+  ];
+}
+
+/**
+ * A job's results as writes: its last log lines, an import's findings, resources, agents, and a
+ * build's changes. With `ifEnded`, each write happens only under that condition (PostgreSQL's
+ * statement: only if the end was written); inserts then select their rows from one JSON
+ * parameter, typed by the table's own row type.
+ */
+function resultWrites(jobId: string, completion: JobCompletion, ifEnded?: RawBuilder<SqlBool>): Write[] {
   const { now, version, build } = completion;
-  const writes: Write[] = jobLogWrites(jobId, completion.logs ?? []);
-  if (version) writes.push((q) => q.updateTable('template_versions').set(version).where('job_id', '=', jobId));
-  if (completion.resources.length > 0) writes.push((q) => q.insertInto('workspace_resources').values([...completion.resources]));
-  if (completion.agents.length > 0) writes.push((q) => q.insertInto('workspace_agents').values([...completion.agents]));
+  const onlyIfEnded = <Q extends { where(condition: RawBuilder<SqlBool>): Q }>(query: Q) => (ifEnded ? query.where(ifEnded) : query);
+  const writes: Write[] = [];
+  const logs = (completion.logs ?? []).map((log) => ({ ...log, job_id: jobId }));
+  if (logs.length > 0) writes.push(insertRows('provisioner_job_logs', logs, ifEnded));
+  if (version) writes.push((q) => onlyIfEnded(q.updateTable('template_versions').set(version).where('job_id', '=', jobId)));
+  if (completion.resources.length > 0) writes.push(insertRows('workspace_resources', completion.resources, ifEnded));
+  if (completion.agents.length > 0) writes.push(insertRows('workspace_agents', completion.agents, ifEnded));
   if (build) {
-    writes.push((q) => q.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id));
+    writes.push((q) => onlyIfEnded(q.updateTable('workspace_builds').set(build.changes).where('id', '=', build.id)));
     if (build.deletesWorkspace) {
-      writes.push((q) => q.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId));
+      writes.push((q) => onlyIfEnded(q.updateTable('workspaces').set({ deleted: 1, updated_at: now }).where('id', '=', build.workspaceId)));
     }
   }
-  writes.push((q) =>
-    q.updateTable('provisioner_jobs').set({ completed_at: now, updated_at: now }).where('id', '=', jobId).where('completed_at', 'is', null),
-  );
-  await writeTogether(db, dialect, writes);
+  return writes;
+}
+
+/** An insert of rows (all with the same columns), under `ifEnded` when given. */
+function insertRows<T extends 'provisioner_job_logs' | 'workspace_resources' | 'workspace_agents'>(
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+  ifEnded: RawBuilder<SqlBool> | undefined,
+): Write {
+  if (!ifEnded) return (q) => q.insertInto(table).values(rows as never);
+  const columns = Object.keys(rows[0] ?? {});
+  const selected = sql.join(columns.map((column) => sql.ref(column)));
+  return (q) =>
+    q
+      .insertInto(table)
+      .columns(columns as never)
+      .expression(
+        sql`select ${selected} from jsonb_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}) where ${ifEnded}`,
+      );
 }
 
 /** Keeps what a failed build did create, so the next build can clean it up. */
