@@ -293,16 +293,16 @@ export async function completeJob(
   for (let attempt = 1; ; attempt++) {
     const { job, context } = read ?? (await heldJobToRecord(protocol, daemon, jobId));
     if (result.type !== job.type) throw new HttpProblem(400, `A ${job.type} job cannot complete with a ${result.type} result.`);
-    const now = protocol.clock.now().toISOString();
-    const outcome: JobCompletion =
-      result.type === 'template_version_import'
+    const complete = (now: string): JobCompletion => ({
+      ...(result.type === 'template_version_import'
         ? importCompletion(jobId, result, now)
         : result.type === 'template_version_dry_run'
           ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
-          : buildCompletion(jobId, context, result, now, protocol.features);
-    const completion: JobCompletion = { ...outcome, logs: logRows(logs) };
-    const expected = { workerId: daemon.id, ...deadlineInputs(context, outcome) };
-    const stored = await protocol.store.completeProvisionerJob(job, completion, context.build?.workspace, expected);
+          : buildCompletion(jobId, context, result, now, protocol.features)),
+      logs: logRows(logs),
+    });
+    const expected = { workerId: daemon.id, ...deadlineInputs(context) };
+    const stored = await protocol.store.completeProvisionerJob(job, complete, context.build?.workspace, expected);
     if (!stored.stored) {
       await stored.announced;
       if (attempt === COMPLETION_ATTEMPTS) {
@@ -326,10 +326,10 @@ export async function completeJob(
  * The settings a build's deadlines were computed from (see startDeadlines), as they were read: its
  * end is stored only while they are unchanged.
  */
-function deadlineInputs(context: JobContext, outcome: JobCompletion): Pick<CompletionExpectation, 'workspace' | 'template'> {
+function deadlineInputs(context: JobContext): Pick<CompletionExpectation, 'workspace' | 'template'> {
   const workspace = context.build?.workspace;
   const template = context.build?.template;
-  if (!outcome.build || !('deadline' in outcome.build.changes) || !workspace || !template) return {};
+  if (context.build?.row?.transition !== 'start' || !workspace || !template) return {};
   return {
     workspace: { id: workspace.id, values: { ttl_ms: workspace.ttl_ms, autostart_schedule: workspace.autostart_schedule } },
     template: {

@@ -1488,37 +1488,45 @@ export class AuthorizedStore {
 
   /**
    * Stores what a finished job found and marks it completed, all or nothing, if `expected` holds
-   * (see CompletionExpectation); resolves with whether it did. Writing an import's results needs
+   * (see CompletionExpectation); resolves with whether it did. What is stored is `complete(now)`,
+   * made once the statement has its connection, so that the job's `completed_at` is when its end
+   * is written, not when it began waiting for a connection. Writing an import's results needs
    * `update` on the version's template; a build's, `update` (or, for a delete build, `delete`) on
    * its workspace, as `workspace` has it, which the expectation then includes. The other replicas'
    * agent-token invalidation is on its way (`announced`), for the caller to await with its own events.
    */
   async completeProvisionerJob(
     job: jobs.ProvisionerJobRow,
-    completion: jobCompletion.JobCompletion,
+    complete: (now: string) => jobCompletion.JobCompletion,
     workspace: workspaces.WorkspaceRow | undefined,
     expected: jobCompletion.CompletionExpectation,
   ): Promise<{ readonly stored: boolean; readonly announced: Promise<void> }> {
     this.#require('update', orgScoped('provisioner_jobs', job.organization_id));
-    if (completion.version) {
+    // Decided before the connection is held: deciding reads on a connection of its own.
+    const writesVersion = job.type === 'template_version_import';
+    if (writesVersion) {
       const [version] = await templates.versionsOfJobs(this.#db, [job.id], []);
       if (version) this.#require('update', await this.#versionRbac(version));
     }
-    let authorizedOn = expected;
-    if (completion.build) {
-      if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
-      this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
-      // Dormancy makes a workspace another object to the policy: the decision holds while it is unchanged.
-      const values = { ...expected.workspace?.values, dormant_at: workspace.dormant_at };
-      authorizedOn = { ...expected, workspace: { id: workspace.id, values } };
-    }
-    const store = () => jobCompletion.storeJobCompletion(this.#db, this.#store.dialect, job.id, completion, authorizedOn);
-    // A finished build decides whose agents are current. An import's agents are not any
-    // workspace's, but a token names its newest agent, which they may now be.
-    const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;
-    if (!target) return { stored: await store(), announced: Promise.resolve() };
-    const { value: stored, announced } = await this.#store.changingAgentAuthsAnnouncing(target, store);
-    return { stored, announced };
+    return this.#db.connection().execute(async (db) => {
+      const completion = complete(this.#store.nowIso());
+      if (completion.version && !writesVersion) throw new NotAuthorizedError('update', 'template');
+      let authorizedOn = expected;
+      if (completion.build) {
+        if (!workspace || workspace.id !== completion.build.workspaceId) throw new NotFoundError('workspace');
+        this.#require(completion.build.deletesWorkspace ? 'delete' : 'update', workspaceRbac(workspace));
+        // Dormancy makes a workspace another object to the policy: the decision holds while it is unchanged.
+        const values = { ...expected.workspace?.values, dormant_at: workspace.dormant_at };
+        authorizedOn = { ...expected, workspace: { id: workspace.id, values } };
+      }
+      const store = () => jobCompletion.storeJobCompletion(db, this.#store.dialect, job.id, completion, authorizedOn);
+      // A finished build decides whose agents are current. An import's agents are not any
+      // workspace's, but a token names its newest agent, which they may now be.
+      const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;
+      if (!target) return { stored: await store(), announced: Promise.resolve() };
+      const { value: stored, announced } = await this.#store.changingAgentAuthsAnnouncing(target, store);
+      return { stored, announced };
+    });
   }
 
   /**

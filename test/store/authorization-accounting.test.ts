@@ -760,14 +760,14 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       const { job } = await versionFixture(w, w.owner);
       const workerId = newId();
       assert.equal((await claimNext(w, workerId))?.id, job.id);
-      const stored = await provisioner(w).completeProvisionerJob(job, completion(w, { readme: 'done' }), undefined, { workerId });
+      const stored = await provisioner(w).completeProvisionerJob(job, () => completion(w, { readme: 'done' }), undefined, { workerId });
       await stored.announced;
       assert.equal(stored.stored, true);
       assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).completed_at !== null, true);
     },
     denied: async (w) =>
       expectRefused(async () =>
-        w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, completion(w, {}), undefined, { workerId: newId() }),
+        w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, () => completion(w, {}), undefined, { workerId: newId() }),
       ),
   },
   finishProvisionerJob: {
