@@ -77,9 +77,13 @@ export interface QueueCount {
  */
 export function queueCountsQuery(db: Kysely<Database>, jobIds: readonly string[]) {
   if (jobIds.length === 0) return undefined;
+  // A cross join, for SQLite: its left side is then always the outer loop, the few jobs asked
+  // about found by id, each counting its organization's queue from the queue's index. As an inner
+  // join SQLite chose to go through every queued job and, for each, every job of its organization.
   return db
     .selectFrom('provisioner_jobs as job')
-    .innerJoin('provisioner_jobs as queued', 'queued.organization_id', 'job.organization_id')
+    .crossJoin('provisioner_jobs as queued')
+    .whereRef('queued.organization_id', '=', 'job.organization_id')
     .where('job.id', 'in', inList(jobIds))
     .where(isQueued('job'))
     .where(isQueued('queued'))
