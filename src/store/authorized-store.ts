@@ -1700,9 +1700,10 @@ export class AuthorizedStore {
 
   /**
    * Queues a build with its job (an orphan delete completes at once and deletes the workspace) in
-   * one transaction, under a grant this store made for the same workspace and transition. Two builds racing for the same number end with one 409 (ConflictError). When the
-   * subject may read the workspace, also gives what the build's answer needs, read in the same round
-   * trip (see insertWorkspace).
+   * one transaction, under a grant this store made for the same workspace and transition. Two
+   * builds racing for the same number end with one 409 (ConflictError). When the subject may read
+   * the workspace, also gives what the build's answer needs, read in the same round trip (see
+   * insertWorkspace).
    */
   async insertBuild(grant: BuildGrant, insert: workspaces.BuildInsert): Promise<workspaces.NewBuildReads | undefined> {
     const granted =

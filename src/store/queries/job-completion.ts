@@ -173,9 +173,8 @@ export async function storeJobCompletion(
       .where('id', '=', jobId)
       .where('worker_id', '=', expected.workerId)
       .where('completed_at', 'is', null)
-      .where(
-        sql<SqlBool>`${sql.join([sql`true`, ...stillAsRead('workspaces', expected.workspace), ...stillAsRead('templates', expected.template)], sql` and `)}`,
-      );
+      .where(stillAsRead('workspaces', expected.workspace))
+      .where(stillAsRead('templates', expected.template));
   if (dialect === 'postgres') {
     const writes = resultWrites(jobId, completion, sql<SqlBool>`exists (select 1 from "ended")`);
     const statement = asCtes(
@@ -193,15 +192,14 @@ export async function storeJobCompletion(
   });
 }
 
-/** That a row still has these values (null-safe), as a condition on the job's end. */
+/** That a row still has these values (null-safe), as a condition on the job's end; true when nothing is expected. */
 function stillAsRead(table: 'workspaces' | 'templates', expected: { readonly id: string; readonly values: object } | undefined) {
-  if (!expected) return [];
+  if (!expected) return sql<SqlBool>`true`;
   const columns = Object.entries(expected.values).map(([column, value]: [string, unknown]) =>
     value === null ? sql`${sql.ref(`expected.${column}`)} is null` : sql`${sql.ref(`expected.${column}`)} = ${value}`,
   );
-  return [
-    sql`exists (select 1 from ${sql.table(table)} as "expected" where "expected"."id" = ${expected.id} and ${sql.join([sql`true`, ...columns], sql` and `)})`,
-  ];
+  const holds = sql.join([sql`"expected"."id" = ${expected.id}`, ...columns], sql` and `);
+  return sql<SqlBool>`exists (select 1 from ${sql.table(table)} as "expected" where ${holds})`;
 }
 
 /**

@@ -121,19 +121,15 @@ function kindCounts(createdAt: Expression<string>, id: Expression<string>) {
   ];
 }
 
-/** The counts read before `job` was queued, with `job` in them: one more of its kind. */
+/** The counts read before `job` was inserted, with `job` in them (one more of its kind); none when it is not queued. */
 export function withQueuedJob(
   before: readonly Omit<QueueCount, 'job_id'>[],
-  job: Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags'>,
+  job: Pick<ProvisionerJobRow, 'id' | 'provisioner' | 'tags' | 'started_at' | 'completed_at' | 'canceled_at'>,
 ): QueueCount[] {
-  const counts = before.map((kind) => ({
-    ...kind,
-    job_id: job.id,
-    queued: kind.provisioner === job.provisioner && kind.tags === job.tags ? kind.queued + 1 : kind.queued,
-  }));
-  if (!before.some((kind) => kind.provisioner === job.provisioner && kind.tags === job.tags)) {
-    counts.push({ job_id: job.id, provisioner: job.provisioner, tags: job.tags, queued: 1, ahead: 0 });
-  }
+  if (job.started_at !== null || job.completed_at !== null || job.canceled_at !== null) return [];
+  const ofKind = (kind: Omit<QueueCount, 'job_id'>) => kind.provisioner === job.provisioner && kind.tags === job.tags;
+  const counts = before.map((kind) => ({ ...kind, job_id: job.id, queued: ofKind(kind) ? kind.queued + 1 : kind.queued }));
+  if (!before.some(ofKind)) counts.push({ job_id: job.id, provisioner: job.provisioner, tags: job.tags, queued: 1, ahead: 0 });
   return counts;
 }
 

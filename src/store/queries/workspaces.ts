@@ -235,8 +235,7 @@ function queueWithNewJob(
   before: { readonly daemons: readonly ProvisionerDaemonRow[]; readonly counts: readonly Omit<QueueCount, 'job_id'>[] },
   job: ProvisionerJobRow,
 ): OrganizationQueue {
-  const queued = job.started_at === null && job.completed_at === null && job.canceled_at === null;
-  return { daemons: before.daemons, counts: queued ? withQueuedJob(before.counts, job) : [] };
+  return { daemons: before.daemons, counts: withQueuedJob(before.counts, job) };
 }
 
 /** Changes a build's deadline (extend, TTL off, activity bump). */
