@@ -510,8 +510,11 @@ describe('agent SSH server', () => {
     const own = await startHarness();
     try {
       const user = await connectClient({ port: own.port });
-      const channel = await new Promise<ClientChannel>((resolve, reject) =>
-        user.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+      const channel = await within(
+        'the exec channel',
+        new Promise<ClientChannel>((resolve, reject) =>
+          user.exec('echo $$; exec sleep 30', (err, stream) => (err ? reject(err) : resolve(stream))),
+        ),
       );
       let output = '';
       channel.on('data', (data: Buffer) => (output += data.toString()));
