@@ -53,13 +53,32 @@ function pem(label: string, der: Buffer): string {
   return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
-/** A new ed25519 key pair, encoded for OpenSSH without any dependency beyond node:crypto. */
+/** DER prefixes of an ed25519 key in PKCS #8 and in SubjectPublicKeyInfo (RFC 8410); the raw 32 bytes follow. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/** The 32 raw bytes after `prefix` in a DER encoding of an ed25519 key. */
+function rawKeyBytes(der: Buffer, prefix: Buffer, what: string): Buffer {
+  if (der.length !== prefix.length + 32 || !der.subarray(0, prefix.length).equals(prefix)) {
+    throw new Error(`node:crypto encoded an ed25519 ${what} in an unexpected form`);
+  }
+  return der.subarray(prefix.length);
+}
+
+/**
+ * A new ed25519 key pair, encoded for OpenSSH without any dependency beyond node:crypto.
+ *
+ * The key is encoded by the generation itself rather than exported from the KeyObject afterwards:
+ * on Node 20, exporting a just-generated key as a JWK can deadlock, when a garbage collection during
+ * the export finalizes the generation job, whose teardown takes the lock the export holds.
+ */
 export function generateEd25519KeyPair(): SshKeyPair {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const jwk = privateKey.export({ format: 'jwk' });
-  if (!jwk.d || !jwk.x) throw new Error('node:crypto exported an ed25519 key without its raw halves');
-  const seed = Buffer.from(jwk.d, 'base64url');
-  const publicKey = Buffer.from(jwk.x, 'base64url');
+  const generated = generateKeyPairSync('ed25519', {
+    privateKeyEncoding: { type: 'pkcs8', format: 'der' },
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+  });
+  const seed = rawKeyBytes(generated.privateKey, PKCS8_ED25519_PREFIX, 'private key');
+  const publicKey = rawKeyBytes(generated.publicKey, SPKI_ED25519_PREFIX, 'public key');
   const blob = publicBlob(publicKey);
   const file = Buffer.concat([
     Buffer.from('openssh-key-v1\0'),

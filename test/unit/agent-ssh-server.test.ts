@@ -61,6 +61,9 @@ function connectClient(config: ConnectConfig): Promise<SshClient> {
   return new Promise((resolve, reject) => {
     client.once('ready', () => resolve(client));
     client.once('error', reject);
+    // ssh2 stops its ready timer when the connection closes, without an error: without this, a
+    // connection the server drops during the handshake would leave the test waiting for ever.
+    client.once('close', () => reject(new Error('the connection closed before it was ready')));
     client.connect({ host: '127.0.0.1', username: 'alice', readyTimeout: 5000, ...config });
   });
 }
