@@ -12,6 +12,21 @@ import { build } from 'esbuild';
 /** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
 const FIRST_PAGE_GZIP_LIMIT = 300 * 1024;
 
+/**
+ * Keeps npm packages out of the bundle, except `names`: those are bundled as ESM, so that the
+ * start of every command does not pay for loading them as CommonJS from node_modules.
+ */
+function packagesExternalExcept(names) {
+  return {
+    name: 'packages-external-except',
+    setup(builder) {
+      builder.onResolve({ filter: /^[^./]/ }, (args) =>
+        names.some((name) => args.path === name || args.path.startsWith(`${name}/`)) ? undefined : { path: args.path, external: true },
+      );
+    },
+  };
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: ['src/cli/entry.ts'],
@@ -21,7 +36,11 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  plugins: [packagesExternalExcept(['commander'])],
+  // What a bundled CommonJS package requires of node's own modules goes through a real require.
+  banner: {
+    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+  },
   sourcemap: 'linked',
   logLevel: 'warning',
 });
