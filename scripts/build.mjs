@@ -1,6 +1,6 @@
 // Bundles the CLI into dist/ with code splitting, so each command loads only its own chunk and
 // `cove --version` stays close to a bare `node` start. npm packages stay external and load from
-// node_modules (native addons cannot be bundled).
+// node_modules (native addons cannot be bundled), except commander, which every command loads.
 //
 // Then bundles the web dashboard (src/web) for browsers into dist/web: hashed, long-cacheable
 // files under dist/web/assets and an index.html that only references them, since the daemon's
