@@ -45,7 +45,7 @@ if (files.length === 0) {
 if (process.env.COVE_TEST_DATABASE === 'postgres') console.log('# daemons run on PostgreSQL (COVE_TEST_DATABASE=postgres)');
 // Names this run's PostgreSQL databases (test/helpers/databases.ts), to find those left behind.
 const runId = randomBytes(4).toString('hex');
-// A file still running after 15 minutes (a whole pass takes about six) is failed by name and ended,
+// A file still running after 15 minutes (a whole pass takes about four) is failed by name and ended,
 // rather than stalling the run until CI's own limit ends it with nothing said.
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=900000', ...files], {
   stdio: 'inherit',
