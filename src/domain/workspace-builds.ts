@@ -180,6 +180,8 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     presetId: input.template_version_preset_id ?? null,
     at: iso,
   });
+  // Written with its first build's status, the row is not written again by the trigger that keeps it.
+  workspace.latest_build_status = buildStatus(jobStatus(first.job), first.build.transition);
   let queue: OrganizationQueue | undefined;
   try {
     queue = await store.insertWorkspace(grant, workspace, first);

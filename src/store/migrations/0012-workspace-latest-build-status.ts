@@ -4,9 +4,10 @@ import type { Migration } from './migration.js';
 
 /**
  * A build's status from its job `lj` and its transition, the rules of
- * domain/provisioner-job-status.ts and domain/workspace-builds.ts in SQL.
+ * domain/provisioner-job-status.ts and domain/workspace-builds.ts in SQL. Migration 0018 uses it
+ * too, so the rules stay as this migration first wrote them.
  */
-function buildStatus(transition: RawBuilder<unknown>): RawBuilder<unknown> {
+export function buildStatus(transition: RawBuilder<unknown>): RawBuilder<unknown> {
   const byTransition = (start: string, stop: string, other: string): RawBuilder<unknown> =>
     sql`case ${transition} when 'start' then ${sql.lit(start)} when 'stop' then ${sql.lit(stop)} else ${sql.lit(other)} end`;
   return sql`case
@@ -20,7 +21,7 @@ function buildStatus(transition: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** Whether build `b` is its workspace's latest. */
-const isLatest = (b: string): RawBuilder<unknown> =>
+export const isLatest = (b: string): RawBuilder<unknown> =>
   sql`not exists (select 1 from workspace_builds nb where nb.workspace_id = ${sql.raw(b)}.workspace_id and nb.build_number > ${sql.raw(b)}.build_number)`;
 
 /**
