@@ -36,17 +36,22 @@ describe("the writes of a workspace row's status", () => {
   it('are one per change of the build: none when the workspace is created with its first build', async () => {
     const { template } = await createEchoTemplate(owner, 'status-writes', { apply: { resources: [] } });
     await recordStatusWrites(test);
+    const writes = async (): Promise<string[]> => {
+      const rows = await test.daemon.store.db
+        .selectFrom('status_writes' as never)
+        .select(sql<string>`change`.as('change'))
+        .orderBy(sql`id`)
+        .execute();
+      return rows.map((row) => row.change);
+    };
     const workspace = await owner.createWorkspace('me', { name: 'counted', template_id: template.id });
     await eventually(async () => assert.equal((await owner.workspace(workspace.id)).latest_build.status, 'running'));
-    const rows = await test.daemon.store.db
-      .selectFrom('status_writes' as never)
-      .select(sql<string>`change`.as('change'))
-      .orderBy(sql`id`)
-      .execute();
-    assert.deepEqual(
-      rows.map((row) => row.change),
-      ['pending>starting', 'starting>running'],
-    );
+    assert.deepEqual(await writes(), ['pending>starting', 'starting>running']);
     assert.equal((await owner.workspaces({ q: 'status:running' })).count, 1);
+
+    await owner.createWorkspaceBuild(workspace.id, { transition: 'stop' });
+    await eventually(async () => assert.equal((await owner.workspace(workspace.id)).latest_build.status, 'stopped'));
+    assert.deepEqual(await writes(), ['pending>starting', 'starting>running', 'running>pending', 'pending>stopping', 'stopping>stopped']);
+    assert.equal((await owner.workspaces({ q: 'status:stopped' })).count, 1);
   });
 });

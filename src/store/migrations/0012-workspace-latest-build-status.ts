@@ -3,22 +3,26 @@ import type { DialectName } from '../database.js';
 import type { Migration } from './migration.js';
 
 /**
- * A build's status from its job `lj` and its transition, the rules of
- * domain/provisioner-job-status.ts and domain/workspace-builds.ts in SQL. Migration 0018 uses it
- * too, so the rules stay as this migration first wrote them.
+ * A build's status from its job (the row named `job`, `lj` unless told) and its transition, the
+ * rules of domain/provisioner-job-status.ts and domain/workspace-builds.ts in SQL. Migration 0018
+ * uses it too, so the rules stay as this migration first wrote them.
  */
-export function buildStatus(transition: RawBuilder<unknown>): RawBuilder<unknown> {
+export function buildStatus(transition: RawBuilder<unknown>, job = 'lj'): RawBuilder<unknown> {
   const byTransition = (start: string, stop: string, other: string): RawBuilder<unknown> =>
     sql`case ${transition} when 'start' then ${sql.lit(start)} when 'stop' then ${sql.lit(stop)} else ${sql.lit(other)} end`;
+  const lj = sql.raw(job);
   return sql`case
-    when lj.error <> '' then 'failed'
-    when lj.completed_at is null and lj.canceled_at is not null then 'canceling'
-    when lj.completed_at is null and lj.started_at is null then 'pending'
-    when lj.completed_at is null then ${byTransition('starting', 'stopping', 'deleting')}
-    when lj.canceled_at is not null then 'canceled'
+    when ${lj}.error <> '' then 'failed'
+    when ${lj}.completed_at is null and ${lj}.canceled_at is not null then 'canceling'
+    when ${lj}.completed_at is null and ${lj}.started_at is null then 'pending'
+    when ${lj}.completed_at is null then ${byTransition('starting', 'stopping', 'deleting')}
+    when ${lj}.canceled_at is not null then 'canceled'
     else ${byTransition('running', 'stopped', 'deleted')}
   end`;
 }
+
+/** The columns of a job that its build's status depends on. */
+export const JOB_COLUMNS = sql.raw('started_at, completed_at, canceled_at, error');
 
 /** Whether build `b` is its workspace's latest. */
 export const isLatest = (b: string): RawBuilder<unknown> =>
@@ -54,14 +58,13 @@ export const workspaceLatestBuildStatusMigration: Migration = {
         select ${buildStatus(sql`lb.transition`)} from workspace_builds lb join provisioner_jobs lj on lj.id = lb.job_id
         where lb.workspace_id = workspaces.id and ${isLatest('lb')})
       where id in (select b.workspace_id from workspace_builds b where b.job_id = new.id)`;
-    const jobColumns = sql.raw('started_at, completed_at, canceled_at, error');
     const buildChange = sql.raw('insert or update of transition, job_id');
     if (dialect === 'sqlite') {
       await sql`create trigger workspace_status_on_new_build after insert on workspace_builds
         begin ${onBuild}; end`.execute(db);
       await sql`create trigger workspace_status_on_build after update of transition, job_id on workspace_builds
         begin ${onBuild}; end`.execute(db);
-      await sql`create trigger workspace_status_on_job after update of ${jobColumns} on provisioner_jobs
+      await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
         begin ${onJob}; end`.execute(db);
       return;
     }
@@ -71,7 +74,7 @@ export const workspaceLatestBuildStatusMigration: Migration = {
       for each row execute function workspace_status_on_build()`.execute(db);
     await sql`create function workspace_status_on_job() returns trigger language plpgsql as $$
       begin ${onJob}; return null; end $$`.execute(db);
-    await sql`create trigger workspace_status_on_job after update of ${jobColumns} on provisioner_jobs
+    await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
       for each row execute function workspace_status_on_job()`.execute(db);
   },
 };

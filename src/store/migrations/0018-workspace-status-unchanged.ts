@@ -1,14 +1,20 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
 import type { Migration } from './migration.js';
-import { buildStatus, isLatest } from './0012-workspace-latest-build-status.js';
+import { buildStatus, isLatest, JOB_COLUMNS } from './0012-workspace-latest-build-status.js';
 
 /**
- * A new build leaves its workspace's row alone when the row already shows the build's status. A
- * new workspace is written with its first build's status, so creating one writes its row once
- * instead of twice: the second write changed an indexed column, so it added an entry to each of the
- * table's indexes. The triggers on jobs keep migration 0012's form, since a job's change of
- * timestamps or error always changes the status.
+ * Lighter triggers for each workspace's latest build status (migration 0012), with the same
+ * results:
+ *
+ * - A new build leaves its workspace's row alone when the row already shows the build's status. A
+ *   new workspace is written with its first build's status, so creating one writes its row once
+ *   instead of twice; the second write changed an indexed column, so it added an entry to each of
+ *   the table's indexes.
+ * - A job's change sets the status from the job's new row and its build, when that build is its
+ *   workspace's latest, instead of reading the job back and recomputing the latest build of the
+ *   workspace: a smaller statement for the database to plan and start on each of a build's job
+ *   changes. A job whose build is not the latest changes nothing, as before.
  */
 export const workspaceStatusUnchangedMigration: Migration = {
   version: 18,
@@ -18,16 +24,23 @@ export const workspaceStatusUnchangedMigration: Migration = {
     const differs = dialect === 'postgres' ? sql`is distinct from` : sql`is not`;
     const onBuild = sql`update workspaces set latest_build_status = ${status}
       where id = new.workspace_id and ${isLatest('new')} and latest_build_status ${differs} ${status}`;
+    const onJob = sql`update workspaces set latest_build_status = ${buildStatus(sql`lb.transition`, 'new')}
+      from workspace_builds lb
+      where lb.job_id = new.id and workspaces.id = lb.workspace_id and ${isLatest('lb')}`;
     if (dialect === 'sqlite') {
-      await sql`drop trigger workspace_status_on_new_build`.execute(db);
-      await sql`drop trigger workspace_status_on_build`.execute(db);
+      for (const trigger of ['workspace_status_on_new_build', 'workspace_status_on_build', 'workspace_status_on_job'])
+        await sql`drop trigger ${sql.raw(trigger)}`.execute(db);
       await sql`create trigger workspace_status_on_new_build after insert on workspace_builds
         begin ${onBuild}; end`.execute(db);
       await sql`create trigger workspace_status_on_build after update of transition, job_id on workspace_builds
         begin ${onBuild}; end`.execute(db);
+      await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
+        begin ${onJob}; end`.execute(db);
       return;
     }
     await sql`create or replace function workspace_status_on_build() returns trigger language plpgsql as $$
       begin ${onBuild}; return null; end $$`.execute(db);
+    await sql`create or replace function workspace_status_on_job() returns trigger language plpgsql as $$
+      begin ${onJob}; return null; end $$`.execute(db);
   },
 };
