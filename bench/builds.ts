@@ -2,14 +2,16 @@
 // provisioner daemons, see below) with an echo template whose start declares one resource with an
 // agent:
 //
-//   1. builds: 500 workspaces created through the API, 20 requests at a time (after 20 unmeasured
-//      ones to warm up), each queuing its start build. Printed: builds/s from the first POST to the
-//      last build's `completed_at`, p50/p95 of `POST /users/me/workspaces`, p50/p95 of
-//      `GET /workspaces?limit=25` asked in a loop meanwhile (as a dashboard would), and the daemon's
-//      CPU time (user + system, /proc) per build over the whole phase: the requests, the jobs run by
-//      its built-in provisioners, and that dashboard loop (one page and one count per 100 ms). A
-//      build is complete when its provisioner job is: no agent process runs, the agent only exists
-//      as rows the build wrote. Target: >= 150 builds/s on SQLite.
+//   1. builds: 500 workspaces created through the API, 20 requests at a time (after as many
+//      unmeasured ones to warm up, see WARM-UP below), each queuing its start build. Printed:
+//      builds/s from the first POST to the last build's `completed_at`, p50/p95 of
+//      `POST /users/me/workspaces`, p50/p95 of `GET /workspaces?limit=25` asked in a loop meanwhile
+//      (as a dashboard would), and the daemon's CPU time (user + system, /proc) per build over the
+//      whole phase: the requests, the jobs run by its built-in provisioners, and that dashboard loop
+//      (one page and one count per 100 ms); and of that, the time per build its main thread spent
+//      on a CPU and runnable but waiting for one.
+//      A build is complete when its provisioner job is: no agent process runs, the agent only
+//      exists as rows the build wrote. Target: >= 150 builds/s on SQLite.
 //   2. watchers: 1,000 SSE watchers (`GET /workspaces/{id}/watch`) and 1,000 WebSocket watchers
 //      (`/watch-ws`) spread evenly over those workspaces (two of each per workspace for 500), then a
 //      new build (stop, start, stop) of every watched workspace; each watcher measures the delay from
@@ -27,11 +29,24 @@
 // 250 / 243 builds/s on SQLite and 157 / 171 on PostgreSQL, whose jobs wait on more round trips.
 // The figures and the target are for eight, the default here, not tuned to either database.
 //
+// WARM-UP: the same path, dashboard included, unmeasured, so that the JIT and the caches are
+// settled when the phase starts. V8 optimizes a function once it has run for a while, and a build
+// goes through thousands of functions (fastify, ajv, kysely, the drivers, the daemon's own); one
+// called once per build reaches the optimizing compiler after roughly a thousand builds. After 20
+// workspaces, the compiler's threads still spent about 1.0 s compiling 250 functions during the
+// 2.5 s phase (`--log-function-events`), after 500 about 0.7 s on 150 (the per-build functions
+// themselves). On SQLite that work ran on the second core, otherwise idle; on PostgreSQL it took
+// time from the server's backends and the daemon's main thread on the same two cores. A warm-up of
+// 500 keeps the bench short and takes most of it out: over runs on a 2-core machine, with 20 / 500,
+// SQLite 210-250 / 225-255 builds/s, PostgreSQL 150-175 / 193-200, their ratio 0.69-0.75 /
+// 0.76-0.89. The warm-up's workspaces stay: the phase runs on a database with 500 more.
+//
 // BENCH_BUILDS_HEAP=1 starts the daemon with the inspector on loopback and prints, beside each RSS,
 // the V8 heap in use after a forced full garbage collection (whether RSS growth is live objects).
 //
 //   node --import tsx bench/builds.ts
-//   BENCH_BUILDS_DATABASES=sqlite,postgres BENCH_BUILDS=500 BENCH_BUILD_CONCURRENCY=20 BENCH_BUILDERS=8 BENCH_WATCHERS=1000 BENCH_WATCH_CYCLES=3 BENCH_WATCH_SETTLE_SECONDS=30
+//   BENCH_BUILDS_DATABASES=sqlite,postgres BENCH_BUILDS=500 BENCH_BUILD_WARM_UP=500 BENCH_BUILD_CONCURRENCY=20 BENCH_BUILDERS=8 BENCH_WATCHERS=1000 BENCH_WATCH_CYCLES=3 BENCH_WATCH_SETTLE_SECONDS=30
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -55,7 +70,7 @@ import { createScratchDatabase } from './scratch-database.js';
 
 const BUILDS = Number(process.env['BENCH_BUILDS'] ?? 500);
 const CONCURRENCY = Number(process.env['BENCH_BUILD_CONCURRENCY'] ?? 20);
-const WARM_UP = 20;
+const WARM_UP = Number(process.env['BENCH_BUILD_WARM_UP'] ?? 500);
 const BUILDERS = Number(process.env['BENCH_BUILDERS'] ?? 8);
 const WATCHERS = Number(process.env['BENCH_WATCHERS'] ?? 1000);
 const CYCLES = Number(process.env['BENCH_WATCH_CYCLES'] ?? 3);
@@ -126,6 +141,22 @@ async function waitForStatus(owner: CoveClient, status: string, count: number, w
     if (performance.now() > deadline)
       throw new Error(`only ${done.count} of ${count} workspaces ${status} after ${PHASE_TIMEOUT_MS / 1000} s`);
     await sleep(DASHBOARD_PAUSE_MS);
+  }
+}
+
+/**
+ * The time the daemon's main thread (its JavaScript) has spent on a CPU and runnable but waiting
+ * for one (schedstat(5) of the thread whose id is the process's); NaN where Linux does not say.
+ * The main thread runs the requests and the built-in provisioners, so the builds' pace is its pace:
+ * the wait shows how much of it the other work on the machine took (on PostgreSQL, the server's
+ * backends sharing the same cores).
+ */
+function mainThreadSchedule(pid: number): { readonly runMs: number; readonly waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runMs: (run ?? Number.NaN) / 1e6, waitMs: (wait ?? Number.NaN) / 1e6 };
+  } catch {
+    return { runMs: Number.NaN, waitMs: Number.NaN };
   }
 }
 
@@ -266,20 +297,28 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
     const versionId = await importEchoVersion(owner, ECHO);
     const template = await owner.createTemplate('default', { name: 'builds', template_version_id: versionId });
 
-    // Warm-up: the same path, unmeasured, so the JIT and the caches are settled.
-    await mapLimit(
+    // A dashboard's page, asked in a loop while builds run; its latency goes to `latencies`.
+    const dashboardPage = async (latencies: number[]): Promise<void> => {
+      const page = await timed(latencies, () => owner.workspaces({ limit: 25 }));
+      // The page and its count are two reads: up to CONCURRENCY workspaces may be created between them.
+      const rows = page.workspaces.length;
+      if (rows > 25 || rows < Math.min(25, page.count - CONCURRENCY)) throw new Error(`GET /workspaces: ${rows} rows of ${page.count}`);
+    };
+
+    // Warm-up: the same path, dashboard included, unmeasured (see WARM-UP above).
+    const warmCreates = mapLimit(
       Array.from({ length: WARM_UP }, (_, i) => i),
       CONCURRENCY,
       (i) => owner.createWorkspace('me', { name: `warm-${i}`, template_id: template.id }),
     );
-    await waitForStatus(owner, 'running', WARM_UP);
-    // The first answers of a kind compile their serializers' validators: not part of any build.
-    await owner.workspaces({ limit: 25 });
+    await waitForStatus(owner, 'running', WARM_UP, () => dashboardPage([]));
+    await warmCreates;
 
     // 1. Builds.
     const createLatencies: number[] = [];
     const listLatencies: number[] = [];
     const cpuBefore = procSample(daemon.pid)?.cpuSeconds ?? Number.NaN;
+    const mainBefore = mainThreadSchedule(daemon.pid);
     const wallStart = Date.now();
     const phaseStart = performance.now();
     let creating = true;
@@ -288,14 +327,10 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       CONCURRENCY,
       (i) => timed(createLatencies, () => owner.createWorkspace('me', { name: `ws-${i}`, template_id: template.id })),
     ).finally(() => (creating = false));
-    const dashboard = async (): Promise<void> => {
-      const page = await timed(listLatencies, () => owner.workspaces({ limit: 25 }));
-      // The page and its count are two reads: up to CONCURRENCY workspaces may be created between them.
-      const rows = page.workspaces.length;
-      if (rows > 25 || rows < Math.min(25, page.count - CONCURRENCY)) throw new Error(`GET /workspaces: ${rows} rows of ${page.count}`);
-    };
+    const dashboard = (): Promise<void> => dashboardPage(listLatencies);
     await waitForStatus(owner, 'running', WARM_UP + BUILDS, dashboard);
     const cpuAfter = procSample(daemon.pid)?.cpuSeconds ?? Number.NaN;
+    const mainAfter = mainThreadSchedule(daemon.pid);
     const created = await creates;
     if (creating) throw new Error('unreachable');
     const workspaces = (await allWorkspaces(owner)).filter((w) => w.name.startsWith('ws-'));
@@ -307,6 +342,9 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
     console.log(
       `${label}: ${BUILDS} workspaces created and started in ${buildSeconds.toFixed(1)} s (${CONCURRENCY} requests at a time, ${BUILDERS} built-in provisioner daemons): ${buildsPerSecond.toFixed(0)} builds/s; daemon CPU ${ms(cpuPerBuild)} ms per build; phase ${((performance.now() - phaseStart) / 1000).toFixed(1)} s`,
     );
+    const mainRunMs = (mainAfter.runMs - mainBefore.runMs) / BUILDS;
+    const mainWaitMs = (mainAfter.waitMs - mainBefore.waitMs) / BUILDS;
+    console.log(`${label}: daemon main thread per build: ${ms(mainRunMs)} ms on a CPU, ${ms(mainWaitMs)} ms waiting for one`);
     console.log(`${label}: POST /users/me/workspaces ${p50p95(createLatencies)}`);
     console.log(`${label}: GET /workspaces?limit=25 meanwhile ${p50p95(listLatencies)}`);
     const buildsOk = kind === 'postgres' || buildsPerSecond >= TARGET_BUILDS_PER_SECOND;
@@ -317,6 +355,12 @@ async function benchmarkOn(kind: 'sqlite' | 'postgres', adminUrl: string | undef
       ok: kind === 'sqlite' ? buildsOk : undefined,
     });
     recordFigure({ name: `${label}: daemon CPU per build`, value: `${ms(cpuPerBuild)} ms`, target: '-', ok: undefined });
+    recordFigure({
+      name: `${label}: daemon main thread on / waiting for a CPU, per build`,
+      value: `${ms(mainRunMs)} / ${ms(mainWaitMs)} ms`,
+      target: '-',
+      ok: undefined,
+    });
     recordFigure({
       name: `${label}: POST /users/me/workspaces p50 / p95`,
       value: `${ms(percentile(sorted(createLatencies), 50))} / ${ms(percentile(sorted(createLatencies), 95))} ms`,
