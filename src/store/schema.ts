@@ -274,7 +274,7 @@ export interface WorkspaceTable {
   deleting_at: string | null;
   automatic_updates: string;
   favorite: number;
-  /** The latest build's status, kept by database triggers (migration 0012) for list filters; null before the first build. */
+  /** The latest build's status, kept by database triggers (migrations 0012 and 0018) for list filters; null before the first build. */
   latest_build_status: string | null;
 }
 

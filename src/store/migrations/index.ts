@@ -16,7 +16,7 @@ import { usageInsightsMigration } from './0014-usage-insights.js';
 import { licensesMigration } from './0015-licenses.js';
 import { healthCheckDismissalsMigration } from './0016-health-check-dismissals.js';
 import { externalSignInMigration } from './0017-external-sign-in.js';
-import { workspaceStatusUnchangedMigration } from './0018-workspace-status-unchanged.js';
+import { lighterStatusTriggersMigration } from './0018-lighter-status-triggers.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -37,7 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   licensesMigration,
   healthCheckDismissalsMigration,
   externalSignInMigration,
-  workspaceStatusUnchangedMigration,
+  lighterStatusTriggersMigration,
 ];
 
 export type { Migration } from './migration.js';

@@ -14,11 +14,12 @@ import { buildStatus, isLatest, JOB_COLUMNS } from './0012-workspace-latest-buil
  * - A job's change sets the status from the job's new row and its build, when that build is its
  *   workspace's latest, instead of reading the job back and recomputing the latest build of the
  *   workspace: a smaller statement for the database to plan and start on each of a build's job
- *   changes. A job whose build is not the latest changes nothing, as before.
+ *   changes. A job whose build is not the latest leaves the row alone (before, it wrote the status
+ *   the row already had).
  */
-export const workspaceStatusUnchangedMigration: Migration = {
+export const lighterStatusTriggersMigration: Migration = {
   version: 18,
-  name: 'workspace-status-unchanged',
+  name: 'lighter-status-triggers',
   async up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
     const status = sql`(select ${buildStatus(sql`new.transition`)} from provisioner_jobs lj where lj.id = new.job_id)`;
     const differs = dialect === 'postgres' ? sql`is distinct from` : sql`is not`;
