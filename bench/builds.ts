@@ -38,7 +38,7 @@
 // themselves). On SQLite that work ran on the second core, otherwise idle; on PostgreSQL it took
 // time from the server's backends and the daemon's main thread on the same two cores. A warm-up of
 // 500 keeps the bench short and takes most of it out: over runs on a 2-core machine, with 20 / 500,
-// SQLite 210-250 / 225-255 builds/s, PostgreSQL 150-175 / 193-200, their ratio 0.69-0.75 /
+// SQLite 210-260 / 225-255 builds/s, PostgreSQL 150-180 / 193-200, their ratio 0.68-0.75 /
 // 0.76-0.89. The warm-up's workspaces stay: the phase runs on a database with 500 more.
 //
 // BENCH_BUILDS_HEAP=1 starts the daemon with the inspector on loopback and prints, beside each RSS,
