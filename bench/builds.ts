@@ -38,8 +38,9 @@
 // themselves). On SQLite that work ran on the second core, otherwise idle; on PostgreSQL it took
 // time from the server's backends and the daemon's main thread on the same two cores. A warm-up of
 // 500 keeps the bench short and takes most of it out: over runs on a 2-core machine, with 20 / 500,
-// SQLite 210-260 / 225-255 builds/s, PostgreSQL 150-180 / 193-200, their ratio 0.68-0.75 /
-// 0.76-0.89. The warm-up's workspaces stay: the phase runs on a database with 500 more.
+// SQLite 210-260 / 225-270 builds/s, PostgreSQL 150-180 / 183-215, their ratio 0.68-0.75 /
+// 0.68-0.89 (0.76 and up in nine runs of this file alone, 0.80 and 0.68 in two of `npm run
+// bench`). The warm-up's workspaces stay: the phase runs on a database with 500 more.
 //
 // BENCH_BUILDS_HEAP=1 starts the daemon with the inspector on loopback and prints, beside each RSS,
 // the V8 heap in use after a forced full garbage collection (whether RSS growth is live objects).
