@@ -453,7 +453,8 @@ export async function buildsBenchmark(): Promise<void> {
     if (onSqlite) rates.sqlite.push((await benchmarkOn('sqlite', undefined, round)).buildsPerSecond);
     if (onPostgres) rates.postgres.push((await benchmarkOn('postgres', pgUrl, round)).buildsPerSecond);
   }
-  const medians = { sqlite: median(rates.sqlite), postgres: median(rates.postgres) };
+  // For an even count of rounds, the lower of the middle two.
+  const medians = { sqlite: percentile(sorted(rates.sqlite), 50), postgres: percentile(sorted(rates.postgres), 50) };
   for (const kind of ['sqlite', 'postgres'] as const) {
     if (rates[kind].length === 0) continue;
     const rate = medians[kind];
@@ -478,14 +479,6 @@ export async function buildsBenchmark(): Promise<void> {
     target: `>= ${TARGET_PG_RATIO}`,
     ok: ratio >= TARGET_PG_RATIO,
   });
-}
-
-/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
-function median(values: readonly number[]): number {
-  const ordered = sorted(values);
-  const middle = Math.floor(ordered.length / 2);
-  if (ordered.length === 0) return Number.NaN;
-  return ordered.length % 2 === 1 ? (ordered[middle] as number) : ((ordered[middle - 1] as number) + (ordered[middle] as number)) / 2;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -22,11 +22,37 @@ export function buildStatus(transition: RawBuilder<unknown>, job = 'lj'): RawBui
 }
 
 /** The columns of a job that its build's status depends on. */
-export const JOB_COLUMNS = sql.raw('started_at, completed_at, canceled_at, error');
+const JOB_COLUMNS = sql.raw('started_at, completed_at, canceled_at, error');
 
 /** Whether build `b` is its workspace's latest. */
 export const isLatest = (b: string): RawBuilder<unknown> =>
   sql`not exists (select 1 from workspace_builds nb where nb.workspace_id = ${sql.raw(b)}.workspace_id and nb.build_number > ${sql.raw(b)}.build_number)`;
+
+/**
+ * Writes what the status triggers do: `onBuild` when a build is inserted or its transition or job
+ * changes, `onJob` when a job's status columns change. On SQLite these are the triggers themselves,
+ * which must not exist yet; on PostgreSQL the functions the triggers run, created or replaced.
+ */
+export async function writeStatusTriggers(
+  db: Kysely<unknown>,
+  dialect: DialectName,
+  onBuild: RawBuilder<unknown>,
+  onJob: RawBuilder<unknown>,
+): Promise<void> {
+  if (dialect === 'sqlite') {
+    await sql`create trigger workspace_status_on_new_build after insert on workspace_builds
+      begin ${onBuild}; end`.execute(db);
+    await sql`create trigger workspace_status_on_build after update of transition, job_id on workspace_builds
+      begin ${onBuild}; end`.execute(db);
+    await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
+      begin ${onJob}; end`.execute(db);
+    return;
+  }
+  await sql`create or replace function workspace_status_on_build() returns trigger language plpgsql as $$
+    begin ${onBuild}; return null; end $$`.execute(db);
+  await sql`create or replace function workspace_status_on_job() returns trigger language plpgsql as $$
+    begin ${onJob}; return null; end $$`.execute(db);
+}
 
 /**
  * Each workspace's latest build status, on the workspace row, so that a list filtered by status
@@ -58,22 +84,10 @@ export const workspaceLatestBuildStatusMigration: Migration = {
         select ${buildStatus(sql`lb.transition`)} from workspace_builds lb join provisioner_jobs lj on lj.id = lb.job_id
         where lb.workspace_id = workspaces.id and ${isLatest('lb')})
       where id in (select b.workspace_id from workspace_builds b where b.job_id = new.id)`;
-    const buildChange = sql.raw('insert or update of transition, job_id');
-    if (dialect === 'sqlite') {
-      await sql`create trigger workspace_status_on_new_build after insert on workspace_builds
-        begin ${onBuild}; end`.execute(db);
-      await sql`create trigger workspace_status_on_build after update of transition, job_id on workspace_builds
-        begin ${onBuild}; end`.execute(db);
-      await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
-        begin ${onJob}; end`.execute(db);
-      return;
-    }
-    await sql`create function workspace_status_on_build() returns trigger language plpgsql as $$
-      begin ${onBuild}; return null; end $$`.execute(db);
-    await sql`create trigger workspace_status_on_build after ${buildChange} on workspace_builds
+    await writeStatusTriggers(db, dialect, onBuild, onJob);
+    if (dialect === 'sqlite') return;
+    await sql`create trigger workspace_status_on_build after insert or update of transition, job_id on workspace_builds
       for each row execute function workspace_status_on_build()`.execute(db);
-    await sql`create function workspace_status_on_job() returns trigger language plpgsql as $$
-      begin ${onJob}; return null; end $$`.execute(db);
     await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
       for each row execute function workspace_status_on_job()`.execute(db);
   },

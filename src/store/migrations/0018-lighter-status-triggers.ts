@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../database.js';
 import type { Migration } from './migration.js';
-import { buildStatus, isLatest, JOB_COLUMNS } from './0012-workspace-latest-build-status.js';
+import { buildStatus, isLatest, writeStatusTriggers } from './0012-workspace-latest-build-status.js';
 
 /**
  * Lighter triggers for each workspace's latest build status (migration 0012), with the same
@@ -21,27 +21,16 @@ export const lighterStatusTriggersMigration: Migration = {
   version: 18,
   name: 'lighter-status-triggers',
   async up(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
-    const status = sql`(select ${buildStatus(sql`new.transition`)} from provisioner_jobs lj where lj.id = new.job_id)`;
-    const differs = dialect === 'postgres' ? sql`is distinct from` : sql`is not`;
-    const onBuild = sql`update workspaces set latest_build_status = ${status}
-      where id = new.workspace_id and ${isLatest('new')} and latest_build_status ${differs} ${status}`;
+    const onBuild = sql`update workspaces set latest_build_status = next.status
+      from (select ${buildStatus(sql`new.transition`)} as status from provisioner_jobs lj where lj.id = new.job_id) as next
+      where workspaces.id = new.workspace_id and ${isLatest('new')} and workspaces.latest_build_status is distinct from next.status`;
     const onJob = sql`update workspaces set latest_build_status = ${buildStatus(sql`lb.transition`, 'new')}
       from workspace_builds lb
       where lb.job_id = new.id and workspaces.id = lb.workspace_id and ${isLatest('lb')}`;
     if (dialect === 'sqlite') {
       for (const trigger of ['workspace_status_on_new_build', 'workspace_status_on_build', 'workspace_status_on_job'])
         await sql`drop trigger ${sql.raw(trigger)}`.execute(db);
-      await sql`create trigger workspace_status_on_new_build after insert on workspace_builds
-        begin ${onBuild}; end`.execute(db);
-      await sql`create trigger workspace_status_on_build after update of transition, job_id on workspace_builds
-        begin ${onBuild}; end`.execute(db);
-      await sql`create trigger workspace_status_on_job after update of ${JOB_COLUMNS} on provisioner_jobs
-        begin ${onJob}; end`.execute(db);
-      return;
     }
-    await sql`create or replace function workspace_status_on_build() returns trigger language plpgsql as $$
-      begin ${onBuild}; return null; end $$`.execute(db);
-    await sql`create or replace function workspace_status_on_job() returns trigger language plpgsql as $$
-      begin ${onJob}; return null; end $$`.execute(db);
+    await writeStatusTriggers(db, dialect, onBuild, onJob);
   },
 };
