@@ -33,6 +33,12 @@ const MAX_BATCH = 100;
 export interface WorkspaceWatchHubOptions<Memo> {
   readonly pubsub: PubSub;
   readonly read: WatchedWorkspaceReader<Memo>;
+  /**
+   * Which re-reads may share a read, by what the reader kept of each workspace: groups whose memos
+   * give different kinds are read apart (side by side). A reader that is quicker for some memos
+   * (it reads ahead for them) keeps those from waiting for the slower read of the others.
+   */
+  readonly readKind?: ((memo: Memo | undefined) => string) | undefined;
   /** Told after every change of how many watchers are open and how many groups (shared re-reads) serve them. */
   readonly onCounts?: ((counts: { readonly groups: number; readonly watchers: number }) => void) | undefined;
 }
@@ -74,13 +80,14 @@ interface Group<Memo> {
  * would read exactly the same answer, so they share one subscription and one re-read per event,
  * made through the store of one of them. While a re-read runs, further events only mark the group
  * changed, and one more re-read follows it: a burst of events costs two reads, not one per event
- * and stream. Groups of the same subject due for a re-read in the same turn of the event loop are
- * read together, in one read of a list: when many builds finish at once, a few reads serve them all.
+ * and stream. Groups of the same subject (and kind of read, see readKind) due for a re-read in the
+ * same turn of the event loop are read together, in one read of a list: when many builds finish at
+ * once, a few reads serve them all.
  */
 export class WorkspaceWatchHub<Memo> {
   readonly #options: WorkspaceWatchHubOptions<Memo>;
   readonly #groups = new Map<string, Group<Memo>>();
-  /** Groups due for a re-read, by subject, until the end of this turn of the event loop. */
+  /** Groups due for a re-read, by subject and kind of read, until the end of this turn of the event loop. */
   readonly #due = new Map<string, { readonly store: AuthorizedStore; readonly groups: Group<Memo>[] }>();
   #watchers = 0;
 
@@ -163,9 +170,10 @@ export class WorkspaceWatchHub<Memo> {
     if (group.reading) return;
     group.reading = true;
     if (this.#due.size === 0) setImmediate(() => this.#readDue());
-    const due = this.#due.get(group.subjectKey);
+    const key = this.#options.readKind ? `${group.subjectKey}\n${this.#options.readKind(group.memo)}` : group.subjectKey;
+    const due = this.#due.get(key);
     if (due) due.groups.push(group);
-    else this.#due.set(group.subjectKey, { store: group.store, groups: [group] });
+    else this.#due.set(key, { store: group.store, groups: [group] });
   }
 
   #readDue(): void {

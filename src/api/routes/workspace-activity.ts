@@ -74,6 +74,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       const memos = new Map(rows.map((row) => [row.workspace.id, watchMemo(row, byId.get(row.workspace.id))]));
       return { answers: new Map(rows.map(({ workspace }) => [workspace.id, byId.get(workspace.id)])), refused, memos };
     },
+    // Read apart: a re-read that reads ahead takes one round trip, the others two; together all take two.
+    readKind: (memo) => (readsAhead(memo) ? 'ahead' : 'after'),
     onCounts: (counts) => context.observer?.workspaceWatches(counts.groups, counts.watchers),
   });
 
@@ -271,7 +273,7 @@ function readAhead(
   previous: ReadonlyMap<string, WatchMemo>,
 ): { readonly rows: readonly WorkspaceWithLatestBuild[]; readonly details: Promise<WorkspaceDetails | undefined> } | undefined {
   const memos = ids.map((id) => previous.get(id));
-  if (!memos.every((memo) => memo !== undefined && !memo.settled && memo.row.latestBuild)) return undefined;
+  if (!memos.every(readsAhead)) return undefined;
   const rows = memos.flatMap((memo) => (memo ? [memo.row] : []));
   const details = store
     .listWorkspaceDetails(
@@ -281,6 +283,11 @@ function readAhead(
     // Read for rows that may be out of date: a refusal here only means reading after all.
     .catch(() => undefined);
   return { rows, details };
+}
+
+/** Whether a re-read after `memo` reads ahead: when the build it showed was still running. */
+function readsAhead(memo: WatchMemo | undefined): boolean {
+  return memo !== undefined && !memo.settled && memo.row.latestBuild !== undefined;
 }
 
 /** Whether `now` are the same workspaces with the same latest builds as `before`. */
