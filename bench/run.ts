@@ -1,6 +1,8 @@
 // Benchmarks that print a ratio against a baseline measured in the same run:
 //   1. authenticated GET /api/v2/users/me on `cove serve`, against a bare fastify route answering
-//      the same bytes (requests per second, 50 connections; target ratio >= 0.6);
+//      the same bytes (requests per second, 50 connections; target ratio >= 0.6): rounds of one run
+//      of each, side by side in time (BENCH_API_ROUNDS, default 3, of BENCH_SECONDS each), and the
+//      median of the rounds' ratios;
 //   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5);
 //   3. 2,000 simulated agents on one daemon: p95 of GET /workspaceagents/{id} against no agents,
 //      with the daemon's RSS and CPU (bench/agents.ts, about 70 s);
@@ -28,7 +30,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
-import { agentsBenchmark } from './agents.js';
+import { agentsBenchmark, percentile } from './agents.js';
 import { buildsBenchmark } from './builds.js';
 import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
@@ -39,7 +41,8 @@ import { printSummary, recordFigure } from './summary.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
-const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
+const apiRounds = Number(process.env['BENCH_API_ROUNDS'] ?? 3);
 const password = 'Bench-Password-2026!';
 
 function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string> {
@@ -54,10 +57,8 @@ function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegE
   });
 }
 
-async function requestsPerSecond(url: string, headers: Record<string, string>): Promise<number> {
-  // A short warm-up lets the JIT settle before the measured run.
-  await autocannon({ url, connections: 50, duration: 2, headers });
-  const result = await autocannon({ url, connections: 50, duration: seconds, headers });
+async function requestsPerSecond(url: string, headers: Record<string, string>, duration = seconds): Promise<number> {
+  const result = await autocannon({ url, connections: 50, duration, headers });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result.requests.average;
 }
@@ -86,13 +87,37 @@ async function apiBenchmark(): Promise<void> {
     });
     const baselineUrl = await started(baseline, 'stdout', /(http:\S+)/);
 
-    const base = await requestsPerSecond(`${baselineUrl}/api/v2/users/me`, {});
-    const ours = await requestsPerSecond(`${url}/api/v2/users/me`, { 'Service-Session-Token': token });
-    const ratio = ours / base;
-    console.log(
-      `api: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s (${body.length} bytes, 50 connections, ${seconds}s)`,
+    const baseRun = () => requestsPerSecond(`${baselineUrl}/api/v2/users/me`, {});
+    const ourRun = () => requestsPerSecond(`${url}/api/v2/users/me`, { 'Service-Session-Token': token });
+    // A short warm-up of each lets the JIT settle before the measured runs.
+    await requestsPerSecond(`${baselineUrl}/api/v2/users/me`, {}, 2);
+    await requestsPerSecond(`${url}/api/v2/users/me`, { 'Service-Session-Token': token }, 2);
+    // The machine's pace drifts by a quarter between runs a minute apart (the baseline alone
+    // measured 60,000 and 77,000 req/s), so each round measures both back to back, in turns
+    // first, and the figure is the median of the rounds' ratios.
+    const ratios: number[] = [];
+    for (let round = 1; round <= apiRounds; round++) {
+      let base: number;
+      let ours: number;
+      if (round % 2 === 1) {
+        base = await baseRun();
+        ours = await ourRun();
+      } else {
+        ours = await ourRun();
+        base = await baseRun();
+      }
+      ratios.push(ours / base);
+      console.log(
+        `api round ${round}: GET /api/v2/users/me  cove ${ours.toFixed(0)} req/s, bare fastify ${base.toFixed(0)} req/s, ratio ${(ours / base).toFixed(2)} (${body.length} bytes, 50 connections, ${seconds}s each)`,
+      );
+    }
+    const ratio = percentile(
+      [...ratios].sort((a, b) => a - b),
+      50,
     );
-    console.log(`api ratio (cove / bare fastify): ${ratio.toFixed(2)}  target >= 0.6  ${ratio >= 0.6 ? 'ok' : 'BELOW TARGET'}`);
+    console.log(
+      `api ratio (cove / bare fastify, median of ${apiRounds} rounds): ${ratio.toFixed(2)}  target >= 0.6  ${ratio >= 0.6 ? 'ok' : 'BELOW TARGET'}`,
+    );
     recordFigure({ name: 'api: GET /users/me / bare fastify', value: ratio.toFixed(2), target: '>= 0.6', ok: ratio >= 0.6 });
   } finally {
     baseline?.kill('SIGTERM');
