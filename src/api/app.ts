@@ -8,6 +8,7 @@ import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 import { QuietRequestLogController, requestLogger } from './request-logger.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -73,11 +74,19 @@ export interface AppOptions {
  * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  // Request logs are at info level; without --verbose only warnings and errors reach the log.
+  const quietLogger = options.logger.child({}, { level: 'warn' });
   const app = Fastify({
-    // Request logs are at info level; without --verbose only warnings and errors reach the log.
-    loggerInstance: options.logRequests ? options.logger : options.logger.child({}, { level: 'warn' }),
-    childLoggerFactory: requestLogger,
-    ...(options.logRequests ? {} : { logController: new QuietRequestLogController() }),
+    // Without --verbose fastify is given no logger: with one it would time every answer (listeners
+    // on each response's end) for a completion line the log drops. Requests still log their
+    // warnings and errors through `request.log`, a child of the daemon's logger.
+    ...(options.logRequests
+      ? { loggerInstance: options.logger, childLoggerFactory: requestLogger }
+      : {
+          childLoggerFactory: (_noLogger: FastifyBaseLogger, bindings: Bindings, childOptions: ChildLoggerOptions) =>
+            requestLogger(quietLogger, bindings, childOptions),
+          logController: new QuietRequestLogController(),
+        }),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -141,6 +150,10 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) {
       delete request.headers['content-type'];
     }
+    // An upgrade request that a plain route answers keeps its socket, which the HTTP server no
+    // longer manages: close it once answered. (The WebSocket plugin does so only where it is
+    // registered; a WebSocket route that upgrades never finishes an answer.)
+    if ((request.raw as { upgrade?: boolean }).upgrade === true) reply.raw.once('finish', () => request.raw.socket.destroy());
     done();
   });
 
@@ -155,9 +168,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   }
 
   if (context.values.swaggerEnable) await registerSwagger(app);
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
   // Workspace apps live at the root (`/@owner/...` and hosts under the wildcard access URL), ahead
-  // of the routes; after the WebSocket plugin, which marks upgrade requests first.
+  // of the routes. Their upgrades come through the WebSocket plugin's listener (see below).
   registerAppProxy(app, context);
 
   await app.register(
@@ -174,22 +186,28 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(userAdminRoutes, context);
       await api.register(gitSshKeyRoutes, context);
       await api.register(fileRoutes, context);
-      await api.register(templateVersionRoutes, context);
-      await api.register(provisionerRoutes, context);
       await api.register(templateRoutes, context);
-      await api.register(workspaceRoutes, context);
-      await api.register(workspaceActivityRoutes, context);
       await api.register(workspaceScheduleRoutes, context);
-      await api.register(agentSelfRoutes, context);
-      await api.register(workspaceAgentRoutes, context);
       await api.register(instanceIdentityRoutes, context);
-      await api.register(workspaceAgentRelayRoutes, context);
       await api.register(debugRelayRoutes, context);
       await api.register(debugHealthRoutes, context);
-      await api.register(healthProbeRoutes, context);
       await api.register(applicationRoutes, context);
       await api.register(insightsRoutes, context);
       await api.register(licenseRoutes, context);
+      // The route groups with WebSocket routes, in a scope of their own with the WebSocket plugin,
+      // whose hooks (one per request, one per answer) then run on their routes only. Its upgrade
+      // listener is the server's: every upgrade, app proxy's included, is routed through it.
+      await api.register(async (sockets) => {
+        await sockets.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
+        await sockets.register(templateVersionRoutes, context);
+        await sockets.register(provisionerRoutes, context);
+        await sockets.register(workspaceRoutes, context);
+        await sockets.register(workspaceActivityRoutes, context);
+        await sockets.register(agentSelfRoutes, context);
+        await sockets.register(workspaceAgentRoutes, context);
+        await sockets.register(workspaceAgentRelayRoutes, context);
+        await sockets.register(healthProbeRoutes, context);
+      });
     },
     { prefix: '/api/v2' },
   );
