@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { HttpProblem } from '../lib/errors.js';
 import { VERSION } from '../lib/version.js';
@@ -11,6 +10,7 @@ import { toProblem } from './problems.js';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import { QuietRequestLogController, requestLogger } from './request-logger.js';
 import { registerAppProxy } from './apps/app-proxy.js';
+import { refuseWebSocketOutsideScope, registerWebSocketScope } from './websocket-scope.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { applicationRoutes } from './routes/applications.js';
 import { binaryRoutes } from './routes/binaries.js';
@@ -99,10 +99,11 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   const routeList: RouteEntry[] = [];
   app.decorate('routeList', routeList);
   const { observer } = context;
-  app.addHook('onRoute', (route) => {
+  app.addHook('onRoute', function (route) {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') routeList.push({ method, url: route.url });
     }
+    refuseWebSocketOutsideScope(this, route);
     // A route that is only a WebSocket would answer a plain request with an empty 404; say what it is.
     if (route.websocket === true) route.preHandler = [...[route.preHandler ?? []].flat(), refusePlainRequest];
     // A body whose every field is optional may be left out: validation then sees an empty object.
@@ -169,7 +170,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
 
   if (context.values.swaggerEnable) await registerSwagger(app);
   // Workspace apps live at the root (`/@owner/...` and hosts under the wildcard access URL), ahead
-  // of the routes. Their upgrades come through the WebSocket plugin's listener (see below).
+  // of the routes. Their upgrades come through the WebSocket plugin's listener (registerWebSocketScope).
   registerAppProxy(app, context);
 
   await app.register(
@@ -194,20 +195,21 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(applicationRoutes, context);
       await api.register(insightsRoutes, context);
       await api.register(licenseRoutes, context);
-      // The route groups with WebSocket routes, in a scope of their own with the WebSocket plugin,
-      // whose hooks (one per request, one per answer) then run on their routes only. Its upgrade
-      // listener is the server's: every upgrade, app proxy's included, is routed through it.
-      await api.register(async (sockets) => {
-        await sockets.register(websocket, { options: { maxPayload: 64 * 1024 * 1024 } });
-        await sockets.register(templateVersionRoutes, context);
-        await sockets.register(provisionerRoutes, context);
-        await sockets.register(workspaceRoutes, context);
-        await sockets.register(workspaceActivityRoutes, context);
-        await sockets.register(agentSelfRoutes, context);
-        await sockets.register(workspaceAgentRoutes, context);
-        await sockets.register(workspaceAgentRelayRoutes, context);
-        await sockets.register(healthProbeRoutes, context);
-      });
+      // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
+      await registerWebSocketScope(
+        api,
+        [
+          templateVersionRoutes,
+          provisionerRoutes,
+          workspaceRoutes,
+          workspaceActivityRoutes,
+          agentSelfRoutes,
+          workspaceAgentRoutes,
+          workspaceAgentRelayRoutes,
+          healthProbeRoutes,
+        ],
+        context,
+      );
     },
     { prefix: '/api/v2' },
   );
