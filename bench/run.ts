@@ -1,7 +1,7 @@
 // Benchmarks that print a ratio against a baseline measured in the same run:
 //   1. authenticated GET /api/v2/users/me on `cove serve`, against a bare fastify route answering
 //      the same bytes (requests per second, 50 connections; target ratio >= 0.6): rounds on a fresh
-//      daemon each (BENCH_API_ROUNDS, default 3), each a run of both back to back (BENCH_SECONDS
+//      daemon each (BENCH_API_ROUNDS, default 5), each a run of both back to back (BENCH_SECONDS
 //      each), and the median of the rounds' ratios;
 //   2. `cove --version` wall time against `node -e 0` (target ratio <= 1.5);
 //   3. 2,000 simulated agents on one daemon: p95 of GET /workspaceagents/{id} against no agents,
@@ -41,8 +41,8 @@ import { printSummary, recordFigure } from './summary.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const cove = join(root, 'bin', 'cove');
-const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
-const apiRounds = Number(process.env['BENCH_API_ROUNDS'] ?? 3);
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 4);
+const apiRounds = Number(process.env['BENCH_API_ROUNDS'] ?? 5);
 const password = 'Bench-Password-2026!';
 
 function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string> {
