@@ -7,8 +7,7 @@ import type { ApiContext } from './context.js';
 import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
-import type { Bindings, ChildLoggerOptions } from 'pino';
-import { QuietRequestLogController, requestLogger } from './request-logger.js';
+import { fastifyLogging } from './request-logger.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { refuseWebSocketOutsideScope, registerWebSocketScope } from './websocket-scope.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -74,19 +73,8 @@ export interface AppOptions {
  * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
-  // Request logs are at info level; without --verbose only warnings and errors reach the log.
-  const quietLogger = options.logger.child({}, { level: 'warn' });
   const app = Fastify({
-    // Without --verbose fastify is given no logger: with one it would time every answer (listeners
-    // on each response's end) for a completion line the log drops. Requests still log their
-    // warnings and errors through `request.log`, a child of the daemon's logger.
-    ...(options.logRequests
-      ? { loggerInstance: options.logger, childLoggerFactory: requestLogger }
-      : {
-          childLoggerFactory: (_noLogger: FastifyBaseLogger, bindings: Bindings, childOptions: ChildLoggerOptions) =>
-            requestLogger(quietLogger, bindings, childOptions),
-          logController: new QuietRequestLogController(),
-        }),
+    ...fastifyLogging(options.logger, options.logRequests),
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

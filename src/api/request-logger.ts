@@ -1,4 +1,4 @@
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
@@ -92,4 +92,23 @@ export class QuietRequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) super.requestCompleted(error, request, reply);
   }
+}
+
+/**
+ * How fastify logs, on the daemon's `logger`. With `logRequests` (--verbose), each request at info
+ * level. Otherwise only warnings and errors reach the log, and fastify is given no logger of its
+ * own: with one it would time every answer (listeners on each response's end) for a completion
+ * line the log drops. Requests still log what they must (`request.log`, errors of failed answers
+ * among them) through a child of the daemon's logger at warn level.
+ */
+export function fastifyLogging(
+  logger: FastifyBaseLogger,
+  logRequests: boolean,
+): Pick<FastifyServerOptions, 'loggerInstance' | 'childLoggerFactory' | 'logController'> {
+  if (logRequests) return { loggerInstance: logger, childLoggerFactory: requestLogger };
+  const quiet = logger.child({}, { level: 'warn' });
+  return {
+    childLoggerFactory: (_noLogger, bindings, options) => requestLogger(quiet, bindings, options),
+    logController: new QuietRequestLogController(),
+  };
 }

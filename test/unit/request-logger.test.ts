@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { pino } from 'pino';
-import { QuietRequestLogController, requestLogger } from '../../src/api/request-logger.js';
+import { fastifyLogging, QuietRequestLogController, requestLogger } from '../../src/api/request-logger.js';
 
 /** A pino logger at `level` and the entries it wrote. */
 function capturing(level: string): { logger: pino.Logger; entries: Record<string, unknown>[] } {
@@ -71,5 +71,44 @@ describe('request logger', () => {
     };
     assert.deepEqual(await lines(new LogController()), ['incoming request', 'request completed', 'request errored']);
     assert.deepEqual(await lines(new QuietRequestLogController()), ['request errored']);
+  });
+
+  /** A fastify app logging as the daemon does, the entries it wrote, and how many 'finish' listeners each answer had. */
+  async function served(logRequests: boolean | 'no logger') {
+    const { logger, entries } = capturing('info');
+    const app = Fastify(logRequests === 'no logger' ? {} : fastifyLogging(logger, logRequests));
+    const finishListeners: number[] = [];
+    app.get('/fine', async (_request, reply) => {
+      finishListeners.push(reply.raw.listenerCount('finish'));
+      return { ok: true };
+    });
+    app.get('/broken', async () => {
+      throw new Error('broken');
+    });
+    await app.ready();
+    assert.equal((await app.inject('/fine')).statusCode, 200);
+    assert.equal((await app.inject('/broken')).statusCode, 500);
+    await app.close();
+    await flushed();
+    return { entries, finishListeners };
+  }
+
+  it('without --verbose, does not time answers, and still logs failed ones with their request id', async () => {
+    const { entries, finishListeners } = await served(false);
+    // The test's injected responses have listeners of their own: as many as fastify without a logger.
+    assert.deepEqual(finishListeners, (await served('no logger')).finishListeners, 'fastify listened for the end of a plain answer');
+    assert.ok((finishListeners[0] ?? 0) < ((await served(true)).finishListeners[0] ?? 0), 'with --verbose, fastify times each answer');
+    assert.deepEqual(
+      entries.map((entry) => [entry['level'], entry['msg'], entry['reqId']]),
+      [[50, 'broken', 'req-2']],
+    );
+  });
+
+  it('with --verbose, logs every request', async () => {
+    const { entries } = await served(true);
+    const messages = entries.map((entry) => entry['msg']);
+    assert.deepEqual(messages.filter((message) => message === 'incoming request').length, 2);
+    assert.deepEqual(messages.filter((message) => message === 'request completed').length, 2);
+    assert.ok(messages.includes('broken'));
   });
 });
