@@ -25,9 +25,9 @@ function rawExchange(url: string, request: string): Promise<{ readonly text: str
   });
 }
 
-const upgradeHeaders = (path: string, host: string, extra = ''): string =>
+const upgradeHeaders = (path: string, host: string): string =>
   `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
-  `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${extra}\r\n`;
+  `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
 
 describe('WebSocket upgrades', () => {
   let test: TestDaemon;
@@ -54,8 +54,6 @@ describe('WebSocket upgrades', () => {
   });
 
   it('still upgrades WebSocket routes, and refuses plain requests to them', async () => {
-    const workspaces = await owner.workspaces();
-    assert.equal(workspaces.count, 0);
     // The watch stream of a workspace that does not exist: the upgrade is refused with the API's 404 ...
     const wsUrl = `${test.url.replace(/^http/, 'ws')}/api/v2/workspaces/00000000-0000-4000-8000-000000000000/watch-ws`;
     const refused = await new Promise<number>((resolve, reject) => {
