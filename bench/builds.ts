@@ -66,6 +66,7 @@ import {
   createBenchOwner,
   importEchoVersion,
   mapLimit,
+  median,
   mib,
   percentile,
   procSample,
@@ -453,8 +454,7 @@ export async function buildsBenchmark(): Promise<void> {
     if (onSqlite) rates.sqlite.push((await benchmarkOn('sqlite', undefined, round)).buildsPerSecond);
     if (onPostgres) rates.postgres.push((await benchmarkOn('postgres', pgUrl, round)).buildsPerSecond);
   }
-  // For an even count of rounds, the lower of the middle two.
-  const medians = { sqlite: percentile(sorted(rates.sqlite), 50), postgres: percentile(sorted(rates.postgres), 50) };
+  const medians = { sqlite: median(rates.sqlite), postgres: median(rates.postgres) };
   for (const kind of ['sqlite', 'postgres'] as const) {
     if (rates[kind].length === 0) continue;
     const rate = medians[kind];

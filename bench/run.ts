@@ -30,7 +30,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { CoveClient } from '../src/sdk/client.js';
-import { agentsBenchmark, percentile } from './agents.js';
+import { agentsBenchmark, median } from './agents.js';
 import { buildsBenchmark } from './builds.js';
 import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
@@ -69,10 +69,7 @@ async function apiBenchmark(): Promise<void> {
   // the same baseline), so rounds on one daemon would repeat its luck rather than measure.
   const ratios: number[] = [];
   for (let round = 1; round <= apiRounds; round++) ratios.push(await apiRound(round));
-  const ratio = percentile(
-    [...ratios].sort((a, b) => a - b),
-    50,
-  );
+  const ratio = median(ratios);
   console.log(
     `api ratio (cove / bare fastify, median of ${apiRounds} rounds): ${ratio.toFixed(2)}  target >= 0.6  ${ratio >= 0.6 ? 'ok' : 'BELOW TARGET'}`,
   );
@@ -170,7 +167,6 @@ async function singleFileBenchmark(): Promise<void> {
     node.push(medianMs(process.execPath, ['-e', '0'], 1));
     ours.push(medianMs(file, ['--version'], 1));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   const ratio = median(ours) / median(node);
   console.log(
     `single-file: cove --version ${median(ours).toFixed(1)} ms, node -e 0 ${median(node).toFixed(1)} ms (median of ${runs}; ${(size / 1e6).toFixed(1)} MB)`,

@@ -63,6 +63,19 @@ describe('WebSocket upgrades', () => {
       socket.on('error', () => undefined);
     });
     assert.equal(refused, 404);
+    // ... a WebSocket route upgrades and speaks ...
+    const relayMap = await new Promise<{ regions?: unknown }>((resolve, reject) => {
+      const socket = new WebSocket(`${test.url.replace(/^http/, 'ws')}/api/v2/derp-map`, {
+        headers: { 'Service-Session-Token': owner.token ?? '' },
+      });
+      socket.once('message', (data: Buffer) => {
+        resolve(JSON.parse(data.toString('utf8')) as { regions?: unknown });
+        socket.close();
+      });
+      socket.once('unexpected-response', (_request, response) => reject(new Error(`answered ${response.statusCode}`)));
+      socket.once('error', reject);
+    });
+    assert.ok(relayMap.regions, 'the relay map has its regions');
     // ... and a WebSocket-only route answers a plain request with 400.
     const derp = await fetch(`${test.url}/api/v2/derp-map`, { headers: { 'Service-Session-Token': owner.token ?? '' } });
     assert.equal(derp.status, 400);
