@@ -42,6 +42,10 @@ export interface DeploymentValues {
   readonly disableSessionExpiryRefresh: boolean;
   readonly disablePasswordAuth: boolean;
   readonly disablePathApps: boolean;
+  readonly dangerousAllowPathAppSharing: boolean;
+  readonly dangerousAllowPathAppSiteOwnerAccess: boolean;
+  readonly httpHeaderTimeoutMs: number;
+  readonly httpBodyTimeoutMs: number;
   readonly userDormancyThresholdMs: number;
   readonly githubClientId: string;
   readonly githubClientSecret: string;
@@ -146,6 +150,31 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'string',
     default: '127.0.0.1:3000',
     description: 'Address and port to listen on for HTTP; use port 0 for a random free port.',
+  },
+  {
+    key: 'httpHeaderTimeoutMs',
+    name: 'HTTP Header Timeout',
+    flag: 'http-header-timeout',
+    env: 'COVE_HTTP_HEADER_TIMEOUT',
+    yaml: 'http_header_timeout',
+    group: networking,
+    configPath: ['http_header_timeout'],
+    kind: 'duration',
+    default: '30s',
+    description: "How long a client may take to send a request's headers before its connection is closed.",
+  },
+  {
+    key: 'httpBodyTimeoutMs',
+    name: 'HTTP Body Timeout',
+    flag: 'http-body-timeout',
+    env: 'COVE_HTTP_BODY_TIMEOUT',
+    yaml: 'http_body_timeout',
+    group: networking,
+    configPath: ['http_body_timeout'],
+    kind: 'duration',
+    default: '30s',
+    description:
+      'How long a client may take to send a whole request, body included, before it is answered 408 and its connection closed; uploads of template files must fit in it.',
   },
   {
     key: 'accessUrl',
@@ -343,6 +372,32 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     default: 'false',
     description:
       "Refuse path-based apps (/@owner/workspace/apps/...): they share the deployment's origin, so an app's pages could act with its users' sessions. Subdomain apps keep working.",
+  },
+  {
+    key: 'dangerousAllowPathAppSharing',
+    name: 'DANGEROUS: Allow Path App Sharing',
+    flag: 'dangerous-allow-path-app-sharing',
+    env: 'COVE_DANGEROUS_ALLOW_PATH_APP_SHARING',
+    yaml: 'allow_path_app_sharing',
+    group: security,
+    configPath: ['dangerous', 'allow_path_app_sharing'],
+    kind: 'bool',
+    default: 'false',
+    description:
+      "Let path-based apps and port shares be opened by others than their workspace's owner, as their sharing level says. Their pages run on the deployment's own origin, so a shared app could act with every visitor's session; share through subdomain apps (--wildcard-access-url) instead.",
+  },
+  {
+    key: 'dangerousAllowPathAppSiteOwnerAccess',
+    name: 'DANGEROUS: Allow Site Owners to Access Path Apps',
+    flag: 'dangerous-allow-path-app-site-owner-access',
+    env: 'COVE_DANGEROUS_ALLOW_PATH_APP_SITE_OWNER_ACCESS',
+    yaml: 'allow_path_app_site_owner_access',
+    group: security,
+    configPath: ['dangerous', 'allow_path_app_site_owner_access'],
+    kind: 'bool',
+    default: 'false',
+    description:
+      "Let site owners open other users' path-based apps. Such an app's page could act with the owner's session and take over the deployment; open apps on their subdomains instead.",
   },
   {
     key: 'userDormancyThresholdMs',
