@@ -40,6 +40,8 @@ export async function startLoginConversion(
   if (!store.can('update_personal', userObject(user.id))) {
     throw new HttpProblem(403, 'You are not authorized to change the login type of this user.');
   }
+  // Before the password is checked: nobody below the user may test guesses of it here.
+  await store.requireOutranks(user);
   if (user.login_type !== 'password') throw new HttpProblem(400, 'User account must have password based authentication.');
   if (!(await verifyPassword(input.password, user.hashed_password))) throw new HttpProblem(401, 'Incorrect email or password.');
   if (user.status === 'suspended') {

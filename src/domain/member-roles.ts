@@ -24,6 +24,8 @@ export async function setMemberRoles(
     });
   }
   const member = await store.getMember(organizationId, userId);
+  // Rank before the roles asked for: whoever may not act on the member is told so, whatever they ask.
+  await store.requireOutranks(userId, organizationId);
   const customNames = new Set((await store.listCustomRoles(organizationId)).map((role) => role.name));
   const wanted = [...new Set(requested.filter((name) => name !== ORG_MEMBER_ROLE))];
   for (const name of wanted) {

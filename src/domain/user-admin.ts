@@ -13,10 +13,17 @@ function refusedAs403<T>(work: Promise<T>): Promise<T> {
   });
 }
 
+/*
+ * Every change here asks the store whether the caller outranks the user (`requireOutranks`) before
+ * any rule that looks at the user, so nobody below them learns anything from the answer. The
+ * store asks again at the write, which is what holds if a rule forgets.
+ */
+
 /** Suspends or reactivates a user. Nobody suspends themselves or an owner. */
 export async function setUserStatus(store: AuthorizedStore, user: UserRow, status: 'active' | 'suspended'): Promise<UserRow> {
+  if (status === 'suspended' && user.id === store.subject.id) throw new HttpProblem(400, 'You cannot suspend yourself.');
+  await store.requireOutranks(user);
   if (status === 'suspended') {
-    if (user.id === store.subject.id) throw new HttpProblem(400, 'You cannot suspend yourself.');
     if (parseStringArray(user.rbac_roles).includes('owner')) {
       throw new HttpProblem(400, 'You cannot suspend a user with the "owner" role. You must remove the role first.');
     }
@@ -27,6 +34,7 @@ export async function setUserStatus(store: AuthorizedStore, user: UserRow, statu
 /** Replaces a user's site roles under the assignment rules. */
 export async function setUserSiteRoles(store: AuthorizedStore, user: UserRow, requested: readonly string[]): Promise<UserRow> {
   if (user.id === store.subject.id) throw new HttpProblem(400, 'You cannot change your own roles.');
+  await store.requireOutranks(user);
   const wanted = [...new Set(requested.filter((name) => name !== MEMBER_ROLE))];
   for (const name of wanted) {
     if (name.includes(':')) throw new HttpProblem(400, 'Must only update site wide roles');
@@ -53,6 +61,7 @@ function checkAssignable(actor: Subject, names: readonly string[]): void {
 /** Deletes a user; nobody deletes themselves. */
 export async function deleteUser(store: AuthorizedStore, user: UserRow): Promise<void> {
   if (user.id === store.subject.id) throw new HttpProblem(403, 'You cannot delete yourself!');
+  await store.requireOutranks(user);
   await refusedAs403(store.deleteUser(user.id));
 }
 
@@ -62,6 +71,7 @@ export async function updateProfile(
   user: UserRow,
   body: { username: string; name?: string | undefined },
 ): Promise<UserRow> {
+  await store.requireOutranks(user);
   const problem = nameProblem(body.username);
   if (problem)
     throw new HttpProblem(400, 'Validation failed.', {
@@ -90,6 +100,7 @@ export async function changePassword(
 ): Promise<void> {
   if (!store.can('update_personal', { type: 'user', id: user.id, owner_id: user.id }))
     throw new NotAuthorizedError('update_personal', 'user');
+  await store.requireOutranks(user);
   if (user.login_type !== 'password') throw new HttpProblem(400, 'Users without password login type cannot change their password.');
   const weakness = passwordWeakness(body.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });

@@ -1,8 +1,9 @@
 /**
  * The static "who may grant which role" table. It is checked in addition to the actor's
- * `assign`/`unassign` permission on `assign_role` / `assign_org_role`, never instead of it.
+ * `assign`/`unassign` permission on `assign_role` / `assign_org_role`, never instead of it. The
+ * same table ranks users: nobody acts on a user holding a role they could not assign.
  */
-import { ORG_ROLE_NAMES, SITE_ROLE_NAMES, isOrgRoleName, isSiteRoleName } from './builtin-roles.js';
+import { MEMBER_ROLE, ORG_MEMBER_ROLE, ORG_ROLE_NAMES, SITE_ROLE_NAMES, isOrgRoleName, isSiteRoleName } from './builtin-roles.js';
 import type { Subject } from './subject.js';
 
 /** Stand-in name under which any custom site role appears in the table. */
@@ -49,4 +50,28 @@ export function canAssignRole(actor: Subject, roleName: string, roleOrgId: strin
     if (table[role.name]?.has(key) === true) return true;
   }
   return false;
+}
+
+/** Stored roles of a user, as rank weighs them: site roles, and their roles in the organization a change is about. */
+export interface HeldRoles {
+  readonly site: readonly string[];
+  readonly organization?: { readonly id: string; readonly roles: readonly string[] };
+}
+
+/**
+ * The roles `held` that `actor` could not assign, as stored. Acting on another user needs none:
+ * whoever could change the password, keys or roles of a user holding a role they could not grant
+ * could sign in as that user and hold it too. The implicit `member` and `organization-member`
+ * are everyone's and rank nobody; a custom role is as high as the custom roles of its scope.
+ */
+export function rolesBeyondReach(actor: Subject, held: HeldRoles): string[] {
+  const beyond: string[] = [];
+  for (const name of held.site) {
+    if (name !== MEMBER_ROLE && !canAssignRole(actor, name, '', !isSiteRoleName(name))) beyond.push(name);
+  }
+  const organization = held.organization;
+  for (const name of organization?.roles ?? []) {
+    if (name !== ORG_MEMBER_ROLE && !canAssignRole(actor, name, organization?.id ?? '', !isOrgRoleName(name))) beyond.push(name);
+  }
+  return [...new Set(beyond)];
 }

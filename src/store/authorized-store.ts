@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { ConflictError, NotAuthorizedError, NotFoundError } from '../lib/errors.js';
+import { OutrankedError } from '../lib/outranked-error.js';
 import { isUuid } from '../lib/random.js';
 import {
   apiKeyObject,
@@ -9,6 +10,7 @@ import {
   organizationObject,
   orgMemberObject,
   orgScoped,
+  rolesBeyondReach,
   siteObject,
   userObject,
   type Action,
@@ -41,7 +43,7 @@ import * as workspaceLists from './queries/workspace-lists.js';
 import * as agents from './queries/workspace-agents.js';
 import * as appStatuses from './queries/workspace-app-statuses.js';
 import * as portShares from './queries/workspace-port-shares.js';
-import { parseJson } from './json-column.js';
+import { parseJson, parseStringArray } from './json-column.js';
 import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
@@ -223,6 +225,7 @@ export class AuthorizedStore {
   async updateUser(userId: string, kind: 'personal' | 'admin', changes: Partial<Omit<users.UserRow, 'id'>>): Promise<users.UserRow> {
     const current = await this.getUser(userId);
     this.#require(kind === 'personal' ? 'update_personal' : 'update', userObject(current.id));
+    await this.requireOutranks(current);
     await withConflicts(() => users.updateUser(this.#db, current.id, { ...changes, updated_at: this.#store.nowIso() }));
     await this.#store.invalidateSessions({ userId: current.id });
     return this.getUser(current.id);
@@ -237,6 +240,8 @@ export class AuthorizedStore {
     const current = await this.getUser(userId);
     if (changed.added) this.#require('assign', siteObject('assign_role'));
     if (changed.removed) this.#require('unassign', siteObject('assign_role'));
+    // Even an unchanged list: whoever may not act on the user may not touch their roles at all.
+    await this.requireOutranks(current);
     await users.updateUser(this.#db, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.#store.nowIso() });
     await this.#store.invalidateSessions({ userId: current.id });
     return this.getUser(current.id);
@@ -246,6 +251,7 @@ export class AuthorizedStore {
   async deleteUser(userId: string): Promise<void> {
     const current = await this.getUser(userId);
     this.#require('delete', userObject(current.id));
+    await this.requireOutranks(current);
     await this.#db.transaction().execute(async (trx) => {
       await users.updateUser(trx, current.id, { deleted: 1, updated_at: this.#store.nowIso() });
       await trx.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
@@ -257,8 +263,42 @@ export class AuthorizedStore {
   async deleteAllApiKeys(userId: string): Promise<void> {
     const current = await this.getUser(userId);
     this.#require('update_personal', userObject(current.id));
+    await this.requireOutranks(current);
     await this.#db.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
     await this.#store.invalidateSessions({ userId: current.id });
+  }
+
+  /**
+   * Throws OutrankedError unless the subject could assign every role the user holds: their site
+   * roles, and with `organizationId` their roles in that organization. Whoever could change the
+   * password, sign-in, keys or roles of a user above them could sign in as that user, so every
+   * method here that changes a user, their keys or memberships, or makes a workspace that runs as
+   * them asks this after its own permission check. Domain rules that look at the user ask it
+   * first, so that no answer depending on the target (such as "new password cannot match old")
+   * reaches a caller below them. Acting on oneself, and system work, are not ranked.
+   */
+  async requireOutranks(user: users.UserRow | string, organizationId?: string): Promise<void> {
+    const userId = typeof user === 'string' ? user : user.id;
+    if (userId === this.subject.id || this.subject.type === 'system') return;
+    const row = typeof user === 'string' ? await users.getUserById(this.#db, user) : user;
+    if (!row) throw new NotFoundError('user');
+    const site = parseStringArray(row.rbac_roles);
+    let beyond: string[];
+    if (organizationId === undefined) {
+      beyond = rolesBeyondReach(this.subject, { site });
+    } else {
+      const membership = await this.#db
+        .selectFrom('organization_members')
+        .select('roles')
+        .where('organization_id', '=', organizationId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      beyond = rolesBeyondReach(this.subject, {
+        site,
+        organization: { id: organizationId, roles: parseStringArray(membership?.roles ?? '[]') },
+      });
+    }
+    if (beyond.length > 0) throw new OutrankedError(beyond);
   }
 
   /** The ids of the organizations a readable user belongs to. */
@@ -376,6 +416,7 @@ export class AuthorizedStore {
   ): Promise<boolean> {
     this.#require('update', userObject(user.id));
     if (conversion.fromPassword) this.#require('update_personal', userObject(user.id));
+    await this.requireOutranks(user);
     const now = this.#store.nowIso();
     const linked = await withConflicts(() =>
       externalSignIn.linkUser(
@@ -417,6 +458,7 @@ export class AuthorizedStore {
   async regenerateGitSshKey(userId: string): Promise<gitSshKeys.GitSshKeyRow> {
     const user = await this.getUser(userId);
     this.#require('update_personal', userObject(user.id));
+    await this.requireOutranks(user);
     return gitSshKeys.regenerateGitSshKey(this.#db, user.id, this.#store.nowIso());
   }
 
@@ -573,6 +615,7 @@ export class AuthorizedStore {
   /** Removes a user from an organization. */
   async removeMember(organizationId: string, userId: string): Promise<void> {
     this.#require('delete', orgMemberObject(userId, organizationId));
+    await this.requireOutranks(userId, organizationId);
     const result = await this.#db
       .deleteFrom('organization_members')
       .where('organization_id', '=', organizationId)
@@ -591,6 +634,7 @@ export class AuthorizedStore {
   ): Promise<members.MemberRow> {
     if (changed.added) this.#require('assign', orgScoped('assign_org_role', organizationId));
     if (changed.removed) this.#require('unassign', orgScoped('assign_org_role', organizationId));
+    await this.requireOutranks(userId, organizationId);
     const now = this.#store.nowIso();
     const result = await this.#db
       .updateTable('organization_members')
@@ -911,6 +955,7 @@ export class AuthorizedStore {
   /** Stores a new key for its owner. */
   async insertApiKey(row: apiKeys.ApiKeyRow): Promise<apiKeys.ApiKeyRow> {
     this.#require('create', apiKeyObject(row.user_id));
+    await this.requireOutranks(row.user_id);
     return withConflicts(() => apiKeys.insertApiKey(this.#db, row));
   }
 
@@ -926,6 +971,7 @@ export class AuthorizedStore {
   async deleteApiKey(userId: string, keyId: string): Promise<void> {
     const row = await this.getApiKey(userId, keyId);
     this.#require('delete', apiKeyObject(row.user_id));
+    await this.requireOutranks(row.user_id);
     await apiKeys.deleteApiKey(this.#db, row.id);
     await this.#store.invalidateSessions({ keyId: row.id });
   }
@@ -1683,6 +1729,8 @@ export class AuthorizedStore {
       grant.templateId === row.template_id &&
       grant.organizationId === row.organization_id;
     if (!granted) throw new NotAuthorizedError('create', 'workspace');
+    // The workspace runs as its owner, with their git SSH key: making one for someone acts as them.
+    await this.requireOutranks(row.owner_id, row.organization_id);
     const readQueue = this.can('read', workspaceRbac(row));
     return withConflicts(() => workspaces.insertWorkspace(this.#db, this.#store.dialect, row, first, readQueue));
   }

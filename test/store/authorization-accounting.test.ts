@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConnectedDaemons } from '../../src/domain/connected-daemons.js';
 import { newApiKey } from '../../src/domain/sessions.js';
 import { NotAuthorizedError, NotFoundError } from '../../src/lib/errors.js';
+import { OutrankedError } from '../../src/lib/outranked-error.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
@@ -134,6 +135,14 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await w.owner.deleteAllApiKeys(row.id);
     },
     denied: async (w) => expectRefused(() => w.outsider.deleteAllApiKeys(w.memberId)),
+  },
+  requireOutranks: {
+    // Owners may act on anyone; a member on nobody holding a role, such as the owner.
+    allowed: async (w) => {
+      await w.owner.requireOutranks(w.memberId);
+      await w.member.requireOutranks(w.memberId);
+    },
+    denied: async (w) => assert.rejects(() => w.member.requireOutranks(w.ownerId), OutrankedError),
   },
   createOrganization: {
     allowed: async (w) => w.owner.createOrganization(orgRow(w, 'made-by-owner')),
