@@ -9,6 +9,7 @@ import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
+import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
 import { appAccess, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
@@ -58,6 +59,8 @@ interface ForwardOptions {
   readonly rest: string;
   /** The raw query string, without `?`. */
   readonly query: string;
+  /** Reached by path, on the deployment's own origin. */
+  readonly pathApp: boolean;
 }
 
 class AppProxy {
@@ -103,7 +106,7 @@ class AppProxy {
       if (isPageLoad(request)) return reply.redirect(signInLocation(this.#context.values.accessUrl, request.raw.url ?? '/'), 303);
       throw signInProblem(viewer);
     }
-    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query });
+    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query, pathApp: true });
     return reply;
   }
 
@@ -151,7 +154,7 @@ class AppProxy {
       const base = this.#context.values.accessUrl.replace(/\/+$/, '');
       return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
     }
-    await this.#forward(request, reply, resolved, { rest: path, query });
+    await this.#forward(request, reply, resolved, { rest: path, query, pathApp: false });
     return reply;
   }
 
@@ -236,6 +239,7 @@ class AppProxy {
           headers: upstreamHeaders(request, upstream, upgrade !== undefined),
           https: upstream.https,
           servername: upstream.host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
+          answerHeaders: (raw) => appAnswerHeaders(raw, options.pathApp),
         },
         (error) => {
           writeProblem(
@@ -307,7 +311,7 @@ function upstreamPath(upstream: Upstream, options: ForwardOptions): string {
 function upstreamHeaders(request: FastifyRequest, upstream: Upstream, upgrade: boolean): OutgoingHttpHeaders {
   const headers = endToEndHeaders(request.headers);
   delete headers[SESSION_HEADER];
-  const cookie = withoutCookies(request.headers.cookie, [SESSION_COOKIE, APP_SESSION_COOKIE]);
+  const cookie = withoutCookies(request.headers.cookie, COVE_COOKIES);
   if (cookie === undefined) delete headers['cookie'];
   else headers['cookie'] = cookie;
   headers['host'] = upstream.host;
