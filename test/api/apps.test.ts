@@ -105,6 +105,9 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
 
   const aliceHeaders = () => ({ 'Service-Session-Token': alice.token ?? '' });
   const bobHeaders = () => ({ 'Service-Session-Token': bob.token ?? '' });
+  /** A request to alice's app or port `slugOrPort` on agent `main` of `dev`, on its subdomain. */
+  const onSubdomain = (slugOrPort: string, path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    send(test.url, path, { host: `${slugOrPort}--main--dev--alice.apps.test`, headers, method });
 
   before(async () => {
     const app = await startApp('app');
@@ -235,14 +238,15 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     });
     assert.equal(expired.status, 401);
 
-    const open = await fetch(`${test.url}/@alice/dev.main/apps/open/`);
+    // Shared beyond its owner, an app opens on its subdomain (as a path app, only for its owner).
+    const open = await onSubdomain('open', '/');
     assert.equal(open.status, 200);
     // A bare `/` with no query gets the query of the app's URL.
-    assert.equal(((await open.json()) as Seen).url, '/base/?from=app-url');
-    const openWithBadToken = await fetch(`${test.url}/@alice/dev.main/apps/open/x`, {
-      headers: { 'Service-Session-Token': 'not-a-token' },
-    });
+    assert.equal((JSON.parse(open.body) as Seen).url, '/base/?from=app-url');
+    const openWithBadToken = await onSubdomain('open', '/x', { 'Service-Session-Token': 'not-a-token' });
     assert.equal(openWithBadToken.status, 200, 'a public app does not care about a bad token');
+    const ownPublic = await fetch(`${test.url}/@alice/dev.main/apps/open/`, { headers: aliceHeaders() });
+    assert.equal(ownPublic.status, 200, 'its owner opens it by path too');
 
     assert.equal((await fetch(`${test.url}/@me/dev.main/apps/web/`, { headers: aliceHeaders() })).status, 404);
     assert.equal((await fetch(`${test.url}/@alice/nope.main/apps/web/`, { headers: bobHeaders() })).status, 404);
@@ -252,15 +256,18 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
   });
 
   it('serves shared ports at the level they are shared with, and unshared ones to the owner only', async () => {
-    const publicPage = await fetch(`${test.url}/@alice/dev.main/apps/${publicPort}/p?q=1`);
+    // Shared ports open on their subdomains for others; by path only for the workspace's owner.
+    const publicPage = await onSubdomain(String(publicPort), '/p?q=1');
     assert.equal(publicPage.status, 200);
-    const seen = (await publicPage.json()) as Seen;
+    const seen = JSON.parse(publicPage.body) as Seen;
     assert.equal(seen.server, 'public-share');
     assert.equal(seen.url, '/p?q=1');
 
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`, { headers: bobHeaders() })).status, 200);
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`)).status, 401);
+    const authenticated = String(authenticatedPort);
+    assert.equal((await onSubdomain(authenticated, '/', bobHeaders())).status, 200);
+    assert.equal((await onSubdomain(authenticated, '/', {}, 'POST')).status, 401);
 
+    assert.equal((await onSubdomain(String(appPort), '/', bobHeaders())).status, 404);
     assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${appPort}/`, { headers: bobHeaders() })).status, 404);
     const own = await fetch(`${test.url}/@alice/dev.main/apps/${appPort}/direct`, { headers: aliceHeaders() });
     assert.equal(own.status, 200);
@@ -273,7 +280,7 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
 
     // Unsharing takes effect at once.
     await alice.unsharePort(workspaceId, { agent_name: 'main', port: authenticatedPort });
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`, { headers: bobHeaders() })).status, 404);
+    assert.equal((await onSubdomain(authenticated, '/', bobHeaders())).status, 404);
     await alice.sharePort(workspaceId, { agent_name: 'main', port: authenticatedPort, share_level: 'authenticated' });
 
     // Shared with the organization: its members get it, a user outside it does not.
@@ -282,11 +289,11 @@ describe('workspace apps and shared ports, proxied through the relay', () => {
     await test.daemon.store.db.deleteFrom('organization_members').where('user_id', '=', carolId).execute();
     await test.daemon.store.invalidateSessions({ userId: carolId });
     const carolHeaders = { 'Service-Session-Token': carol.token ?? '' };
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`, { headers: carolHeaders })).status, 200);
+    assert.equal((await onSubdomain(authenticated, '/', carolHeaders)).status, 200);
     await alice.sharePort(workspaceId, { agent_name: 'main', port: authenticatedPort, share_level: 'organization' });
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`, { headers: bobHeaders() })).status, 200);
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`, { headers: carolHeaders })).status, 404);
-    assert.equal((await fetch(`${test.url}/@alice/dev.main/apps/${authenticatedPort}/`)).status, 401);
+    assert.equal((await onSubdomain(authenticated, '/', bobHeaders())).status, 200);
+    assert.equal((await onSubdomain(authenticated, '/', carolHeaders)).status, 404);
+    assert.equal((await onSubdomain(authenticated, '/', {}, 'POST')).status, 401);
   });
 
   it('says when nothing listens on the app port', async () => {

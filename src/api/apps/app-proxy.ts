@@ -9,8 +9,9 @@ import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
-import { appAccess, signInProblem, viewerOf, type AppViewer } from './app-access.js';
-import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
+import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
+import { appAccess, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
+import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
 import {
   APP_CONNECT_PARAM,
@@ -58,6 +59,8 @@ interface ForwardOptions {
   readonly rest: string;
   /** The raw query string, without `?`. */
   readonly query: string;
+  /** Reached by path, on the deployment's own origin. */
+  readonly pathApp: boolean;
 }
 
 class AppProxy {
@@ -97,13 +100,13 @@ class AppProxy {
       throw new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: 'App URLs name the workspace owner by username; "@me" is not supported.' });
     }
     const viewer = await viewerOf(this.#context, presentedToken(request), request.ip);
-    const resolved = await this.#authorized(parsed.target, viewer);
+    const resolved = await this.#authorized(parsed.target, viewer, true);
     if (resolved === 'sign-in') {
       // A browser is sent to sign in and comes back here; API clients are told to sign in.
       if (isPageLoad(request)) return reply.redirect(signInLocation(this.#context.values.accessUrl, request.raw.url ?? '/'), 303);
       throw signInProblem(viewer);
     }
-    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query });
+    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query, pathApp: true });
     return reply;
   }
 
@@ -141,7 +144,7 @@ class AppProxy {
     const token = typeof header === 'string' && header !== '' ? header : readCookie(request.headers.cookie, APP_SESSION_COOKIE);
     const viewer = await viewerOf(this.#context, token, request.ip);
     const resolved =
-      target.owner.toLowerCase() === 'me' ? (viewer.kind === 'user' ? 'hidden' : 'sign-in') : await this.#authorized(target, viewer);
+      target.owner.toLowerCase() === 'me' ? (viewer.kind === 'user' ? 'hidden' : 'sign-in') : await this.#authorized(target, viewer, false);
     if (resolved === 'hidden') throw notFound();
     if (resolved === 'sign-in') {
       // Only a page load can follow the hand-off; a form post or a WebSocket is told to sign in.
@@ -151,23 +154,44 @@ class AppProxy {
       const base = this.#context.values.accessUrl.replace(/\/+$/, '');
       return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
     }
-    await this.#forward(request, reply, resolved, { rest: path, query });
+    await this.#forward(request, reply, resolved, { rest: path, query, pathApp: false });
     return reply;
   }
 
   /**
    * The app a target names, if the viewer may open it; `sign-in` when an anonymous caller must sign
    * in first (whether or not the app exists: that is not revealed to strangers). Throws the 404 for
-   * signed-in callers who may not see it.
+   * signed-in callers who may not see it, and the 403 for those who may open it on its subdomain
+   * only (`pathApp`: the target came as a path on the deployment).
    */
-  async #authorized(target: AppTarget, viewer: AppViewer): Promise<ResolvedApp | 'sign-in'> {
+  async #authorized(target: AppTarget, viewer: AppViewer, pathApp: boolean): Promise<ResolvedApp | 'sign-in'> {
     // Not the viewer's store: whether the viewer may even learn that the app exists depends on its
     // sharing level, known only once it is found (a public port may be opened by anyone at all).
     const resolved = await resolveApp(this.#context.store.as(SYSTEM_SUBJECTS.appResolver), target);
-    const access = resolved ? appAccess(resolved.level, resolved.workspace, viewer) : viewer.kind === 'anonymous' ? 'sign-in' : 'hidden';
+    const { values } = this.#context;
+    const rules = {
+      pathApp,
+      allowPathAppSharing: values.dangerousAllowPathAppSharing,
+      allowPathAppSiteOwnerAccess: values.dangerousAllowPathAppSiteOwnerAccess,
+    };
+    const access = resolved
+      ? appAccess(resolved.level, resolved.workspace, viewer, rules)
+      : viewer.kind === 'anonymous'
+        ? 'sign-in'
+        : 'hidden';
     if (access === 'sign-in') return 'sign-in';
     if (access === 'hidden' || !resolved) throw notFound();
+    if (access === 'path-refused') throw pathAppProblem(resolved.workspace, viewer, this.#subdomainUrl(resolved, target));
     return resolved;
+  }
+
+  /** The address of an app on its subdomain, when the deployment has a wildcard and the names fit in a label. */
+  #subdomainUrl(resolved: ResolvedApp, target: AppTarget): string | undefined {
+    const host = appsHost(this.#context.values.wildcardAccessUrl, this.#context.values.accessUrl);
+    if (host === '') return undefined;
+    const label = appLabel(resolved.app?.slug ?? target.slugOrPort, resolved.agent.name, resolved.workspace.name, resolved.ownerUsername);
+    if (!parseAppLabel(label)) return undefined;
+    return `${new URL(this.#context.values.accessUrl).protocol}//${host.replace('*', label)}/`;
   }
 
   /** Opens a stream to the app's port and carries the request over it; from then on the answer is the app's. */
@@ -215,6 +239,7 @@ class AppProxy {
           headers: upstreamHeaders(request, upstream, upgrade !== undefined),
           https: upstream.https,
           servername: upstream.host.replace(/:\d+$/, '').replace(/^\[|\]$/g, ''),
+          answerHeaders: (raw) => appAnswerHeaders(raw, options.pathApp),
         },
         (error) => {
           writeProblem(
@@ -232,7 +257,6 @@ class AppProxy {
     }
   }
 
-  /** Records use of the workspace, at most once a minute per workspace, so page loads do not each write. */
   /** Ends every proxied connection; the daemon is shutting down. */
   closeAll(): void {
     for (const connection of this.#open) connection.destroy();
@@ -287,7 +311,7 @@ function upstreamPath(upstream: Upstream, options: ForwardOptions): string {
 function upstreamHeaders(request: FastifyRequest, upstream: Upstream, upgrade: boolean): OutgoingHttpHeaders {
   const headers = endToEndHeaders(request.headers);
   delete headers[SESSION_HEADER];
-  const cookie = withoutCookies(request.headers.cookie, [SESSION_COOKIE, APP_SESSION_COOKIE]);
+  const cookie = withoutCookies(request.headers.cookie, COVE_COOKIES);
   if (cookie === undefined) delete headers['cookie'];
   else headers['cookie'] = cookie;
   headers['host'] = upstream.host;

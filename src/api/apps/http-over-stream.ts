@@ -71,6 +71,8 @@ export interface UpstreamRequest {
   readonly https: boolean;
   /** For TLS: the name the app's certificate is for. */
   readonly servername: string;
+  /** What of the app's answer headers (raw, `[name, value, ...]`) may reach the caller, upgrades included. */
+  readonly answerHeaders: (raw: readonly string[]) => string[];
 }
 
 /** The caller's side of an upgrade: its socket, and what it sent after the request head. */
@@ -124,7 +126,7 @@ export function forwardOverStream(
       finish();
     });
     request.on('response', (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEndRawHeaders(answer.rawHeaders));
+      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, upstream.answerHeaders(endToEndRawHeaders(answer.rawHeaders)));
       answer.pipe(response);
       answer.on('error', () => response.destroy());
       // An upgrade the app refused ends the caller's connection with the answer.
@@ -144,7 +146,8 @@ export function forwardOverStream(
       }
       upgraded = true;
       const lines = [`HTTP/1.1 ${answer.statusCode ?? 101} ${answer.statusMessage ?? 'Switching Protocols'}`];
-      for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) lines.push(`${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}`);
+      const headers = upstream.answerHeaders(answer.rawHeaders);
+      for (let i = 0; i + 1 < headers.length; i += 2) lines.push(`${headers[i]}: ${headers[i + 1]}`);
       const caller = upgrade.socket;
       caller.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (appHead.length > 0) caller.write(appHead);

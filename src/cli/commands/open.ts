@@ -11,9 +11,9 @@ export const openCommand: CommandSpec = {
   name: 'open',
   summary: 'Print the URL of a workspace app',
   description:
-    'Prints where APP of the workspace is served: its path on the deployment ' +
-    '(/@OWNER/WORKSPACE.AGENT/apps/SLUG/), its subdomain when the deployment has a wildcard access URL ' +
-    'and the app asks for one, or its own URL for an external app.',
+    'Prints where APP of the workspace is served: its subdomain when the deployment has a wildcard ' +
+    'access URL, else its path on the deployment (/@OWNER/WORKSPACE.AGENT/apps/SLUG/), which only the ' +
+    "workspace's owner may open; or its own URL for an external app.",
   arguments: [
     { name: 'workspace', description: 'WORKSPACE, OWNER/WORKSPACE, or either followed by .AGENT', required: true },
     { name: 'app', description: 'The app slug (omit to list the apps)' },
@@ -38,19 +38,51 @@ export const openCommand: CommandSpec = {
       throw new CliError(`Workspace "${label}" has no app "${slug}".`, {
         hint: apps.length > 0 ? `Its apps: ${apps.map((a) => a.slug).join(', ')}.` : 'Its template defines no apps.',
       });
-    const host = app.subdomain ? (await client.request<{ host: string }>('GET', '/applications/host')).host : '';
+    const host = app.external ? '' : (await client.request<{ host: string }>('GET', '/applications/host')).host;
     const url = appUrl(client.url, host, workspace.owner_name, workspace.name, agent.name, app);
     if (context.json) printJson(context.io, { url });
     else context.io.stdout.write(`${url}\n`);
+    if (!app.external && host === '') {
+      const note = await pathAppNote(app, workspace.owner_name, () => client.user('me').then((me) => me.username));
+      if (note) context.io.stderr.write(`${note}\n`);
+    }
     return 0;
   },
 };
 
+/** The label of an app's subdomain, when every name fits one (`slug--agent--workspace--owner`). */
+function subdomainLabel(slug: string, agent: string, workspace: string, owner: string): string | undefined {
+  const parts = [slug, agent, workspace, owner];
+  const label = parts.join('--');
+  // The proxy reads each part back by splitting on `--`, and DNS labels stop at 63 characters.
+  return parts.every((part) => /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/.test(part)) && label.length <= 63 ? label : undefined;
+}
+
+/**
+ * Where to open an app. With a wildcard access URL, every proxied app opens on its subdomain: a
+ * path app shares the deployment's origin, where its pages could act with the visitor's session,
+ * and opens only for its workspace's owner. Without one, the path on the deployment.
+ */
 function appUrl(base: string, wildcardHost: string, owner: string, workspace: string, agent: string, app: App): string {
   if (app.external) return app.url;
-  if (app.subdomain && wildcardHost !== '' && app.subdomain_name) {
+  const label = app.subdomain_name || subdomainLabel(app.slug, agent, workspace, owner);
+  if (wildcardHost !== '' && label) {
     const scheme = new URL(base).protocol;
-    return `${scheme}//${wildcardHost.replace('*', app.subdomain_name)}/`;
+    return `${scheme}//${wildcardHost.replace('*', label)}/`;
   }
   return `${base}/@${encodeURIComponent(owner)}/${encodeURIComponent(workspace)}.${encodeURIComponent(agent)}/apps/${encodeURIComponent(app.slug)}/`;
+}
+
+/**
+ * What to say about a path URL that others than the workspace's owner cannot open: when the app
+ * is shared beyond the owner, or the caller is not the owner. Undefined when nothing needs saying.
+ */
+async function pathAppNote(app: App, owner: string, me: () => Promise<string>): Promise<string | undefined> {
+  const why =
+    "path apps open only for their workspace's owner (unless the operator allows sharing them, at a risk), since their pages " +
+    "run on the deployment's own origin. An operator can serve apps on subdomains, where sharing is safe, with --wildcard-access-url.";
+  if ((await me()).toLowerCase() !== owner.toLowerCase()) return `Note: this workspace is ${owner}'s, and ${why}`;
+  if (app.sharing_level !== 'owner')
+    return `Note: app "${app.slug}" is shared (${app.sharing_level}), but others cannot open it here: ${why}`;
+  return undefined;
 }

@@ -8,6 +8,7 @@ import { ActionStatus, Loading, useAction, useLoad } from '../components/feedbac
 import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
 import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
 import { Link, navigate } from '../router.js';
+import { useSession } from '../session.js';
 import { isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
 
 export function WorkspacePage({ owner, name }: { owner: string; name: string }) {
@@ -94,14 +95,47 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
   );
 }
 
-/** Where an app opens: its own URL (external), a subdomain under the app host, or a path on the deployment. */
+/**
+ * Where an app opens: its own URL (external), its subdomain under the app host, or a path on the
+ * deployment. With an app host, every proxied app opens on its subdomain: a path app shares the
+ * dashboard's origin, where its pages could act with the visitor's session, and opens only for its
+ * workspace's owner.
+ */
 function appHref(workspace: Workspace, agent: WorkspaceAgent, app: WorkspaceApp, appsHost: string): string | undefined {
   if (app.external) return app.url;
-  if (app.subdomain) {
-    if (!appsHost) return undefined;
-    return `${location.protocol}//${appsHost.replace('*', `${app.subdomain_name || `${app.slug}--${agent.name}--${workspace.name}--${workspace.owner_name}`}`)}/`;
-  }
+  const label = app.subdomain_name || subdomainLabel(app.slug, agent.name, workspace.name, workspace.owner_name);
+  if (appsHost && label) return `${location.protocol}//${appsHost.replace('*', label)}/`;
+  if (app.subdomain) return undefined;
   return `/@${workspace.owner_name}/${workspace.name}.${agent.name}/apps/${encodeURIComponent(app.slug)}/`;
+}
+
+/** The label of an app's subdomain, when every name fits one (the proxy splits it on `--`; DNS stops at 63). */
+function subdomainLabel(slug: string, agent: string, workspace: string, owner: string): string | undefined {
+  const parts = [slug, agent, workspace, owner];
+  const label = parts.join('--');
+  return parts.every((part) => /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/.test(part)) && label.length <= 63 ? label : undefined;
+}
+
+/** Why others cannot open some of these apps by path, when there is no app host to send them to. */
+function PathAppNote({ apps, mine, appsHost }: { apps: readonly WorkspaceApp[]; mine: boolean; appsHost: string }) {
+  if (appsHost) return null;
+  const byPath = apps.filter((app) => !app.external && !app.subdomain);
+  if (byPath.length === 0) return null;
+  if (!mine) {
+    return (
+      <p className="muted app-note" data-note="path-apps">
+        These apps open only for the workspace&rsquo;s owner: on this deployment they are served by path, on the dashboard&rsquo;s own
+        address. An operator can serve apps on subdomains with <code>--wildcard-access-url</code>.
+      </p>
+    );
+  }
+  if (!byPath.some((app) => app.sharing_level !== 'owner')) return null;
+  return (
+    <p className="muted app-note" data-note="path-apps">
+      Shared apps open only for you here: others cannot open path apps, which run on the dashboard&rsquo;s own address. An operator can
+      serve apps on subdomains, where sharing works, with <code>--wildcard-access-url</code>.
+    </p>
+  );
 }
 
 function latencyOf(agent: WorkspaceAgent): string | undefined {
@@ -112,6 +146,7 @@ function latencyOf(agent: WorkspaceAgent): string | undefined {
 function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: string }) {
   const resources = workspace.latest_build.resources.filter((resource) => !resource.hide);
   const running = workspace.latest_build.status === 'running';
+  const mine = useSession().user.id === workspace.owner_id;
   return (
     <section className="card" aria-labelledby="resources-title">
       <h2 id="resources-title">Resources</h2>
@@ -183,6 +218,7 @@ function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: st
                       })}
                   </ul>
                 )}
+                {running && <PathAppNote apps={agent.apps.filter((app) => !app.hidden)} mine={mine} appsHost={appsHost} />}
               </div>
             ))}
           </li>
@@ -221,6 +257,13 @@ function SharedPorts({ workspace, appsHost }: { workspace: Workspace; appsHost: 
             );
           })}
         </ul>
+      )}
+      {!appsHost && data.shares.some((share) => share.share_level !== 'owner') && (
+        <p className="muted app-note" data-note="path-ports">
+          Others cannot open shared ports on this deployment: without subdomain apps they are served by path, on the dashboard&rsquo;s own
+          address, which only the workspace&rsquo;s owner may open. An operator can serve them on subdomains with{' '}
+          <code>--wildcard-access-url</code>.
+        </p>
       )}
     </section>
   );
