@@ -16,6 +16,16 @@ export function presentedToken(request: FastifyRequest): string | undefined {
   return query ? query : undefined;
 }
 
+/**
+ * Whether the token presentedToken() picks is the session cookie's: the one a browser attaches on
+ * its own to whatever page's request, which is why such requests must prove where they came from.
+ */
+export function presentedByCookie(request: FastifyRequest): boolean {
+  const header = request.headers[SESSION_HEADER];
+  if (typeof header === 'string' && header !== '') return false;
+  return Boolean(readCookie(request.headers.cookie, SESSION_COOKIE));
+}
+
 /** One cookie of a Cookie header, decoded. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;

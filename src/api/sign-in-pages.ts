@@ -20,10 +20,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
+/**
+ * `same-origin`, not `no-referrer`: under `no-referrer` a browser sends `Origin: null` with the
+ * page's own form post, which the origin check (src/api/origin-check.ts) must refuse. Other sites
+ * (a provider's icon) still get no Referer, so a callback URL's code never leaves the deployment.
+ */
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} - Cove</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} - Cove</title><style>${STYLE}</style></head>
 <body>${body}</body></html>
 `;
 }

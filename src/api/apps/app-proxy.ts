@@ -5,6 +5,7 @@ import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import { RelayCloseCode } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { refuseCrossOriginAppUpgrade } from '../origin-check.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
@@ -99,6 +100,7 @@ class AppProxy {
     if (parsed.target.owner.toLowerCase() === 'me') {
       throw new HttpProblem(404, NOT_FOUND_MESSAGE, { detail: 'App URLs name the workspace owner by username; "@me" is not supported.' });
     }
+    refuseCrossOriginAppUpgrade(this.#context, request);
     const viewer = await viewerOf(this.#context, presentedToken(request), request.ip);
     const resolved = await this.#authorized(parsed.target, viewer, true);
     if (resolved === 'sign-in') {

@@ -4,6 +4,7 @@ import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
+import { crossOriginRefusal, refuseCrossOrigin } from '../origin-check.js';
 import { presentedToken } from '../session-token.js';
 import { countRequest } from './rate-limit.js';
 
@@ -40,6 +41,15 @@ export function authenticateToken(context: ApiContext, token: string | undefined
 }
 
 /**
+ * Authenticates a request by the token it presents, for routes that do so themselves; a request the
+ * session cookie would authenticate must come from the deployment's origin (src/api/origin-check.ts).
+ */
+export async function authenticateRequest(context: ApiContext, request: FastifyRequest): Promise<Authenticated> {
+  refuseCrossOrigin(context, request);
+  return authenticateToken(context, presentedToken(request), request.ip);
+}
+
+/**
  * Makes every route registered in this encapsulated context authenticated: the token becomes a
  * subject and an authorizing store before validation runs, so a stranger gets 401 whatever the body.
  */
@@ -67,6 +77,12 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
   // Callback style with a path that never waits: most requests present a key the session cache
   // answers, and they should not pay for a promise and a turn of the microtask queue.
   app.addHook('onRequest', (request, reply, done) => {
+    // Before the token is looked up: a page elsewhere learns nothing, and costs no query.
+    const refusal = crossOriginRefusal(context, request);
+    if (refusal) {
+      done(refusal);
+      return;
+    }
     const presented = { token: presentedToken(request), ipAddress: request.ip, now: context.store.clock.now() };
     try {
       const cached = authenticateFromCache(authenticatorOf(context), context.values, presented);

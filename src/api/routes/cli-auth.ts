@@ -6,6 +6,7 @@ import type { ApiContext } from '../context.js';
 import { authenticateToken } from '../plugins/authentication.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
 import { toProblem } from '../problems.js';
+import { crossOriginRefusal } from '../origin-check.js';
 import { presentedToken } from '../session-token.js';
 import { cliAuthSignedInPage, cliAuthSignedOutPage, cliAuthTokenPage, signInFailedPage } from '../sign-in-pages.js';
 import { signInLinks } from './sign-in-providers.js';
@@ -31,17 +32,10 @@ export async function cliAuthRoutes(app: FastifyInstance, context: ApiContext): 
 
   app.post('/cli-auth', { schema: { hide: true } }, async (request, reply) => {
     void reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    // The session cookie is SameSite=Lax, so another site's form cannot send it; an Origin from
-    // elsewhere is refused all the same.
-    const origin = request.headers.origin;
-    if (
-      origin !== undefined &&
-      origin !== 'null' &&
-      origin !== new URL(context.values.accessUrl).origin &&
-      origin !== `${request.protocol}://${request.host}`
-    ) {
-      return reply.code(403).send(signInFailedPage({ message: 'This form was sent from another site.' }, undefined));
-    }
+    // The session cookie is SameSite=Lax, so another site's form cannot send it; a page on another
+    // origin of the same site (another port of the host, an app subdomain) could, and is refused.
+    const refusal = crossOriginRefusal(context, request);
+    if (refusal) return reply.code(refusal.status).send(signInFailedPage(refusal, undefined));
     const caller = await signedIn(context, request);
     if (!caller) return reply.code(401).send(cliAuthSignedOutPage(signInLinks(context, '/cli-auth'), !context.values.disablePasswordAuth));
     const lifetimeMs = context.values.defaultTokenLifetimeMs;

@@ -8,11 +8,10 @@ import { HEALTH_SECTIONS, HealthReport, HealthSettings, RelayCloseCode, type Hea
 import type { ApiContext } from '../context.js';
 import { withDismissals } from '../health/health-checker.js';
 import { HEALTH_PROBE_HEADER } from '../health/probe-socket.js';
-import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
+import { authenticateRequest, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { pipeSockets } from '../relay/pipe-sockets.js';
-import { presentedToken } from '../session-token.js';
 
 /** Reading the health report and its settings is reading the deployment's configuration: owners and auditors. */
 const READ_HEALTH = siteObject('deployment_config');
@@ -56,12 +55,12 @@ export async function healthProbeRoutes(app: FastifyInstance, context: ApiContex
   const isProbe = (request: FastifyRequest) => context.health.isProbe(request.headers[HEALTH_PROBE_HEADER]);
   const probeOnly = async (request: FastifyRequest): Promise<void> => {
     if (isProbe(request)) return;
-    await authenticateToken(context, presentedToken(request), request.ip);
+    await authenticateRequest(context, request);
     throw new HttpProblem(403, 'Only the health check of this daemon opens this endpoint.');
   };
   const probeOrReader = async (request: FastifyRequest): Promise<void> => {
     if (isProbe(request)) return;
-    const { subject } = await authenticateToken(context, presentedToken(request), request.ip);
+    const { subject } = await authenticateRequest(context, request);
     if (!context.store.as(subject).can('read', READ_HEALTH)) throw forbidden();
   };
 

@@ -24,8 +24,7 @@ import { toWireJob } from '../convert/provisioner-job.js';
 import { toWireProvisionerDaemon } from '../convert/provisioner-daemon.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
-import { authenticateToken, authOf, requireAuthentication } from '../plugins/authentication.js';
-import { presentedToken } from '../session-token.js';
+import { authenticateRequest, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
 import { PageLimit } from '../paging.js';
 
@@ -132,7 +131,7 @@ async function connectingDaemon(
     // A key's tags are fixed when it is made; the daemon cannot widen them.
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
   }
-  const { subject } = await authenticateToken(context, presentedToken(request), request.ip);
+  const { subject } = await authenticateRequest(context, request);
   const user = context.store.as(subject);
   if (!org || !user.can('read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
   // Administrators may serve the whole organization; anyone else only their own jobs.

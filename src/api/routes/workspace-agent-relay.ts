@@ -85,9 +85,10 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
    * Checks the caller may connect to the agent (already found, so one the caller cannot see is
    * the 404), and that it is connected here or to another replica. HTTP questions for an agent on
    * another replica are answered from there at once; streams are forwarded there once upgraded.
+   * (Where a stream opened with the session cookie comes from was checked when it was
+   * authenticated: src/api/origin-check.ts.)
    */
   const connectable = async (request: FastifyRequest, reply: FastifyReply, found: AgentWithOwners): Promise<FastifyReply | undefined> => {
-    if (request.ws) requireAllowedOrigin(context, request);
     authOf(request).store.authorizeAgentConnect(found);
     request.relayAgent = found;
     const via = replicaHolding(context, request, found);
@@ -236,28 +237,6 @@ function streamTarget(query: StreamQueryValue): RelayTarget {
   }
   if (query.port !== undefined) return { kind: query.network ?? 'tcp', port: query.port };
   return { kind: query.service ?? 'ssh' };
-}
-
-/**
- * Browsers send the session cookie with a WebSocket to any page's script, so a stream opened from
- * a page must come from the deployment itself (or one of its app hosts), as the reference allows.
- * Clients that are not browsers send no Origin.
- */
-function requireAllowedOrigin(context: ApiContext, request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  if (origin === undefined) return;
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    throw new HttpProblem(403, 'Cross-origin request refused.', { detail: `The Origin "${origin}" is not a URL.` });
-  }
-  const allowed = [new URL(context.values.accessUrl).host, request.headers.host ?? ''];
-  const wildcard = context.values.wildcardAccessUrl.replace(/^\*/, '').split(':')[0] ?? '';
-  if (allowed.includes(host) || (wildcard !== '' && host.split(':')[0]?.endsWith(wildcard))) return;
-  throw new HttpProblem(403, 'Cross-origin request refused.', {
-    detail: `Streams into workspaces may be opened from ${context.values.accessUrl} only, not from ${origin}.`,
-  });
 }
 
 function relayAgentOf(request: FastifyRequest): AgentWithOwners {
