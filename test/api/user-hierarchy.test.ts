@@ -105,6 +105,7 @@ interface World {
 
 /** What a call sends beyond its route: a body, and the key it names (for key routes). */
 interface Call {
+  /** A JSON body, or `site-roles` / `org-roles` for the target's own roles of that kind. */
   readonly body?: unknown;
   readonly keyId?: string;
 }
@@ -113,7 +114,7 @@ interface RouteCase {
   readonly scope: Scope;
   /** What each actor gets on a target they outrank (or on any target, for an unranked route). */
   readonly expect: Readonly<Record<Actor, number>>;
-  /** The status where the route's own rules answer before rank matters (given an outranked target). */
+  /** A status the route's own rules give whatever the rank (an owner is never suspended). */
   readonly exception?: (actor: Actor, target: Target) => number | undefined;
   /** The target of one call: a reused one unless the call changes it for good. */
   target(world: World, target: Target): Promise<TargetUser>;
@@ -146,7 +147,8 @@ const CASES: Readonly<Record<string, RouteCase>> = {
   },
   'PUT /api/v2/users/:user/roles': {
     scope: 'site',
-    // The target's own roles again: a change nobody but an owner could make would be refused for that alone.
+    // The target's own roles again, so that rank is the only reason to refuse: whoever may read a user
+    // may set their roles to what they are, and only owners could grant the roles targets hold.
     expect: all(200, BLIND),
     target: reused,
     call: () => ({ body: 'site-roles' }),
@@ -233,7 +235,8 @@ const CASES: Readonly<Record<string, RouteCase>> = {
     call: (world) => ({ body: { name: world.unique('ws'), template_id: world.templateId } }),
   },
   'POST /api/v2/organizations/:organization/members/:user': {
-    // Joining an organization changes nothing of the user's and lets nobody act as them.
+    // Joining an organization changes nothing of the user's and lets nobody act as them. The target
+    // joins anew, so holds only its site roles: organization roles come with a membership.
     scope: 'unranked',
     expect: all(403, { owner: 200, userAdmin: 200, orgAdmin: 200, orgUserAdmin: 200, orgCustom: 200 }),
     target: (world, target) => world.fresh(target, { member: false }),
@@ -248,7 +251,7 @@ const CASES: Readonly<Record<string, RouteCase>> = {
   },
   'PUT /api/v2/organizations/:organization/members/:user/roles': {
     scope: 'organization',
-    // The target's own roles again, as for site roles.
+    // The target's own roles again, as for site roles; those who may assign organization roles get that far.
     expect: all(403, { owner: 200, userAdmin: 200, orgAdmin: 200, orgUserAdmin: 200, orgCustom: 200, member: 404 }),
     target: reused,
     call: () => ({ body: 'org-roles' }),
