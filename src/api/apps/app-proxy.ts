@@ -5,6 +5,7 @@ import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import { RelayCloseCode } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { trackAppConnection } from '../live-connections.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
@@ -103,6 +104,7 @@ class AppProxy {
       if (isPageLoad(request)) return reply.redirect(signInLocation(this.#context.values.accessUrl, request.raw.url ?? '/'), 303);
       throw signInProblem(viewer);
     }
+    trackAppConnection(this.#context, request, reply, viewer, presentedToken(request), resolved);
     await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query });
     return reply;
   }
@@ -151,6 +153,7 @@ class AppProxy {
       const base = this.#context.values.accessUrl.replace(/\/+$/, '');
       return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
     }
+    trackAppConnection(this.#context, request, reply, viewer, token, resolved);
     await this.#forward(request, reply, resolved, { rest: path, query });
     return reply;
   }
