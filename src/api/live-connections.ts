@@ -12,6 +12,13 @@ import { presentedToken } from './session-token.js';
 /** How long a client has to answer a close before its socket is cut. */
 const CLOSE_GRACE_MS = 1_000;
 
+/** The session a connection is opened with, as presented: no token means it was not signed in. */
+export interface PresentedSession {
+  readonly token: string | undefined;
+  readonly ipAddress: string;
+  readonly opened: Authenticated;
+}
+
 /** What a connection re-checks: whether the caller, as the session is now, may keep it. */
 export type Reauthorize = (auth: RequestAuth) => unknown;
 
@@ -27,7 +34,21 @@ export function trackWebSocket(
   authorize: Reauthorize,
   onEnd?: (reason: string) => void,
 ): void {
-  const forget = trackRequest(context, request, {
+  trackSessionSocket(context, sessionOf(request), socket, authorize, onEnd);
+}
+
+/**
+ * As trackWebSocket, for a socket whose route authenticates `token` itself (a provisioner daemon
+ * that serves with a user's session rather than a provisioner key).
+ */
+export function trackSessionSocket(
+  context: ApiContext,
+  session: PresentedSession,
+  socket: WebSocket,
+  authorize: Reauthorize,
+  onEnd?: (reason: string) => void,
+): void {
+  const forget = trackSession(context, session, {
     authorize,
     end: (reason) => {
       onEnd?.(reason);
@@ -43,7 +64,7 @@ export function trackWebSocket(
  * when the session or its access ends, the answer ends and its connection is closed.
  */
 export function trackEventStream(context: ApiContext, request: FastifyRequest, reply: FastifyReply, authorize: Reauthorize): void {
-  const forget = trackRequest(context, request, {
+  const forget = trackSession(context, sessionOf(request), {
     authorize,
     end: () => {
       // The answer ends cleanly when the client reads it; its connection goes either way.
@@ -60,15 +81,10 @@ export function trackEventStream(context: ApiContext, request: FastifyRequest, r
  * Records a connection of the signed-in caller of `token`; returns the function that forgets it.
  * Nothing is recorded without a token: such a request was not signed in.
  */
-export function trackSession(
-  context: ApiContext,
-  token: string | undefined,
-  ipAddress: string,
-  auth: Authenticated,
-  connection: LiveConnection,
-): () => void {
+export function trackSession(context: ApiContext, session: PresentedSession, connection: LiveConnection): () => void {
+  const { token } = session;
   if (!token) return () => undefined;
-  return liveSessionsOf(context).open({ token, ipAddress, opened: auth }, connection);
+  return liveSessionsOf(context).open({ ...session, token }, connection);
 }
 
 /**
@@ -87,18 +103,23 @@ export function trackAppConnection(
 ): void {
   if (viewer.kind !== 'user') return;
   const socket = request.raw.socket;
-  const forget = trackSession(context, token, request.ip, viewer.auth, {
-    authorize: (auth) => appAccess(app.level, app.workspace, { kind: 'user', auth }) === 'allowed',
-    end: () => socket.destroy(),
-  });
+  const forget = trackSession(
+    context,
+    { token, ipAddress: request.ip, opened: viewer.auth },
+    {
+      authorize: (auth) => appAccess(app.level, app.workspace, { kind: 'user', auth }) === 'allowed',
+      end: () => socket.destroy(),
+    },
+  );
   // An upgraded socket is the app's until it closes; a plain request is done with its answer.
   const done = request.headers.upgrade ? socket : reply.raw;
   if (socket.destroyed) forget();
   else done.once('close', forget);
 }
 
-function trackRequest(context: ApiContext, request: FastifyRequest, connection: LiveConnection): () => void {
-  return trackSession(context, presentedToken(request), request.ip, authOf(request), connection);
+/** The session an authenticated request presented. */
+function sessionOf(request: FastifyRequest): PresentedSession {
+  return { token: presentedToken(request), ipAddress: request.ip, opened: authOf(request) };
 }
 
 /** Closes a socket with the session-ended code, and cuts it if the client does not answer in time. */

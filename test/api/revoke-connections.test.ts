@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,20 @@ describe('ending access ends the connections it opened', () => {
     assert.ok(ended, 'the server-sent watch is still open 5 s after access ended');
     assert.ok(ended - answeredAt <= WITHIN_MS, `the watch ended ${ended - answeredAt} ms after access ended`);
     await closedFor(logs, answeredAt, 'the agent log follow');
+  });
+
+  it('a provisioner daemon serving with a session stops serving what the session may no longer serve', async () => {
+    const victim = await createMember(test, 'daemon-admin');
+    await owner.setSiteRoles('daemon-admin', ['owner']);
+    const { organization_id } = await owner.workspace(workspaceId);
+    const daemon = await openSocket(
+      test.url,
+      `/organizations/${organization_id}/provisionerdaemons/serve?id=${randomUUID()}`,
+      victim.token ?? '',
+    );
+    // Still a member of the organization, but no longer one who may serve all of it.
+    await owner.setSiteRoles('daemon-admin', []);
+    await closedFor(daemon, Date.now(), 'the provisioner daemon');
   });
 
   // Last: alice loses her own workspace.
