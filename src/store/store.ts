@@ -17,6 +17,9 @@ const SESSION_CACHE_TTL_MS = 60_000;
 const AGENT_AUTH_CHANNEL = 'agent_auths:invalidate';
 const AGENT_AUTH_CACHE_TTL_MS = 60_000;
 
+/** Whose sessions an invalidation names: one key, every key of one user, or (`*`) everyone's. */
+export type SessionInvalidation = { readonly keyId?: string; readonly userId?: string } | '*';
+
 /**
  * What the layers above the store hold of it: everything but the raw database handle and the log
  * writer that uses it, so that a read or write from `src/api` or `src/domain` can only go through
@@ -42,6 +45,7 @@ export class Store {
   readonly agentLogWriter: AgentLogWriter;
   /** The licensed features in effect, kept current by the daemon's entitlements. */
   readonly features = new EnabledFeatures();
+  readonly #sessionListeners = new Set<(target: SessionInvalidation) => void>();
   #stopListening: (() => Promise<void>)[] = [];
   /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */
   onQueryDuration: ((ms: number, failed: boolean) => void) | undefined;
@@ -73,7 +77,10 @@ export class Store {
       // Other replicas invalidate through the pubsub; on SQLite this only echoes our own messages.
       opened.#stopListening.push(
         await pubsub.subscribe(SESSION_CHANNEL, (payload) => {
-          opened.sessions.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string }));
+          const target = payload === '*' ? '*' : (JSON.parse(payload) as { keyId?: string; userId?: string });
+          opened.sessions.invalidate(target);
+          // Heard once on every replica, this one included: each re-checks its own live connections.
+          for (const listener of opened.#sessionListeners) listener(target);
         }),
         await pubsub.subscribe(AGENT_AUTH_CHANNEL, (payload) => {
           opened.agentAuths.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { workspaceId: string }));
@@ -103,11 +110,22 @@ export class Store {
 
   /**
    * Drops cached sessions after a write that changes what they may do, here and on every replica.
-   * Call it after deleting a key or changing a user, their memberships or their roles.
+   * Call it after deleting a key or changing a user, their memberships or their roles: the
+   * connections those sessions hold open (terminals, streams, watches) are re-checked too.
    */
-  async invalidateSessions(target: { readonly keyId?: string; readonly userId?: string } | '*'): Promise<void> {
+  async invalidateSessions(target: SessionInvalidation): Promise<void> {
     this.sessions.invalidate(target);
     await this.pubsub.publish(SESSION_CHANNEL, target === '*' ? '*' : JSON.stringify(target));
+  }
+
+  /**
+   * Calls `listener` after every invalidation of sessions, made here or on another replica, once
+   * the cache has dropped them: live connections re-check their session then. Returns the function
+   * that stops it.
+   */
+  onSessionsInvalidated(listener: (target: SessionInvalidation) => void): () => void {
+    this.#sessionListeners.add(listener);
+    return () => this.#sessionListeners.delete(listener);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { DeploymentValues } from '../../domain/deployment-options.js';
 import type { Authenticated } from '../../domain/authentication.js';
 import type { ShareLevel } from '../../domain/port-sharing.js';
 import { HttpProblem } from '../../lib/errors.js';
@@ -44,6 +45,15 @@ export interface AppAccessRules {
   readonly allowPathAppSharing: boolean;
   /** `--dangerous-allow-path-app-site-owner-access`: those with a site-wide grant may open others' path apps. */
   readonly allowPathAppSiteOwnerAccess: boolean;
+}
+
+/** The deployment's rules for whether an app reached as `pathApp` opens for others than its owner. */
+export function appAccessRules(values: DeploymentValues, pathApp: boolean): AppAccessRules {
+  return {
+    pathApp,
+    allowPathAppSharing: values.dangerousAllowPathAppSharing,
+    allowPathAppSiteOwnerAccess: values.dangerousAllowPathAppSiteOwnerAccess,
+  };
 }
 
 /**

@@ -5,13 +5,14 @@ import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import { RelayCloseCode } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { trackAppConnection } from '../live-connections.js';
 import { refuseCrossOriginAppUpgrade } from '../origin-check.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
 import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
-import { appAccess, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
+import { appAccess, appAccessRules, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
 import {
@@ -108,6 +109,7 @@ class AppProxy {
       if (isPageLoad(request)) return reply.redirect(signInLocation(this.#context.values.accessUrl, request.raw.url ?? '/'), 303);
       throw signInProblem(viewer);
     }
+    trackAppConnection(this.#context, request, reply, viewer, presentedToken(request), { ...resolved, pathApp: true });
     await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query, pathApp: true });
     return reply;
   }
@@ -156,6 +158,7 @@ class AppProxy {
       const base = this.#context.values.accessUrl.replace(/\/+$/, '');
       return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
     }
+    trackAppConnection(this.#context, request, reply, viewer, token, { ...resolved, pathApp: false });
     await this.#forward(request, reply, resolved, { rest: path, query, pathApp: false });
     return reply;
   }
@@ -170,12 +173,7 @@ class AppProxy {
     // Not the viewer's store: whether the viewer may even learn that the app exists depends on its
     // sharing level, known only once it is found (a public port may be opened by anyone at all).
     const resolved = await resolveApp(this.#context.store.as(SYSTEM_SUBJECTS.appResolver), target);
-    const { values } = this.#context;
-    const rules = {
-      pathApp,
-      allowPathAppSharing: values.dangerousAllowPathAppSharing,
-      allowPathAppSiteOwnerAccess: values.dangerousAllowPathAppSiteOwnerAccess,
-    };
+    const rules = appAccessRules(this.#context.values, pathApp);
     const access = resolved
       ? appAccess(resolved.level, resolved.workspace, viewer, rules)
       : viewer.kind === 'anonymous'

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticated } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
 import { JOB_STATUS_FILTERS } from '../../domain/provisioner-job-status.js';
 import { DAEMON_STALE_MS, viewJobs } from '../../domain/provisioner-job-views.js';
@@ -23,9 +24,11 @@ import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';
 import { toWireProvisionerDaemon } from '../convert/provisioner-daemon.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { trackSessionSocket, type Reauthorize } from '../live-connections.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authenticateRequest, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { ProvisionerDaemonSession } from '../provisioner-daemon-session.js';
+import { presentedToken } from '../session-token.js';
 import { PageLimit } from '../paging.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
@@ -71,6 +74,14 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
     wsHandler: async (socket, request) => {
       const daemon = daemons.get(request);
       if (!daemon) return socket.close(1008, 'not authenticated');
+      const session = servingSessions.get(request);
+      if (session)
+        trackSessionSocket(
+          context,
+          { token: presentedToken(request), ipAddress: request.ip, opened: session.authenticated },
+          socket,
+          session.allowed,
+        );
       // The daemon was authenticated above; the jobs it works on are no user's request, so the
       // protocol runs as the provisioner daemon's own subject, which may only do what the protocol needs.
       const protocol = {
@@ -86,6 +97,9 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
     },
   });
 }
+
+/** The user's session a daemon connecting without a provisioner key serves with, and what it must still be allowed. */
+const servingSessions = new WeakMap<FastifyRequest, { readonly authenticated: Authenticated; readonly allowed: Reauthorize }>();
 
 async function connectingDaemon(
   request: FastifyRequest,
@@ -131,11 +145,19 @@ async function connectingDaemon(
     // A key's tags are fixed when it is made; the daemon cannot widen them.
     return { ...base, organizationId: org.id, tags: normalizeTags('', parseJson(row.tags, {})), keyId: row.id };
   }
-  const { subject } = await authenticateRequest(context, request);
+  const authenticated = await authenticateRequest(context, request);
+  const { subject } = authenticated;
   const user = context.store.as(subject);
   if (!org || !user.can('read', { type: 'organization', id: org.id, org_id: org.id })) throw new NotFoundError('organization');
   // Administrators may serve the whole organization; anyone else only their own jobs.
   const organizationWide = user.can('create', orgScoped('provisioner_daemon', org.id));
+  // Served with a user's session, the daemon serves only while that session may still do so.
+  servingSessions.set(request, {
+    authenticated,
+    allowed: (auth) =>
+      auth.store.can('read', { type: 'organization', id: org.id, org_id: org.id }) &&
+      (!organizationWide || auth.store.can('create', orgScoped('provisioner_daemon', org.id))),
+  });
   const tags = organizationWide ? normalizeTags(subject.id, requestedTags) : normalizeTags(subject.id, requestedTags, { scope: 'user' });
   return { ...base, organizationId: org.id, tags, keyId: null };
 }

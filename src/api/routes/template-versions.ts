@@ -34,6 +34,7 @@ import type { ApiContext } from '../context.js';
 import { toWireJob, toWireJobLog } from '../convert/provisioner-job.js';
 import { toWirePlannedResource, toWireTemplateVersion } from '../convert/template-version.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { trackWebSocket } from '../live-connections.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -181,7 +182,8 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       return (await store.listJobLogs(version, job.id, { before, after })).map(toWireJobLog);
     },
     wsHandler: async (socket, request) => {
-      const { job } = versionOf(request);
+      const { version, job } = versionOf(request);
+      trackWebSocket(context, request, socket, (auth) => auth.store.getTemplateVersion(version.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, job.id, request.query.after);
     },
   });
@@ -252,7 +254,8 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       return (await authOf(request).store.listJobLogs(version, job.id, { before, after })).map(toWireJobLog);
     },
     wsHandler: async (socket, request) => {
-      const { job } = await dryRunOf(request, request.params.jobID);
+      const { version, job } = await dryRunOf(request, request.params.jobID);
+      trackWebSocket(context, request, socket, (auth) => auth.store.getDryRunJob(version, job.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, job.id, request.query.after);
     },
   });
@@ -355,6 +358,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     wsHandler: async (socket, request) => {
       // Listen before awaiting anything, so inputs sent right after connecting are not lost.
       const parameters = parametersOf(request);
+      trackWebSocket(context, request, socket, (auth) => auth.store.getTemplateVersion(versionOf(request).version.id));
       let answering = Promise.resolve();
       socket.on('message', (data) => {
         answering = answering

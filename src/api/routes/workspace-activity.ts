@@ -14,6 +14,7 @@ import { ShareLevel, type Workspace } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { toWirePortShare } from '../convert/workspace-port-share.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { trackEventStream, trackWebSocket } from '../live-connections.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { sseStart, sseWriteJson, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -195,6 +196,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     // The stream outlives the handler: fastify must not answer on its own.
     reply.hijack();
     sseStart(reply);
+    trackEventStream(context, request, reply, (auth) => auth.store.getWorkspace(workspace.id));
     watch(
       watches,
       request,
@@ -213,6 +215,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const workspace = workspaceOf(request);
+      trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspace(workspace.id));
       watch(
         watches,
         request,

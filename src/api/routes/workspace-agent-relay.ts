@@ -18,6 +18,7 @@ import {
 } from '../../sdk/wire/index.js';
 import type { AgentWithOwners } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
+import { trackWebSocket } from '../live-connections.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { agentOf } from '../plugins/agent-authentication.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -275,13 +276,26 @@ async function relay(
   // Hold what the client sends (terminal input, an SSH greeting) until the stream is open.
   socket.pause();
   socket.on('error', () => undefined);
+  // Ending the session or access ends the stream too: the agent's side is cut at once, so input
+  // the client sends before it answers the close reaches nobody.
+  let agentSide: WebSocket | undefined;
+  trackWebSocket(
+    context,
+    request,
+    socket,
+    async (auth) => auth.store.authorizeAgentConnect(await auth.store.getWorkspaceAgent(found.agent.id)),
+    () => agentSide?.terminate(),
+  );
   try {
     // On another replica the whole exchange, `ready` frame included, comes from there.
     if (request.relayVia !== undefined) {
-      await pipeSockets(socket, await dialReplica(`${request.relayVia}${request.url}`, presentedToken(request)));
+      const forwarded = await dialReplica(`${request.relayVia}${request.url}`, presentedToken(request));
+      agentSide = forwarded.socket;
+      await pipeSockets(socket, forwarded);
       return;
     }
     const stream = await context.relay.openStream(found.agent.id, target);
+    agentSide = stream.socket;
     if (socket.readyState !== socket.OPEN) {
       stream.socket.resume();
       stream.socket.close(1000, 'the client went away');

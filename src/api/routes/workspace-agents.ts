@@ -15,6 +15,7 @@ import { streamAgentLogs, toWireAgentLog } from '../agent-log-stream.js';
 import { AgentRpcSession } from '../agent-rpc-session.js';
 import type { ApiContext } from '../context.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { trackWebSocket } from '../live-connections.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { agentAuthOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
 import { agentExtraRoutes } from './workspace-agent-extras.js';
@@ -105,6 +106,7 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
       },
       wsHandler: async (socket, request) => {
         const found = pathResource(request, 'workspaceAgent');
+        trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspaceAgent(found.agent.id));
         await streamAgentLogs(socket, authOf(request).store, context.store.pubsub, found, request.query.after);
       },
     });

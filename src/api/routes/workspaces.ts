@@ -26,6 +26,7 @@ import type { WorkspaceRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireJobLog } from '../convert/provisioner-job.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
+import { trackWebSocket } from '../live-connections.js';
 import { streamJobLogs } from '../job-log-stream.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -288,6 +289,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const { build } = pathResource(request, 'workspaceBuild');
+      trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspaceBuild(build.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, logRange(request.query).after);
     },
   });
