@@ -9,7 +9,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { AgentHandle } from '../../src/agent/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { startAgentWorkspace } from '../helpers/agent-workspace.js';
-import { firstMessage, openSocket, sessionCookie, type SocketOutcome } from '../helpers/cross-origin-requests.js';
+import { firstMessage, openSocket, sendRaw, sessionCookie, type SocketOutcome } from '../helpers/cross-origin-requests.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const AGENT_TOKEN = 'agent-token-for-cross-origin-sockets';
@@ -150,5 +150,10 @@ describe('cookie-authenticated WebSockets from other origins', () => {
     });
     assert.equal(own.status, 101, JSON.stringify(own.body));
     assert.equal(said, 'hello from the app');
+    // A page load of the app is a navigation, the app's business: its answer is its own, headers too.
+    const page = await sendRaw(test.url, 'GET', path, { host: new URL(test.url).host, origin: other, ...sessionCookie(alice.token ?? '') });
+    assert.equal(page.status, 426, `the app's own answer to a plain request: ${page.text}`);
+    assert.equal(page.headers['x-frame-options'], undefined, 'the daemon adds no framing rule to an app answer');
+    assert.equal(page.headers['content-security-policy'], undefined);
   });
 });

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
+import { FRAME_ANCESTORS_NONE } from '../frame-protection.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { DASHBOARD_INDEX, iconFiles, locateDashboard, type StaticFiles } from './dashboard-files.js';
 
@@ -17,7 +18,7 @@ export interface WebDashboardOptions {
 /** Scripts, styles, images, fonts and connections of the dashboard come from the deployment alone. */
 export const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
-  "connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'";
+  `connect-src 'self' ws: wss:; ${FRAME_ANCESTORS_NONE}; base-uri 'self'; form-action 'self'; object-src 'none'`;
 /** An icon is an image: it runs nothing and loads nothing, and may style itself. */
 export const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
@@ -83,7 +84,8 @@ export async function webDashboardRoutes(app: FastifyInstance, options: WebDashb
   await app.register(async (pages) => {
     // Set before anything can fail, so that the 404 of an asset carries them too.
     pages.addHook('onRequest', (_request, reply, done) => {
-      void reply.headers({ 'content-security-policy': DASHBOARD_CSP, 'referrer-policy': 'same-origin' });
+      // The policy forbids framing (frame-ancestors); X-Frame-Options says so to browsers that predate it.
+      void reply.headers({ 'content-security-policy': DASHBOARD_CSP, 'referrer-policy': 'same-origin', 'x-frame-options': 'DENY' });
       done();
     });
     for (const path of DASHBOARD_PAGES) {

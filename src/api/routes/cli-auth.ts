@@ -8,6 +8,7 @@ import { rateLimitHook } from '../plugins/rate-limit.js';
 import { toProblem } from '../problems.js';
 import { crossOriginRefusal } from '../origin-check.js';
 import { presentedToken } from '../session-token.js';
+import { denyFraming } from '../frame-protection.js';
 import { cliAuthSignedInPage, cliAuthSignedOutPage, cliAuthTokenPage, signInFailedPage } from '../sign-in-pages.js';
 import { signInLinks } from './sign-in-providers.js';
 
@@ -22,6 +23,11 @@ export async function cliAuthRoutes(app: FastifyInstance, context: ApiContext): 
     'onRequest',
     rateLimitHook(context.rateLimits, (limits) => limits.api),
   );
+  // Every answer here is a page, and its button mints a token: no other site may frame it.
+  app.addHook('onRequest', (_request, reply, done) => {
+    denyFraming(reply);
+    done();
+  });
 
   app.get('/cli-auth', { schema: { hide: true } }, async (request, reply) => {
     void reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { relayMap } from '../../domain/relay-map.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
+import { denyFraming } from '../frame-protection.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
 import type { RelaySnapshot } from '../relay/agent-relay.js';
@@ -86,6 +87,7 @@ function table(title: string, headings: readonly string[], rows: readonly (reado
 
 function html(reply: FastifyReply, title: string, sections: readonly string[]): FastifyReply {
   const page = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escape(title)}</title></head>\n<body><h1>${escape(title)}</h1>\n${sections.join('\n')}\n</body></html>\n`;
+  denyFraming(reply);
   return reply.type('text/html; charset=utf-8').send(page);
 }
 

@@ -22,6 +22,7 @@ import { rateLimitHook } from '../plugins/rate-limit.js';
 import { toProblem } from '../problems.js';
 import { readCookie, setSessionCookie } from '../session-token.js';
 import { signInFailedPage, type SignInLink } from '../sign-in-pages.js';
+import { denyFraming } from '../frame-protection.js';
 
 /** Paths of the two callbacks, which also start a sign-in when called without a code. */
 export const OIDC_CALLBACK_PATH = '/api/v2/users/oidc/callback';
@@ -162,6 +163,7 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
       const retry = configured(provider)
         ? signInLinks(context, safeRedirect(query.redirect)).find((link) => link.href.startsWith(callbackPath(provider)))
         : undefined;
+      denyFraming(reply);
       return reply.code(problem.status).type('text/html; charset=utf-8').send(signInFailedPage(problem.body, retry));
     }
   };
