@@ -38,6 +38,7 @@ import { signInProviderRoutes } from './routes/sign-in-providers.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
+import { registerJsonBodyParser } from './json-body-parser.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
 export interface RouteEntry {
@@ -84,6 +85,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     forceCloseConnections: 'idle',
   });
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBodyParser(app);
   const routeList: RouteEntry[] = [];
   app.decorate('routeList', routeList);
   const { observer } = context;
