@@ -134,7 +134,10 @@ class AppProxy {
       const maxAge = (Date.parse(viewer.auth.apiKey.expires_at) - now.getTime()) / 1000;
       void reply.header('set-cookie', appSessionCookie(token, maxAge, accessUrl.protocol === 'https:'));
       const rest = withoutParams(query, [APP_CONNECT_PARAM]);
-      return reply.redirect(rest === '' ? path : `${path}?${rest}`, 307);
+      // Back to the same path on this host. A path that begins `//` (or `/\`) would read as a
+      // link to another host, and the hand-off would then carry the browser off-site.
+      const samePath = path.replace(/^[/\\\s]+/, '/');
+      return reply.redirect(rest === '' ? samePath : `${samePath}?${rest}`, 307);
     }
 
     const header = request.headers[SESSION_HEADER];
