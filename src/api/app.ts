@@ -39,6 +39,7 @@ import { cliAuthRoutes } from './routes/cli-auth.js';
 import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
+import { answerClientError, httpServerTimeouts } from './http-timeouts.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
 export interface RouteEntry {
@@ -74,9 +75,15 @@ export interface AppOptions {
  * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  const timeouts = httpServerTimeouts(context.values);
   const app = Fastify({
     ...fastifyLogging(options.logger, options.logRequests),
     bodyLimit: DEFAULT_BODY_LIMIT,
+    // A client that never finishes its request is answered 408 and cut off (see httpServerTimeouts).
+    // fastify sets the server's requestTimeout from its own option, over what `http` gives Node.
+    requestTimeout: timeouts.requestTimeout,
+    http: timeouts,
+    clientErrorHandler: answerClientError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : newRequestId();

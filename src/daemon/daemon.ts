@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
+import { httpServerTimeouts } from '../api/http-timeouts.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
 import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
@@ -149,7 +150,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       refreshMs: options.values.healthCheckRefreshMs,
     });
     const metrics: PrometheusMetrics | undefined = options.values.prometheusEnable
-      ? await createPrometheusMetrics({ store, relay, logger })
+      ? await createPrometheusMetrics({ store, relay, logger, timeouts: httpServerTimeouts(options.values) })
       : undefined;
     const updateChecker = new UpdateChecker(options.values.updateCheckUrl);
     const app = await buildApp(
