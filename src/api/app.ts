@@ -40,6 +40,7 @@ import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
 import { answerClientError, httpServerTimeouts } from './http-timeouts.js';
+import { ConnectionDrain } from './connection-drain.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
 export interface RouteEntry {
@@ -55,6 +56,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, in order; the access-matrix test checks that each one has an entry. */
     readonly routeList: readonly RouteEntry[];
+    /** Ends the server's connections when the app closes; streams register their answers with it. */
+    readonly connectionDrain: ConnectionDrain;
   }
 }
 
@@ -95,6 +98,13 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   registerJsonBodyParser(app);
   const routeList: RouteEntry[] = [];
   app.decorate('routeList', routeList);
+  // Closing waits for every open connection: the drain bounds that wait (see ConnectionDrain).
+  const drain = new ConnectionDrain(app.server);
+  app.decorate('connectionDrain', drain);
+  app.addHook('preClose', (done) => {
+    drain.drain();
+    done();
+  });
   const { observer } = context;
   app.addHook('onRoute', function (route) {
     for (const method of [route.method].flat()) {
