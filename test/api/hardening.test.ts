@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { readProtocolMessage } from '../../src/api/protocol-message.js';
 import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { Browser } from '../helpers/browser.js';
@@ -90,6 +92,16 @@ describe('hardening: JSON depth, redirect schemes, app URL schemes', () => {
     assert.equal((JSON.parse(wrong.body) as { message: string }).message, 'Validation failed.');
   });
 
+  it('refuses WebSocket protocol messages nested deeper than 64 levels before reading them', () => {
+    const schema = Type.Object({ type: Type.String() });
+    assert.deepEqual(readProtocolMessage(schema, `{"type":"x","extra":${nested(5000)}}`), {
+      problem: 'a message nests deeper than 64 levels',
+    });
+    assert.deepEqual(readProtocolMessage(schema, `{"type":"x","extra":${nested(63)},"text":"${'['.repeat(100)}\\"["}`), {
+      message: { type: 'x', extra: JSON.parse(nested(63)) as unknown, text: `${'['.repeat(100)}"[` },
+    });
+  });
+
   it('hands app sessions only to http and https URLs: javascript:, data: and other schemes are refused', async () => {
     for (const uri of [
       `javascript://${APP_HOST}/%0aalert(document.cookie)`,
@@ -150,6 +162,27 @@ describe('hardening: JSON depth, redirect schemes, app URL schemes', () => {
       assert.match(stored.job.error ?? '', error);
       assert.match(stored.job.error ?? '', /agent "main"/);
     }
+  });
+
+  it('refuses a native template.yaml whose external app links to javascript:', async () => {
+    const yaml = [
+      'resources:',
+      '  - name: box',
+      '    type: process',
+      '    agents:',
+      '      - name: main',
+      '        apps:',
+      '          - slug: evil',
+      "            url: \"javascript:fetch('/api/v2/users/me/keys',{method:'POST'})\"",
+      '            external: true',
+      '',
+    ].join('\n');
+    const { id } = await owner.uploadFile(await createTar({ 'template.yaml': yaml }));
+    const version = await owner.createTemplateVersion('default', { file_id: id });
+    await owner.followTemplateVersionLogs(version.id, () => undefined);
+    const stored = await owner.templateVersion(version.id);
+    assert.equal(stored.job.status, 'failed', JSON.stringify(stored.job));
+    assert.match(stored.job.error ?? '', /app "evil".*javascript: scheme/);
   });
 
   it('keeps http(s) apps, and external links to desktop applications', async () => {
