@@ -39,7 +39,7 @@ import { cliAuthRoutes } from './routes/cli-auth.js';
 import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
-import { answerClientError, httpServerTimeouts } from './http-timeouts.js';
+import { answerClientError, apiServerTimeouts, startBodyTimeout } from './http-timeouts.js';
 import { ConnectionDrain } from './connection-drain.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
@@ -78,12 +78,13 @@ export interface AppOptions {
  * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
-  const timeouts = httpServerTimeouts(context.values);
+  const timeouts = apiServerTimeouts(context.values);
+  const bodyTimeoutMs = context.values.httpBodyTimeoutMs;
   const app = Fastify({
     ...fastifyLogging(options.logger, options.logRequests),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    // A client that never finishes its request is answered 408 and cut off (see httpServerTimeouts).
-    // fastify sets the server's requestTimeout from its own option, over what `http` gives Node.
+    // A client that never finishes its headers is answered 408 and cut off (see apiServerTimeouts);
+    // bodies are timed per request, below. fastify sets the server's requestTimeout from its own option.
     requestTimeout: timeouts.requestTimeout,
     http: timeouts,
     clientErrorHandler: answerClientError,
@@ -153,6 +154,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     void reply.header('x-content-type-options', 'nosniff');
     void reply.header('x-request-id', request.id);
     request.resources = {};
+    startBodyTimeout(request.raw, bodyTimeoutMs);
     // Common HTTP libraries send a form content type with an empty body on writes without data;
     // an empty body is no body, whatever type it claims, so routes without one still answer.
     if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) {

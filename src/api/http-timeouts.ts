@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** The two settings that bound how long a client may take to send a request. */
@@ -17,15 +17,10 @@ export interface HttpServerTimeouts {
 }
 
 /**
- * The Node HTTP server settings for the two timeouts. Node checks them only every
- * `connectionsCheckingInterval` (30 s by default, which let slow headers hold a connection for
- * 86 s), so the check runs at a tenth of the shorter timeout, between 50 ms and 1 s.
- *
- * They bound only the arrival of a request: once its body is in, the answer may take as long as
- * it likes, so streamed answers (server-sent events, log follows) are never cut; and a WebSocket
- * leaves the HTTP server's accounting when it upgrades, so neither are sockets of agents,
- * terminals or watchers. An upload must arrive whole within the body timeout: at the default
- * 30 s, the largest file (100 MiB) needs about 3.5 MB/s; slower links need a longer timeout.
+ * The Node HTTP server settings for the two timeouts, for a listener that answers every request
+ * itself (the Prometheus listener). Node checks them only every `connectionsCheckingInterval`
+ * (30 s by default, which let slow headers hold a connection for 86 s), so the check runs at a
+ * tenth of the shorter timeout, between 50 ms and 1 s.
  */
 export function httpServerTimeouts(values: HttpTimeoutValues): HttpServerTimeouts {
   const request = Math.max(0, values.httpBodyTimeoutMs);
@@ -34,12 +29,60 @@ export function httpServerTimeouts(values: HttpTimeoutValues): HttpServerTimeout
     request > 0 && (values.httpHeaderTimeoutMs <= 0 || values.httpHeaderTimeoutMs > request)
       ? request
       : Math.max(0, values.httpHeaderTimeoutMs);
-  const shortest = Math.min(...[header, request].filter((ms) => ms > 0), 10_000);
-  return {
-    headersTimeout: header,
-    requestTimeout: request,
-    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(shortest / 10))),
-  };
+  return { headersTimeout: header, requestTimeout: request, connectionsCheckingInterval: checkingInterval(header, request) };
+}
+
+/**
+ * The API server's settings: Node times the headers; the body is timed per request
+ * (startBodyTimeout), so that a request the app proxy hands on to a workspace app, such as an
+ * upload into an editor, may take as long as the app lets it.
+ *
+ * Neither bounds an answer: once a request has arrived, streamed answers (server-sent events, log
+ * follows) are never cut; and a WebSocket leaves the HTTP server's accounting when it upgrades,
+ * so neither are sockets of agents, terminals or watchers. An API upload must arrive within the
+ * body timeout: at the default 30 s, the largest file (100 MiB) needs about 3.5 MB/s; slower
+ * links need a longer timeout.
+ */
+export function apiServerTimeouts(values: HttpTimeoutValues): HttpServerTimeouts {
+  const header = Math.max(0, values.httpHeaderTimeoutMs);
+  return { headersTimeout: header, requestTimeout: 0, connectionsCheckingInterval: checkingInterval(header, 0) };
+}
+
+function checkingInterval(...timeouts: number[]): number {
+  const shortest = Math.min(...timeouts.filter((ms) => ms > 0), 10_000);
+  return Math.min(1000, Math.max(50, Math.floor(shortest / 10)));
+}
+
+/** Where a request keeps its body timer, to be stopped when the app proxy takes the request over. */
+const BODY_TIMER = Symbol('bodyTimer');
+
+type TimedRequest = IncomingMessage & { [BODY_TIMER]?: NodeJS.Timeout };
+
+/**
+ * Gives a request that has a body `ms` from now for all of it to arrive; past that it is answered
+ * 408 and its connection closed. Requests without a body (most of them) cost nothing here.
+ */
+export function startBodyTimeout(request: IncomingMessage, ms: number): void {
+  if (ms <= 0 || request.complete) return;
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  const timer = setTimeout(() => {
+    if (!request.complete)
+      answerClientError(
+        Object.assign(new Error('the request body did not arrive in time'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+        request.socket,
+      );
+  }, ms);
+  timer.unref();
+  (request as TimedRequest)[BODY_TIMER] = timer;
+  const stop = (): void => clearTimeout(timer);
+  request.once('end', stop);
+  request.once('close', stop);
+}
+
+/** Stops a request's body timer: what the request sends from now on is for a workspace app to time. */
+export function stopBodyTimeout(request: IncomingMessage): void {
+  clearTimeout((request as TimedRequest)[BODY_TIMER]);
 }
 
 /** The error shape's body for a request that broke off or never arrived whole. */

@@ -9,6 +9,7 @@ import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
+import { stopBodyTimeout } from '../http-timeouts.js';
 import { appAccess, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
@@ -195,6 +196,8 @@ class AppProxy {
     }
     const connection = streamDuplex(stream);
     reply.hijack();
+    // The app decides how long its requests may take to arrive (an upload into an editor can be large).
+    stopBodyTimeout(request.raw);
     if (request.raw.socket.destroyed) {
       // The caller left while the stream opened.
       connection.destroy();
