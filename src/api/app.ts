@@ -38,6 +38,9 @@ import { signInProviderRoutes } from './routes/sign-in-providers.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
+import { registerJsonBodyParser } from './json-body-parser.js';
+import { answerClientError, apiServerTimeouts, startBodyTimeout } from './http-timeouts.js';
+import { ConnectionDrain } from './connection-drain.js';
 
 /** A route the app serves, as fastify registered it (`/api/v2/users/:user`). */
 export interface RouteEntry {
@@ -53,6 +56,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route registered, in order; the access-matrix test checks that each one has an entry. */
     readonly routeList: readonly RouteEntry[];
+    /** Ends the server's connections when the app closes; streams register their answers with it. */
+    readonly connectionDrain: ConnectionDrain;
   }
 }
 
@@ -73,9 +78,16 @@ export interface AppOptions {
  * `/api/v2`, and the OpenAPI document at `/swagger` when enabled.
  */
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
+  const timeouts = apiServerTimeouts(context.values);
+  const bodyTimeoutMs = context.values.httpBodyTimeoutMs;
   const app = Fastify({
     ...fastifyLogging(options.logger, options.logRequests),
     bodyLimit: DEFAULT_BODY_LIMIT,
+    // A client that never finishes its headers is answered 408 and cut off (see apiServerTimeouts);
+    // bodies are timed per request, below. fastify sets the server's requestTimeout from its own option.
+    requestTimeout: timeouts.requestTimeout,
+    http: timeouts,
+    clientErrorHandler: answerClientError,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : newRequestId();
@@ -84,8 +96,16 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     forceCloseConnections: 'idle',
   });
   app.setValidatorCompiler(validatorCompiler);
+  registerJsonBodyParser(app);
   const routeList: RouteEntry[] = [];
   app.decorate('routeList', routeList);
+  // Closing waits for every open connection: the drain bounds that wait (see ConnectionDrain).
+  const drain = new ConnectionDrain(app.server);
+  app.decorate('connectionDrain', drain);
+  app.addHook('preClose', (done) => {
+    drain.drain();
+    done();
+  });
   const { observer } = context;
   app.addHook('onRoute', function (route) {
     for (const method of [route.method].flat()) {
@@ -134,6 +154,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     void reply.header('x-content-type-options', 'nosniff');
     void reply.header('x-request-id', request.id);
     request.resources = {};
+    startBodyTimeout(request.raw, bodyTimeoutMs);
     // Common HTTP libraries send a form content type with an empty body on writes without data;
     // an empty body is no body, whatever type it claims, so routes without one still answer.
     if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) {

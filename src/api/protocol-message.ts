@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-body-parser.js';
 
 /**
  * Reads one JSON message of a WebSocket protocol: the message when it parses and follows the
@@ -9,6 +10,8 @@ export function readProtocolMessage<T extends TSchema>(
   schema: T,
   text: string,
 ): { readonly message: Static<T> } | { readonly problem: string } {
+  // As for request bodies: what reads a parsed message (the schema check, its error list) recurses.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { problem: `a message nests deeper than ${MAX_JSON_DEPTH} levels` };
   let message: unknown;
   try {
     message = JSON.parse(text);

@@ -12,6 +12,8 @@ export function sseStart(reply: FastifyReply): void {
     'x-request-id': String(reply.request.id),
   });
   reply.raw.flushHeaders();
+  // The stream has no end of its own: it ends when the daemon stops.
+  reply.server.connectionDrain.stream(reply.raw);
 }
 
 /** One event: `event: <type>` and its JSON `data` (empty when there is none). */

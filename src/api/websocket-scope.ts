@@ -18,7 +18,7 @@ export async function registerWebSocketScope(
   context: ApiContext,
 ): Promise<void> {
   await app.register(async (sockets) => {
-    await sockets.register(websocket, { options: { maxPayload: MAX_PAYLOAD } });
+    await sockets.register(websocket, { options: { maxPayload: MAX_PAYLOAD }, preClose: goingAway });
     for (const group of groups) await sockets.register(group, context);
   });
 }
@@ -31,4 +31,14 @@ export function refuseWebSocketOutsideScope(instance: FastifyInstance, route: Ro
   if ((route.websocket === true || route.wsHandler !== undefined) && !instance.hasDecorator('websocketServer')) {
     throw new Error(`${route.url} serves WebSockets: register its route group through registerWebSocketScope`);
   }
+}
+
+/**
+ * When the app closes: every WebSocket is told the server is going away (1001), so agents,
+ * provisioner daemons and browsers reconnect, to another replica or to this one once it is back.
+ * Sockets whose peer does not answer the close are cut with the other connections (ConnectionDrain).
+ */
+function goingAway(this: FastifyInstance, done: () => void): void {
+  for (const client of this.websocketServer.clients) client.close(1001, 'the server is shutting down');
+  done();
 }

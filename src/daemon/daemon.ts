@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from '../api/app.js';
 import { createRateLimits } from '../api/plugins/rate-limit.js';
+import { httpServerTimeouts } from '../api/http-timeouts.js';
 import { bootstrapDeployment, type DeploymentIdentity } from '../domain/bootstrap.js';
 import { createMailer } from '../domain/mailer.js';
 import { builtInTemplateExamples } from '../provisioner/native/examples/index.js';
@@ -23,6 +24,7 @@ import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
+import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
 import { HealthChecker } from '../api/health/health-checker.js';
@@ -47,7 +49,7 @@ export interface Daemon {
   readonly provisioners: BuiltinProvisioners;
   /** Where Prometheus scrapes `/metrics`, when `--prometheus-enable` is on; else empty. */
   readonly metricsUrl: string;
-  /** Stops accepting connections, finishes requests in flight, then closes the store. */
+  /** Stops accepting connections, closes WebSockets and streams, gives requests in flight a moment, then closes the store; within SHUTDOWN_LIMIT_MS. */
   close(): Promise<void>;
 }
 
@@ -149,7 +151,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       refreshMs: options.values.healthCheckRefreshMs,
     });
     const metrics: PrometheusMetrics | undefined = options.values.prometheusEnable
-      ? await createPrometheusMetrics({ store, relay, logger })
+      ? await createPrometheusMetrics({ store, relay, logger, timeouts: httpServerTimeouts(options.values) })
       : undefined;
     const updateChecker = new UpdateChecker(options.values.updateCheckUrl);
     const app = await buildApp(
@@ -280,13 +282,12 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       tasks,
       provisioners,
       metricsUrl,
+      // Each step is bounded (graceful-shutdown.ts): stopping ends within SHUTDOWN_LIMIT_MS whatever is open.
       close: async () => {
-        await provisioners.stop();
-        for (const task of Object.values(tasks)) await task.stop();
-        await stopEntitlementEvents();
-        await metrics?.close();
-        await app.close();
-        await store.close();
+        const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];
+        await within(Promise.all(beside), SHUTDOWN_STEPS_MS.beside, 'provisioner daemons, tasks and metrics', logger);
+        await within(app.close(), SHUTDOWN_STEPS_MS.api, 'the API and its connections', logger);
+        await within(store.close(), SHUTDOWN_STEPS_MS.database, 'the database', logger);
       },
     };
   } catch (error) {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import type { ApiObserver } from '../api/api-observer.js';
 import type { AgentRelay } from '../api/relay/agent-relay.js';
+import { answerClientError, type HttpServerTimeouts } from '../api/http-timeouts.js';
 import { jobStatus } from '../domain/provisioner-job-status.js';
 import { buildStatus } from '../domain/workspace-builds.js';
 import { SYSTEM_SUBJECTS } from '../rbac/index.js';
@@ -41,6 +42,8 @@ export async function createPrometheusMetrics(options: {
   readonly store: Store;
   readonly relay: AgentRelay;
   readonly logger: Logger;
+  /** The API's request timeouts: the listener is as open to slow clients as the API is. */
+  readonly timeouts: HttpServerTimeouts;
 }): Promise<PrometheusMetrics> {
   const client = await import('prom-client');
   const { store, relay } = options;
@@ -187,7 +190,7 @@ export async function createPrometheusMetrics(options: {
     observer,
     async listen(address) {
       const [host, port] = splitHostPort(address, '--prometheus-address');
-      server = createServer((request, response) => {
+      server = createServer({ ...options.timeouts }, (request, response) => {
         if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
           response.writeHead(404, { 'content-type': 'text/plain' }).end('Metrics are at /metrics.\n');
           return;
@@ -200,6 +203,7 @@ export async function createPrometheusMetrics(options: {
           },
         );
       });
+      server.on('clientError', answerClientError);
       const listening = server;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);
@@ -213,7 +217,11 @@ export async function createPrometheusMetrics(options: {
       store.onQueryDuration = undefined;
       const open = server;
       server = undefined;
-      if (open) await new Promise<void>((resolve) => open.close(() => resolve()));
+      if (!open) return;
+      const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+      // A scrape is short and can be asked again: none in flight holds the daemon's shutdown.
+      open.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -1,13 +1,17 @@
 import type { Logger } from 'pino';
 import type { Daemon } from './daemon.js';
+import { SHUTDOWN_LIMIT_MS } from './graceful-shutdown.js';
 
 /**
  * Keeps the daemon running until SIGINT or SIGTERM, then shuts it down gracefully: no new
- * connections, requests in flight finish, the store closes. A second signal stops at once.
+ * connections, WebSockets told the server is going away, requests in flight given a moment to
+ * finish, the store closed. It ends within SHUTDOWN_LIMIT_MS of the signal: past that, whatever
+ * still holds the process (a connection, a query) is abandoned. A second signal stops at once.
  */
 export function runUntilSignal(daemon: Daemon, logger: Logger): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
+    let closed = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) {
         logger.warn({ signal }, 'second signal: stopping now');
@@ -15,8 +19,15 @@ export function runUntilSignal(daemon: Daemon, logger: Logger): Promise<void> {
       }
       stopping = true;
       logger.info({ signal }, 'shutting down gracefully');
+      // Not cleared once closed: a handle left open after the close would keep the process alive too.
+      // Unref'd, so a process with nothing left ends at once instead.
+      setTimeout(() => {
+        logger.warn({ ms: SHUTDOWN_LIMIT_MS, closed }, 'still running after the shutdown limit: stopping now');
+        process.exit(closed ? (process.exitCode ?? 0) : 1);
+      }, SHUTDOWN_LIMIT_MS).unref();
       daemon
         .close()
+        .then(() => (closed = true))
         .catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'))
         .finally(() => {
           process.off('SIGINT', stop);

@@ -174,7 +174,7 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     kind: 'duration',
     default: '30s',
     description:
-      'How long a client may take to send a whole request, body included, before it is answered 408 and its connection closed; uploads of template files must fit in it.',
+      "How long a client may take to send a request's body, once its headers are in, before it is answered 408 and its connection closed. Uploads must fit in it: at 30s, a 100 MiB template needs about 3.5 MB/s, so raise it for large templates on slow links. Answers, WebSockets, streams and requests passed on to workspace apps are not limited by it.",
   },
   {
     key: 'accessUrl',

@@ -2,6 +2,7 @@ import type { EnabledFeatures } from '../lib/enabled-features.js';
 import { scheduleInEffect } from './advanced-scheduling.js';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../lib/clock.js';
+import { appUrlProblem } from '../lib/app-url.js';
 import { HttpProblem, isNotFoundOrHidden } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type {
@@ -283,11 +284,14 @@ export async function completeJob(
   claimed?: ClaimedJob,
 ): Promise<Announcing> {
   protocol = finishing(protocol);
-  const refusal = result.type === 'template_version_import' ? importRefusal(result) : undefined;
+  const refusal = result.type === 'template_version_import' ? importRefusal(result) : unsafeAppRefusal(result.resources);
   if (refusal) {
     const job = await heldJob(protocol, daemon, jobId);
     await appendLastLines(protocol, job, logs);
-    return finishJob(protocol, job, refusal);
+    // A refused build's state is kept all the same: it says what the build made, for the next one to clean up.
+    const state =
+      result.type === 'workspace_build' && job.type === 'workspace_build' ? Buffer.from(result.state_base64, 'base64') : undefined;
+    return finishJob(protocol, job, refusal, state);
   }
   let read = claimed?.job.id === jobId ? claimed : undefined;
   for (let attempt = 1; ; attempt++) {
@@ -353,6 +357,23 @@ function importRefusal(result: CompletedImport): { readonly error: string; reado
   }
   const unconfigured = result.external_auth.find(() => true);
   if (unconfigured) return { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' };
+  return unsafeAppRefusal([...result.start_resources, ...result.stop_resources]);
+}
+
+/**
+ * Why a job's resources cannot be stored: an app whose URL the dashboard could not safely link to
+ * (appUrlProblem). Checked here, where every provisioner's results arrive (echo, native,
+ * terraform, external daemons), rather than in each of them.
+ */
+function unsafeAppRefusal(resources: readonly PlannedResource[]): { readonly error: string; readonly error_code: string } | undefined {
+  for (const resource of resources) {
+    for (const agent of resource.agents) {
+      for (const app of agent.apps) {
+        const problem = appUrlProblem(app);
+        if (problem) return { error: `agent "${agent.name}" of resource "${resource.name}": ${problem}`, error_code: '' };
+      }
+    }
+  }
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
+import { stopBodyTimeout } from '../http-timeouts.js';
 import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
 import { appAccess, appAccessRules, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
@@ -141,7 +142,10 @@ class AppProxy {
       const maxAge = (Date.parse(viewer.auth.apiKey.expires_at) - now.getTime()) / 1000;
       void reply.header('set-cookie', appSessionCookie(token, maxAge, accessUrl.protocol === 'https:'));
       const rest = withoutParams(query, [APP_CONNECT_PARAM]);
-      return reply.redirect(rest === '' ? path : `${path}?${rest}`, 307);
+      // Back to the same path on this host. A path that begins `//` (or `/\`) would read as a
+      // link to another host, and the hand-off would then carry the browser off-site.
+      const samePath = path.replace(/^[/\\\s]+/, '/');
+      return reply.redirect(rest === '' ? samePath : `${samePath}?${rest}`, 307);
     }
 
     const header = request.headers[SESSION_HEADER];
@@ -216,6 +220,8 @@ class AppProxy {
     }
     const connection = streamDuplex(stream);
     reply.hijack();
+    // The app decides how long its requests may take to arrive (an upload into an editor can be large).
+    stopBodyTimeout(request.raw);
     if (request.raw.socket.destroyed) {
       // The caller left while the stream opened.
       connection.destroy();

@@ -50,6 +50,14 @@ export async function applicationRoutes(app: FastifyInstance, context: ApiContex
       } catch {
         throw new HttpProblem(400, 'Invalid redirect_uri query parameter.', { detail: `"${redirectUri}" is not an absolute URL.` });
       }
+      // Only a web page can take the key: a `javascript:` or `data:` URL would run in the page that
+      // follows the redirect, and the scheme of such a URL cannot be swapped for http below
+      // (the URL standard keeps a non-web scheme when asked to change it to a web one).
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        throw new HttpProblem(400, 'Invalid redirect_uri.', {
+          detail: `Only http and https URLs can be redirected to, not "${target.protocol}".`,
+        });
+      }
       const matches = wildcardMatcher(context.values.wildcardAccessUrl);
       if (!matches || matches(target.host) === undefined) {
         throw new HttpProblem(400, 'Invalid redirect_uri.', {
