@@ -140,6 +140,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       if (origin === entitlements.origin) return;
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
+    // A change made on another replica while this one was not listening was missed: compute again.
+    const stopEntitlementResume = store.pubsub.onResume(() => {
+      entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
+    });
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const health = new HealthChecker({
       store,
@@ -284,6 +288,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         await provisioners.stop();
         for (const task of Object.values(tasks)) await task.stop();
         await stopEntitlementEvents();
+        stopEntitlementResume();
         await metrics?.close();
         await app.close();
         await store.close();
