@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } f
 import { connectionLanes, type ConnectionLanes } from './pg-connection-lanes.js';
 import { withPreparedStatements } from './pg-prepared-statements.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { withStorageFailures } from './sqlite-storage-failures.js';
 import type { Database } from './schema.js';
 
 /** Which engine a store runs on. Queries are shared; a few statements differ by dialect. */
@@ -57,7 +58,8 @@ async function sqliteDialect(file: string): Promise<Dialect> {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new SqliteDialect({ database: withStatementCache(database) });
+  const directory = file === ':memory:' ? '.' : dirname(file);
+  return new SqliteDialect({ database: withStatementCache(withStorageFailures(database, directory)) });
 }
 
 /**
