@@ -18,6 +18,8 @@ export interface PostgresCluster {
   /** Connects as the cluster's superuser, whose name is given at creation, to its `postgres` database. */
   readonly url: string;
   readonly port: number;
+  /** Whether the server was started and not stopped since. */
+  readonly running: boolean;
   /** Starts the server and waits until it accepts connections. */
   start(): void;
   /** Stops it the way a crash or a power cut would: no shutdown checkpoint, clients cut off. */
@@ -55,6 +57,9 @@ export async function createPostgresCluster(binaries: string, superuser: string)
   const cluster: PostgresCluster = {
     url: `postgres://${superuser}@127.0.0.1:${port}/postgres`,
     port,
+    get running() {
+      return running;
+    },
     start() {
       // The socket directory is the cluster's own, so no system-wide directory or permission is needed.
       const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`;
