@@ -138,7 +138,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
 
   app.setErrorHandler(async (error, request, reply) => {
     const problem = toProblem(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.status >= 500) request.log.error({ err: error }, problem.logMessage ?? 'request failed');
     if (problem.headers) void reply.headers(problem.headers);
     // A body left unread would make the client's writes fail before it reads this answer.
     if (!(await drainRequest(request.raw))) void reply.header('connection', 'close');

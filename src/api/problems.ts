@@ -1,6 +1,16 @@
 import type { FastifyError } from 'fastify';
-import { ConflictError, forbiddenProblem, HttpProblem, NotAuthorizedError, NotFoundError, type FieldValidation } from '../lib/errors.js';
+import {
+  ConflictError,
+  databaseUnavailableProblem,
+  diskFullProblem,
+  forbiddenProblem,
+  HttpProblem,
+  NotAuthorizedError,
+  NotFoundError,
+  type FieldValidation,
+} from '../lib/errors.js';
 import { ruleDetail } from '../domain/names.js';
+import { databaseFailure } from '../store/db-errors.js';
 
 /** The canonical answer for rows that do not exist and rows the caller may not see: identical on purpose. */
 export const NOT_FOUND_MESSAGE = 'Resource not found or you do not have access to this resource';
@@ -13,6 +23,8 @@ export interface ProblemResponse {
   readonly status: number;
   readonly body: { message: string; detail?: string; validations?: FieldValidation[] };
   readonly headers?: Readonly<Record<string, string>>;
+  /** What the daemon's log says of it, when it is the server's fault and a plain "request failed" would not say what to do. */
+  readonly logMessage?: string;
 }
 
 interface AjvIssue {
@@ -33,12 +45,17 @@ type MaybeValidationError = FastifyError & {
  * only errors nothing accounts for become a 500.
  */
 export function toProblem(error: unknown): ProblemResponse {
-  if (error instanceof HttpProblem) {
-    return {
-      status: error.status,
-      body: compact(error.message, error.detail, error.validations),
-      ...(error.headers ? { headers: error.headers } : {}),
-    };
+  if (error instanceof HttpProblem) return fromHttpProblem(error);
+  // The database's own failures are no fault of the request: say so, and nothing of the driver's
+  // text, which names the database's address, port and user.
+  switch (databaseFailure(error)) {
+    case 'unavailable':
+      return { ...fromHttpProblem(databaseUnavailableProblem()), logMessage: 'the database is unavailable' };
+    case 'disk-full':
+      return {
+        ...fromHttpProblem(diskFullProblem()),
+        logMessage: 'the disk holding the database is full: free space on it; nothing of the failed request was written',
+      };
   }
   // A refused read looks like a missing row; a refused change to a row the caller could read is a 403.
   if (error instanceof NotFoundError || (error instanceof NotAuthorizedError && isReadAction(error.action))) {
@@ -58,6 +75,14 @@ export function toProblem(error: unknown): ProblemResponse {
   return {
     status: 500,
     body: { message: 'An internal server error occurred.', detail: error instanceof Error ? error.message : String(error) },
+  };
+}
+
+function fromHttpProblem(error: HttpProblem): ProblemResponse {
+  return {
+    status: error.status,
+    body: compact(error.message, error.detail, error.validations),
+    ...(error.headers ? { headers: error.headers } : {}),
   };
 }
 

@@ -151,7 +151,12 @@ export class ProvisionerDaemonSession {
     this.#acquiring = true;
     try {
       while (this.#acquiring && !this.#closed) {
-        const acquired = await acquireJob(this.protocol, this.daemon, this.accessUrl);
+        // The daemon waits for a job until it is sent one or no_job: a look that fails (the database
+        // is down) must not end the wait for good, so it is tried again after the poll.
+        const acquired = await acquireJob(this.protocol, this.daemon, this.accessUrl).catch((error: unknown) => {
+          this.log.warn({ err: error, daemon: this.daemon.name }, 'could not look for a provisioner job; trying again');
+          return undefined;
+        });
         if (acquired) {
           this.#acquiring = false;
           this.#announcing(acquired);

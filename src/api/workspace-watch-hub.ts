@@ -93,6 +93,13 @@ export class WorkspaceWatchHub<Memo> {
 
   constructor(options: WorkspaceWatchHubOptions<Memo>) {
     this.#options = options;
+    // Events other replicas sent while the pubsub was not listening were missed: read every workspace again.
+    options.pubsub.onResume(() => {
+      for (const group of this.#groups.values()) {
+        group.changed = true;
+        this.#pump(group);
+      }
+    });
   }
 
   /**

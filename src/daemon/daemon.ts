@@ -142,6 +142,10 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       if (origin === entitlements.origin) return;
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
+    // A change made on another replica while this one was not listening was missed: compute again.
+    const stopEntitlementResume = store.pubsub.onResume(() => {
+      entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
+    });
     const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const health = new HealthChecker({
       store,
@@ -285,6 +289,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       // Each step is bounded (graceful-shutdown.ts): stopping ends within SHUTDOWN_LIMIT_MS whatever is open.
       close: async () => {
         const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];
+        stopEntitlementResume();
         await within(Promise.all(beside), SHUTDOWN_STEPS_MS.beside, 'provisioner daemons, tasks and metrics', logger);
         await within(app.close(), SHUTDOWN_STEPS_MS.api, 'the API and its connections', logger);
         await within(store.close(), SHUTDOWN_STEPS_MS.database, 'the database', logger);

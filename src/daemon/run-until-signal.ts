@@ -9,6 +9,13 @@ import { SHUTDOWN_LIMIT_MS } from './graceful-shutdown.js';
  * still holds the process (a connection, a query) is abandoned. A second signal stops at once.
  */
 export function runUntilSignal(daemon: Daemon, logger: Logger): Promise<void> {
+  // Last resort, on top of handling every failure where it happens. A promise rejected with
+  // nobody to hear it is work that has already failed: ending the process for it would not undo
+  // it, and would turn one failed background step (a database hiccup, say) into an outage for
+  // every user. It is logged as the bug it is. Uncaught exceptions still end the process: one
+  // thrown mid-way may have left state half-changed.
+  const unhandled = (reason: unknown) => logger.error({ err: reason }, 'unhandled promise rejection (a bug); the daemon goes on');
+  process.on('unhandledRejection', unhandled);
   return new Promise((resolve) => {
     let stopping = false;
     let closed = false;
@@ -32,6 +39,7 @@ export function runUntilSignal(daemon: Daemon, logger: Logger): Promise<void> {
         .finally(() => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          process.off('unhandledRejection', unhandled);
           logger.info('stopped');
           resolve();
         });

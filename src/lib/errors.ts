@@ -40,6 +40,35 @@ export function forbiddenProblem(): HttpProblem {
   });
 }
 
+/** What every request answers while the database cannot be reached. */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The database is unavailable; try again shortly.';
+
+/**
+ * The answer while the database cannot be reached: a 503, which clients may retry. It says nothing
+ * of where the database is or what the driver said (an address, a port, a user): those are the
+ * operator's, and the daemon's log has them.
+ */
+export function databaseUnavailableProblem(): HttpProblem {
+  return new HttpProblem(503, DATABASE_UNAVAILABLE_MESSAGE, {
+    detail: 'The server could not reach its database. It reconnects by itself once the database is back.',
+    headers: { 'retry-after': '5' },
+  });
+}
+
+/** What every write answers while the disk holding the database is full. */
+export const DISK_FULL_MESSAGE = 'The disk holding the database is full; free space on it and try again.';
+
+/**
+ * The answer when the database had no room to write: 507 Insufficient Storage. Nothing of the
+ * request was kept (the transaction is rolled back whole), so it may be sent again once an
+ * operator has freed space.
+ */
+export function diskFullProblem(): HttpProblem {
+  return new HttpProblem(507, DISK_FULL_MESSAGE, {
+    detail: 'Nothing of this request was saved. The server serves writes again as soon as there is space.',
+  });
+}
+
 /** A row that does not exist. Reads turn it into the canonical 404. */
 export class NotFoundError extends Error {
   /** What was not found, as the store names it ('template', 'provisioner job', ...). */

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type Dialect, type LogEvent } f
 import { connectionLanes, type ConnectionLanes } from './pg-connection-lanes.js';
 import { withPreparedStatements } from './pg-prepared-statements.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { withStorageFailures } from './sqlite-storage-failures.js';
 import type { Database } from './schema.js';
 
 /** Which engine a store runs on. Queries are shared; a few statements differ by dialect. */
@@ -57,7 +58,8 @@ async function sqliteDialect(file: string): Promise<Dialect> {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('synchronous = NORMAL');
-  return new SqliteDialect({ database: withStatementCache(database) });
+  const directory = file === ':memory:' ? '.' : dirname(file);
+  return new SqliteDialect({ database: withStatementCache(withStorageFailures(database, directory)) });
 }
 
 /**
@@ -69,12 +71,30 @@ async function sqliteDialect(file: string): Promise<Dialect> {
  */
 const POOL_SIZE = 10;
 
+/** How long opening a connection to PostgreSQL may take before the statement waiting for it fails. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Idle time after which TCP keep-alive probes check that the server is still there. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 async function postgresLanes(url: string): Promise<ConnectionLanes> {
   const { default: pg } = await import('pg');
   // 64-bit integers (log ids, counts, millisecond durations) stay below 2^53; read them as numbers.
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
-  // An idle client that loses its server must not crash the daemon; the next query reconnects.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    // A server that stops answering without closing its sockets (a host gone, a network cut) must
+    // fail statements in time to answer 503, not hold their requests until TCP gives up.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  // A client that loses its server emits 'error'; with no listener that ends the process. The pool
+  // listens only while a client is idle, so every client listens for itself from its first
+  // connection on: a client checked out (between a transaction's statements, say) when the server
+  // goes away has its statement fail, and the pool drops it when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   pool.on('error', () => undefined);
   return connectionLanes(withPreparedStatements(pool), POOL_SIZE);
 }

@@ -19,6 +19,15 @@ const MAX_BATCH = 64;
 /** How often a replica that sends notifications counts again whether anyone else listens. */
 const RECOUNT_MS = 10_000;
 
+/** The first wait before opening a lost listening connection again; it doubles on every failed try. */
+const FIRST_RETRY_MS = 100;
+
+/** The longest wait between tries: a database that is back is listened to again within this. */
+const MAX_RETRY_MS = 2_000;
+
+/** Idle time after which TCP keep-alive probes check that the server is still there. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
 /**
  * LISTEN/NOTIFY over one dedicated connection, so that several `serve` replicas sharing a
  * database see each other's events.
@@ -36,9 +45,27 @@ const RECOUNT_MS = 10_000;
  * their order. PostgreSQL keeps the order within a statement, and drops a repeat of the same
  * channel and payload there, which for these "something changed" messages loses nothing.
  * Nothing at all is sent while no other replica listens to the database (see ReplicaPresence).
+ *
+ * The listening connection is not expected to die, but a database restart or a network cut ends
+ * it: it is then opened again, with backoff, until the database answers; this replica rejoins the
+ * others and every channel still subscribed is listened to again. Whatever other replicas sent
+ * meanwhile is lost, so those who refresh something on an event are told (`onResume`) to refresh
+ * it wholesale. While the connection is down a new subscription fails at once, as any statement
+ * would, and publishing goes on through the pool.
  */
 export class PostgresPubSub implements PubSub {
-  readonly #client: pg.Client;
+  #client: pg.Client;
+  /** Opens another listening connection, to the same database, when the current one is lost. */
+  readonly #open: () => pg.Client;
+  /** The listening connection was lost and is not yet listening again. */
+  #down = false;
+  #reconnecting: Promise<void> | undefined;
+  /** Ends the reconnection's current wait early, while it waits. */
+  #retryNow: (() => void) | undefined;
+  /** Told, after the reconnection's next try, whether it listens again. */
+  readonly #attemptWaiters: ((listening: boolean) => void)[] = [];
+  #closed = false;
+  readonly #resumeListeners = new Set<() => void>();
   readonly #notify: NotifyThroughPool | undefined;
   readonly #events = new EventEmitter();
   /** Per PostgreSQL channel: how many listeners, and the LISTEN they all wait for. */
@@ -54,31 +81,142 @@ export class PostgresPubSub implements PubSub {
   readonly #presence: ReplicaPresence;
   #recount: NodeJS.Timeout | undefined;
 
-  private constructor(client: pg.Client, notify: NotifyThroughPool | undefined) {
+  private constructor(open: () => pg.Client, client: pg.Client, notify: NotifyThroughPool | undefined) {
+    this.#open = open;
     this.#client = client;
     this.#notify = notify;
     this.#events.setMaxListeners(0);
     this.#presence = new ReplicaPresence((text, values) => this.#query(text, values) as Promise<pg.QueryResult>, this.#origin);
-    client.on('notification', (message) => {
-      const received = message.payload ?? '';
-      const afterOrigin = received.indexOf('\n');
-      // Our own messages were delivered here when they were published.
-      if (afterOrigin < 0 || received.slice(0, afterOrigin) === this.#origin) return;
-      const payload = received.slice(afterOrigin + 1);
-      if (message.channel === PRESENCE_CHANNEL) {
-        this.#presence.heard(received.slice(0, afterOrigin), payload);
-        return;
-      }
-      if (!message.channel.endsWith(KIND_SUFFIX)) {
-        this.#events.emit(message.channel, payload);
-        return;
-      }
-      const newline = payload.indexOf('\n');
-      if (newline < 0) return;
-      const kind = message.channel.slice(0, -KIND_SUFFIX.length);
-      this.#events.emit(`${kind}:${payload.slice(0, newline)}`, payload.slice(newline + 1));
+    this.#attach(client);
+  }
+
+  /** Hears `client`'s notifications, and notices when it is lost. */
+  #attach(client: pg.Client): void {
+    client.on('notification', (message) => this.#heard(message));
+    // Without a listener, the connection's 'error' would end the process.
+    client.on('error', () => this.#lost(client));
+    client.on('end', () => this.#lost(client));
+  }
+
+  /** A notification on the listening connection: for this pubsub's subscribers, or the replicas' presence. */
+  #heard(message: pg.Notification): void {
+    const received = message.payload ?? '';
+    const afterOrigin = received.indexOf('\n');
+    // Our own messages were delivered here when they were published.
+    if (afterOrigin < 0 || received.slice(0, afterOrigin) === this.#origin) return;
+    const payload = received.slice(afterOrigin + 1);
+    if (message.channel === PRESENCE_CHANNEL) {
+      this.#presence.heard(received.slice(0, afterOrigin), payload);
+      return;
+    }
+    if (!message.channel.endsWith(KIND_SUFFIX)) {
+      this.#events.emit(message.channel, payload);
+      return;
+    }
+    const newline = payload.indexOf('\n');
+    if (newline < 0) return;
+    const kind = message.channel.slice(0, -KIND_SUFFIX.length);
+    this.#events.emit(`${kind}:${payload.slice(0, newline)}`, payload.slice(newline + 1));
+  }
+
+  /** The listening connection `client` ended or failed: unless it is an old one, or closing, connect again. */
+  #lost(client: pg.Client): void {
+    if (client !== this.#client || this.#closed) return;
+    this.#down = true;
+    this.#reconnecting ??= this.#reconnect().finally(() => {
+      this.#reconnecting = undefined;
+      // The new connection was lost too, after the last attempt had looked.
+      if (this.#down && !this.#closed) this.#lost(this.#client);
     });
+  }
+
+  /**
+   * Opens a new listening connection until one works, waiting longer between tries up to
+   * MAX_RETRY_MS (a subscriber that cannot wait cuts a wait short: see #tryNow); then tells the
+   * resume listeners.
+   */
+  async #reconnect(): Promise<void> {
+    for (let delay = FIRST_RETRY_MS; !this.#closed; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        timer.unref();
+        this.#retryNow = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#retryNow = undefined;
+      const listening = !this.#closed && (await this.#attempt());
+      for (const settle of this.#attemptWaiters.splice(0)) settle(listening);
+      if (!listening) continue;
+      for (const listener of this.#resumeListeners) {
+        try {
+          listener();
+        } catch {
+          // One listener's failure must not keep the others from refreshing.
+        }
+      }
+      return;
+    }
+    for (const settle of this.#attemptWaiters.splice(0)) settle(false);
+  }
+
+  /** One try: a new connection that rejoins the replicas and listens to every channel subscribed. */
+  async #attempt(): Promise<boolean> {
+    const client = this.#open();
+    // Failures while connecting come through connect(); this only keeps a late one from ending the process.
     client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch {
+      void client.end().catch(() => undefined);
+      return false;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => undefined);
+      return false;
+    }
+    this.#client = client;
+    this.#down = false;
+    this.#attach(client);
+    try {
+      await this.#presence.join();
+      const channels = [...this.#listening.keys()];
+      if (channels.length > 0) {
+        const listened = this.#query(channels.map((channel) => `LISTEN ${quoteIdentifier(channel)}`).join('; '));
+        await listened;
+        // Subscribers from now on need not wait for a LISTEN that failed with the old connection.
+        for (const channel of channels) {
+          const entry = this.#listening.get(channel);
+          if (entry) entry.ready = listened;
+        }
+      }
+      return true;
+    } catch {
+      this.#down = true;
+      await client.end().catch(() => undefined);
+      return false;
+    }
+  }
+
+  /**
+   * While the listening connection is down: tries to open it now rather than at the end of the
+   * current wait, and resolves once it listens again, or fails as a lost connection would when
+   * this try fails too. A subscriber so gets its subscription as soon as the database is back,
+   * and a 503 (see databaseFailure) while it is not.
+   */
+  #tryNow(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#attemptWaiters.push((listening) =>
+        listening ? resolve() : reject(Object.assign(new Error('the database connection for notifications is down'), { code: '08006' })),
+      );
+      this.#retryNow?.();
+    });
+  }
+
+  onResume(listener: () => void): () => void {
+    this.#resumeListeners.add(listener);
+    return () => this.#resumeListeners.delete(listener);
   }
 
   /**
@@ -87,9 +225,14 @@ export class PostgresPubSub implements PubSub {
    */
   static async connect(url: string, notify?: NotifyThroughPool, options: { readonly recountMs?: number } = {}): Promise<PostgresPubSub> {
     const { default: pgModule } = await import('pg');
-    const client = new pgModule.Client({ connectionString: url });
+    // Keep-alive probes notice a server that vanished without closing the connection (a host gone,
+    // a network cut), where nothing else would: this connection only waits for notifications.
+    const open = () => new pgModule.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS });
+    const client = open();
+    // Failures while connecting come through connect(); this only keeps a late one from ending the process.
+    client.on('error', () => undefined);
     await client.connect();
-    const pubsub = new PostgresPubSub(client, notify);
+    const pubsub = new PostgresPubSub(open, client, notify);
     try {
       await pubsub.#presence.join();
     } catch (error) {
@@ -134,6 +277,7 @@ export class PostgresPubSub implements PubSub {
 
   async subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>> {
     const { pgChannel } = onServer(channel, '');
+    if (this.#down && !this.#closed) await this.#tryNow();
     let entry = this.#listening.get(pgChannel);
     if (entry) entry.count++;
     else {
@@ -143,7 +287,15 @@ export class PostgresPubSub implements PubSub {
     this.#events.on(channel, listener);
     // A second subscriber must not return before the first one's LISTEN is in effect: events in
     // between would be lost, and a caller that checks state after subscribing relies on them.
-    await entry.ready;
+    try {
+      await entry.ready;
+    } catch (error) {
+      // No LISTEN (the connection is down): undo this subscription, so that a later one tries again.
+      this.#events.off(channel, listener);
+      entry.count--;
+      if (entry.count <= 0 && this.#listening.get(pgChannel) === entry) this.#listening.delete(pgChannel);
+      throw error;
+    }
     return async () => {
       this.#events.off(channel, listener);
       const current = this.#listening.get(pgChannel);
@@ -166,7 +318,9 @@ export class PostgresPubSub implements PubSub {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#recount);
+    this.#resumeListeners.clear();
     this.#events.removeAllListeners();
     await this.#client.end().catch(() => undefined);
   }

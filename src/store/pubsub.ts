@@ -11,6 +11,12 @@ export interface PubSub {
   publish(channel: string, payload: string): Promise<void>;
   /** Resolves once the subscription is live; the returned function ends it. */
   subscribe(channel: string, listener: PubSubListener): Promise<() => Promise<void>>;
+  /**
+   * Calls `listener` each time the pubsub listens again after losing its connection to the
+   * database. Other replicas' messages sent meanwhile were missed: what a message would have
+   * refreshed must be refreshed wholesale. Returns the function that stops it.
+   */
+  onResume(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,11 @@ export class MemoryPubSub implements PubSub {
     return async () => {
       this.#events.off(channel, listener);
     };
+  }
+
+  /** Never called: messages in one process cannot be missed. */
+  onResume(): () => void {
+    return () => undefined;
   }
 
   async close(): Promise<void> {

@@ -86,6 +86,12 @@ export class Store {
           opened.agentAuths.invalidate(payload === '*' ? '*' : (JSON.parse(payload) as { workspaceId: string }));
         }),
       );
+      // Invalidations other replicas sent while this one was not listening were missed: drop everything.
+      const stopResume = pubsub.onResume(() => {
+        opened.sessions.invalidate('*');
+        opened.agentAuths.invalidate('*');
+      });
+      opened.#stopListening.push(async () => stopResume());
       return opened;
     } catch (error) {
       await db.destroy();

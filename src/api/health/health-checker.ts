@@ -80,7 +80,11 @@ export class HealthChecker {
       checkAccessUrl(accessUrl),
       checkWebsocket(accessUrl, this.probeKey),
       checkRelay(accessUrl, this.probeKey, this.relayProbe),
-      checkProvisionerDaemons(store, this.options.store.clock.now()),
+      // Its list is in the database: when that is down, the report still says so rather than failing whole.
+      checkProvisionerDaemons(store, this.options.store.clock.now()).catch(() => ({
+        items: [],
+        ...verdict({ error: { code: 'EUNKNOWN', message: 'Could not list the provisioner daemons: the database did not answer.' } }),
+      })),
     ]);
     const workspaceProxy: WorkspaceProxyReport = { ...verdict({}), workspace_proxies: { regions: [] } };
     const report: HealthReport = {
