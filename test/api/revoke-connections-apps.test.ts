@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,8 +38,9 @@ interface AppConnection {
 }
 
 /** An app WebSocket through the proxy, answering once before it is handed back. */
-async function appSocket(url: string, token: string, host?: string): Promise<AppConnection> {
-  const socket = new WebSocket(url, { headers: { 'Service-Session-Token': token, ...(host ? { host } : {}) } });
+async function appSocket(url: string, token: string, host?: string, cookie?: string): Promise<AppConnection> {
+  const headers = { ...(token ? { 'Service-Session-Token': token } : {}), ...(host ? { host } : {}), ...(cookie ? { cookie } : {}) };
+  const socket = new WebSocket(url, { headers });
   const ended = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
   socket.on('error', () => undefined);
   await new Promise((resolve, reject) => {
@@ -138,4 +139,48 @@ describe('ending a session ends the workspace app connections it opened', () => 
     await Promise.all(Object.entries(connections).map(([what, connection]) => endedWithin(connection, answeredAt, what)));
     await other.alive();
   });
+
+  it('signing out ends the app host sessions the dashboard session handed out, and their sockets', async () => {
+    const victim = await test.anonymous.login('alice@example.com', STRONG_PASSWORD);
+    const appCookie = await appHostCookie(test.url, victim.session_token);
+    const ws = test.url.replace(/^http/, 'ws');
+    const socket = await appSocket(`${ws}/`, '', APP_HOST, appCookie);
+    open.push(socket);
+    const before = await getOnAppHost(test.url, appCookie);
+    assert.equal(before, 200, 'the app host session opens the app');
+
+    await test.anonymous.withToken(victim.session_token).logout();
+    const answeredAt = Date.now();
+    await endedWithin(socket, answeredAt, 'the app host socket');
+    // The app host's cookie is signed out too: a page load is sent to sign in again.
+    assert.equal(await getOnAppHost(test.url, appCookie), 307);
+  });
 });
+
+/** The app host's session cookie, got through the deployment's hand-off as a browser would. */
+async function appHostCookie(base: string, token: string): Promise<string> {
+  const handOff = await rawGet(base, `/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(`http://${APP_HOST}/`)}`, {
+    'Service-Session-Token': token,
+  });
+  const location = new URL(String(handOff.headers.location));
+  const landing = await rawGet(base, `${location.pathname}${location.search}`, { host: APP_HOST });
+  const cookie = [landing.headers['set-cookie'] ?? []].flat().find((line) => line.startsWith('cove_subdomain_app_session_token='));
+  assert.ok(cookie, `the app host sets its session cookie (HTTP ${landing.status})`);
+  return cookie.split(';')[0] ?? '';
+}
+
+async function getOnAppHost(base: string, cookie: string): Promise<number> {
+  return (await rawGet(base, '/', { host: APP_HOST, cookie, 'sec-fetch-mode': 'navigate', accept: 'text/html' })).status;
+}
+
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: url.hostname, port: url.port, path, headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

@@ -216,6 +216,16 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.deleteApiKey(w.ownerId, row.id));
     },
   },
+  signOut: {
+    allowed: async (w) => {
+      const row = await w.member.insertApiKey(key(w, w.memberId, 'signed-out'));
+      await w.member.signOut(w.memberId, row.id);
+    },
+    denied: async (w) => {
+      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'not-signed-out'));
+      await expectRefused(() => w.member.signOut(w.ownerId, row.id));
+    },
+  },
   listTokens: {
     allowed: async (w) => {
       await w.member.insertApiKey(key(w, w.memberId, 'listed'));

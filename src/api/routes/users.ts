@@ -111,7 +111,7 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
   api.post('/users/logout', { schema: { response: { 200: Response } } }, async (request, reply) => {
     const { store, user, apiKey } = authOf(request);
     // Ending one's own session needs no permission beyond holding it: every user may delete their own keys.
-    await store.deleteApiKey(user.id, apiKey.id);
+    await store.signOut(user.id, apiKey.id);
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });
