@@ -177,6 +177,13 @@ describe('cookie-authenticated writes from other origins', () => {
     assert.equal(read.headers['access-control-allow-origin'], undefined, 'no page elsewhere may read the answer');
   });
 
+  it('takes a session cookie that is not valid percent-encoding for a bad token, not a failure', async () => {
+    const cookie = 'service_session_token=%E0%A4%A';
+    assert.equal((await sendRaw(test.url, 'GET', '/api/v2/users/me', { host, cookie })).status, 401);
+    assert.equal((await sendRaw(test.url, 'POST', '/api/v2/users/me/keys', { host, cookie, origin: test.url })).status, 401);
+    assert.equal((await sendRaw(test.url, 'POST', '/api/v2/users/me/keys', { host, cookie, origin: other })).status, 403);
+  });
+
   it("refuses any API request, reads too, sent from a path app's page", async () => {
     const { token } = await freshToken();
     const appPages = [
