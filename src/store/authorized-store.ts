@@ -1775,6 +1775,8 @@ export class AuthorizedStore {
       this.#grants.has(grant) && grant.workspace.id === insert.build.workspace_id && grant.transition === insert.build.transition;
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
     const { workspace } = grant;
+    // A start runs the template's code as the owner, with their git SSH key: acting as them.
+    if (insert.build.transition === 'start') await this.requireOutranks(workspace.owner_id, workspace.organization_id);
     const read = this.can('read', workspaceRbac(workspace));
     // A new latest build (or an orphan delete) ends the agents of the one before.
     return this.#store.changingAgentAuths({ workspaceId: workspace.id }, () =>
