@@ -24,6 +24,7 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   /** Signs a user in with email and password: nobody is signed in until the password checks out. */
   passwordSignIn: named('password-sign-in', [
     ...allow('user', ['read', 'update']), // find the user by email; record last_seen_at, wake a dormant user
+    ...allow('user', ['update_personal']), // replace a password hash of an older cost with a new hash of the password just checked
     ...allow('api_key', ['create']), // the new session's key
   ]),
   /**

@@ -347,6 +347,18 @@ export class AuthorizedStore {
     return reset;
   }
 
+  /**
+   * Replaces the password hash that just verified with a new hash of the same password, made at
+   * today's cost; false when the user's password changed meanwhile. Needs `update_personal` on the user.
+   */
+  async rehashPassword(user: users.UserRow, hashedPassword: string): Promise<boolean> {
+    this.#require('update_personal', userObject(user.id));
+    const changed = await users.rehashPassword(this.#db, { userId: user.id, checkedHash: user.hashed_password, hashedPassword });
+    // Cached sessions carry the user's row; the next request reads the new one.
+    if (changed) await this.#store.invalidateSessions({ userId: user.id });
+    return changed;
+  }
+
   // Sign-in through OIDC and GitHub
 
   /** The live user a provider account is linked to, or undefined; needs read on that user. */

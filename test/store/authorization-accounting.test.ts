@@ -298,6 +298,15 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(async () => w.member.resetPasswordWithPasscode(await w.owner.getUser('me'), 'new-hash')),
   },
+  rehashPassword: {
+    allowed: async (w) => {
+      const user = await w.owner.insertUser({ ...userRow(w, 'old-hash'), hashed_password: 'old-hash' }, []);
+      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'new-hash'), true);
+      // Only the hash that was checked is replaced: a second try with the stale row changes nothing.
+      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'newer-hash'), false);
+    },
+    denied: async (w) => expectRefused(async () => w.member.rehashPassword(await w.owner.getUser('me'), 'new-hash')),
+  },
   ensureDefaultOrganization: {
     allowed: async (w) =>
       assert.equal((await system(w, 'bootstrap').ensureDefaultOrganization(orgRow(w, 'second-default'))).id, defaultOrg(w)),
