@@ -6,6 +6,7 @@ import type { DeploymentValues } from './deployment-options.js';
 import { nameProblem, realNameProblem, ruleDetail } from './names.js';
 import { hashPassword, needsRehash, passwordWeakness, verifyPassword } from './passwords.js';
 import { newApiKey } from './sessions.js';
+import { beginSignInAttempt } from './sign-in-throttle.js';
 import { parseStringArray } from '../store/json-column.js';
 import { userObject } from '../rbac/index.js';
 
@@ -90,7 +91,8 @@ export function checkNewUserFields(input: FirstUserInput): void {
 /**
  * Signs in with email and password and returns a new session token. `store` is the password
  * sign-in subject's: the caller is anonymous until the password checks out. Unknown emails still
- * cost a password hash so the two failures take the same time.
+ * cost a password hash so the two failures take the same time. Each attempt is counted against
+ * the email first, and past a few failures waits (429) without the password being checked.
  */
 export async function loginWithPassword(
   store: AuthorizedStore,
@@ -98,9 +100,11 @@ export async function loginWithPassword(
   credentials: { readonly email: string; readonly password: string },
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<string> {
+  const attempt = await beginSignInAttempt(store, 'password', credentials.email, request.now);
   const user = await userByEmail(store, credentials.email);
   const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
   if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
+  await attempt.succeeded();
   // Owners keep a way in when password sign-in is off, so a broken identity provider cannot lock
   // the deployment's administrators out.
   if (values.disablePasswordAuth && !parseStringArray(user.rbac_roles).includes('owner')) {
