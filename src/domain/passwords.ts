@@ -1,5 +1,6 @@
 import { pbkdf2, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { ConcurrencyLimit } from '../lib/concurrency-limit.js';
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -93,12 +94,22 @@ function scryptMemory(cost: ScryptCost): number {
   return 128 * cost.r * (2 ** cost.ln + cost.p + 2);
 }
 
+/**
+ * At most two hashes at once. Each holds one of libuv's four threads and 32 MiB for a third of a
+ * second: a burst of sign-ins then waits its turn instead of taking every thread from the file
+ * reads and DNS lookups that share them, and its memory stays bounded.
+ */
+const hashing = new ConcurrencyLimit(2);
+
 function scryptAsync(password: string, salt: Buffer, length: number, cost: ScryptCost): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // Node refuses by default above 32 MiB; allow what this cost needs, with room to spare.
-    const options = { N: 2 ** cost.ln, r: cost.r, p: cost.p, maxmem: scryptMemory(cost) + 1024 * 1024 };
-    scrypt(password, salt, length, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  return hashing.run(
+    () =>
+      new Promise((resolve, reject) => {
+        // Node refuses by default above 32 MiB; allow what this cost needs, with room to spare.
+        const options = { N: 2 ** cost.ln, r: cost.r, p: cost.p, maxmem: scryptMemory(cost) + 1024 * 1024 };
+        scrypt(password, salt, length, options, (error, key) => (error ? reject(error) : resolve(key)));
+      }),
+  );
 }
 
 /**
