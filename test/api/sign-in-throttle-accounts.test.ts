@@ -114,6 +114,22 @@ describe('failed sign-ins are paced per account', () => {
     }
   });
 
+  it('checks no more than five of twenty wrong passwords for one account sent all at once from twenty addresses', async () => {
+    const test = await startTestDaemon();
+    try {
+      await createOwner(test);
+      await createMember(test, 'frank');
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => login(test, 'frank@example.com', `${WRONG}-${i}`, { from: `127.0.1.${i + 1}` })),
+      );
+      const checked = answers.filter((answer) => answer.status === 401).length;
+      assert.ok(checked >= 1 && checked <= 5, `${checked} guesses were checked`);
+      assert.equal(answers.filter((answer) => answer.status === 429).length, 20 - checked);
+    } finally {
+      await test.close();
+    }
+  });
+
   it('paces wrong one-time passcodes per account too, apart from passwords', async () => {
     const test = await startTestDaemon();
     try {
