@@ -37,6 +37,7 @@ export async function signInExternalUser(
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<{ readonly token: string; readonly user: UserRow }> {
   const provider = PROVIDER_NAMES[identity.loginType];
+  refuseControlCharacters(identity);
   let user = (await store.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
 
   if (options.convertUserId !== undefined) {
@@ -93,6 +94,46 @@ export async function signInExternalUser(
     ...(user.status === 'dormant' ? { status: 'active' } : {}),
   });
   return { token: key.token, user };
+}
+
+/** What a provider says of an account, named as the refusal names it. */
+const IDENTITY_FIELDS: readonly (readonly [keyof Omit<ExternalIdentity, 'loginType'>, string])[] = [
+  ['linkedId', 'account id'],
+  ['email', 'email address'],
+  ['username', 'username'],
+  ['name', 'name'],
+  ['avatarUrl', 'picture URL'],
+];
+
+/**
+ * Whether text holds a control character: C0 (NUL among them), DEL, C1, or a line or paragraph
+ * separator. None belongs in an email, a name, a username, an id or a URL; a NUL byte in
+ * particular would be cut short or refused by the database and by programs reading the value.
+ */
+export function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x1f || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029) return true;
+  }
+  return false;
+}
+
+/**
+ * Refuses a sign-in whose provider sent control characters in what the account would keep,
+ * before anything is looked up or stored. The value is not repeated: it is what is wrong.
+ */
+function refuseControlCharacters(identity: ExternalIdentity): void {
+  const provider = PROVIDER_NAMES[identity.loginType];
+  for (const [field, label] of IDENTITY_FIELDS) {
+    if (!hasControlCharacter(identity[field])) continue;
+    throw new HttpProblem(
+      400,
+      `Your ${provider} account's ${label} holds a control character (such as a NUL byte), so you cannot sign in with it.`,
+      {
+        detail: `${provider} sent a ${label} that cannot be stored. Correct it at ${provider}, or ask an administrator of the provider to, then sign in again.`,
+      },
+    );
+  }
 }
 
 async function createLinkedUser(store: AuthorizedStore, organizationId: string, identity: ExternalIdentity, now: Date): Promise<UserRow> {

@@ -4,6 +4,7 @@ import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { DeploymentValues } from './deployment-options.js';
 import type { Mailer } from './mailer.js';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.js';
+import { beginSignInAttempt } from './sign-in-throttle.js';
 import { userByEmail } from './users.js';
 
 /** How long a one-time passcode stays valid, as in the reference. */
@@ -82,11 +83,13 @@ export async function changePasswordWithPasscode(
   if (values.disablePasswordAuth) throw new HttpProblem(403, 'Password authentication is disabled.');
   const weakness = passwordWeakness(input.password);
   if (weakness) throw new HttpProblem(400, 'Invalid password.', { validations: [{ field: 'password', detail: weakness }] });
+  const attempt = await beginSignInAttempt(store, 'one-time-passcode', input.email, now);
   const user = await userByEmail(store, input.email);
   const matches = await verifyPassword(input.one_time_passcode, user?.hashed_one_time_passcode ?? '');
   const expiresAt = user?.one_time_passcode_expires_at;
   const expired = !expiresAt || Date.parse(expiresAt) <= now.getTime();
   if (!user || !matches || expired) throw new HttpProblem(400, INCORRECT);
+  await attempt.succeeded();
   if (await verifyPassword(input.password, user.hashed_password)) {
     throw new HttpProblem(400, 'New password cannot match old password.');
   }

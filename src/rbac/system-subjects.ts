@@ -24,7 +24,9 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   /** Signs a user in with email and password: nobody is signed in until the password checks out. */
   passwordSignIn: named('password-sign-in', [
     ...allow('user', ['read', 'update']), // find the user by email; record last_seen_at, wake a dormant user
+    ...allow('user', ['update_personal']), // replace a password hash of an older cost with a new hash of the password just checked
     ...allow('api_key', ['create']), // the new session's key
+    ...allow('system', ['update']), // count a failed attempt against the account; forget the count on success
   ]),
   /**
    * Signs a user in through OIDC or GitHub: nobody is signed in until the provider vouches for them,
@@ -41,6 +43,7 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   passwordReset: named('password-reset', [
     ...allow('user', ['read', 'update_personal']), // find the user by email; store the passcode and the new password
     ...allow('api_key', ['delete']), // a reset ends every session of the user
+    ...allow('system', ['update']), // count a wrong passcode against the account; forget the count on success
   ]),
   /** Creates the first user, the site's owner: nobody exists yet who could. */
   firstUser: named('first-user', [

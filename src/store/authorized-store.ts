@@ -48,6 +48,7 @@ import * as members from './queries/members.js';
 import * as organizations from './queries/organizations.js';
 import * as users from './queries/users.js';
 import * as externalSignIn from './queries/external-sign-in.js';
+import * as signInFailures from './queries/sign-in-failures.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 import { templateRbac, workspaceRbac } from './rbac-objects.js';
@@ -385,6 +386,43 @@ export class AuthorizedStore {
     });
     if (reset) await this.#store.invalidateSessions({ userId: user.id });
     return reset;
+  }
+
+  /**
+   * Replaces the password hash that just verified with a new hash of the same password, made at
+   * today's cost; false when the user's password changed meanwhile. Needs `update_personal` on the user.
+   */
+  async rehashPassword(user: users.UserRow, hashedPassword: string): Promise<boolean> {
+    this.#require('update_personal', userObject(user.id));
+    const changed = await users.rehashPassword(this.#db, { userId: user.id, checkedHash: user.hashed_password, hashedPassword });
+    // Cached sessions carry the user's row; the next request reads the new one.
+    if (changed) await this.#store.invalidateSessions({ userId: user.id });
+    return changed;
+  }
+
+  // Pacing of failed sign-ins per account
+
+  /**
+   * Counts a sign-in attempt against an account before its secret is checked, or says until when
+   * the account's attempts wait (see the query). Needs `update` on the site's system rows.
+   */
+  async claimSignInAttempt(
+    account: string,
+    pacing: { readonly backoffMs: (failures: number) => number; readonly forgetAfterMs: number },
+  ): Promise<signInFailures.AttemptClaim> {
+    this.#require('update', siteObject('system'));
+    const now = this.#store.clock.now().getTime();
+    return signInFailures.claimSignInAttempt(this.#db, account, {
+      now: new Date(now).toISOString(),
+      forgetBefore: new Date(now - pacing.forgetAfterMs).toISOString(),
+      blockedUntil: (failures) => new Date(now + pacing.backoffMs(failures)).toISOString(),
+    });
+  }
+
+  /** Forgets an account's failed sign-ins after a success; needs `update` on the site's system rows. */
+  async forgetSignInFailures(account: string): Promise<void> {
+    this.#require('update', siteObject('system'));
+    await signInFailures.forgetSignInFailures(this.#db, account);
   }
 
   // Sign-in through OIDC and GitHub

@@ -36,6 +36,7 @@ export interface Database {
   health_check_dismissals: HealthCheckDismissalTable;
   user_links: UserLinkTable;
   sign_in_states: SignInStateTable;
+  sign_in_failures: SignInFailureTable;
 }
 
 export interface MigrationTable {
@@ -445,4 +446,14 @@ export interface SignInStateTable {
   redirect: string;
   convert_user_id: string | null;
   expires_at: string;
+}
+
+export interface SignInFailureTable {
+  /** Hex SHA-256 of the kind of secret guessed and the account's normalized email. */
+  account: string;
+  /** Attempts counted since the last success, or since the count was last forgotten. */
+  failures: number;
+  /** No attempt for the account is checked before this time. */
+  blocked_until: string;
+  last_attempt_at: string;
 }

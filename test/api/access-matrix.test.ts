@@ -165,9 +165,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: everyone(204),
   },
   'POST /api/v2/users/otp/change-password': {
-    call: () => ({
+    // An account per caller: from the sixth wrong passcode for one account on, attempts wait (test/api/sign-in-throttle).
+    call: (_world, subject) => ({
       path: api('/users/otp/change-password'),
-      body: { email: 'member@example.com', one_time_passcode: 'guess', password: 'A-Brand-New-Passphrase-4' },
+      body: { email: `${subject}-guess@example.com`, one_time_passcode: 'guess', password: 'A-Brand-New-Passphrase-4' },
     }),
     expect: everyone(400),
   },

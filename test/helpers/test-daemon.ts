@@ -78,6 +78,12 @@ export async function createOwner(test: TestDaemon): Promise<CoveClient> {
 }
 
 /**
+ * STRONG_PASSWORD hashed once per test process: a hash at today's cost takes about a third of a
+ * second of CPU, and tests make members by the dozen. Sharing one salt between test users is harmless.
+ */
+let strongPasswordHash: Promise<string> | undefined;
+
+/**
  * Creates an active password user who belongs to the default organization and returns a client
  * signed in as them. Written straight to the database because user creation over the API
  * belongs to a later part of the surface; sign-in still goes through the API.
@@ -94,7 +100,7 @@ export async function createMember(test: TestDaemon, username: string): Promise<
       username,
       name: '',
       avatar_url: '',
-      hashed_password: await hashPassword(STRONG_PASSWORD),
+      hashed_password: await (strongPasswordHash ??= hashPassword(STRONG_PASSWORD)),
       login_type: 'password',
       status: 'active',
       rbac_roles: '[]',

@@ -31,6 +31,9 @@ function licenseRow(name: string) {
   return { uuid: newId(), jwt: name, uploaded_at: '2026-01-05T10:00:00.000Z', exp: '2027-01-01T00:00:00.000Z' };
 }
 
+/** Sign-in pacing for the store's cases: two attempts free, then a minute's wait. */
+const pacing = { backoffMs: (failures: number) => (failures >= 2 ? 60_000 : 0), forgetAfterMs: 3_600_000 };
+
 /** A minute of SSH use, for the usage recording case. */
 const usageMinute = { minute: 29_000_000, kind: 'ssh', app_slug: '', app_display_name: '', app_icon: '', latency_ms: 0 };
 
@@ -316,6 +319,37 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal(await system(w, 'passwordReset').resetPasswordWithPasscode(user, 'new-hash'), false);
     },
     denied: async (w) => expectRefused(async () => w.member.resetPasswordWithPasscode(await w.owner.getUser('me'), 'new-hash')),
+  },
+  rehashPassword: {
+    allowed: async (w) => {
+      const user = await w.owner.insertUser({ ...userRow(w, 'old-hash'), hashed_password: 'old-hash' }, []);
+      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'new-hash'), true);
+      // Only the hash that was checked is replaced: a second try with the stale row changes nothing.
+      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'newer-hash'), false);
+    },
+    denied: async (w) => expectRefused(async () => w.member.rehashPassword(await w.owner.getUser('me'), 'new-hash')),
+  },
+  claimSignInAttempt: {
+    allowed: async (w) => {
+      const signIn = system(w, 'passwordSignIn');
+      assert.deepEqual(await signIn.claimSignInAttempt('accounting-claim', pacing), { allowed: true });
+      assert.deepEqual(await signIn.claimSignInAttempt('accounting-claim', pacing), { allowed: true });
+      // Two counted: the third waits a minute.
+      const refused = await signIn.claimSignInAttempt('accounting-claim', pacing);
+      assert.equal(refused.allowed, false);
+      assert.deepEqual(await system(w, 'passwordReset').claimSignInAttempt('accounting-passcode', pacing), { allowed: true });
+    },
+    denied: async (w) => expectRefused(() => w.member.claimSignInAttempt('accounting-claim-denied', pacing)),
+  },
+  forgetSignInFailures: {
+    allowed: async (w) => {
+      const signIn = system(w, 'passwordSignIn');
+      await signIn.claimSignInAttempt('accounting-forget', pacing);
+      await signIn.claimSignInAttempt('accounting-forget', pacing);
+      await signIn.forgetSignInFailures('accounting-forget');
+      assert.deepEqual(await signIn.claimSignInAttempt('accounting-forget', pacing), { allowed: true });
+    },
+    denied: async (w) => expectRefused(() => w.member.forgetSignInFailures('accounting-forget')),
   },
   ensureDefaultOrganization: {
     allowed: async (w) =>

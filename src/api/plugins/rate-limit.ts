@@ -24,7 +24,7 @@ export function createRateLimits(values: DeploymentValues, clock: Clock): RateLi
 }
 
 /**
- * A hook counting requests per caller (the user when signed in, else the IP address) and path.
+ * A hook counting requests per caller (the user when signed in, else the IP address) and resource.
  * Registered after authentication where there is one, so signed-in users get their own buckets.
  */
 export function rateLimitHook(limits: RateLimits, pick: (limits: RateLimits) => SlidingWindowLimiter | undefined): onRequestHookHandler {
@@ -48,7 +48,7 @@ export function rateLimitHook(limits: RateLimits, pick: (limits: RateLimits) => 
  */
 export function countRequest(limiter: SlidingWindowLimiter, nowMs: number, request: FastifyRequest, reply: FastifyReply): void {
   if (bypassed(request)) return;
-  const decision = limiter.hit(`${request.auth?.user.id ?? request.ip}:${pathOf(request.url)}`, nowMs);
+  const decision = limiter.hit(`${request.auth?.user.id ?? request.ip}:${resourceKeyOf(request)}`, nowMs);
   setHeaders(reply, decision.limit, decision.remaining, decision.resetAt);
   if (!decision.allowed) {
     throw new HttpProblem(429, `You've been rate limited for sending more than ${limiter.limit} requests in 1m0s.`, {
@@ -57,10 +57,20 @@ export function countRequest(limiter: SlidingWindowLimiter, nowMs: number, reque
   }
 }
 
-/** A request URL without its query string. */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+/**
+ * What a request is counted against: the route it matched (fastify's pattern, such as
+ * `/api/v2/users/:user`) and its parameters as the router decoded them, in lower case. Counting
+ * the raw path would give every spelling of one path (percent-encoded letters, a query string)
+ * a bucket of its own, and so as many times the limit.
+ */
+export function resourceKeyOf(request: FastifyRequest): string {
+  const route = request.routeOptions.url;
+  if (route === undefined) return `unmatched:${request.url.split('?')[0] ?? ''}`;
+  const params = request.params as Record<string, unknown> | undefined;
+  let key = route;
+  // One key for letter-case variants: user names, ids and slugs name the same thing in any case.
+  if (params) for (const name in params) key += `\n${String(params[name]).toLowerCase()}`;
+  return key;
 }
 
 function bypassed(request: FastifyRequest): boolean {

@@ -17,6 +17,7 @@ import { licensesMigration } from './0015-licenses.js';
 import { healthCheckDismissalsMigration } from './0016-health-check-dismissals.js';
 import { externalSignInMigration } from './0017-external-sign-in.js';
 import { lighterStatusTriggersMigration } from './0018-lighter-status-triggers.js';
+import { signInFailuresMigration } from './0019-sign-in-failures.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   healthCheckDismissalsMigration,
   externalSignInMigration,
   lighterStatusTriggersMigration,
+  signInFailuresMigration,
 ];
 
 export type { Migration } from './migration.js';

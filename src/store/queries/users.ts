@@ -136,6 +136,25 @@ export async function resetPasswordWithPasscode(
 }
 
 /**
+ * Replaces a password hash with a new hash of the same password, if the user still holds the one
+ * that was checked (a password changed meanwhile stays changed). Nothing about the user changes
+ * that anyone could see, so `updated_at` stays.
+ */
+export async function rehashPassword(
+  db: Kysely<Database>,
+  change: { readonly userId: string; readonly checkedHash: string; readonly hashedPassword: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ hashed_password: change.hashedPassword })
+    .where('id', '=', change.userId)
+    .where('deleted', '=', 0)
+    .where('hashed_password', '=', change.checkedHash)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
  * Inserts a site administrator with memberships of `organizationIds`, in one transaction, and
  * records them under the site setting `claimKey` when no first user is recorded yet, so the
  * first-user sign-up of a new deployment is closed once an administrator exists.
