@@ -29,9 +29,10 @@ export function pauseAfter(failures: number): number {
  * only for existing accounts would tell which exist): lower-cased first, as the lookup does, so
  * every spelling that finds one account counts against it. Hashed: the emails typed are not kept.
  */
-function accountKey(secret: GuessedSecret, email: string): string {
+function accountKey(secret: GuessedSecret, email: string, knownAddress: string | undefined): string {
   const normalized = email.toLowerCase().trim().normalize('NFKC');
-  return createHash('sha256').update(`${secret}\n${normalized}`).digest('hex');
+  const from = knownAddress === undefined ? '' : `\n${knownAddress}`;
+  return createHash('sha256').update(`${secret}\n${normalized}${from}`).digest('hex');
 }
 
 /** One attempt at an account's secret, counted before the secret is checked. */
@@ -44,9 +45,20 @@ export interface SignInAttempt {
  * Counts an attempt to guess `secret` of the account with `email`, or refuses it with a 429 that
  * says when to try again, without the secret being checked, while the account's attempts are paced.
  * Counted in the database, so the pace holds across addresses, spellings of the path and replicas.
+ *
+ * `knownAddress` is given when the attempt comes from an address the account already has a key
+ * used from: such attempts are counted apart, so that guesses from elsewhere, which anyone who
+ * knows the email can send every half minute, never pause the account's owner where they sign in.
+ * Guesses from that address are still paced (and limited per address by the sign-in rate limit).
  */
-export async function beginSignInAttempt(store: AuthorizedStore, secret: GuessedSecret, email: string, now: Date): Promise<SignInAttempt> {
-  const account = accountKey(secret, email);
+export async function beginSignInAttempt(
+  store: AuthorizedStore,
+  secret: GuessedSecret,
+  email: string,
+  now: Date,
+  knownAddress?: string,
+): Promise<SignInAttempt> {
+  const account = accountKey(secret, email, knownAddress);
   const claim = await store.claimSignInAttempt(account, { backoffMs: pauseAfter, forgetAfterMs: FORGET_AFTER_MS });
   if (!claim.allowed) {
     const waitMs = claim.blockedUntil === undefined ? FIRST_PAUSE_MS : Date.parse(claim.blockedUntil) - now.getTime();
@@ -61,5 +73,12 @@ export async function beginSignInAttempt(store: AuthorizedStore, secret: Guessed
       },
     );
   }
-  return { succeeded: () => store.forgetSignInFailures(account) };
+  // The right secret proves the owner: both counts start over, the address's and everyone else's.
+  const everywhere = accountKey(secret, email, undefined);
+  return {
+    succeeded: async () => {
+      await store.forgetSignInFailures(account);
+      if (everywhere !== account) await store.forgetSignInFailures(everywhere);
+    },
+  };
 }

@@ -100,8 +100,9 @@ export async function loginWithPassword(
   credentials: { readonly email: string; readonly password: string },
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<string> {
-  const attempt = await beginSignInAttempt(store, 'password', credentials.email, request.now);
   const user = await userByEmail(store, credentials.email);
+  const known = user !== undefined && (await store.usedKeyFrom(user.id, request.ipAddress));
+  const attempt = await beginSignInAttempt(store, 'password', credentials.email, request.now, known ? request.ipAddress : undefined);
   const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
   if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
   await attempt.succeeded();

@@ -27,6 +27,7 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('user', ['update_personal']), // replace a password hash of an older cost with a new hash of the password just checked
     ...allow('api_key', ['create']), // the new session's key
     ...allow('system', ['update']), // count a failed attempt against the account; forget the count on success
+    ...allow('api_key', ['read']), // whether the account has a key used from the signing-in address, which is paced apart
   ]),
   /**
    * Signs a user in through OIDC or GitHub: nobody is signed in until the provider vouches for them,

@@ -425,6 +425,23 @@ export class AuthorizedStore {
     await signInFailures.forgetSignInFailures(this.#db, account);
   }
 
+  /**
+   * Whether the user has a session or token last used from `ipAddress`: an address the user signs
+   * in from, whose attempts are paced on their own (see sign-in-throttle.ts). Needs read on the
+   * user's keys.
+   */
+  async usedKeyFrom(userId: string, ipAddress: string): Promise<boolean> {
+    this.#require('read', apiKeyObject(userId));
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('ip_address', '=', ipAddress)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   // Sign-in through OIDC and GitHub
 
   /** The live user a provider account is linked to, or undefined; needs read on that user. */

@@ -10,6 +10,8 @@ import { PG_URL } from '../helpers/databases.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 const WRONG = 'Wrong-Horse-Battery-9';
+/** An address the accounts here never signed in from. */
+const STRANGER = { from: '127.0.0.60' };
 
 interface Answer {
   readonly status: number;
@@ -90,21 +92,47 @@ describe('failed sign-ins are paced per account', () => {
     }
   });
 
+  it('never pauses the account where its owner signs in: guesses from elsewhere are counted apart', async () => {
+    const test = await startTestDaemon();
+    try {
+      await createOwner(test);
+      // alice signs in from 127.0.0.1 (createMember), which is then an address of hers.
+      await createMember(test, 'alice');
+      await guessFiveTimes(test, 'alice@example.com');
+      // An attacker keeps the account paused everywhere else, as often as the pause ends...
+      for (let round = 0; round < 3; round++) {
+        test.clock.advance(30_000);
+        assert.equal((await login(test, 'alice@example.com', WRONG, { from: '127.0.0.50' })).status, 401);
+        assert.equal((await login(test, 'alice@example.com', STRONG_PASSWORD, { from: '127.0.0.51' })).status, 429);
+      }
+      // ...and alice, where she signs in, is not held up by it.
+      assert.equal((await login(test, 'alice@example.com', STRONG_PASSWORD, { from: '127.0.0.1' })).status, 201);
+      // Guesses from her address are still paced, on their own count.
+      for (let guess = 0; guess < 5; guess++) {
+        assert.equal((await login(test, 'alice@example.com', WRONG, { from: '127.0.0.1' })).status, 401);
+      }
+      assert.equal((await login(test, 'alice@example.com', WRONG, { from: '127.0.0.1' })).status, 429);
+    } finally {
+      await test.close();
+    }
+  });
+
   it('doubles the pause with each further failure, up to 30 seconds, and never pauses longer', async () => {
     const test = await startTestDaemon();
     try {
       await createOwner(test);
       await createMember(test, 'carol');
       await guessFiveTimes(test, 'carol@example.com');
+      // From an address carol never used: hers are counted apart.
       const pauses: string[] = [];
       for (let i = 0; i < 7; i++) {
-        const paused = await login(test, 'carol@example.com', WRONG);
+        const paused = await login(test, 'carol@example.com', WRONG, STRANGER);
         assert.equal(paused.status, 429);
         pauses.push(paused.retryAfter ?? '');
         // A refused attempt does not lengthen the pause: asking again says the same.
-        assert.equal((await login(test, 'carol@example.com', WRONG)).retryAfter, paused.retryAfter);
+        assert.equal((await login(test, 'carol@example.com', WRONG, STRANGER)).retryAfter, paused.retryAfter);
         test.clock.advance(Number(paused.retryAfter) * 1000);
-        assert.equal((await login(test, 'carol@example.com', WRONG)).status, 401);
+        assert.equal((await login(test, 'carol@example.com', WRONG, STRANGER)).status, 401);
       }
       assert.deepEqual(pauses, ['1', '2', '4', '8', '16', '30', '30']);
       test.clock.advance(30_000);

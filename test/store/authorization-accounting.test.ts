@@ -341,6 +341,14 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.claimSignInAttempt('accounting-claim-denied', pacing)),
   },
+  usedKeyFrom: {
+    allowed: async (w) => {
+      await w.member.insertApiKey(key(w, w.memberId, 'from-an-address'));
+      const signIn = system(w, 'passwordSignIn');
+      assert.equal(await signIn.usedKeyFrom(w.memberId, '192.0.2.77'), false);
+    },
+    denied: async (w) => expectRefused(() => w.member.usedKeyFrom(w.ownerId, '127.0.0.1')),
+  },
   forgetSignInFailures: {
     allowed: async (w) => {
       const signIn = system(w, 'passwordSignIn');
