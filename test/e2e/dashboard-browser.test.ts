@@ -192,6 +192,8 @@ presets:
     const terminalUrl = page.url();
     const rows = page.locator('.xterm-rows');
     await rows.waitFor();
+    // The shell's first output (its prompt) says the terminal's stream is open: keys typed before it have nowhere to go.
+    await waitForText(page, (text) => text.trim() !== '');
     await page.locator('.xterm').click();
     await page.keyboard.type('echo typed-in-browser\n');
     // Once as typed, once as the shell's output.
