@@ -9,21 +9,14 @@ import { trackAppConnection } from '../live-connections.js';
 import { refuseCrossOriginAppUpgrade } from '../origin-check.js';
 import { NOT_FOUND_MESSAGE } from '../problems.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
-import { presentedToken, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
+import { presentedToken, readCookie, SESSION_COOKIE, SESSION_HEADER } from '../session-token.js';
 import { isPageLoad, signInLocation } from '../sign-in-redirect.js';
 import { stopBodyTimeout } from '../http-timeouts.js';
 import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
 import { appAccess, appAccessRules, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
-import {
-  APP_CONNECT_PARAM,
-  APP_SESSION_COOKIE,
-  appSessionCookie,
-  decryptAppConnectKey,
-  readCookie,
-  withoutCookies,
-} from './app-session-cookie.js';
+import { APP_CONNECT_PARAM, APP_SESSION_COOKIE, appSessionCookie, decryptAppConnectKey, withoutCookies } from './app-session-cookie.js';
 import { endToEndHeaders, forwardOverStream, streamDuplex, type UpgradeSide } from './http-over-stream.js';
 
 /**

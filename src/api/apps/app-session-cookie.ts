@@ -76,22 +76,6 @@ export function appSessionCookie(token: string, maxAgeSeconds: number, secure: b
   return `${APP_SESSION_COOKIE}=${token}; ${attributes.join('; ')}`;
 }
 
-/** One cookie of a `Cookie` header. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at < 0 || part.slice(0, at).trim() !== name) continue;
-    const value = part.slice(at + 1).trim();
-    try {
-      return decodeURIComponent(value);
-    } catch {
-      return value;
-    }
-  }
-  return undefined;
-}
-
 /** A `Cookie` header without the named cookies; undefined when nothing is left. */
 export function withoutCookies(header: string | undefined, names: readonly string[]): string | undefined {
   if (!header) return undefined;
