@@ -37,15 +37,15 @@ export async function streamAgentLogs(
   let closed = false;
 
   const flush = async (): Promise<void> => {
-    for (const log of await store.listWorkspaceAgentLogs(found, { after: lastId })) {
+    for (const log of await store.workspaceAgents.logs(found, { after: lastId })) {
       if (socket.readyState !== socket.OPEN) return;
       socket.send(JSON.stringify(toWireAgentLog(log)));
       lastId = Number(log.id);
     }
   };
   const finishIfDone = async (): Promise<void> => {
-    const agent = await store.getWorkspaceAgentRow(found);
-    const live = agent && !isFinalLifecycle(agent.lifecycle_state) && (await store.isWorkspaceAgentBuildLatest(found));
+    const agent = await store.workspaceAgents.getRow(found);
+    const live = agent && !isFinalLifecycle(agent.lifecycle_state) && (await store.workspaceAgents.isBuildLatest(found));
     if (!live) {
       await flush();
       close(1000, 'done');

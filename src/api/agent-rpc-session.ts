@@ -74,7 +74,7 @@ export class AgentRpcSession {
     });
     this.socket.on('close', () => void this.#close());
     const now = this.store.nowIso();
-    await this.agentStore.updateWorkspaceAgentReport(this.found, {
+    await this.agentStore.workspaceAgents.updateReport(this.found, {
       first_connected_at: this.found.agent.first_connected_at ?? now,
       last_connected_at: now,
       disconnected_at: null,
@@ -95,7 +95,7 @@ export class AgentRpcSession {
   }
 
   async #manifest() {
-    const owner = await this.agentStore.getUser(this.found.workspace.owner_id).catch((error: unknown) => {
+    const owner = await this.agentStore.users.get(this.found.workspace.owner_id).catch((error: unknown) => {
       if (isNotFoundOrHidden(error)) return undefined;
       throw error;
     });
@@ -123,14 +123,14 @@ export class AgentRpcSession {
    */
   async #touch(): Promise<void> {
     const now = this.store.nowIso();
-    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_connected_at: now, disconnected_at: null });
+    await this.agentStore.workspaceAgents.updateReport(this.found, { last_connected_at: now, disconnected_at: null });
     this.#pongs += 1;
     if (this.#pongs % LATEST_CHECK_EVERY_PONGS === 0) await this.#checkLatest();
   }
 
   async #checkLatest(): Promise<void> {
     if (this.#closed) return;
-    if (!(await this.agentStore.isWorkspaceAgentBuildCurrent(this.found))) {
+    if (!(await this.agentStore.workspaceAgents.isBuildCurrent(this.found))) {
       this.#closeSocket(CLOSE_NOT_LATEST_BUILD, 'the agent belongs to a build that is no longer the latest');
     }
   }
@@ -160,7 +160,7 @@ export class AgentRpcSession {
       return this.#send({ type: 'error', message: `startup: version "${message.version}" is not a semantic version` });
     const unknown = message.subsystems.filter((s) => !SUBSYSTEMS.has(s));
     if (unknown.length > 0) return this.#send({ type: 'error', message: `startup: unknown subsystems: ${unknown.join(', ')}` });
-    await this.agentStore.updateWorkspaceAgentReport(this.found, {
+    await this.agentStore.workspaceAgents.updateReport(this.found, {
       version: message.version,
       expanded_directory: message.expanded_directory,
       subsystems: JSON.stringify([...new Set(message.subsystems)].sort()),
@@ -170,11 +170,11 @@ export class AgentRpcSession {
   }
 
   async #lifecycle(message: Message<'lifecycle'>): Promise<void> {
-    const current = await this.agentStore.getWorkspaceAgentRow(this.found);
+    const current = await this.agentStore.workspaceAgents.getRow(this.found);
     if (!current) return;
     const parsed = Date.parse(message.changed_at);
     const changedAt = Number.isNaN(parsed) ? this.store.nowIso() : new Date(parsed).toISOString();
-    await this.agentStore.updateWorkspaceAgentReport(this.found, {
+    await this.agentStore.workspaceAgents.updateReport(this.found, {
       lifecycle_state: message.state,
       ...lifecycleTimestamps(message.state, changedAt, current),
       updated_at: this.store.nowIso(),
@@ -186,27 +186,27 @@ export class AgentRpcSession {
     const known = new Set(manifestApps(this.#agentId, readDefinition(this.found.agent.definition)).map((app) => app.id));
     const unknown = Object.keys(message.apps).filter((id) => !known.has(id));
     if (unknown.length > 0) return this.#send({ type: 'error', message: `app_health: not apps of this agent: ${unknown.join(', ')}` });
-    const current = await this.agentStore.getWorkspaceAgentRow(this.found);
+    const current = await this.agentStore.workspaceAgents.getRow(this.found);
     const before = parseJson<Record<string, string>>(current?.app_health, {});
     const after = { ...before, ...message.apps };
     if (JSON.stringify(before) === JSON.stringify(after)) return;
-    await this.agentStore.updateWorkspaceAgentReport(this.found, { app_health: JSON.stringify(after), updated_at: this.store.nowIso() });
+    await this.agentStore.workspaceAgents.updateReport(this.found, { app_health: JSON.stringify(after), updated_at: this.store.nowIso() });
     await this.#publish('agent_app_health');
   }
 
   async #stats(message: Message<'stats'>): Promise<void> {
     const now = this.store.nowIso();
     const { type: _type, ...stats } = message;
-    const stored = await this.agentStore.getWorkspaceAgentRow(this.found);
+    const stored = await this.agentStore.workspaceAgents.getRow(this.found);
     const report = withTrafficWindow(stored?.last_stats, stats, new Date(now));
-    await this.agentStore.updateWorkspaceAgentReport(this.found, { last_stats: JSON.stringify(report), last_stats_at: now });
+    await this.agentStore.workspaceAgents.updateReport(this.found, { last_stats: JSON.stringify(report), last_stats_at: now });
     const open = openSessionKinds(stats);
     // As the reference: an open session is use, which marks the workspace used and moves its deadline.
     if (open.length === 0) return;
     // An agent's report is no user's request: its use is recorded as the deployment's own work.
     const recorder = this.store.as(SYSTEM_SUBJECTS.workspaceUsage);
     // Read again: the schedule may have changed since the agent connected.
-    const workspace = await this.agentStore.getWorkspace(this.#workspaceId);
+    const workspace = await this.agentStore.workspaces.get(this.#workspaceId);
     const at = this.store.clock.now();
     await recordUsageMinute(
       recorder,
@@ -219,7 +219,7 @@ export class AgentRpcSession {
   }
 
   async #scriptCompleted(message: Message<'script_completed'>): Promise<void> {
-    await this.agentStore.insertWorkspaceAgentScriptTiming(this.found, {
+    await this.agentStore.workspaceAgents.insertScriptTiming(this.found, {
       script_id: message.script_id,
       stage: message.stage,
       status: message.status,
@@ -257,7 +257,7 @@ export class AgentRpcSession {
     // After the messages already received, so a last lifecycle report is not lost.
     this.#enqueue(async () => {
       // Unless the agent has already reconnected through another replica, which now holds it.
-      await this.agentStore.markWorkspaceAgentDisconnected(this.found, this.relay.localUrl);
+      await this.agentStore.workspaceAgents.markDisconnected(this.found, this.relay.localUrl);
       await this.#publish('agent_disconnected');
     });
     await this.#queue;

@@ -17,7 +17,7 @@ export async function streamJobLogs(
   jobId: string,
   after: number | undefined,
 ): Promise<void> {
-  const reader = await store.followJobLogs(jobId);
+  const reader = await store.provisionerJobs.followLogs(jobId);
   let lastId = after ?? 0;
   let sending = Promise.resolve();
   let closed = false;

@@ -11,7 +11,7 @@ import type { ApiContext } from './context.js';
  */
 export async function resolveMemberUser(context: ApiContext, param: string, callerId: string): Promise<UserRow> {
   try {
-    return await context.store.as(SYSTEM_SUBJECTS.memberLookup).getUser(param === 'me' ? callerId : param);
+    return await context.store.as(SYSTEM_SUBJECTS.memberLookup).users.get(param === 'me' ? callerId : param);
   } catch (error) {
     if (isNotFoundOrHidden(error)) {
       throw new HttpProblem(400, '"user" must be an existing uuid or username.', { detail: `queried user="${param}"` });

@@ -41,25 +41,25 @@ type Loader = (auth: RequestAuth, value: string, resources: PathResources) => Pr
  */
 const LOADERS = {
   user: async ({ store, user }, value, resources) => {
-    resources.user = await store.getUser(value, user);
+    resources.user = await store.users.get(value, user);
   },
   organization: async ({ store }, value, resources) => {
-    resources.organization = await store.getOrganization(value);
+    resources.organization = await store.organizations.get(value);
   },
   workspace: async ({ store }, value, resources) => {
-    resources.workspace = await store.getWorkspace(value);
+    resources.workspace = await store.workspaces.get(value);
   },
   workspacebuild: async ({ store }, value, resources) => {
-    resources.workspaceBuild = await store.getWorkspaceBuild(value);
+    resources.workspaceBuild = await store.workspaceBuilds.get(value);
   },
   template: async ({ store }, value, resources) => {
-    resources.template = await store.getTemplate(value);
+    resources.template = await store.templates.get(value);
   },
   templateversion: async ({ store }, value, resources) => {
-    resources.templateVersion = await store.getTemplateVersion(value);
+    resources.templateVersion = await store.templateVersions.get(value);
   },
   workspaceagent: async ({ store }, value, resources) => {
-    resources.workspaceAgent = await store.getWorkspaceAgent(value);
+    resources.workspaceAgent = await store.workspaceAgents.get(value);
   },
 } satisfies Record<string, Loader>;
 

@@ -143,7 +143,7 @@ export class ProvisionerDaemonSession {
   /** Tells the observer, if any, how the job ended: one read of the finished row, only when metrics are on. */
   async #observeFinished(jobId: string): Promise<void> {
     if (!this.watchers.observer) return;
-    const job = await this.protocol.store.getProvisionerJob(this.daemon.organizationId, jobId).catch(() => undefined);
+    const job = await this.protocol.store.provisionerJobs.get(this.daemon.organizationId, jobId).catch(() => undefined);
     if (job) this.watchers.observer.jobFinished(job);
   }
 

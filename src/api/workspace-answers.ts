@@ -43,7 +43,7 @@ async function loadPage(
   workspaces: readonly WorkspaceRow[],
   read?: WorkspaceDetails,
 ): Promise<Page> {
-  const details = read ?? (await store.listWorkspaceDetails(workspaces, builds));
+  const details = read ?? (await store.workspaces.listDetails(workspaces, builds));
   const now = context.store.clock.now();
   const views = await viewJobs(store, [...details.jobs.values()], now, knownRelations(builds, workspaces, details));
   const labels = appLabelNames(context, builds, workspaces, details);
@@ -136,7 +136,7 @@ export async function answerBuilds(
 /**
  * Workspaces as the API shows them, each with its latest build; `known` has the latest builds when
  * the caller has read them already (from the same store), and `details` what the store's
- * listWorkspaceDetails answers for exactly these workspaces and builds, when read already.
+ * workspaces.listDetails answers for exactly these workspaces and builds, when read already.
  */
 export async function answerWorkspaces(
   context: ApiContext,
@@ -146,7 +146,7 @@ export async function answerWorkspaces(
   details?: WorkspaceDetails,
 ): Promise<Workspace[]> {
   if (workspaces.length === 0) return [];
-  const latest = known ?? (await store.listLatestBuilds(workspaces));
+  const latest = known ?? (await store.workspaceBuilds.listLatest(workspaces));
   const page = await loadPage(context, store, [...latest.values()], workspaces, details);
   const now = context.store.clock.now();
   return workspaces.flatMap((workspace) => {
@@ -192,11 +192,11 @@ export async function answerCreatedWorkspace(
   people: { readonly owner: UserName; readonly initiator: UserName },
 ): Promise<Workspace> {
   const { workspace, build, job, template, version } = created;
-  store.authorizeWorkspace('read', workspace);
+  store.workspaces.authorize('read', workspace);
   const known = newBuildDetails(workspace, { job, template, version, queue: created.queue, users: [people.owner, people.initiator] });
   const [page, organization] = await Promise.all([
     newBuildPage(context, store, workspace, build, known),
-    created.organization ?? store.getOrganization(workspace.organization_id),
+    created.organization ?? store.organizations.get(workspace.organization_id),
   ]);
   const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
   const latestBuild = answerBuild(build, workspace, { ...page, details });
@@ -286,7 +286,7 @@ function appLabelNames(
 
 /** One agent as `GET /workspaceagents/{id}` shows it. */
 export async function answerAgent(context: ApiContext, store: AuthorizedStore, found: AgentWithOwners): Promise<WorkspaceAgent> {
-  const details = await store.listWorkspaceDetails([found.workspace], [found.build]);
+  const details = await store.workspaces.listDetails([found.workspace], [found.build]);
   const owner = details.users.get(found.workspace.owner_id);
   const labels = context.values.wildcardAccessUrl !== '' && owner ? { workspace: found.workspace.name, owner: owner.username } : undefined;
   return toWireAgent(found.resource.id, found.agent, reportsOf(details, found.agent.id), context.store.clock.now(), labels);

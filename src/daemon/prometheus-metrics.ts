@@ -71,7 +71,7 @@ export async function createPrometheusMetrics(options: {
     registers: [registry],
     async collect() {
       const counts = new Map(WORKSPACE_STATUSES.map((status) => [status, 0]));
-      for (const group of await collector.countWorkspacesByLatestBuild()) {
+      for (const group of await collector.deployment.countWorkspacesByLatestBuild()) {
         const status = buildStatus(
           jobStatus({
             started_at: group.started ? 'yes' : null,
@@ -105,7 +105,7 @@ export async function createPrometheusMetrics(options: {
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const { queued, running } = await collector.countActiveProvisionerJobs();
+      const { queued, running } = await collector.deployment.countActiveProvisionerJobs();
       this.set({ state: 'queued' }, queued);
       this.set({ state: 'running' }, running);
     },

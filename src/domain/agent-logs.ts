@@ -54,7 +54,7 @@ export async function appendAgentLogs(
     bytes += Buffer.byteLength(output, 'utf8');
     return [times.normalize(log.created_at) ?? now, log.level, output];
   });
-  const outcome = await agentStore.appendWorkspaceAgentLogs(found, {
+  const outcome = await agentStore.workspaceAgents.appendLogs(found, {
     sourceId,
     lines,
     bytes,

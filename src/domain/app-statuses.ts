@@ -46,7 +46,7 @@ export async function recordAppStatus(
     uri: request.uri ?? '',
     created_at: events.clock.now().toISOString(),
   };
-  await agentStore.insertWorkspaceAppStatus(found, row);
+  await agentStore.workspaceAgents.insertAppStatus(found, row);
   await events.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'app_status');
   return row;
 }

@@ -45,7 +45,7 @@ export async function authenticateFromDatabase(
 ): Promise<Authenticated> {
   const { ipAddress, now } = presented;
   const parsed = parsedToken(presented.token);
-  const session = await store.getSession(parsed.id, now, { disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec });
+  const session = await store.sessions.get(parsed.id, now, { disableOwnerWorkspaceExec: values.disableOwnerWorkspaceExec });
   if (!session) throw new HttpProblem(401, SIGNED_OUT, { detail: 'API key is invalid.' });
   const verified = session.verifiedSecret !== undefined && sameSecret(session.verifiedSecret, parsed.secret);
   if (!verified && !secretMatches(parsed.secret, session.apiKey.hashed_secret)) {
@@ -56,22 +56,22 @@ export async function authenticateFromDatabase(
   let user = session.user;
   refuseSuspended(user);
   if (user.status === 'dormant') {
-    await store.recordUserSeen(user.id, { status: 'active' });
+    await store.users.recordSeen(user.id, { status: 'active' });
     user = { ...user, status: 'active' };
   }
   let apiKey = session.apiKey;
   const changes = keepAliveChanges(values, apiKey, ipAddress, now);
   if (changes) {
-    await store.recordApiKeyUse(apiKey, changes);
+    await store.sessions.recordUse(apiKey, changes);
     apiKey = { ...apiKey, ...changes };
   }
   if (apiKey.last_used !== session.apiKey.last_used) {
-    await store.recordUserSeen(user.id, { last_seen_at: apiKey.last_used });
+    await store.users.recordSeen(user.id, { last_seen_at: apiKey.last_used });
     user = { ...user, last_seen_at: apiKey.last_used };
   }
   const result = { user, apiKey, subject: session.subject };
   if (!verified || user !== session.user || apiKey !== session.apiKey) {
-    store.rememberSession({ ...result, verifiedSecret: parsed.secret }, now);
+    store.sessions.remember({ ...result, verifiedSecret: parsed.secret }, now);
   }
   return result;
 }
@@ -89,7 +89,7 @@ export function authenticateFromCache(
 ): Authenticated | undefined {
   const { now } = presented;
   const parsed = parsedToken(presented.token);
-  const session = store.getCachedSession(parsed.id, now);
+  const session = store.sessions.getCached(parsed.id, now);
   if (session?.verifiedSecret === undefined || !sameSecret(session.verifiedSecret, parsed.secret)) return undefined;
   const { apiKey, user } = session;
   const times = keyTimes(apiKey);

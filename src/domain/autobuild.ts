@@ -30,8 +30,8 @@ export async function runAutobuild(
 ): Promise<AutobuildResult> {
   // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  const workspaces = await authorized.listWorkspacesDueForLifecycle(tick);
-  const facts = await authorized.listLifecycleFacts(workspaces);
+  const workspaces = await authorized.workspaces.listDueForLifecycle(tick);
+  const facts = await authorized.workspaces.lifecycleFacts(workspaces);
   const builds: AutobuildResult['builds'][number][] = [];
   const dormant: string[] = [];
   const errors: AutobuildResult['errors'][number][] = [];
@@ -70,7 +70,7 @@ export async function runAutobuild(
     try {
       let current = workspace;
       if (decision.markDormant) {
-        current = await authorized.updateWorkspace(workspace, {
+        current = await authorized.workspaces.update(workspace, {
           dormant_at: tick.toISOString(),
           deleting_at: deletingAtFor(tick, template.time_til_dormant_autodelete_ms)?.toISOString() ?? null,
         });

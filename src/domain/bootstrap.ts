@@ -16,10 +16,10 @@ export interface DeploymentIdentity {
  * Safe when replicas start at once: the unique indexes decide, and the loser reads the winner's rows.
  */
 export async function bootstrapDeployment(store: AuthorizedStore, now: Date): Promise<DeploymentIdentity> {
-  const deploymentId = await store.ensureSiteValue('deployment_id', newId());
-  const signingKey = Buffer.from(await store.ensureSiteValue('signing_key', randomBytes(32).toString('hex')), 'hex');
+  const deploymentId = await store.deployment.ensureSiteValue('deployment_id', newId());
+  const signingKey = Buffer.from(await store.deployment.ensureSiteValue('signing_key', randomBytes(32).toString('hex')), 'hex');
   const iso = now.toISOString();
-  const defaultOrganization = await store.ensureDefaultOrganization({
+  const defaultOrganization = await store.organizations.ensureDefault({
     id: newId(),
     name: 'cove',
     display_name: 'Cove',

@@ -74,7 +74,7 @@ function percentile(sorted: readonly number[], fraction: number): number {
  */
 export async function computeDeploymentStats(store: AuthorizedStore, now: Date): Promise<DeploymentStats> {
   const from = new Date(now.getTime() - WINDOW_MS);
-  const { latestBuilds, agentReports } = await store.getDeploymentStatsInputs(from);
+  const { latestBuilds, agentReports } = await store.deployment.statsInputs(from);
   const counts = { pending: 0, building: 0, running: 0, stopped: 0, failed: 0 };
   for (const { transition, job } of latestBuilds) {
     if (job.error) counts.failed++;

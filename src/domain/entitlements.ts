@@ -196,7 +196,7 @@ export class EntitlementsService {
   #queue: Promise<unknown> = Promise.resolve();
 
   async #compute(): Promise<Entitlements> {
-    const computed = await computeEntitlements(await this.store.getEntitlementInputs(), this.keys, this.now());
+    const computed = await computeEntitlements(await this.store.licenses.entitlementInputs(), this.keys, this.now());
     this.#current = computed;
     this.features.replace(
       Object.entries(computed.features)

@@ -38,7 +38,7 @@ export async function signInExternalUser(
 ): Promise<{ readonly token: string; readonly user: UserRow }> {
   const provider = PROVIDER_NAMES[identity.loginType];
   refuseControlCharacters(identity);
-  let user = (await store.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
+  let user = (await store.signIn.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
 
   if (options.convertUserId !== undefined) {
     if (!user || user.id !== options.convertUserId) {
@@ -46,7 +46,7 @@ export async function signInExternalUser(
         detail: `The ${provider} account's email "${identity.email}" must be the email of the account that started the conversion.`,
       });
     }
-    if (!(await store.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: true }))) {
+    if (!(await store.signIn.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: true }))) {
       throw new HttpProblem(400, 'User account must have password based authentication.', {
         detail: 'The account was converted already; sign in with the provider instead.',
       });
@@ -65,7 +65,7 @@ export async function signInExternalUser(
         },
       );
     }
-    await store.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: false });
+    await store.signIn.linkUser(user, identity.loginType, identity.linkedId, { fromPassword: false });
   } else {
     if (!options.allowSignups) {
       throw new HttpProblem(403, `Signups are not allowed for login type "${identity.loginType}".`, {
@@ -87,9 +87,9 @@ export async function signInExternalUser(
     ipAddress: request.ipAddress,
     now: request.now,
   });
-  await store.insertApiKey(key.row);
+  await store.tokens.insert(key.row);
   // Signing in wakes a dormant user.
-  await store.recordUserSeen(user.id, {
+  await store.users.recordSeen(user.id, {
     last_seen_at: request.now.toISOString(),
     ...(user.status === 'dormant' ? { status: 'active' } : {}),
   });
@@ -143,7 +143,7 @@ async function createLinkedUser(store: AuthorizedStore, organizationId: string, 
   for (let attempt = 0; attempt < 5; attempt++) {
     const username = attempt === 0 ? base : `${base.slice(0, 32 - 7)}-${randomAlphanumeric(6).toLowerCase()}`;
     try {
-      return await store.insertLinkedUser(
+      return await store.signIn.insertLinkedUser(
         newUserRow(
           {
             email: identity.email,

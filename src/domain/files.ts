@@ -51,7 +51,7 @@ export async function uploadFile(
     size: tar.length,
     data: tar,
   };
-  const { file, created } = await store.saveFile(row);
+  const { file, created } = await store.files.save(row);
   return { id: file.id, created };
 }
 
@@ -61,7 +61,7 @@ export async function downloadFile(
   id: string,
   format: string | undefined,
 ): Promise<{ readonly contentType: string; readonly data: Buffer }> {
-  const file = await store.getFile(id);
+  const file = await store.files.get(id);
   if (format === undefined || format === '') return { contentType: file.mimetype, data: file.data };
   if (format !== 'zip')
     throw new HttpProblem(400, 'Unsupported conversion format.', { validations: [{ field: 'format', detail: 'must be "zip"' }] });

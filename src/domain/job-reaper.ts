@@ -31,7 +31,7 @@ export interface JobTerminator {
  */
 export async function reapHungJobs(reaper: JobTerminator & { readonly connected: ConnectedDaemons }, now: Date): Promise<number> {
   const before = (ms: number) => new Date(now.getTime() - ms).toISOString();
-  const candidates = await reaper.store.listStalledProvisionerJobs(
+  const candidates = await reaper.store.provisionerJobs.listStalled(
     { hungBefore: before(HUNG_JOB_MS), orphanedBefore: before(ORPHANED_JOB_MS), staleBefore: before(STALE_PENDING_JOB_MS) },
     reaper.connected.liveness(now),
     BATCH,
@@ -76,7 +76,7 @@ function verdict(job: ReapableJob): Verdict {
  */
 export async function terminateJob(terminator: JobTerminator, job: StalledJob, verdict: Verdict): Promise<boolean> {
   const lines = ['', '====================', verdict.banner, '====================', ''];
-  if (!(await terminator.store.reapProvisionerJob(job, verdict.error, lines))) return false;
+  if (!(await terminator.store.provisionerJobs.reap(job, verdict.error, lines))) return false;
   await terminator.pubsub.publish(jobEventsChannel(job.id), 'logs');
   await terminator.pubsub.publish(jobEventsChannel(job.id), 'done');
   if (job.workspace_id) await terminator.pubsub.publish(workspaceEventsChannel(job.workspace_id), 'build');

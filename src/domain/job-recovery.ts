@@ -14,7 +14,7 @@ const BATCH = 100;
 export async function failJobsOfPreviousRun(recovery: JobTerminator, builtinDaemonIdPrefix: string): Promise<number> {
   let failed = 0;
   for (;;) {
-    const jobs = await recovery.store.listOpenProvisionerJobsOfWorkers(builtinDaemonIdPrefix, BATCH);
+    const jobs = await recovery.store.provisionerJobs.listOpenOfWorkers(builtinDaemonIdPrefix, BATCH);
     let progressed = false;
     for (const job of jobs) {
       const daemon = job.worker_name ? `provisioner daemon "${job.worker_name}"` : 'provisioner daemon';

@@ -15,7 +15,7 @@ export async function setMemberRoles(
   // the rule against changing one's own roles is for those who could otherwise do it.
   const assignRoles = orgScoped('assign_org_role', organizationId);
   if (!store.can('assign', assignRoles) && !store.can('unassign', assignRoles)) {
-    await store.getMember(organizationId, userId);
+    await store.members.get(organizationId, userId);
     throw forbiddenProblem();
   }
   if (userId === store.subject.id) {
@@ -23,10 +23,10 @@ export async function setMemberRoles(
       detail: 'Another user with the appropriate permissions must change your roles.',
     });
   }
-  const member = await store.getMember(organizationId, userId);
+  const member = await store.members.get(organizationId, userId);
   // Rank before the roles asked for: whoever may not act on the member is told so, whatever they ask.
   await store.requireOutranks(userId, organizationId);
-  const customNames = new Set((await store.listCustomRoles(organizationId)).map((role) => role.name));
+  const customNames = new Set((await store.roles.listCustom(organizationId)).map((role) => role.name));
   const wanted = [...new Set(requested.filter((name) => name !== ORG_MEMBER_ROLE))];
   for (const name of wanted) {
     if (name.includes(':')) throw new HttpProblem(400, `attempt to assign a role "${name}", remove the ':<organization_id> suffix`);
@@ -44,5 +44,5 @@ export async function setMemberRoles(
       throw new HttpProblem(400, `not authorized to assign role "${name}"`);
     }
   }
-  return store.setMemberRoles(organizationId, userId, wanted, { added: added.length > 0, removed: removed.length > 0 });
+  return store.members.setRoles(organizationId, userId, wanted, { added: added.length > 0, removed: removed.length > 0 });
 }

@@ -36,7 +36,7 @@ export async function requestOneTimePasscode(
   const hashed = await hashPassword(passcode);
   if (!user || user.login_type !== 'password' || user.status === 'suspended') return;
   const expiresAt = new Date(now.getTime() + ONE_TIME_PASSCODE_VALIDITY_MS);
-  await store.updateUser(user.id, 'personal', {
+  await store.users.update(user.id, 'personal', {
     hashed_one_time_passcode: hashed,
     one_time_passcode_expires_at: expiresAt.toISOString(),
   });
@@ -95,5 +95,5 @@ export async function changePasswordWithPasscode(
   }
   const hashed = await hashPassword(input.password);
   // Only the passcode that was checked may be spent: a concurrent reset with the same code loses.
-  if (!(await store.resetPasswordWithPasscode(user, hashed))) throw new HttpProblem(400, INCORRECT);
+  if (!(await store.signIn.resetPasswordWithPasscode(user, hashed))) throw new HttpProblem(400, INCORRECT);
 }

@@ -35,7 +35,7 @@ export async function createOrganization(
   checkDisplayName(displayName);
   const iso = now.toISOString();
   try {
-    return await store.createOrganization({
+    return await store.organizations.create({
       id: newId(),
       name: body.name,
       display_name: displayName,
@@ -69,7 +69,7 @@ export async function updateOrganization(
   if (body.description !== undefined) changes.description = body.description;
   if (body.icon !== undefined) changes.icon = body.icon;
   try {
-    return await store.updateOrganization(organization.id, changes);
+    return await store.organizations.update(organization.id, changes);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `Organization already exists with the name "${body.name ?? ''}".`, {
@@ -85,12 +85,12 @@ export async function deleteOrganization(store: AuthorizedStore, organization: O
   // Those who may not delete it learn nothing more about it than that.
   if (!store.can('delete', organizationObject(organization.id))) throw forbiddenProblem();
   if (Number(organization.is_default) === 1) throw new HttpProblem(400, 'Default organization cannot be deleted.');
-  const { rows } = await store.listMembers(organization.id, { limit: 0, offset: 0 });
+  const { rows } = await store.members.list(organization.id, { limit: 0, offset: 0 });
   const others = rows.filter((row) => !parseStringArray(row.roles).includes('organization-admin') && row.user_id !== store.subject.id);
   if (others.length > 0) {
     throw new HttpProblem(400, 'Organization still has members.', {
       detail: `cannot delete organization: organization has ${others.length} members that must be removed first`,
     });
   }
-  await store.deleteOrganization(organization.id);
+  await store.organizations.delete(organization.id);
 }

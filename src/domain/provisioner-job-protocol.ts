@@ -73,7 +73,7 @@ export interface JobInput {
 /** Records (or refreshes) a daemon's row when it connects. */
 export async function registerDaemon(protocol: JobProtocol, daemon: ConnectedDaemon): Promise<void> {
   const now = protocol.clock.now().toISOString();
-  await protocol.store.registerProvisionerDaemon({
+  await protocol.store.provisionerDaemons.register({
     id: daemon.id,
     organization_id: daemon.organizationId,
     name: daemon.name,
@@ -89,7 +89,7 @@ export async function registerDaemon(protocol: JobProtocol, daemon: ConnectedDae
 
 /** Marks a daemon as seen now. */
 export async function touchDaemon(protocol: JobProtocol, daemon: ConnectedDaemon): Promise<void> {
-  await protocol.store.touchProvisionerDaemon(daemon.organizationId, daemon.id);
+  await protocol.store.provisionerDaemons.touch(daemon.organizationId, daemon.id);
 }
 
 /**
@@ -113,7 +113,7 @@ export async function acquireJob(
   const { store } = protocol;
   const taker = { workerId: daemon.id, provisioners: daemon.provisioners, tags: daemon.tags };
   for (;;) {
-    const claimed = await store.claimNextProvisionerJob(daemon.organizationId, taker);
+    const claimed = await store.provisionerJobs.claimNext(daemon.organizationId, taker);
     if (!claimed) return undefined;
     const { job, context } = claimed;
     try {
@@ -200,8 +200,8 @@ function describeBuildJob(job: ProvisionerJobRow, context: JobContext, archive: 
 
 /** The job, if this daemon holds it and it is not finished; otherwise a refusal naming why. */
 async function heldJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string): Promise<ProvisionerJobRow> {
-  const held = await protocol.store
-    .getProvisionerJob(daemon.organizationId, jobId)
+  const held = await protocol.store.provisionerJobs
+    .get(daemon.organizationId, jobId)
     .then((job) => ({ job }))
     .catch(unlessHidden);
   checkHeld(daemon, held);
@@ -210,7 +210,7 @@ async function heldJob(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: st
 
 /** A held job with what recording its completion needs, read together. */
 async function heldJobToRecord(protocol: JobProtocol, daemon: ConnectedDaemon, jobId: string): Promise<JobWithContext> {
-  const found = await protocol.store.getProvisionerJobWithContext(daemon.organizationId, jobId, 'record').catch(unlessHidden);
+  const found = await protocol.store.provisionerJobs.getWithContext(daemon.organizationId, jobId, 'record').catch(unlessHidden);
   checkHeld(daemon, found);
   return found;
 }
@@ -237,7 +237,7 @@ export async function updateJob(
   logs: readonly JobLogInput[],
 ): Promise<{ canceled: boolean }> {
   const job = await heldJob(protocol, daemon, jobId);
-  await protocol.store.appendProvisionerJobLogs(job, logRows(logs));
+  await protocol.store.provisionerJobs.appendLogs(job, logRows(logs));
   if (logs.length > 0) await publishJobEvent(protocol, jobId, 'logs');
   return { canceled: job.canceled_at !== null };
 }
@@ -248,7 +248,7 @@ function logRows(logs: readonly JobLogInput[]): JobLogLine[] {
 
 /** The last lines a report brings, stored before the job's end (the end itself announces them). */
 async function appendLastLines(protocol: JobProtocol, job: ProvisionerJobRow, logs: readonly JobLogInput[]): Promise<void> {
-  if (logs.length > 0) await protocol.store.appendProvisionerJobLogs(job, logRows(logs));
+  if (logs.length > 0) await protocol.store.provisionerJobs.appendLogs(job, logRows(logs));
 }
 
 /**
@@ -306,7 +306,7 @@ export async function completeJob(
       logs: logRows(logs),
     });
     const expected = { workerId: daemon.id, ...deadlineInputs(context) };
-    const stored = await protocol.store.completeProvisionerJob(job, complete, context.build?.workspace, expected);
+    const stored = await protocol.store.provisionerJobs.complete(job, complete, context.build?.workspace, expected);
     if (!stored.stored) {
       await stored.announced;
       if (attempt === COMPLETION_ATTEMPTS) {
@@ -522,7 +522,7 @@ async function finishJob(
   outcome: { readonly error: string; readonly error_code: string },
   failedBuildState?: Buffer,
 ): Promise<Announcing> {
-  await protocol.store.finishProvisionerJob(job, outcome, failedBuildState);
+  await protocol.store.provisionerJobs.finish(job, outcome, failedBuildState);
   const announced = (async () => {
     await publishJobEvent(protocol, job.id, 'done');
     await publishWorkspaceOfJob(protocol, job);
@@ -533,7 +533,7 @@ async function finishJob(
 /** Tells watchers of the workspace a build job belongs to that it changed; `known` saves looking the workspace up. */
 async function publishWorkspaceOfJob(protocol: JobProtocol, job: ProvisionerJobRow, known?: string): Promise<void> {
   if (job.type !== 'workspace_build') return;
-  const workspaceId = known ?? (await protocol.store.getWorkspaceIdOfJob(job));
+  const workspaceId = known ?? (await protocol.store.provisionerJobs.workspaceIdOf(job));
   if (workspaceId) await protocol.pubsub.publish(workspaceEventsChannel(workspaceId), 'build');
 }
 

@@ -54,7 +54,7 @@ export async function viewJobs(
   known?: KnownJobRelations,
 ): Promise<JobView[]> {
   if (rows.length === 0) return [];
-  return viewJobsWith(await store.getJobRelations(rows, known), rows, now);
+  return viewJobsWith(await store.provisionerJobs.relations(rows, known), rows, now);
 }
 
 /** {@link viewJobs} from related rows already read. */

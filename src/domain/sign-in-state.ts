@@ -46,7 +46,7 @@ export async function beginSignIn(
     convertUserId: input.conversion?.userId,
   };
   try {
-    await store.insertSignInState({
+    await store.signIn.insertState({
       state_hash: hashState(pending.state),
       provider: pending.provider,
       nonce: pending.nonce,
@@ -81,7 +81,7 @@ export async function finishSignIn(
       detail: 'The state in the URL is not the one this browser was given when the sign-in started. Start the sign-in again.',
     });
   }
-  const row: SignInStateRow | undefined = await store.takeSignInState(hashState(state));
+  const row: SignInStateRow | undefined = await store.signIn.takeState(hashState(state));
   if (!row || row.provider !== provider) {
     throw new HttpProblem(400, 'The sign-in state is unknown or was used already.', { detail: 'Start the sign-in again.' });
   }

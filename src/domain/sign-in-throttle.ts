@@ -59,7 +59,7 @@ export async function beginSignInAttempt(
   knownAddress?: string,
 ): Promise<SignInAttempt> {
   const account = accountKey(secret, email, knownAddress);
-  const claim = await store.claimSignInAttempt(account, { backoffMs: pauseAfter, forgetAfterMs: FORGET_AFTER_MS });
+  const claim = await store.signIn.claimAttempt(account, { backoffMs: pauseAfter, forgetAfterMs: FORGET_AFTER_MS });
   if (!claim.allowed) {
     const waitMs = claim.blockedUntil === undefined ? FIRST_PAUSE_MS : Date.parse(claim.blockedUntil) - now.getTime();
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
@@ -77,8 +77,8 @@ export async function beginSignInAttempt(
   const everywhere = accountKey(secret, email, undefined);
   return {
     succeeded: async () => {
-      await store.forgetSignInFailures(account);
-      if (everywhere !== account) await store.forgetSignInFailures(everywhere);
+      await store.signIn.forgetFailures(account);
+      if (everywhere !== account) await store.signIn.forgetFailures(everywhere);
     },
   };
 }

@@ -26,9 +26,9 @@ export async function createSiteAdmin(store: AuthorizedStore, input: SiteAdminIn
       validations: [{ field: 'email', detail: `"${input.email}" is not an email address` }],
     });
   requireStrong(input.password);
-  const organizationIds = (await store.listOrganizations()).map((organization) => organization.id);
+  const organizationIds = (await store.organizations.list()).map((organization) => organization.id);
   try {
-    return await store.insertSiteAdmin(
+    return await store.users.insertSiteAdmin(
       newUserRow(
         {
           email: input.email,
@@ -55,7 +55,7 @@ export async function createSiteAdmin(store: AuthorizedStore, input: SiteAdminIn
 export async function setUserPassword(store: AuthorizedStore, username: string, password: string): Promise<UserRow> {
   let user: UserRow;
   try {
-    user = await store.getUser(username);
+    user = await store.users.get(username);
   } catch (error) {
     if (error instanceof NotFoundError) throw new HttpProblem(404, `There is no user "${username}".`);
     throw error;
@@ -66,9 +66,9 @@ export async function setUserPassword(store: AuthorizedStore, username: string, 
     });
   }
   requireStrong(password);
-  const updated = await store.updateUser(user.id, 'personal', { hashed_password: await hashPassword(password) });
+  const updated = await store.users.update(user.id, 'personal', { hashed_password: await hashPassword(password) });
   // A new password ends every session, as a reset by passcode does.
-  await store.deleteAllApiKeys(user.id);
+  await store.tokens.deleteAll(user.id);
   return updated;
 }
 

@@ -36,7 +36,7 @@ export async function createTemplateVersion(
   let template: TemplateRow | undefined;
   if (input.template_id) {
     try {
-      template = await store.getTemplate(input.template_id);
+      template = await store.templates.get(input.template_id);
     } catch (error) {
       if (error instanceof NotFoundError) throw new HttpProblem(404, 'Template does not exist.');
       throw error;
@@ -44,7 +44,7 @@ export async function createTemplateVersion(
     if (template.organization_id !== organizationId) throw new HttpProblem(404, 'Template does not exist.');
   }
   // Refused before anything is stored, an example's file included.
-  if (template) await store.authorizeTemplate('update', { template });
+  if (template) await store.templates.authorize('update', { template });
   else if (!store.can('create', { type: 'template', org_id: organizationId })) throw forbiddenProblem();
   if (input.example_id && input.file_id) throw new HttpProblem(400, 'You cannot specify both an example_id and a file_id.');
   if (!input.example_id && !input.file_id) {
@@ -121,7 +121,7 @@ async function insertWithFreeName(
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await store.insertTemplateVersion(version, job, template);
+      await store.templateVersions.insert(version, job, template);
       return;
     } catch (error) {
       if (!(error instanceof ConflictError) || !generated || attempt >= 10) throw error;
@@ -132,7 +132,7 @@ async function insertWithFreeName(
 
 async function readableFileId(store: AuthorizedStore, fileId: string): Promise<string> {
   try {
-    return (await store.getFile(fileId)).id;
+    return (await store.files.get(fileId)).id;
   } catch (error) {
     if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'File not found.');
     throw error;
@@ -146,7 +146,7 @@ async function storeExample(store: AuthorizedStore, examples: TemplateExamples, 
       validations: [{ field: 'example_id', detail: `no built-in example "${exampleId}"` }],
     });
   const tar = await createTar(Object.fromEntries(files.map((file) => [file.path, { content: file.content, mode: file.mode }])));
-  const { file } = await store.saveFile({
+  const { file } = await store.files.save({
     id: newId(),
     hash: createHash('sha256').update(tar).digest('hex'),
     created_by: store.subject.id,
@@ -165,7 +165,7 @@ async function storeExample(store: AuthorizedStore, examples: TemplateExamples, 
  * external provisioner daemon that may.
  */
 async function chooseProvisioner(store: AuthorizedStore, fileId: string, requested: string | undefined): Promise<string> {
-  const formats = archiveFormats(await inspectTar((await store.getFile(fileId)).data));
+  const formats = archiveFormats(await inspectTar((await store.files.get(fileId)).data));
   if (requested !== undefined && (formats.includes(requested) || !KNOWN_FORMATS.includes(requested))) return requested;
   const detected = formats[0];
   if (detected) return detected;
@@ -280,7 +280,7 @@ export async function createDryRun(
     },
     now.toISOString(),
   );
-  await store.insertDryRunJob(version, job);
+  await store.templateVersions.insertDryRunJob(version, job);
   await events.pubsub.publish(JOB_POSTED_CHANNEL, job.organization_id);
   return job;
 }

@@ -115,14 +115,14 @@ export async function createTemplate(
   if (problem) problems.push({ field: 'name', detail: `${ruleDetail('template_name', input.name)}: ${problem}` });
   checkDisplayName(input.display_name, problems);
   if (problems.length > 0) throw new HttpProblem(400, 'Invalid create template request.', { validations: problems });
-  const taken = await store.getTemplateByName(organizationId, input.name).catch((error: unknown) => {
+  const taken = await store.templates.getByName(organizationId, input.name).catch((error: unknown) => {
     if (isNotFoundOrHidden(error)) return undefined;
     throw error;
   });
   if (taken) throw duplicateName(input.name);
   let version;
   try {
-    version = await store.getTemplateVersion(input.template_version_id);
+    version = await store.templateVersions.get(input.template_version_id);
   } catch (error) {
     if (isNotFoundOrHidden(error)) {
       throw new HttpProblem(404, `Template version "${input.template_version_id}" does not exist.`, {
@@ -180,7 +180,7 @@ export async function createTemplate(
     ...columns,
   };
   try {
-    return await store.insertTemplate(row);
+    return await store.templates.insert(row);
   } catch (error) {
     if (error instanceof ConflictError && error.constraint.includes('templates_org_name')) throw duplicateName(input.name);
     if (error instanceof ConflictError)
@@ -234,7 +234,7 @@ export async function updateTemplateMeta(
   const changed = Object.entries(changes).filter(([key, value]) => template[key as keyof TemplateRow] !== value);
   if (changed.length === 0) return undefined;
   try {
-    return await store.updateTemplate(template, Object.fromEntries(changed));
+    return await store.templates.update(template, Object.fromEntries(changed));
   } catch (error) {
     if (error instanceof ConflictError) throw duplicateName(name ?? template.name);
     throw error;

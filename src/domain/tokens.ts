@@ -69,7 +69,7 @@ export async function createSessionKey(
     ipAddress,
     now,
   });
-  await store.insertApiKey(key.row);
+  await store.tokens.insert(key.row);
   return key.token;
 }
 
@@ -101,7 +101,7 @@ export async function createToken(
     now,
   });
   try {
-    await store.insertApiKey(key.row);
+    await store.tokens.insert(key.row);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `A token with name "${tokenName}" already exists.`, {

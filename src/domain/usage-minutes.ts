@@ -45,7 +45,7 @@ export async function recordUsageMinute(
   latencyMs = 0,
 ): Promise<void> {
   const minute = epochMinute(now);
-  await store.recordUsageMinutes(
+  await store.insights.recordUsageMinutes(
     workspace,
     uses.map((use) => ({
       minute,

@@ -28,7 +28,7 @@ export async function setUserStatus(store: AuthorizedStore, user: UserRow, statu
       throw new HttpProblem(400, 'You cannot suspend a user with the "owner" role. You must remove the role first.');
     }
   }
-  return refusedAs403(store.updateUser(user.id, 'admin', { status }));
+  return refusedAs403(store.users.update(user.id, 'admin', { status }));
 }
 
 /** Replaces a user's site roles under the assignment rules. */
@@ -49,7 +49,7 @@ export async function setUserSiteRoles(store: AuthorizedStore, user: UserRow, re
     throw forbiddenProblem();
   }
   checkAssignable(store.subject, [...added, ...removed]);
-  return refusedAs403(store.setSiteRoles(user.id, wanted, { added: added.length > 0, removed: removed.length > 0 }));
+  return refusedAs403(store.users.setSiteRoles(user.id, wanted, { added: added.length > 0, removed: removed.length > 0 }));
 }
 
 function checkAssignable(actor: Subject, names: readonly string[]): void {
@@ -62,7 +62,7 @@ function checkAssignable(actor: Subject, names: readonly string[]): void {
 export async function deleteUser(store: AuthorizedStore, user: UserRow): Promise<void> {
   if (user.id === store.subject.id) throw new HttpProblem(403, 'You cannot delete yourself!');
   await store.requireOutranks(user);
-  await refusedAs403(store.deleteUser(user.id));
+  await refusedAs403(store.users.delete(user.id));
 }
 
 /** Changes username and real name. */
@@ -81,7 +81,7 @@ export async function updateProfile(
   if (realNameProblem(name))
     throw new HttpProblem(400, 'Validation failed.', { validations: [{ field: 'name', detail: ruleDetail('user_real_name', body.name) }] });
   try {
-    return await store.updateUser(user.id, 'personal', { username: body.username, name });
+    return await store.users.update(user.id, 'personal', { username: body.username, name });
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, 'A user with this username already exists.', {
@@ -113,6 +113,6 @@ export async function changePassword(
     }
   }
   if (await verifyPassword(body.password, user.hashed_password)) throw new HttpProblem(400, 'New password cannot match old password.');
-  await store.updateUser(user.id, 'personal', { hashed_password: await hashPassword(body.password) });
-  await store.deleteAllApiKeys(user.id);
+  await store.users.update(user.id, 'personal', { hashed_password: await hashPassword(body.password) });
+  await store.tokens.deleteAll(user.id);
 }

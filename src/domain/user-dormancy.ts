@@ -7,5 +7,5 @@ import type { AuthorizedStore } from '../store/authorized-store.js';
  */
 export async function markInactiveUsersDormant(store: AuthorizedStore, now: Date, thresholdMs: number): Promise<number> {
   if (thresholdMs <= 0) return 0;
-  return store.markInactiveUsersDormant(new Date(now.getTime() - thresholdMs));
+  return store.users.markInactiveDormant(new Date(now.getTime() - thresholdMs));
 }

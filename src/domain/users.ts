@@ -72,7 +72,7 @@ export async function createFirstUser(
     now,
   );
   const userId = row.id;
-  const created = await store.insertFirstUser(row, defaultOrganizationId);
+  const created = await store.users.insertFirst(row, defaultOrganizationId);
   if (!created) throw new HttpProblem(409, 'The initial user has already been created.');
   return { user_id: userId, organization_id: defaultOrganizationId };
 }
@@ -101,7 +101,7 @@ export async function loginWithPassword(
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<string> {
   const user = await userByEmail(store, credentials.email);
-  const known = user !== undefined && (await store.usedKeyFrom(user.id, request.ipAddress));
+  const known = user !== undefined && (await store.signIn.usedKeyFrom(user.id, request.ipAddress));
   const attempt = await beginSignInAttempt(store, 'password', credentials.email, request.now, known ? request.ipAddress : undefined);
   const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
   if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
@@ -128,21 +128,21 @@ export async function loginWithPassword(
     ipAddress: request.ipAddress,
     now: request.now,
   });
-  await store.insertApiKey(key.row);
+  await store.tokens.insert(key.row);
   // Signing in wakes a dormant user.
-  await store.recordUserSeen(user.id, {
+  await store.users.recordSeen(user.id, {
     last_seen_at: request.now.toISOString(),
     ...(user.status === 'dormant' ? { status: 'active' } : {}),
   });
   // The one moment the password is at hand: a hash made at an older, cheaper cost is replaced.
-  if (needsRehash(user.hashed_password)) await store.rehashPassword(user, await hashPassword(credentials.password));
+  if (needsRehash(user.hashed_password)) await store.signIn.rehashPassword(user, await hashPassword(credentials.password));
   return key.token;
 }
 
 /** The live user with this email, or undefined. */
 export async function userByEmail(store: AuthorizedStore, email: string): Promise<UserRow | undefined> {
   try {
-    return await store.getUserByEmail(email);
+    return await store.users.getByEmail(email);
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;
@@ -199,7 +199,7 @@ export async function createUser(
   checkNewUserFields({ email: input.email, username: input.username, name: input.name, password: input.password ?? '' });
   for (const id of organizationIds) {
     try {
-      await store.getOrganization(id);
+      await store.organizations.get(id);
     } catch {
       throw new HttpProblem(404, `Organization does not exist with the provided id "${id}".`);
     }
@@ -226,7 +226,7 @@ export async function createUser(
       throw new HttpProblem(400, `Unsupported login type "${loginType}" for manually creating new users.`);
   }
   try {
-    return await store.insertUser(
+    return await store.users.insert(
       newUserRow(
         {
           email: input.email,

@@ -184,7 +184,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
   workspace.latest_build_status = buildStatus(jobStatus(first.job), first.build.transition);
   let queue: OrganizationQueue | undefined;
   try {
-    queue = await store.insertWorkspace(grant, workspace, first);
+    queue = await store.workspaces.insert(grant, workspace, first);
   } catch (error) {
     if (error instanceof ConflictError) {
       throw new HttpProblem(409, `Workspace "${input.name}" already exists.`, {
@@ -200,7 +200,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
 /** The store's one decision on creating the workspace, with the reference's wording for each refusal. */
 function grantCreation(store: AuthorizedStore, owner: UserRow, template: TemplateRow) {
   try {
-    return store.grantWorkspaceCreation(owner.id, template);
+    return store.workspaces.grantCreation(owner.id, template);
   } catch (error) {
     if (error instanceof NotAuthorizedError && error.action === 'use')
       throw new HttpProblem(403, `Unauthorized access to use the template "${template.name}".`);
@@ -227,7 +227,7 @@ async function resolveTemplate(
   input: CreateWorkspaceInput,
 ): Promise<{ template: TemplateRow; version: TemplateVersionRow; job: ProvisionerJobRow; organization: OrganizationRow | undefined }> {
   if (input.template_version_id) {
-    const found = await store.getTemplateVersion(input.template_version_id).catch((error: unknown) => {
+    const found = await store.templateVersions.get(input.template_version_id).catch((error: unknown) => {
       if (isNotFoundOrHidden(error)) {
         throw new HttpProblem(400, `Template version "${input.template_version_id}" doesn't exist.`, {
           validations: [{ field: 'template_version_id', detail: 'not found' }],
@@ -243,10 +243,10 @@ async function resolveTemplate(
       throw new HttpProblem(400, 'The template version belongs to no template yet.', {
         validations: [{ field: 'template_version_id', detail: 'not part of a template' }],
       });
-    const template = await store.getTemplate(found.version.template_id);
+    const template = await store.templates.get(found.version.template_id);
     return { template, ...found, organization: undefined };
   }
-  return store.getTemplateWithVersion(input.template_id ?? '').catch((error: unknown) => {
+  return store.templates.getWithVersion(input.template_id ?? '').catch((error: unknown) => {
     // The template missing or hidden; its active version or job missing is the server's own problem.
     if ((error instanceof NotFoundError && error.what === 'template') || error instanceof NotAuthorizedError) {
       throw new HttpProblem(400, `Template "${input.template_id}" doesn't exist.`, {
@@ -382,7 +382,7 @@ export async function createBuild(
   if (input.log_level && !store.can('read', { type: 'deployment_config' })) {
     throw new HttpProblem(400, 'Workspace builds with a custom log level are restricted to administrators only.');
   }
-  const latest = await store.getLatestBuild(workspace);
+  const latest = await store.workspaceBuilds.getLatest(workspace);
   if (!latest) throw new HttpProblem(400, 'The workspace has no build to continue from.');
   const previous = latest.build;
   if (['pending', 'running', 'canceling'].includes(jobStatus(latest.job)))
@@ -434,7 +434,7 @@ export async function createBuild(
   });
   let reads: NewBuildReads | undefined;
   try {
-    reads = await store.insertBuild(grant, insert);
+    reads = await store.workspaceBuilds.insert(grant, insert);
   } catch (error) {
     if (error instanceof ConflictError) throw new HttpProblem(409, 'A workspace build is already active.');
     throw error;
@@ -451,13 +451,13 @@ export async function createBuild(
  */
 async function templateWithBuildVersion(store: AuthorizedStore, templateId: string, versionId: string | undefined) {
   try {
-    return await store.getTemplateWithVersion(templateId, versionId);
+    return await store.templates.getWithVersion(templateId, versionId);
   } catch (error) {
     if (error instanceof NotAuthorizedError || (error instanceof NotFoundError && error.what === 'template')) {
       throw new HttpProblem(400, 'The workspace template no longer exists.');
     }
     if (!(error instanceof NotFoundError)) throw error;
-    const elsewhere = versionId === undefined ? undefined : await store.getTemplateVersion(versionId).catch(() => undefined);
+    const elsewhere = versionId === undefined ? undefined : await store.templateVersions.get(versionId).catch(() => undefined);
     if (elsewhere) throw new HttpProblem(400, "template version doesn't match template");
     throw new HttpProblem(400, 'template version does not exist');
   }
@@ -466,7 +466,7 @@ async function templateWithBuildVersion(store: AuthorizedStore, templateId: stri
 /** The store's one decision on the build, with the reference's wording for a refusal. */
 function grantBuild(store: AuthorizedStore, workspace: WorkspaceRow, transition: Transition) {
   try {
-    return store.grantBuild(workspace, transition);
+    return store.workspaceBuilds.grant(workspace, transition);
   } catch (error) {
     if (error instanceof NotAuthorizedError) throw new HttpProblem(403, `You do not have permission to ${transition} this workspace.`);
     throw error;

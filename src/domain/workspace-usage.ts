@@ -19,19 +19,19 @@ export async function recordWorkspaceUsage(
   now: Date,
   features: EnabledFeatures,
 ): Promise<void> {
-  await store.touchWorkspace(workspace);
+  await store.workspaces.touch(workspace);
   await bumpDeadline(store, workspace, now, features);
   await events.publish(workspaceEventsChannel(workspace.id), 'usage');
 }
 
 /** Moves a running workspace's deadline out by the template's activity bump, as use does. */
 async function bumpDeadline(store: AuthorizedStore, workspace: WorkspaceRow, now: Date, features: EnabledFeatures): Promise<void> {
-  const latest = await store.getLatestBuild(workspace);
+  const latest = await store.workspaceBuilds.getLatest(workspace);
   if (!latest) return;
   const { build, job } = latest;
   if (!build.deadline || build.transition !== 'start') return;
   if (!job.completed_at || job.error || job.canceled_at) return;
-  const stored = await store.getWorkspaceTemplate(workspace).catch(() => undefined);
+  const stored = await store.workspaces.template(workspace).catch(() => undefined);
   if (!stored) return;
   const template = scheduleInEffect(stored, features);
   let bumped: Date | null = null;
@@ -53,5 +53,5 @@ async function bumpDeadline(store: AuthorizedStore, workspace: WorkspaceRow, now
   } catch {
     return;
   }
-  if (bumped) await store.setBuildDeadline(workspace, build, bumped.toISOString());
+  if (bumped) await store.workspaceBuilds.setDeadline(workspace, build, bumped.toISOString());
 }

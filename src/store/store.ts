@@ -11,14 +11,14 @@ import { PostgresPubSub } from './pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from './pubsub.js';
 import type { Database } from './schema.js';
 import { SessionCache } from './session-cache.js';
+import type { SessionInvalidation, StoreServices } from './store-services.js';
 
 const SESSION_CHANNEL = 'sessions:invalidate';
 const SESSION_CACHE_TTL_MS = 60_000;
 const AGENT_AUTH_CHANNEL = 'agent_auths:invalidate';
 const AGENT_AUTH_CACHE_TTL_MS = 60_000;
 
-/** Whose sessions an invalidation names: one key, every key of one user, or (`*`) everyone's. */
-export type SessionInvalidation = { readonly keyId?: string; readonly userId?: string } | '*';
+export type { SessionInvalidation } from './store-services.js';
 
 /**
  * What the layers above the store hold of it: everything but the raw database handle and the log
@@ -32,7 +32,7 @@ export type StoreHandle = Omit<Store, 'db' | 'urgentDb' | 'agentLogWriter'>;
  * handle that only named system work uses (authentication, first start, background workers);
  * request handling goes through `as(subject)`.
  */
-export class Store {
+export class Store implements StoreServices {
   readonly db: Kysely<Database>;
   /** `db` for work that finishes what is already under way (see AuthorizedStore.urgent); raw like `db`. */
   readonly urgentDb: Kysely<Database>;

@@ -6,6 +6,7 @@ import { NotAuthorizedError, NotFoundError } from '../../src/lib/errors.js';
 import { OutrankedError } from '../../src/lib/outranked-error.js';
 import { newId } from '../../src/lib/random.js';
 import { SYSTEM_SUBJECTS, userSubject, workspaceAgentSubject } from '../../src/rbac/index.js';
+import { StoreFamily } from '../../src/store/authorized/store-family.js';
 import { AuthorizedStore } from '../../src/store/authorized-store.js';
 import type { JobCancellation, ProvisionerJobRow } from '../../src/store/rows.js';
 import { templateRow } from '../helpers/template-row.js';
@@ -50,94 +51,94 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     // The urgent view is the same subject's: it decides exactly as the store it came from.
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      const { found } = await w.owner.urgent().getWorkspacesWithLatestBuilds([workspace.id]);
+      const { found } = await w.owner.urgent().workspaces.getWithLatestBuilds([workspace.id]);
       assert.equal(found.get(workspace.id)?.workspace.id, workspace.id);
       assert.equal(w.member.urgent().subject, w.member.subject);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      const { found, refused } = await w.member.urgent().getWorkspacesWithLatestBuilds([workspace.id]);
+      const { found, refused } = await w.member.urgent().workspaces.getWithLatestBuilds([workspace.id]);
       assert.equal(found.size, 0);
       assert.deepEqual([...refused], [workspace.id]);
     },
   },
-  getUser: {
-    allowed: async (w) => assert.equal((await w.member.getUser('me')).id, w.memberId),
+  'users.get': {
+    allowed: async (w) => assert.equal((await w.member.users.get('me')).id, w.memberId),
     denied: async (w) => {
-      await expectRefused(() => w.member.getUser(w.ownerId));
+      await expectRefused(() => w.member.users.get(w.ownerId));
       // A row handed in as the caller's own is still checked against the caller.
-      const ownerRow = await w.owner.getUser('me');
-      await expectRefused(() => w.member.getUser(w.ownerId, ownerRow));
+      const ownerRow = await w.owner.users.get('me');
+      await expectRefused(() => w.member.users.get(w.ownerId, ownerRow));
     },
   },
-  getUserOrganizationIds: {
-    allowed: async (w) => assert.equal((await w.owner.getUserOrganizationIds(w.memberId)).length, 1),
-    denied: async (w) => expectRefused(() => w.member.getUserOrganizationIds(w.ownerId)),
+  'users.organizationIds': {
+    allowed: async (w) => assert.equal((await w.owner.users.organizationIds(w.memberId)).length, 1),
+    denied: async (w) => expectRefused(() => w.member.users.organizationIds(w.ownerId)),
   },
-  getOrganizationIdsOfUsers: {
-    allowed: async (w) => assert.equal((await w.owner.getOrganizationIdsOfUsers([w.ownerId, w.memberId])).get(w.memberId)?.length, 1),
-    denied: async (w) => expectRefused(() => w.member.getOrganizationIdsOfUsers([w.memberId, w.ownerId])),
+  'users.organizationIdsOf': {
+    allowed: async (w) => assert.equal((await w.owner.users.organizationIdsOf([w.ownerId, w.memberId])).get(w.memberId)?.length, 1),
+    denied: async (w) => expectRefused(() => w.member.users.organizationIdsOf([w.memberId, w.ownerId])),
   },
-  getOrganization: {
-    allowed: async (w) => assert.equal((await w.member.getOrganization('default')).is_default, 1),
-    denied: async (w) => expectRefused(() => w.outsider.getOrganization('default')),
+  'organizations.get': {
+    allowed: async (w) => assert.equal((await w.member.organizations.get('default')).is_default, 1),
+    denied: async (w) => expectRefused(() => w.outsider.organizations.get('default')),
   },
-  listOrganizations: {
-    allowed: async (w) => assert.equal((await w.member.listOrganizations()).length, 1),
-    denied: async (w) => assert.deepEqual(await w.outsider.listOrganizations(), []),
+  'organizations.list': {
+    allowed: async (w) => assert.equal((await w.member.organizations.list()).length, 1),
+    denied: async (w) => assert.deepEqual(await w.outsider.organizations.list(), []),
   },
-  listCustomRoles: {
-    allowed: async (w) => assert.deepEqual(await w.member.listCustomRoles((await w.member.getOrganization('default')).id), []),
-    denied: async (w) => expectRefused(async () => w.outsider.listCustomRoles((await w.owner.getOrganization('default')).id)),
+  'roles.listCustom': {
+    allowed: async (w) => assert.deepEqual(await w.member.roles.listCustom((await w.member.organizations.get('default')).id), []),
+    denied: async (w) => expectRefused(async () => w.outsider.roles.listCustom((await w.owner.organizations.get('default')).id)),
   },
-  listUsers: {
-    allowed: async (w) => assert.ok((await w.owner.listUsers(everyone)).rows.some((u) => u.id === w.memberId)),
+  'users.list': {
+    allowed: async (w) => assert.ok((await w.owner.users.list(everyone)).rows.some((u) => u.id === w.memberId)),
     denied: async (w) =>
       assert.deepEqual(
-        (await w.member.listUsers(everyone)).rows.map((u) => u.id),
+        (await w.member.users.list(everyone)).rows.map((u) => u.id),
         [w.memberId],
       ),
   },
-  insertUser: {
-    allowed: async (w) => w.owner.insertUser(userRow(w, 'made-by-owner'), []),
-    denied: async (w) => expectRefused(() => w.member.insertUser(userRow(w, 'made-by-member'), [])),
+  'users.insert': {
+    allowed: async (w) => w.owner.users.insert(userRow(w, 'made-by-owner'), []),
+    denied: async (w) => expectRefused(() => w.member.users.insert(userRow(w, 'made-by-member'), [])),
   },
-  updateUser: {
-    allowed: async (w) => w.member.updateUser(w.memberId, 'personal', { name: 'Member M' }),
-    denied: async (w) => expectRefused(() => w.member.updateUser(w.memberId, 'admin', { status: 'suspended' })),
+  'users.update': {
+    allowed: async (w) => w.member.users.update(w.memberId, 'personal', { name: 'Member M' }),
+    denied: async (w) => expectRefused(() => w.member.users.update(w.memberId, 'admin', { status: 'suspended' })),
   },
-  getGitSshKey: {
+  'users.gitSshKey': {
     allowed: async (w) => {
-      const key = await w.member.getGitSshKey('me');
+      const key = await w.member.users.gitSshKey('me');
       assert.equal(key.user_id, w.memberId);
       assert.match(key.public_key, /^ssh-ed25519 /);
     },
-    denied: async (w) => expectRefused(() => w.member.getGitSshKey(w.ownerId)),
+    denied: async (w) => expectRefused(() => w.member.users.gitSshKey(w.ownerId)),
   },
-  regenerateGitSshKey: {
+  'users.regenerateGitSshKey': {
     allowed: async (w) => {
-      const before = await w.owner.getGitSshKey(w.memberId);
-      assert.notEqual((await w.owner.regenerateGitSshKey(w.memberId)).public_key, before.public_key);
+      const before = await w.owner.users.gitSshKey(w.memberId);
+      assert.notEqual((await w.owner.users.regenerateGitSshKey(w.memberId)).public_key, before.public_key);
     },
-    denied: async (w) => expectRefused(() => w.member.regenerateGitSshKey(w.ownerId)),
+    denied: async (w) => expectRefused(() => w.member.users.regenerateGitSshKey(w.ownerId)),
   },
-  setSiteRoles: {
-    allowed: async (w) => w.owner.setSiteRoles(w.memberId, [], { added: false, removed: true }),
-    denied: async (w) => expectRefused(() => w.member.setSiteRoles(w.memberId, ['owner'], { added: true, removed: false })),
+  'users.setSiteRoles': {
+    allowed: async (w) => w.owner.users.setSiteRoles(w.memberId, [], { added: false, removed: true }),
+    denied: async (w) => expectRefused(() => w.member.users.setSiteRoles(w.memberId, ['owner'], { added: true, removed: false })),
   },
-  deleteUser: {
+  'users.delete': {
     allowed: async (w) => {
-      const row = await w.owner.insertUser(userRow(w, 'doomed'), []);
-      await w.owner.deleteUser(row.id);
+      const row = await w.owner.users.insert(userRow(w, 'doomed'), []);
+      await w.owner.users.delete(row.id);
     },
-    denied: async (w) => expectRefused(() => w.member.deleteUser(w.memberId)),
+    denied: async (w) => expectRefused(() => w.member.users.delete(w.memberId)),
   },
-  deleteAllApiKeys: {
+  'tokens.deleteAll': {
     allowed: async (w) => {
-      const row = await w.owner.insertUser(userRow(w, 'keyless'), []);
-      await w.owner.deleteAllApiKeys(row.id);
+      const row = await w.owner.users.insert(userRow(w, 'keyless'), []);
+      await w.owner.tokens.deleteAll(row.id);
     },
-    denied: async (w) => expectRefused(() => w.outsider.deleteAllApiKeys(w.memberId)),
+    denied: async (w) => expectRefused(() => w.outsider.tokens.deleteAll(w.memberId)),
   },
   requireOutranks: {
     // Owners may act on anyone; a member on nobody holding a role, such as the owner.
@@ -147,491 +148,496 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => assert.rejects(() => w.member.requireOutranks(w.ownerId), OutrankedError),
   },
-  createOrganization: {
-    allowed: async (w) => w.owner.createOrganization(orgRow(w, 'made-by-owner')),
-    denied: async (w) => expectRefused(() => w.member.createOrganization(orgRow(w, 'made-by-member'))),
+  'organizations.create': {
+    allowed: async (w) => w.owner.organizations.create(orgRow(w, 'made-by-owner')),
+    denied: async (w) => expectRefused(() => w.member.organizations.create(orgRow(w, 'made-by-member'))),
   },
-  updateOrganization: {
-    allowed: async (w) => w.owner.updateOrganization('made-by-owner', { description: 'changed' }),
-    denied: async (w) => expectRefused(() => w.member.updateOrganization('default', { description: 'mine now' })),
+  'organizations.update': {
+    allowed: async (w) => w.owner.organizations.update('made-by-owner', { description: 'changed' }),
+    denied: async (w) => expectRefused(() => w.member.organizations.update('default', { description: 'mine now' })),
   },
-  deleteOrganization: {
+  'organizations.delete': {
     allowed: async (w) => {
-      await w.owner.createOrganization(orgRow(w, 'short-lived'));
-      await w.owner.deleteOrganization('short-lived');
+      await w.owner.organizations.create(orgRow(w, 'short-lived'));
+      await w.owner.organizations.delete('short-lived');
     },
-    denied: async (w) => expectRefused(() => w.member.deleteOrganization('default')),
+    denied: async (w) => expectRefused(() => w.member.organizations.delete('default')),
   },
-  listMembers: {
-    allowed: async (w) => assert.ok((await w.owner.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.length >= 2),
+  'members.list': {
+    allowed: async (w) => assert.ok((await w.owner.members.list(defaultOrg(w), { limit: 0, offset: 0 })).rows.length >= 2),
     denied: async (w) =>
       assert.deepEqual(
-        (await w.member.listMembers(defaultOrg(w), { limit: 0, offset: 0 })).rows.map((r) => r.user_id),
+        (await w.member.members.list(defaultOrg(w), { limit: 0, offset: 0 })).rows.map((r) => r.user_id),
         [w.memberId],
       ),
   },
-  addMember: {
-    allowed: async (w) => w.owner.addMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
-    denied: async (w) => expectRefused(async () => w.member.addMember((await w.owner.getOrganization('made-by-owner')).id, w.ownerId)),
+  'members.add': {
+    allowed: async (w) => w.owner.members.add((await w.owner.organizations.get('made-by-owner')).id, w.memberId),
+    denied: async (w) => expectRefused(async () => w.member.members.add((await w.owner.organizations.get('made-by-owner')).id, w.ownerId)),
   },
-  removeMember: {
-    allowed: async (w) => w.owner.removeMember((await w.owner.getOrganization('made-by-owner')).id, w.memberId),
-    denied: async (w) => expectRefused(() => w.member.removeMember(defaultOrg(w), w.ownerId)),
+  'members.remove': {
+    allowed: async (w) => w.owner.members.remove((await w.owner.organizations.get('made-by-owner')).id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.members.remove(defaultOrg(w), w.ownerId)),
   },
-  getMember: {
-    allowed: async (w) => assert.equal((await w.member.getMember(defaultOrg(w), w.memberId)).user_id, w.memberId),
-    denied: async (w) => expectRefused(() => w.member.getMember(defaultOrg(w), w.ownerId)),
+  'members.get': {
+    allowed: async (w) => assert.equal((await w.member.members.get(defaultOrg(w), w.memberId)).user_id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.members.get(defaultOrg(w), w.ownerId)),
   },
-  setMemberRoles: {
-    allowed: async (w) => w.owner.setMemberRoles(defaultOrg(w), w.memberId, [], { added: false, removed: true }),
+  'members.setRoles': {
+    allowed: async (w) => w.owner.members.setRoles(defaultOrg(w), w.memberId, [], { added: false, removed: true }),
     denied: async (w) =>
-      expectRefused(() => w.member.setMemberRoles(defaultOrg(w), w.memberId, ['organization-admin'], { added: true, removed: false })),
+      expectRefused(() => w.member.members.setRoles(defaultOrg(w), w.memberId, ['organization-admin'], { added: true, removed: false })),
   },
-  saveCustomRole: {
-    allowed: async (w) => w.owner.saveCustomRole(customRole(w, 'accounting'), 'create'),
-    denied: async (w) => expectRefused(() => w.member.saveCustomRole(customRole(w, 'accounting'), 'update')),
+  'roles.saveCustom': {
+    allowed: async (w) => w.owner.roles.saveCustom(customRole(w, 'accounting'), 'create'),
+    denied: async (w) => expectRefused(() => w.member.roles.saveCustom(customRole(w, 'accounting'), 'update')),
   },
-  deleteCustomRole: {
-    allowed: async (w) => assert.equal(await w.owner.deleteCustomRole(defaultOrg(w), 'accounting'), true),
-    denied: async (w) => expectRefused(() => w.member.deleteCustomRole(defaultOrg(w), 'accounting')),
+  'roles.deleteCustom': {
+    allowed: async (w) => assert.equal(await w.owner.roles.deleteCustom(defaultOrg(w), 'accounting'), true),
+    denied: async (w) => expectRefused(() => w.member.roles.deleteCustom(defaultOrg(w), 'accounting')),
   },
-  insertApiKey: {
-    allowed: async (w) => w.member.insertApiKey(key(w, w.memberId, 'mine')),
-    denied: async (w) => expectRefused(() => w.member.insertApiKey(key(w, w.ownerId, 'not-mine'))),
+  'tokens.insert': {
+    allowed: async (w) => w.member.tokens.insert(key(w, w.memberId, 'mine')),
+    denied: async (w) => expectRefused(() => w.member.tokens.insert(key(w, w.ownerId, 'not-mine'))),
   },
-  getApiKey: {
+  'tokens.get': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'readable'));
-      assert.equal((await w.owner.getApiKey(w.memberId, row.id)).id, row.id);
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'readable'));
+      assert.equal((await w.owner.tokens.get(w.memberId, row.id)).id, row.id);
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'owner-secret'));
-      await expectRefused(() => w.member.getApiKey(w.ownerId, row.id));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'owner-secret'));
+      await expectRefused(() => w.member.tokens.get(w.ownerId, row.id));
     },
   },
-  deleteApiKey: {
+  'tokens.delete': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'deletable'));
-      await w.member.deleteApiKey(w.memberId, row.id);
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'deletable'));
+      await w.member.tokens.delete(w.memberId, row.id);
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'undeletable'));
-      await expectRefused(() => w.member.deleteApiKey(w.ownerId, row.id));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'undeletable'));
+      await expectRefused(() => w.member.tokens.delete(w.ownerId, row.id));
     },
   },
-  signOut: {
+  'tokens.signOut': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'signed-out'));
-      await w.member.signOut(w.memberId, row.id);
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'signed-out'));
+      await w.member.tokens.signOut(w.memberId, row.id);
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'not-signed-out'));
-      await expectRefused(() => w.member.signOut(w.ownerId, row.id));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'not-signed-out'));
+      await expectRefused(() => w.member.tokens.signOut(w.ownerId, row.id));
     },
   },
-  listTokens: {
+  'tokens.list': {
     allowed: async (w) => {
-      await w.member.insertApiKey(key(w, w.memberId, 'listed'));
-      assert.ok((await w.owner.listTokens('all')).some((t) => t.user_id === w.memberId));
+      await w.member.tokens.insert(key(w, w.memberId, 'listed'));
+      assert.ok((await w.owner.tokens.list('all')).some((t) => t.user_id === w.memberId));
     },
     denied: async (w) => {
-      await w.owner.insertApiKey(key(w, w.ownerId, 'hidden'));
-      const seen = await w.member.listTokens('all');
+      await w.owner.tokens.insert(key(w, w.ownerId, 'hidden'));
+      const seen = await w.member.tokens.list('all');
       assert.ok(seen.length > 0 && seen.every((t) => t.user_id === w.memberId));
-      assert.deepEqual(await w.member.listTokens(w.ownerId), []);
+      assert.deepEqual(await w.member.tokens.list(w.ownerId), []);
     },
   },
-  getUserByEmail: {
-    allowed: async (w) => assert.equal((await w.member.getUserByEmail('MEMBER@example.com')).id, w.memberId),
-    denied: async (w) => expectRefused(() => w.member.getUserByEmail('owner@example.com')),
+  'users.getByEmail': {
+    allowed: async (w) => assert.equal((await w.member.users.getByEmail('MEMBER@example.com')).id, w.memberId),
+    denied: async (w) => expectRefused(() => w.member.users.getByEmail('owner@example.com')),
   },
-  insertFirstUser: {
+  'users.insertFirst': {
     // Allowed, and refused by the data: the first user exists already, so nothing is written.
-    allowed: async (w) => assert.equal(await system(w, 'firstUser').insertFirstUser(userRow(w, 'second-first'), defaultOrg(w)), false),
-    denied: async (w) => expectRefused(() => w.member.insertFirstUser(userRow(w, 'self-made-owner'), defaultOrg(w))),
+    allowed: async (w) => assert.equal(await system(w, 'firstUser').users.insertFirst(userRow(w, 'second-first'), defaultOrg(w)), false),
+    denied: async (w) => expectRefused(() => w.member.users.insertFirst(userRow(w, 'self-made-owner'), defaultOrg(w))),
   },
-  insertSiteAdmin: {
+  'users.insertSiteAdmin': {
     // The first user exists already, so the claim is left as it is and only the administrator is added.
     allowed: async (w) => {
-      const row = await system(w, 'siteAdminCreation').insertSiteAdmin({ ...userRow(w, 'site-admin'), rbac_roles: '["owner"]' }, [
+      const row = await system(w, 'siteAdminCreation').users.insertSiteAdmin({ ...userRow(w, 'site-admin'), rbac_roles: '["owner"]' }, [
         defaultOrg(w),
       ]);
-      assert.deepEqual(await w.owner.getUserOrganizationIds(row.id), [defaultOrg(w)]);
+      assert.deepEqual(await w.owner.users.organizationIds(row.id), [defaultOrg(w)]);
     },
-    denied: async (w) => expectRefused(() => w.member.insertSiteAdmin({ ...userRow(w, 'self-made-admin'), rbac_roles: '["owner"]' }, [])),
+    denied: async (w) =>
+      expectRefused(() => w.member.users.insertSiteAdmin({ ...userRow(w, 'self-made-admin'), rbac_roles: '["owner"]' }, [])),
   },
-  hasFirstUser: {
-    allowed: async (w) => assert.equal(await system(w, 'firstUser').hasFirstUser(), true),
-    denied: async (w) => expectRefused(() => w.member.hasFirstUser()),
+  'users.hasFirst': {
+    allowed: async (w) => assert.equal(await system(w, 'firstUser').users.hasFirst(), true),
+    denied: async (w) => expectRefused(() => w.member.users.hasFirst()),
   },
-  recordUserSeen: {
-    allowed: async (w) => system(w, 'authenticator').recordUserSeen(w.memberId, { last_seen_at: w.test.clock.now().toISOString() }),
-    denied: async (w) => expectRefused(() => w.member.recordUserSeen(w.memberId, { status: 'active' })),
+  'users.recordSeen': {
+    allowed: async (w) => system(w, 'authenticator').users.recordSeen(w.memberId, { last_seen_at: w.test.clock.now().toISOString() }),
+    denied: async (w) => expectRefused(() => w.member.users.recordSeen(w.memberId, { status: 'active' })),
   },
-  getUserByLink: {
+  'signIn.getUserByLink': {
     allowed: async (w) => {
-      const made = await system(w, 'externalSignIn').insertLinkedUser(
+      const made = await system(w, 'externalSignIn').signIn.insertLinkedUser(
         { ...userRow(w, 'linked-read'), login_type: 'github' },
         [],
         'gh-read',
       );
-      assert.equal((await system(w, 'externalSignIn').getUserByLink('github', 'gh-read'))?.id, made.id);
+      assert.equal((await system(w, 'externalSignIn').signIn.getUserByLink('github', 'gh-read'))?.id, made.id);
     },
     denied: async (w) => {
-      await system(w, 'externalSignIn').insertLinkedUser({ ...userRow(w, 'linked-hidden'), login_type: 'github' }, [], 'gh-hidden');
-      await expectRefused(() => w.member.getUserByLink('github', 'gh-hidden'));
+      await system(w, 'externalSignIn').signIn.insertLinkedUser({ ...userRow(w, 'linked-hidden'), login_type: 'github' }, [], 'gh-hidden');
+      await expectRefused(() => w.member.signIn.getUserByLink('github', 'gh-hidden'));
     },
   },
-  insertLinkedUser: {
-    allowed: async (w) => system(w, 'externalSignIn').insertLinkedUser({ ...userRow(w, 'signed-up') }, [defaultOrg(w)], 'oidc-signed-up'),
-    denied: async (w) => expectRefused(() => w.member.insertLinkedUser(userRow(w, 'self-signed-up'), [], 'oidc-self')),
+  'signIn.insertLinkedUser': {
+    allowed: async (w) =>
+      system(w, 'externalSignIn').signIn.insertLinkedUser({ ...userRow(w, 'signed-up') }, [defaultOrg(w)], 'oidc-signed-up'),
+    denied: async (w) => expectRefused(() => w.member.signIn.insertLinkedUser(userRow(w, 'self-signed-up'), [], 'oidc-self')),
   },
-  linkUser: {
+  'signIn.linkUser': {
     allowed: async (w) => {
-      const member = await w.owner.getUser(w.memberId);
-      assert.equal(await system(w, 'externalSignIn').linkUser(member, 'oidc', 'oidc-member', { fromPassword: false }), true);
+      const member = await w.owner.users.get(w.memberId);
+      assert.equal(await system(w, 'externalSignIn').signIn.linkUser(member, 'oidc', 'oidc-member', { fromPassword: false }), true);
     },
     denied: async (w) => {
-      const owner = await w.owner.getUser(w.ownerId);
-      await expectRefused(() => w.member.linkUser(owner, 'oidc', 'oidc-owner', { fromPassword: true }));
+      const owner = await w.owner.users.get(w.ownerId);
+      await expectRefused(() => w.member.signIn.linkUser(owner, 'oidc', 'oidc-owner', { fromPassword: true }));
     },
   },
-  insertSignInState: {
-    allowed: async (w) => system(w, 'externalSignIn').insertSignInState(signInState(w, 'allowed-state')),
-    denied: async (w) => expectRefused(() => w.member.insertSignInState(signInState(w, 'denied-state'))),
+  'signIn.insertState': {
+    allowed: async (w) => system(w, 'externalSignIn').signIn.insertState(signInState(w, 'allowed-state')),
+    denied: async (w) => expectRefused(() => w.member.signIn.insertState(signInState(w, 'denied-state'))),
   },
-  takeSignInState: {
+  'signIn.takeState': {
     allowed: async (w) => {
-      await system(w, 'externalSignIn').insertSignInState(signInState(w, 'taken-state'));
-      assert.equal((await system(w, 'externalSignIn').takeSignInState('taken-state'))?.nonce, 'nonce');
-      assert.equal(await system(w, 'externalSignIn').takeSignInState('taken-state'), undefined);
+      await system(w, 'externalSignIn').signIn.insertState(signInState(w, 'taken-state'));
+      assert.equal((await system(w, 'externalSignIn').signIn.takeState('taken-state'))?.nonce, 'nonce');
+      assert.equal(await system(w, 'externalSignIn').signIn.takeState('taken-state'), undefined);
     },
-    denied: async (w) => expectRefused(() => w.member.takeSignInState('taken-state')),
+    denied: async (w) => expectRefused(() => w.member.signIn.takeState('taken-state')),
   },
-  markInactiveUsersDormant: {
-    allowed: async (w) => assert.equal(await system(w, 'userDormancy').markInactiveUsersDormant(new Date(0)), 0),
-    denied: async (w) => expectRefused(() => w.member.markInactiveUsersDormant(new Date(0))),
+  'users.markInactiveDormant': {
+    allowed: async (w) => assert.equal(await system(w, 'userDormancy').users.markInactiveDormant(new Date(0)), 0),
+    denied: async (w) => expectRefused(() => w.member.users.markInactiveDormant(new Date(0))),
   },
-  resetPasswordWithPasscode: {
+  'signIn.resetPasswordWithPasscode': {
     // Allowed, and refused by the data: the user holds no passcode.
     allowed: async (w) => {
-      const user = await w.owner.insertUser(userRow(w, 'no-passcode'), []);
-      assert.equal(await system(w, 'passwordReset').resetPasswordWithPasscode(user, 'new-hash'), false);
+      const user = await w.owner.users.insert(userRow(w, 'no-passcode'), []);
+      assert.equal(await system(w, 'passwordReset').signIn.resetPasswordWithPasscode(user, 'new-hash'), false);
     },
-    denied: async (w) => expectRefused(async () => w.member.resetPasswordWithPasscode(await w.owner.getUser('me'), 'new-hash')),
+    denied: async (w) => expectRefused(async () => w.member.signIn.resetPasswordWithPasscode(await w.owner.users.get('me'), 'new-hash')),
   },
-  rehashPassword: {
+  'signIn.rehashPassword': {
     allowed: async (w) => {
-      const user = await w.owner.insertUser({ ...userRow(w, 'old-hash'), hashed_password: 'old-hash' }, []);
-      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'new-hash'), true);
+      const user = await w.owner.users.insert({ ...userRow(w, 'old-hash'), hashed_password: 'old-hash' }, []);
+      assert.equal(await system(w, 'passwordSignIn').signIn.rehashPassword(user, 'new-hash'), true);
       // Only the hash that was checked is replaced: a second try with the stale row changes nothing.
-      assert.equal(await system(w, 'passwordSignIn').rehashPassword(user, 'newer-hash'), false);
+      assert.equal(await system(w, 'passwordSignIn').signIn.rehashPassword(user, 'newer-hash'), false);
     },
-    denied: async (w) => expectRefused(async () => w.member.rehashPassword(await w.owner.getUser('me'), 'new-hash')),
+    denied: async (w) => expectRefused(async () => w.member.signIn.rehashPassword(await w.owner.users.get('me'), 'new-hash')),
   },
-  claimSignInAttempt: {
+  'signIn.claimAttempt': {
     allowed: async (w) => {
       const signIn = system(w, 'passwordSignIn');
-      assert.deepEqual(await signIn.claimSignInAttempt('accounting-claim', pacing), { allowed: true });
-      assert.deepEqual(await signIn.claimSignInAttempt('accounting-claim', pacing), { allowed: true });
+      assert.deepEqual(await signIn.signIn.claimAttempt('accounting-claim', pacing), { allowed: true });
+      assert.deepEqual(await signIn.signIn.claimAttempt('accounting-claim', pacing), { allowed: true });
       // Two counted: the third waits a minute.
-      const refused = await signIn.claimSignInAttempt('accounting-claim', pacing);
+      const refused = await signIn.signIn.claimAttempt('accounting-claim', pacing);
       assert.equal(refused.allowed, false);
-      assert.deepEqual(await system(w, 'passwordReset').claimSignInAttempt('accounting-passcode', pacing), { allowed: true });
+      assert.deepEqual(await system(w, 'passwordReset').signIn.claimAttempt('accounting-passcode', pacing), { allowed: true });
     },
-    denied: async (w) => expectRefused(() => w.member.claimSignInAttempt('accounting-claim-denied', pacing)),
+    denied: async (w) => expectRefused(() => w.member.signIn.claimAttempt('accounting-claim-denied', pacing)),
   },
-  usedKeyFrom: {
+  'signIn.usedKeyFrom': {
     allowed: async (w) => {
-      await w.member.insertApiKey(key(w, w.memberId, 'from-an-address'));
+      await w.member.tokens.insert(key(w, w.memberId, 'from-an-address'));
       const signIn = system(w, 'passwordSignIn');
-      assert.equal(await signIn.usedKeyFrom(w.memberId, '192.0.2.77'), false);
+      assert.equal(await signIn.signIn.usedKeyFrom(w.memberId, '192.0.2.77'), false);
     },
-    denied: async (w) => expectRefused(() => w.member.usedKeyFrom(w.ownerId, '127.0.0.1')),
+    denied: async (w) => expectRefused(() => w.member.signIn.usedKeyFrom(w.ownerId, '127.0.0.1')),
   },
-  forgetSignInFailures: {
+  'signIn.forgetFailures': {
     allowed: async (w) => {
       const signIn = system(w, 'passwordSignIn');
-      await signIn.claimSignInAttempt('accounting-forget', pacing);
-      await signIn.claimSignInAttempt('accounting-forget', pacing);
-      await signIn.forgetSignInFailures('accounting-forget');
-      assert.deepEqual(await signIn.claimSignInAttempt('accounting-forget', pacing), { allowed: true });
+      await signIn.signIn.claimAttempt('accounting-forget', pacing);
+      await signIn.signIn.claimAttempt('accounting-forget', pacing);
+      await signIn.signIn.forgetFailures('accounting-forget');
+      assert.deepEqual(await signIn.signIn.claimAttempt('accounting-forget', pacing), { allowed: true });
     },
-    denied: async (w) => expectRefused(() => w.member.forgetSignInFailures('accounting-forget')),
+    denied: async (w) => expectRefused(() => w.member.signIn.forgetFailures('accounting-forget')),
   },
-  ensureDefaultOrganization: {
+  'organizations.ensureDefault': {
     allowed: async (w) =>
-      assert.equal((await system(w, 'bootstrap').ensureDefaultOrganization(orgRow(w, 'second-default'))).id, defaultOrg(w)),
-    denied: async (w) => expectRefused(() => w.member.ensureDefaultOrganization(orgRow(w, 'member-default'))),
+      assert.equal((await system(w, 'bootstrap').organizations.ensureDefault(orgRow(w, 'second-default'))).id, defaultOrg(w)),
+    denied: async (w) => expectRefused(() => w.member.organizations.ensureDefault(orgRow(w, 'member-default'))),
   },
-  ensureSiteValue: {
+  'deployment.ensureSiteValue': {
     allowed: async (w) =>
-      assert.equal(await system(w, 'bootstrap').ensureSiteValue('deployment_id', 'other'), w.test.daemon.identity.deploymentId),
-    denied: async (w) => expectRefused(() => w.member.ensureSiteValue('deployment_id', 'mine')),
+      assert.equal(await system(w, 'bootstrap').deployment.ensureSiteValue('deployment_id', 'other'), w.test.daemon.identity.deploymentId),
+    denied: async (w) => expectRefused(() => w.member.deployment.ensureSiteValue('deployment_id', 'mine')),
   },
-  getSession: {
+  'sessions.get': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'session-of-member'));
-      assert.equal((await system(w, 'authenticator').getSession(row.id, w.test.clock.now(), subjectOptions))?.user.id, w.memberId);
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'session-of-member'));
+      assert.equal((await system(w, 'authenticator').sessions.get(row.id, w.test.clock.now(), subjectOptions))?.user.id, w.memberId);
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'session-of-owner'));
-      await expectRefused(() => w.member.getSession(row.id, w.test.clock.now(), subjectOptions));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'session-of-owner'));
+      await expectRefused(() => w.member.sessions.get(row.id, w.test.clock.now(), subjectOptions));
     },
   },
-  getCachedSession: {
+  'sessions.getCached': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'cached-of-member'));
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'cached-of-member'));
       const authenticator = system(w, 'authenticator');
-      assert.equal(authenticator.getCachedSession(row.id, w.test.clock.now()), undefined);
-      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      assert.equal(authenticator.sessions.getCached(row.id, w.test.clock.now()), undefined);
+      const session = await authenticator.sessions.get(row.id, w.test.clock.now(), subjectOptions);
       assert.ok(session);
-      authenticator.rememberSession(session, w.test.clock.now());
-      assert.equal(authenticator.getCachedSession(row.id, w.test.clock.now())?.user.id, w.memberId);
+      authenticator.sessions.remember(session, w.test.clock.now());
+      assert.equal(authenticator.sessions.getCached(row.id, w.test.clock.now())?.user.id, w.memberId);
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'cached-of-owner'));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'cached-of-owner'));
       const authenticator = system(w, 'authenticator');
-      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      const session = await authenticator.sessions.get(row.id, w.test.clock.now(), subjectOptions);
       assert.ok(session);
-      authenticator.rememberSession(session, w.test.clock.now());
-      await expectRefused(async () => w.member.getCachedSession(row.id, w.test.clock.now()));
+      authenticator.sessions.remember(session, w.test.clock.now());
+      await expectRefused(async () => w.member.sessions.getCached(row.id, w.test.clock.now()));
     },
   },
-  rememberSession: {
+  'sessions.remember': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'remembered'));
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'remembered'));
       const authenticator = system(w, 'authenticator');
-      const session = await authenticator.getSession(row.id, w.test.clock.now(), subjectOptions);
+      const session = await authenticator.sessions.get(row.id, w.test.clock.now(), subjectOptions);
       assert.ok(session);
-      authenticator.rememberSession(session, w.test.clock.now());
+      authenticator.sessions.remember(session, w.test.clock.now());
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'not-remembered'));
-      const session = await system(w, 'authenticator').getSession(row.id, w.test.clock.now(), subjectOptions);
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'not-remembered'));
+      const session = await system(w, 'authenticator').sessions.get(row.id, w.test.clock.now(), subjectOptions);
       assert.ok(session);
-      await expectRefused(async () => w.member.rememberSession(session, w.test.clock.now()));
+      await expectRefused(async () => w.member.sessions.remember(session, w.test.clock.now()));
     },
   },
-  recordApiKeyUse: {
+  'sessions.recordUse': {
     allowed: async (w) => {
-      const row = await w.member.insertApiKey(key(w, w.memberId, 'used'));
-      await system(w, 'authenticator').recordApiKeyUse(row, { last_used: w.test.clock.now().toISOString() });
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'used'));
+      await system(w, 'authenticator').sessions.recordUse(row, { last_used: w.test.clock.now().toISOString() });
     },
     denied: async (w) => {
-      const row = await w.owner.insertApiKey(key(w, w.ownerId, 'unused'));
-      await expectRefused(() => w.member.recordApiKeyUse(row, { last_used: w.test.clock.now().toISOString() }));
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'unused'));
+      await expectRefused(() => w.member.sessions.recordUse(row, { last_used: w.test.clock.now().toISOString() }));
     },
   },
-  listDismissedHealthChecks: {
-    allowed: async (w) => assert.ok(Array.isArray(await w.owner.listDismissedHealthChecks())),
-    denied: async (w) => expectRefused(() => w.member.listDismissedHealthChecks()),
+  'deployment.listDismissedHealthChecks': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.deployment.listDismissedHealthChecks())),
+    denied: async (w) => expectRefused(() => w.member.deployment.listDismissedHealthChecks()),
   },
-  setDismissedHealthChecks: {
-    allowed: async (w) => w.owner.setDismissedHealthChecks([]),
-    denied: async (w) => expectRefused(() => w.member.setDismissedHealthChecks(['DERP'])),
+  'deployment.setDismissedHealthChecks': {
+    allowed: async (w) => w.owner.deployment.setDismissedHealthChecks([]),
+    denied: async (w) => expectRefused(() => w.member.deployment.setDismissedHealthChecks(['DERP'])),
   },
-  pingDatabase: {
-    allowed: async (w) => system(w, 'healthCheck').pingDatabase(),
-    denied: async (w) => expectRefused(() => system(w, 'metricsCollector').pingDatabase()),
+  'deployment.pingDatabase': {
+    allowed: async (w) => system(w, 'healthCheck').deployment.pingDatabase(),
+    denied: async (w) => expectRefused(() => system(w, 'metricsCollector').deployment.pingDatabase()),
   },
-  listProvisionerDaemonsSeenSince: {
-    allowed: async (w) => assert.ok(Array.isArray(await system(w, 'healthCheck').listProvisionerDaemonsSeenSince(w.test.clock.now()))),
-    denied: async (w) => expectRefused(() => w.member.listProvisionerDaemonsSeenSince(w.test.clock.now())),
-  },
-  countWorkspacesByLatestBuild: {
-    allowed: async (w) => assert.ok(Array.isArray(await system(w, 'metricsCollector').countWorkspacesByLatestBuild())),
-    denied: async (w) => expectRefused(() => system(w, 'healthCheck').countWorkspacesByLatestBuild()),
-  },
-  countActiveProvisionerJobs: {
-    allowed: async (w) => assert.equal(typeof (await system(w, 'metricsCollector').countActiveProvisionerJobs()).queued, 'number'),
-    denied: async (w) => expectRefused(() => w.member.countActiveProvisionerJobs()),
-  },
-  getDeploymentStatsInputs: {
-    allowed: async (w) => assert.ok(Array.isArray((await w.owner.getDeploymentStatsInputs(w.test.clock.now())).latestBuilds)),
-    denied: async (w) => expectRefused(() => w.member.getDeploymentStatsInputs(w.test.clock.now())),
-  },
-  saveFile: {
-    allowed: async (w) => assert.equal((await w.member.saveFile(fileRow(w, w.memberId, 'a'))).created, true),
-    denied: async (w) => expectRefused(() => w.member.saveFile(fileRow(w, w.ownerId, 'b'))),
-  },
-  getFile: {
-    allowed: async (w) => {
-      const { file } = await w.member.saveFile(fileRow(w, w.memberId, 'c'));
-      assert.equal((await w.member.getFile(file.id)).data.toString(), 'c');
-      assert.equal((await w.owner.getFile(file.id)).id, file.id);
-    },
-    denied: async (w) => {
-      const { file } = await w.owner.saveFile(fileRow(w, w.ownerId, 'd'));
-      await expectRefused(() => w.member.getFile(file.id));
-    },
-  },
-  getTemplate: {
+  'deployment.listProvisionerDaemonsSeenSince': {
     allowed: async (w) =>
-      assert.equal((await w.member.getTemplate((await templateFixture(w)).template.id)).name.startsWith('fixture'), true),
-    denied: async (w) => expectRefused(async () => w.outsider.getTemplate((await templateFixture(w)).template.id)),
+      assert.ok(Array.isArray(await system(w, 'healthCheck').deployment.listProvisionerDaemonsSeenSince(w.test.clock.now()))),
+    denied: async (w) => expectRefused(() => w.member.deployment.listProvisionerDaemonsSeenSince(w.test.clock.now())),
   },
-  getTemplateByName: {
+  'deployment.countWorkspacesByLatestBuild': {
+    allowed: async (w) => assert.ok(Array.isArray(await system(w, 'metricsCollector').deployment.countWorkspacesByLatestBuild())),
+    denied: async (w) => expectRefused(() => system(w, 'healthCheck').deployment.countWorkspacesByLatestBuild()),
+  },
+  'deployment.countActiveProvisionerJobs': {
+    allowed: async (w) =>
+      assert.equal(typeof (await system(w, 'metricsCollector').deployment.countActiveProvisionerJobs()).queued, 'number'),
+    denied: async (w) => expectRefused(() => w.member.deployment.countActiveProvisionerJobs()),
+  },
+  'deployment.statsInputs': {
+    allowed: async (w) => assert.ok(Array.isArray((await w.owner.deployment.statsInputs(w.test.clock.now())).latestBuilds)),
+    denied: async (w) => expectRefused(() => w.member.deployment.statsInputs(w.test.clock.now())),
+  },
+  'files.save': {
+    allowed: async (w) => assert.equal((await w.member.files.save(fileRow(w, w.memberId, 'a'))).created, true),
+    denied: async (w) => expectRefused(() => w.member.files.save(fileRow(w, w.ownerId, 'b'))),
+  },
+  'files.get': {
+    allowed: async (w) => {
+      const { file } = await w.member.files.save(fileRow(w, w.memberId, 'c'));
+      assert.equal((await w.member.files.get(file.id)).data.toString(), 'c');
+      assert.equal((await w.owner.files.get(file.id)).id, file.id);
+    },
+    denied: async (w) => {
+      const { file } = await w.owner.files.save(fileRow(w, w.ownerId, 'd'));
+      await expectRefused(() => w.member.files.get(file.id));
+    },
+  },
+  'templates.get': {
+    allowed: async (w) =>
+      assert.equal((await w.member.templates.get((await templateFixture(w)).template.id)).name.startsWith('fixture'), true),
+    denied: async (w) => expectRefused(async () => w.outsider.templates.get((await templateFixture(w)).template.id)),
+  },
+  'templates.getByName': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      assert.equal((await w.member.getTemplateByName(template.organization_id, template.name)).id, template.id);
+      assert.equal((await w.member.templates.getByName(template.organization_id, template.name)).id, template.id);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      await expectRefused(() => w.outsider.getTemplateByName(template.organization_id, template.name));
+      await expectRefused(() => w.outsider.templates.getByName(template.organization_id, template.name));
     },
   },
-  listTemplates: {
+  'templates.list': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      assert.ok((await w.member.listTemplates()).some((t) => t.id === template.id));
+      assert.ok((await w.member.templates.list()).some((t) => t.id === template.id));
     },
     denied: async (w) => {
       await templateFixture(w);
-      assert.deepEqual(await w.outsider.listTemplates(), []);
+      assert.deepEqual(await w.outsider.templates.list(), []);
     },
   },
-  insertTemplate: {
+  'templates.insert': {
     allowed: async (w) => assert.ok((await templateFixture(w)).template.id),
     denied: async (w) => {
       const { version } = await versionFixture(w, w.owner);
-      await expectRefused(() => w.member.insertTemplate(fixtureTemplate(w, version.id)));
+      await expectRefused(() => w.member.templates.insert(fixtureTemplate(w, version.id)));
     },
   },
-  updateTemplate: {
+  'templates.update': {
     allowed: async (w) =>
-      assert.equal((await w.owner.updateTemplate((await templateFixture(w)).template, { description: 'x' })).description, 'x'),
-    denied: async (w) => expectRefused(async () => w.member.updateTemplate((await templateFixture(w)).template, { description: 'y' })),
+      assert.equal((await w.owner.templates.update((await templateFixture(w)).template, { description: 'x' })).description, 'x'),
+    denied: async (w) => expectRefused(async () => w.member.templates.update((await templateFixture(w)).template, { description: 'y' })),
   },
-  authorizeTemplate: {
-    allowed: async (w) => w.owner.authorizeTemplate('update', { template: (await templateFixture(w)).template }),
-    denied: async (w) => expectRefused(async () => w.member.authorizeTemplate('update', { template: (await templateFixture(w)).template })),
+  'templates.authorize': {
+    allowed: async (w) => w.owner.templates.authorize('update', { template: (await templateFixture(w)).template }),
+    denied: async (w) =>
+      expectRefused(async () => w.member.templates.authorize('update', { template: (await templateFixture(w)).template })),
   },
-  insertTemplateVersion: {
+  'templateVersions.insert': {
     allowed: async (w) => assert.ok((await versionFixture(w, w.owner)).version.id),
     denied: async (w) => expectRefused(() => versionFixture(w, w.member)),
   },
-  getTemplateVersion: {
+  'templateVersions.get': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      assert.equal((await w.member.getTemplateVersion(template.active_version_id)).version.template_id, template.id);
+      assert.equal((await w.member.templateVersions.get(template.active_version_id)).version.template_id, template.id);
     },
-    denied: async (w) => expectRefused(async () => w.outsider.getTemplateVersion((await templateFixture(w)).template.active_version_id)),
+    denied: async (w) => expectRefused(async () => w.outsider.templateVersions.get((await templateFixture(w)).template.active_version_id)),
   },
-  getTemplateWithVersion: {
+  'templates.getWithVersion': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const found = await w.member.getTemplateWithVersion(template.id);
+      const found = await w.member.templates.getWithVersion(template.id);
       assert.deepEqual(found.template, template);
       assert.equal(found.version.id, template.active_version_id);
       assert.equal(found.job.id, found.version.job_id);
       assert.equal(found.organization?.id, template.organization_id, 'a member reads the organization with the template');
-      await assert.rejects(w.member.getTemplateWithVersion(newId()), NotFoundError);
+      await assert.rejects(w.member.templates.getWithVersion(newId()), NotFoundError);
       // A named version: the template's own, then another template's, which is not found with it.
-      const named = await w.member.getTemplateWithVersion(template.id, template.active_version_id);
+      const named = await w.member.templates.getWithVersion(template.id, template.active_version_id);
       assert.deepEqual(named.version, found.version);
       const other = await templateFixture(w);
-      await assert.rejects(w.member.getTemplateWithVersion(template.id, other.template.active_version_id), {
+      await assert.rejects(w.member.templates.getWithVersion(template.id, other.template.active_version_id), {
         name: 'NotFoundError',
         what: 'template version',
       });
     },
-    denied: async (w) => expectRefused(async () => w.outsider.getTemplateWithVersion((await templateFixture(w)).template.id)),
+    denied: async (w) => expectRefused(async () => w.outsider.templates.getWithVersion((await templateFixture(w)).template.id)),
   },
-  listTemplateVersions: {
-    allowed: async (w) => assert.equal((await w.member.listTemplateVersions((await templateFixture(w)).template)).length, 1),
-    denied: async (w) => expectRefused(async () => w.outsider.listTemplateVersions((await templateFixture(w)).template)),
+  'templateVersions.list': {
+    allowed: async (w) => assert.equal((await w.member.templateVersions.list((await templateFixture(w)).template)).length, 1),
+    denied: async (w) => expectRefused(async () => w.outsider.templateVersions.list((await templateFixture(w)).template)),
   },
-  updateTemplateVersion: {
+  'templateVersions.update': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      await w.owner.updateTemplateVersion(version, { message: 'changed' });
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      await w.owner.templateVersions.update(version, { message: 'changed' });
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.member.updateTemplateVersion(version, { message: 'changed' }));
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.member.templateVersions.update(version, { message: 'changed' }));
     },
   },
-  cancelTemplateVersionJob: {
+  'templateVersions.cancelJob': {
     allowed: async (w) => {
       const { version, job } = await versionFixture(w, w.owner);
-      assert.ok((await w.owner.cancelTemplateVersionJob(version, job, cancellation(w))).canceled_at);
+      assert.ok((await w.owner.templateVersions.cancelJob(version, job, cancellation(w))).canceled_at);
     },
     denied: async (w) => {
       const { version, job } = await versionFixture(w, w.owner);
-      await expectRefused(() => w.member.cancelTemplateVersionJob(version, job, cancellation(w)));
+      await expectRefused(() => w.member.templateVersions.cancelJob(version, job, cancellation(w)));
     },
   },
-  listJobResources: {
+  'templateVersions.jobResources': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.deepEqual(await w.member.listJobResources(version, job.id), []);
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.deepEqual(await w.member.templateVersions.jobResources(version, job.id), []);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.listJobResources(version, job.id));
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.templateVersions.jobResources(version, job.id));
     },
   },
-  listJobLogs: {
+  'templateVersions.jobLogs': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.deepEqual(await w.member.listJobLogs(version, job.id, {}), []);
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.deepEqual(await w.member.templateVersions.jobLogs(version, job.id, {}), []);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.listJobLogs(version, job.id, {}));
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.templateVersions.jobLogs(version, job.id, {}));
     },
   },
-  getProvisionerJob: {
+  'provisionerJobs.get': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).id, job.id);
+      assert.equal((await w.owner.provisionerJobs.get(job.organization_id, job.id)).id, job.id);
     },
     denied: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      await expectRefused(() => w.member.getProvisionerJob(job.organization_id, job.id));
+      await expectRefused(() => w.member.provisionerJobs.get(job.organization_id, job.id));
     },
   },
-  listProvisionerJobs: {
+  'provisionerJobs.list': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      assert.ok((await w.owner.listProvisionerJobs(job.organization_id, { limit: 50 })).some((j) => j.id === job.id));
+      assert.ok((await w.owner.provisionerJobs.list(job.organization_id, { limit: 50 })).some((j) => j.id === job.id));
     },
-    denied: async (w) => expectRefused(() => w.member.listProvisionerJobs(defaultOrg(w), { limit: 50 })),
+    denied: async (w) => expectRefused(() => w.member.provisionerJobs.list(defaultOrg(w), { limit: 50 })),
   },
-  insertProvisionerKey: {
-    allowed: async (w) => w.owner.insertProvisionerKey(keyRow(w, 'allowed-key')),
-    denied: async (w) => expectRefused(() => w.member.insertProvisionerKey(keyRow(w, 'denied-key'))),
+  'provisionerKeys.insert': {
+    allowed: async (w) => w.owner.provisionerKeys.insert(keyRow(w, 'allowed-key')),
+    denied: async (w) => expectRefused(() => w.member.provisionerKeys.insert(keyRow(w, 'denied-key'))),
   },
-  listProvisionerKeys: {
-    allowed: async (w) => assert.ok(Array.isArray(await w.member.listProvisionerKeys(defaultOrg(w)))),
-    denied: async (w) => expectRefused(() => w.outsider.listProvisionerKeys(defaultOrg(w))),
+  'provisionerKeys.list': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.provisionerKeys.list(defaultOrg(w)))),
+    denied: async (w) => expectRefused(() => w.outsider.provisionerKeys.list(defaultOrg(w))),
   },
-  deleteProvisionerKey: {
+  'provisionerKeys.delete': {
     allowed: async (w) => {
-      await w.owner.insertProvisionerKey(keyRow(w, 'doomed-key'));
-      await w.owner.deleteProvisionerKey(defaultOrg(w), 'doomed-key');
+      await w.owner.provisionerKeys.insert(keyRow(w, 'doomed-key'));
+      await w.owner.provisionerKeys.delete(defaultOrg(w), 'doomed-key');
     },
     denied: async (w) => {
-      await w.owner.insertProvisionerKey(keyRow(w, 'kept-key'));
-      await expectRefused(() => w.member.deleteProvisionerKey(defaultOrg(w), 'kept-key'));
+      await w.owner.provisionerKeys.insert(keyRow(w, 'kept-key'));
+      await expectRefused(() => w.member.provisionerKeys.delete(defaultOrg(w), 'kept-key'));
     },
   },
-  listProvisionerDaemons: {
-    allowed: async (w) => assert.ok(Array.isArray(await w.member.listProvisionerDaemons(defaultOrg(w)))),
-    denied: async (w) => expectRefused(() => w.outsider.listProvisionerDaemons(defaultOrg(w))),
+  'provisionerDaemons.list': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.provisionerDaemons.list(defaultOrg(w)))),
+    denied: async (w) => expectRefused(() => w.outsider.provisionerDaemons.list(defaultOrg(w))),
   },
-  insertDryRunJob: {
+  'templateVersions.insertDryRunJob': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await w.member.insertDryRunJob(version, {
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      await w.member.templateVersions.insertDryRunJob(version, {
         ...job,
         id: newId(),
         type: 'template_version_dry_run',
@@ -641,129 +647,133 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.insertDryRunJob(version, { ...job, id: newId(), type: 'template_version_dry_run' }));
+      const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() =>
+        w.outsider.templateVersions.insertDryRunJob(version, { ...job, id: newId(), type: 'template_version_dry_run' }),
+      );
     },
   },
-  getDryRunJob: {
+  'templateVersions.getDryRunJob': {
     allowed: async (w) => {
       const { version, dryRun } = await dryRunFixture(w);
-      assert.equal((await w.owner.getDryRunJob(version, dryRun.id)).id, dryRun.id);
+      assert.equal((await w.owner.templateVersions.getDryRunJob(version, dryRun.id)).id, dryRun.id);
     },
     denied: async (w) => {
       const { version, dryRun } = await dryRunFixture(w);
-      await expectRefused(() => w.member.getDryRunJob(version, dryRun.id));
+      await expectRefused(() => w.member.templateVersions.getDryRunJob(version, dryRun.id));
     },
   },
-  cancelDryRunJob: {
-    allowed: async (w) => assert.ok((await w.owner.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))).canceled_at),
-    denied: async (w) => expectRefused(async () => w.member.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))),
+  'templateVersions.cancelDryRunJob': {
+    allowed: async (w) =>
+      assert.ok((await w.owner.templateVersions.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))).canceled_at),
+    denied: async (w) =>
+      expectRefused(async () => w.member.templateVersions.cancelDryRunJob((await dryRunFixture(w)).dryRun, cancellation(w))),
   },
-  getTemplateRelations: {
+  'templates.relations': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const related = await w.member.getTemplateRelations([template]);
+      const related = await w.member.templates.relations([template]);
       assert.equal(related.creatorNames.get(template.created_by) !== undefined, true);
     },
-    denied: async (w) => expectRefused(async () => w.outsider.getTemplateRelations([(await templateFixture(w)).template])),
+    denied: async (w) => expectRefused(async () => w.outsider.templates.relations([(await templateFixture(w)).template])),
   },
-  templateHasWorkspaces: {
-    allowed: async (w) => assert.equal(await w.member.templateHasWorkspaces((await templateFixture(w)).template), false),
-    denied: async (w) => expectRefused(async () => w.outsider.templateHasWorkspaces((await templateFixture(w)).template)),
+  'templates.hasWorkspaces': {
+    allowed: async (w) => assert.equal(await w.member.templates.hasWorkspaces((await templateFixture(w)).template), false),
+    denied: async (w) => expectRefused(async () => w.outsider.templates.hasWorkspaces((await templateFixture(w)).template)),
   },
-  narrowTemplatePortShares: {
-    allowed: async (w) => w.owner.narrowTemplatePortShares((await templateFixture(w)).template, SHARE_LEVELS),
-    denied: async (w) => expectRefused(async () => w.member.narrowTemplatePortShares((await templateFixture(w)).template, SHARE_LEVELS)),
+  'templates.narrowPortShares': {
+    allowed: async (w) => w.owner.templates.narrowPortShares((await templateFixture(w)).template, SHARE_LEVELS),
+    denied: async (w) => expectRefused(async () => w.member.templates.narrowPortShares((await templateFixture(w)).template, SHARE_LEVELS)),
   },
-  getTemplateVersionByName: {
+  'templateVersions.getByName': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.equal((await w.member.getTemplateVersionByName(template, version.name.toUpperCase())).version.id, version.id);
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.equal((await w.member.templateVersions.getByName(template, version.name.toUpperCase())).version.id, version.id);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.getTemplateVersionByName(template, version.name));
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.templateVersions.getByName(template, version.name));
     },
   },
-  getPreviousTemplateVersion: {
+  'templateVersions.getPrevious': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.equal(await w.member.getPreviousTemplateVersion(template, version), undefined);
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.equal(await w.member.templateVersions.getPrevious(template, version), undefined);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.getPreviousTemplateVersion(template, version));
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.templateVersions.getPrevious(template, version));
     },
   },
-  pageTemplateVersions: {
+  'templateVersions.page': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const page = await w.member.pageTemplateVersions(template, { includeArchived: false, offset: 0, limit: 25 });
+      const page = await w.member.templateVersions.page(template, { includeArchived: false, offset: 0, limit: 25 });
       assert.deepEqual(page === 'missing-after' ? page : page.map((v) => v.version.id), [template.active_version_id]);
     },
     denied: async (w) =>
       expectRefused(async () =>
-        w.outsider.pageTemplateVersions((await templateFixture(w)).template, { includeArchived: false, offset: 0, limit: 25 }),
+        w.outsider.templateVersions.page((await templateFixture(w)).template, { includeArchived: false, offset: 0, limit: 25 }),
       ),
   },
-  getVersionCreators: {
+  'templateVersions.creators': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.equal((await w.member.getVersionCreators([version])).get(w.ownerId)?.id, w.ownerId);
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.equal((await w.member.templateVersions.creators([version])).get(w.ownerId)?.id, w.ownerId);
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { version } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.getVersionCreators([version]));
+      const { version } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.templateVersions.creators([version]));
     },
   },
-  getJobRelations: {
+  'provisionerJobs.relations': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.ok((await w.member.getJobRelations([job])).queued.has(job.id));
+      const { job } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.ok((await w.member.provisionerJobs.relations([job])).queued.has(job.id));
     },
     denied: async (w) => {
       const { template } = await templateFixture(w);
-      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
-      await expectRefused(() => w.outsider.getJobRelations([job]));
+      const { job } = await w.owner.templateVersions.get(template.active_version_id);
+      await expectRefused(() => w.outsider.provisionerJobs.relations([job]));
     },
   },
-  followJobLogs: {
+  'provisionerJobs.followLogs': {
     allowed: async (w) => {
       const { template } = await templateFixture(w);
-      const { job } = await w.owner.getTemplateVersion(template.active_version_id);
-      assert.deepEqual(await (await w.member.followJobLogs(job.id)).logsAfter(0), []);
+      const { job } = await w.owner.templateVersions.get(template.active_version_id);
+      assert.deepEqual(await (await w.member.provisionerJobs.followLogs(job.id)).logsAfter(0), []);
     },
     denied: async (w) => {
       const { job } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.followJobLogs(job.id));
+      await expectRefused(() => w.member.provisionerJobs.followLogs(job.id));
     },
   },
-  getProvisionerKeyByHash: {
+  'provisionerKeys.getByHash': {
     allowed: async (w) => {
-      await w.owner.insertProvisionerKey(keyRow(w, 'found-key'));
-      assert.equal((await w.owner.getProvisionerKeyByHash('hash-found-key')).name, 'found-key');
+      await w.owner.provisionerKeys.insert(keyRow(w, 'found-key'));
+      assert.equal((await w.owner.provisionerKeys.getByHash('hash-found-key')).name, 'found-key');
     },
     denied: async (w) => {
-      await w.owner.insertProvisionerKey(keyRow(w, 'hidden-key'));
-      await expectRefused(() => w.outsider.getProvisionerKeyByHash('hash-hidden-key'));
+      await w.owner.provisionerKeys.insert(keyRow(w, 'hidden-key'));
+      await expectRefused(() => w.outsider.provisionerKeys.getByHash('hash-hidden-key'));
     },
   },
-  registerProvisionerDaemon: {
-    allowed: async (w) => provisioner(w).registerProvisionerDaemon(daemonRow(w)),
-    denied: async (w) => expectRefused(() => w.member.registerProvisionerDaemon(daemonRow(w))),
+  'provisionerDaemons.register': {
+    allowed: async (w) => provisioner(w).provisionerDaemons.register(daemonRow(w)),
+    denied: async (w) => expectRefused(() => w.member.provisionerDaemons.register(daemonRow(w))),
   },
-  touchProvisionerDaemon: {
-    allowed: async (w) => provisioner(w).touchProvisionerDaemon(defaultOrg(w), newId()),
-    denied: async (w) => expectRefused(() => w.member.touchProvisionerDaemon(defaultOrg(w), newId())),
+  'provisionerDaemons.touch': {
+    allowed: async (w) => provisioner(w).provisionerDaemons.touch(defaultOrg(w), newId()),
+    denied: async (w) => expectRefused(() => w.member.provisionerDaemons.touch(defaultOrg(w), newId())),
   },
-  claimNextProvisionerJob: {
+  'provisionerJobs.claimNext': {
     allowed: async (w) => {
       await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
@@ -776,120 +786,123 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) => {
       await versionFixture(w, w.owner);
       await expectRefused(() =>
-        w.member.claimNextProvisionerJob(defaultOrg(w), { workerId: newId(), provisioners: ['echo'], tags: UNTAGGED }),
+        w.member.provisionerJobs.claimNext(defaultOrg(w), { workerId: newId(), provisioners: ['echo'], tags: UNTAGGED }),
       );
     },
   },
-  getProvisionerJobWithContext: {
+  'provisionerJobs.getWithContext': {
     allowed: async (w) => {
       const { job, workspace } = await workspaceFixture(w, w.member);
-      const run = await provisioner(w).getProvisionerJobWithContext(job.organization_id, job.id, 'run');
+      const run = await provisioner(w).provisionerJobs.getWithContext(job.organization_id, job.id, 'run');
       assert.equal(run.job.id, job.id);
       assert.equal(run.context.build?.workspace?.owner_id, w.memberId);
       assert.equal(run.context.build?.row?.job_id, job.id);
       assert.ok(run.context.file && run.context.file.data.length > 0, 'running reads the archive');
       assert.equal(run.context.build?.template?.id, workspace.template_id, "the template, whose schedule the job's end is recorded with");
-      const record = await provisioner(w).getProvisionerJobWithContext(job.organization_id, job.id, 'record');
+      const record = await provisioner(w).provisionerJobs.getWithContext(job.organization_id, job.id, 'record');
       assert.equal(record.context.file, undefined, 'recording leaves the archive out');
       assert.equal(record.context.build?.template?.id, workspace.template_id);
-      await assert.rejects(provisioner(w).getProvisionerJobWithContext(newId(), job.id, 'run'), NotFoundError);
+      await assert.rejects(provisioner(w).provisionerJobs.getWithContext(newId(), job.id, 'run'), NotFoundError);
     },
     denied: async (w) =>
       expectRefused(async () => {
         const { job } = await workspaceFixture(w, w.member);
-        await w.member.getProvisionerJobWithContext(job.organization_id, job.id, 'run');
+        await w.member.provisionerJobs.getWithContext(job.organization_id, job.id, 'run');
       }),
   },
-  getWorkspaceIdOfJob: {
+  'provisionerJobs.workspaceIdOf': {
     allowed: async (w) => {
       const { workspace, job } = await workspaceFixture(w, w.member);
-      assert.equal(await provisioner(w).getWorkspaceIdOfJob(job), workspace.id);
+      assert.equal(await provisioner(w).provisionerJobs.workspaceIdOf(job), workspace.id);
     },
-    denied: async (w) => expectRefused(async () => w.member.getWorkspaceIdOfJob((await workspaceFixture(w, w.member)).job)),
+    denied: async (w) => expectRefused(async () => w.member.provisionerJobs.workspaceIdOf((await workspaceFixture(w, w.member)).job)),
   },
-  appendProvisionerJobLogs: {
+  'provisionerJobs.appendLogs': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      await provisioner(w).appendProvisionerJobLogs(job, [logLine(w)]);
-      assert.equal((await (await w.owner.followJobLogs(job.id)).logsAfter(0)).length, 1);
+      await provisioner(w).provisionerJobs.appendLogs(job, [logLine(w)]);
+      assert.equal((await (await w.owner.provisionerJobs.followLogs(job.id)).logsAfter(0)).length, 1);
     },
-    denied: async (w) => expectRefused(async () => w.member.appendProvisionerJobLogs((await versionFixture(w, w.owner)).job, [logLine(w)])),
+    denied: async (w) =>
+      expectRefused(async () => w.member.provisionerJobs.appendLogs((await versionFixture(w, w.owner)).job, [logLine(w)])),
   },
-  completeProvisionerJob: {
+  'provisionerJobs.complete': {
     allowed: async (w) => {
       await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
       const workerId = newId();
       assert.equal((await claimNext(w, workerId))?.id, job.id);
-      const stored = await provisioner(w).completeProvisionerJob(job, () => completion(w, { readme: 'done' }), undefined, { workerId });
+      const stored = await provisioner(w).provisionerJobs.complete(job, () => completion(w, { readme: 'done' }), undefined, { workerId });
       await stored.announced;
       assert.equal(stored.stored, true);
-      assert.equal((await w.owner.getProvisionerJob(job.organization_id, job.id)).completed_at !== null, true);
+      assert.equal((await w.owner.provisionerJobs.get(job.organization_id, job.id)).completed_at !== null, true);
     },
     denied: async (w) =>
       expectRefused(async () =>
-        w.member.completeProvisionerJob((await versionFixture(w, w.owner)).job, () => completion(w, {}), undefined, { workerId: newId() }),
+        w.member.provisionerJobs.complete((await versionFixture(w, w.owner)).job, () => completion(w, {}), undefined, {
+          workerId: newId(),
+        }),
       ),
   },
-  finishProvisionerJob: {
+  'provisionerJobs.finish': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      assert.equal(await provisioner(w).finishProvisionerJob(job, { error: 'broken', error_code: '' }), true);
+      assert.equal(await provisioner(w).provisionerJobs.finish(job, { error: 'broken', error_code: '' }), true);
     },
     denied: async (w) =>
-      expectRefused(async () => w.member.finishProvisionerJob((await versionFixture(w, w.owner)).job, { error: 'x', error_code: '' })),
+      expectRefused(async () => w.member.provisionerJobs.finish((await versionFixture(w, w.owner)).job, { error: 'x', error_code: '' })),
   },
-  listStalledProvisionerJobs: {
+  'provisionerJobs.listStalled': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
       const later = new Date(w.test.clock.now().getTime() + 1000).toISOString();
       const cutoffs = { hungBefore: later, orphanedBefore: later, staleBefore: later };
-      assert.ok((await reaper(w).listStalledProvisionerJobs(cutoffs, cancellation(w).live, 1000)).some((j) => j.id === job.id));
+      assert.ok((await reaper(w).provisionerJobs.listStalled(cutoffs, cancellation(w).live, 1000)).some((j) => j.id === job.id));
     },
     denied: async (w) =>
       expectRefused(() =>
-        w.member.listStalledProvisionerJobs({ hungBefore: '', orphanedBefore: '', staleBefore: '' }, cancellation(w).live, 10),
+        w.member.provisionerJobs.listStalled({ hungBefore: '', orphanedBefore: '', staleBefore: '' }, cancellation(w).live, 10),
       ),
   },
-  listOpenProvisionerJobsOfWorkers: {
+  'provisionerJobs.listOpenOfWorkers': {
     allowed: async (w) => {
       await drainQueue(w);
       const { job } = await versionFixture(w, w.owner);
       const workerId = newId();
       assert.equal((await claimNext(w, workerId))?.id, job.id);
-      const open = await w.test.daemon.store.as(SYSTEM_SUBJECTS.jobRecovery).listOpenProvisionerJobsOfWorkers(workerId.slice(0, 24), 10);
+      const open = await w.test.daemon.store.as(SYSTEM_SUBJECTS.jobRecovery).provisionerJobs.listOpenOfWorkers(workerId.slice(0, 24), 10);
       assert.deepEqual(
         open.map((j) => j.id),
         [job.id],
       );
     },
-    denied: async (w) => expectRefused(() => w.member.listOpenProvisionerJobsOfWorkers('0', 10)),
+    denied: async (w) => expectRefused(() => w.member.provisionerJobs.listOpenOfWorkers('0', 10)),
   },
-  reapProvisionerJob: {
+  'provisionerJobs.reap': {
     allowed: async (w) => {
       const { job } = await versionFixture(w, w.owner);
-      assert.equal(await reaper(w).reapProvisionerJob(job, 'hung', ['reaped']), true);
+      assert.equal(await reaper(w).provisionerJobs.reap(job, 'hung', ['reaped']), true);
     },
-    denied: async (w) => expectRefused(async () => w.member.reapProvisionerJob((await versionFixture(w, w.owner)).job, 'hung', [])),
+    denied: async (w) => expectRefused(async () => w.member.provisionerJobs.reap((await versionFixture(w, w.owner)).job, 'hung', [])),
   },
-  insertWorkspace: {
+  'workspaces.insert': {
     allowed: async (w) => assert.ok((await workspaceFixture(w, w.member)).workspace.id),
     denied: async (w) => expectRefused(() => workspaceFixture(w, w.outsider)),
   },
-  getWorkspace: {
+  'workspaces.get': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      assert.equal((await w.owner.getWorkspace(workspace.id)).id, workspace.id);
+      assert.equal((await w.owner.workspaces.get(workspace.id)).id, workspace.id);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspace(workspace.id));
+      await expectRefused(() => w.member.workspaces.get(workspace.id));
     },
   },
-  getWorkspacesWithLatestBuilds: {
+  'workspaces.getWithLatestBuilds': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      const { found: all, refused } = await w.owner.getWorkspacesWithLatestBuilds([workspace.id, 'not-an-id', newId()]);
+      const { found: all, refused } = await w.owner.workspaces.getWithLatestBuilds([workspace.id, 'not-an-id', newId()]);
       assert.equal(refused.size, 0);
       const found = all.get(workspace.id);
       assert.equal(found?.workspace.id, workspace.id);
@@ -897,41 +910,42 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      const { found, refused } = await w.member.getWorkspacesWithLatestBuilds([workspace.id]);
+      const { found, refused } = await w.member.workspaces.getWithLatestBuilds([workspace.id]);
       assert.equal(found.size, 0);
       assert.deepEqual([...refused], [workspace.id]);
     },
   },
-  getWorkspaceByOwnerAndName: {
+  'workspaces.getByOwnerAndName': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceByOwnerAndName(w.memberId, workspace.name, false)).id, workspace.id);
+      assert.equal((await w.member.workspaces.getByOwnerAndName(w.memberId, workspace.name, false)).id, workspace.id);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceByOwnerAndName(w.ownerId, workspace.name, false));
+      await expectRefused(() => w.member.workspaces.getByOwnerAndName(w.ownerId, workspace.name, false));
     },
   },
-  listWorkspaces: {
+  'workspaces.list': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      assert.ok((await w.owner.listWorkspaces(allWorkspaces)).rows.some((row) => row.id === workspace.id));
+      assert.ok((await w.owner.workspaces.list(allWorkspaces)).rows.some((row) => row.id === workspace.id));
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
-      assert.ok(!(await w.member.listWorkspaces(allWorkspaces)).rows.some((row) => row.id === workspace.id));
+      assert.ok(!(await w.member.workspaces.list(allWorkspaces)).rows.some((row) => row.id === workspace.id));
     },
   },
-  grantBuild: {
-    allowed: async (w) => assert.equal(w.member.grantBuild((await workspaceFixture(w, w.member)).workspace, 'stop').transition, 'stop'),
-    denied: async (w) => expectRefused(async () => w.member.grantBuild((await workspaceFixture(w, w.owner)).workspace, 'stop')),
+  'workspaceBuilds.grant': {
+    allowed: async (w) =>
+      assert.equal(w.member.workspaceBuilds.grant((await workspaceFixture(w, w.member)).workspace, 'stop').transition, 'stop'),
+    denied: async (w) => expectRefused(async () => w.member.workspaceBuilds.grant((await workspaceFixture(w, w.owner)).workspace, 'stop')),
   },
-  insertBuild: {
+  'workspaceBuilds.insert': {
     allowed: async (w) => {
       const { workspace, build, job } = await workspaceFixture(w, w.member);
       const next = await nextJob(w, job);
-      const grant = w.member.grantBuild(workspace, 'stop');
-      await w.member.insertBuild(grant, {
+      const grant = w.member.workspaceBuilds.grant(workspace, 'stop');
+      await w.member.workspaceBuilds.insert(grant, {
         build: { ...build, id: newId(), build_number: 2, transition: 'stop', job_id: next.id },
         job: next,
         orphan: false,
@@ -941,298 +955,303 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       const { workspace, build, job } = await workspaceFixture(w, w.owner);
       const next = await nextJob(w, job);
       // A grant the member's store did not make (it is the owner's) decides nothing for the member.
-      const grant = w.owner.grantBuild(workspace, 'start');
+      const grant = w.owner.workspaceBuilds.grant(workspace, 'start');
       await expectRefused(() =>
-        w.member.insertBuild(grant, { build: { ...build, id: newId(), build_number: 2, job_id: next.id }, job: next, orphan: false }),
+        w.member.workspaceBuilds.insert(grant, {
+          build: { ...build, id: newId(), build_number: 2, job_id: next.id },
+          job: next,
+          orphan: false,
+        }),
       );
     },
   },
-  grantWorkspaceCreation: {
+  'workspaces.grantCreation': {
     allowed: async (w) =>
-      assert.equal(w.member.grantWorkspaceCreation(w.memberId, (await templateFixture(w)).template).ownerId, w.memberId),
-    denied: async (w) => expectRefused(async () => w.member.grantWorkspaceCreation(w.ownerId, (await templateFixture(w)).template)),
+      assert.equal(w.member.workspaces.grantCreation(w.memberId, (await templateFixture(w)).template).ownerId, w.memberId),
+    denied: async (w) => expectRefused(async () => w.member.workspaces.grantCreation(w.ownerId, (await templateFixture(w)).template)),
   },
-  authorizeWorkspace: {
-    allowed: async (w) => w.member.authorizeWorkspace('update', (await workspaceFixture(w, w.member)).workspace),
-    denied: async (w) => expectRefused(async () => w.member.authorizeWorkspace('read', (await workspaceFixture(w, w.owner)).workspace)),
+  'workspaces.authorize': {
+    allowed: async (w) => w.member.workspaces.authorize('update', (await workspaceFixture(w, w.member)).workspace),
+    denied: async (w) => expectRefused(async () => w.member.workspaces.authorize('read', (await workspaceFixture(w, w.owner)).workspace)),
   },
-  updateWorkspace: {
+  'workspaces.update': {
     allowed: async (w) =>
-      assert.equal((await w.member.updateWorkspace((await workspaceFixture(w, w.member)).workspace, { favorite: 1 })).favorite, 1),
+      assert.equal((await w.member.workspaces.update((await workspaceFixture(w, w.member)).workspace, { favorite: 1 })).favorite, 1),
     denied: async (w) =>
-      expectRefused(async () => w.member.updateWorkspace((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
+      expectRefused(async () => w.member.workspaces.update((await workspaceFixture(w, w.owner)).workspace, { favorite: 1 })),
   },
-  listWorkspaceBuilds: {
+  'workspaceBuilds.list': {
     allowed: async (w) =>
-      assert.equal((await w.member.listWorkspaceBuilds((await workspaceFixture(w, w.member)).workspace, everyBuild))?.length, 1),
+      assert.equal((await w.member.workspaceBuilds.list((await workspaceFixture(w, w.member)).workspace, everyBuild))?.length, 1),
     denied: async (w) =>
-      expectRefused(async () => w.member.listWorkspaceBuilds((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
+      expectRefused(async () => w.member.workspaceBuilds.list((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
   },
-  insertLicense: {
-    allowed: async (w) => assert.ok((await w.owner.insertLicense(licenseRow('owner-license'))).id > 0),
-    denied: async (w) => expectRefused(() => w.member.insertLicense(licenseRow('member-license'))),
+  'licenses.insert': {
+    allowed: async (w) => assert.ok((await w.owner.licenses.insert(licenseRow('owner-license'))).id > 0),
+    denied: async (w) => expectRefused(() => w.member.licenses.insert(licenseRow('member-license'))),
   },
-  listLicenses: {
-    allowed: async (w) => assert.ok(Array.isArray(await w.owner.listLicenses())),
+  'licenses.list': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.licenses.list())),
     // Filtered, not refused: licenses are all or nothing, and a member sees none.
     denied: async (w) => {
-      await w.owner.insertLicense(licenseRow('listed-license'));
-      assert.deepEqual(await w.member.listLicenses(), []);
+      await w.owner.licenses.insert(licenseRow('listed-license'));
+      assert.deepEqual(await w.member.licenses.list(), []);
       await expectRefused(async () => {
-        if ((await w.member.listLicenses()).length === 0) throw new NotAuthorizedError('read', 'license');
+        if ((await w.member.licenses.list()).length === 0) throw new NotAuthorizedError('read', 'license');
       });
     },
   },
-  deleteLicense: {
-    allowed: async (w) => w.owner.deleteLicense((await w.owner.insertLicense(licenseRow('doomed-license'))).id),
-    denied: async (w) => expectRefused(async () => w.member.deleteLicense((await w.owner.insertLicense(licenseRow('kept-license'))).id)),
-  },
-  getEntitlementInputs: {
-    allowed: async (w) => assert.ok((await system(w, 'entitlements').getEntitlementInputs()).activeUsers >= 1),
-    denied: async (w) => expectRefused(() => w.member.getEntitlementInputs()),
-  },
-  recordUsageMinutes: {
-    allowed: async (w) => w.member.recordUsageMinutes((await workspaceFixture(w, w.member)).workspace, [usageMinute]),
+  'licenses.delete': {
+    allowed: async (w) => w.owner.licenses.delete((await w.owner.licenses.insert(licenseRow('doomed-license'))).id),
     denied: async (w) =>
-      expectRefused(async () => w.member.recordUsageMinutes((await workspaceFixture(w, w.owner)).workspace, [usageMinute])),
+      expectRefused(async () => w.member.licenses.delete((await w.owner.licenses.insert(licenseRow('kept-license'))).id)),
   },
-  getDailyActiveUsers: {
-    allowed: async (w) => assert.deepEqual(await w.owner.getDailyActiveUsers({ from: 0, to: 1 }, 0), []),
-    denied: async (w) => expectRefused(() => w.member.getDailyActiveUsers({ from: 0, to: 1 }, 0)),
+  'licenses.entitlementInputs': {
+    allowed: async (w) => assert.ok((await system(w, 'entitlements').licenses.entitlementInputs()).activeUsers >= 1),
+    denied: async (w) => expectRefused(() => w.member.licenses.entitlementInputs()),
   },
-  getTemplateDailyActiveUsers: {
+  'insights.recordUsageMinutes': {
+    allowed: async (w) => w.member.insights.recordUsageMinutes((await workspaceFixture(w, w.member)).workspace, [usageMinute]),
+    denied: async (w) =>
+      expectRefused(async () => w.member.insights.recordUsageMinutes((await workspaceFixture(w, w.owner)).workspace, [usageMinute])),
+  },
+  'insights.dailyActiveUsers': {
+    allowed: async (w) => assert.deepEqual(await w.owner.insights.dailyActiveUsers({ from: 0, to: 1 }, 0), []),
+    denied: async (w) => expectRefused(() => w.member.insights.dailyActiveUsers({ from: 0, to: 1 }, 0)),
+  },
+  'insights.templateDailyActiveUsers': {
     allowed: async (w) =>
-      assert.deepEqual(await w.member.getTemplateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0), []),
+      assert.deepEqual(await w.member.insights.templateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0), []),
     denied: async (w) =>
-      expectRefused(async () => w.outsider.getTemplateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0)),
+      expectRefused(async () => w.outsider.insights.templateDailyActiveUsers((await templateFixture(w)).template, { from: 0, to: 1 }, 0)),
   },
-  getTemplateInsights: {
+  'insights.templates': {
     allowed: async (w) =>
       assert.equal(
-        (await w.owner.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })).total.users,
+        (await w.owner.insights.templates([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })).total.users,
         0,
       ),
     denied: async (w) =>
-      expectRefused(() => w.member.getTemplateInsights([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })),
+      expectRefused(() => w.member.insights.templates([], { from: 0, to: 1, fromIso: '1970', toIso: '1971', intervalMinutes: 1440 })),
   },
-  getUserActivityInsights: {
-    allowed: async (w) => assert.deepEqual(await w.owner.getUserActivityInsights([], { from: 0, to: 1 }), []),
-    denied: async (w) => expectRefused(() => w.member.getUserActivityInsights([], { from: 0, to: 1 })),
+  'insights.userActivity': {
+    allowed: async (w) => assert.deepEqual(await w.owner.insights.userActivity([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.insights.userActivity([], { from: 0, to: 1 })),
   },
-  getUserLatencyInsights: {
-    allowed: async (w) => assert.deepEqual(await w.owner.getUserLatencyInsights([], { from: 0, to: 1 }), []),
-    denied: async (w) => expectRefused(() => w.member.getUserLatencyInsights([], { from: 0, to: 1 })),
+  'insights.userLatency': {
+    allowed: async (w) => assert.deepEqual(await w.owner.insights.userLatency([], { from: 0, to: 1 }), []),
+    denied: async (w) => expectRefused(() => w.member.insights.userLatency([], { from: 0, to: 1 })),
   },
-  getUserStatusCounts: {
-    allowed: async (w) => assert.ok(Array.isArray(await w.owner.getUserStatusCounts([w.test.clock.now().toISOString()]))),
-    denied: async (w) => expectRefused(() => w.member.getUserStatusCounts([w.test.clock.now().toISOString()])),
+  'insights.userStatusCounts': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.insights.userStatusCounts([w.test.clock.now().toISOString()]))),
+    denied: async (w) => expectRefused(() => w.member.insights.userStatusCounts([w.test.clock.now().toISOString()])),
   },
-  touchWorkspace: {
-    allowed: async (w) => w.member.touchWorkspace((await workspaceFixture(w, w.member)).workspace),
-    denied: async (w) => expectRefused(async () => w.member.touchWorkspace((await workspaceFixture(w, w.owner)).workspace)),
+  'workspaces.touch': {
+    allowed: async (w) => w.member.workspaces.touch((await workspaceFixture(w, w.member)).workspace),
+    denied: async (w) => expectRefused(async () => w.member.workspaces.touch((await workspaceFixture(w, w.owner)).workspace)),
   },
-  getWorkspaceBuildByNumber: {
+  'workspaceBuilds.getByNumber': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceBuildByNumber(workspace, 1)).id, build.id);
+      assert.equal((await w.member.workspaceBuilds.getByNumber(workspace, 1)).id, build.id);
     },
-    denied: async (w) => expectRefused(async () => w.member.getWorkspaceBuildByNumber((await workspaceFixture(w, w.owner)).workspace, 1)),
+    denied: async (w) => expectRefused(async () => w.member.workspaceBuilds.getByNumber((await workspaceFixture(w, w.owner)).workspace, 1)),
   },
-  getLatestBuild: {
+  'workspaceBuilds.getLatest': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getLatestBuild(workspace))?.build.id, build.id);
+      assert.equal((await w.member.workspaceBuilds.getLatest(workspace))?.build.id, build.id);
     },
-    denied: async (w) => expectRefused(async () => w.member.getLatestBuild((await workspaceFixture(w, w.owner)).workspace)),
+    denied: async (w) => expectRefused(async () => w.member.workspaceBuilds.getLatest((await workspaceFixture(w, w.owner)).workspace)),
   },
-  listLatestBuilds: {
+  'workspaceBuilds.listLatest': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.listLatestBuilds([workspace])).get(workspace.id)?.id, build.id);
+      assert.equal((await w.member.workspaceBuilds.listLatest([workspace])).get(workspace.id)?.id, build.id);
     },
-    denied: async (w) => expectRefused(async () => w.member.listLatestBuilds([(await workspaceFixture(w, w.owner)).workspace])),
+    denied: async (w) => expectRefused(async () => w.member.workspaceBuilds.listLatest([(await workspaceFixture(w, w.owner)).workspace])),
   },
-  getBuildJob: {
+  'workspaceBuilds.job': {
     allowed: async (w) => {
       const { workspace, build, job } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getBuildJob(workspace, build)).id, job.id);
+      assert.equal((await w.member.workspaceBuilds.job(workspace, build)).id, job.id);
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getBuildJob(workspace, build));
+      await expectRefused(() => w.member.workspaceBuilds.job(workspace, build));
     },
   },
-  listBuildLogs: {
+  'workspaceBuilds.logs': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      assert.deepEqual(await w.member.listBuildLogs(workspace, build, {}), []);
+      assert.deepEqual(await w.member.workspaceBuilds.logs(workspace, build, {}), []);
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.listBuildLogs(workspace, build, {}));
+      await expectRefused(() => w.member.workspaceBuilds.logs(workspace, build, {}));
     },
   },
-  setBuildDeadline: {
+  'workspaceBuilds.setDeadline': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
       const deadline = w.test.clock.now().toISOString();
-      await w.member.setBuildDeadline(workspace, build, deadline);
-      assert.equal((await w.member.getLatestBuild(workspace))?.build.deadline, deadline);
+      await w.member.workspaceBuilds.setDeadline(workspace, build, deadline);
+      assert.equal((await w.member.workspaceBuilds.getLatest(workspace))?.build.deadline, deadline);
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.setBuildDeadline(workspace, build, null));
+      await expectRefused(() => w.member.workspaceBuilds.setDeadline(workspace, build, null));
     },
   },
-  getWorkspaceTemplate: {
+  'workspaces.template': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceTemplate(workspace)).id, workspace.template_id);
+      assert.equal((await w.member.workspaces.template(workspace)).id, workspace.template_id);
     },
-    denied: async (w) => expectRefused(async () => w.member.getWorkspaceTemplate((await workspaceFixture(w, w.owner)).workspace)),
+    denied: async (w) => expectRefused(async () => w.member.workspaces.template((await workspaceFixture(w, w.owner)).workspace)),
   },
-  getWorkspaceTemplateVersion: {
+  'workspaces.templateVersion': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceTemplateVersion(workspace, build.template_version_id)).id, build.template_version_id);
+      assert.equal((await w.member.workspaces.templateVersion(workspace, build.template_version_id)).id, build.template_version_id);
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceTemplateVersion(workspace, build.template_version_id));
+      await expectRefused(() => w.member.workspaces.templateVersion(workspace, build.template_version_id));
     },
   },
-  listLatestBuildAgents: {
+  'workspaceBuilds.latestAgents': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      const { workspace } = await w.member.getWorkspaceAgent(agentId);
+      const { workspace } = await w.member.workspaceAgents.get(agentId);
       assert.deepEqual(
-        (await w.member.listLatestBuildAgents(workspace)).map((a) => a.id),
+        (await w.member.workspaceBuilds.latestAgents(workspace)).map((a) => a.id),
         [agentId],
       );
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      const { workspace } = await w.owner.getWorkspaceAgent(agentId);
-      await expectRefused(() => w.member.listLatestBuildAgents(workspace));
+      const { workspace } = await w.owner.workspaceAgents.get(agentId);
+      await expectRefused(() => w.member.workspaceBuilds.latestAgents(workspace));
     },
   },
-  listBuildAgents: {
+  'workspaceBuilds.agents': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      const { workspace, build } = await w.member.getWorkspaceAgent(agentId);
+      const { workspace, build } = await w.member.workspaceAgents.get(agentId);
       assert.deepEqual(
-        (await w.member.listBuildAgents(workspace, build)).map((a) => a.id),
+        (await w.member.workspaceBuilds.agents(workspace, build)).map((a) => a.id),
         [agentId],
       );
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      const { workspace, build } = await w.owner.getWorkspaceAgent(agentId);
-      await expectRefused(() => w.member.listBuildAgents(workspace, build));
+      const { workspace, build } = await w.owner.workspaceAgents.get(agentId);
+      await expectRefused(() => w.member.workspaceBuilds.agents(workspace, build));
     },
   },
-  listScriptTimings: {
+  'workspaceBuilds.scriptTimings': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      const { workspace, agent } = await w.member.getWorkspaceAgent(agentId);
-      assert.deepEqual(await w.member.listScriptTimings(workspace, [agent]), []);
+      const { workspace, agent } = await w.member.workspaceAgents.get(agentId);
+      assert.deepEqual(await w.member.workspaceBuilds.scriptTimings(workspace, [agent]), []);
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      const { workspace, agent } = await w.owner.getWorkspaceAgent(agentId);
-      await expectRefused(() => w.member.listScriptTimings(workspace, [agent]));
+      const { workspace, agent } = await w.owner.workspaceAgents.get(agentId);
+      await expectRefused(() => w.member.workspaceBuilds.scriptTimings(workspace, [agent]));
     },
   },
-  listWorkspaceDetails: {
+  'workspaces.listDetails': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      const { workspace, build, resource } = await w.member.getWorkspaceAgent(agentId);
-      const details = await w.member.listWorkspaceDetails([workspace], [build]);
+      const { workspace, build, resource } = await w.member.workspaceAgents.get(agentId);
+      const details = await w.member.workspaces.listDetails([workspace], [build]);
       assert.equal(details.users.get(w.memberId)?.id, w.memberId);
       assert.equal(details.agents.get(resource.id)?.[0]?.id, agentId);
       assert.equal(details.templates.get(workspace.template_id)?.id, workspace.template_id);
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.listWorkspaceDetails([workspace], [build]));
+      await expectRefused(() => w.member.workspaces.listDetails([workspace], [build]));
     },
   },
-  listWorkspacesDueForLifecycle: {
+  'workspaces.listDueForLifecycle': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
       await finishJob(w, build.job_id);
-      await w.member.setBuildDeadline(workspace, build, w.test.clock.now().toISOString());
+      await w.member.workspaceBuilds.setDeadline(workspace, build, w.test.clock.now().toISOString());
       const later = new Date(w.test.clock.now().getTime() + 60_000);
-      assert.ok((await w.owner.listWorkspacesDueForLifecycle(later)).some((row) => row.id === workspace.id));
+      assert.ok((await w.owner.workspaces.listDueForLifecycle(later)).some((row) => row.id === workspace.id));
     },
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.owner);
       await finishJob(w, build.job_id);
-      await w.owner.setBuildDeadline(workspace, build, w.test.clock.now().toISOString());
+      await w.owner.workspaceBuilds.setDeadline(workspace, build, w.test.clock.now().toISOString());
       const later = new Date(w.test.clock.now().getTime() + 60_000);
-      assert.ok(!(await w.member.listWorkspacesDueForLifecycle(later)).some((row) => row.id === workspace.id));
+      assert.ok(!(await w.member.workspaces.listDueForLifecycle(later)).some((row) => row.id === workspace.id));
     },
   },
-  listLifecycleFacts: {
+  'workspaces.lifecycleFacts': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      const facts = await w.member.listLifecycleFacts([workspace]);
+      const facts = await w.member.workspaces.lifecycleFacts([workspace]);
       assert.equal(facts.builds.get(workspace.id)?.id, build.id);
       assert.equal(facts.ownerStatuses.get(w.memberId), 'active');
     },
-    denied: async (w) => expectRefused(async () => w.member.listLifecycleFacts([(await workspaceFixture(w, w.owner)).workspace])),
+    denied: async (w) => expectRefused(async () => w.member.workspaces.lifecycleFacts([(await workspaceFixture(w, w.owner)).workspace])),
   },
-  getWorkspaceBuild: {
+  'workspaceBuilds.get': {
     allowed: async (w) => {
       const { build } = await workspaceFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceBuild(build.id)).build.id, build.id);
+      assert.equal((await w.member.workspaceBuilds.get(build.id)).build.id, build.id);
     },
     denied: async (w) => {
       const { build } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceBuild(build.id));
+      await expectRefused(() => w.member.workspaceBuilds.get(build.id));
     },
   },
-  cancelWorkspaceBuildJob: {
+  'workspaceBuilds.cancelJob': {
     allowed: async (w) => {
       const { workspace, job } = await workspaceFixture(w, w.member);
-      await w.member.cancelWorkspaceBuildJob(workspace, job, cancellation(w));
+      await w.member.workspaceBuilds.cancelJob(workspace, job, cancellation(w));
     },
     denied: async (w) => {
       const { workspace, job } = await workspaceFixture(w, w.owner);
-      await expectRefused(() => w.member.cancelWorkspaceBuildJob(workspace, job, cancellation(w)));
+      await expectRefused(() => w.member.workspaceBuilds.cancelJob(workspace, job, cancellation(w)));
     },
   },
-  setBuildProvisionerState: {
+  'workspaceBuilds.setProvisionerState': {
     allowed: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      await w.owner.setBuildProvisionerState(workspace, build, Buffer.from('{}'));
+      await w.owner.workspaceBuilds.setProvisionerState(workspace, build, Buffer.from('{}'));
     },
     // The member owns the workspace but does not manage its template.
     denied: async (w) => {
       const { workspace, build } = await workspaceFixture(w, w.member);
-      await expectRefused(() => w.member.setBuildProvisionerState(workspace, build, Buffer.from('{}')));
+      await expectRefused(() => w.member.workspaceBuilds.setProvisionerState(workspace, build, Buffer.from('{}')));
     },
   },
-  listPortShares: {
-    allowed: async (w) => assert.deepEqual(await w.member.listPortShares((await workspaceFixture(w, w.member)).workspace), []),
-    denied: async (w) => expectRefused(async () => w.member.listPortShares((await workspaceFixture(w, w.owner)).workspace)),
+  'portShares.list': {
+    allowed: async (w) => assert.deepEqual(await w.member.portShares.list((await workspaceFixture(w, w.member)).workspace), []),
+    denied: async (w) => expectRefused(async () => w.member.portShares.list((await workspaceFixture(w, w.owner)).workspace)),
   },
-  upsertPortShare: {
+  'portShares.upsert': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      await w.member.upsertPortShare(workspace, {
+      await w.member.portShares.upsert(workspace, {
         workspace_id: workspace.id,
         agent_name: 'main',
         port: 8080,
         share_level: 'public',
         protocol: 'http',
       });
-      assert.equal((await w.member.listPortShares(workspace)).length, 1);
+      assert.equal((await w.member.portShares.list(workspace)).length, 1);
     },
     denied: async (w) => {
       const { workspace } = await workspaceFixture(w, w.owner);
       await expectRefused(() =>
-        w.member.upsertPortShare(workspace, {
+        w.member.portShares.upsert(workspace, {
           workspace_id: workspace.id,
           agent_name: 'main',
           port: 8080,
@@ -1242,212 +1261,213 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       );
     },
   },
-  deletePortShare: {
+  'portShares.delete': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      await w.member.upsertPortShare(workspace, {
+      await w.member.portShares.upsert(workspace, {
         workspace_id: workspace.id,
         agent_name: 'main',
         port: 8080,
         share_level: 'public',
         protocol: 'http',
       });
-      assert.equal(await w.member.deletePortShare(workspace, 'main', 8080), true);
+      assert.equal(await w.member.portShares.delete(workspace, 'main', 8080), true);
     },
-    denied: async (w) => expectRefused(async () => w.member.deletePortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
+    denied: async (w) =>
+      expectRefused(async () => w.member.portShares.delete((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
   },
-  getWorkspaceAgent: {
+  'workspaceAgents.get': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceAgent(agentId)).agent.id, agentId);
+      assert.equal((await w.member.workspaceAgents.get(agentId)).agent.id, agentId);
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceAgent(agentId));
+      await expectRefused(() => w.member.workspaceAgents.get(agentId));
     },
   },
-  authorizeAgentConnect: {
+  'workspaceAgents.authorizeConnect': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      w.member.authorizeAgentConnect(await w.member.getWorkspaceAgent(agentId));
+      w.member.workspaceAgents.authorizeConnect(await w.member.workspaceAgents.get(agentId));
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      await expectRefused(async () => w.member.authorizeAgentConnect(await w.owner.getWorkspaceAgent(agentId)));
+      await expectRefused(async () => w.member.workspaceAgents.authorizeConnect(await w.owner.workspaceAgents.get(agentId)));
     },
   },
-  listWorkspaceAgentLogs: {
+  'workspaceAgents.logs': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      assert.deepEqual(await w.member.listWorkspaceAgentLogs(await w.member.getWorkspaceAgent(agentId), {}), []);
+      assert.deepEqual(await w.member.workspaceAgents.logs(await w.member.workspaceAgents.get(agentId), {}), []);
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      await expectRefused(async () => w.member.listWorkspaceAgentLogs(await w.owner.getWorkspaceAgent(agentId), {}));
+      await expectRefused(async () => w.member.workspaceAgents.logs(await w.owner.workspaceAgents.get(agentId), {}));
     },
   },
-  getWorkspaceAgentByTokenHash: {
+  'workspaceAgents.getByTokenHash': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
-      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`))?.agent.id, agentId);
+      assert.equal((await w.member.workspaceAgents.getByTokenHash(`hash-${agentId}`))?.agent.id, agentId);
     },
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      await expectRefused(() => w.member.getWorkspaceAgentByTokenHash(`hash-${agentId}`));
+      await expectRefused(() => w.member.workspaceAgents.getByTokenHash(`hash-${agentId}`));
     },
   },
-  authenticateWorkspaceAgent: {
+  'workspaceAgents.authenticate': {
     allowed: async (w) => {
       const { agentId } = await agentFixture(w, w.member);
       // The second answer comes from the cache the first one filled.
       for (const cached of [false, true]) {
-        const authenticated = await w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached });
+        const authenticated = await w.member.workspaceAgents.authenticate(`hash-${agentId}`, { cached });
         assert.deepEqual([authenticated?.found.agent.id, authenticated?.current], [agentId, true]);
       }
     },
     // A cached agent is authorized as a looked-up one is.
     denied: async (w) => {
       const { agentId } = await agentFixture(w, w.owner);
-      assert.equal((await w.owner.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: false }))?.current, true);
-      await expectRefused(() => w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: true }));
-      await expectRefused(() => w.member.authenticateWorkspaceAgent(`hash-${agentId}`, { cached: false }));
+      assert.equal((await w.owner.workspaceAgents.authenticate(`hash-${agentId}`, { cached: false }))?.current, true);
+      await expectRefused(() => w.member.workspaceAgents.authenticate(`hash-${agentId}`, { cached: true }));
+      await expectRefused(() => w.member.workspaceAgents.authenticate(`hash-${agentId}`, { cached: false }));
     },
   },
-  isWorkspaceAgentBuildCurrent: {
+  'workspaceAgents.isBuildCurrent': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      assert.equal(await agentStoreOf(w, found).isWorkspaceAgentBuildCurrent(found), true);
+      assert.equal(await agentStoreOf(w, found).workspaceAgents.isBuildCurrent(found), true);
     },
     // An agent's own store reaches its owner's workspaces only.
     denied: async (w) => {
       const mine = await foundAgent(w, w.member);
-      await expectRefused(async () => agentStoreOf(w, mine).isWorkspaceAgentBuildCurrent(await foundAgent(w, w.owner)));
+      await expectRefused(async () => agentStoreOf(w, mine).workspaceAgents.isBuildCurrent(await foundAgent(w, w.owner)));
     },
   },
-  isWorkspaceAgentBuildLatest: {
-    allowed: async (w) => assert.equal(await w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.member)), true),
-    denied: async (w) => expectRefused(async () => w.member.isWorkspaceAgentBuildLatest(await foundAgent(w, w.owner))),
+  'workspaceAgents.isBuildLatest': {
+    allowed: async (w) => assert.equal(await w.member.workspaceAgents.isBuildLatest(await foundAgent(w, w.member)), true),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.isBuildLatest(await foundAgent(w, w.owner))),
   },
-  getWorkspaceAgentRow: {
+  'workspaceAgents.getRow': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      assert.equal((await w.member.getWorkspaceAgentRow(found))?.id, found.agent.id);
+      assert.equal((await w.member.workspaceAgents.getRow(found))?.id, found.agent.id);
     },
-    denied: async (w) => expectRefused(async () => w.member.getWorkspaceAgentRow(await foundAgent(w, w.owner))),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.getRow(await foundAgent(w, w.owner))),
   },
-  updateWorkspaceAgentReport: {
+  'workspaceAgents.updateReport': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await agentStoreOf(w, found).updateWorkspaceAgentReport(found, { version: 'v1.2.3' });
-      assert.equal((await w.member.getWorkspaceAgentRow(found))?.version, 'v1.2.3');
+      await agentStoreOf(w, found).workspaceAgents.updateReport(found, { version: 'v1.2.3' });
+      assert.equal((await w.member.workspaceAgents.getRow(found))?.version, 'v1.2.3');
     },
     denied: async (w) => {
       const mine = await foundAgent(w, w.member);
       await expectRefused(async () =>
-        agentStoreOf(w, mine).updateWorkspaceAgentReport(await foundAgent(w, w.owner), { version: 'v6.6.6' }),
+        agentStoreOf(w, mine).workspaceAgents.updateReport(await foundAgent(w, w.owner), { version: 'v6.6.6' }),
       );
     },
   },
-  markWorkspaceAgentDisconnected: {
+  'workspaceAgents.markDisconnected': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await agentStoreOf(w, found).markWorkspaceAgentDisconnected(found, '');
-      assert.notEqual((await w.member.getWorkspaceAgentRow(found))?.disconnected_at, null);
+      await agentStoreOf(w, found).workspaceAgents.markDisconnected(found, '');
+      assert.notEqual((await w.member.workspaceAgents.getRow(found))?.disconnected_at, null);
     },
-    denied: async (w) => expectRefused(async () => w.member.markWorkspaceAgentDisconnected(await foundAgent(w, w.owner), '')),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.markDisconnected(await foundAgent(w, w.owner), '')),
   },
-  insertWorkspaceAgentScriptTiming: {
+  'workspaceAgents.insertScriptTiming': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await agentStoreOf(w, found).insertWorkspaceAgentScriptTiming(found, scriptTiming(w));
+      await agentStoreOf(w, found).workspaceAgents.insertScriptTiming(found, scriptTiming(w));
     },
     denied: async (w) =>
-      expectRefused(async () => w.outsider.insertWorkspaceAgentScriptTiming(await foundAgent(w, w.member), scriptTiming(w))),
+      expectRefused(async () => w.outsider.workspaceAgents.insertScriptTiming(await foundAgent(w, w.member), scriptTiming(w))),
   },
-  appendWorkspaceAgentLogs: {
+  'workspaceAgents.appendLogs': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      const outcome = await agentStoreOf(w, found).appendWorkspaceAgentLogs(found, logBatch(w));
+      const outcome = await agentStoreOf(w, found).workspaceAgents.appendLogs(found, logBatch(w));
       assert.equal(outcome.stored, true);
-      assert.equal((await w.member.listWorkspaceAgentLogs(found, {})).length, 1);
+      assert.equal((await w.member.workspaceAgents.logs(found, {})).length, 1);
     },
     denied: async (w) => {
       const mine = await foundAgent(w, w.member);
-      await expectRefused(async () => agentStoreOf(w, mine).appendWorkspaceAgentLogs(await foundAgent(w, w.owner), logBatch(w)));
+      await expectRefused(async () => agentStoreOf(w, mine).workspaceAgents.appendLogs(await foundAgent(w, w.owner), logBatch(w)));
     },
   },
-  upsertWorkspaceAgentLogSource: {
+  'workspaceAgents.upsertLogSource': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await agentStoreOf(w, found).upsertWorkspaceAgentLogSource(found, logSource(w));
+      await agentStoreOf(w, found).workspaceAgents.upsertLogSource(found, logSource(w));
     },
-    denied: async (w) => expectRefused(async () => w.member.upsertWorkspaceAgentLogSource(await foundAgent(w, w.owner), logSource(w))),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.upsertLogSource(await foundAgent(w, w.owner), logSource(w))),
   },
-  insertWorkspaceAppStatus: {
+  'workspaceAgents.insertAppStatus': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await agentStoreOf(w, found).insertWorkspaceAppStatus(found, appStatus(w));
+      await agentStoreOf(w, found).workspaceAgents.insertAppStatus(found, appStatus(w));
     },
-    denied: async (w) => expectRefused(async () => w.member.insertWorkspaceAppStatus(await foundAgent(w, w.owner), appStatus(w))),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.insertAppStatus(await foundAgent(w, w.owner), appStatus(w))),
   },
-  findWorkspaceAgentByInstanceId: {
+  'workspaceAgents.findByInstanceId': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
       const instanceId = await onInstance(w, found.agent.id);
       const byIdentity = w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity);
-      assert.equal((await byIdentity.findWorkspaceAgentByInstanceId(instanceId))?.owners?.agent.id, found.agent.id);
-      assert.equal((await w.member.findWorkspaceAgentByInstanceId(instanceId))?.jobType, 'workspace_build');
+      assert.equal((await byIdentity.workspaceAgents.findByInstanceId(instanceId))?.owners?.agent.id, found.agent.id);
+      assert.equal((await w.member.workspaceAgents.findByInstanceId(instanceId))?.jobType, 'workspace_build');
     },
     denied: async (w) => {
       const found = await foundAgent(w, w.owner);
       const instanceId = await onInstance(w, found.agent.id);
-      await expectRefused(() => w.member.findWorkspaceAgentByInstanceId(instanceId));
+      await expectRefused(() => w.member.workspaceAgents.findByInstanceId(instanceId));
     },
   },
-  replaceWorkspaceAgentToken: {
+  'workspaceAgents.replaceToken': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      await w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity).replaceWorkspaceAgentToken(found, `new-hash-${found.agent.id}`);
-      assert.equal((await w.member.getWorkspaceAgentByTokenHash(`new-hash-${found.agent.id}`))?.agent.id, found.agent.id);
+      await w.test.daemon.store.as(SYSTEM_SUBJECTS.instanceIdentity).workspaceAgents.replaceToken(found, `new-hash-${found.agent.id}`);
+      assert.equal((await w.member.workspaceAgents.getByTokenHash(`new-hash-${found.agent.id}`))?.agent.id, found.agent.id);
     },
     denied: async (w) => {
       const found = await foundAgent(w, w.owner);
-      await expectRefused(() => w.member.replaceWorkspaceAgentToken(found, 'stolen'));
+      await expectRefused(() => w.member.workspaceAgents.replaceToken(found, 'stolen'));
     },
   },
-  listAgentsOfLatestBuild: {
+  'workspaceAgents.listOfLatestBuild': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
       assert.deepEqual(
-        (await w.member.listAgentsOfLatestBuild(found.workspace)).map((agent) => agent.id),
+        (await w.member.workspaceAgents.listOfLatestBuild(found.workspace)).map((agent) => agent.id),
         [found.agent.id],
       );
     },
-    denied: async (w) => expectRefused(async () => w.member.listAgentsOfLatestBuild((await foundAgent(w, w.owner)).workspace)),
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.listOfLatestBuild((await foundAgent(w, w.owner)).workspace)),
   },
-  getPortShare: {
+  'portShares.get': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);
-      await w.member.upsertPortShare(workspace, {
+      await w.member.portShares.upsert(workspace, {
         workspace_id: workspace.id,
         agent_name: 'main',
         port: 8080,
         share_level: 'public',
         protocol: 'http',
       });
-      assert.equal((await w.member.getPortShare(workspace, 'main', 8080))?.share_level, 'public');
-      assert.equal(await w.member.getPortShare(workspace, 'main', 8081), undefined);
+      assert.equal((await w.member.portShares.get(workspace, 'main', 8080))?.share_level, 'public');
+      assert.equal(await w.member.portShares.get(workspace, 'main', 8081), undefined);
     },
-    denied: async (w) => expectRefused(async () => w.member.getPortShare((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
+    denied: async (w) => expectRefused(async () => w.member.portShares.get((await workspaceFixture(w, w.owner)).workspace, 'main', 8080)),
   },
-  listWorkspaceAgentLabels: {
+  'workspaceAgents.labels': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
-      const [label] = await w.owner.listWorkspaceAgentLabels([found.agent.id]);
+      const [label] = await w.owner.workspaceAgents.labels([found.agent.id]);
       assert.equal(label?.owner, 'member');
       assert.equal(label?.workspace, found.workspace.name);
     },
-    denied: async (w) => assert.deepEqual(await w.member.listWorkspaceAgentLabels([(await foundAgent(w, w.owner)).agent.id]), []),
+    denied: async (w) => assert.deepEqual(await w.member.workspaceAgents.labels([(await foundAgent(w, w.owner)).agent.id]), []),
   },
 };
 
@@ -1512,7 +1532,7 @@ let fixtureCount = 0;
 async function versionFixture(w: World, store: AuthorizedStore) {
   const now = w.test.clock.now().toISOString();
   const n = ++fixtureCount;
-  const { file } = await w.owner.saveFile(fileRow(w, w.ownerId, `fixture-${n}`));
+  const { file } = await w.owner.files.save(fileRow(w, w.ownerId, `fixture-${n}`));
   const job = {
     id: newId(),
     organization_id: defaultOrg(w),
@@ -1549,7 +1569,7 @@ async function versionFixture(w: World, store: AuthorizedStore) {
     presets: '[]',
     external_auth: '[]',
   };
-  await store.insertTemplateVersion(version, job);
+  await store.templateVersions.insert(version, job);
   return { version, job };
 }
 
@@ -1570,13 +1590,13 @@ function fixtureTemplate(w: World, versionId: string) {
 /** A template everyone in the default organization may use, with one version. */
 async function templateFixture(w: World) {
   const { version } = await versionFixture(w, w.owner);
-  return { template: await w.owner.insertTemplate(fixtureTemplate(w, version.id)) };
+  return { template: await w.owner.templates.insert(fixtureTemplate(w, version.id)) };
 }
 
 /** A dry run by the owner of a template's version. */
 async function dryRunFixture(w: World) {
   const { template } = await templateFixture(w);
-  const { version, job } = await w.owner.getTemplateVersion(template.active_version_id);
+  const { version, job } = await w.owner.templateVersions.get(template.active_version_id);
   const dryRun = {
     ...job,
     id: newId(),
@@ -1584,14 +1604,14 @@ async function dryRunFixture(w: World) {
     initiator_id: w.ownerId,
     input: JSON.stringify({ template_version_id: version.id }),
   };
-  await w.owner.insertDryRunJob(version, dryRun);
+  await w.owner.templateVersions.insertDryRunJob(version, dryRun);
   return { version, dryRun };
 }
 
 /** A workspace of the subject's own, created by it from a template everyone may use. */
 async function workspaceFixture(w: World, store: AuthorizedStore) {
   const { template } = await templateFixture(w);
-  const { version, job: importJob } = await w.owner.getTemplateVersion(template.active_version_id);
+  const { version, job: importJob } = await w.owner.templateVersions.get(template.active_version_id);
   const now = w.test.clock.now().toISOString();
   const ownerId = store.subject.id;
   const workspace = {
@@ -1631,7 +1651,7 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
     created_at: now,
     updated_at: now,
   };
-  await store.insertWorkspace(store.grantWorkspaceCreation(ownerId, template), workspace, { build, job, orphan: false });
+  await store.workspaces.insert(store.workspaces.grantCreation(ownerId, template), workspace, { build, job, orphan: false });
   return { workspace, build, job };
 }
 
@@ -1688,7 +1708,7 @@ async function finishJob(w: World, jobId: string): Promise<void> {
 /** A new agent of the subject's, as the owner (who may read every workspace) finds it. */
 async function foundAgent(w: World, store: AuthorizedStore) {
   const { agentId } = await agentFixture(w, store);
-  return w.owner.getWorkspaceAgent(agentId);
+  return w.owner.workspaceAgents.get(agentId);
 }
 
 /** The store as the agent itself sees it, once its token has named it. */
@@ -1735,7 +1755,7 @@ const UNTAGGED = { scope: 'organization', owner: '' };
 
 /** The next queued echo job, claimed for `workerId` as an untagged daemon would. */
 async function claimNext(w: World, workerId: string): Promise<ProvisionerJobRow | undefined> {
-  return (await provisioner(w).claimNextProvisionerJob(defaultOrg(w), { workerId, provisioners: ['echo'], tags: UNTAGGED }))?.job;
+  return (await provisioner(w).provisionerJobs.claimNext(defaultOrg(w), { workerId, provisioners: ['echo'], tags: UNTAGGED }))?.job;
 }
 
 /** Claims whatever echo jobs earlier cases left queued, so that the next one claimed is the case's own. */
@@ -1831,8 +1851,16 @@ async function expectRefused(call: () => Promise<unknown>): Promise<void> {
   await assert.rejects(call, (error: unknown) => error instanceof NotAuthorizedError);
 }
 
-function storeMethods(): string[] {
-  return Object.getOwnPropertyNames(AuthorizedStore.prototype).filter((name) => name !== 'constructor');
+/** Every method of the store: its own (`can`), and each family's as `family.method` (`users.get`). */
+function storeMethods(store: AuthorizedStore): string[] {
+  return Object.entries(Object.getOwnPropertyDescriptors(AuthorizedStore.prototype)).flatMap(([name, descriptor]) => {
+    if (typeof descriptor.value === 'function') return name === 'constructor' ? [] : [name];
+    const family: unknown = descriptor.get?.call(store);
+    if (!(family instanceof StoreFamily)) return [];
+    return Object.getOwnPropertyNames(Object.getPrototypeOf(family))
+      .filter((method) => method !== 'constructor')
+      .map((method) => `${name}.${method}`);
+  });
 }
 
 describe('authorizing store accounting', () => {
@@ -1864,7 +1892,7 @@ describe('authorizing store accounting', () => {
   after(async () => world.test.close());
 
   it('has an authorization case for every method', () => {
-    const missing = storeMethods().filter((name) => !(name in CASES));
+    const missing = storeMethods(world.owner).filter((name) => !(name in CASES));
     assert.deepEqual(missing, [], `authorizing store methods without an authorization case: ${missing.join(', ')}`);
   });
 

@@ -61,7 +61,7 @@ describe('claiming the next provisioner job', () => {
 
   async function drain(): Promise<void> {
     for (const tags of DAEMON_TAGS) {
-      while (await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags }));
+      while (await provisioner.provisionerJobs.claimNext(organizationId, { workerId: newId(), provisioners: ['echo'], tags }));
     }
   }
 
@@ -73,7 +73,7 @@ describe('claiming the next provisioner job', () => {
       const claimed: string[] = [];
       const workerId = newId();
       for (;;) {
-        const job = (await provisioner.claimNextProvisionerJob(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags }))
+        const job = (await provisioner.provisionerJobs.claimNext(organizationId, { workerId, provisioners: ['echo'], tags: daemonTags }))
           ?.job;
         if (!job) break;
         assert.equal(job.worker_id, workerId);
@@ -89,18 +89,22 @@ describe('claiming the next provisioner job', () => {
     await queueJobs([{}]);
     const untagged = normalizeTags('', {});
     assert.equal(
-      await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['terraform'], tags: untagged }),
+      await provisioner.provisionerJobs.claimNext(organizationId, { workerId: newId(), provisioners: ['terraform'], tags: untagged }),
       undefined,
     );
     assert.equal(
-      await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: [], tags: untagged }),
+      await provisioner.provisionerJobs.claimNext(organizationId, { workerId: newId(), provisioners: [], tags: untagged }),
       undefined,
     );
-    const found = await provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged });
+    const found = await provisioner.provisionerJobs.claimNext(organizationId, {
+      workerId: newId(),
+      provisioners: ['echo'],
+      tags: untagged,
+    });
     assert.ok(found);
     // The claim reads what running the job needs with it: the archive and the initiator's name.
     assert.ok(found.context.file && found.context.file.id === found.job.file_id && found.context.file.data.length > 0);
-    assert.equal(found.context.initiatorUsername, (await provisioner.getUser(found.job.initiator_id)).username);
+    assert.equal(found.context.initiatorUsername, (await provisioner.users.get(found.job.initiator_id)).username);
   });
 
   it("shows each pending job's place per online daemon that could run it, across every kind in the queue", async () => {
@@ -108,7 +112,7 @@ describe('claiming the next provisioner job', () => {
     const now = test.clock.now().toISOString();
     const daemons = DAEMON_TAGS.map((tags) => ({ id: newId(), tags }));
     for (const { id, tags } of daemons) {
-      await provisioner.registerProvisionerDaemon({
+      await provisioner.provisionerDaemons.register({
         id,
         organization_id: organizationId,
         name: `queue-${id}`,
@@ -157,7 +161,7 @@ describe('claiming the next provisioner job', () => {
     const untagged = normalizeTags('', {});
     const claims = await Promise.all(
       Array.from({ length: 16 }, () =>
-        provisioner.claimNextProvisionerJob(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }),
+        provisioner.provisionerJobs.claimNext(organizationId, { workerId: newId(), provisioners: ['echo'], tags: untagged }),
       ),
     );
     const claimed = claims.flatMap((found) => (found ? [found.job.id] : []));

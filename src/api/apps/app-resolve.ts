@@ -42,11 +42,11 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[
 export async function resolveApp(store: AuthorizedStore, target: AppTarget): Promise<ResolvedApp | undefined> {
   // Apps are addressed by username; ids, which no username can look like, name nothing here.
   if (target.owner.toLowerCase() === 'me' || isUuid(target.owner)) return undefined;
-  const owner = await orUndefined(store.getUser(target.owner));
+  const owner = await orUndefined(store.users.get(target.owner));
   if (!owner) return undefined;
-  const workspace = await orUndefined(store.getWorkspaceByOwnerAndName(owner.id, target.workspace, false));
+  const workspace = await orUndefined(store.workspaces.getByOwnerAndName(owner.id, target.workspace, false));
   if (!workspace) return undefined;
-  const agents = await store.listAgentsOfLatestBuild(workspace);
+  const agents = await store.workspaceAgents.listOfLatestBuild(workspace);
   const named = target.agent === undefined ? undefined : agents.find((agent) => agent.name.toLowerCase() === target.agent?.toLowerCase());
   if (target.agent !== undefined && !named) return undefined;
   const agent = named ?? (agents.length === 1 ? agents[0] : undefined);
@@ -73,7 +73,7 @@ export async function resolveApp(store: AuthorizedStore, target: AppTarget): Pro
   }
   const port = parsePort(target.slugOrPort);
   if (!port) return undefined;
-  const share = await store.getPortShare(workspace, agent.name, port.port);
+  const share = await store.portShares.get(workspace, agent.name, port.port);
   const level = share && SHARE_LEVELS.includes(share.share_level as ShareLevel) ? (share.share_level as ShareLevel) : 'owner';
   return {
     workspace,

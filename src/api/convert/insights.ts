@@ -12,9 +12,9 @@ import type {
   UserLatencyInsightsResponse,
 } from '../../sdk/wire/index.js';
 
-type TemplateInsightsData = Awaited<ReturnType<AuthorizedStore['getTemplateInsights']>>;
-type UserActivityData = Awaited<ReturnType<AuthorizedStore['getUserActivityInsights']>>;
-type UserLatencyData = Awaited<ReturnType<AuthorizedStore['getUserLatencyInsights']>>;
+type TemplateInsightsData = Awaited<ReturnType<AuthorizedStore['insights']['templates']>>;
+type UserActivityData = Awaited<ReturnType<AuthorizedStore['insights']['userActivity']>>;
+type UserLatencyData = Awaited<ReturnType<AuthorizedStore['insights']['userLatency']>>;
 
 /** The ways to use any workspace, always listed in template insights even when unused (reference §12.4). */
 const BUILTIN_APPS: readonly { readonly kind: SessionKind; readonly slug: string; readonly display_name: string; readonly icon: string }[] =

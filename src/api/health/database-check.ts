@@ -15,7 +15,7 @@ export async function checkDatabase(store: AuthorizedStore, thresholdMs: number)
   try {
     for (let i = 0; i < PINGS; i++) {
       const started = process.hrtime.bigint();
-      await store.pingDatabase();
+      await store.deployment.pingDatabase();
       times.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   } catch {

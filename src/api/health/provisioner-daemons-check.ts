@@ -17,7 +17,7 @@ const API_VERSION = /^(\d+)\.(\d+)$/;
  * (EPD03) a warning. None at all is EPD01, an error: nothing would build a workspace.
  */
 export async function checkProvisionerDaemons(store: AuthorizedStore, now: Date): Promise<ProvisionerDaemonsReport> {
-  const rows = await store.listProvisionerDaemonsSeenSince(new Date(now.getTime() - DAEMON_STALE_MS));
+  const rows = await store.deployment.listProvisionerDaemonsSeenSince(new Date(now.getTime() - DAEMON_STALE_MS));
   if (rows.length === 0) {
     // A warning by its shape but an error by its weight, as the reference reports it.
     return { items: [], ...verdict({ warnings: [{ code: 'EPD01', message: 'No active provisioner daemons found!' }], severity: 'error' }) };

@@ -43,7 +43,7 @@ export function requireAgentAuthentication(app: FastifyInstance, context: ApiCon
       throw new HttpProblem(401, 'Workspace agent token required.', {
         detail: 'Send the agent token in the Service-Session-Token header.',
       });
-    const authenticated = await authenticator.authenticateWorkspaceAgent(createHash('sha256').update(token).digest('hex'), {
+    const authenticated = await authenticator.workspaceAgents.authenticate(createHash('sha256').update(token).digest('hex'), {
       cached: request.routeOptions.config.agentFromCache === true,
     });
     if (!authenticated)

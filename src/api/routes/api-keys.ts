@@ -50,7 +50,7 @@ export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): P
       const { store } = authOf(request);
       const owner = pathResource(request, 'user');
       // Owners' usernames come with the rows, so only owners of tokens the caller may list are named.
-      const rows = await store.listTokens(request.query.include_all === true ? 'all' : owner.id);
+      const rows = await store.tokens.list(request.query.include_all === true ? 'all' : owner.id);
       return rows.map(toWireApiKeyWithOwner);
     },
   );
@@ -61,19 +61,19 @@ export async function apiKeyRoutes(app: FastifyInstance, context: ApiContext): P
 
   api.get('/users/:user/keys/tokens/:keyname', { schema: { params: KeyNameParams, response: { 200: ApiKey } } }, async (request) => {
     const { store } = authOf(request);
-    const [row] = await store.listTokens(pathResource(request, 'user').id, { name: request.params.keyname });
+    const [row] = await store.tokens.list(pathResource(request, 'user').id, { name: request.params.keyname });
     if (!row) throw new NotFoundError('token');
     return toWireApiKey(row);
   });
 
   api.get('/users/:user/keys/:keyid', { schema: { params: KeyParams, response: { 200: ApiKey } } }, async (request) => {
     const { store } = authOf(request);
-    return toWireApiKey(await store.getApiKey(pathResource(request, 'user').id, request.params.keyid));
+    return toWireApiKey(await store.tokens.get(pathResource(request, 'user').id, request.params.keyid));
   });
 
   api.delete('/users/:user/keys/:keyid', { schema: { params: KeyParams } }, async (request, reply) => {
     const { store } = authOf(request);
-    await store.deleteApiKey(pathResource(request, 'user').id, request.params.keyid);
+    await store.tokens.delete(pathResource(request, 'user').id, request.params.keyid);
     return reply.code(204).send();
   });
 }

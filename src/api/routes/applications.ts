@@ -79,7 +79,7 @@ export async function applicationRoutes(app: FastifyInstance, context: ApiContex
         ipAddress: request.ip,
         now,
       });
-      await store.insertApiKey(key.row);
+      await store.tokens.insert(key.row);
       target.searchParams.set(APP_CONNECT_PARAM, encryptAppConnectKey(context.identity.signingKey, key.token, target.host, now));
       return reply.redirect(target.toString(), 307);
     },

@@ -86,7 +86,7 @@ async function evaluate(store: AuthorizedStore, callerId: string, check: Authori
 // The real row decides owner and organization; one the caller cannot read answers false.
 async function loadObject(store: AuthorizedStore, type: string, id: string): Promise<RbacObject | undefined> {
   try {
-    if (type === 'user') return userObject((await store.getUser(id)).id);
+    if (type === 'user') return userObject((await store.users.get(id)).id);
     return undefined;
   } catch (error) {
     if (isNotFoundOrHidden(error)) return undefined;

@@ -55,7 +55,7 @@ export async function cliAuthRoutes(app: FastifyInstance, context: ApiContext): 
       now: context.store.clock.now(),
     });
     try {
-      await context.store.as(caller.subject).insertApiKey(key.row);
+      await context.store.as(caller.subject).tokens.insert(key.row);
     } catch (error) {
       const problem = toProblem(error);
       return reply.code(problem.status).send(signInFailedPage(problem.body, undefined));

@@ -29,7 +29,7 @@ export async function debugHealthRoutes(app: FastifyInstance, context: ApiContex
       if (!store.can('read', READ_HEALTH)) throw forbidden();
       const report = await withinDeadline(context.health.report(request.query.force === true));
       // With the database down the report is what an operator needs most; the dismissals are then unknown.
-      const dismissed = report.database.reachable ? await store.listDismissedHealthChecks() : [];
+      const dismissed = report.database.reachable ? await store.deployment.listDismissedHealthChecks() : [];
       return withDismissals(report, sectionNames(dismissed));
     },
   );
@@ -37,14 +37,14 @@ export async function debugHealthRoutes(app: FastifyInstance, context: ApiContex
   api.get('/debug/health/settings', { schema: { response: { 200: HealthSettings } } }, async (request) => {
     const { store } = authOf(request);
     if (!store.can('read', READ_HEALTH)) throw forbidden();
-    return { dismissed_healthchecks: sectionNames(await store.listDismissedHealthChecks()) };
+    return { dismissed_healthchecks: sectionNames(await store.deployment.listDismissedHealthChecks()) };
   });
 
   api.put('/debug/health/settings', { schema: { body: HealthSettings, response: { 200: HealthSettings } } }, async (request) => {
     const { store } = authOf(request);
     if (!store.can('update', siteObject('deployment_config'))) throw forbidden();
-    await store.setDismissedHealthChecks(request.body.dismissed_healthchecks);
-    return { dismissed_healthchecks: sectionNames(await store.listDismissedHealthChecks()) };
+    await store.deployment.setDismissedHealthChecks(request.body.dismissed_healthchecks);
+    return { dismissed_healthchecks: sectionNames(await store.deployment.listDismissedHealthChecks()) };
   });
 }
 

@@ -60,7 +60,7 @@ export async function debugRelayRoutes(app: FastifyInstance, context: ApiContext
 /** `owner/workspace.agent` for the agents in the snapshot whose workspaces the caller may read, by agent id. */
 async function agentNames(store: AuthorizedStore, snapshot: RelaySnapshot): Promise<Map<string, string>> {
   const ids = [...new Set([...snapshot.agents.map((a) => a.agentId), ...snapshot.streams.map((s) => s.agentId)])];
-  const labels = await store.listWorkspaceAgentLabels(ids);
+  const labels = await store.workspaceAgents.labels(ids);
   return new Map(labels.map((label) => [label.id, `${label.owner}/${label.workspace}.${label.agent}`]));
 }
 

@@ -14,10 +14,10 @@ export async function gitSshKeyRoutes(app: FastifyInstance, context: ApiContext)
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get('/users/:user/gitsshkey', { schema: { params: UserParam, response: { 200: GitSshKey } } }, async (request) =>
-    toWireGitSshKey(await authOf(request).store.getGitSshKey(pathResource(request, 'user').id)),
+    toWireGitSshKey(await authOf(request).store.users.gitSshKey(pathResource(request, 'user').id)),
   );
 
   api.put('/users/:user/gitsshkey', { schema: { params: UserParam, response: { 200: GitSshKey } } }, async (request) =>
-    toWireGitSshKey(await authOf(request).store.regenerateGitSshKey(pathResource(request, 'user').id)),
+    toWireGitSshKey(await authOf(request).store.users.regenerateGitSshKey(pathResource(request, 'user').id)),
   );
 }

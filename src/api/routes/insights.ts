@@ -37,7 +37,7 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
     if (!store.can('read', { type: 'deployment_config' })) throw forbidden();
     const offset = checkTzOffset(request.query.tz_offset);
     const window = recentDays(now(), offset);
-    return toWireDaus(await store.getDailyActiveUsers(window, offset * 60), offset);
+    return toWireDaus(await store.insights.dailyActiveUsers(window, offset * 60), offset);
   });
 
   api.get(
@@ -49,7 +49,7 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
       const range = parseReportRange(query.start_time, query.end_time, now());
       const intervals = reportIntervals(range, query.interval);
       const templateIds = parseTemplateIds(query.template_ids);
-      const data = await store.getTemplateInsights(templateIds, {
+      const data = await store.insights.templates(templateIds, {
         from: range.from,
         to: range.to,
         fromIso: range.start.toISOString(),
@@ -67,7 +67,7 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
       const { query } = request;
       const range = parseReportRange(query.start_time, query.end_time, now());
       const templateIds = parseTemplateIds(query.template_ids);
-      const data = await authOf(request).store.getUserActivityInsights(templateIds, range);
+      const data = await authOf(request).store.insights.userActivity(templateIds, range);
       return toWireUserActivity(data, range, templateIds);
     },
   );
@@ -79,7 +79,7 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
       const { query } = request;
       const range = parseReportRange(query.start_time, query.end_time, now());
       const templateIds = parseTemplateIds(query.template_ids);
-      const data = await authOf(request).store.getUserLatencyInsights(templateIds, range);
+      const data = await authOf(request).store.insights.userLatency(templateIds, range);
       return toWireUserLatency(data, range, templateIds);
     },
   );
@@ -92,7 +92,7 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
       if (!store.can('read', { type: 'user' })) throw forbidden();
       const offset = checkTzOffset(request.query.tz_offset);
       const { midnights } = recentDays(now(), offset);
-      const rows = await store.getUserStatusCounts(midnights.map((midnight) => midnight.toISOString()));
+      const rows = await store.insights.userStatusCounts(midnights.map((midnight) => midnight.toISOString()));
       return toWireStatusCounts(rows, midnights, offset * 60);
     },
   );

@@ -37,7 +37,7 @@ export async function licenseRoutes(app: FastifyInstance, context: ApiContext): 
     const uuid = typeof claims.jti === 'string' && /^[0-9a-f-]{36}$/i.test(claims.jti) ? claims.jti : newId();
     let row;
     try {
-      row = await store.insertLicense({
+      row = await store.licenses.insert({
         uuid,
         jwt: request.body.license.trim(),
         uploaded_at: context.store.nowIso(),
@@ -53,7 +53,7 @@ export async function licenseRoutes(app: FastifyInstance, context: ApiContext): 
   });
 
   api.get('/licenses', { schema: { response: { 200: Type.Array(License) } } }, async (request) =>
-    (await authOf(request).store.listLicenses()).map(toWireLicense),
+    (await authOf(request).store.licenses.list()).map(toWireLicense),
   );
 
   api.delete('/licenses/:id', { schema: { params: Type.Object({ id: Type.String() }) } }, async (request, reply) => {
@@ -61,7 +61,7 @@ export async function licenseRoutes(app: FastifyInstance, context: ApiContext): 
     if (!/^\d+$/.test(request.params.id)) throw new HttpProblem(404, 'License ID must be an integer');
     if (!store.can('delete', { type: 'license' })) throw forbidden();
     try {
-      await store.deleteLicense(Number(request.params.id));
+      await store.licenses.delete(Number(request.params.id));
     } catch (error) {
       if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'Unknown license ID');
       throw error;

@@ -29,7 +29,7 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
   api.get('/organizations', { schema: { response: { 200: Type.Array(Organization) } } }, async (request) => {
-    const rows = await authOf(request).store.listOrganizations();
+    const rows = await authOf(request).store.organizations.list();
     return rows.map(toWireOrganization);
   });
 
@@ -66,7 +66,7 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
     { schema: { params: OrgParam, response: { 200: Type.Array(OrganizationMemberWithUser) } } },
     async (request) => {
       const { store } = authOf(request);
-      const { rows } = await store.listMembers(pathResource(request, 'organization').id, { limit: 0, offset: 0 });
+      const { rows } = await store.members.list(pathResource(request, 'organization').id, { limit: 0, offset: 0 });
       return rows.map(toWireMemberWithUser);
     },
   );
@@ -87,7 +87,7 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
       const { store } = authOf(request);
       const { limit, offset } = request.query;
       const page = { limit: limit ?? 0, offset: offset ?? 0 };
-      const { rows, count } = await store.listMembers(pathResource(request, 'organization').id, page);
+      const { rows, count } = await store.members.list(pathResource(request, 'organization').id, page);
       return { members: rows.map(toWireMemberWithUser), count };
     },
   );
@@ -101,7 +101,7 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
       const organization = pathResource(request, 'organization');
       const user = await resolveMemberUser(context, request.params.user, caller.id);
       try {
-        return toWireMember(await store.addMember(organization.id, user.id));
+        return toWireMember(await store.members.add(organization.id, user.id));
       } catch (error) {
         if (error instanceof ConflictError) throw new HttpProblem(400, 'Organization member already exists in this organization');
         throw error;
@@ -119,8 +119,8 @@ export async function organizationRoutes(app: FastifyInstance, context: ApiConte
       const user = await resolveMemberUser(context, request.params.user, caller.id);
       if (user.id === caller.id) throw new HttpProblem(400, 'cannot remove self from an organization');
       // A membership the caller cannot see is missing to them; one they see but may not end is a 403.
-      await store.getMember(organization.id, user.id);
-      await store.removeMember(organization.id, user.id);
+      await store.members.get(organization.id, user.id);
+      await store.members.remove(organization.id, user.id);
       return reply.code(204).send();
     },
   );

@@ -114,7 +114,7 @@ async function connectingDaemon(
     if (isNotFoundOrHidden(error)) return undefined;
     throw error;
   };
-  const org: OrganizationRow | undefined = await authenticator.getOrganization(organization).catch(orNone<OrganizationRow>);
+  const org: OrganizationRow | undefined = await authenticator.organizations.get(organization).catch(orNone<OrganizationRow>);
   const id = query.id ?? '';
   if (!isUuid(id))
     throw new HttpProblem(400, 'The daemon id must be a UUID.', { validations: [{ field: 'id', detail: 'must be a UUID' }] });
@@ -138,7 +138,7 @@ async function connectingDaemon(
       if (!org) throw new NotFoundError('organization');
       return { ...base, organizationId: org.id, tags: normalizeTags('', requestedTags), keyId: null };
     }
-    const row = await authenticator.getProvisionerKeyByHash(hashProvisionerKey(key)).catch(orNone<ProvisionerKeyRow>);
+    const row = await authenticator.provisionerKeys.getByHash(hashProvisionerKey(key)).catch(orNone<ProvisionerKeyRow>);
     if (!row)
       throw new HttpProblem(401, 'The provisioner key is not valid.', { detail: 'Create one with "cove provisioner keys create".' });
     if (!org || row.organization_id !== org.id) throw new HttpProblem(403, 'The provisioner key belongs to another organization.');
@@ -184,7 +184,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
         throw new HttpProblem(400, `Name "${name}" is reserved.`, { validations: [{ field: 'name', detail: 'reserved' }] });
       const secret = randomAlphanumeric(43);
       try {
-        await store.insertProvisionerKey({
+        await store.provisionerKeys.insert({
           id: newId(),
           organization_id: organization.id,
           name,
@@ -207,7 +207,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     '/organizations/:organization/provisionerkeys',
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerKey) } } },
     async (request) =>
-      (await authOf(request).store.listProvisionerKeys(pathResource(request, 'organization').id)).map((row) => ({
+      (await authOf(request).store.provisionerKeys.list(pathResource(request, 'organization').id)).map((row) => ({
         id: row.id,
         created_at: row.created_at,
         organization: row.organization_id,
@@ -220,7 +220,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     '/organizations/:organization/provisionerkeys/:keyName',
     { schema: { params: Type.Object({ organization: Type.String(), keyName: Type.String({ minLength: 1 }) }) } },
     async (request, reply) => {
-      await authOf(request).store.deleteProvisionerKey(pathResource(request, 'organization').id, request.params.keyName);
+      await authOf(request).store.provisionerKeys.delete(pathResource(request, 'organization').id, request.params.keyName);
       return reply.code(204).send();
     },
   );
@@ -229,7 +229,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     '/organizations/:organization/provisionerdaemons',
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerDaemon) } } },
     async (request) => {
-      const rows = await authOf(request).store.listProvisionerDaemons(pathResource(request, 'organization').id);
+      const rows = await authOf(request).store.provisionerDaemons.list(pathResource(request, 'organization').id);
       const now = context.store.clock.now();
       return rows.map((row) => toWireProvisionerDaemon(row, now));
     },
@@ -274,7 +274,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
         }
         tags = parsed;
       }
-      const rows = await store.listProvisionerJobs(organization.id, { ids, statuses, tags, limit: query.limit ?? 50 });
+      const rows = await store.provisionerJobs.list(organization.id, { ids, statuses, tags, limit: query.limit ?? 50 });
       return (await viewJobs(store, rows, context.store.clock.now())).map(toWireJob);
     },
   );
@@ -289,7 +289,7 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     },
     async (request) => {
       const { store } = authOf(request);
-      const job = await store.getProvisionerJob(pathResource(request, 'organization').id, request.params.job);
+      const job = await store.provisionerJobs.get(pathResource(request, 'organization').id, request.params.job);
       const [view] = await viewJobs(store, [job], context.store.clock.now());
       if (!view) throw new NotFoundError('provisioner job');
       return toWireJob(view);

@@ -42,7 +42,7 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
     async (request) => {
       const { store, subject } = authOf(request);
       const organization = pathResource(request, 'organization');
-      const custom = await store.listCustomRoles(organization.id);
+      const custom = await store.roles.listCustom(organization.id);
       // Roles without a display name (organization-member) are implicit and hidden.
       const builtIn = ORG_ROLE_NAMES.map((name) => builtInOrgRole(name, organization.id)).filter(
         (role): role is Role => role !== undefined && role.display_name !== '',
@@ -71,7 +71,7 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
         const checked = validateCustomOrgRole(subject, organization.id, { ...body, display_name: body.display_name ?? '' });
         if (!checked.ok) throw new HttpProblem(400, checked.message, checked.detail ? { detail: checked.detail } : {});
         try {
-          await store.saveCustomRole(checked.role, mode);
+          await store.roles.saveCustom(checked.role, mode);
         } catch (error) {
           if (error instanceof ConflictError) {
             throw new HttpProblem(400, 'Failed to update role permissions', { detail: `a role named "${body.name}" already exists` });
@@ -93,10 +93,10 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
       const { params } = request;
       const organization = pathResource(request, 'organization');
       if (!store.can('delete', { type: 'assign_org_role', org_id: organization.id })) throw forbidden();
-      if (!(await store.deleteCustomRole(organization.id, params.roleName))) {
+      if (!(await store.roles.deleteCustom(organization.id, params.roleName))) {
         throw new HttpProblem(404, `No custom role with the name ${params.roleName} found`, { detail: 'no role found' });
       }
-      return (await store.listCustomRoles(organization.id)).map(toRoleObject);
+      return (await store.roles.listCustom(organization.id)).map(toRoleObject);
     },
   );
 

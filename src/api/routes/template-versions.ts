@@ -51,7 +51,7 @@ export async function answerVersions(store: AuthorizedStore, now: Date, rows: re
     rows.map((row) => row.job),
     now,
   );
-  const creators = await store.getVersionCreators(rows.map((row) => row.version));
+  const creators = await store.templateVersions.creators(rows.map((row) => row.version));
   const answers: TemplateVersion[] = [];
   for (const [index, { version, job }] of rows.entries()) {
     const view = views[index];
@@ -117,7 +117,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
         if (problem) throw new HttpProblem(400, 'Invalid template version name.', { validations: [{ field: 'name', detail: problem }] });
       }
       try {
-        await store.updateTemplateVersion(version, {
+        await store.templateVersions.update(version, {
           ...(name !== undefined ? { name } : {}),
           ...(body.message !== undefined ? { message: body.message } : {}),
         });
@@ -129,7 +129,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
         }
         throw error;
       }
-      const [answer] = await answerVersions(store, now(), [await store.getTemplateVersion(version.id)]);
+      const [answer] = await answerVersions(store, now(), [await store.templateVersions.get(version.id)]);
       return answer;
     },
   );
@@ -140,10 +140,10 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request) => {
       const { store } = authOf(request);
       const { version, job } = versionOf(request);
-      await store.authorizeTemplate('update', { version });
+      await store.templates.authorize('update', { version });
       if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
       if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
-      const canceled = await store.cancelTemplateVersionJob(version, job, context.connectedDaemons.cancellation(now()));
+      const canceled = await store.templateVersions.cancelJob(version, job, context.connectedDaemons.cancellation(now()));
       await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
       return { message: 'Job has been marked as canceled...' };
     },
@@ -156,18 +156,18 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     api.post(`/templateversions/:templateversion/${path}`, { schema: { params: VersionParam } }, async (request) => {
       const { store } = authOf(request);
       const { version } = versionOf(request);
-      await store.authorizeTemplate('update', { version });
+      await store.templates.authorize('update', { version });
       if (!version.template_id) throw new HttpProblem(400, 'Cannot archive template versions not associate with a template.');
       if (version.archived === archived) throw new HttpProblem(400, `Template version already ${path}d`);
       if (archived === 1) {
-        const template = await store.getTemplate(version.template_id);
+        const template = await store.templates.get(version.template_id);
         if (template.active_version_id === version.id) {
           throw new HttpProblem(400, 'The active version of a template cannot be archived.', {
             detail: 'Make another version active first.',
           });
         }
       }
-      await store.updateTemplateVersion(version, { archived });
+      await store.templateVersions.update(version, { archived });
       return { message: `template version "${version.id}" ${path}d` };
     });
   }
@@ -179,11 +179,11 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       const { store } = authOf(request);
       const { version, job } = versionOf(request);
       const { before, after } = request.query;
-      return (await store.listJobLogs(version, job.id, { before, after })).map(toWireJobLog);
+      return (await store.templateVersions.jobLogs(version, job.id, { before, after })).map(toWireJobLog);
     },
     wsHandler: async (socket, request) => {
       const { version, job } = versionOf(request);
-      trackWebSocket(context, request, socket, (auth) => auth.store.getTemplateVersion(version.id));
+      trackWebSocket(context, request, socket, (auth) => auth.store.templateVersions.get(version.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, job.id, request.query.after);
     },
   });
@@ -196,7 +196,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       throw new HttpProblem(400, `Job ID "${jobID}" must be a valid UUID.`, {
         validations: [{ field: 'jobID', detail: 'must be a UUID' }],
       });
-    const job = await store.getDryRunJob(version, jobID).catch((error: unknown) => {
+    const job = await store.templateVersions.getDryRunJob(version, jobID).catch((error: unknown) => {
       if (error instanceof NotFoundError) throw new HttpProblem(404, `Provisioner job "${jobID}" not found.`);
       throw error;
     });
@@ -241,7 +241,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request) => {
       const { version, job } = await dryRunOf(request, request.params.jobID);
       if (!isJobDone(job)) throw new HttpProblem(400, "Job hasn't completed!");
-      return (await authOf(request).store.listJobResources(version, job.id)).map(toWirePlannedResource);
+      return (await authOf(request).store.templateVersions.jobResources(version, job.id)).map(toWirePlannedResource);
     },
   );
 
@@ -251,11 +251,11 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     handler: async (request) => {
       const { version, job } = await dryRunOf(request, request.params.jobID);
       const { before, after } = request.query;
-      return (await authOf(request).store.listJobLogs(version, job.id, { before, after })).map(toWireJobLog);
+      return (await authOf(request).store.templateVersions.jobLogs(version, job.id, { before, after })).map(toWireJobLog);
     },
     wsHandler: async (socket, request) => {
       const { version, job } = await dryRunOf(request, request.params.jobID);
-      trackWebSocket(context, request, socket, (auth) => auth.store.getDryRunJob(version, job.id));
+      trackWebSocket(context, request, socket, (auth) => auth.store.templateVersions.getDryRunJob(version, job.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, job.id, request.query.after);
     },
   });
@@ -266,7 +266,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request) => {
       const { job } = await dryRunOf(request, request.params.jobID);
       // Authorized first; the update itself touches only a job that is still going.
-      const canceled = await authOf(request).store.cancelDryRunJob(job, context.connectedDaemons.cancellation(now()));
+      const canceled = await authOf(request).store.templateVersions.cancelDryRunJob(job, context.connectedDaemons.cancellation(now()));
       if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed.');
       if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled.');
       await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
@@ -281,7 +281,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
       const { store } = authOf(request);
       const { version, job } = versionOf(request);
       if (!isJobDone(job)) throw new HttpProblem(400, "Job hasn't completed!");
-      return (await store.listJobResources(version, job.id)).map(toWirePlannedResource);
+      return (await store.templateVersions.jobResources(version, job.id)).map(toWirePlannedResource);
     },
   );
 
@@ -358,7 +358,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     wsHandler: async (socket, request) => {
       // Listen before awaiting anything, so inputs sent right after connecting are not lost.
       const parameters = parametersOf(request);
-      trackWebSocket(context, request, socket, (auth) => auth.store.getTemplateVersion(versionOf(request).version.id));
+      trackWebSocket(context, request, socket, (auth) => auth.store.templateVersions.get(versionOf(request).version.id));
       let answering = Promise.resolve();
       socket.on('message', (data) => {
         answering = answering

@@ -42,7 +42,7 @@ const SHARE_LEVELS = ['owner', 'organization', 'authenticated', 'public'];
 /** Templates as the API shows them, with their related rows read in a fixed number of queries. */
 async function answerTemplates(store: AuthorizedStore, rows: readonly TemplateRow[], features: EnabledFeatures): Promise<Template[]> {
   if (rows.length === 0) return [];
-  const related = await store.getTemplateRelations(rows);
+  const related = await store.templates.relations(rows);
   return rows.map((row) => toWireTemplate(row, related, features));
 }
 
@@ -55,7 +55,7 @@ async function answerTemplate(store: AuthorizedStore, row: TemplateRow, features
 /** The version of a template named in the path, or the reference's 404 naming it. */
 async function namedVersion(store: AuthorizedStore, template: TemplateRow, name: string) {
   try {
-    return await store.getTemplateVersionByName(template, name);
+    return await store.templateVersions.getByName(template, name);
   } catch (error) {
     if (isNotFoundOrHidden(error)) throw new HttpProblem(404, `No template version found by name "${name}".`);
     throw error;
@@ -76,13 +76,13 @@ async function search(
   const parsed = parseTemplateSearch(query.q);
   let orgIds = organizationIds;
   if (parsed.organization) {
-    const org = await store.getOrganization(parsed.organization).catch((error: unknown) => {
+    const org = await store.organizations.get(parsed.organization).catch((error: unknown) => {
       if (isNotFoundOrHidden(error)) return undefined;
       throw error;
     });
     orgIds = org && (!orgIds || orgIds.includes(org.id)) ? [org.id] : [];
   }
-  const rows = await store.listTemplates({
+  const rows = await store.templates.list({
     organizationIds: orgIds,
     exactName: parsed.exactName,
     text: parsed.name,
@@ -144,7 +144,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
 
   const ByNameParams = Type.Object({ organization: Type.String(), templatename: Type.String() });
   const templateByName = async (request: FastifyRequest, name: string) =>
-    authOf(request).store.getTemplateByName(pathResource(request, 'organization').id, name);
+    authOf(request).store.templates.getByName(pathResource(request, 'organization').id, name);
 
   api.get(
     '/organizations/:organization/templates/:templatename',
@@ -173,7 +173,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       const { store } = authOf(request);
       const template = await templateByName(request, request.params.templatename);
       const named = await namedVersion(store, template, request.params.templateversionname);
-      const previous = await store.getPreviousTemplateVersion(template, named.version);
+      const previous = await store.templateVersions.getPrevious(template, named.version);
       if (!previous) throw new HttpProblem(404, `No previous template version found for "${named.version.name}".`);
       return (await answerVersions(store, now(), [previous]))[0];
     },
@@ -189,7 +189,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const offset = checkTzOffset(request.query.tz_offset ?? 0);
       const window = recentDays(context.store.clock.now(), offset);
-      const days = await authOf(request).store.getTemplateDailyActiveUsers(pathResource(request, 'template'), window, offset * 60);
+      const days = await authOf(request).store.insights.templateDailyActiveUsers(pathResource(request, 'template'), window, offset * 60);
       return toWireDaus(days, offset);
     },
   );
@@ -204,7 +204,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       if (!updated) return reply.code(304).send(null);
       // Lowering the maximum share level takes effect on existing shares at once.
       if (SHARE_LEVELS.indexOf(updated.max_port_share_level) < SHARE_LEVELS.indexOf(template.max_port_share_level)) {
-        await store.narrowTemplatePortShares(updated, SHARE_LEVELS);
+        await store.templates.narrowPortShares(updated, SHARE_LEVELS);
       }
       return answerTemplate(store, updated, context.store.features);
     },
@@ -213,12 +213,12 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
   api.delete('/templates/:template', { schema: { params: TemplateParam, response: { 200: Response } } }, async (request) => {
     const { store } = authOf(request);
     const template = pathResource(request, 'template');
-    await store.authorizeTemplate('delete', { template });
-    if (await store.templateHasWorkspaces(template))
+    await store.templates.authorize('delete', { template });
+    if (await store.templates.hasWorkspaces(template))
       throw new HttpProblem(400, 'All workspaces must be deleted before a template can be removed.', {
         detail: 'Delete or move the workspaces that use it first.',
       });
-    await store.updateTemplate(template, { deleted: 1 }, 'delete');
+    await store.templates.update(template, { deleted: 1 }, 'delete');
     return { message: 'Template has been deleted!' };
   });
 
@@ -239,7 +239,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const { query } = request;
-      const page = await store.pageTemplateVersions(pathResource(request, 'template'), {
+      const page = await store.templateVersions.page(pathResource(request, 'template'), {
         includeArchived: query.include_archived === true,
         afterId: query.after_id,
         offset: query.offset ?? 0,
@@ -256,9 +256,9 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const template = pathResource(request, 'template');
-      await store.authorizeTemplate('update', { template });
+      await store.templates.authorize('update', { template });
       const { id } = request.body;
-      const found = await store.getTemplateVersion(id).catch((error: unknown) => {
+      const found = await store.templateVersions.get(id).catch((error: unknown) => {
         if (isNotFoundOrHidden(error)) throw new HttpProblem(404, 'Template version not found.');
         throw error;
       });
@@ -271,7 +271,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         });
       }
       if (found.version.archived) throw new HttpProblem(400, 'The provided template version is archived.');
-      await store.updateTemplate(template, { active_version_id: id });
+      await store.templates.update(template, { active_version_id: id });
       return { message: 'Updated the active template version!' };
     },
   );
@@ -288,13 +288,13 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
     async (request) => {
       const { store } = authOf(request);
       const template = pathResource(request, 'template');
-      await store.authorizeTemplate('update', { template });
+      await store.templates.authorize('update', { template });
       const all = request.body.all === true;
       const archived: string[] = [];
-      for (const { version, job } of await store.listTemplateVersions(template)) {
+      for (const { version, job } of await store.templateVersions.list(template)) {
         if (version.archived || version.id === template.active_version_id) continue;
         if (!all && jobStatus(job) !== 'failed') continue;
-        await store.updateTemplateVersion(version, { archived: 1 });
+        await store.templateVersions.update(version, { archived: 1 });
         archived.push(version.id);
       }
       return { template_id: template.id, archived_ids: archived };

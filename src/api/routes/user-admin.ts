@@ -23,7 +23,7 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
     api.put(`/users/:user/status/${path}`, { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
       const { store } = authOf(request);
       const user = await setUserStatus(store, pathResource(request, 'user'), status);
-      return toWireUser(user, await store.getUserOrganizationIds(user.id));
+      return toWireUser(user, await store.users.organizationIds(user.id));
     });
   }
 
@@ -33,7 +33,7 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
     async (request) => {
       const { store } = authOf(request);
       const user = await setUserSiteRoles(store, pathResource(request, 'user'), request.body.roles);
-      return toWireUser(user, await store.getUserOrganizationIds(user.id));
+      return toWireUser(user, await store.users.organizationIds(user.id));
     },
   );
 
@@ -49,7 +49,7 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
     async (request) => {
       const { store } = authOf(request);
       const user = await updateProfile(store, pathResource(request, 'user'), request.body);
-      return toWireUser(user, await store.getUserOrganizationIds(user.id));
+      return toWireUser(user, await store.users.organizationIds(user.id));
     },
   );
 

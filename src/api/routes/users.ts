@@ -58,7 +58,7 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
   // Asked by sign-in pages and the CLI before anyone is signed in: it shows only what the deployment offers.
 
   api.get('/users/first', { schema: { response: { 200: Response, 404: Response } } }, async (_request, reply) => {
-    if (await firstUser.hasFirstUser()) return { message: 'The initial user has already been created!' };
+    if (await firstUser.users.hasFirst()) return { message: 'The initial user has already been created!' };
     return reply.code(404).send({ message: 'The initial user has not been created!' });
   });
 
@@ -66,7 +66,7 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     '/users/first',
     { schema: { body: CreateFirstUserRequest, response: { 201: CreateFirstUserResponse } } },
     async (request, reply) => {
-      if (await firstUser.hasFirstUser()) throw new HttpProblem(409, 'The initial user has already been created.');
+      if (await firstUser.users.hasFirst()) throw new HttpProblem(409, 'The initial user has already been created.');
       const created = await createFirstUser(firstUser, context.identity.defaultOrganization.id, request.body, context.store.clock.now());
       return reply.code(201).send(created);
     },
@@ -111,7 +111,7 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
   api.post('/users/logout', { schema: { response: { 200: Response } } }, async (request, reply) => {
     const { store, user, apiKey } = authOf(request);
     // Ending one's own session needs no permission beyond holding it: every user may delete their own keys.
-    await store.signOut(user.id, apiKey.id);
+    await store.tokens.signOut(user.id, apiKey.id);
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });
@@ -158,14 +158,14 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
   api.get('/users/:user/organizations', { schema: { params: UserParam, response: { 200: Type.Array(Organization) } } }, async (request) => {
     const { store } = authOf(request);
     // Only the organizations the caller may read among the user's: membership alone reveals no more.
-    const rows = await store.listOrganizations({ memberUserId: pathResource(request, 'user').id });
+    const rows = await store.organizations.list({ memberUserId: pathResource(request, 'user').id });
     return rows.map(toWireOrganization);
   });
 
   api.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
     const { store } = authOf(request);
     const user = await createUser(store, context.values, context.identity.defaultOrganization.id, request.body, context.store.clock.now());
-    return reply.code(201).send(toWireUser(user, await store.getUserOrganizationIds(user.id)));
+    return reply.code(201).send(toWireUser(user, await store.users.organizationIds(user.id)));
   });
 
   api.get(
@@ -184,14 +184,14 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const { store } = authOf(request);
       const { q, limit, offset, after_id } = request.query;
-      const { rows, count } = await store.listUsers({
+      const { rows, count } = await store.users.list({
         search: parseUserSearch(q),
         limit: limit ?? 0,
         offset: offset ?? 0,
         afterId: after_id,
       });
       // Memberships of the page's users only, in one query.
-      return { users: toWireUsers(rows, await store.getOrganizationIdsOfUsers(rows.map((row) => row.id))), count };
+      return { users: toWireUsers(rows, await store.users.organizationIdsOf(rows.map((row) => row.id))), count };
     },
   );
 
@@ -212,8 +212,8 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
 }
 
 async function wireUserOf(store: AuthorizedStore, idOrName: string): Promise<User> {
-  const user = await store.getUser(idOrName);
-  return toWireUser(user, await store.getUserOrganizationIds(user.id));
+  const user = await store.users.get(idOrName);
+  return toWireUser(user, await store.users.organizationIds(user.id));
 }
 
 /** Sends JSON serialized already: fastify sends a string with a JSON content type as it is. */

@@ -57,7 +57,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     read: async (watcherStore, ids, previous) => {
       const store = watcherStore.urgent();
       const ahead = readAhead(store, ids, previous);
-      const { found, refused } = await store.getWorkspacesWithLatestBuilds(ids);
+      const { found, refused } = await store.workspaces.getWithLatestBuilds(ids);
       const rows = [...found.values()];
       const latestBuilds = new Map(
         rows.flatMap(({ workspace, latestBuild }) => (latestBuild ? [[workspace.id, latestBuild] as const] : [])),
@@ -92,7 +92,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
         const { store, user } = authOf(request);
         const workspace = workspaceOf(request);
         if (workspace.owner_id !== user.id) throw new HttpProblem(403, 'You can only favorite workspaces that you own.');
-        await store.updateWorkspace(workspace, { favorite });
+        await store.workspaces.update(workspace, { favorite });
         await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'favorite');
         return reply.code(204).send();
       },
@@ -106,7 +106,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
       // Reporting use moves the workspace's deadline: the reference asks for `update` on it.
-      store.authorizeWorkspace('update', workspace);
+      store.workspaces.authorize('update', workspace);
       await recordWorkspaceUsage(store, context.store.pubsub, workspace, context.store.clock.now(), context.store.features);
       const body = request.body ?? {};
       const agentId = body.agent_id === NIL_UUID ? '' : (body.agent_id ?? '');
@@ -123,7 +123,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'app_name', detail: `must be one of ${USAGE_APPS.join(', ')}` }],
         });
       }
-      const agent = await store.getWorkspaceAgent(agentId).catch((error: unknown) => {
+      const agent = await store.workspaceAgents.get(agentId).catch((error: unknown) => {
         if (isNotFoundOrHidden(error)) return undefined;
         throw error;
       });
@@ -139,7 +139,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     { schema: { params: WorkspaceParam, response: { 200: Type.Object({ shares: Type.Array(PortShare) }) } } },
     async (request) => {
       const workspace = workspaceOf(request);
-      const shares = await authOf(request).store.listPortShares(workspace);
+      const shares = await authOf(request).store.portShares.list(workspace);
       return { shares: shares.map(toWirePortShare) };
     },
   );
@@ -161,13 +161,13 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
-      store.authorizeWorkspace('update', workspace);
+      store.workspaces.authorize('update', workspace);
       const { body } = request;
-      const template = await store.getWorkspaceTemplate(workspace);
-      const agentNames = (await store.listLatestBuildAgents(workspace)).map((agent) => agent.name);
+      const template = await store.workspaces.template(workspace);
+      const agentNames = (await store.workspaceBuilds.latestAgents(workspace)).map((agent) => agent.name);
       const { level, protocol } = checkPortShare(body, template.max_port_share_level, agentNames);
       const share = { workspace_id: workspace.id, agent_name: body.agent_name, port: body.port, share_level: level, protocol };
-      await store.upsertPortShare(workspace, share);
+      await store.portShares.upsert(workspace, share);
       return share;
     },
   );
@@ -184,7 +184,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     async (request, reply) => {
       const workspace = workspaceOf(request);
       const { body } = request;
-      if (!(await authOf(request).store.deletePortShare(workspace, body.agent_name, body.port)))
+      if (!(await authOf(request).store.portShares.delete(workspace, body.agent_name, body.port)))
         throw new HttpProblem(404, 'Port share not found.');
       return reply.code(200).send();
     },
@@ -196,7 +196,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     // The stream outlives the handler: fastify must not answer on its own.
     reply.hijack();
     sseStart(reply);
-    trackEventStream(context, request, reply, (auth) => auth.store.getWorkspace(workspace.id));
+    trackEventStream(context, request, reply, (auth) => auth.store.workspaces.get(workspace.id));
     watch(
       watches,
       request,
@@ -215,7 +215,7 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const workspace = workspaceOf(request);
-      trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspace(workspace.id));
+      trackWebSocket(context, request, socket, (auth) => auth.store.workspaces.get(workspace.id));
       watch(
         watches,
         request,
@@ -278,8 +278,8 @@ function readAhead(
   const memos = ids.map((id) => previous.get(id));
   if (!memos.every(readsAhead)) return undefined;
   const rows = memos.flatMap((memo) => (memo ? [memo.row] : []));
-  const details = store
-    .listWorkspaceDetails(
+  const details = store.workspaces
+    .listDetails(
       rows.map((row) => row.workspace),
       rows.flatMap((row) => (row.latestBuild ? [row.latestBuild] : [])),
     )

@@ -31,7 +31,7 @@ export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): voi
   // the agent's store may read the personal data of that owner and of nobody else.
   api.get('/workspaceagents/me/gitsshkey', { schema: { response: { 200: AgentGitSshKey } } }, async (request) => {
     const { found, store } = agentAuthOf(request);
-    const key = await store.getGitSshKey(found.workspace.owner_id);
+    const key = await store.users.gitSshKey(found.workspace.owner_id);
     return { public_key: key.public_key, private_key: key.private_key };
   });
 

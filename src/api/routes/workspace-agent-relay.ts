@@ -90,7 +90,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
    * authenticated: src/api/origin-check.ts.)
    */
   const connectable = async (request: FastifyRequest, reply: FastifyReply, found: AgentWithOwners): Promise<FastifyReply | undefined> => {
-    authOf(request).store.authorizeAgentConnect(found);
+    authOf(request).store.workspaceAgents.authorizeConnect(found);
     request.relayAgent = found;
     const via = replicaHolding(context, request, found);
     if (via === undefined) return undefined;
@@ -145,7 +145,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
             validations: [{ field: 'agent', detail: 'the id of the workspace agent is required' }],
           });
         // The agent is named in the query, not the path, so it is found here.
-        return connectable(request, reply, await authOf(request).store.getWorkspaceAgent(query.agent));
+        return connectable(request, reply, await authOf(request).store.workspaceAgents.get(query.agent));
       },
     },
     async (socket, request) => relay(context, socket, request, streamTarget(request.query), { announce: true }),
@@ -283,7 +283,7 @@ async function relay(
     context,
     request,
     socket,
-    async (auth) => auth.store.authorizeAgentConnect(await auth.store.getWorkspaceAgent(found.agent.id)),
+    async (auth) => auth.store.workspaceAgents.authorizeConnect(await auth.store.workspaceAgents.get(found.agent.id)),
     () => agentSide?.terminate(),
   );
   try {

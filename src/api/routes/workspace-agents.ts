@@ -72,7 +72,7 @@ export async function agentSelfRoutes(app: FastifyInstance, context: ApiContext)
       const { found, store } = agentAuthOf(request);
       const { body } = request;
       const source = { id: body.id, display_name: body.display_name, icon: body.icon, created_at: context.store.nowIso() };
-      await store.upsertWorkspaceAgentLogSource(found, source);
+      await store.workspaceAgents.upsertLogSource(found, source);
       await context.store.pubsub.publish(workspaceEventsChannel(found.workspace.id), 'agent_log_source');
       // The reference answers 201 for a new source and for an existing one alike.
       return reply.code(201).send({ ...source, workspace_agent_id: found.agent.id });
@@ -100,13 +100,13 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
       schema: { params: AgentParam, querystring: LogsQuery, response: { 200: Type.Array(WorkspaceAgentLog) } },
       handler: async (request) => {
         const { before, after } = request.query;
-        return (await authOf(request).store.listWorkspaceAgentLogs(pathResource(request, 'workspaceAgent'), { before, after })).map(
+        return (await authOf(request).store.workspaceAgents.logs(pathResource(request, 'workspaceAgent'), { before, after })).map(
           toWireAgentLog,
         );
       },
       wsHandler: async (socket, request) => {
         const found = pathResource(request, 'workspaceAgent');
-        trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspaceAgent(found.agent.id));
+        trackWebSocket(context, request, socket, (auth) => auth.store.workspaceAgents.get(found.agent.id));
         await streamAgentLogs(socket, authOf(request).store, context.store.pubsub, found, request.query.after);
       },
     });

@@ -32,7 +32,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
   };
   // The template as its schedule acts: its advanced settings only with the licensed feature.
   const templateOf = async (request: FastifyRequest, workspace: WorkspaceRow) =>
-    scheduleInEffect(await authOf(request).store.getWorkspaceTemplate(workspace), context.store.features);
+    scheduleInEffect(await authOf(request).store.workspaces.template(workspace), context.store.features);
   const changed = (workspace: WorkspaceRow, what: string) => context.store.pubsub.publish(workspaceEventsChannel(workspace.id), what);
 
   api.put(
@@ -41,7 +41,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     async (request, reply) => {
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
-      store.authorizeWorkspace('update', workspace);
+      store.workspaces.authorize('update', workspace);
       const schedule = request.body.schedule?.trim() || null;
       if (schedule) {
         const problem = weeklyScheduleProblem(schedule);
@@ -52,7 +52,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           });
         }
       }
-      await store.updateWorkspace(workspace, { autostart_schedule: schedule });
+      await store.workspaces.update(workspace, { autostart_schedule: schedule });
       await changed(workspace, 'autostart');
       return reply.code(204).send();
     },
@@ -64,7 +64,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     async (request, reply) => {
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
-      store.authorizeWorkspace('update', workspace);
+      store.workspaces.authorize('update', workspace);
       let ttl: number | null;
       try {
         ttl = validateTtlMs(request.body.ttl_ms);
@@ -78,11 +78,11 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'ttl_ms', detail: 'Custom autostop TTL is not allowed for workspaces using this template.' }],
         });
       }
-      await store.updateWorkspace(workspace, { ttl_ms: ttl });
+      await store.workspaces.update(workspace, { ttl_ms: ttl });
       if (ttl === null) {
         // Turning autostop off also lifts the running build's deadline; the max deadline stays.
-        const latest = await store.getLatestBuild(workspace);
-        if (latest?.build.transition === 'start') await store.setBuildDeadline(workspace, latest.build, null);
+        const latest = await store.workspaceBuilds.getLatest(workspace);
+        if (latest?.build.transition === 'start') await store.workspaceBuilds.setDeadline(workspace, latest.build, null);
       }
       await changed(workspace, 'ttl');
       return reply.code(204).send();
@@ -101,8 +101,8 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
-      store.authorizeWorkspace('update', workspace);
-      const latest = await store.getLatestBuild(workspace);
+      store.workspaces.authorize('update', workspace);
+      const latest = await store.workspaceBuilds.getLatest(workspace);
       if (!latest || latest.build.transition !== 'start')
         throw new HttpProblem(409, `Workspace must be started, current status: ${latest?.build.transition ?? 'none'}`);
       const { build, job } = latest;
@@ -125,7 +125,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'deadline', detail: `after ${build.max_deadline}` }],
         });
       }
-      await store.setBuildDeadline(workspace, build, wanted.toISOString());
+      await store.workspaceBuilds.setDeadline(workspace, build, wanted.toISOString());
       await changed(workspace, 'extend');
       return { message: `Deadline updated to ${wanted.toISOString()}.` };
     },
@@ -139,12 +139,12 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       const workspace = workspaceOf(request);
       const dormant = request.body.dormant;
       if ((workspace.dormant_at !== null) === dormant) {
-        store.authorizeWorkspace('update', workspace);
+        store.workspaces.authorize('update', workspace);
         return reply.code(304).send(null);
       }
       const template = await templateOf(request, workspace);
       const now = context.store.clock.now();
-      const updated = await store.updateWorkspace(
+      const updated = await store.workspaces.update(
         workspace,
         dormant
           ? {
@@ -171,7 +171,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           validations: [{ field: 'automatic_updates', detail: 'must be always or never' }],
         });
       }
-      await store.updateWorkspace(workspace, { automatic_updates: value });
+      await store.workspaces.update(workspace, { automatic_updates: value });
       await changed(workspace, 'autoupdates');
       return reply.code(204).send();
     },
@@ -184,10 +184,10 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
       const template = await templateOf(request, workspace);
-      const build = (await store.getLatestBuild(workspace))?.build;
+      const build = (await store.workspaceBuilds.getLatest(workspace))?.build;
       const mustUseActive = template.require_active_version === 1 || workspace.automatic_updates === 'always';
       if (!build || !mustUseActive || build.template_version_id === template.active_version_id) return { parameter_mismatch: false };
-      const active = await store.getWorkspaceTemplateVersion(workspace, template.active_version_id);
+      const active = await store.workspaces.templateVersion(workspace, template.active_version_id);
       try {
         resolveBuildParameters(
           parseJson<RichParameter[]>(active.parameters, []),
@@ -207,7 +207,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const { store } = authOf(request);
       const workspace = workspaceOf(request);
-      const latest = await store.getLatestBuild(workspace);
+      const latest = await store.workspaceBuilds.getLatest(workspace);
       if (!latest) return { provisioner_timings: [], agent_script_timings: [], agent_connection_timings: [] };
       return buildTimings(store, workspace, latest);
     },
@@ -219,7 +219,7 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
     async (request) => {
       const { store } = authOf(request);
       const { build, workspace } = pathResource(request, 'workspaceBuild');
-      return buildTimings(store, workspace, { build, job: await store.getBuildJob(workspace, build) });
+      return buildTimings(store, workspace, { build, job: await store.workspaceBuilds.job(workspace, build) });
     },
   );
 }
@@ -235,8 +235,8 @@ async function buildTimings(
 
 /** When each agent of the build first connected, and how each of its scripts ran. */
 async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow, build: WorkspaceBuildRow) {
-  const agents = await store.listBuildAgents(workspace, build);
-  const runs = await store.listScriptTimings(workspace, agents);
+  const agents = await store.workspaceBuilds.agents(workspace, build);
+  const runs = await store.workspaceBuilds.scriptTimings(workspace, agents);
   const agentOf = new Map(agents.map((agent) => [agent.id, agent]));
   return {
     agent_script_timings: runs.map((run) => {
@@ -273,7 +273,7 @@ async function provisionerTimings(
 ): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
   const { job } = latest;
   const jobId = job.id;
-  const logs = await store.listBuildLogs(workspace, latest.build, {});
+  const logs = await store.workspaceBuilds.logs(workspace, latest.build, {});
   const stages: { stage: string; started_at: string; ended_at: string }[] = [];
   for (const log of logs) {
     const last = stages.at(-1);

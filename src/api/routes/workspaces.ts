@@ -121,11 +121,11 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const search = parseWorkspaceSearch(request.query.q, user.username);
       let ownerId: string | undefined;
       if (search.owner) {
-        const owner = await store.getUser(search.owner).catch(() => undefined);
+        const owner = await store.users.get(search.owner).catch(() => undefined);
         if (!owner) return { workspaces: [], count: 0 };
         ownerId = owner.id;
       }
-      const { rows, count } = await store.listWorkspaces({
+      const { rows, count } = await store.workspaces.list({
         filter: {
           ownerId,
           templateName: search.template,
@@ -161,7 +161,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const { store } = authOf(request);
       const owner = pathResource(request, 'user');
       const includeDeleted = request.query.include_deleted === true;
-      return one(store, await store.getWorkspaceByOwnerAndName(owner.id, request.params.workspacename, includeDeleted));
+      return one(store, await store.workspaces.getByOwnerAndName(owner.id, request.params.workspacename, includeDeleted));
     },
   );
 
@@ -171,7 +171,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     async (request, reply) => {
       const { store } = authOf(request);
       const workspace = workspaceOfPath(request, true);
-      store.authorizeWorkspace('update', workspace);
+      store.workspaces.authorize('update', workspace);
       if (workspace.deleted) throw new HttpProblem(405, 'A deleted workspace cannot be renamed.');
       const name = request.body.name;
       if (!name || name === workspace.name) return reply.code(204).send();
@@ -181,7 +181,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
         });
       }
       try {
-        await store.updateWorkspace(workspace, { name });
+        await store.workspaces.update(workspace, { name });
       } catch (error) {
         if (error instanceof ConflictError)
           throw new HttpProblem(409, `Workspace "${name}" already exists.`, { validations: [{ field: 'name', detail: 'already in use' }] });
@@ -221,7 +221,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const { store } = authOf(request);
       const workspace = workspaceOfPath(request, true);
       const { after_id: afterId, since } = request.query;
-      const builds = await store.listWorkspaceBuilds(workspace, {
+      const builds = await store.workspaceBuilds.list(workspace, {
         since: since ? new Date(since).toISOString() : undefined,
         afterId,
         limit: request.query.limit ?? 0,
@@ -245,8 +245,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const { workspacename, buildnumber } = request.params;
       if (!/^\d+$/.test(buildnumber)) throw new HttpProblem(400, 'Failed to parse build number as integer.');
       const owner = pathResource(request, 'user');
-      const workspace = await store.getWorkspaceByOwnerAndName(owner.id, workspacename, true);
-      const build = await store.getWorkspaceBuildByNumber(workspace, Number(buildnumber)).catch((error: unknown) => {
+      const workspace = await store.workspaces.getByOwnerAndName(owner.id, workspacename, true);
+      const build = await store.workspaceBuilds.getByNumber(workspace, Number(buildnumber)).catch((error: unknown) => {
         if (error instanceof NotFoundError) throw new HttpProblem(404, `Workspace "${workspacename}" Build ${buildnumber} does not exist.`);
         throw error;
       });
@@ -262,18 +262,22 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   api.patch('/workspacebuilds/:workspacebuild/cancel', { schema: { params: BuildParam, response: { 200: Response } } }, async (request) => {
     const { store, subject } = authOf(request);
     const { build, workspace } = pathResource(request, 'workspaceBuild');
-    const template = await store.getWorkspaceTemplate(workspace).catch(() => undefined);
+    const template = await store.workspaces.template(workspace).catch(() => undefined);
     if (
       !template?.allow_user_cancel_workspace_jobs &&
       !subject.roles.some((role) => role.name === 'owner' && role.organization_id === '')
     ) {
       throw new HttpProblem(403, 'User is not allowed to cancel workspace builds. Owner role is required.');
     }
-    const job = await store.getBuildJob(workspace, build);
-    store.authorizeWorkspace('update', workspace);
+    const job = await store.workspaceBuilds.job(workspace, build);
+    store.workspaces.authorize('update', workspace);
     if (isJobDone(job)) throw new HttpProblem(400, 'Job has already completed!');
     if (job.canceled_at) throw new HttpProblem(400, 'Job has already been marked as canceled!');
-    const canceled = await store.cancelWorkspaceBuildJob(workspace, job, context.connectedDaemons.cancellation(context.store.clock.now()));
+    const canceled = await store.workspaceBuilds.cancelJob(
+      workspace,
+      job,
+      context.connectedDaemons.cancellation(context.store.clock.now()),
+    );
     await publishJobEvent(context.store, job.id, canceled.completed_at ? 'done' : 'canceled');
     await context.store.pubsub.publish(workspaceEventsChannel(workspace.id), 'build');
     return { message: 'Job has been marked as canceled...' };
@@ -284,12 +288,12 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     schema: { params: BuildParam, querystring: LogRange, response: { 200: Type.Array(ProvisionerJobLog) } },
     handler: async (request) => {
       const { build, workspace } = pathResource(request, 'workspaceBuild');
-      const logs = await authOf(request).store.listBuildLogs(workspace, build, logRange(request.query));
+      const logs = await authOf(request).store.workspaceBuilds.logs(workspace, build, logRange(request.query));
       return logs.map(toWireJobLog);
     },
     wsHandler: async (socket: WebSocket, request: FastifyRequest) => {
       const { build } = pathResource(request, 'workspaceBuild');
-      trackWebSocket(context, request, socket, (auth) => auth.store.getWorkspaceBuild(build.id));
+      trackWebSocket(context, request, socket, (auth) => auth.store.workspaceBuilds.get(build.id));
       await streamJobLogs(socket, authOf(request).store, context.store.pubsub, build.job_id, logRange(request.query).after);
     },
   });
@@ -313,8 +317,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     const { store } = authOf(request);
     const { build, workspace } = pathResource(request, 'workspaceBuild');
     // The state may hold secrets of the infrastructure: only template managers read it.
-    const template = await store.getTemplate(workspace.template_id);
-    await store.authorizeTemplate('update', { template }).catch(() => {
+    const template = await store.templates.get(workspace.template_id);
+    await store.templates.authorize('update', { template }).catch(() => {
       throw new NotFoundError('workspace build state');
     });
     return reply.type('application/json').send(build.provisioner_state ?? Buffer.alloc(0));
@@ -326,7 +330,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     async (request, reply) => {
       const { build, workspace } = pathResource(request, 'workspaceBuild');
       const state = Buffer.from(request.body.state, 'base64');
-      await authOf(request).store.setBuildProvisionerState(workspace, build, state);
+      await authOf(request).store.workspaceBuilds.setProvisionerState(workspace, build, state);
       return reply.code(204).send();
     },
   );

@@ -84,7 +84,7 @@ export function verifyInstanceIdentity(trust: InstanceIdentityTrust, proof: Inst
  * instance-identity system subject's, which may read agents' workspaces and replace their tokens.
  */
 export async function issueInstanceAgentToken(store: AuthorizedStore, instanceId: string): Promise<string> {
-  const found = await store.findWorkspaceAgentByInstanceId(instanceId);
+  const found = await store.workspaceAgents.findByInstanceId(instanceId);
   if (!found) {
     throw new HttpProblem(404, `Instance with id ${JSON.stringify(instanceId)} not found.`, {
       detail: "No workspace agent was provisioned with this instance id; the template sets it as the agent's instance_id.",
@@ -96,12 +96,12 @@ export async function issueInstanceAgentToken(store: AuthorizedStore, instanceId
     });
   }
   const owners = found.owners;
-  if (!owners || !(await store.isWorkspaceAgentBuildLatest(owners))) {
+  if (!owners || !(await store.workspaceAgents.isBuildLatest(owners))) {
     throw new HttpProblem(400, `Resource found for id ${JSON.stringify(instanceId)}, but isn't registered on the latest history.`, {
       detail: 'The agent with this instance id belongs to a build that is no longer the latest build of a live workspace.',
     });
   }
   const token = randomUUID();
-  await store.replaceWorkspaceAgentToken(owners, createHash('sha256').update(token).digest('hex'));
+  await store.workspaceAgents.replaceToken(owners, createHash('sha256').update(token).digest('hex'));
   return token;
 }

@@ -1,0 +1,115 @@
+import { StoreFamily } from './store-family.js';
+import { withConflicts } from '../db-errors.js';
+import { allowedRows } from '../authz-filter.js';
+import { listFilter, orgMemberObject, orgScoped } from '../../rbac/index.js';
+import { NotFoundError } from '../../lib/errors.js';
+import * as members from '../queries/members.js';
+import * as users from '../queries/users.js';
+
+/** A membership with the fields of its user that member listings show. */
+export type MemberWithUser = members.MemberRow & {
+  readonly username: string;
+  readonly name: string;
+  readonly email: string;
+  readonly avatar_url: string;
+  readonly rbac_roles: string;
+};
+
+/** Organization memberships and their roles. */
+export class MemberStore extends StoreFamily {
+  /** Members of an organization the subject may read, with their users, by username; and the total. */
+  async list(
+    organizationId: string,
+    page: { readonly limit: number; readonly offset: number },
+  ): Promise<{ rows: MemberWithUser[]; count: number }> {
+    const filter = listFilter(this.subject, 'read', 'organization_member');
+    const base = this.db
+      .selectFrom('organization_members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .where('m.organization_id', '=', organizationId)
+      .where('u.deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }));
+    const countRow = await base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirst();
+    // Users first, in username order (SQLite keeps a CROSS JOIN's order; PostgreSQL plans it as an
+    // inner join), so a page reads its rows from the username index instead of sorting every member.
+    let query = this.db
+      .selectFrom('users as u')
+      .crossJoin('organization_members as m')
+      .whereRef('m.user_id', '=', 'u.id')
+      .where('m.organization_id', '=', organizationId)
+      .where('u.deleted', '=', 0)
+      .where((eb) => allowedRows(eb, filter, { org: 'm.organization_id', owner: 'm.user_id' }))
+      .selectAll('m')
+      .select(['u.username', 'u.name', 'u.email', 'u.avatar_url', 'u.rbac_roles'])
+      .orderBy('u.username');
+    if (page.limit > 0) query = query.limit(page.limit);
+    if (page.offset > 0) query = query.$if(page.limit <= 0 && this.store.dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
+    return { rows: await query.execute(), count: Number(countRow?.count ?? 0) };
+  }
+
+  /** Adds a user to an organization with no extra roles. */
+  async add(organizationId: string, userId: string): Promise<members.MemberRow> {
+    this.require('create', orgMemberObject(userId, organizationId));
+    const now = this.store.nowIso();
+    const row = await withConflicts(() =>
+      members.insertMember(this.db, {
+        user_id: userId,
+        organization_id: organizationId,
+        roles: '[]',
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+    await this.store.invalidateSessions({ userId });
+    return row;
+  }
+
+  /** Removes a user from an organization. */
+  async remove(organizationId: string, userId: string): Promise<void> {
+    this.require('delete', orgMemberObject(userId, organizationId));
+    await this.requireOutranks(userId, organizationId);
+    const result = await this.db
+      .deleteFrom('organization_members')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new NotFoundError('member');
+    await this.store.invalidateSessions({ userId });
+  }
+
+  /** Replaces a member's stored organization roles; needs `assign`/`unassign` on the organization's role assignments as used. */
+  async setRoles(
+    organizationId: string,
+    userId: string,
+    roles: readonly string[],
+    changed: { readonly added: boolean; readonly removed: boolean },
+  ): Promise<members.MemberRow> {
+    if (changed.added) this.require('assign', orgScoped('assign_org_role', organizationId));
+    if (changed.removed) this.require('unassign', orgScoped('assign_org_role', organizationId));
+    await this.requireOutranks(userId, organizationId);
+    const now = this.store.nowIso();
+    const result = await this.db
+      .updateTable('organization_members')
+      .set({ roles: JSON.stringify(roles), updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new NotFoundError('member');
+    await this.store.invalidateSessions({ userId });
+    const row = await this.get(organizationId, userId);
+    return row;
+  }
+
+  /** One membership the subject may read. */
+  async get(organizationId: string, userId: string): Promise<members.MemberRow> {
+    const row = await this.db
+      .selectFrom('organization_members')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError('member');
+    this.require('read', orgMemberObject(userId, organizationId));
+    return row;
+  }
+}
