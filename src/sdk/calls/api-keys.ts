@@ -1,7 +1,10 @@
 import { ClientCore } from '../client-core.js';
 import type { ApiKey, ApiKeyWithOwner, CreateTokenRequest, GenerateApiKeyResponse, TokenConfig } from '../wire/index.js';
 
-/** A user's API keys: session keys and named tokens. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * A user's API keys: session keys and named tokens.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class ApiKeysCalls extends ClientCore {
   /** A new session key for `user`, with the lifetime of a password sign-in. */
   createSessionKey(user = 'me'): Promise<GenerateApiKeyResponse> {

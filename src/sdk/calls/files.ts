@@ -1,7 +1,10 @@
 import { ClientCore } from '../client-core.js';
 import type { UploadResponse } from '../wire/index.js';
 
-/** Uploads and downloads of stored files (template archives). Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Uploads and downloads of stored files (template archives).
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class FilesCalls extends ClientCore {
   /** Uploads a template archive (`application/x-tar` or `application/zip`); `created` is false when the same bytes were uploaded before. */
   async uploadFile(data: Uint8Array, contentType = 'application/x-tar'): Promise<{ readonly id: string; readonly created: boolean }> {

@@ -1,7 +1,10 @@
 import { ClientCore } from '../client-core.js';
 import type { BuildInfo, DeploymentConfig, DeploymentStats, Experiments, SshConfig, UpdateCheck } from '../wire/index.js';
 
-/** The deployment as a whole: build, configuration, statistics, experiments. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * The deployment as a whole: build, configuration, statistics, experiments.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class GeneralCalls extends ClientCore {
   buildInfo(): Promise<BuildInfo> {
     return this.request('GET', '/buildinfo');

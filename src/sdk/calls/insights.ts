@@ -14,7 +14,10 @@ export type InsightsRange = {
   readonly template_ids?: string;
 };
 
-/** Usage reports: daily users, template, activity and latency insights. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Usage reports: daily users, template, activity and latency insights.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class InsightsCalls extends ClientCore {
   /** Distinct users of one template's workspaces per day, for the last 60 days (UTC days without an offset). */
   templateDaus(templateId: string, tzOffset?: number): Promise<DausResponse> {

@@ -1,7 +1,10 @@
 import { ClientCore } from '../client-core.js';
 import type { Response, Entitlements, License } from '../wire/index.js';
 
-/** Licenses and the entitlements they grant. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Licenses and the entitlements they grant.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class LicensesCalls extends ClientCore {
   addLicense(license: string): Promise<License> {
     return this.request('POST', '/licenses', { body: { license } });

@@ -24,7 +24,10 @@ export interface AuthorizationCheck {
   };
 }
 
-/** Organizations, their members and roles, and authorization checks. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Organizations, their members and roles, and authorization checks.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class OrganizationsCalls extends ClientCore {
   organizations(): Promise<Organization[]> {
     return this.request('GET', '/organizations');

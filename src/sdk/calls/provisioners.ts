@@ -17,7 +17,10 @@ import type {
 export interface ProvisionersCalls
   extends Pick<WorkspaceBuildsCalls, 'cancelWorkspaceBuild'>, Pick<TemplateVersionsCalls, 'cancelTemplateVersion' | 'cancelDryRun'> {}
 
-/** Provisioner jobs, daemons and keys of an organization. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Provisioner jobs, daemons and keys of an organization.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class ProvisionersCalls extends ClientCore {
   provisionerJobs(
     organization: string,

@@ -15,7 +15,10 @@ import type {
   WorkspaceResource,
 } from '../wire/index.js';
 
-/** Template versions: their import job, logs, parameters and dry runs. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Template versions: their import job, logs, parameters and dry runs.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class TemplateVersionsCalls extends ClientCore {
   createTemplateVersion(organization: string, request: CreateTemplateVersionRequest): Promise<TemplateVersion> {
     return this.request('POST', `/organizations/${encodeURIComponent(organization)}/templateversions`, { body: request });

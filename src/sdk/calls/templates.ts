@@ -1,7 +1,10 @@
 import { ClientCore } from '../client-core.js';
 import type { Response, CreateTemplateRequest, Template, TemplateExample, TemplateVersion, UpdateTemplateMeta } from '../wire/index.js';
 
-/** Templates, and their versions as seen from the template. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Templates, and their versions as seen from the template.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class TemplatesCalls extends ClientCore {
   templateExamples(): Promise<TemplateExample[]> {
     return this.request('GET', '/templates/examples');

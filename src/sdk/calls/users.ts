@@ -18,7 +18,10 @@ import type {
   UserLoginType,
 } from '../wire/index.js';
 
-/** Users: the first user, signing in, accounts and their git SSH keys. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Users: the first user, signing in, accounts and their git SSH keys.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class UsersCalls extends ClientCore {
   /** True once the deployment's first user exists. */
   async hasFirstUser(): Promise<boolean> {

@@ -11,7 +11,10 @@ import type {
   WorkspaceAgentLogSource,
 } from '../wire/index.js';
 
-/** Workspace agents: their logs, and the calls an agent makes with its own token. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Workspace agents: their logs, and the calls an agent makes with its own token.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class WorkspaceAgentsCalls extends ClientCore {
   workspaceAgent(id: string): Promise<WorkspaceAgent> {
     return this.request('GET', `/workspaceagents/${encodeURIComponent(id)}`);

@@ -2,7 +2,10 @@ import { ClientCore } from '../client-core.js';
 import { followSocket } from '../follow-socket.js';
 import type { Response, CreateWorkspaceBuildRequest, WorkspaceBuild, ProvisionerJobLog, WorkspaceBuildTimings } from '../wire/index.js';
 
-/** Workspace builds: starting one, its logs, state, parameters and timings. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Workspace builds: starting one, its logs, state, parameters and timings.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class WorkspaceBuildsCalls extends ClientCore {
   createWorkspaceBuild(workspaceId: string, request: CreateWorkspaceBuildRequest): Promise<WorkspaceBuild> {
     return this.request('POST', `/workspaces/${encodeURIComponent(workspaceId)}/builds`, { body: request });

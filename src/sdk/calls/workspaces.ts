@@ -4,7 +4,10 @@ import { ClientCore, parseErrorBody, SESSION_TOKEN_HEADER } from '../client-core
 import { openHttpRequest } from '../http-transport.js';
 import type { Response, CreateWorkspaceRequest, PortShare, Workspace, WorkspacesResponse, WorkspaceBuildTimings } from '../wire/index.js';
 
-/** Workspaces: creating, finding and changing them, their schedules and shared ports. Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts). */
+/**
+ * Workspaces: creating, finding and changing them, their schedules and shared ports.
+ * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
+ */
 export abstract class WorkspacesCalls extends ClientCore {
   createWorkspace(user: string, request: CreateWorkspaceRequest): Promise<Workspace> {
     return this.request('POST', `/users/${encodeURIComponent(user)}/workspaces`, { body: request });
