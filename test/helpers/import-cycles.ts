@@ -145,7 +145,7 @@ function shortestCycleThrough(graph: ImportGraph, start: string, members: Readon
       if (!members.has(next)) continue;
       if (next === start) {
         const path = [node];
-        for (let step = node; step !== start; ) {
+        for (let step = node; step !== start;) {
           step = previous.get(step) as string;
           path.push(step);
         }

@@ -63,17 +63,14 @@ describe('import cycles', () => {
       write('d.ts', "export const script = `import { a } from './a.js';\n${'x'}\nimport './b.js';`;\n");
       write('e.ts', "// import './a.js';\nexport const text = \"export * from './a.js'\";\n");
       write('lib/index.ts', "import pkg from '../../package.json';\nimport 'node:fs';\nexport default pkg;\n");
-      assert.deepEqual(
-        Object.fromEntries(readImportGraph(join(dir, 'src'), dir)),
-        {
-          'src/a.ts': ['src/b.ts', 'src/lib/index.ts'],
-          'src/b.ts': ['src/c.tsx', 'src/d.ts'],
-          'src/c.tsx': ['src/e.ts'],
-          'src/d.ts': [],
-          'src/e.ts': [],
-          'src/lib/index.ts': [],
-        },
-      );
+      assert.deepEqual(Object.fromEntries(readImportGraph(join(dir, 'src'), dir)), {
+        'src/a.ts': ['src/b.ts', 'src/lib/index.ts'],
+        'src/b.ts': ['src/c.tsx', 'src/d.ts'],
+        'src/c.tsx': ['src/e.ts'],
+        'src/d.ts': [],
+        'src/e.ts': [],
+        'src/lib/index.ts': [],
+      });
       write('e.ts', "export { a } from './a.js';\n");
       assert.deepEqual(findImportCycles(readImportGraph(join(dir, 'src'), dir)).map(formatCycle), [
         'src/a.ts -> src/b.ts -> src/c.tsx -> src/e.ts -> src/a.ts',
