@@ -36,6 +36,12 @@ export default tseslint.config(
     },
   },
   {
+    // A file past 600 lines holds more than one thing: split it by what it does. Only src/ counts:
+    // tests live under test/, and src/ holds no generated code (the dashboard is bundled into dist/).
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    rules: { 'max-lines': ['error', { max: 600 }] },
+  },
+  {
     files: ['src/api/**/*.ts', 'src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', storeInternals],

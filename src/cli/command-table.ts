@@ -1,12 +1,4 @@
-import type { CommandSpec } from './command.js';
-
-/** A top-level command: what `cove --help` lists, and how to load the rest when it runs. */
-export interface CommandEntry {
-  readonly name: string;
-  readonly aliases?: readonly string[];
-  readonly summary: string;
-  readonly load: () => Promise<CommandSpec>;
-}
+import type { CommandEntry } from './command-entry.js';
 
 /**
  * Every top-level command. Only the one being run is loaded, so `cove --version` and `cove --help`
@@ -229,7 +221,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
-    load: async () => (await import('./commands/completion.js')).completionCommand,
+    // Given the table rather than importing it, which would tie the two files in a circle.
+    load: async () => (await import('./commands/completion.js')).completionCommandFor(COMMANDS),
   },
   {
     name: 'version',

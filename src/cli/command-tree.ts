@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { COMMANDS } from './command-table.js';
+import type { CommandEntry } from './command-entry.js';
 import type { CliIo } from './io.js';
 import { newProgram, registerCommand } from './program.js';
 
@@ -25,11 +25,12 @@ export interface CommandNode {
 
 /**
  * Every command with its subcommands and options, read from the program `main` would build with
- * all of them loaded: the command table is the one source, options added by `configure` included.
+ * all of them loaded: the command table (`commands`) is the one source, options added by
+ * `configure` included. The table is handed in, since its completion command calls this.
  */
-export async function commandTree(io: CliIo): Promise<CommandNode> {
+export async function commandTree(io: CliIo, commands: readonly CommandEntry[]): Promise<CommandNode> {
   const program = newProgram(io);
-  for (const entry of COMMANDS) await registerCommand(program, await entry.load(), io, () => undefined);
+  for (const entry of commands) await registerCommand(program, await entry.load(), io, () => undefined);
   const globals = optionsOf(program);
   // Global options are taken after any command too; --version only on its own.
   const inherited = [...globals.filter((option) => !option.flags.includes('--version')), helpOption()];

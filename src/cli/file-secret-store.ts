@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CredentialStore } from './secret-store.js';
+import type { CredentialStore } from './credential-store.js';
 
 /** Secrets in one JSON file, written through a temporary file and a rename so it is never half-written. */
 export class FileSecretStore implements CredentialStore {

@@ -1,5 +1,5 @@
 import { callKeychain, KeychainError, type KeychainRequest } from './keychain-call.js';
-import type { CredentialStore } from './secret-store.js';
+import type { CredentialStore } from './credential-store.js';
 
 const SERVICE = 'cove';
 

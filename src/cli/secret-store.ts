@@ -4,14 +4,6 @@ import { readSavedConfig, recordedSecretStore, recordSecretStore, type SecretSto
 import { FileSecretStore } from './file-secret-store.js';
 import { KeychainSecretStore } from './keychain-secret-store.js';
 
-/** One place secrets can be kept: the OS keychain or the credentials file. */
-export interface CredentialStore {
-  readonly kind: SecretStoreKind;
-  get(account: string): Promise<string | undefined>;
-  set(account: string, secret: string): Promise<void>;
-  delete(account: string): Promise<void>;
-}
-
 /**
  * The session tokens of every deployment, each in the one store `cove login` chose for it and
  * recorded in the config, so reading and removing a token never guesses where it is.

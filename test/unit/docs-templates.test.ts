@@ -7,6 +7,7 @@ import { parseDocument } from 'yaml';
 import { WORKSPACE_FIELDS } from '../../src/provisioner/native/interpolate.js';
 import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
 import { parseTemplateText } from '../../src/provisioner/native/template-file.js';
+import type { Schema } from '../../src/provisioner/native/schema-nodes.js';
 import {
   DISPLAY_APPS,
   FORM_TYPES,
@@ -14,7 +15,6 @@ import {
   PARAMETER_TYPES,
   RESOURCE_TYPES,
   TEMPLATE_SCHEMA,
-  type Schema,
 } from '../../src/provisioner/native/template-schema.js';
 
 // docs/templates.md is the users' reference for template.yaml. These tests tie it to the parser:

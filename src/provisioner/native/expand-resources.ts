@@ -2,15 +2,10 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { PlannedAgent, PlannedApp, PlannedResource, PlannedScript } from '../provisioner.js';
 import { InterpolationError, interpolate, type InterpolationScope, type WorkspaceField } from './interpolate.js';
-import {
-  childPath,
-  mapExpandable,
-  RESOURCE_SCHEMA,
-  type RawAgent,
-  type RawApp,
-  type RawResource,
-  type RawScript,
-} from './template-schema.js';
+import { mapExpandable } from './expandable-fields.js';
+import type { RawAgent, RawApp, RawResource, RawScript } from './raw-template.js';
+import { childPath } from './read-against-schema.js';
+import { RESOURCE_SCHEMA } from './template-schema.js';
 
 /**
  * A resource of `template.yaml` with every `${{ }}` expanded and a directory's `path` made

@@ -12,18 +12,10 @@ import {
 import { createScope } from './expand-resources.js';
 import { InterpolationError, interpolate } from './interpolate.js';
 import { defaultFormType, isIntegerText, parameterValueProblem } from '../../sdk/wire/parameter-value.js';
-import {
-  childPath,
-  forEachExpandable,
-  HOOK_COMMANDS,
-  readAgainstSchema,
-  RESOURCE_SCHEMA,
-  TEMPLATE_SCHEMA,
-  type RawParameter,
-  type RawResource,
-  type RawTemplate,
-  type SchemaIssue,
-} from './template-schema.js';
+import { forEachExpandable } from './expandable-fields.js';
+import type { RawParameter, RawResource, RawTemplate } from './raw-template.js';
+import { childPath, readAgainstSchema, type SchemaIssue } from './read-against-schema.js';
+import { HOOK_COMMANDS, RESOURCE_SCHEMA, TEMPLATE_SCHEMA } from './template-schema.js';
 import type { VariableDeclaration } from './variables.js';
 
 /** The file the native provisioner reads from a template directory. */

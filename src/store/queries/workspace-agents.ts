@@ -9,7 +9,7 @@ import type {
   WorkspaceAgentScriptTimingTable,
   WorkspaceAgentTable,
 } from '../schema.js';
-import type { WorkspaceBuildRow, WorkspaceRow } from './workspaces.js';
+import type { WorkspaceBuildRow, WorkspaceRow } from './workspace-rows.js';
 import type { WorkspaceResourceRow } from './provisioner-jobs.js';
 import { inList } from '../in-list.js';
 

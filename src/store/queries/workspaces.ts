@@ -1,5 +1,5 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import type { Database, WorkspaceAgentTable, WorkspaceBuildTable, WorkspaceTable } from '../schema.js';
+import type { Database } from '../schema.js';
 import type { DialectName } from '../database.js';
 import { joined } from '../joined-rows.js';
 import { readTogether } from '../read-together.js';
@@ -21,10 +21,10 @@ import type { TemplateRow } from './templates.js';
 import { appStatusesOfJobsQuery, latestOfEachWorkspace, newestAppStatusesQuery, type AppStatusRow } from './workspace-app-statuses.js';
 import { logSourcesOfJobsQuery, type AgentLogSourceRow } from './workspace-agents.js';
 import { inList } from '../in-list.js';
+import type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './workspace-rows.js';
 
-export type WorkspaceRow = Selectable<WorkspaceTable>;
-export type WorkspaceBuildRow = Selectable<WorkspaceBuildTable>;
-export type WorkspaceAgentRow = Selectable<WorkspaceAgentTable>;
+// Still named from here, where the layers above and the other queries have always found them.
+export type { WorkspaceAgentRow, WorkspaceBuildRow, WorkspaceRow } from './workspace-rows.js';
 
 /** One workspace by id, deleted or not. */
 export async function getWorkspaceById(db: Kysely<Database>, id: string): Promise<WorkspaceRow | undefined> {
