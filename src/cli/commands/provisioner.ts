@@ -8,7 +8,7 @@ import type { ProvisionerDaemon, ProvisionerKey } from '../../sdk/wire/index.js'
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
-import { humanTime, printData, printJson } from '../output.js';
+import { humanTime, printJson } from '../output.js';
 import { provisionerJobsCommand } from './provisioner-jobs.js';
 import { listOption, orgOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 

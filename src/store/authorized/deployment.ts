@@ -4,9 +4,7 @@ import { siteObject } from '../../rbac/index.js';
 import * as siteConfig from '../queries/site-config.js';
 import * as healthChecks from '../queries/health-checks.js';
 import * as metricCounts from '../queries/metric-counts.js';
-import * as jobs from '../queries/provisioner-jobs.js';
 import * as provisionerDaemons from '../queries/provisioner-daemons.js';
-import * as workspaces from '../queries/workspaces.js';
 
 /** Deployment-wide facts: site settings, health checks, metrics and stats. */
 export class DeploymentStore extends StoreFamily {

@@ -7,7 +7,6 @@ import { NotAuthorizedError } from '../../lib/errors.js';
 import * as insights from '../queries/insights.js';
 import * as templates from '../queries/templates.js';
 import * as workspaces from '../queries/workspaces.js';
-import * as users from '../queries/users.js';
 
 /** Usage recording and insights. */
 export class InsightStore extends StoreFamily {

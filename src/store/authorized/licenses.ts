@@ -3,7 +3,6 @@ import { withConflicts } from '../db-errors.js';
 import { siteObject } from '../../rbac/index.js';
 import { NotFoundError } from '../../lib/errors.js';
 import * as licenses from '../queries/licenses.js';
-import * as users from '../queries/users.js';
 
 /** Licenses and the facts entitlements are computed from. */
 export class LicenseStore extends StoreFamily {

@@ -4,7 +4,6 @@ import { allowedRows } from '../authz-filter.js';
 import { listFilter, orgMemberObject, orgScoped } from '../../rbac/index.js';
 import { NotFoundError } from '../../lib/errors.js';
 import * as members from '../queries/members.js';
-import * as users from '../queries/users.js';
 
 /** A membership with the fields of its user that member listings show. */
 export type MemberWithUser = members.MemberRow & {

@@ -2,7 +2,6 @@ import { StoreFamily } from './store-family.js';
 import { workspaceRbac } from '../rbac-objects.js';
 import { type Database } from '../schema.js';
 import * as workspaces from '../queries/workspaces.js';
-import * as agents from '../queries/workspace-agents.js';
 import * as portShares from '../queries/workspace-port-shares.js';
 
 /** Shared ports of workspaces. */

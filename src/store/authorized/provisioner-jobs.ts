@@ -9,8 +9,6 @@ import * as jobs from '../queries/provisioner-jobs.js';
 import * as jobCompletion from '../queries/job-completion.js';
 import * as templates from '../queries/templates.js';
 import * as workspaces from '../queries/workspaces.js';
-import * as agents from '../queries/workspace-agents.js';
-import * as organizations from '../queries/organizations.js';
 
 /** Reads the logs of one job for a stream that was authorized when it opened. */
 export interface JobLogReader {

@@ -3,8 +3,6 @@ import { loadCustomRoles } from '../subjects.js';
 import { withConflicts } from '../db-errors.js';
 import { orgScoped, type Role } from '../../rbac/index.js';
 import { NotFoundError } from '../../lib/errors.js';
-import * as members from '../queries/members.js';
-import * as organizations from '../queries/organizations.js';
 
 /** Custom roles of organizations. */
 export class RoleStore extends StoreFamily {

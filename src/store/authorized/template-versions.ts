@@ -10,7 +10,6 @@ import { isUuid } from '../../lib/random.js';
 import { NotFoundError } from '../../lib/errors.js';
 import * as jobs from '../queries/provisioner-jobs.js';
 import * as templates from '../queries/templates.js';
-import * as workspaces from '../queries/workspaces.js';
 
 /** A template version with its import job. */
 export interface VersionWithJob {

@@ -1,15 +1,14 @@
 import { StoreFamily } from './store-family.js';
 import type { VersionWithJob } from './template-versions.js';
-import { versionRbac, versionsRbac } from './version-rbac.js';
+import { versionRbac } from './version-rbac.js';
 import { templateRbac } from '../rbac-objects.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
 import { aclAllowedRows } from '../acl-filter.js';
-import { authorize, listFilter, organizationObject, orgScoped } from '../../rbac/index.js';
+import { listFilter, organizationObject, orgScoped } from '../../rbac/index.js';
 import { isUuid } from '../../lib/random.js';
-import { ConflictError, NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, NotFoundError } from '../../lib/errors.js';
 import * as templates from '../queries/templates.js';
-import * as workspaces from '../queries/workspaces.js';
 import * as organizations from '../queries/organizations.js';
 
 /** Templates. */

@@ -5,7 +5,6 @@ import { allowedRows } from '../authz-filter.js';
 import { apiKeyObject, listFilter, userObject } from '../../rbac/index.js';
 import { NotFoundError } from '../../lib/errors.js';
 import * as apiKeys from '../queries/api-keys.js';
-import * as users from '../queries/users.js';
 
 /** A named token with its owner's username, as token listings show it. */
 export type TokenWithOwner = apiKeys.ApiKeyRow & { readonly username: string };

@@ -8,7 +8,6 @@ import { sql } from 'kysely';
 import * as siteConfig from '../queries/site-config.js';
 import * as gitSshKeys from '../queries/git-ssh-keys.js';
 import * as members from '../queries/members.js';
-import * as organizations from '../queries/organizations.js';
 import * as users from '../queries/users.js';
 
 /** The site setting that records the first user; claiming it is what makes a user the first. */

@@ -3,11 +3,9 @@ import { workspaceRbac } from '../rbac-objects.js';
 import { listFilter, orgScoped } from '../../rbac/index.js';
 import { isUuid } from '../../lib/random.js';
 import { NotFoundError } from '../../lib/errors.js';
-import * as jobs from '../queries/provisioner-jobs.js';
 import * as workspaces from '../queries/workspaces.js';
 import * as agents from '../queries/workspace-agents.js';
 import * as appStatuses from '../queries/workspace-app-statuses.js';
-import * as users from '../queries/users.js';
 
 /** Workspace agents, as users and the agents themselves reach them. */
 export class WorkspaceAgentStore extends StoreFamily {

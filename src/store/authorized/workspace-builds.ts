@@ -4,11 +4,10 @@ import { templateRbac, workspaceRbac } from '../rbac-objects.js';
 import { type Database } from '../schema.js';
 import { withConflicts } from '../db-errors.js';
 import { isUuid } from '../../lib/random.js';
-import { ConflictError, NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
+import { NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
 import * as jobs from '../queries/provisioner-jobs.js';
 import * as templates from '../queries/templates.js';
 import * as workspaces from '../queries/workspaces.js';
-import * as agents from '../queries/workspace-agents.js';
 
 /** The store's decision that a subject may queue a build of a workspace; see `WorkspaceBuildStore.grant`. */
 export interface BuildGrant {

@@ -2,16 +2,13 @@ import { StoreFamily } from './store-family.js';
 import { templateRbac, workspaceRbac } from '../rbac-objects.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
-import { authorize, listFilter, orgScoped } from '../../rbac/index.js';
+import { listFilter, orgScoped } from '../../rbac/index.js';
 import { isUuid } from '../../lib/random.js';
 import { NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
 import * as jobs from '../queries/provisioner-jobs.js';
 import * as templates from '../queries/templates.js';
 import * as workspaces from '../queries/workspaces.js';
 import * as workspaceLists from '../queries/workspace-lists.js';
-import * as agents from '../queries/workspace-agents.js';
-import * as organizations from '../queries/organizations.js';
-import * as users from '../queries/users.js';
 
 /** The store's decision that a subject may create a workspace for an owner from a template; see `WorkspaceStore.grantCreation`. */
 export interface WorkspaceCreationGrant {
