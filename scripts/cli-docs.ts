@@ -59,6 +59,13 @@ export async function renderCliReference(): Promise<string> {
     'The environment variables `COVE_URL`, `COVE_SESSION_TOKEN` and `COVE_CONFIG_DIR` stand in for the saved deployment, the',
     'saved token and the config directory (`~/.config/cove`).',
     '',
+    'Durations take a unit, as in `30s`, `90m`, `8h`, `7d` or `1h30m`; only `0` goes without one, and a bare number such as',
+    '`30` is refused rather than read as milliseconds.',
+    '',
+    'When whatever reads the output goes away before the command is done (`cove logs dev | head -1`), the command stops',
+    'quietly and exits with status 141, what a shell reports for a program ended by SIGPIPE, as it does for the reference',
+    "CLI and for `yes | head -1`'s writer (so `set -o pipefail` sees it).",
+    '',
     '## Commands',
     '',
     ...walk(program, specs).map(

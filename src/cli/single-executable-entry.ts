@@ -2,6 +2,7 @@
 // bundled as the executable's main script. It is CommonJS, which Node 20 requires of that script,
 // so the exit code is set from a promise instead of a top-level await.
 import { loadNativeAddon } from '../lib/native-addons.js';
+import { exitQuietlyWhenOutputCloses } from './closed-output.js';
 import { KEYCHAIN_CHILD_ENV, runKeychainChild } from './keyring-binding.js';
 import { main } from './main.js';
 
@@ -9,6 +10,7 @@ import { main } from './main.js';
 if (process.env[KEYCHAIN_CHILD_ENV] === '1') {
   runKeychainChild(loadNativeAddon);
 } else {
+  exitQuietlyWhenOutputCloses();
   main(process.argv).then(
     (code) => {
       process.exitCode = code;

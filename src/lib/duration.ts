@@ -12,13 +12,21 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 };
 
 /**
- * Parses a duration such as `24h`, `1h30m`, `168h0m0s`, `90s` or a bare number of milliseconds.
- * Returns milliseconds, or undefined when the text is not a duration.
+ * What a bare number such as `30` means: milliseconds, as the server's options have always read
+ * one (a deployment's settings keep their meaning), or nothing, where a person types a duration
+ * on the command line: there `--lifetime 30` read as 30 ms made a token that had already expired,
+ * and the reference's CLI refuses a number without a unit too ("missing unit in duration").
  */
-export function parseDuration(text: string): number | undefined {
+export type BareNumber = 'milliseconds' | 'refused';
+
+/**
+ * Parses a duration such as `24h`, `1h30m`, `168h0m0s`, `90s`, or a bare number (see BareNumber;
+ * `0` is always zero). Returns milliseconds, or undefined when the text is not a duration.
+ */
+export function parseDuration(text: string, bareNumber: BareNumber = 'milliseconds'): number | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  if (/^\d+$/.test(trimmed)) return bareNumber === 'milliseconds' || Number(trimmed) === 0 ? Number(trimmed) : undefined;
   const part = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d|y)/gy;
   let total = 0;
   let consumed = 0;
@@ -28,6 +36,16 @@ export function parseDuration(text: string): number | undefined {
   }
   if (consumed !== trimmed.length || Number.isNaN(total)) return undefined;
   return total;
+}
+
+/**
+ * Why a duration written without a unit (`30`, `1.5`) is not one where a unit is required, in
+ * words that say what to write instead; undefined when the text is not a bare number, or is zero.
+ */
+export function missingUnit(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (!/^\d+(\.\d+)?$/.test(trimmed) || Number(trimmed) === 0) return undefined;
+  return `${trimmed} has no unit; write ${trimmed}s, ${trimmed}m, ${trimmed}h or ${trimmed}d`;
 }
 
 /** Formats milliseconds the way parseDuration reads them back, e.g. `168h0m0s`. */

@@ -8,11 +8,11 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import type { Workspace } from '../../src/sdk/wire/index.js';
 import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-workspace.js';
 import { eventually } from '../helpers/eventually.js';
-import { bulletFields, bulletText, readSpecSections, tableFields, type SpecField } from '../helpers/spec-types.js';
+import { specTypeFields, type SpecField } from '../helpers/spec-types.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 /**
- * Walks every response object type of the spec (read from the spec's markdown at test time) and
+ * Walks every response object type of the spec (from its committed type list, test/fixtures) and
  * holds a real answer of the daemon against it: each field the spec lists is present, `null` only
  * where there is no value (never where the spec marks the field required), and of the JSON type
  * the spec gives it. Nested inline objects (`{a: x}`) and arrays of them are checked too.
@@ -33,15 +33,8 @@ interface World {
 }
 
 interface TypeCheck {
-  /** The type as the spec names it. */
+  /** The type as the spec names it (test/helpers/spec-types.ts says where the spec lists its fields). */
   readonly type: string;
-  readonly heading: string;
-  /** Where the fields are listed: a table when absent, else the bullet (or paragraph) starting with this. */
-  readonly label?: string;
-  /** Only the part of the bullet after this (for "X request: ... Response: ..."). */
-  readonly after?: string;
-  /** Further field lists the type includes ("Assignable role: the role fields plus ..."). */
-  readonly includes?: readonly { readonly heading: string; readonly label?: string }[];
   /** Where the spec's grouping gives a field the wrong type, what another place of the spec says. */
   readonly overrides?: Readonly<Record<string, Partial<SpecField>>>;
   /** Real answers of the daemon. */
@@ -54,17 +47,13 @@ const field = (value: unknown, name: string): unknown => (value as Record<string
 const many = (value: unknown, name: string): unknown[] => field(value, name) as unknown[];
 
 const CHECKS: readonly TypeCheck[] = [
-  { type: 'Organization', heading: 'Organization', instances: (w) => list(w.owner.organizations()) },
+  { type: 'Organization', instances: (w) => list(w.owner.organizations()) },
   {
     type: 'Organization member',
-    heading: 'Organization member',
-    label: '',
     instances: async (w) => [await w.owner.setMemberRoles(w.orgId, 'alice', ['organization-admin'])],
   },
   {
     type: 'Role reference',
-    heading: 'Organization member',
-    label: 'Role reference:',
     instances: async (w) => {
       const members = await w.owner.organizationMembers(w.orgId);
       return members.flatMap((m) => [...m.roles, ...m.global_roles]);
@@ -72,21 +61,14 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Member with user data',
-    heading: 'Organization member',
-    label: 'Member with user data adds',
-    includes: [{ heading: 'Organization member', label: '' }],
     instances: (w) => list(w.owner.organizationMembers(w.orgId)),
   },
   {
     type: 'Paginated members response',
-    heading: 'Organization member',
-    label: 'Paginated members response:',
     instances: async (w) => [await w.owner.paginatedMembers(w.orgId)],
   },
   {
     type: 'Role',
-    heading: 'Role',
-    label: 'Role:',
     instances: async (w) =>
       w.owner.createCustomRole(w.orgId, {
         name: 'spec-role',
@@ -96,15 +78,10 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Assignable role',
-    heading: 'Role',
-    label: 'Assignable role:',
-    includes: [{ heading: 'Role', label: 'Role:' }],
     instances: async (w) => [...(await w.owner.siteRoles()), ...(await w.owner.organizationRoles(w.orgId))],
   },
   {
     type: 'Permission',
-    heading: 'Role',
-    label: 'Permission:',
     instances: async (w) =>
       (await w.owner.organizationRoles(w.orgId)).flatMap((role) => [
         ...role.organization_permissions,
@@ -114,27 +91,18 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Login response',
-    heading: 'Login and credentials',
-    label: 'Login request:',
-    after: 'Response:',
     instances: async (w) => [await w.test.anonymous.login('alice@example.com', STRONG_PASSWORD)],
   },
   {
     type: 'Validate-password response',
-    heading: 'Login and credentials',
-    label: 'Validate-password request:',
-    after: 'Response:',
     instances: async (w) => [await w.member.validatePassword('hunter2')],
   },
   {
     type: 'Token config',
-    heading: 'Login and credentials',
-    label: 'Token config:',
     instances: async (w) => [await w.member.tokenConfig()],
   },
   {
     type: 'Provisioner job',
-    heading: 'Provisioner job',
     instances: async (w) => [
       ...(await w.owner.provisionerJobs(w.orgId)),
       (await w.owner.templateVersion(w.versionId)).job,
@@ -143,93 +111,65 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Job log entry',
-    heading: 'Provisioner job',
-    label: 'Job log entry:',
     instances: (w) => list(w.owner.templateVersionLogs(w.versionId)),
   },
-  { type: 'Template', heading: 'Template', instances: (w) => list(w.owner.templates()) },
+  { type: 'Template', instances: (w) => list(w.owner.templates()) },
   {
     type: 'Template example',
-    heading: 'Template',
-    label: 'Template example:',
     // The reference's example ids are directory names ("docker"), not UUIDs, and `example_id` takes them as strings.
     overrides: { id: { format: undefined } },
     instances: (w) => list(w.owner.templateExamples()),
   },
   {
     type: 'Template version',
-    heading: 'Template version',
-    label: '',
     instances: async (w) => [await w.owner.templateVersion(w.versionId)],
   },
-  { type: 'Preset', heading: 'Template version', label: 'Preset:', instances: (w) => list(w.owner.templateVersionPresets(w.versionId)) },
+  { type: 'Preset', instances: (w) => list(w.owner.templateVersionPresets(w.versionId)) },
   {
     type: 'Dynamic parameters response',
-    heading: 'Template version',
-    label: 'Dynamic parameters response:',
     instances: async (w) => [await w.owner.evaluateDynamicParameters(w.versionId, { id: 1, inputs: { region: 'eu' } })],
   },
   {
     type: 'Dynamic parameter',
-    heading: 'Template version',
-    label: 'Parameter:',
     instances: async (w) => (await w.owner.evaluateDynamicParameters(w.versionId, { id: 1, inputs: {} })).parameters,
   },
   {
     type: 'Workspace resource',
-    heading: 'Workspace resource (inside builds and template versions)',
-    label: '',
     instances: async (w) => [...(await w.owner.templateVersionResources(w.versionId)), ...w.workspace.latest_build.resources],
   },
-  { type: 'Workspace agent', heading: 'Workspace agent', instances: async (w) => [await w.member.workspaceAgent(w.ws.agentId)] },
+  { type: 'Workspace agent', instances: async (w) => [await w.member.workspaceAgent(w.ws.agentId)] },
   {
     type: 'Log source',
-    heading: 'Workspace agent',
-    label: 'Log source:',
     instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).log_sources,
   },
   {
     type: 'Script',
-    heading: 'Workspace agent',
-    label: 'Script:',
     instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).scripts,
   },
   {
     type: 'Agent log entry',
-    heading: 'Workspace agent',
-    label: 'Agent log entry:',
     instances: (w) => list(w.member.workspaceAgentLogs(w.ws.agentId)),
   },
-  { type: 'App', heading: 'Workspace agent', label: 'App:', instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).apps },
+  { type: 'App', instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).apps },
   {
     type: 'App status',
-    heading: 'Workspace agent',
-    label: 'App status:',
     instances: async (w) => (await w.member.workspaceAgent(w.ws.agentId)).apps.flatMap((app) => app.statuses),
   },
   {
     type: 'Containers response',
-    heading: 'Workspace agent',
-    label: 'Containers response:',
     instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/containers?label=spec=fields`)],
   },
   {
     type: 'Connection info',
-    heading: 'Workspace agent',
-    label: 'Connection info:',
     overrides: { derp_map: { kind: 'object' } },
     instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`)],
   },
   {
     type: 'Relay map',
-    heading: 'Workspace agent',
-    label: 'derp_map:',
     instances: async (w) => [field(await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`), 'derp_map')],
   },
   {
     type: 'Relay node',
-    heading: 'Workspace agent',
-    label: 'Relay node:',
     instances: async (w) => {
       const map = field(await get(w.member, `/workspaceagents/${w.ws.agentId}/connection`), 'derp_map');
       return Object.values(field(map, 'regions') as Record<string, unknown>).flatMap((region) => many(region, 'nodes'));
@@ -237,20 +177,14 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Listening ports response',
-    heading: 'Workspace agent',
-    label: 'Listening ports response:',
     instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/listening-ports`)],
   },
   {
     type: 'Git SSH key response',
-    heading: 'Workspace agent',
-    label: 'Git SSH key response:',
     instances: async (w) => [await get(w.agent, '/workspaceagents/me/gitsshkey')],
   },
   {
     type: 'Workspace',
-    heading: 'Workspace',
-    label: 'Fields:',
     instances: async (w) => [
       await w.member.workspace(w.ws.workspaceId),
       ...(await w.owner.workspaces()).workspaces,
@@ -259,8 +193,6 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Workspace build',
-    heading: 'Workspace',
-    label: 'Workspace build fields:',
     overrides: { job: { kind: 'object' }, matched_provisioners: { kind: 'object' } },
     instances: async (w) => [
       ...(await w.member.workspaceBuilds(w.ws.workspaceId)),
@@ -269,20 +201,14 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Timings response',
-    heading: 'Workspace',
-    label: 'Timings response:',
     instances: async (w) => [await w.member.workspaceTimings(w.ws.workspaceId)],
   },
   {
     type: 'Resolve-autostart response',
-    heading: 'Workspace',
-    label: 'Resolve-autostart response:',
     instances: async (w) => [await w.member.resolveAutostart(w.ws.workspaceId)],
   },
   {
     type: 'Port share',
-    heading: 'Port share',
-    label: 'Share:',
     instances: async (w) => [
       await w.member.sharePort(w.ws.workspaceId, { agent_name: 'main', port: 8080, share_level: 'authenticated', protocol: 'http' }),
       ...(await w.member.portShares(w.ws.workspaceId)).shares,
@@ -290,32 +216,22 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Port share list response',
-    heading: 'Port share',
-    label: 'List response:',
     instances: async (w) => [await w.member.portShares(w.ws.workspaceId)],
   },
   {
     type: 'Build info',
-    heading: 'Deployment and general information',
-    label: 'Build info:',
     instances: async (w) => [await w.test.anonymous.buildInfo()],
   },
   {
     type: 'Update check',
-    heading: 'Deployment and general information',
-    label: 'Update check:',
     instances: async (w) => [await w.test.anonymous.updateCheck()],
   },
   {
     type: 'SSH config',
-    heading: 'Deployment and general information',
-    label: 'SSH config:',
     instances: async (w) => [await w.member.deploymentSsh()],
   },
   {
     type: 'Deployment stats',
-    heading: 'Deployment and general information',
-    label: 'Deployment stats:',
     // Written as "`session_count`: integer counters `ssh`, ..." and "`workspaces`: `building`, ... (integer)": objects of counters.
     overrides: {
       session_count: { kind: 'object', fields: ['ssh', 'reconnecting_pty'].map((name) => ({ name, kind: 'integer', required: false })) },
@@ -335,15 +251,11 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Deployment config',
-    heading: 'Deployment and general information',
-    label: 'Deployment config:',
     overrides: { config: { kind: 'object' } },
     instances: async (w) => [await w.owner.deploymentConfig()],
   },
   {
     type: 'Error body',
-    heading: 'Deployment and general information',
-    label: 'Error/response body',
     // The architecture and the reference leave an error's detail and validations out when it has none.
     overrides: { detail: { optional: true }, validations: { optional: true } },
     instances: async (w) => {
@@ -360,8 +272,6 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'App host response',
-    heading: 'Deployment and general information',
-    label: 'App host response:',
     instances: async (w) => [await get(w.member, '/applications/host')],
   },
 ];
@@ -432,21 +342,14 @@ function formatProblem(value: unknown, spec: SpecField): string | undefined {
   return undefined;
 }
 
-/** The fields the spec lists for a check, with its overrides applied. */
-function specFieldsOf(sections: Map<string, string[]>, check: TypeCheck): SpecField[] {
-  const read = (heading: string, label: string | undefined, afterText?: string): SpecField[] => {
-    const lines = sections.get(heading);
-    assert.ok(lines, `the spec has a section "${heading}"`);
-    return label === undefined ? tableFields(lines) : bulletFields(bulletText(lines, label, afterText));
-  };
-  const fields = [...read(check.heading, check.label, check.after), ...(check.includes ?? []).flatMap((i) => read(i.heading, i.label))];
-  return fields.map((spec) => ({ ...spec, ...check.overrides?.[spec.name] }));
+/** The fields the spec lists for a check (from the committed type list), with its overrides applied. */
+function specFieldsOf(check: TypeCheck): SpecField[] {
+  return specTypeFields(check.type).map((spec) => ({ ...spec, ...check.overrides?.[spec.name] }));
 }
 
 describe('every response object type of the spec, against real answers', () => {
   let world: World;
   let home: string;
-  const sections = readSpecSections();
 
   before(async () => {
     const test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
@@ -501,7 +404,7 @@ describe('every response object type of the spec, against real answers', () => {
 
   for (const check of CHECKS) {
     it(`${check.type}: every field the spec lists, in its JSON type`, async () => {
-      const fields = specFieldsOf(sections, check);
+      const fields = specFieldsOf(check);
       assert.ok(fields.length > 0, `the spec lists fields of ${check.type}`);
       const instances = await check.instances(world);
       assert.ok(instances.length > 0, `the daemon served an instance of ${check.type}`);

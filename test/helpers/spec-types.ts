@@ -3,11 +3,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Reads the object types of the API specification (`../shared/spec/api-v2.md` next to the
- * repository) into field lists, so tests can hold real answers against every field the spec lists.
- * The spec writes its types three ways: tables (`| Field | Type |`), bullets of backticked names
- * each group followed by its type in parentheses or after a colon, and inline objects
- * (`{name: type, ...}`); all three are read here.
+ * The object types of the API specification as field lists, so tests can hold real answers against
+ * every field the spec lists. Tests read them from a generated fixture (test/fixtures/spec-types.json),
+ * so that a clone with nothing beside it runs them; `npm run spec:types` (scripts/spec-types.ts)
+ * writes that fixture from the spec's markdown (`../shared/spec/api-v2.md` next to the repository)
+ * with the parsing here. The spec writes its types three ways: tables (`| Field | Type |`), bullets
+ * of backticked names each group followed by its type in parentheses or after a colon, and inline
+ * objects (`{name: type, ...}`); all three are read here.
  */
 
 /** The JSON type a field's spec type allows; `any` when the spec gives no usable type. */
@@ -26,11 +28,19 @@ export interface SpecField {
   readonly fields?: readonly SpecField[];
 }
 
-/** Where the spec lives: `../shared/spec/api-v2.md` relative to the repository. */
-export function specPath(): string {
+/** The repository's root: the nearest directory above this file with a package.json. */
+function repositoryRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5 && !existsSync(join(dir, 'package.json')); i++) dir = dirname(dir);
-  return join(dir, '..', 'shared', 'spec', 'api-v2.md');
+  return dir;
+}
+
+/**
+ * Where the spec lives: `../shared/spec/api-v2.md` relative to the repository, or `$COVE_SPEC_PATH`
+ * (a path that does not exist shows how the tests do in a clone without the spec).
+ */
+export function specPath(): string {
+  return process.env['COVE_SPEC_PATH'] || join(repositoryRoot(), '..', 'shared', 'spec', 'api-v2.md');
 }
 
 /** The lines of each `###` section of the spec, by heading. */
@@ -291,4 +301,124 @@ function labelledText(lines: readonly string[], label: string): string {
     }
   }
   return parts.join('\n');
+}
+
+/** Where the spec lists one response type's fields: a section, and in it a table or a labelled list. */
+export interface SpecTypeLocation {
+  /** The type as the spec names it. */
+  readonly type: string;
+  readonly heading: string;
+  /** Where the fields are listed: a table when absent, else the bullet (or paragraph) starting with this. */
+  readonly label?: string;
+  /** Only the part of the bullet after this (for "X request: ... Response: ..."). */
+  readonly after?: string;
+  /** Further field lists the type includes ("Assignable role: the role fields plus ..."). */
+  readonly includes?: readonly { readonly heading: string; readonly label?: string }[];
+}
+
+/** Every response type the tests hold answers against, and where the spec lists its fields. */
+export const SPEC_TYPE_LOCATIONS: readonly SpecTypeLocation[] = [
+  { type: 'Organization', heading: 'Organization' },
+  { type: 'Organization member', heading: 'Organization member', label: '' },
+  { type: 'Role reference', heading: 'Organization member', label: 'Role reference:' },
+  {
+    type: 'Member with user data',
+    heading: 'Organization member',
+    label: 'Member with user data adds',
+    includes: [{ heading: 'Organization member', label: '' }],
+  },
+  { type: 'Paginated members response', heading: 'Organization member', label: 'Paginated members response:' },
+  { type: 'Role', heading: 'Role', label: 'Role:' },
+  { type: 'Assignable role', heading: 'Role', label: 'Assignable role:', includes: [{ heading: 'Role', label: 'Role:' }] },
+  { type: 'Permission', heading: 'Role', label: 'Permission:' },
+  { type: 'Login response', heading: 'Login and credentials', label: 'Login request:', after: 'Response:' },
+  { type: 'Validate-password response', heading: 'Login and credentials', label: 'Validate-password request:', after: 'Response:' },
+  { type: 'Token config', heading: 'Login and credentials', label: 'Token config:' },
+  { type: 'Provisioner job', heading: 'Provisioner job' },
+  { type: 'Job log entry', heading: 'Provisioner job', label: 'Job log entry:' },
+  { type: 'Template', heading: 'Template' },
+  { type: 'Template example', heading: 'Template', label: 'Template example:' },
+  { type: 'Template version', heading: 'Template version', label: '' },
+  { type: 'Preset', heading: 'Template version', label: 'Preset:' },
+  { type: 'Dynamic parameters response', heading: 'Template version', label: 'Dynamic parameters response:' },
+  { type: 'Dynamic parameter', heading: 'Template version', label: 'Parameter:' },
+  { type: 'Workspace resource', heading: 'Workspace resource (inside builds and template versions)', label: '' },
+  { type: 'Workspace agent', heading: 'Workspace agent' },
+  { type: 'Log source', heading: 'Workspace agent', label: 'Log source:' },
+  { type: 'Script', heading: 'Workspace agent', label: 'Script:' },
+  { type: 'Agent log entry', heading: 'Workspace agent', label: 'Agent log entry:' },
+  { type: 'App', heading: 'Workspace agent', label: 'App:' },
+  { type: 'App status', heading: 'Workspace agent', label: 'App status:' },
+  { type: 'Containers response', heading: 'Workspace agent', label: 'Containers response:' },
+  { type: 'Connection info', heading: 'Workspace agent', label: 'Connection info:' },
+  { type: 'Relay map', heading: 'Workspace agent', label: 'derp_map:' },
+  { type: 'Relay node', heading: 'Workspace agent', label: 'Relay node:' },
+  { type: 'Listening ports response', heading: 'Workspace agent', label: 'Listening ports response:' },
+  { type: 'Git SSH key response', heading: 'Workspace agent', label: 'Git SSH key response:' },
+  { type: 'Workspace', heading: 'Workspace', label: 'Fields:' },
+  { type: 'Workspace build', heading: 'Workspace', label: 'Workspace build fields:' },
+  { type: 'Timings response', heading: 'Workspace', label: 'Timings response:' },
+  { type: 'Resolve-autostart response', heading: 'Workspace', label: 'Resolve-autostart response:' },
+  { type: 'Port share', heading: 'Port share', label: 'Share:' },
+  { type: 'Port share list response', heading: 'Port share', label: 'List response:' },
+  { type: 'Build info', heading: 'Deployment and general information', label: 'Build info:' },
+  { type: 'Update check', heading: 'Deployment and general information', label: 'Update check:' },
+  { type: 'SSH config', heading: 'Deployment and general information', label: 'SSH config:' },
+  { type: 'Deployment stats', heading: 'Deployment and general information', label: 'Deployment stats:' },
+  { type: 'Deployment config', heading: 'Deployment and general information', label: 'Deployment config:' },
+  { type: 'Error body', heading: 'Deployment and general information', label: 'Error/response body' },
+  { type: 'App host response', heading: 'Deployment and general information', label: 'App host response:' },
+];
+
+/** The spec's type list: each type's fields, by the type's name. */
+export type SpecTypes = Readonly<Record<string, readonly SpecField[]>>;
+
+/** The committed type list, which tests read instead of the spec. */
+export const SPEC_TYPES_FIXTURE = join(repositoryRoot(), 'test', 'fixtures', 'spec-types.json');
+
+/** The fixture as written: what made it, then the types. */
+interface SpecTypesFile {
+  readonly about: string;
+  readonly types: SpecTypes;
+}
+
+/** Reads every type of SPEC_TYPE_LOCATIONS from the spec's markdown, includes joined on. */
+export function specTypesFromSpec(path = specPath()): SpecTypes {
+  const sections = readSpecSections(path);
+  const read = (heading: string, label: string | undefined, after?: string): SpecField[] => {
+    const lines = sections.get(heading);
+    if (!lines) throw new Error(`the spec has no section "${heading}"`);
+    return label === undefined ? tableFields(lines) : bulletFields(bulletText(lines, label, after));
+  };
+  const types: Record<string, readonly SpecField[]> = {};
+  for (const location of SPEC_TYPE_LOCATIONS) {
+    const fields = [
+      ...read(location.heading, location.label, location.after),
+      ...(location.includes ?? []).flatMap((included) => read(included.heading, included.label)),
+    ];
+    if (fields.length === 0) throw new Error(`the spec lists no fields of ${location.type}`);
+    types[location.type] = fields;
+  }
+  return types;
+}
+
+/** The fixture's text for a type list (before formatting). */
+export function specTypesFileText(types: SpecTypes): string {
+  const file: SpecTypesFile = {
+    about: 'Generated by `npm run spec:types` (scripts/spec-types.ts) from ../shared/spec/api-v2.md. Do not edit by hand.',
+    types,
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
+}
+
+/** The committed type list. */
+export function committedSpecTypes(): SpecTypes {
+  return (JSON.parse(readFileSync(SPEC_TYPES_FIXTURE, 'utf8')) as SpecTypesFile).types;
+}
+
+/** The fields of one type of the committed list. */
+export function specTypeFields(type: string): readonly SpecField[] {
+  const fields = committedSpecTypes()[type];
+  if (!fields) throw new Error(`${type} is not in test/fixtures/spec-types.json: add it to SPEC_TYPE_LOCATIONS and run npm run spec:types`);
+  return fields;
 }

@@ -1,9 +1,9 @@
-import { parseDuration } from '../../lib/duration.js';
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { Workspace } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { ArgumentSpec, CommandContext, CommandSpec } from '../command.js';
+import { readDurationFlag } from '../duration-flag.js';
 import { humanTime, printJson } from '../output.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
@@ -120,7 +120,7 @@ async function requireTemplateAllows(
 
 /** Reads a positive duration, or a clear error naming the argument. */
 function positiveDuration(text: string, what: string, extra = ''): number {
-  const ms = parseDuration(text);
+  const ms = readDurationFlag(text, what);
   if (ms === undefined || ms <= 0)
     throw new CliError(`${what} "${text}" is not a duration.`, { hint: `Write it like 8h, 90m or 1h30m${extra}.` });
   return ms;

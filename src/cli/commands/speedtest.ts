@@ -1,9 +1,9 @@
 import type { WebSocket } from 'ws';
-import { parseDuration } from '../../lib/duration.js';
 import { openAgentSocket } from '../../sdk/agent-streams.js';
 import type { SpeedtestAgentMessage, SpeedtestClientMessage, SpeedtestDirection } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
+import { readDurationFlag } from '../duration-flag.js';
 import { printJson, printTable } from '../output.js';
 import { resolveWorkspaceAgent } from '../workspace-agent-ref.js';
 
@@ -52,7 +52,7 @@ export const speedtestCommand: CommandSpec = {
     const directionText = String(options['direction']);
     if (!['up', 'down', 'both'].includes(directionText))
       throw new CliError(`--direction "${directionText}" is not up, down or both.`, { hint: 'For example --direction both.' });
-    const durationMs = parseDuration(String(options['time']));
+    const durationMs = readDurationFlag(String(options['time']), '-t');
     if (durationMs === undefined || durationMs <= 0)
       throw new CliError(`-t "${String(options['time'])}" is not a duration.`, { hint: 'For example -t 5s or -t 500ms.' });
     const directions: SpeedtestDirection[] = directionText === 'both' ? ['down', 'up'] : [directionText as SpeedtestDirection];

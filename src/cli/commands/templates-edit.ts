@@ -1,8 +1,8 @@
-import { parseDuration } from '../../lib/duration.js';
 import type { ShareLevel, UpdateTemplateMeta } from '../../sdk/wire/index.js';
 import { SHARE_LEVELS } from '../../sdk/wire/share-levels.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
+import { readDurationFlag } from '../duration-flag.js';
 import { printJson } from '../output.js';
 import { booleanOption, orgOption, requireTemplate, stringOption } from './templates-common.js';
 import { printTemplate } from './templates-show.js';
@@ -105,7 +105,7 @@ function requestedChanges(options: Readonly<Record<string, unknown>>): UpdateTem
   for (const [key, flag, field] of DURATIONS) {
     const text = stringOption(options, key);
     if (text === undefined) continue;
-    const ms = parseDuration(text);
+    const ms = readDurationFlag(text, flag);
     if (ms === undefined || ms < 0) throw new CliError(`${flag} "${text}" is not a duration such as 8h, 30m or 0.`);
     changes[field] = ms;
   }

@@ -1,9 +1,10 @@
-import { formatDuration, nsToMs, parseDuration } from '../../lib/duration.js';
+import { formatDuration, nsToMs } from '../../lib/duration.js';
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { ApiKeyWithOwner } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
+import { readDurationFlag } from '../duration-flag.js';
 import { humanTime, printJson, type Column } from '../output.js';
 
 const createToken: CommandSpec = {
@@ -25,7 +26,7 @@ const createToken: CommandSpec = {
     const lifetimeText = options['lifetime'];
     let lifetimeNs: number | undefined;
     if (typeof lifetimeText === 'string') {
-      const ms = parseDuration(lifetimeText);
+      const ms = readDurationFlag(lifetimeText, '--lifetime');
       if (ms === undefined || ms <= 0) throw new CliError(`--lifetime "${lifetimeText}" is not a duration such as 30d, 12h or 90m.`);
       lifetimeNs = ms * 1_000_000;
     }

@@ -1,9 +1,9 @@
-import { parseDuration } from '../../lib/duration.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { CreateWorkspaceRequest, Template, TemplateVersionPreset } from '../../sdk/wire/index.js';
 import { followBuild, reportBuild } from '../build-progress.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
+import { readDurationFlag } from '../duration-flag.js';
 import { canPrompt, prompt } from '../prompt.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
@@ -85,7 +85,7 @@ function scheduleSettings(
   env: Readonly<Record<string, string | undefined>>,
 ): Pick<CreateWorkspaceRequest, 'ttl_ms' | 'autostart_schedule' | 'automatic_updates'> {
   const ttl = stringOption(options, 'ttl');
-  const ttlMs = ttl === undefined ? undefined : parseDuration(ttl);
+  const ttlMs = ttl === undefined ? undefined : readDurationFlag(ttl, '--ttl');
   if (ttl !== undefined && ttlMs === undefined)
     throw new CliError(`--ttl "${ttl}" is not a duration.`, { hint: 'Write it like 8h, 90m or 1h30m.' });
   const updates = String(options['automaticUpdates'] ?? 'never');
