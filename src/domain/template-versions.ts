@@ -262,7 +262,6 @@ export async function createDryRun(
   now: Date,
 ): Promise<ProvisionerJobRow> {
   if (!importJob.completed_at) throw new HttpProblem(400, "Template version import job hasn't completed!");
-  const iso = now.toISOString();
   const job = queuedJob(
     {
       id: newId(),

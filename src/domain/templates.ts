@@ -1,4 +1,4 @@
-import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, NotFoundError, type FieldValidation } from '../lib/errors.js';
+import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, type FieldValidation } from '../lib/errors.js';
 import { newId } from '../lib/random.js';
 import type { CreateTemplateRequest, UpdateTemplateMeta } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';

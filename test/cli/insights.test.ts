@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { CliUser } from '../helpers/run-cli.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
-import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'cli-insights-agent';
 

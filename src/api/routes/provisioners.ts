@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticated } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
 import { JOB_STATUS_FILTERS } from '../../domain/provisioner-job-status.js';
-import { DAEMON_STALE_MS, viewJobs } from '../../domain/provisioner-job-views.js';
+import { viewJobs } from '../../domain/provisioner-job-views.js';
 import { normalizeTags, parseTagPairs } from '../../domain/provisioner-tags.js';
 import { ConflictError, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import { isUuid, newId, randomAlphanumeric } from '../../lib/random.js';
@@ -18,7 +18,7 @@ import {
   ProvisionerJob,
   ProvisionerKey,
 } from '../../sdk/wire/index.js';
-import { parseJson, parseStringArray } from '../../store/json-column.js';
+import { parseJson } from '../../store/json-column.js';
 import type { OrganizationRow, ProvisionerKeyRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireJob } from '../convert/provisioner-job.js';

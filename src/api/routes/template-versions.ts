@@ -4,10 +4,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewJobs } from '../../domain/provisioner-job-views.js';
 import { publishJobEvent } from '../../domain/provisioner-job-protocol.js';
-import { isJobDone, jobStatus } from '../../domain/provisioner-job-status.js';
+import { isJobDone } from '../../domain/provisioner-job-status.js';
 import { evaluateParameters } from '../../domain/dynamic-parameters.js';
 import { createDryRun, createTemplateVersion, versionNameProblem } from '../../domain/template-versions.js';
-import { ConflictError, HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
+import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
 import {
   CreateTemplateVersionRequest,
@@ -53,7 +53,7 @@ export async function answerVersions(store: AuthorizedStore, now: Date, rows: re
   );
   const creators = await store.templateVersions.creators(rows.map((row) => row.version));
   const answers: TemplateVersion[] = [];
-  for (const [index, { version, job }] of rows.entries()) {
+  for (const [index, { version }] of rows.entries()) {
     const view = views[index];
     if (!view) continue;
     const creator = creators.get(version.created_by) ?? { id: version.created_by, username: '', avatar_url: '' };

@@ -23,7 +23,6 @@ import {
   UsersResponse,
   ValidatePasswordRequest,
   ValidatePasswordResponse,
-  AuthMethods,
   Organization,
   UserLoginType,
 } from '../../sdk/wire/index.js';

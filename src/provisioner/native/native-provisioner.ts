@@ -10,7 +10,6 @@ import {
   type ParseInput,
   type ParseResult,
   type PlannedResource,
-  type PlanResult,
   type Provisioner,
   type ProvisionerLog,
   type RichParameter,
