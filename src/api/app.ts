@@ -29,6 +29,9 @@ import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { insightsRoutes } from './routes/insights.js';
 import { licenseRoutes } from './routes/licenses.js';
+import { appearanceRoutes } from './routes/appearance.js';
+import { regionRoutes } from './routes/regions.js';
+import { userSettingsRoutes } from './routes/user-settings.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -204,6 +207,9 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(applicationRoutes, context);
       await api.register(insightsRoutes, context);
       await api.register(licenseRoutes, context);
+      await api.register(appearanceRoutes, context);
+      await api.register(regionRoutes, context);
+      await api.register(userSettingsRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

@@ -1,4 +1,5 @@
 import { parseDuration } from '../lib/duration.js';
+import { parseSupportLinks } from './appearance.js';
 import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
@@ -97,6 +98,11 @@ function checkCombinations(values: DeploymentValues): void {
   }
   if (values.updateCheck && values.updateCheckUrl === '') {
     throw new OptionError('--update-check needs --update-check-url: the release feed to ask');
+  }
+  try {
+    parseSupportLinks(values);
+  } catch (error) {
+    throw new OptionError(`--support-links: ${(error as Error).message}`);
   }
 }
 

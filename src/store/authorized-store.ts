@@ -4,6 +4,8 @@ import { DeploymentStore } from './authorized/deployment.js';
 import { FileStore } from './authorized/files.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
+import { AppearanceStore } from './authorized/appearance.js';
+import { UserSettingsStore } from './authorized/user-settings.js';
 import { MemberStore } from './authorized/members.js';
 import { OrganizationStore } from './authorized/organizations.js';
 import { PortShareStore } from './authorized/port-shares.js';
@@ -53,6 +55,8 @@ export class AuthorizedStore {
   #tokens: TokenStore | undefined;
   #files: FileStore | undefined;
   #licenses: LicenseStore | undefined;
+  #appearance: AppearanceStore | undefined;
+  #userSettings: UserSettingsStore | undefined;
   #insights: InsightStore | undefined;
   #templates: TemplateStore | undefined;
   #templateVersions: TemplateVersionStore | undefined;
@@ -135,6 +139,14 @@ export class AuthorizedStore {
 
   get licenses(): LicenseStore {
     return (this.#licenses ??= new LicenseStore(this.#scope));
+  }
+
+  get appearance(): AppearanceStore {
+    return (this.#appearance ??= new AppearanceStore(this.#scope));
+  }
+
+  get userSettings(): UserSettingsStore {
+    return (this.#userSettings ??= new UserSettingsStore(this.#scope));
   }
 
   get insights(): InsightStore {

@@ -8,6 +8,7 @@ import type { Generated } from 'kysely';
 export interface Database {
   cove_migrations: MigrationTable;
   site_config: SiteConfigTable;
+  user_configs: UserConfigTable;
   organizations: OrganizationTable;
   users: UserTable;
   organization_members: OrganizationMemberTable;
@@ -52,6 +53,13 @@ export interface HealthCheckDismissalTable {
 }
 
 export interface SiteConfigTable {
+  key: string;
+  value: string;
+}
+
+/** One setting of one user (terminal font, dismissed alerts). */
+export interface UserConfigTable {
+  user_id: string;
   key: string;
   value: string;
 }

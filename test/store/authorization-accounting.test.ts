@@ -126,6 +126,38 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.owner.users.setSiteRoles(w.memberId, [], { added: false, removed: true }),
     denied: async (w) => expectRefused(() => w.member.users.setSiteRoles(w.memberId, ['owner'], { added: true, removed: false })),
   },
+  'userSettings.appearance': {
+    allowed: async (w) => assert.equal((await w.member.userSettings.appearance(w.memberId)).terminal_font, ''),
+    denied: async (w) => expectRefused(() => w.member.userSettings.appearance(w.ownerId)),
+  },
+  'userSettings.setAppearance': {
+    allowed: async (w) => {
+      await w.member.userSettings.setAppearance(w.memberId, { theme_preference: 'light', terminal_font: 'fira-code' });
+      assert.equal((await w.owner.userSettings.appearance(w.memberId)).terminal_font, 'fira-code');
+    },
+    denied: async (w) =>
+      expectRefused(() => w.member.userSettings.setAppearance(w.ownerId, { theme_preference: 'dark', terminal_font: '' })),
+  },
+  'userSettings.preferences': {
+    allowed: async (w) => assert.equal((await w.member.userSettings.preferences(w.memberId)).task_notification_alert_dismissed, false),
+    denied: async (w) => expectRefused(() => w.member.userSettings.preferences(w.ownerId)),
+  },
+  'userSettings.setPreferences': {
+    allowed: async (w) => w.member.userSettings.setPreferences(w.memberId, { task_notification_alert_dismissed: true }),
+    denied: async (w) => expectRefused(() => w.member.userSettings.setPreferences(w.ownerId, { task_notification_alert_dismissed: true })),
+  },
+  'appearance.get': {
+    // Every signed-in user reads it; system work needs read on the deployment config.
+    allowed: async (w) => w.outsider.appearance.get(),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').appearance.get()),
+  },
+  'appearance.set': {
+    allowed: async (w) => {
+      await w.owner.appearance.set('{"application_name":"Acme","logo_url":""}');
+      assert.equal(await w.member.appearance.get(), '{"application_name":"Acme","logo_url":""}');
+    },
+    denied: async (w) => expectRefused(() => w.member.appearance.set('{}')),
+  },
   'users.delete': {
     allowed: async (w) => {
       const row = await w.owner.users.insert(userRow(w, 'doomed'), []);

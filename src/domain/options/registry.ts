@@ -1,3 +1,4 @@
+import { APPEARANCE_OPTIONS, type AppearanceValues } from './appearance.js';
 import { DATABASE_OPTIONS, type DatabaseValues } from './database.js';
 import { EMAIL_OPTIONS, type EmailValues } from './email.js';
 import { GENERAL_OPTIONS, type GeneralValues } from './general.js';
@@ -36,7 +37,8 @@ export type DeploymentValues = NetworkingValues &
   InstanceIdentityValues &
   IntrospectionValues &
   PrometheusValues &
-  HealthCheckValues;
+  HealthCheckValues &
+  AppearanceValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -78,5 +80,6 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...PROMETHEUS_OPTIONS,
   ...HEALTH_CHECK_OPTIONS,
   ...from(INTROSPECTION_OPTIONS, 'verbose'),
+  ...APPEARANCE_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
 ];

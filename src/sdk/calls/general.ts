@@ -1,5 +1,15 @@
 import { ClientCore } from '../client-core.js';
-import type { BuildInfo, DeploymentConfig, DeploymentStats, Experiments, SshConfig, UpdateCheck } from '../wire/index.js';
+import type {
+  AppearanceConfig,
+  BuildInfo,
+  DeploymentConfig,
+  DeploymentStats,
+  Experiments,
+  RegionsResponse,
+  SshConfig,
+  UpdateAppearanceConfig,
+  UpdateCheck,
+} from '../wire/index.js';
 
 /**
  * The deployment as a whole: build, configuration, statistics, experiments.
@@ -36,5 +46,19 @@ export abstract class GeneralCalls extends ClientCore {
 
   reportCsp(report: Record<string, unknown>): Promise<void> {
     return this.request('POST', '/csp/reports', { body: { 'csp-report': report } });
+  }
+
+  /** The dashboard's name, logo, banners and help links. */
+  appearance(): Promise<AppearanceConfig> {
+    return this.request('GET', '/appearance');
+  }
+
+  updateAppearance(config: UpdateAppearanceConfig): Promise<UpdateAppearanceConfig> {
+    return this.request('PUT', '/appearance', { body: config });
+  }
+
+  /** Where apps and terminals are reached: the one primary region. */
+  regions(): Promise<RegionsResponse> {
+    return this.request('GET', '/regions');
   }
 }

@@ -16,6 +16,9 @@ import type {
   GitSshKey,
   AuthMethods,
   UserLoginType,
+  UpdateUserAppearanceSettingsRequest,
+  UserAppearanceSettings,
+  UserPreferenceSettings,
 } from '../wire/index.js';
 
 /**
@@ -124,5 +127,23 @@ export abstract class UsersCalls extends ClientCore {
   /** Replaces the user's git SSH key pair with a new one; services that knew the old key must learn the new. */
   regenerateGitSshKey(user = 'me'): Promise<GitSshKey> {
     return this.request('PUT', `/users/${encodeURIComponent(user)}/gitsshkey`);
+  }
+
+  /** The user's theme and terminal font. */
+  userAppearance(user = 'me'): Promise<UserAppearanceSettings> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/appearance`);
+  }
+
+  updateUserAppearance(settings: UpdateUserAppearanceSettingsRequest, user = 'me'): Promise<UserAppearanceSettings> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/appearance`, { body: settings });
+  }
+
+  /** What the user dismissed or chose in the dashboard. */
+  userPreferences(user = 'me'): Promise<UserPreferenceSettings> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/preferences`);
+  }
+
+  updateUserPreferences(settings: UserPreferenceSettings, user = 'me'): Promise<UserPreferenceSettings> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/preferences`, { body: settings });
   }
 }

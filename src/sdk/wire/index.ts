@@ -16,3 +16,5 @@ export * from './relay-protocol.js';
 export * from './insights.js';
 export * from './licenses.js';
 export * from './health.js';
+export * from './appearance.js';
+export * from './regions.js';

@@ -18,6 +18,7 @@ import { healthCheckDismissalsMigration } from './0016-health-check-dismissals.j
 import { externalSignInMigration } from './0017-external-sign-in.js';
 import { lighterStatusTriggersMigration } from './0018-lighter-status-triggers.js';
 import { signInFailuresMigration } from './0019-sign-in-failures.js';
+import { userConfigsMigration } from './0020-user-configs.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   externalSignInMigration,
   lighterStatusTriggersMigration,
   signInFailuresMigration,
+  userConfigsMigration,
 ];
 
 export type { Migration } from './migration.js';
