@@ -32,6 +32,7 @@ import { licenseRoutes } from './routes/licenses.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
+import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -210,6 +211,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(appearanceRoutes, context);
       await api.register(regionRoutes, context);
       await api.register(userSettingsRoutes, context);
+      await api.register(workspaceSharingRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

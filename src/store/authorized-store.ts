@@ -6,6 +6,7 @@ import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
+import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
 import { MemberStore } from './authorized/members.js';
 import { OrganizationStore } from './authorized/organizations.js';
 import { PortShareStore } from './authorized/port-shares.js';
@@ -57,6 +58,7 @@ export class AuthorizedStore {
   #licenses: LicenseStore | undefined;
   #appearance: AppearanceStore | undefined;
   #userSettings: UserSettingsStore | undefined;
+  #workspaceSharing: WorkspaceSharingStore | undefined;
   #insights: InsightStore | undefined;
   #templates: TemplateStore | undefined;
   #templateVersions: TemplateVersionStore | undefined;
@@ -147,6 +149,10 @@ export class AuthorizedStore {
 
   get userSettings(): UserSettingsStore {
     return (this.#userSettings ??= new UserSettingsStore(this.#scope));
+  }
+
+  get workspaceSharing(): WorkspaceSharingStore {
+    return (this.#workspaceSharing ??= new WorkspaceSharingStore(this.#scope));
   }
 
   get insights(): InsightStore {

@@ -146,6 +146,22 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.member.userSettings.setPreferences(w.memberId, { task_notification_alert_dismissed: true }),
     denied: async (w) => expectRefused(() => w.member.userSettings.setPreferences(w.ownerId, { task_notification_alert_dismissed: true })),
   },
+  'userSettings.autofillParameters': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.userSettings.autofillParameters(w.memberId, newId()))),
+    denied: async (w) => expectRefused(() => w.member.userSettings.autofillParameters(w.ownerId, newId())),
+  },
+  'workspaceSharing.availableUsers': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const offered = await w.member.workspaceSharing.availableUsers(workspace.id, { search: '', limit: 0, offset: 0 });
+      assert.ok(offered.some((user) => user.id === w.ownerId));
+      assert.ok(!offered.some((user) => user.id === w.memberId));
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.workspaceSharing.availableUsers(workspace.id, { search: '', limit: 0, offset: 0 }));
+    },
+  },
   'appearance.get': {
     // Every signed-in user reads it; system work needs read on the deployment config.
     allowed: async (w) => w.outsider.appearance.get(),

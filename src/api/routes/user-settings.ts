@@ -1,17 +1,22 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { HttpProblem } from '../../lib/errors.js';
+import { isUuid } from '../../lib/random.js';
 import {
   TERMINAL_FONT_NAMES,
   UpdateUserAppearanceSettingsRequest,
   UpdateUserPreferenceSettingsRequest,
   UserAppearanceSettings,
+  UserParameter,
   UserPreferenceSettings,
 } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { UserParam } from './users.js';
+
+const AutofillQuery = Type.Object({ template_id: Type.Optional(Type.String()) });
 
 /** `GET`/`PUT /users/{user}/appearance` and `/users/{user}/preferences`: what a user chose for their dashboard. */
 export async function userSettingsRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
@@ -50,5 +55,18 @@ export async function userSettingsRoutes(app: FastifyInstance, context: ApiConte
     '/users/:user/preferences',
     { schema: { params: UserParam, body: UpdateUserPreferenceSettingsRequest, response: { 200: UserPreferenceSettings } } },
     async (request) => authOf(request).store.userSettings.setPreferences(pathResource(request, 'user').id, request.body),
+  );
+
+  // The create form starts from the values the user gave this template's parameters last time.
+  api.get(
+    '/users/:user/autofill-parameters',
+    { schema: { params: UserParam, querystring: AutofillQuery, response: { 200: Type.Array(UserParameter) } } },
+    async (request) => {
+      const templateId = request.query.template_id ?? '';
+      if (!isUuid(templateId)) {
+        throw new HttpProblem(400, 'Invalid or missing template_id parameter.');
+      }
+      return authOf(request).store.userSettings.autofillParameters(pathResource(request, 'user').id, templateId);
+    },
   );
 }

@@ -18,6 +18,7 @@ import type {
   UserLoginType,
   UpdateUserAppearanceSettingsRequest,
   UserAppearanceSettings,
+  UserParameter,
   UserPreferenceSettings,
 } from '../wire/index.js';
 
@@ -145,5 +146,10 @@ export abstract class UsersCalls extends ClientCore {
 
   updateUserPreferences(settings: UserPreferenceSettings, user = 'me'): Promise<UserPreferenceSettings> {
     return this.request('PUT', `/users/${encodeURIComponent(user)}/preferences`, { body: settings });
+  }
+
+  /** The values the user last gave the template's parameters, for a create form to start from. */
+  autofillParameters(templateId: string, user = 'me'): Promise<UserParameter[]> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/autofill-parameters`, { query: { template_id: templateId } });
   }
 }

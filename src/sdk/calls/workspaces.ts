@@ -2,7 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api-error.js';
 import { ClientCore, parseErrorBody, SESSION_TOKEN_HEADER } from '../client-core.js';
 import { openHttpRequest } from '../http-transport.js';
-import type { Response, CreateWorkspaceRequest, PortShare, Workspace, WorkspacesResponse, WorkspaceBuildTimings } from '../wire/index.js';
+import type {
+  Response,
+  CreateWorkspaceRequest,
+  MinimalUser,
+  PortShare,
+  Workspace,
+  WorkspacesResponse,
+  WorkspaceBuildTimings,
+} from '../wire/index.js';
 
 /**
  * Workspaces: creating, finding and changing them, their schedules and shared ports.
@@ -138,5 +146,13 @@ export abstract class WorkspacesCalls extends ClientCore {
     } catch (error) {
       if (!signal.aborted) throw error;
     }
+  }
+
+  /** Whom the workspace could be shared with: the other active members of its organization. */
+  workspaceAvailableUsers(
+    id: string,
+    query: { readonly q?: string; readonly limit?: number; readonly offset?: number } = {},
+  ): Promise<MinimalUser[]> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(id)}/available-users`, { query });
   }
 }

@@ -100,3 +100,16 @@ export type AuthMethods = Static<typeof AuthMethods>;
 
 export const UserLoginType = Type.Object({ login_type: Type.String() });
 export type UserLoginType = Static<typeof UserLoginType>;
+
+/** A user in the few fields a picker shows; name and avatar are left out when empty, as the reference sends them. */
+export const MinimalUser = Type.Object({
+  id: Uuid,
+  username: Type.String(),
+  name: Type.Optional(Type.String()),
+  avatar_url: Type.Optional(Type.String()),
+});
+export type MinimalUser = Static<typeof MinimalUser>;
+
+/** A parameter value the user gave before (`GET /users/{user}/autofill-parameters`). */
+export const UserParameter = Type.Object({ name: Type.String(), value: Type.String() });
+export type UserParameter = Static<typeof UserParameter>;

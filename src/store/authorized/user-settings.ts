@@ -1,5 +1,6 @@
 import { StoreFamily, notFound } from './store-family.js';
 import { userObject } from '../../rbac/index.js';
+import { lastBuildParameters } from '../queries/autofill-parameters.js';
 import * as userConfigs from '../queries/user-configs.js';
 import * as users from '../queries/users.js';
 import type { Database } from '../schema.js';
@@ -55,5 +56,14 @@ export class UserSettingsStore extends StoreFamily {
     await this.requireOutranks(userId);
     await userConfigs.setUserConfigs(this.db, userId, { [TASK_ALERT_DISMISSED]: String(preferences.task_notification_alert_dismissed) });
     return { task_notification_alert_dismissed: preferences.task_notification_alert_dismissed };
+  }
+
+  /**
+   * The values the user last gave the template's parameters, for the create form to start from;
+   * needs `read_personal` on the user, whose past choices they are.
+   */
+  async autofillParameters(userId: string, templateId: string): Promise<{ name: string; value: string }[]> {
+    this.require('read_personal', userObject(userId));
+    return lastBuildParameters(this.db, userId, templateId);
   }
 }
