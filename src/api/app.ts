@@ -33,6 +33,7 @@ import { appearanceRoutes } from './routes/appearance.js';
 import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
 import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
+import { reconnectingPtyTokenRoutes } from './routes/reconnecting-pty-token.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -212,6 +213,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(regionRoutes, context);
       await api.register(userSettingsRoutes, context);
       await api.register(workspaceSharingRoutes, context);
+      await api.register(reconnectingPtyTokenRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

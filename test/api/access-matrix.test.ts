@@ -744,6 +744,46 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/users/member/gitsshkey') }),
     expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
   },
+  'GET /api/v2/users/:user/appearance': {
+    call: () => ({ path: api('/users/member/appearance') }),
+    // A user's own choices are personal: those who may only see the user are told they do not exist.
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+  },
+  'PUT /api/v2/users/:user/appearance': {
+    call: () => ({ path: api('/users/member/appearance'), body: { theme_preference: 'dark', terminal_font: '' } }),
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/preferences': {
+    call: () => ({ path: api('/users/member/preferences') }),
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+  },
+  'PUT /api/v2/users/:user/preferences': {
+    call: () => ({ path: api('/users/member/preferences'), body: { task_notification_alert_dismissed: false } }),
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
+  'GET /api/v2/users/:user/autofill-parameters': {
+    call: (world) => ({ path: api(`/users/member/autofill-parameters?template_id=${world.template.id}`) }),
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+  },
+  'GET /api/v2/appearance': { call: () => ({ path: api('/appearance') }), expect: signedIn(200) },
+  'PUT /api/v2/appearance': {
+    call: () => ({ path: api('/appearance'), body: { application_name: '', logo_url: '' } }),
+    expect: only(200, ['owner'], 403),
+  },
+  'GET /api/v2/regions': { call: () => ({ path: api('/regions') }), expect: signedIn(200) },
+  'GET /api/v2/workspaces/:workspace/available-users': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/available-users`) }),
+    // Those who may change who has access to the workspace; template admins only read it.
+    expect: { ...memberWorkspaceReaders(200), templateAdmin: 403 },
+  },
+  'POST /api/v2/applications/reconnecting-pty-signed-token': {
+    call: async (world) => {
+      const agentId = await memberAgent(world);
+      const url = `${world.owner.url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentId}/pty`;
+      return { path: api('/applications/reconnecting-pty-signed-token'), body: { url, agentID: agentId } };
+    },
+    expect: agentConnectors(200),
+  },
   // Agent routes take an agent token: a user's session is not one, so every subject here gets 401.
   'PATCH /api/v2/workspaceagents/me/app-status': {
     call: () => ({ path: api('/workspaceagents/me/app-status'), body: { app_slug: 'web', state: 'working', message: 'x' } }),

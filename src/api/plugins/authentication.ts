@@ -5,6 +5,7 @@ import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { crossOriginRefusal, refuseCrossOrigin } from '../origin-check.js';
+import { adoptSignedPtySession } from '../apps/reconnecting-pty-token.js';
 import { presentedToken } from '../session-token.js';
 import { countRequest } from './rate-limit.js';
 
@@ -77,6 +78,8 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
   // Callback style with a path that never waits: most requests present a key the session cache
   // answers, and they should not pay for a promise and a turn of the microtask queue.
   app.addHook('onRequest', (request, reply, done) => {
+    // The web terminal's signed token stands for the session it seals, on that terminal's socket only.
+    adoptSignedPtySession(context.identity.signingKey, request, context.store.clock.now());
     // Before the token is looked up: a page elsewhere learns nothing, and costs no query.
     const refusal = crossOriginRefusal(context, request);
     if (refusal) {

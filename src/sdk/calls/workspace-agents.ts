@@ -2,6 +2,8 @@ import { ClientCore } from '../client-core.js';
 import { followSocket } from '../follow-socket.js';
 import type {
   Response,
+  IssueReconnectingPTYSignedTokenRequest,
+  IssueReconnectingPTYSignedTokenResponse,
   PatchAgentLogsRequest,
   AgentExternalAuthQuery,
   AgentExternalAuthResponse,
@@ -55,5 +57,10 @@ export abstract class WorkspaceAgentsCalls extends ClientCore {
   /** For an agent: declares (or renames) one of its log sources. */
   postAgentLogSource(request: PostLogSourceRequest): Promise<WorkspaceAgentLogSource> {
     return this.request('POST', '/workspaceagents/me/log-source', { body: request });
+  }
+
+  /** A one-minute token that opens the terminal socket at `url` as the caller, for a socket that cannot carry the session. */
+  issueReconnectingPtySignedToken(request: IssueReconnectingPTYSignedTokenRequest): Promise<IssueReconnectingPTYSignedTokenResponse> {
+    return this.request('POST', '/applications/reconnecting-pty-signed-token', { body: request });
   }
 }

@@ -18,3 +18,4 @@ export * from './licenses.js';
 export * from './health.js';
 export * from './appearance.js';
 export * from './regions.js';
+export * from './reconnecting-pty.js';
