@@ -331,6 +331,9 @@ export const CreateTemplateRequest = Type.Object({
   delete_ttl_ms: Type.Optional(DurationMs),
   dormant_ttl_ms: Type.Optional(DurationMs),
   ...SchedulingFields,
+  // The reference's create form sends `null` for these two when the default is meant.
+  allow_user_cancel_workspace_jobs: Type.Optional(Nullable(Type.Boolean())),
+  max_port_share_level: Type.Optional(Nullable(ShareLevel)),
 });
 export type CreateTemplateRequest = Static<typeof CreateTemplateRequest>;
 
