@@ -30,6 +30,13 @@ const ALLOWED_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>>>
   Template: { settings_not_in_effect: 'names the scheduling settings the deployment does not apply (docs/templates.md)' },
 };
 
+/** Values beyond the reference's listed strings, by type and field, each with why. */
+const EXTRA_VALUES: Readonly<Record<string, Readonly<Record<string, { readonly values: readonly string[]; readonly why: string }>>>> = {
+  ProvisionerDaemon: {
+    provisioners: { values: ['native'], why: "Cove's own provisioner, which runs without Terraform (docs/templates.md)" },
+  },
+};
+
 /**
  * Fields the reference's client types call optional that its server still sends as `null`: Go's
  * `omitempty` does not leave out a struct, and a `NullTime` without a value marshals as null.
@@ -107,6 +114,18 @@ const CHECKS: readonly Check[] = [
     },
   },
   { type: 'Preset', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/presets`)) },
+  {
+    type: 'ProvisionerDaemon',
+    instances: async (w) => {
+      const daemons = (await list(get(w.owner, `/organizations/${w.orgId}/provisionerdaemons`))) as Record<string, unknown>[];
+      // The built-in daemon ran the imports and builds: its last job is named, from the job table.
+      const last = daemons.map((daemon) => daemon['previous_job'] as { id: string; template_name: string } | null).find(Boolean);
+      assert.ok(last, JSON.stringify(daemons));
+      const job = (await get(w.owner, `/organizations/${w.orgId}/provisionerjobs/${last.id}`)) as { metadata: { template_name: string } };
+      assert.equal(last.template_name, job.metadata.template_name);
+      return daemons;
+    },
+  },
 ];
 
 /** Every way `value` differs from `type`, as `path: what`. */
@@ -143,7 +162,10 @@ function objectMismatches(object: Record<string, unknown>, typeName: string, pat
       if (!field.optional) out.push(`${path}.${field.name} (${typeName}): missing`);
       continue;
     }
-    const type = SENT_AS_NULL[typeName]?.includes(field.name) ? { ...field.type, nullable: true as const } : field.type;
+    let type = SENT_AS_NULL[typeName]?.includes(field.name) ? { ...field.type, nullable: true as const } : field.type;
+    const extra = EXTRA_VALUES[typeName]?.[field.name]?.values;
+    if (extra && type.items?.values) type = { ...type, items: { ...type.items, values: [...type.items.values, ...extra] } };
+    else if (extra && type.values) type = { ...type, values: [...type.values, ...extra] };
     out.push(...mismatches(object[field.name], type, `${path}.${field.name}`));
   }
   const extras = ALLOWED_EXTRAS[typeName] ?? {};
@@ -192,6 +214,21 @@ describe("answers against the reference client's wire types", () => {
     await world.ws.agent.stop();
     await world.test.close();
     rmSync(home, { recursive: true, force: true });
+  });
+
+  it('answers the other calls its dashboard misread in the shapes it reads', async () => {
+    const { owner, orgId } = world;
+    assert.deepEqual(await get(owner, '/experiments/available'), { safe: [] });
+    const permissions = [{ action: 'read', negate: false, resource_type: 'template' }];
+    for (const method of ['POST', 'PUT'] as const) {
+      const role = await owner.request<unknown>(method, `/organizations/${orgId}/members/roles`, {
+        body: { name: 'wire-role', display_name: 'Wire Role', organization_permissions: permissions },
+      });
+      assert.deepEqual(mismatches(role, { kind: 'object', ref: 'Role' }, `${method} role`), []);
+    }
+    const health = (await get(owner, '/debug/health')) as Record<string, unknown>;
+    assert.equal(typeof health['coder_version'], 'string');
+    assert.equal(health['coder_version'], health['service_version']);
   });
 
   for (const check of CHECKS) {

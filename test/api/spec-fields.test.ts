@@ -69,12 +69,13 @@ const CHECKS: readonly TypeCheck[] = [
   },
   {
     type: 'Role',
-    instances: async (w) =>
-      w.owner.createCustomRole(w.orgId, {
+    instances: async (w) => [
+      await w.owner.createCustomRole(w.orgId, {
         name: 'spec-role',
         display_name: 'Spec Role',
         organization_permissions: [{ action: 'read', negate: false, resource_type: 'template' }],
       }),
+    ],
   },
   {
     type: 'Assignable role',

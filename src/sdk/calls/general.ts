@@ -1,5 +1,13 @@
 import { ClientCore } from '../client-core.js';
-import type { BuildInfo, DeploymentConfig, DeploymentStats, Experiments, SshConfig, UpdateCheck } from '../wire/index.js';
+import type {
+  AvailableExperiments,
+  BuildInfo,
+  DeploymentConfig,
+  DeploymentStats,
+  Experiments,
+  SshConfig,
+  UpdateCheck,
+} from '../wire/index.js';
 
 /**
  * The deployment as a whole: build, configuration, statistics, experiments.
@@ -30,7 +38,7 @@ export abstract class GeneralCalls extends ClientCore {
     return this.request('GET', '/experiments');
   }
 
-  availableExperiments(): Promise<Experiments> {
+  availableExperiments(): Promise<AvailableExperiments> {
     return this.request('GET', '/experiments/available');
   }
 
