@@ -228,7 +228,7 @@ interface Watcher {
 
 function completionDelay(workspace: Workspace, buildNumber: number): number | undefined {
   const build = workspace.latest_build;
-  if (build.build_number !== buildNumber || build.job.completed_at === null) return undefined;
+  if (build.build_number !== buildNumber || build.job.completed_at === undefined) return undefined;
   return Date.now() - Date.parse(build.job.completed_at);
 }
 

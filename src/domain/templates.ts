@@ -93,7 +93,8 @@ function schedulingColumns(input: Scheduling, problems: FieldValidation[], minim
   return columns;
 }
 
-const bool = (value: boolean | undefined): number | undefined => (value === undefined ? undefined : value ? 1 : 0);
+// `null` is "the default", as the reference's create form sends it.
+const bool = (value: boolean | null | undefined): number | undefined => (value == null ? undefined : value ? 1 : 0);
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -88,7 +88,7 @@ describe('general and deployment endpoints', () => {
     assert.equal(ssh.hostname_prefix, 'cove.');
     assert.deepEqual(ssh.ssh_config_options, { ForwardAgent: 'yes' });
     assert.deepEqual(await member.experiments(), []);
-    assert.deepEqual(await member.availableExperiments(), []);
+    assert.deepEqual(await member.availableExperiments(), { safe: [] });
     await expectApiError(test.anonymous.experiments(), 401);
   });
 

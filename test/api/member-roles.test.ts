@@ -45,7 +45,7 @@ describe('organization roles and custom roles', () => {
     );
     await expectApiError(owner.createCustomRole('default', { name: 'neg', organization_permissions: [{ ...read, negate: true }] }), 400);
     await expectApiError(owner.createCustomRole('default', { name: 'site', site_permissions: [read] }), 400);
-    const [created] = await owner.createCustomRole('default', {
+    const created = await owner.createCustomRole('default', {
       name: 'member-reader',
       display_name: 'Member Reader',
       organization_permissions: [read],

@@ -77,7 +77,7 @@ describe('provisioner jobs with one busy built-in daemon', () => {
     const canceling = await owner.templateVersion(running.id);
     assert.ok(['canceling', 'canceled'].includes(canceling.job.status), canceling.job.status);
     const canceled = await waitForStatus(owner, running.id, 'canceled');
-    assert.equal(canceled.job.error, null);
+    assert.equal(canceled.job.error, undefined);
     await expectApiError(owner.cancelTemplateVersion(running.id), 400);
     await waitForStatus(owner, second.id, 'succeeded');
 

@@ -134,6 +134,6 @@ describe('template lists', () => {
     assert.equal(first?.organization_id, orgId);
     assert.equal(first?.created_by_name, 'owner');
     assert.equal(first?.active_user_count, 0);
-    assert.deepEqual(first?.build_time_stats.start, { p50: null, p95: null });
+    assert.deepEqual(first?.build_time_stats.start, { P50: null, P95: null });
   });
 });

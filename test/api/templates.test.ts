@@ -82,7 +82,7 @@ describe('templates and template versions', () => {
       [['region', 'eu']],
     );
     assert.deepEqual(
-      (await owner.templateVersionPresets(version.id)).map((p) => p.name),
+      (await owner.templateVersionPresets(version.id)).map((p) => p.Name),
       ['Small'],
     );
 

@@ -152,7 +152,7 @@ describe('workspace agents', () => {
     );
     assert.equal(ready.apps[0]?.id, app.id);
     assert.ok(ready.first_connected_at);
-    assert.equal(ready.disconnected_at, null);
+    assert.equal(ready.disconnected_at, undefined);
     const seenInWorkspace = agentOf((await alice.workspace(workspace.id)).latest_build);
     assert.equal(seenInWorkspace.status, 'connected');
     assert.deepEqual((await alice.workspace(workspace.id)).health, { healthy: true, failing_agents: [] });

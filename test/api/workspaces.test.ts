@@ -149,16 +149,16 @@ describe('workspaces and builds', () => {
   it('applies a preset, with explicit values taking precedence', async () => {
     const [preset] = await alice.templateVersionPresets(template.active_version_id);
     assert.ok(preset);
-    const big = await alice.createWorkspace('me', { name: 'big', template_id: template.id, template_version_preset_id: preset.id });
+    const big = await alice.createWorkspace('me', { name: 'big', template_id: template.id, template_version_preset_id: preset.ID });
     assert.deepEqual(await alice.workspaceBuildParameters(big.latest_build.id), [
       { name: 'size', value: '6' },
       { name: 'region', value: 'eu' },
     ]);
-    assert.equal((await alice.workspace(big.id)).latest_build.template_version_preset_id, preset.id);
+    assert.equal((await alice.workspace(big.id)).latest_build.template_version_preset_id, preset.ID);
     const mixed = await alice.createWorkspace('me', {
       name: 'mixed',
       template_id: template.id,
-      template_version_preset_id: preset.id,
+      template_version_preset_id: preset.ID,
       rich_parameter_values: [{ name: 'size', value: '7' }],
     });
     assert.deepEqual(await alice.workspaceBuildParameters(mixed.latest_build.id), [
@@ -327,8 +327,8 @@ describe('workspaces and builds', () => {
   it('counts the users of a template and times its builds, and refuses to delete it while used', async () => {
     const current = await owner.template(template.id);
     assert.equal(current.active_user_count, 2, 'alice and bob have workspaces from it');
-    assert.equal(typeof current.build_time_stats.start?.p50, 'number');
-    assert.equal(typeof current.build_time_stats.stop?.p95, 'number');
+    assert.equal(typeof current.build_time_stats.start?.P50, 'number');
+    assert.equal(typeof current.build_time_stats.stop?.P95, 'number');
     const refused = await expectApiError(owner.deleteTemplate(template.id), 400);
     assert.equal(refused.message, 'All workspaces must be deleted before a template can be removed.');
   });

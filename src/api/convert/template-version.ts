@@ -51,12 +51,7 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     name: agent.name,
     created_at: row.created_at,
     updated_at: row.created_at,
-    first_connected_at: null,
-    last_connected_at: null,
-    disconnected_at: null,
-    started_at: null,
-    ready_at: null,
-    latency: null,
+    // A planned agent never connected: the times and latency the reference leaves out are left out.
     status: 'connecting',
     lifecycle_state: 'created',
     directory: agent.directory,
@@ -76,7 +71,7 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     health: { healthy: false, reason: 'agent is not running' },
     startup_script_behavior: agent.startup_script_behavior,
     log_sources: [],
-    parent_id: { uuid: '', valid: false },
+    parent_id: null,
     // Planned apps and scripts get the ids their agent would give them: stable across reads.
     apps: wireApps(id, agent, {}),
     scripts: wireScripts(id, agent),

@@ -7,7 +7,7 @@ import type { TemplateRelations, TemplateRow } from '../../store/rows.js';
 type BuildTimes = Template['build_time_stats'];
 
 function emptyBuildTimes(): BuildTimes {
-  return { start: { p50: null, p95: null }, stop: { p50: null, p95: null }, delete: { p50: null, p95: null } };
+  return { start: { P50: null, P95: null }, stop: { P50: null, P95: null }, delete: { P50: null, P95: null } };
 }
 
 /** The lowest value at or above the given fraction of sorted values, as percentile_disc picks it. */
@@ -21,7 +21,7 @@ function buildTimes(durations: ReadonlyMap<string, readonly number[]> | undefine
   const stats = emptyBuildTimes();
   for (const transition of ['start', 'stop', 'delete'] as const) {
     const sorted = [...(durations?.get(transition) ?? [])].sort((a, b) => a - b);
-    stats[transition] = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
+    stats[transition] = { P50: percentile(sorted, 0.5), P95: percentile(sorted, 0.95) };
   }
   return stats;
 }

@@ -48,11 +48,11 @@ export function toWireAgent(
     name: agent.name,
     created_at: agent.created_at,
     updated_at: agent.updated_at,
-    first_connected_at: agent.first_connected_at || null,
-    last_connected_at: agent.last_connected_at || null,
-    disconnected_at: disconnectedAt || null,
-    started_at: agent.started_at || null,
-    ready_at: agent.ready_at || null,
+    first_connected_at: agent.first_connected_at || undefined,
+    last_connected_at: agent.last_connected_at || undefined,
+    disconnected_at: disconnectedAt || undefined,
+    started_at: agent.started_at || undefined,
+    ready_at: agent.ready_at || undefined,
     status,
     lifecycle_state: agent.lifecycle_state,
     directory: definition.directory,
@@ -76,7 +76,7 @@ export function toWireAgent(
         ? 'blocking'
         : 'non-blocking',
     log_sources: [...fromScripts, ...stored],
-    parent_id: { uuid: '', valid: false },
+    parent_id: null,
     apps: withSubdomainNames(
       wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), reports.statuses.map(toWireAppStatus)),
       agent.name,
@@ -88,10 +88,10 @@ export function toWireAgent(
 
 /**
  * The agent's latency to the daemon, under the relay region's name as the reference keys it: the
- * round trip of its heartbeat, from its last stats report, while it is connected; null otherwise.
+ * round trip of its heartbeat, from its last stats report, while it is connected; left out otherwise.
  */
 function relayLatency(status: WorkspaceAgent['status'], lastStats: string | null): WorkspaceAgent['latency'] {
   const latencyMs = parseJson<{ connection_median_latency_ms?: number }>(lastStats, {}).connection_median_latency_ms ?? 0;
-  if (status !== 'connected' || !(latencyMs > 0)) return null;
+  if (status !== 'connected' || !(latencyMs > 0)) return undefined;
   return { [RELAY_REGION_NAME]: { latency_ms: latencyMs, preferred: true } };
 }

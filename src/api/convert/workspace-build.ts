@@ -40,6 +40,5 @@ export function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, r
     daily_cost: build.daily_cost,
     matched_provisioners: related.job.matchedProvisioners,
     has_ai_task: false,
-    ai_task_sidebar_app_id: null,
   };
 }

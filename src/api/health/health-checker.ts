@@ -92,6 +92,7 @@ export class HealthChecker {
       healthy: true,
       severity: 'ok',
       service_version: VERSION,
+      coder_version: VERSION,
       access_url: access,
       database,
       websocket,

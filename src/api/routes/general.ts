@@ -5,6 +5,7 @@ import { OPTION_DEFINITIONS, describeDefault, urlObject, wireValue } from '../..
 import { EMBEDDED_REGION_ID, RELAY_REGION_CODE, RELAY_REGION_NAME } from '../../domain/relay-map.js';
 import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/version.js';
 import {
+  AvailableExperiments,
   BuildInfo,
   DeploymentConfig,
   DeploymentStats,
@@ -91,7 +92,9 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
     context.values.experiments.includes('*') ? [...AVAILABLE_EXPERIMENTS] : [...context.values.experiments],
   );
 
-  app.get('/experiments/available', { schema: { response: { 200: Experiments } } }, async () => [...AVAILABLE_EXPERIMENTS]);
+  app.get('/experiments/available', { schema: { response: { 200: AvailableExperiments } } }, async () => ({
+    safe: [...AVAILABLE_EXPERIMENTS],
+  }));
 }
 
 function deploymentConfig(context: ApiContext): { config: Record<string, unknown>; options: DeploymentOption[] } {

@@ -13,10 +13,19 @@ import {
 import type { ApiContext } from '../context.js';
 import { toWireDaus, toWireStatusCounts, toWireTemplateInsights, toWireUserActivity, toWireUserLatency } from '../convert/insights.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { HttpProblem } from '../../lib/errors.js';
 import { forbidden } from '../problems.js';
 
 // Unknown query parameters are refused, as the reference's parser does.
 const TzOffsetQuery = Type.Object({ tz_offset: Type.Integer() }, { additionalProperties: false });
+/**
+ * The user status counts take the client's zone by name (`timezone`, current clients) or as whole
+ * hours (`tz_offset`, older ones); the name wins when both come.
+ */
+const StatusCountsQuery = Type.Object(
+  { tz_offset: Type.Optional(Type.Integer()), timezone: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
 const RangeQuery = {
   start_time: Type.String(),
   end_time: Type.String(),
@@ -25,6 +34,28 @@ const RangeQuery = {
 };
 const UserReportQuery = Type.Object(RangeQuery, { additionalProperties: false });
 const TemplateReportQuery = Type.Object({ ...RangeQuery, interval: InsightsInterval }, { additionalProperties: false });
+
+/**
+ * A named zone's offset from UTC now, in hours (fractional for zones such as Asia/Kolkata): the
+ * 60 days the counts cover are cut at its midnights as they fall today.
+ */
+function zoneOffsetHours(zone: string, at: Date): number {
+  let name: string | undefined;
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(at);
+    name = parts.find((part) => part.type === 'timeZoneName')?.value;
+  } catch {
+    name = undefined;
+  }
+  const match = name === undefined ? null : /^GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(name);
+  if (!match) {
+    throw new HttpProblem(400, 'Query parameter has invalid value.', {
+      validations: [{ field: 'timezone', detail: `Query param "timezone" must be a valid time zone name, not "${zone}"` }],
+    });
+  }
+  if (match[1] === undefined) return 0;
+  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) + Number(match[3]) / 60);
+}
 
 /** `/insights/*`: usage of the deployment and its templates, computed from the recorded minutes of use. */
 export async function insightsRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
@@ -86,11 +117,12 @@ export async function insightsRoutes(app: FastifyInstance, context: ApiContext):
 
   api.get(
     '/insights/user-status-counts',
-    { schema: { querystring: TzOffsetQuery, response: { 200: UserStatusCountsResponse } } },
+    { schema: { querystring: StatusCountsQuery, response: { 200: UserStatusCountsResponse } } },
     async (request) => {
       const { store } = authOf(request);
       if (!store.can('read', { type: 'user' })) throw forbidden();
-      const offset = checkTzOffset(request.query.tz_offset);
+      const { timezone, tz_offset } = request.query;
+      const offset = timezone === undefined ? checkTzOffset(tz_offset ?? Number.NaN) : zoneOffsetHours(timezone, now());
       const { midnights } = recentDays(now(), offset);
       const rows = await store.insights.userStatusCounts(midnights.map((midnight) => midnight.toISOString()));
       return toWireStatusCounts(rows, midnights, offset * 60);

@@ -15,6 +15,7 @@ import {
   CreateProvisionerKeyResponse,
   PROVISIONER_KEY_HEADER,
   ProvisionerDaemon,
+  type ProvisionerDaemonJob,
   ProvisionerJob,
   ProvisionerKey,
 } from '../../sdk/wire/index.js';
@@ -229,9 +230,21 @@ async function adminRoutes(app: FastifyInstance, context: ApiContext): Promise<v
     '/organizations/:organization/provisionerdaemons',
     { schema: { params: OrgParam, response: { 200: Type.Array(ProvisionerDaemon) } } },
     async (request) => {
-      const rows = await authOf(request).store.provisionerDaemons.list(pathResource(request, 'organization').id);
+      const { store } = authOf(request);
+      const organizationId = pathResource(request, 'organization').id;
+      const rows = await store.provisionerDaemons.list(organizationId);
       const now = context.store.clock.now();
-      return rows.map((row) => toWireProvisionerDaemon(row, now));
+      // Each daemon's running and last job, from the job table, for those who may read jobs.
+      const ids = rows.flatMap((row) => [row.current_job_id, row.previous_job_id]).filter((id): id is string => id !== null);
+      const jobs = new Map<string, ProvisionerDaemonJob>();
+      if (ids.length > 0 && store.can('read', orgScoped('provisioner_jobs', organizationId))) {
+        const found = await store.provisionerJobs.list(organizationId, { ids, limit: ids.length });
+        for (const view of await viewJobs(store, found, now)) {
+          const { template_name, template_display_name, template_icon } = view.metadata;
+          jobs.set(view.row.id, { id: view.row.id, status: view.status, template_name, template_display_name, template_icon });
+        }
+      }
+      return rows.map((row) => toWireProvisionerDaemon(row, now, jobs));
     },
   );
 

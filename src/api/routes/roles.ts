@@ -61,7 +61,8 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
     api.route({
       method,
       url: '/organizations/:organization/members/roles',
-      schema: { params: OrgParam, body: CustomRoleRequest, response: { 200: Type.Array(RoleObject) } },
+      // The saved role, as the reference answers both.
+      schema: { params: OrgParam, body: CustomRoleRequest, response: { 200: RoleObject } },
       handler: async (request) => {
         const { store, subject } = authOf(request);
         const organization = pathResource(request, 'organization');
@@ -78,7 +79,7 @@ export async function roleRoutes(app: FastifyInstance, context: ApiContext): Pro
           }
           throw error;
         }
-        return [toRoleObject(checked.role)];
+        return toRoleObject(checked.role);
       },
     });
   }

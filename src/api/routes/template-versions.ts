@@ -31,6 +31,7 @@ import type { AuthorizedStore, VersionWithJob } from '../../store/authorized-sto
 import { parseJson } from '../../store/json-column.js';
 import type { ProvisionerJobRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
+import { toWirePresets } from '../convert/preset.js';
 import { toWireJob, toWireJobLog } from '../convert/provisioner-job.js';
 import { toWirePlannedResource, toWireTemplateVersion } from '../convert/template-version.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
@@ -315,7 +316,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
   api.get(
     '/templateversions/:templateversion/presets',
     { schema: { params: VersionParam, response: { 200: Type.Array(TemplateVersionPreset) } } },
-    async (request) => parseJson(versionOf(request).version.presets, []),
+    async (request) => toWirePresets(versionOf(request).version.presets),
   );
 
   api.get(

@@ -163,7 +163,9 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
 
   api.post('/users', { schema: { body: CreateUserRequest, response: { 201: User } } }, async (request, reply) => {
     const { store } = authOf(request);
-    const user = await createUser(store, context.values, context.identity.defaultOrganization.id, request.body, context.store.clock.now());
+    // `user_status: null` is the reference's form asking for the default.
+    const input = { ...request.body, user_status: request.body.user_status ?? undefined };
+    const user = await createUser(store, context.values, context.identity.defaultOrganization.id, input, context.store.clock.now());
     return reply.code(201).send(toWireUser(user, await store.users.organizationIds(user.id)));
   });
 

@@ -230,8 +230,8 @@ export const organizationsCommand: CommandSpec = {
           ],
           async run(context, [name = ''], options) {
             const role = customRoleFrom(context, name, options);
-            const roles = await (await context.client()).createCustomRole(String(options['org']), role);
-            printRoles(context, roles, 'Created', role.name);
+            const created = await (await context.client()).createCustomRole(String(options['org']), role);
+            printRoles(context, [created], 'Created', role.name);
           },
         },
         {
@@ -241,8 +241,8 @@ export const organizationsCommand: CommandSpec = {
           options: [orgOption, ...roleOptions],
           async run(context, [name = ''], options) {
             const role = customRoleFrom(context, name, options);
-            const roles = await (await context.client()).updateCustomRole(String(options['org']), role);
-            printRoles(context, roles, 'Updated', role.name);
+            const updated = await (await context.client()).updateCustomRole(String(options['org']), role);
+            printRoles(context, [updated], 'Updated', role.name);
           },
         },
         {

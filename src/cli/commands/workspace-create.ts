@@ -63,13 +63,17 @@ export const createCommand: CommandSpec = {
       client.templateVersionPresets(versionId),
     ]);
     const preset = choosePreset(context, presets, stringOption(options, 'preset'));
-    const values = await resolveParameters(context, { parameters, given, preset: preset?.parameters });
+    const values = await resolveParameters(context, {
+      parameters,
+      given,
+      preset: preset?.Parameters.map((p) => ({ name: p.Name, value: p.Value })),
+    });
     await confirmCreate(context, ref.text, templateName, options['yes'] === true);
 
     const request: CreateWorkspaceRequest = {
       name: ref.name,
       template_version_id: versionId,
-      ...(preset ? { template_version_preset_id: preset.id } : {}),
+      ...(preset ? { template_version_preset_id: preset.ID } : {}),
       ...settings,
       rich_parameter_values: values,
     };
@@ -151,14 +155,14 @@ function choosePreset(
 ): TemplateVersionPreset | undefined {
   if (wanted === 'none') return undefined;
   if (wanted === undefined) {
-    const fallback = presets.find((p) => p.default);
-    if (fallback) context.say(`Using the default preset "${fallback.name}" (--preset none to use none).`);
+    const fallback = presets.find((p) => p.Default);
+    if (fallback) context.say(`Using the default preset "${fallback.Name}" (--preset none to use none).`);
     return fallback;
   }
-  const found = presets.find((p) => p.name === wanted);
+  const found = presets.find((p) => p.Name === wanted);
   if (!found) {
     throw new CliError(`The template has no preset "${wanted}".`, {
-      hint: presets.length > 0 ? `Its presets are: ${presets.map((p) => p.name).join(', ')}.` : 'It has no presets.',
+      hint: presets.length > 0 ? `Its presets are: ${presets.map((p) => p.Name).join(', ')}.` : 'It has no presets.',
     });
   }
   return found;

@@ -1,6 +1,7 @@
 import { ClientCore } from '../client-core.js';
 import type {
   AppearanceConfig,
+  AvailableExperiments,
   BuildInfo,
   DeploymentConfig,
   DeploymentStats,
@@ -40,7 +41,7 @@ export abstract class GeneralCalls extends ClientCore {
     return this.request('GET', '/experiments');
   }
 
-  availableExperiments(): Promise<Experiments> {
+  availableExperiments(): Promise<AvailableExperiments> {
     return this.request('GET', '/experiments/available');
   }
 

@@ -84,11 +84,13 @@ export abstract class OrganizationsCalls extends ClientCore {
     });
   }
 
-  createCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject[]> {
+  /** Answers the role as saved, as the reference does. */
+  createCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject> {
     return this.request('POST', `/organizations/${encodeURIComponent(organization)}/members/roles`, { body: role });
   }
 
-  updateCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject[]> {
+  /** Answers the role as saved, as the reference does. */
+  updateCustomRole(organization: string, role: CustomRoleRequest): Promise<RoleObject> {
     return this.request('PUT', `/organizations/${encodeURIComponent(organization)}/members/roles`, { body: role });
   }
 

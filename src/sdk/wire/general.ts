@@ -63,6 +63,10 @@ export type DeploymentConfig = Static<typeof DeploymentConfig>;
 export const Experiments = Type.Array(Type.String());
 export type Experiments = Static<typeof Experiments>;
 
+/** `GET /experiments/available`: the experiments this build knows, as the reference answers them. */
+export const AvailableExperiments = Type.Object({ safe: Experiments });
+export type AvailableExperiments = Static<typeof AvailableExperiments>;
+
 export const DeploymentStats = Type.Object({
   aggregated_from: Type.String({ format: 'date-time' }),
   collected_at: Type.String({ format: 'date-time' }),

@@ -146,6 +146,8 @@ export const HealthReport = Type.Object({
   healthy: Type.Boolean(),
   severity: HealthSeverity,
   service_version: Type.String(),
+  /** The same version under the name the reference's dashboard reads it by. */
+  coder_version: Type.String(),
   access_url: AccessUrlReport,
   database: DatabaseReport,
   websocket: WebsocketReport,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Uuid } from './common.js';
+import { DateTime, Nullable, Uuid } from './common.js';
+import { ProvisionerJobStatus } from './templates.js';
 
 /** Wire shapes of provisioner daemons and the keys that let them connect. */
 
@@ -24,9 +25,10 @@ export type CreateProvisionerKeyResponse = Static<typeof CreateProvisionerKeyRes
 
 export const ProvisionerDaemonStatus = Type.Union([Type.Literal('offline'), Type.Literal('idle'), Type.Literal('busy')]);
 
-const JobSummary = Type.Object({
+/** A daemon's running or last job, as the reference names it. */
+export const ProvisionerDaemonJob = Type.Object({
   id: Uuid,
-  status: Type.String(),
+  status: ProvisionerJobStatus,
   template_name: Type.String(),
   template_display_name: Type.String(),
   template_icon: Type.String(),
@@ -35,8 +37,9 @@ const JobSummary = Type.Object({
 export const ProvisionerDaemon = Type.Object({
   id: Uuid,
   organization_id: Uuid,
-  key_id: Type.Optional(Uuid),
-  key_name: Type.Optional(Type.String()),
+  /** The key it connected with; the built-in daemons' is the reserved built-in key id, as the reference's. */
+  key_id: Uuid,
+  key_name: Type.String(),
   created_at: DateTime,
   last_seen_at: Type.Optional(DateTime),
   name: Type.String(),
@@ -45,7 +48,9 @@ export const ProvisionerDaemon = Type.Object({
   provisioners: Type.Array(Type.String()),
   tags: Type.Record(Type.String(), Type.String()),
   status: ProvisionerDaemonStatus,
-  current_job: Type.Optional(JobSummary),
-  previous_job: Type.Optional(JobSummary),
+  /** The job it runs now, null when idle; the last job it finished, null before its first. */
+  current_job: Nullable(ProvisionerDaemonJob),
+  previous_job: Nullable(ProvisionerDaemonJob),
 });
+export type ProvisionerDaemonJob = Static<typeof ProvisionerDaemonJob>;
 export type ProvisionerDaemon = Static<typeof ProvisionerDaemon>;

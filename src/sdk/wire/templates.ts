@@ -15,18 +15,22 @@ export const ProvisionerJobStatus = Type.Union([
 ]);
 export type ProvisionerJobStatus = Static<typeof ProvisionerJobStatus>;
 
+/**
+ * A provisioner job. Fields the reference's server leaves out when they have no value (`omitempty`
+ * on a pointer or string) are left out here too, rather than sent as null.
+ */
 export const ProvisionerJob = Type.Object({
   id: Uuid,
   created_at: DateTime,
-  started_at: Nullable(DateTime),
-  completed_at: Nullable(DateTime),
-  canceled_at: Nullable(DateTime),
-  error: Nullable(Type.String()),
-  error_code: Nullable(Type.Literal('REQUIRED_TEMPLATE_VARIABLES')),
+  started_at: Type.Optional(DateTime),
+  completed_at: Type.Optional(DateTime),
+  canceled_at: Type.Optional(DateTime),
+  error: Type.Optional(Type.String()),
+  error_code: Type.Optional(Type.Literal('REQUIRED_TEMPLATE_VARIABLES')),
   file_id: Uuid,
   organization_id: Uuid,
-  worker_id: Nullable(Uuid),
-  worker_name: Nullable(Type.String()),
+  worker_id: Type.Optional(Uuid),
+  worker_name: Type.Optional(Type.String()),
   available_workers: Type.Array(Uuid),
   status: ProvisionerJobStatus,
   tags: Type.Record(Type.String(), Type.String()),
@@ -34,20 +38,20 @@ export const ProvisionerJob = Type.Object({
   queue_position: Type.Integer(),
   queue_size: Type.Integer(),
   input: Type.Object({
-    template_version_id: Nullable(Uuid),
-    workspace_build_id: Nullable(Uuid),
-    error: Nullable(Type.String()),
+    template_version_id: Type.Optional(Uuid),
+    workspace_build_id: Type.Optional(Uuid),
+    error: Type.Optional(Type.String()),
   }),
   metadata: Type.Object({
     template_version_name: Type.String(),
-    /** Null while the version belongs to no template. */
-    template_id: Nullable(Uuid),
+    /** The zero UUID while the version belongs to no template, as the reference's server sends it. */
+    template_id: Uuid,
     template_name: Type.String(),
     template_display_name: Type.String(),
     template_icon: Type.String(),
-    /** Null for jobs that build no workspace. */
-    workspace_id: Nullable(Uuid),
-    workspace_name: Nullable(Type.String()),
+    /** Left out for jobs that build no workspace. */
+    workspace_id: Type.Optional(Uuid),
+    workspace_name: Type.Optional(Type.String()),
   }),
 });
 export type ProvisionerJob = Static<typeof ProvisionerJob>;
@@ -103,11 +107,11 @@ export const WorkspaceAgent = Type.Object({
   name: Type.String(),
   created_at: DateTime,
   updated_at: DateTime,
-  first_connected_at: Nullable(DateTime),
-  last_connected_at: Nullable(DateTime),
-  disconnected_at: Nullable(DateTime),
-  started_at: Nullable(DateTime),
-  ready_at: Nullable(DateTime),
+  first_connected_at: Type.Optional(DateTime),
+  last_connected_at: Type.Optional(DateTime),
+  disconnected_at: Type.Optional(DateTime),
+  started_at: Type.Optional(DateTime),
+  ready_at: Type.Optional(DateTime),
   status: Type.Union([Type.Literal('connecting'), Type.Literal('connected'), Type.Literal('disconnected'), Type.Literal('timeout')]),
   lifecycle_state: Type.String(),
   directory: Type.String(),
@@ -125,11 +129,12 @@ export const WorkspaceAgent = Type.Object({
   subsystems: Type.Array(Type.String()),
   environment_variables: Type.Record(Type.String(), Type.String()),
   health: Type.Object({ healthy: Type.Boolean(), reason: Type.Optional(Type.String()) }),
-  /** Null until a connected agent has reported its round trip to the relay. */
-  latency: Nullable(Type.Record(Type.String(), Type.Object({ latency_ms: Type.Number(), preferred: Type.Boolean() }))),
+  /** Left out until a connected agent has reported its round trip to the relay. */
+  latency: Type.Optional(Type.Record(Type.String(), Type.Object({ latency_ms: Type.Number(), preferred: Type.Boolean() }))),
   startup_script_behavior: Type.String(),
   log_sources: Type.Array(Type.Unknown()),
-  parent_id: Type.Object({ uuid: Type.String(), valid: Type.Boolean() }),
+  /** The agent this one runs inside (a dev container's); null for a template's own agents. */
+  parent_id: Nullable(Uuid),
   apps: Type.Array(WorkspaceApp),
   scripts: Type.Array(WorkspaceAgentScript),
 });
@@ -226,11 +231,15 @@ export const TemplateVersionParameter = Type.Object({
 });
 export type TemplateVersionParameter = Static<typeof TemplateVersionParameter>;
 
+/**
+ * A preset as the reference's server sends it: its Go type has no JSON names, so its keys are the
+ * field names (`ID`, `Name`, ...), and its dashboard reads them so.
+ */
 export const TemplateVersionPreset = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  default: Type.Boolean(),
-  parameters: Type.Array(NameValue),
+  ID: Type.String(),
+  Name: Type.String(),
+  Parameters: Type.Array(Type.Object({ Name: Type.String(), Value: Type.String() })),
+  Default: Type.Boolean(),
 });
 export type TemplateVersionPreset = Static<typeof TemplateVersionPreset>;
 
@@ -274,9 +283,10 @@ export const Template = Type.Object({
   provisioner: Type.String(),
   active_version_id: Uuid,
   active_user_count: Type.Integer(),
+  /** Keyed `P50`/`P95`: the reference's Go type has no JSON names, and its dashboard reads them so. */
   build_time_stats: Type.Record(
     Type.String(),
-    Type.Object({ p50: Type.Union([Type.Integer(), Type.Null()]), p95: Type.Union([Type.Integer(), Type.Null()]) }),
+    Type.Object({ P50: Type.Union([Type.Integer(), Type.Null()]), P95: Type.Union([Type.Integer(), Type.Null()]) }),
   ),
   default_ttl_ms: Type.Integer(),
   activity_bump_ms: Type.Integer(),
@@ -331,6 +341,9 @@ export const CreateTemplateRequest = Type.Object({
   delete_ttl_ms: Type.Optional(DurationMs),
   dormant_ttl_ms: Type.Optional(DurationMs),
   ...SchedulingFields,
+  // The reference's create form sends `null` for these two when the default is meant.
+  allow_user_cancel_workspace_jobs: Type.Optional(Nullable(Type.Boolean())),
+  max_port_share_level: Type.Optional(Nullable(ShareLevel)),
 });
 export type CreateTemplateRequest = Static<typeof CreateTemplateRequest>;
 

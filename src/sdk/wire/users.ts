@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, SlimRole, Uuid } from './common.js';
+import { DateTime, Nullable, SlimRole, Uuid } from './common.js';
 
 export const UserStatus = Type.Union([Type.Literal('active'), Type.Literal('dormant'), Type.Literal('suspended')]);
 export type UserStatus = Static<typeof UserStatus>;
@@ -57,7 +57,8 @@ export const CreateUserRequest = Type.Object({
   name: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),
   login_type: Type.Optional(Type.String()),
-  user_status: Type.Optional(UserStatus),
+  /** The reference's create form sends `null` for "the default" (dormant). */
+  user_status: Type.Optional(Nullable(UserStatus)),
   organization_ids: Type.Optional(Type.Array(Type.String({ format: 'uuid' }))),
 });
 export type CreateUserRequest = Static<typeof CreateUserRequest>;

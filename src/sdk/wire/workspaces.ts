@@ -31,14 +31,15 @@ export const WorkspaceBuild = Type.Object({
   job: ProvisionerJob,
   reason: Type.String(),
   resources: Type.Array(WorkspaceResource),
+  // The reference's server sends these two as null when unset, though its client types call them optional.
   deadline: Nullable(DateTime),
   max_deadline: Nullable(DateTime),
   status: WorkspaceBuildStatus,
   daily_cost: Type.Integer(),
   matched_provisioners: MatchedProvisioners,
   has_ai_task: Type.Boolean(),
-  /** Null: no build runs an AI task. */
-  ai_task_sidebar_app_id: Nullable(Uuid),
+  /** Left out, as the reference leaves out a build's missing sidebar app: no build runs an AI task. */
+  ai_task_sidebar_app_id: Type.Optional(Uuid),
 });
 export type WorkspaceBuild = Static<typeof WorkspaceBuild>;
 
@@ -64,8 +65,10 @@ export const Workspace = Type.Object({
   latest_app_status: Nullable(WorkspaceAppStatus),
   outdated: Type.Boolean(),
   name: Type.String(),
-  autostart_schedule: Nullable(Type.String()),
-  ttl_ms: Nullable(DurationMs),
+  /** Left out when the workspace has none, as the reference's server does. */
+  autostart_schedule: Type.Optional(Type.String()),
+  /** Left out when the workspace does not stop by itself, as the reference's server does. */
+  ttl_ms: Type.Optional(DurationMs),
   last_used_at: DateTime,
   deleting_at: Nullable(DateTime),
   dormant_at: Nullable(DateTime),

@@ -4,8 +4,16 @@ import { inList } from '../in-list.js';
 
 export type ProvisionerDaemonRow = Selectable<ProvisionerDaemonTable>;
 
-/** A daemon with the name of the key it connected with and whether it holds a running job. */
-export type ProvisionerDaemonWithState = ProvisionerDaemonRow & { readonly key_name: string | null; readonly busy: number };
+/**
+ * A daemon with the name of the key it connected with, whether it holds a running job, and its
+ * running job and the last one it finished (ids, null when none).
+ */
+export type ProvisionerDaemonWithState = ProvisionerDaemonRow & {
+  readonly key_name: string | null;
+  readonly busy: number;
+  readonly current_job_id: string | null;
+  readonly previous_job_id: string | null;
+};
 
 /** An organization's daemons, oldest first, with their key names and whether each is busy, in one query. */
 export async function listDaemonsWithState(db: Kysely<Database>, organizationId: string): Promise<ProvisionerDaemonWithState[]> {
@@ -32,11 +40,37 @@ export async function listDaemonsWithState(db: Kysely<Database>, organizationId:
         .end()
         .as('busy'),
     )
+    .select((eb) =>
+      eb
+        .selectFrom('provisioner_jobs as j')
+        .select('j.id')
+        .whereRef('j.worker_id', '=', 'd.id')
+        .where('j.started_at', 'is not', null)
+        .where('j.completed_at', 'is', null)
+        .orderBy('j.started_at', 'desc')
+        .limit(1)
+        .as('current_job_id'),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom('provisioner_jobs as j')
+        .select('j.id')
+        .whereRef('j.worker_id', '=', 'd.id')
+        .where('j.completed_at', 'is not', null)
+        .orderBy('j.completed_at', 'desc')
+        .limit(1)
+        .as('previous_job_id'),
+    )
     .where('d.organization_id', '=', organizationId)
     .orderBy('d.created_at')
     .orderBy('d.id')
     .execute();
-  return rows.map((row) => ({ ...row, busy: Number(row.busy) }));
+  return rows.map((row) => ({
+    ...row,
+    busy: Number(row.busy),
+    current_job_id: row.current_job_id ?? null,
+    previous_job_id: row.previous_job_id ?? null,
+  }));
 }
 
 /** Every provisioner daemon of these organizations, oldest first; undefined when there is nothing to look up. */

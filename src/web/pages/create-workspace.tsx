@@ -77,13 +77,13 @@ function CreateForm({ template }: { template: Template }) {
     if (!details.data) return;
     const [loadedParameters, loadedPresets] = details.data;
     const defaults = Object.fromEntries(loadedParameters.map((parameter) => [parameter.name, parameter.default_value]));
-    const preset = loadedPresets.find((candidate) => candidate.default);
-    setPresetId(preset?.id ?? '');
-    setValues({ ...defaults, ...Object.fromEntries((preset?.parameters ?? []).map((value) => [value.name, value.value])) });
+    const preset = loadedPresets.find((candidate) => candidate.Default);
+    setPresetId(preset?.ID ?? '');
+    setValues({ ...defaults, ...Object.fromEntries((preset?.Parameters ?? []).map((value) => [value.Name, value.Value])) });
   }, [details.data]);
 
-  const preset = presets.find((candidate) => candidate.id === presetId);
-  const presetNames = new Set((preset?.parameters ?? []).map((value) => value.name));
+  const preset = presets.find((candidate) => candidate.ID === presetId);
+  const presetNames = new Set((preset?.Parameters ?? []).map((value) => value.Name));
   const ordered = useMemo(() => [...parameters].sort((a, b) => (a.order ?? 0) - (b.order ?? 0)), [parameters]);
   const problems = Object.fromEntries(
     ordered.map((parameter) => [parameter.name, parameterProblem(parameter, values[parameter.name] ?? '')]),
@@ -98,9 +98,9 @@ function CreateForm({ template }: { template: Template }) {
 
   const choosePreset = (id: string) => {
     setPresetId(id);
-    const chosen = presets.find((candidate) => candidate.id === id);
+    const chosen = presets.find((candidate) => candidate.ID === id);
     if (chosen)
-      setValues((current) => ({ ...current, ...Object.fromEntries(chosen.parameters.map((value) => [value.name, value.value])) }));
+      setValues((current) => ({ ...current, ...Object.fromEntries(chosen.Parameters.map((value) => [value.Name, value.Value])) }));
   };
 
   const [state, create] = useAction(async () => {
@@ -169,9 +169,9 @@ function CreateForm({ template }: { template: Template }) {
               <select value={presetId} onChange={(event) => choosePreset(event.target.value)}>
                 <option value="">None: set every parameter</option>
                 {presets.map((candidate) => (
-                  <option key={candidate.id} value={candidate.id}>
-                    {candidate.name}
-                    {candidate.default ? ' (default)' : ''}
+                  <option key={candidate.ID} value={candidate.ID}>
+                    {candidate.Name}
+                    {candidate.Default ? ' (default)' : ''}
                   </option>
                 ))}
               </select>

@@ -31,7 +31,7 @@ export function TemplatePage({ name }: { name: string }) {
 
 function TemplateDetails({ template }: { template: Template }) {
   const versions = useLoad(() => api<TemplateVersion[]>('GET', `/templates/${template.id}/versions`), [template.id]);
-  const stats = Object.entries(template.build_time_stats).filter(([, { p50 }]) => p50 != null);
+  const stats = Object.entries(template.build_time_stats).filter(([, { P50 }]) => P50 != null);
   return (
     <section className="page">
       <p className="breadcrumb">
@@ -100,7 +100,7 @@ function TemplateDetails({ template }: { template: Template }) {
               <p className="muted">No builds yet.</p>
             ) : (
               <ul className="plain-list stats">
-                {stats.map(([transition, { p50, p95 }]) => (
+                {stats.map(([transition, { P50: p50, P95: p95 }]) => (
                   <li key={transition}>
                     <span className="stats-name">{transition}</span>
                     <span>

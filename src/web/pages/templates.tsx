@@ -35,7 +35,7 @@ export function TemplatesPage() {
               </div>
               <p className="muted template-facts">
                 {template.active_user_count >= 0 && <>{template.active_user_count} active · </>}
-                builds in about {formatDuration(template.build_time_stats['start']?.p50)}
+                builds in about {formatDuration(template.build_time_stats['start']?.P50)}
                 {template.deprecated && (
                   <>
                     {' '}
