@@ -1,13 +1,14 @@
 import { CommanderError } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
-import { DeploymentUnreachableError } from '../sdk/http-transport.js';
+import { DeploymentTimeoutError, DeploymentUnreachableError } from '../sdk/http-transport.js';
 import { CliError } from './cli-error.js';
 import { COMMANDS } from './command-table.js';
 import { processIo, type CliIo } from './io.js';
+import { timedOut } from './request-timeout.js';
 import { newProgram, registerCommand } from './program.js';
 
 /** Global options that take a value, so the requested command can be found before commander runs. */
-const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
+const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output', '--request-timeout']);
 
 /**
  * Runs the CLI on `argv` (as process.argv: node, script, then arguments) and returns the exit code.
@@ -86,6 +87,9 @@ function describeError(error: unknown): ErrorReport {
   }
   if (error instanceof CliError) {
     return { message: error.message, ...(error.detail ? { detail: error.detail } : {}), ...(error.hint ? { hint: error.hint } : {}) };
+  }
+  if (error instanceof DeploymentTimeoutError) {
+    return timedOut(error);
   }
   if (error instanceof DeploymentUnreachableError) {
     return {

@@ -27,7 +27,7 @@ export const loginCommand: CommandSpec = {
   ],
   async run(context, [urlArg], options) {
     const url = normalizeUrl(urlArg ?? context.global.url ?? context.io.env['COVE_URL'] ?? context.savedConfig().url);
-    const anonymous = new CoveClient({ url });
+    const anonymous = context.newClient(url);
     try {
       await anonymous.buildInfo();
     } catch (error) {
