@@ -9,6 +9,7 @@ import type {
 } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
+import { confirm } from '../confirm.js';
 import { printJson } from '../output.js';
 
 const ORG_COLUMNS = [
@@ -142,8 +143,15 @@ export const organizationsCommand: CommandSpec = {
       name: 'delete',
       summary: 'Delete an organization',
       arguments: [{ name: 'organization', description: 'Name or id', required: true }],
-      async run(context, [organization = '']) {
-        const result = await (await context.client()).deleteOrganization(organization);
+      options: [{ flags: '-y, --yes', description: 'Delete without asking', default: false }],
+      async run(context, [organization = ''], options) {
+        const client = await context.client();
+        await confirm(context, `Delete organization "${organization}"? Its templates, groups and roles go with it.`, {
+          yes: options['yes'] === true,
+          action: `Deleting organization "${organization}"`,
+          canceled: 'nothing was deleted',
+        });
+        const result = await client.deleteOrganization(organization);
         if (context.json) printJson(context.io, result);
         else context.say(result.message);
       },
