@@ -50,6 +50,12 @@ export const loginCommand: CommandSpec = {
     } catch (error) {
       // A session this login created and cannot keep must not stay valid on the server, unseen.
       if (given === undefined) await endSession(signedIn);
+      // A token given to sign in with was never a session of this user: "sign in again" would mislead.
+      if (given !== undefined && error instanceof ApiError && error.status === 401)
+        throw new CliError(`The token is not valid on ${url}.`, {
+          ...(error.detail ? { detail: error.detail } : {}),
+          hint: 'Check that it was copied whole and has not expired or been deleted, or run "cove login" without --token.',
+        });
       throw error;
     }
 

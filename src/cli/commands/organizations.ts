@@ -11,6 +11,8 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { confirm } from '../confirm.js';
 import { printJson } from '../output.js';
+import { givingRoles } from '../unknown-role.js';
+import { organizationName } from './templates-common.js';
 
 const ORG_COLUMNS = [
   { heading: 'name', value: (o: Organization) => o.name },
@@ -204,7 +206,14 @@ export const organizationsCommand: CommandSpec = {
           options: [orgOption],
           async run(context, args, options) {
             const [user = '', ...roles] = args.flat();
-            const member = await (await context.client()).setMemberRoles(String(options['org']), user, roles);
+            const client = await context.client();
+            const organization = String(options['org']);
+            const member = await givingRoles(
+              () => client.setMemberRoles(organization, user, roles),
+              roles,
+              () => client.organizationRoles(organization),
+              async () => `in organization ${await organizationName(client, organization)}`,
+            );
             if (context.json) printJson(context.io, member);
             else context.say(`${user}: ${member.roles.map((r) => r.name).join(', ') || 'no extra roles'}`);
           },
