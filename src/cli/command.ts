@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CoveClient } from '../sdk/client.js';
 import { CliError } from './cli-error.js';
+import { readDurationFlag } from './duration-flag.js';
 import { versionWarning } from './version-warning.js';
 import { configDir, readSavedConfig, type SavedConfig } from './cli-config.js';
 import type { CliIo } from './io.js';
@@ -13,7 +14,12 @@ export interface GlobalOptions {
   readonly token?: string | undefined;
   readonly output: OutputFormat;
   readonly verbose: boolean;
+  /** `--request-timeout` as typed; `COVE_REQUEST_TIMEOUT` and the default apply when undefined. */
+  readonly requestTimeout?: string | undefined;
 }
+
+/** How long a plain request may take when neither `--request-timeout` nor `COVE_REQUEST_TIMEOUT` says. */
+export const DEFAULT_REQUEST_TIMEOUT = '30s';
 
 /** An option of a command, as commander spells it. */
 export interface OptionSpec {
@@ -113,12 +119,36 @@ export class CommandContext {
     return (await this.secrets()).get(url);
   }
 
+  /**
+   * Milliseconds a plain request may take: `--request-timeout`, then `COVE_REQUEST_TIMEOUT`, then
+   * 30 seconds; 0 for none. Streams are never limited (see ClientOptions.timeoutMs).
+   */
+  requestTimeoutMs(): number {
+    const flag = this.global.requestTimeout;
+    const text = flag ?? this.io.env['COVE_REQUEST_TIMEOUT'] ?? DEFAULT_REQUEST_TIMEOUT;
+    const what = flag !== undefined ? '--request-timeout' : 'COVE_REQUEST_TIMEOUT';
+    const ms = readDurationFlag(text.trim(), what);
+    if (ms === undefined || ms < 0)
+      throw new CliError(`${what}: "${text}" is not a duration.`, { hint: 'For example 30s or 2m; 0 waits for ever.' });
+    return ms;
+  }
+
+  /** A client of `url` with this command's request timeout, signed in with `token` when given. */
+  newClient(url: string, token?: string): CoveClient {
+    return new CoveClient({ url, ...(token === undefined ? {} : { token }), timeoutMs: this.requestTimeoutMs() });
+  }
+
   /** A client signed in to the deployment; fails with a clear message when nobody is signed in. */
   async client(): Promise<CoveClient> {
     const url = this.deploymentUrl();
     const token = await this.sessionToken(url);
     if (!token) throw new CliError(`You are not signed in to ${url}.`, { hint: `Run "cove login ${url}".` });
-    return new CoveClient({ url, token, onServerVersion: versionWarning(this.configDir, this.io, url) });
+    return new CoveClient({
+      url,
+      token,
+      timeoutMs: this.requestTimeoutMs(),
+      onServerVersion: versionWarning(this.configDir, this.io, url),
+    });
   }
 
   /** Writes a line for people; suppressed under `-o json` so scripts get clean output. */

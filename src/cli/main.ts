@@ -1,13 +1,15 @@
 import { CommanderError } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
-import { DeploymentUnreachableError } from '../sdk/http-transport.js';
+import { DeploymentTimeoutError, DeploymentUnreachableError } from '../sdk/http-transport.js';
 import { CliError } from './cli-error.js';
 import { COMMANDS } from './command-table.js';
 import { processIo, type CliIo } from './io.js';
+import { timedOut } from './request-timeout.js';
+import { validationSentence } from './validation-text.js';
 import { newProgram, registerCommand } from './program.js';
 
 /** Global options that take a value, so the requested command can be found before commander runs. */
-const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output']);
+const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output', '--request-timeout']);
 
 /**
  * Runs the CLI on `argv` (as process.argv: node, script, then arguments) and returns the exit code.
@@ -57,9 +59,10 @@ function reportError(error: unknown, io: CliIo, options: { output?: string; verb
     io.stderr.write(`${JSON.stringify({ error: report }, null, 2)}\n`);
   } else {
     io.stderr.write(`error: ${report.message}\n`);
-    if (report.detail) io.stderr.write(`  ${report.detail}\n`);
+    if (report.detail) io.stderr.write(`  ${validationSentence(report.detail)}\n`);
     // The API often repeats its detail as the one field's validation; say it once.
-    for (const v of report.validations ?? []) if (v.detail !== report.detail) io.stderr.write(`  ${v.field}: ${v.detail}\n`);
+    for (const v of report.validations ?? [])
+      if (v.detail !== report.detail) io.stderr.write(`  ${v.field}: ${validationSentence(v.detail)}\n`);
     if (report.hint) io.stderr.write(`hint: ${report.hint}\n`);
   }
   if (options.verbose && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
@@ -86,6 +89,9 @@ function describeError(error: unknown): ErrorReport {
   }
   if (error instanceof CliError) {
     return { message: error.message, ...(error.detail ? { detail: error.detail } : {}), ...(error.hint ? { hint: error.hint } : {}) };
+  }
+  if (error instanceof DeploymentTimeoutError) {
+    return timedOut(error);
   }
   if (error instanceof DeploymentUnreachableError) {
     return {

@@ -16,6 +16,10 @@ export function newProgram(io: CliIo): Command {
     .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
     .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
     .option('--verbose', 'Show debug details and stack traces', false)
+    .option(
+      '--request-timeout <duration>',
+      'How long a request may take before the command fails, e.g. 10s or 2m; 0 waits for ever. Streams (logs --follow, watches) are not limited (default: $COVE_REQUEST_TIMEOUT, else 30s)',
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -77,5 +81,6 @@ function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
     token: typeof all['token'] === 'string' ? all['token'] : undefined,
     output: all['output'] === 'json' ? 'json' : 'table',
     verbose: all['verbose'] === true,
+    requestTimeout: typeof all['requestTimeout'] === 'string' ? all['requestTimeout'] : undefined,
   };
 }

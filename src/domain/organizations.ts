@@ -89,7 +89,10 @@ export async function deleteOrganization(store: AuthorizedStore, organization: O
   const others = rows.filter((row) => !parseStringArray(row.roles).includes('organization-admin') && row.user_id !== store.subject.id);
   if (others.length > 0) {
     throw new HttpProblem(400, 'Organization still has members.', {
-      detail: `cannot delete organization: organization has ${others.length} members that must be removed first`,
+      // The whole count first, as "members list" shows it, then how many stand in the way.
+      detail:
+        `cannot delete organization: organization has ${rows.length} member${rows.length === 1 ? '' : 's'}; ` +
+        `${others.length} of them ${others.length === 1 ? 'is not an organization admin and must' : 'are not organization admins and must'} be removed first`,
     });
   }
   await store.organizations.delete(organization.id);

@@ -1,4 +1,4 @@
-import { headerValue, sendHttpRequest } from './http-transport.js';
+import { DeploymentTimeoutError, headerValue, sendHttpRequest } from './http-transport.js';
 import { ApiError } from './api-error.js';
 import type { Response } from './wire/index.js';
 
@@ -12,6 +12,12 @@ export interface ClientOptions {
   readonly token?: string | undefined;
   /** Called with the version the daemon reports on each JSON answer (the CLI warns on a mismatch). */
   readonly onServerVersion?: (version: string) => void;
+  /**
+   * Milliseconds a plain call may take, connecting and answering, before it fails with a
+   * DeploymentTimeoutError; undefined or 0 for none. Streams (log follows, watches) are not
+   * limited, since they stay open by design; their WebSockets get it only to open.
+   */
+  readonly timeoutMs?: number | undefined;
 }
 
 /** Query parameters of a call; undefined ones are left out of the URL. */
@@ -31,11 +37,14 @@ export class ClientCore {
   readonly url: string;
   #token: string | undefined;
   readonly #onServerVersion: ((version: string) => void) | undefined;
+  /** See ClientOptions.timeoutMs. */
+  readonly timeoutMs: number | undefined;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#onServerVersion = options.onServerVersion;
+    this.timeoutMs = options.timeoutMs;
   }
 
   get token(): string | undefined {
@@ -55,7 +64,7 @@ export class ClientCore {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    const response = await sendHttpRequest(url, { method, headers, body });
+    const response = await sendHttpRequest(url, { method, headers, body, timeoutMs: this.timeoutMs });
     this.#onServerVersion?.(headerValue(response.headers, 'x-cove-build-version') ?? '');
     const text = response.body.toString('utf8');
     // 304 Not Modified: the request changed nothing, which is not a failure.
@@ -81,7 +90,7 @@ export class ClientCore {
     const headers: Record<string, string> = {};
     if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
     if (options.contentType) headers['content-type'] = options.contentType;
-    const response = await sendHttpRequest(url, { method, headers, body: options.body });
+    const response = await sendHttpRequest(url, { method, headers, body: options.body, timeoutMs: this.timeoutMs });
     if (response.status < 200 || response.status > 299)
       throw new ApiError(response.status, method, url.toString(), parseErrorBody(response.body.toString('utf8'), response.status));
     return { status: response.status, contentType: headerValue(response.headers, 'content-type') ?? '', body: response.body };
@@ -98,7 +107,11 @@ export class ClientCore {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = {};
     if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
-    const socket = new WebSocket(url, { headers, perMessageDeflate: false });
+    const socket = new WebSocket(url, {
+      headers,
+      perMessageDeflate: false,
+      ...(this.timeoutMs ? { handshakeTimeout: this.timeoutMs } : {}),
+    });
     return new Promise((resolve, reject) => {
       socket.once('open', () => {
         socket.pause();
@@ -111,7 +124,10 @@ export class ClientCore {
           reject(new ApiError(response.statusCode ?? 0, 'GET', url.toString(), parseErrorBody(body, response.statusCode ?? 0))),
         );
       });
-      socket.once('error', reject);
+      socket.once('error', (error) => {
+        // The opening handshake ran out of time: the same failure as a plain call's.
+        reject(this.timeoutMs && /handshake has timed out/.test(error.message) ? new DeploymentTimeoutError(url, this.timeoutMs) : error);
+      });
     });
   }
 }

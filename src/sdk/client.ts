@@ -71,7 +71,7 @@ export class CoveClient extends ClientCore {
 
   /** A client for the same deployment with another token. */
   withToken(token: string | undefined): CoveClient {
-    return new CoveClient({ url: this.url, token, onServerVersion: this.#onServerVersion });
+    return new CoveClient({ url: this.url, token, onServerVersion: this.#onServerVersion, timeoutMs: this.timeoutMs });
   }
 }
 

@@ -20,12 +20,34 @@ export class DeploymentUnreachableError extends Error {
   }
 }
 
+/**
+ * The deployment took the connection but gave no whole answer in time: a server that hangs, or a
+ * proxy that holds the request. A kind of unreachable, so callers that treat "no answer" specially
+ * (the health report's exit status) treat this one the same.
+ */
+export class DeploymentTimeoutError extends DeploymentUnreachableError {
+  /** The time the request was given, in milliseconds. */
+  readonly timeoutMs: number;
+
+  constructor(url: URL, timeoutMs: number) {
+    super(url, Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+    this.name = 'DeploymentTimeoutError';
+    this.message = `${url.origin} did not answer within ${timeoutMs} ms`;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** One request. */
 export interface HttpRequest {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string | Uint8Array | undefined;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds the whole exchange may take, from connecting to the answer's last byte; undefined
+   * or 0 for none (streams, which stay open as long as they have something to say).
+   */
+  readonly timeoutMs?: number | undefined;
 }
 
 /** An answer read whole. */
@@ -38,6 +60,8 @@ export interface HttpAnswer {
 /**
  * Sends a request and resolves with the answer's head once it arrives; its body is the returned
  * stream. Connections are kept alive (Node's default agents) for the next request of a command.
+ * With `timeoutMs`, the request and its answer's body end with a DeploymentTimeoutError once that
+ * time has passed.
  */
 export async function openHttpRequest(url: URL, init: HttpRequest): Promise<IncomingMessage> {
   const { request } =
@@ -47,13 +71,34 @@ export async function openHttpRequest(url: URL, init: HttpRequest): Promise<Inco
   const headers: Record<string, string> = { ...init.headers };
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: init.method, headers, ...(init.signal ? { signal: init.signal } : {}) }, resolve);
-    outgoing.once('error', (error) => reject(init.signal?.aborted ? error : new DeploymentUnreachableError(url, error)));
+    let answer: IncomingMessage | undefined;
+    const outgoing = request(url, { method: init.method, headers, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
+      answer = response;
+      response.once('close', () => clearTimeout(timer));
+      resolve(response);
+    });
+    const timeoutMs = init.timeoutMs ?? 0;
+    // One deadline for the whole exchange: a server that accepts and never answers, or stops halfway
+    // through its answer, ends the request instead of holding the command forever.
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            const error = new DeploymentTimeoutError(url, timeoutMs);
+            if (answer) answer.destroy(error);
+            else outgoing.destroy(error);
+          }, timeoutMs)
+        : undefined;
+    // The timer alone must not keep a finished command's process alive.
+    timer?.unref();
+    outgoing.once('error', (error) => {
+      clearTimeout(timer);
+      reject(init.signal?.aborted || error instanceof DeploymentTimeoutError ? error : new DeploymentUnreachableError(url, error));
+    });
     outgoing.end(init.body);
   });
 }
 
-/** Sends a request and reads its whole answer. */
+/** Sends a request and reads its whole answer (within `timeoutMs`, when given). */
 export async function sendHttpRequest(url: URL, init: HttpRequest): Promise<HttpAnswer> {
   const response = await openHttpRequest(url, init);
   const chunks: Buffer[] = [];

@@ -63,11 +63,11 @@ describe('cove users and cove organizations', () => {
     assert.deepEqual(members.map((m) => m.username).sort(), ['admin', 'bob']);
     const roles = await admin.run('orgs', 'members', 'roles', 'bob', 'organization-auditor', '--org', 'research');
     assert.match(roles.stdout, /bob: organization-auditor/);
-    const refused = await admin.run('orgs', 'delete', 'research');
+    const refused = await admin.run('orgs', 'delete', 'research', '-y');
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /must be removed first/);
     assert.equal((await admin.run('orgs', 'members', 'remove', 'bob', '--org', 'research')).code, 0);
-    assert.equal((await admin.run('orgs', 'delete', 'research')).code, 0);
+    assert.equal((await admin.run('orgs', 'delete', 'research', '-y')).code, 0);
     const list = JSON.parse((await admin.run('orgs', 'list', '-o', 'json')).stdout) as { name: string }[];
     assert.deepEqual(
       list.map((o) => o.name),
@@ -141,7 +141,7 @@ describe('cove users and cove organizations', () => {
     const otherOrg = await carol.run('orgs', 'members', 'list', '-O', 'vault');
     assert.equal(otherOrg.code, 1, 'carol is not a member of vault');
     assert.match(otherOrg.stderr, /404|not found/i);
-    const deleteDefault = await carol.run('orgs', 'delete', 'cove');
+    const deleteDefault = await carol.run('orgs', 'delete', 'cove', '-y');
     assert.equal(deleteDefault.code, 1);
     assert.match(deleteDefault.stderr, /Forbidden|cannot be deleted/);
 

@@ -52,7 +52,7 @@ describe('cove provisioner', () => {
     const listed = JSON.parse((await admin.run('provisioner', 'keys', 'list', '-o', 'json')).stdout) as ProvisionerKey[];
     assert.deepEqual(listed.find((k) => k.name === 'temporary')?.tags, { pool: 'a', zone: 'b' });
     assert.match((await admin.run('provisioner', 'keys', 'list')).stdout, /temporary\s+pool=a zone=b/);
-    const deleted = await admin.run('provisioner', 'keys', 'delete', 'temporary');
+    const deleted = await admin.run('provisioner', 'keys', 'delete', 'temporary', '-y');
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal((JSON.parse((await admin.run('provisioner', 'keys', 'list', '-o', 'json')).stdout) as ProvisionerKey[]).length, 0);
   });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { singleExecutablePath } from '../../lib/single-executable.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { stringOption } from './templates-common.js';
 
 const BLOCK_START = '# ------------START-COVE-----------';
@@ -53,12 +53,12 @@ export const configSshCommand: CommandSpec = {
       context.io.stdout.write(`Would write to ${file}:\n\n${block}\n`);
       return 0;
     }
-    if (options['yes'] !== true) {
-      if (!canPrompt(context.io))
-        throw new CliError(`Changing ${file} needs confirmation.`, { hint: 'Pass -y to write it, or --dry-run to see the change.' });
-      const answer = await prompt(context.io, `Write a Cove block to ${file}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer.trim())) throw new CliError(`Canceled: ${file} is unchanged.`);
-    }
+    await confirm(context, `Write a Cove block to ${file}?`, {
+      yes: options['yes'] === true,
+      action: `Changing ${file}`,
+      canceled: `${file} is unchanged`,
+      hint: 'Pass -y to write it, or --dry-run to see the change.',
+    });
     writeAtomically(file, after);
     context.say(`Updated ${file}: "ssh ${host}" now reaches your workspaces.`);
     return 0;

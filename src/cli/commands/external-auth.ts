@@ -8,13 +8,12 @@ import { printJson } from '../output.js';
 
 /** A client that speaks as the workspace agent. */
 function agentClient(context: CommandContext): CoveClient {
-  return new CoveClient(
-    agentCredentials(
-      context,
-      'This command speaks as the workspace agent, and ',
-      'Run it inside a workspace where the agent token is set, or pass --url and --token with an agent token.',
-    ),
+  const { url, token } = agentCredentials(
+    context,
+    'This command speaks as the workspace agent, and ',
+    'Run it inside a workspace where the agent token is set, or pass --url and --token with an agent token.',
   );
+  return new CoveClient({ url, token, timeoutMs: context.requestTimeoutMs() });
 }
 
 /** Reads a dotted path (`authed_user.id`) in the token's extra fields. */

@@ -1,11 +1,12 @@
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
-import { DeploymentUnreachableError } from '../../sdk/http-transport.js';
+import { DeploymentTimeoutError, DeploymentUnreachableError } from '../../sdk/http-transport.js';
 import { HEALTH_SECTIONS, type HealthReport, type HealthSection } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { healthExitCode, healthReportText } from '../health-report-lines.js';
 import { printJson } from '../output.js';
+import { timedOut } from '../request-timeout.js';
 
 /** Exit status when the deployment cannot be reached at all. */
 const UNREACHABLE = 2;
@@ -13,6 +14,10 @@ const UNREACHABLE = 2;
 /** A request that never reached the deployment, as a CLI error with its own exit status. */
 function unreachable(error: unknown, url: string): CliError | undefined {
   if (!(error instanceof DeploymentUnreachableError)) return undefined;
+  if (error instanceof DeploymentTimeoutError) {
+    const { message, hint } = timedOut(error, url);
+    return new CliError(message, { hint, exitCode: UNREACHABLE });
+  }
   const code = error.code;
   return new CliError(`Could not reach the deployment at ${url}${code ? ` (${code})` : ''}.`, {
     hint: 'Check the URL, and that "cove serve" is running there.',

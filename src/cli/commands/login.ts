@@ -1,11 +1,14 @@
 import { ApiError } from '../../sdk/api-error.js';
-import { CoveClient } from '../../sdk/client.js';
+import type { CoveClient } from '../../sdk/client.js';
+import { passwordWeakness } from '../../domain/passwords.js';
+import { nameRuleError } from '../../rbac/custom-role-rules.js';
+import { userInfo } from 'node:os';
 import type { AuthMethods, User } from '../../sdk/wire/users.js';
 import { CliError } from '../cli-error.js';
 import { writeSavedConfig, type SecretStoreKind } from '../cli-config.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { askUntilValid, canPrompt, prompt } from '../prompt.js';
 
 /** `cove login [url]`: signs in, creating the first user on a deployment that has none. */
 export const loginCommand: CommandSpec = {
@@ -27,7 +30,7 @@ export const loginCommand: CommandSpec = {
   ],
   async run(context, [urlArg], options) {
     const url = normalizeUrl(urlArg ?? context.global.url ?? context.io.env['COVE_URL'] ?? context.savedConfig().url);
-    const anonymous = new CoveClient({ url });
+    const anonymous = context.newClient(url);
     try {
       await anonymous.buildInfo();
     } catch (error) {
@@ -47,6 +50,12 @@ export const loginCommand: CommandSpec = {
     } catch (error) {
       // A session this login created and cannot keep must not stay valid on the server, unseen.
       if (given === undefined) await endSession(signedIn);
+      // A token given to sign in with was never a session of this user: "sign in again" would mislead.
+      if (given !== undefined && error instanceof ApiError && error.status === 401)
+        throw new CliError(`The token is not valid on ${url}.`, {
+          ...(error.detail ? { detail: error.detail } : {}),
+          hint: 'Check that it was copied whole and has not expired or been deleted, or run "cove login" without --token.',
+        });
       throw error;
     }
 
@@ -83,7 +92,7 @@ async function signIn(context: CommandContext, client: CoveClient, options: Read
     );
   }
   const email = await valueOrPrompt(context, options['email'], 'Email: ', '--email');
-  const password = await valueOrPrompt(context, options['password'], 'Password: ', '--password', true);
+  const password = await valueOrPrompt(context, options['password'], 'Password: ', '--password', { secret: true });
   return (await client.login(email, password)).session_token;
 }
 
@@ -114,24 +123,75 @@ async function tokenFromBrowser(context: CommandContext, url: string, providers:
 
 async function createFirstUser(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<string> {
   context.say(`${client.url} has no users yet; creating the first one, who will own the deployment.`);
-  const email = await valueOrPrompt(context, options['firstUserEmail'], 'Email: ', '--first-user-email');
-  const username = await valueOrPrompt(context, options['firstUserUsername'], 'Username: ', '--first-user-username');
-  const password = await valueOrPrompt(context, options['firstUserPassword'], 'Password: ', '--first-user-password', true);
-  if (options['firstUserPassword'] === undefined) {
-    const again = await prompt(context.io, 'Confirm password: ', { secret: true });
-    if (again !== password) throw new CliError('The passwords do not match.');
-  }
+  // Each answer is checked as it is typed and asked again when wrong, so that a typo costs one
+  // question, not the whole sign-up; values given as flags are the deployment's to judge.
+  const email = await valueOrPrompt(context, options['firstUserEmail'], 'Email: ', '--first-user-email', { check: emailProblem });
+  const username = await valueOrPrompt(context, options['firstUserUsername'], 'Username: ', '--first-user-username', {
+    check: (name) => (nameRuleError(name) === undefined ? undefined : usernameRule(name)),
+    defaultValue: systemUsername(),
+  });
+  const password =
+    typeof options['firstUserPassword'] === 'string' && options['firstUserPassword'] !== ''
+      ? options['firstUserPassword']
+      : await newPassword(context);
   const name = typeof options['firstUserFullName'] === 'string' ? options['firstUserFullName'] : undefined;
   await client.createFirstUser({ email, username, password, ...(name ? { name } : {}) });
   return (await client.login(email, password)).session_token;
 }
 
-async function valueOrPrompt(context: CommandContext, value: unknown, question: string, flag: string, secret = false): Promise<string> {
+/** A password typed twice: a weak one, or a confirmation that differs, asks for it again. */
+async function newPassword(context: CommandContext): Promise<string> {
+  if (!canPrompt(context.io)) throw new CliError('--first-user-password is required when not running in a terminal.');
+  for (;;) {
+    const password = await askUntilValid(context.io, 'Password: ', (typed) => passwordWeakness(typed), { secret: true });
+    const again = await prompt(context.io, 'Confirm password: ', { secret: true });
+    if (again === password) return password;
+    context.io.stderr.write('The passwords do not match; type the password again.\n');
+  }
+}
+
+/** What is wrong with an email address typed at the prompt, or undefined. */
+function emailProblem(email: string): string | undefined {
+  if (email === '') return 'An email address is required.';
+  return /^[^\s@]+@[^\s@]+$/.test(email) ? undefined : `"${email}" is not an email address.`;
+}
+
+/** The username rule in words, for an answer that breaks it. */
+function usernameRule(name: string): string {
+  const problem = name === '' ? 'A username is required' : `"${name}" is not a valid username`;
+  return `${problem}: 1 to 32 letters or digits, with single hyphens between them.`;
+}
+
+/** The name of the person at this computer, offered as the username when it is a valid one. */
+function systemUsername(): string | undefined {
+  try {
+    const name = userInfo().username;
+    return nameRuleError(name) === undefined ? name : undefined;
+  } catch {
+    // No user entry for this process (a container's bare uid): nothing to offer.
+    return undefined;
+  }
+}
+
+/**
+ * A flag's value, or else the answer to `question` on a terminal, asked again while it is empty or
+ * `check` finds a problem in it.
+ */
+async function valueOrPrompt(
+  context: CommandContext,
+  value: unknown,
+  question: string,
+  flag: string,
+  options: {
+    readonly secret?: boolean;
+    readonly check?: (answer: string) => string | undefined;
+    readonly defaultValue?: string | undefined;
+  } = {},
+): Promise<string> {
   if (typeof value === 'string' && value !== '') return value;
   if (!canPrompt(context.io)) throw new CliError(`${flag} is required when not running in a terminal.`);
-  const answer = (await prompt(context.io, question, { secret })).trim();
-  if (answer === '') throw new CliError(`A value for ${flag} is required.`);
-  return answer;
+  const check = options.check ?? ((answer: string) => (answer === '' ? `A value for ${flag} is required.` : undefined));
+  return askUntilValid(context.io, question, check, options);
 }
 
 function normalizeUrl(url: string | undefined): string {

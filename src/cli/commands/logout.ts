@@ -1,5 +1,4 @@
 import { ApiError } from '../../sdk/api-error.js';
-import { CoveClient } from '../../sdk/client.js';
 import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 
@@ -21,7 +20,7 @@ export const logoutCommand: CommandSpec = {
     }
     if (token) {
       try {
-        await new CoveClient({ url, token }).logout();
+        await context.newClient(url, token).logout();
       } catch (error) {
         // A session that already expired is as good as ended.
         if (!(error instanceof ApiError && error.status === 401)) throw error;

@@ -9,7 +9,10 @@ import type {
 } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
+import { confirm } from '../confirm.js';
 import { printJson } from '../output.js';
+import { givingRoles } from '../unknown-role.js';
+import { organizationName } from './templates-common.js';
 
 const ORG_COLUMNS = [
   { heading: 'name', value: (o: Organization) => o.name },
@@ -142,8 +145,15 @@ export const organizationsCommand: CommandSpec = {
       name: 'delete',
       summary: 'Delete an organization',
       arguments: [{ name: 'organization', description: 'Name or id', required: true }],
-      async run(context, [organization = '']) {
-        const result = await (await context.client()).deleteOrganization(organization);
+      options: [{ flags: '-y, --yes', description: 'Delete without asking', default: false }],
+      async run(context, [organization = ''], options) {
+        const client = await context.client();
+        await confirm(context, `Delete organization "${organization}"? Its templates, groups and roles go with it.`, {
+          yes: options['yes'] === true,
+          action: `Deleting organization "${organization}"`,
+          canceled: 'nothing was deleted',
+        });
+        const result = await client.deleteOrganization(organization);
         if (context.json) printJson(context.io, result);
         else context.say(result.message);
       },
@@ -196,7 +206,14 @@ export const organizationsCommand: CommandSpec = {
           options: [orgOption],
           async run(context, args, options) {
             const [user = '', ...roles] = args.flat();
-            const member = await (await context.client()).setMemberRoles(String(options['org']), user, roles);
+            const client = await context.client();
+            const organization = String(options['org']);
+            const member = await givingRoles(
+              () => client.setMemberRoles(organization, user, roles),
+              roles,
+              () => client.organizationRoles(organization),
+              async () => `in organization ${await organizationName(client, organization)}`,
+            );
             if (context.json) printJson(context.io, member);
             else context.say(`${user}: ${member.roles.map((r) => r.name).join(', ') || 'no extra roles'}`);
           },

@@ -6,6 +6,7 @@ import { newId } from '../../lib/random.js';
 import { dialProvisionerDaemon } from '../../sdk/provisioner-daemon-socket.js';
 import type { ProvisionerDaemon, ProvisionerKey } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
+import { confirm } from '../confirm.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
 import { humanTime, printJson } from '../output.js';
@@ -264,9 +265,15 @@ const keysCommand: CommandSpec = {
       aliases: ['rm'],
       summary: 'Delete a provisioner key; daemons using it can no longer connect',
       arguments: [{ name: 'name', description: 'Key name', required: true }],
-      options: [orgOption],
+      options: [orgOption, { flags: '-y, --yes', description: 'Delete without asking', default: false }],
       async run(context, [name = ''], options) {
-        await (await context.client()).deleteProvisionerKey(String(options['org']), name);
+        const client = await context.client();
+        await confirm(context, `Delete provisioner key "${name}"? Daemons using it can no longer connect.`, {
+          yes: options['yes'] === true,
+          action: `Deleting provisioner key "${name}"`,
+          canceled: 'nothing was deleted',
+        });
+        await client.deleteProvisionerKey(String(options['org']), name);
         if (context.json) printJson(context.io, { name, deleted: true });
         else context.say(`Deleted provisioner key "${name}".`);
         return 0;

@@ -4,10 +4,9 @@ import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { ProvisionerJobLog, WorkspaceAgentLog } from '../../sdk/wire/index.js';
 import { VERSION } from '../../lib/version.js';
-import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { isSecretKey, REDACTED, redactSecrets, redactUrlCredentials } from '../redact-secrets.js';
 import { resolveWorkspace } from '../workspace-ref.js';
 
@@ -64,7 +63,7 @@ const bundleCommand: CommandSpec = {
     const file = resolve(
       typeof options['outputFile'] === 'string' ? options['outputFile'] : `cove-support-${Math.floor(Date.now() / 1000)}.zip`,
     );
-    await confirm(context, options['yes'] === true);
+    await confirmBundle(context, options['yes'] === true);
     const client = await context.client();
     const bundle = new Bundle();
     await collectDeployment(bundle, client);
@@ -87,12 +86,13 @@ const bundleCommand: CommandSpec = {
   },
 };
 
-async function confirm(context: CommandContext, yes: boolean): Promise<void> {
-  if (yes) return;
-  const question = 'The bundle holds deployment settings (secrets redacted) and workspace logs. Continue? [y/N] ';
-  if (!canPrompt(context.io))
-    throw new CliError('Writing a support bundle needs confirmation.', { hint: 'Pass -y to go ahead without asking.' });
-  if (!/^y(es)?$/i.test((await prompt(context.io, question)).trim())) throw new CliError('Canceled: no bundle was written.');
+/** The bundle carries settings and logs off the machine: asked first, by the CLI's one rule. */
+function confirmBundle(context: CommandContext, yes: boolean): Promise<void> {
+  return confirm(context, 'The bundle holds deployment settings (secrets redacted) and workspace logs. Continue?', {
+    yes,
+    action: 'Writing a support bundle',
+    canceled: 'no bundle was written',
+  });
 }
 
 async function collectDeployment(bundle: Bundle, client: CoveClient): Promise<void> {

@@ -73,8 +73,24 @@ export async function findTemplate(client: CoveClient, organization: string, nam
 /** The template named `name`, or a clear error. */
 export async function requireTemplate(client: CoveClient, organization: string, name: string): Promise<Template> {
   const template = await findTemplate(client, organization, name);
-  if (!template) throw new CliError(`No template named "${name}" in organization ${organization}.`, { hint: 'See "cove templates list".' });
+  if (!template) {
+    const shown = await organizationName(client, organization);
+    throw new CliError(`No template named "${name}" in organization ${shown}.`, { hint: 'See "cove templates list".' });
+  }
   return template;
+}
+
+/**
+ * The organization's real name for a message: `-O` defaults to "default" (or takes an id), which
+ * names no organization a person would recognise. The text given, when it cannot be looked up.
+ */
+export async function organizationName(client: CoveClient, organization: string): Promise<string> {
+  try {
+    return (await client.organization(organization)).name;
+  } catch {
+    // The message being built is the error to report, not this one.
+    return organization;
+  }
 }
 
 /**

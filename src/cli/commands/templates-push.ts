@@ -6,7 +6,7 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { followJob } from '../follow-job.js';
 import { printJson } from '../output.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { tarTemplateDirectory } from '../template-archive.js';
 import { booleanOption, findTemplate, listOption, orgOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
@@ -123,10 +123,13 @@ async function readVariablesFile(path: string): Promise<Record<string, string>> 
 }
 
 /** Asked before the upload, so nobody waits for an import to be told no. Without a terminal, proceeds. */
-async function confirmCreate(context: CommandContext, name: string, organization: string, yes: boolean): Promise<void> {
-  if (yes || !canPrompt(context.io)) return;
-  const answer = await prompt(context.io, `Template "${name}" does not exist in ${organization}. Create it? [y/N] `);
-  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was uploaded.', { exitCode: 1 });
+function confirmCreate(context: CommandContext, name: string, organization: string, yes: boolean): Promise<void> {
+  return confirm(context, `Template "${name}" does not exist in ${organization}. Create it?`, {
+    yes,
+    action: `Creating template "${name}"`,
+    canceled: 'nothing was uploaded',
+    undoable: true,
+  });
 }
 
 /** Follows the import job to its end, printing its log by stage (see followJob). */

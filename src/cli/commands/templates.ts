@@ -2,7 +2,7 @@ import type { Template } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { humanTime, printJson } from '../output.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { orgOption, requireTemplate } from './templates-common.js';
 import { editCommand } from './templates-edit.js';
 import { initCommand } from './templates-init.js';
@@ -50,12 +50,11 @@ const deleteTemplate: CommandSpec = {
     if (names.length === 0) throw new CliError('Name the templates to delete.');
     const client = await context.client();
     const templates = await Promise.all(names.map((name) => requireTemplate(client, String(options['org']), name)));
-    if (options['yes'] !== true) {
-      if (!canPrompt(context.io))
-        throw new CliError(`Deleting ${names.join(', ')} needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
-      const answer = await prompt(context.io, `Delete template${names.length === 1 ? '' : 's'} ${names.join(', ')}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was deleted.');
-    }
+    await confirm(context, `Delete template${names.length === 1 ? '' : 's'} ${names.join(', ')}?`, {
+      yes: options['yes'] === true,
+      action: `Deleting ${names.join(', ')}`,
+      canceled: 'nothing was deleted',
+    });
     for (const template of templates) {
       await client.deleteTemplate(template.id);
       context.say(`Deleted template "${template.name}".`);

@@ -3,6 +3,7 @@ import type { User } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { humanTime, printJson } from '../output.js';
+import { givingRoles } from '../unknown-role.js';
 
 const USER_COLUMNS = [
   { heading: 'username', value: (u: User) => u.username },
@@ -128,7 +129,16 @@ export const usersCommand: CommandSpec = {
             hint: `Name them, e.g. "cove users roles ${user} template-admin", or pass --clear to remove every site role.`,
           });
         if (roles.length > 0 && clear) throw new CliError('Give roles or --clear, not both.');
-        printUser(context, await (await context.client()).setSiteRoles(user, roles));
+        const client = await context.client();
+        printUser(
+          context,
+          await givingRoles(
+            () => client.setSiteRoles(user, roles),
+            roles,
+            () => client.siteRoles(),
+            async () => 'on this deployment',
+          ),
+        );
       },
     },
   ],

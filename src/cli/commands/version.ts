@@ -1,4 +1,3 @@
-import { CoveClient } from '../../sdk/client.js';
 import { VERSION } from '../../lib/version.js';
 import type { CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
@@ -9,7 +8,12 @@ export const versionCommand: CommandSpec = {
   summary: 'Show the version of cove and of the deployment',
   async run(context) {
     const url = context.global.url ?? context.io.env['COVE_URL'] ?? context.savedConfig().url;
-    const server = url ? await new CoveClient({ url }).buildInfo().catch(() => undefined) : undefined;
+    const server = url
+      ? await context
+          .newClient(url)
+          .buildInfo()
+          .catch(() => undefined)
+      : undefined;
     if (context.json) {
       printJson(context.io, { version: VERSION, node: process.version, server: server ? { url, version: server.version } : null });
       return 0;

@@ -5,6 +5,7 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { readDurationFlag } from '../duration-flag.js';
 import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
 import { orgOption, repeatableOptions, requireTemplate, stringOption } from './templates-common.js';
@@ -169,8 +170,12 @@ function choosePreset(
 }
 
 /** Asked on a terminal unless -y; without one, the flags already said everything. */
-async function confirmCreate(context: CommandContext, name: string, template: string, yes: boolean): Promise<void> {
-  if (yes || !canPrompt(context.io)) return;
-  const answer = await prompt(context.io, `Create workspace "${name}" from template "${template}"? [Y/n] `);
-  if (/^n(o)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was created.');
+function confirmCreate(context: CommandContext, name: string, template: string, yes: boolean): Promise<void> {
+  return confirm(context, `Create workspace "${name}" from template "${template}"?`, {
+    yes,
+    action: `Creating workspace "${name}"`,
+    canceled: 'nothing was created',
+    undoable: true,
+    defaultYes: true,
+  });
 }

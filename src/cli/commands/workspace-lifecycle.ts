@@ -4,7 +4,7 @@ import { followBuild, reportBuild, runBuild, stateLine } from '../build-progress
 import { CliError } from '../cli-error.js';
 import type { ArgumentSpec, CommandContext, CommandSpec, OptionSpec } from '../command.js';
 import { printJson } from '../output.js';
-import { canPrompt, prompt } from '../prompt.js';
+import { confirm } from '../confirm.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
 import { repeatableOptions } from './templates-common.js';
 import { givenParameters, parameterFileOption, parameterOption, resolveParameters } from './workspace-parameters.js';
@@ -60,11 +60,8 @@ function yesOption(what: string): OptionSpec {
  * Asks on a terminal before a build that interrupts work in the workspace, as the reference does.
  * Scripts (no terminal) and `-y` go ahead, since the build can be undone by starting again.
  */
-async function confirmBuild(context: CommandContext, question: string, verb: string, yes: boolean): Promise<void> {
-  if (yes || !canPrompt(context.io)) return;
-  const answer = await prompt(context.io, `${question} [y/N] `);
-  if (!/^y(es)?$/i.test(answer.trim()))
-    throw new CliError(`Canceled: nothing was ${verb}.`, { hint: 'Pass -y to go ahead without asking.' });
+function confirmBuild(context: CommandContext, question: string, verb: string, yes: boolean): Promise<void> {
+  return confirm(context, question, { yes, action: question, canceled: `nothing was ${verb}`, undoable: true });
 }
 
 /** Stops the workspace first when it is not stopped yet; returns the failed build if the stop failed. */
@@ -221,13 +218,13 @@ export const deleteCommand: CommandSpec = {
   },
 };
 
-async function confirmDelete(context: CommandContext, label: string, orphan: boolean, yes: boolean): Promise<void> {
-  if (yes) return;
-  if (!canPrompt(context.io))
-    throw new CliError(`Deleting workspace "${label}" needs confirmation.`, { hint: 'Pass -y to delete without asking.' });
+function confirmDelete(context: CommandContext, label: string, orphan: boolean, yes: boolean): Promise<void> {
   const what = orphan ? 'Its resources will be left in place.' : 'Its resources will be destroyed.';
-  const answer = await prompt(context.io, `Delete workspace "${label}"? ${what} [y/N] `);
-  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('Canceled: nothing was deleted.');
+  return confirm(context, `Delete workspace "${label}"? ${what}`, {
+    yes,
+    action: `Deleting workspace "${label}"`,
+    canceled: 'nothing was deleted',
+  });
 }
 
 /** `cove workspaces cancel`: cancels the workspace's active build. */
