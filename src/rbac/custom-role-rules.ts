@@ -8,6 +8,9 @@ import { isBuiltInRoleName } from './builtin-roles.js';
 import { permissionError, type Action, type ResourceType } from './policy.js';
 import type { Permission, Role } from './role.js';
 import type { Subject } from './subject.js';
+import { nameRuleError } from '../lib/name-rule.js';
+
+export { nameRuleError };
 
 /** A permission as sent by a client: strings not yet known to be valid. */
 export interface PermissionInput {
@@ -28,18 +31,6 @@ export interface CustomRoleBody {
 /** Outcome of {@link validateCustomOrgRole}: the role to save, or a 400 message and detail. */
 export type CustomRoleValidation =
   { readonly ok: true; readonly role: Role } | { readonly ok: false; readonly message: string; readonly detail?: string };
-
-const NAME_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
-
-/** Why `name` breaks the "name" rule (as for usernames), or `undefined` when it is fine. */
-export function nameRuleError(name: string): string | undefined {
-  if (name.length > 32) return 'must be <= 32 characters';
-  if (name.length < 1) return 'must be >= 1 character';
-  // Such names would collide with routes like /new and /create.
-  if (name === 'new' || name === 'create') return `cannot use "${name}" as a name`;
-  if (!NAME_PATTERN.test(name)) return 'must be alphanumeric with hyphens';
-  return undefined;
-}
 
 function fail(message: string, detail?: string): CustomRoleValidation {
   return detail === undefined ? { ok: false, message } : { ok: false, message, detail };

@@ -1,7 +1,7 @@
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
-import { passwordWeakness } from '../../domain/passwords.js';
-import { nameRuleError } from '../../rbac/custom-role-rules.js';
+import { passwordWeakness } from '../../lib/password-strength.js';
+import { nameRuleError } from '../../lib/name-rule.js';
 import { userInfo } from 'node:os';
 import type { AuthMethods, User } from '../../sdk/wire/users.js';
 import { CliError } from '../cli-error.js';
