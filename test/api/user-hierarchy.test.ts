@@ -145,6 +145,18 @@ const CASES: Readonly<Record<string, RouteCase>> = {
     target: reused,
     call: (world, target) => ({ body: { username: target.username, name: world.unique('Renamed') } }),
   },
+  'PUT /api/v2/users/:user/appearance': {
+    scope: 'site',
+    expect: all(403, { owner: 200, userAdmin: 200, ...BLIND }),
+    target: reused,
+    call: (world) => ({ body: { theme_preference: world.unique('theme'), terminal_font: 'fira-code' } }),
+  },
+  'PUT /api/v2/users/:user/preferences': {
+    scope: 'site',
+    expect: all(403, { owner: 200, userAdmin: 200, ...BLIND }),
+    target: reused,
+    call: () => ({ body: { task_notification_alert_dismissed: true } }),
+  },
   'PUT /api/v2/users/:user/roles': {
     scope: 'site',
     // The target's own roles again, so that rank is the only reason to refuse: whoever may read a user
@@ -286,10 +298,10 @@ async function send(world: World, method: string, path: string, token: string, b
 /** Everything a user-changing call could change about the target, read from the database itself. */
 async function stateOf(world: World, userId: string): Promise<unknown> {
   const db = world.test.daemon.store.db;
-  const [user, memberships, gitKey, keys, workspaces] = await Promise.all([
+  const [user, memberships, gitKey, keys, workspaces, settings] = await Promise.all([
     db
       .selectFrom('users')
-      .select(['username', 'name', 'email', 'status', 'rbac_roles', 'login_type', 'hashed_password', 'deleted'])
+      .select(['username', 'name', 'email', 'status', 'rbac_roles', 'login_type', 'hashed_password', 'deleted', 'theme_preference'])
       .where('id', '=', userId)
       .executeTakeFirst(),
     db
@@ -301,8 +313,9 @@ async function stateOf(world: World, userId: string): Promise<unknown> {
     db.selectFrom('git_ssh_keys').select(['public_key']).where('user_id', '=', userId).executeTakeFirst(),
     db.selectFrom('api_keys').select(['id']).where('user_id', '=', userId).orderBy('id').execute(),
     db.selectFrom('workspaces').select(['id']).where('owner_id', '=', userId).orderBy('id').execute(),
+    db.selectFrom('user_configs').select(['key', 'value']).where('user_id', '=', userId).orderBy('key').execute(),
   ]);
-  return { user, memberships, gitKey: gitKey ?? null, keys, workspaces };
+  return { user, memberships, gitKey: gitKey ?? null, keys, workspaces, settings };
 }
 
 async function buildWorld(test: TestDaemon): Promise<World> {
