@@ -26,6 +26,8 @@ export interface OptionSpec {
   readonly flags: string;
   readonly description: string;
   readonly default?: string | boolean;
+  /** The environment variable that sets the option when the flag is not given (`COVE_…`). */
+  readonly env?: string;
 }
 
 /** A column as a command's help and `-c` know it. */
