@@ -12,7 +12,7 @@ import { newId } from '../../src/lib/random.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { dialProvisionerDaemon } from '../../src/sdk/provisioner-daemon-socket.js';
 import type { ServerMessage, TemplateVersion } from '../../src/sdk/wire/index.js';
-import { PG_URL } from '../helpers/databases.js';
+import { NEEDS_POSTGRES } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -220,7 +220,7 @@ describe('a restarted server and the jobs its built-in daemons held', () => {
   });
 });
 
-describe('replicas sharing a PostgreSQL database, at start', { skip: !PG_URL && 'needs PostgreSQL (COVE_TEST_PG_URL)' }, () => {
+describe('replicas sharing a PostgreSQL database, at start', { skip: NEEDS_POSTGRES }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   before(async () => {

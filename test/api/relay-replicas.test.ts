@@ -10,14 +10,14 @@ import { resolveOptions } from '../../src/domain/deployment-options.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { openAgentStream } from '../../src/sdk/agent-streams.js';
 import { CoveClient } from '../../src/sdk/client.js';
-import { PG_URL } from '../helpers/databases.js';
+import { NEEDS_POSTGRES } from '../helpers/databases.js';
 import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { eventually } from '../helpers/eventually.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'agent-token-for-two-replicas';
 
-describe('the relay across replicas sharing one PostgreSQL database', { skip: !PG_URL && 'needs PostgreSQL (COVE_TEST_PG_URL)' }, () => {
+describe('the relay across replicas sharing one PostgreSQL database', { skip: NEEDS_POSTGRES }, () => {
   let first: TestDaemon;
   let second: Daemon;
   let secondDir: string;

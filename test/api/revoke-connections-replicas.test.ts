@@ -9,15 +9,14 @@ import { resolveOptions } from '../../src/domain/deployment-options.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { startAgentWorkspace } from '../helpers/agent-workspace.js';
-import { PG_URL } from '../helpers/databases.js';
+import { NEEDS_POSTGRES } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { closedFor, cutOpenSockets, openSocket, openTerminal, runs } from '../helpers/live-sockets.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'agent-token-for-revoked-replicas';
-const needsPostgres = !PG_URL && process.env['COVE_REQUIRE_PG'] !== '1' && 'needs PostgreSQL (COVE_TEST_PG_URL)';
 
-describe('ending access on one replica ends the connections held by another', { skip: needsPostgres }, () => {
+describe('ending access on one replica ends the connections held by another', { skip: NEEDS_POSTGRES }, () => {
   let first: TestDaemon;
   let second: Daemon;
   let secondDir: string;

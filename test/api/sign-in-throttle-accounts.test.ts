@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { silentLogger, startDaemon } from '../../src/daemon/index.js';
 import { resolveOptions } from '../../src/domain/deployment-options.js';
-import { PG_URL } from '../helpers/databases.js';
+import { NEEDS_POSTGRES } from '../helpers/databases.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 const WRONG = 'Wrong-Horse-Battery-9';
@@ -182,38 +182,34 @@ describe('failed sign-ins are paced per account', () => {
     }
   });
 
-  it(
-    'counts an account’s failures on every replica sharing the database',
-    { skip: !PG_URL && 'needs PostgreSQL (COVE_TEST_PG_URL)' },
-    async () => {
-      const first = await startTestDaemon({ database: 'postgres' });
-      const target = first.database.target;
-      assert.equal(target.kind, 'postgres');
-      const secondDir = mkdtempSync(join(tmpdir(), 'cove-replica-'));
-      // The same clock: the replicas of a deployment agree on the time.
-      const second = await startDaemon(
-        resolveOptions({
-          flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url },
-          env: {},
-        }),
-        { logger: silentLogger(), clock: first.clock },
-      );
-      try {
-        await createOwner(first);
-        await createMember(first, 'erin');
-        for (let i = 0; i < 5; i++) {
-          const replica = i % 2 === 0 ? first : second;
-          assert.equal((await login(replica, 'erin@example.com', WRONG, { from: `127.0.0.${40 + i}` })).status, 401);
-        }
-        assert.equal((await login(second, 'erin@example.com', WRONG, { from: '127.0.0.50' })).status, 429);
-        assert.equal((await login(first, 'erin@example.com', WRONG, { from: '127.0.0.51' })).status, 429);
-        first.clock.advance(1000);
-        assert.equal((await login(second, 'erin@example.com', STRONG_PASSWORD)).status, 201);
-      } finally {
-        await second.close();
-        await first.close();
-        rmSync(secondDir, { recursive: true, force: true });
+  it('counts an account’s failures on every replica sharing the database', { skip: NEEDS_POSTGRES }, async () => {
+    const first = await startTestDaemon({ database: 'postgres' });
+    const target = first.database.target;
+    assert.equal(target.kind, 'postgres');
+    const secondDir = mkdtempSync(join(tmpdir(), 'cove-replica-'));
+    // The same clock: the replicas of a deployment agree on the time.
+    const second = await startDaemon(
+      resolveOptions({
+        flags: { httpAddress: '127.0.0.1:0', dataDir: secondDir, provisionerDaemons: '0', postgresUrl: target.url },
+        env: {},
+      }),
+      { logger: silentLogger(), clock: first.clock },
+    );
+    try {
+      await createOwner(first);
+      await createMember(first, 'erin');
+      for (let i = 0; i < 5; i++) {
+        const replica = i % 2 === 0 ? first : second;
+        assert.equal((await login(replica, 'erin@example.com', WRONG, { from: `127.0.0.${40 + i}` })).status, 401);
       }
-    },
-  );
+      assert.equal((await login(second, 'erin@example.com', WRONG, { from: '127.0.0.50' })).status, 429);
+      assert.equal((await login(first, 'erin@example.com', WRONG, { from: '127.0.0.51' })).status, 429);
+      first.clock.advance(1000);
+      assert.equal((await login(second, 'erin@example.com', STRONG_PASSWORD)).status, 201);
+    } finally {
+      await second.close();
+      await first.close();
+      rmSync(secondDir, { recursive: true, force: true });
+    }
+  });
 });

@@ -5,8 +5,27 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseTarget } from '../../src/store/database.js';
 
+/**
+ * `COVE_TEST_DATABASE=sqlite`: a run on PostgreSQL follows this one (CI runs both), so this run
+ * leaves PostgreSQL to it: the PostgreSQL halves of tests on both databases, and the tests of
+ * PostgreSQL alone, run once, there.
+ */
+export const POSTGRES_HAS_ITS_OWN_RUN = process.env['COVE_TEST_DATABASE'] === 'sqlite';
+
 /** The PostgreSQL server tests may use, if any. */
-export const PG_URL = process.env['COVE_TEST_PG_URL'];
+export const PG_URL = POSTGRES_HAS_ITS_OWN_RUN ? undefined : process.env['COVE_TEST_PG_URL'];
+
+/**
+ * Why a test of PostgreSQL alone skips, or false when it runs. Under COVE_REQUIRE_PG=1 it runs, and
+ * fails without a server, except in a run that leaves PostgreSQL to its own.
+ */
+export const NEEDS_POSTGRES: string | false = PG_URL
+  ? false
+  : POSTGRES_HAS_ITS_OWN_RUN
+    ? 'PostgreSQL has its own run (COVE_TEST_DATABASE=sqlite)'
+    : process.env['COVE_REQUIRE_PG'] === '1'
+      ? false
+      : 'needs PostgreSQL (COVE_TEST_PG_URL)';
 
 /**
  * The database this run's daemons use, in-process or `bin/cove serve`: SQLite, or PostgreSQL when
@@ -16,7 +35,8 @@ export const RUN_DATABASE: 'sqlite' | 'postgres' = process.env['COVE_TEST_DATABA
 
 /**
  * Which databases a store test runs on: SQLite always, PostgreSQL whenever it is configured; only
- * PostgreSQL in a run on PostgreSQL (its SQLite half belongs to the SQLite run).
+ * PostgreSQL in a run on PostgreSQL (its SQLite half belongs to the SQLite run), and only SQLite in
+ * a run that leaves PostgreSQL to its own.
  */
 export const TEST_DIALECTS: readonly ('sqlite' | 'postgres')[] =
   RUN_DATABASE === 'postgres' ? ['postgres'] : PG_URL ? ['sqlite', 'postgres'] : ['sqlite'];

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { PostgresPubSub } from '../../src/store/pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from '../../src/store/pubsub.js';
-import { createTestDatabase, PG_URL } from '../helpers/databases.js';
+import { createTestDatabase, NEEDS_POSTGRES, PG_URL } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 
 function nextMessage(pubsub: PubSub, channel: string): Promise<{ payload: Promise<string>; stop: () => Promise<void> }> {
@@ -43,7 +43,7 @@ describe('pubsub', () => {
 
   it(
     'delivers messages between PostgreSQL connections through LISTEN/NOTIFY',
-    { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
+    { skip: NEEDS_POSTGRES },
     async () => {
       await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
     },
@@ -51,7 +51,7 @@ describe('pubsub', () => {
 
   it(
     'publishes through the pool and keeps apart the channels of one kind and a plain channel of the same name',
-    { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
+    { skip: NEEDS_POSTGRES },
     async () => {
       const pool = new pg.Pool({ connectionString: PG_URL ?? '', max: 2 });
       let pooled = 0;
@@ -150,7 +150,7 @@ describe('pubsub', () => {
 
   it(
     'sends notifications only while another replica listens to the same database',
-    { skip: PG_URL ? false : 'COVE_TEST_PG_URL is not set' },
+    { skip: NEEDS_POSTGRES },
     async () => {
       // A database of its own: replicas of other tests must not count as listeners here.
       const database = await createTestDatabase('postgres');
