@@ -7,7 +7,8 @@ export const PROJECT_URL = 'https://github.com/cove-dev/cove';
 
 /** The help menu's links for this deployment, in order. */
 export function supportLinks(appearance: AppearanceConfig): LinkConfig[] {
-  if (appearance.support_links && appearance.support_links.length > 0) return appearance.support_links;
+  const links = appearance.support_links ?? [];
+  if (links.length > 0 && !isDocsFallback(links, appearance.docs_url)) return links;
   return [
     { name: 'Documentation', target: appearance.docs_url || `${PROJECT_URL}/tree/main/docs`, icon: 'docs' },
     { name: 'Report a bug', target: `${PROJECT_URL}/issues/new`, icon: 'bug' },
@@ -15,5 +16,19 @@ export function supportLinks(appearance: AppearanceConfig): LinkConfig[] {
   ];
 }
 
-/** The glyphs of the built-in icon names; any other icon is an image URL. */
-export const BUILT_IN_ICONS: Readonly<Record<string, string>> = { bug: '🐞', chat: '💬', docs: '📖', star: '★' };
+/**
+ * Whether the links are the daemon's stand-in for none configured: the documentation link alone,
+ * made from `--docs-url`. The dashboard then shows all of its defaults, with that link first.
+ */
+function isDocsFallback(links: readonly LinkConfig[], docsUrl: string): boolean {
+  const [link] = links;
+  return (
+    links.length === 1 &&
+    link !== undefined &&
+    docsUrl !== '' &&
+    link.name === 'Documentation' &&
+    link.target === docsUrl &&
+    link.icon === 'docs' &&
+    link.location === undefined
+  );
+}

@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
-import { PROJECT_URL } from '../../src/web/support-links.js';
+import { NO_APPEARANCE } from '../../src/web/appearance.js';
+import { PROJECT_URL, supportLinks } from '../../src/web/support-links.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
+/** The deployment's documentation (`--docs-url`), the help menu's first link. */
+const DOCS_URL = 'https://docs.example.com/cove';
 
 /** The page's background in each theme: styles.css's `--bg` of the light and the dark palette. */
 const LIGHT_BACKGROUND = 'rgb(246, 247, 249)';
@@ -34,7 +39,7 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
 
   before(async () => {
     assert.ok(existsSync(join(ROOT, 'dist/web/index.html')), 'the dashboard is built (node scripts/build.mjs)');
-    test = await startTestDaemon();
+    test = await startTestDaemon({ flags: { docsUrl: DOCS_URL } });
     owner = await createOwner(test);
     await owner.updateAppearance({
       application_name: 'Harbor',
@@ -105,7 +110,7 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     ]);
   });
 
-  it('offers the default support links in the help menu when none are configured', async () => {
+  it('offers the default support links in the help menu when none are configured, documentation first', async () => {
     await page.getByText('Help', { exact: true }).click();
     const menu = page.getByRole('list', { name: 'Help' });
     await menu.waitFor();
@@ -116,11 +121,16 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     assert.deepEqual(
       links.map(([name, href, target]) => [name?.replace(/^\W+/u, ''), href, target]),
       [
-        ['Documentation', `${PROJECT_URL}/tree/main/docs`, '_blank'],
+        ['Documentation', DOCS_URL, '_blank'],
         ['Report a bug', `${PROJECT_URL}/issues/new`, '_blank'],
         ['Join the community', `${PROJECT_URL}/discussions`, '_blank'],
       ],
     );
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'appearance-1440.png') });
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'appearance-375.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.keyboard.press('Escape');
     assert.equal(await menu.isVisible(), false);
   });
@@ -155,6 +165,16 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     assert.equal((await page.locator('.auth .brand').innerText()).trim(), 'Harbor');
     assert.equal(await page.locator('.auth .brand img.brand-logo').getAttribute('src'), '/icon/docker.svg');
     assert.equal(await page.title(), 'Harbor');
+  });
+
+  it("links the repository's documentation when the deployment names none", () => {
+    assert.deepEqual(
+      supportLinks(NO_APPEARANCE).map((link) => link.target),
+      [`${PROJECT_URL}/tree/main/docs`, `${PROJECT_URL}/issues/new`, `${PROJECT_URL}/discussions`],
+    );
+    // Links the deployment configured are its own, even a single documentation link.
+    const own = [{ name: 'Documentation', target: 'https://wiki.example.com', icon: 'docs' }];
+    assert.deepEqual(supportLinks({ ...NO_APPEARANCE, docs_url: DOCS_URL, support_links: own }), own);
   });
 
   it('ran no refused inline script or style and threw nothing', () => {

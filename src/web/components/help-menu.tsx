@@ -3,7 +3,8 @@
 import { useEffect, useRef } from 'react';
 import type { LinkConfig } from '../../sdk/wire/index.js';
 import { useAppearance } from '../appearance.js';
-import { BUILT_IN_ICONS, supportLinks } from '../support-links.js';
+import { supportLinks } from '../support-links.js';
+import { SupportIcon } from './support-icon.js';
 
 export function HelpMenu() {
   const links = supportLinks(useAppearance());
@@ -46,16 +47,9 @@ export function HelpMenu() {
 }
 
 function SupportLink({ link, className }: { link: LinkConfig; className: string }) {
-  const glyph = BUILT_IN_ICONS[link.icon];
   return (
     <a className={className} href={safeHref(link.target)} target="_blank" rel="noreferrer">
-      {glyph !== undefined ? (
-        <span className="support-icon" aria-hidden="true">
-          {glyph}
-        </span>
-      ) : (
-        link.icon !== '' && <img className="support-icon" src={link.icon} alt="" />
-      )}
+      <SupportIcon icon={link.icon} />
       {link.name}
     </a>
   );
