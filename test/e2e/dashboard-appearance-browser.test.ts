@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
-import { NO_APPEARANCE } from '../../src/web/appearance.js';
+import type { AppearanceConfig } from '../../src/sdk/wire/index.js';
 import { PROJECT_URL, supportLinks } from '../../src/web/support-links.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -15,6 +15,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
 /** The deployment's documentation (`--docs-url`), the help menu's first link. */
 const DOCS_URL = 'https://docs.example.com/cove';
+/** A deployment that set nothing, as `GET /appearance` answers for it. */
+const NO_APPEARANCE: AppearanceConfig = {
+  application_name: '',
+  logo_url: '',
+  docs_url: '',
+  service_banner: { enabled: false },
+  announcement_banners: [],
+};
 
 /** The page's background in each theme: styles.css's `--bg` of the light and the dark palette. */
 const LIGHT_BACKGROUND = 'rgb(246, 247, 249)';
