@@ -24,8 +24,16 @@ export const SIGNED_OUT = 'cove:signed-out';
 /** Query parameters; undefined ones are left out. */
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
-/** Calls the API and returns its JSON answer (undefined for an empty one); throws ApiError on a 4xx/5xx. */
-export async function api<T>(method: string, path: string, options: { body?: unknown; query?: Query } = {}): Promise<T> {
+/**
+ * Calls the API and returns its JSON answer (undefined for an empty one); throws ApiError on a 4xx/5xx.
+ * `signedOutOk`: the call is also made without a session (the sign-in page), so its 401 says nothing
+ * about a session ending.
+ */
+export async function api<T>(
+  method: string,
+  path: string,
+  options: { body?: unknown; query?: Query; signedOutOk?: boolean } = {},
+): Promise<T> {
   let response: globalThis.Response;
   try {
     response = await fetch(apiUrl(path, options.query), {
@@ -47,7 +55,7 @@ export async function api<T>(method: string, path: string, options: { body?: unk
       body = { message: `The server answered ${response.status} ${response.statusText}.` };
     }
     // A session that ended (expired, or signed out in another tab) sends the page to the sign-in.
-    if (response.status === 401) window.dispatchEvent(new Event(SIGNED_OUT));
+    if (response.status === 401 && !options.signedOutOk) window.dispatchEvent(new Event(SIGNED_OUT));
     throw new ApiError(response.status, body);
   }
   return (text === '' ? undefined : JSON.parse(text)) as T;

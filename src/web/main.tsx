@@ -1,7 +1,8 @@
 import { lazy, StrictMode, Suspense, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { User } from '../sdk/wire/index.js';
+import type { AppearanceConfig, User } from '../sdk/wire/index.js';
 import { api, ApiError, SIGNED_OUT } from './api.js';
+import { AppearanceContext, applicationName, loadAppearance, rememberedAppearance } from './appearance.js';
 import { ErrorMessage, Loading } from './components/feedback.js';
 import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
@@ -13,8 +14,12 @@ import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
 import { matchRoute, navigate, useLocation, type Route } from './router.js';
 import { SessionContext } from './session.js';
+import { applyRememberedTheme, applyTheme } from './theme.js';
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
+
+// Before anything renders: the theme this browser last showed, until the user's own is read.
+applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
@@ -23,12 +28,20 @@ function App() {
   const { pathname, search } = useLocation();
   const route = matchRoute(pathname, search);
   const [user, setUser] = useState<User | null>();
+  const [appearance, setAppearance] = useState<AppearanceConfig>(rememberedAppearance);
   const [error, setError] = useState<unknown>();
 
   const refresh = useCallback(async () => {
+    // Read side by side; the appearance never fails (signed out, the remembered one stands in).
+    const deployment = loadAppearance();
     try {
-      setUser(await api<User>('GET', '/users/me'));
+      const me = await api<User>('GET', '/users/me');
+      // Applied before the signed-in page renders, so that it paints in the user's theme.
+      applyTheme(me.theme_preference);
+      setAppearance(await deployment);
+      setUser(me);
     } catch (failure) {
+      setAppearance(await deployment);
       if (failure instanceof ApiError && failure.status === 401) setUser(null);
       else setError(failure);
     }
@@ -47,17 +60,29 @@ function App() {
     }
   }, [user, route.page]);
 
+  const name = applicationName(appearance);
+  useEffect(() => {
+    document.title = name;
+  }, [name]);
+
   if (error) return <ErrorMessage error={error} />;
-  if (route.page === 'login') return <LoginPage user={user} refresh={refresh} />;
+  if (route.page === 'login')
+    return (
+      <AppearanceContext.Provider value={appearance}>
+        <LoginPage user={user} refresh={refresh} />
+      </AppearanceContext.Provider>
+    );
   if (!user) return <Loading error={undefined} />;
   return (
-    <SessionContext.Provider value={{ user, refresh }}>
-      <Shell route={route}>
-        <Suspense fallback={<Loading error={undefined} />}>
-          <Page route={route} />
-        </Suspense>
-      </Shell>
-    </SessionContext.Provider>
+    <AppearanceContext.Provider value={appearance}>
+      <SessionContext.Provider value={{ user, refresh }}>
+        <Shell route={route}>
+          <Suspense fallback={<Loading error={undefined} />}>
+            <Page route={route} />
+          </Suspense>
+        </Shell>
+      </SessionContext.Provider>
+    </AppearanceContext.Provider>
   );
 }
 

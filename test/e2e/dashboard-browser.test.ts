@@ -187,11 +187,20 @@ presets:
   });
 
   it('runs a shell in the web terminal, and a reload reattaches to it with its output', async () => {
+    // The user's terminal font, as the account settings would save it (the theme left to the system).
+    const saved = await page.evaluate<number>(
+      `fetch('/api/v2/users/me/appearance', { method: 'PUT', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ theme_preference: 'auto', terminal_font: 'fira-code' }) }).then((response) => response.status)`,
+    );
+    assert.equal(saved, 200);
     await page.getByRole('link', { name: 'Terminal' }).click();
     await page.waitForURL(/\/@admin\/dev\.main\/terminal\?reconnect=[0-9a-f-]{36}$/);
     const terminalUrl = page.url();
     const rows = page.locator('.xterm-rows');
     await rows.waitFor();
+    // The terminal asks for that font, and falls back to the system's monospace fonts without it.
+    const font = await page.evaluate<string>("getComputedStyle(document.querySelector('.xterm-rows')).fontFamily");
+    assert.match(font, /^"Fira Code", ui-monospace, .*monospace$/);
     // The shell's first output (its prompt) says the terminal's stream is open: keys typed before it have nowhere to go.
     await waitForText(page, (text) => text.trim() !== '');
     await page.locator('.xterm').click();

@@ -1,12 +1,20 @@
-// The frame around every signed-in page: the deployment's name, navigation and the user's menu.
+// The frame around every signed-in page: the deployment's banners, name and logo, navigation,
+// help links and the user's menu.
 import type { ReactNode } from 'react';
 import { api } from '../api.js';
+import { applicationName, useAppearance } from '../appearance.js';
+import { Banners } from './banners.js';
+import { BrandMark } from './brand-mark.js';
 import { ActionStatus, useAction } from './feedback.js';
+import { HelpMenu } from './help-menu.js';
+import { ThemeSwitcher } from './theme-switcher.js';
 import { Link, navigate, type Route } from '../router.js';
 import { isOwner, useSession } from '../session.js';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
   const { user, refresh } = useSession();
+  const appearance = useAppearance();
+  const name = applicationName(appearance);
   const [signOut, startSignOut] = useAction(async () => {
     await api('POST', '/users/logout');
     navigate('/login', { replace: true });
@@ -23,10 +31,11 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
       <a className="skip-link" href="#main">
         Skip to content
       </a>
+      <Banners />
       <header className="topbar">
-        <Link className="brand" href="/workspaces" aria-label="Cove home">
-          <span className="brand-mark" aria-hidden="true" />
-          Cove
+        <Link className="brand" href="/workspaces" aria-label={`${name} home`}>
+          <BrandMark logoUrl={appearance.logo_url} />
+          {name}
         </Link>
         <nav aria-label="Main">
           <ul className="nav-list">
@@ -46,6 +55,8 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
           </ul>
         </nav>
         <div className="user-menu">
+          <HelpMenu />
+          <ThemeSwitcher />
           <span className="user-name" title={user.email}>
             {user.username}
           </span>

@@ -2,7 +2,10 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { User } from '../../sdk/wire/index.js';
 import { api, ApiError } from '../api.js';
+import { applicationName, useAppearance } from '../appearance.js';
 import { ActionStatus, ErrorMessage, Loading, useAction } from '../components/feedback.js';
+import { Banners } from '../components/banners.js';
+import { BrandMark } from '../components/brand-mark.js';
 import { isDashboardPath, navigate } from '../router.js';
 
 /**
@@ -70,12 +73,14 @@ export function LoginPage({ user, refresh }: { user: User | null | undefined; re
 }
 
 function AuthFrame({ title, children }: { title: string; children: ReactNode }) {
+  const appearance = useAppearance();
   return (
     <main className="auth" id="main">
+      <Banners />
       <div className="auth-card">
         <div className="brand brand-large">
-          <span className="brand-mark" aria-hidden="true" />
-          Cove
+          <BrandMark logoUrl={appearance.logo_url} />
+          {applicationName(appearance)}
         </div>
         <h1>{title}</h1>
         {children}

@@ -3,12 +3,13 @@
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
-import type { Workspace, WorkspaceAgent } from '../../sdk/wire/index.js';
+import type { UserAppearanceSettings, Workspace, WorkspaceAgent } from '../../sdk/wire/index.js';
 import { api, socketUrl, watchWorkspace } from '../api.js';
 import { adoptInlineStyles, withInertStyleElements } from '../adopt-inline-styles.js';
 import { Loading } from '../components/feedback.js';
 import { StatusBadge } from '../components/status.js';
 import { Link } from '../router.js';
+import { terminalFontFamily } from '../terminal-font.js';
 
 type Connection = 'connecting' | 'connected' | 'disconnected' | 'exited';
 
@@ -33,6 +34,18 @@ function pickAgent(workspace: Workspace, name: string | undefined): WorkspaceAge
 export function TerminalPage({ owner, name, agent: agentName }: { owner: string; name: string; agent: string | undefined }) {
   const [workspace, setWorkspace] = useState<Workspace>();
   const [error, setError] = useState<unknown>();
+  // The user's terminal font, read beside the workspace; without an answer, the default font.
+  const [font, setFont] = useState<string>();
+  useEffect(() => {
+    let current = true;
+    api<UserAppearanceSettings>('GET', '/users/me/appearance').then(
+      (settings) => current && setFont(settings.terminal_font),
+      () => current && setFont(''),
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
   useEffect(() => {
     let stop: (() => void) | undefined;
     let current = true;
@@ -47,7 +60,7 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
     };
   }, [owner, name]);
 
-  if (!workspace) return <Loading error={error} />;
+  if (!workspace || font === undefined) return <Loading error={error} />;
   const agent = pickAgent(workspace, agentName);
   const title = `${workspace.name}${agent ? `.${agent.name}` : ''}`;
   const ready = agent?.status === 'connected';
@@ -68,7 +81,7 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
           <Link href={`/@${workspace.owner_name}/${workspace.name}`}>Open the workspace</Link> to start it.
         </p>
       ) : ready ? (
-        <TerminalView agentId={agent.id} />
+        <TerminalView agentId={agent.id} fontFamily={terminalFontFamily(font)} />
       ) : (
         <p className="terminal-message" role="status">
           <span className="spinner" aria-hidden="true" /> Waiting for the agent to connect…
@@ -80,7 +93,7 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
 
 const DARK = { background: '#0f1419', foreground: '#e6e1cf', cursor: '#f29718', selectionBackground: '#253340' };
 
-function TerminalView({ agentId }: { agentId: string }) {
+function TerminalView({ agentId, fontFamily }: { agentId: string; fontFamily: string }) {
   const host = useRef<HTMLDivElement>(null);
   const [connection, setConnection] = useState<Connection>('connecting');
   const [generation, setGeneration] = useState(0);
@@ -93,7 +106,7 @@ function TerminalView({ agentId }: { agentId: string }) {
     const unadopt = adoptInlineStyles(element);
     const terminal = new Terminal({
       cursorBlink: true,
-      fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+      fontFamily,
       fontSize: 14,
       scrollback: 5000,
       theme: DARK,
@@ -138,7 +151,7 @@ function TerminalView({ agentId }: { agentId: string }) {
       terminal.dispose();
       unadopt();
     };
-  }, [agentId, generation]);
+  }, [agentId, fontFamily, generation]);
 
   const startOver = (fresh: boolean) => {
     if (fresh) {
