@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { AppearanceConfig } from '../../src/sdk/wire/index.js';
-import { PROJECT_URL, supportLinks } from '../../src/web/support-links.js';
+import { supportLinks } from '../../src/web/support-links.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -118,7 +118,7 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     ]);
   });
 
-  it('offers the default support links in the help menu when none are configured, documentation first', async () => {
+  it('offers the documentation of --docs-url in the help menu when no support links are configured', async () => {
     await page.getByText('Help', { exact: true }).click();
     const menu = page.getByRole('list', { name: 'Help' });
     await menu.waitFor();
@@ -128,11 +128,7 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     // Each name follows its icon.
     assert.deepEqual(
       links.map(([name, href, target]) => [name?.replace(/^\W+/u, ''), href, target]),
-      [
-        ['Documentation', DOCS_URL, '_blank'],
-        ['Report a bug', `${PROJECT_URL}/issues/new`, '_blank'],
-        ['Join the community', `${PROJECT_URL}/discussions`, '_blank'],
-      ],
+      [['Documentation', DOCS_URL, '_blank']],
     );
     await mkdir(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOTS, 'appearance-1440.png') });
@@ -175,12 +171,8 @@ describe("the dashboard shows the deployment's appearance and the user's theme",
     assert.equal(await page.title(), 'Harbor');
   });
 
-  it("links the repository's documentation when the deployment names none", () => {
-    assert.deepEqual(
-      supportLinks(NO_APPEARANCE).map((link) => link.target),
-      [`${PROJECT_URL}/tree/main/docs`, `${PROJECT_URL}/issues/new`, `${PROJECT_URL}/discussions`],
-    );
-    // Links the deployment configured are its own, even a single documentation link.
+  it('shows no help menu links when the deployment names none, and its own links as they are', () => {
+    assert.deepEqual(supportLinks(NO_APPEARANCE), []);
     const own = [{ name: 'Documentation', target: 'https://wiki.example.com', icon: 'docs' }];
     assert.deepEqual(supportLinks({ ...NO_APPEARANCE, docs_url: DOCS_URL, support_links: own }), own);
   });

@@ -15,9 +15,13 @@ export interface WebDashboardOptions {
   readonly dashboardDirectory?: string | undefined;
 }
 
-/** Scripts, styles, images, fonts and connections of the dashboard come from the deployment alone. */
+/**
+ * Scripts, styles, fonts and connections of the dashboard come from the deployment alone. Images may
+ * also come over HTTPS from elsewhere: the logo and icons an owner configures often live on another
+ * host, and an image runs nothing.
+ */
 export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; " +
   `connect-src 'self' ws: wss:; ${FRAME_ANCESTORS_NONE}; base-uri 'self'; form-action 'self'; object-src 'none'`;
 /** An icon is an image: it runs nothing and loads nothing, and may style itself. */
 export const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'";

@@ -1,4 +1,4 @@
-// The help menu of the header: the deployment's support links (or the defaults), opening in a new
+// The help menu of the header: the deployment's support links, opening in a new
 // tab. Links placed in the navbar (`location: navbar`) show beside it instead.
 import { useEffect, useRef } from 'react';
 import type { LinkConfig } from '../../sdk/wire/index.js';
