@@ -1,5 +1,6 @@
 import { ENTITLEMENTS_CHANNEL, EntitlementsService } from '../domain/entitlements.js';
 import { trustedLicenseKeys } from '../domain/licenses/trusted-keys.js';
+import { WEAK_HASHES_VARIABLE } from '../domain/passwords.js';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -110,6 +111,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   const target = databaseTarget(options);
   const tightened = securePrivateFiles(options.values.dataDir, target.kind === 'sqlite');
   if (tightened.length > 0) logger.warn({ paths: tightened }, 'made files of the data directory private to their owner');
+  if (process.env[WEAK_HASHES_VARIABLE] === '1')
+    logger.warn({ variable: WEAK_HASHES_VARIABLE }, 'new password hashes are weak, for tests: unset this variable outside the test suite');
   const replica = loadReplicaIdentity(options.values.dataDir);
   const store = await Store.open(target, dependencies.clock ?? systemClock);
   try {

@@ -28,6 +28,22 @@ interface ScryptCost {
  * (libuv runs four) fit in memory.
  */
 const CURRENT_COST: ScryptCost = { ln: 15, r: 8, p: 3 };
+
+/** Set to `1` by the test runner (`scripts/test.mjs`); `cove serve` warns when it is set. */
+export const WEAK_HASHES_VARIABLE = 'COVE_TEST_WEAK_PASSWORD_HASHES';
+
+/**
+ * The cost new hashes get under COVE_TEST_WEAK_PASSWORD_HASHES=1: N=2^10, r=8, p=1, about a
+ * millisecond. The test suite signs users in thousands of times, and at the real cost the hashing
+ * took most of its time. A hash names its cost, so a daemon started without the variable still
+ * verifies these hashes, and replaces each with a full-cost one at its user's next sign-in.
+ */
+const TEST_COST: ScryptCost = { ln: 10, r: 8, p: 1 };
+
+/** The cost of new hashes, read at each hash so that a test can ask for the real one. */
+function newHashCost(): ScryptCost {
+  return process.env[WEAK_HASHES_VARIABLE] === '1' ? TEST_COST : CURRENT_COST;
+}
 const SCRYPT_KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 /** What a stored hash may ask for: ours never come near it, and a damaged row must not take gigabytes. */
@@ -63,8 +79,9 @@ function scryptAsync(password: string, salt: Buffer, length: number, cost: Scryp
  */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
-  const hash = await scryptAsync(password, salt, SCRYPT_KEY_LENGTH, CURRENT_COST);
-  return `${scryptPrefix(CURRENT_COST)}${unpadded(salt)}$${unpadded(hash)}`;
+  const cost = newHashCost();
+  const hash = await scryptAsync(password, salt, SCRYPT_KEY_LENGTH, cost);
+  return `${scryptPrefix(cost)}${unpadded(salt)}$${unpadded(hash)}`;
 }
 
 function scryptPrefix(cost: ScryptCost): string {
@@ -99,8 +116,10 @@ function parseHash(stored: string): ParsedHash | undefined {
   return undefined;
 }
 
-// Worked through when a user has no usable stored hash, so a miss takes as long as a hit.
-const DUMMY = parseHash(`${scryptPrefix(CURRENT_COST)}${'A'.repeat(22)}$${'A'.repeat(43)}`) as ParsedHash & { kind: 'scrypt' };
+/** Worked through when a user has no usable stored hash, so a miss takes as long as a hit. */
+function dummyHash(): ParsedHash & { kind: 'scrypt' } {
+  return parseHash(`${scryptPrefix(newHashCost())}${'A'.repeat(22)}$${'A'.repeat(43)}`) as ParsedHash & { kind: 'scrypt' };
+}
 
 /**
  * Compares a password with a stored hash, scrypt or the older PBKDF2, in constant time. A stored
@@ -113,10 +132,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parsed?.kind === 'pbkdf2') {
     const actual = await pbkdf2Async(password, parsed.salt, parsed.iterations, parsed.hash.length, 'sha256');
     // A current hash's worth of work too, so that a user with an old hash is not told apart by timing.
-    await scryptMatches(password, DUMMY);
+    await scryptMatches(password, dummyHash());
     return timingSafeEqual(actual, parsed.hash);
   }
-  await scryptMatches(password, DUMMY);
+  await scryptMatches(password, dummyHash());
   return false;
 }
 
@@ -133,10 +152,9 @@ export function needsRehash(stored: string): boolean {
   const parsed = parseHash(stored);
   if (parsed?.kind !== 'scrypt') return true;
   const { cost } = parsed;
+  const wanted = newHashCost();
   const memory = (c: ScryptCost) => 2 ** c.ln * c.r;
-  return (
-    memory(cost) < memory(CURRENT_COST) || memory(cost) * cost.p < memory(CURRENT_COST) * CURRENT_COST.p || parsed.salt.length < SALT_LENGTH
-  );
+  return memory(cost) < memory(wanted) || memory(cost) * cost.p < memory(wanted) * wanted.p || parsed.salt.length < SALT_LENGTH;
 }
 
 function unpadded(buffer: Buffer): string {

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { hashPassword, needsRehash, verifyPassword } from '../../src/domain/passwords.js';
+import { hashPassword, needsRehash, verifyPassword, WEAK_HASHES_VARIABLE } from '../../src/domain/passwords.js';
+
+// This file is about the real cost: the test runner's weak one is asked for in its own case.
+delete process.env[WEAK_HASHES_VARIABLE];
 
 const PASSWORD = 'Correct-Horse-Battery-9';
 
@@ -29,6 +32,21 @@ describe('password hashing', () => {
     assert.equal(await verifyPassword(PASSWORD, first), true);
     assert.equal(await verifyPassword(`${PASSWORD}x`, first), false);
     assert.equal(needsRehash(first), false);
+  });
+
+  it('hashes weakly only under the test variable, and a daemon without it replaces those hashes', async () => {
+    process.env[WEAK_HASHES_VARIABLE] = '1';
+    let weak: string;
+    try {
+      weak = await hashPassword(PASSWORD);
+      assert.match(weak, /^\$scrypt\$ln=10,r=8,p=1\$/);
+      assert.equal(needsRehash(weak), false);
+    } finally {
+      delete process.env[WEAK_HASHES_VARIABLE];
+    }
+    assert.equal(await verifyPassword(PASSWORD, weak), true);
+    assert.equal(needsRehash(weak), true);
+    assert.match(await hashPassword(PASSWORD), /^\$scrypt\$ln=15,r=8,p=3\$/);
   });
 
   it('verifies the PBKDF2 hashes made before, and asks for them to be rehashed', async () => {
