@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CoveClient } from '../../src/sdk/client.js';
+import type { Template, Workspace } from '../../src/sdk/wire/index.js';
+import { CliUser, type CliResult } from '../helpers/run-cli.js';
+import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+
+const RESOURCES = [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }];
+
+/** Version one: a number, a list and an ephemeral switch, each with a default. */
+const FIRST = {
+  parse: {
+    parameters: [
+      { name: 'size', type: 'number', default_value: '2', mutable: true },
+      { name: 'tags', type: 'list(string)', default_value: '["base"]', mutable: true },
+      { name: 'reset', type: 'bool', default_value: 'false', mutable: true, ephemeral: true },
+    ],
+  },
+  apply: { resources: RESOURCES },
+};
+
+/** Version two, made active after the first: one more parameter, so the versions differ. */
+const SECOND = {
+  parse: { parameters: [...FIRST.parse.parameters, { name: 'region', type: 'string', default_value: 'eu', mutable: true }] },
+  apply: { resources: RESOURCES },
+};
+
+describe('flags scripts rely on: create from a version, defaults, ephemeral values, parameter files', () => {
+  let test: TestDaemon;
+  let client: CoveClient;
+  let template: Template;
+  const admin = new CliUser();
+  const work = mkdtempSync(join(tmpdir(), 'cove-script-flags-'));
+
+  async function cli(...args: string[]): Promise<CliResult> {
+    const result = await admin.run(...args);
+    assert.equal(result.code, 0, `cove ${args.join(' ')}: ${result.stderr}${result.stdout}`);
+    return result;
+  }
+
+  async function workspace(name: string): Promise<Workspace> {
+    return client.workspaceByOwnerAndName('me', name);
+  }
+
+  async function parametersOf(name: string): Promise<Record<string, string>> {
+    const build = (await workspace(name)).latest_build;
+    return Object.fromEntries((await client.workspaceBuildParameters(build.id)).map((p) => [p.name, p.value]));
+  }
+
+  function templateDir(name: string, echo: unknown): string {
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'echo.json'), JSON.stringify(echo));
+    return dir;
+  }
+
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'a@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
+    assert.equal(login.code, 0, login.stderr);
+    client = new CoveClient({ url: test.url, token: admin.savedToken() });
+    await cli('templates', 'push', templateDir('first', FIRST), '--name', 'lab', '--version-name', 'one', '-y');
+    await cli('templates', 'push', templateDir('second', SECOND), '--name', 'lab', '--version-name', 'two', '-y');
+    template = await client.templateByName('default', 'lab');
+  });
+  after(async () => test.close());
+
+  it('creates from the version --template-version names, and takes every default with --use-parameter-defaults', async () => {
+    const one = await client.templateVersionByName(template.id, 'one');
+    const created = await cli('create', 'older', '-t', 'lab', '--template-version', 'one', '--use-parameter-defaults', '-y');
+    const older = await workspace('older');
+    assert.equal(older.latest_build.template_version_id, one.id);
+    assert.equal(older.outdated, true);
+    assert.match(created.stdout, /Using the default value of size: '2'/);
+    assert.match(created.stdout, /Using the default value of tags: '\["base"\]'/);
+    assert.doesNotMatch(created.stdout, /default value of reset/, 'an ephemeral parameter is not given its default');
+    assert.deepEqual(await parametersOf('older'), { size: '2', tags: '["base"]', reset: 'false' });
+
+    const unknown = await admin.run('create', 'nowhere', '-t', 'lab', '--template-version', 'three', '-y');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /Template "lab" has no version named "three"/);
+  });
+
+  it('sends --ephemeral-parameter values on create, start and restart, for that build only', async () => {
+    await cli('create', 'eph', '-t', 'lab', '--ephemeral-parameter', 'reset=true', '-y');
+    assert.equal((await parametersOf('eph'))['reset'], 'true');
+    await cli('restart', 'eph', '-y');
+    assert.equal((await parametersOf('eph'))['reset'], 'false', 'not carried to the next build');
+    await cli('restart', 'eph', '--ephemeral-parameter', 'reset=true', '-y');
+    assert.equal((await parametersOf('eph'))['reset'], 'true');
+    await cli('stop', 'eph', '-y');
+    await cli('start', 'eph', '--ephemeral-parameter', 'reset=true', '-y');
+    assert.equal((await parametersOf('eph'))['reset'], 'true');
+
+    const noTerminal = await admin.run('restart', 'eph', '--prompt-ephemeral-parameters', '-y');
+    assert.equal(noTerminal.code, 1);
+    assert.match(noTerminal.stderr, /--prompt-ephemeral-parameters asks on a terminal/);
+    assert.match(noTerminal.stderr, /--ephemeral-parameter NAME=VALUE/);
+  });
+
+  it('takes a YAML list in --rich-parameter-file as the list value, and refuses a map', async () => {
+    const file = join(work, 'params.yaml');
+    writeFileSync(file, 'size: 3\ntags: [web, 8080]\nregion: us\n');
+    await cli('create', 'listed', '-t', 'lab', '--rich-parameter-file', file, '-y');
+    assert.deepEqual(await parametersOf('listed'), { size: '3', tags: '["web","8080"]', region: 'us', reset: 'false' });
+
+    const block = join(work, 'block.yaml');
+    writeFileSync(block, 'tags:\n  - api\n  - worker\n');
+    await cli('update', 'older', '--rich-parameter-file', block, '-y');
+    assert.equal((await parametersOf('older'))['tags'], '["api","worker"]');
+
+    const mapped = join(work, 'mapped.yaml');
+    writeFileSync(mapped, 'tags:\n  web: true\n');
+    const refused = await admin.run('create', 'mapped', '-t', 'lab', '--rich-parameter-file', mapped, '-y');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /The value of "tags" in .*mapped\.yaml is not a parameter value/);
+  });
+
+  it('reads repeatable parameter flags from their COVE_ variables when not given', async () => {
+    const viaEnv = admin.withEnv({ COVE_RICH_PARAMETER: 'size=5,"tags=[""a,b""]"', COVE_EPHEMERAL_PARAMETER: 'reset=true' });
+    const created = await viaEnv.run('create', 'env', '-t', 'lab', '-y');
+    assert.equal(created.code, 0, created.stderr + created.stdout);
+    assert.deepEqual(await parametersOf('env'), { size: '5', tags: '["a,b"]', reset: 'true', region: 'eu' });
+  });
+});
