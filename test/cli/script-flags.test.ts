@@ -134,4 +134,31 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
     assert.equal(created.code, 0, created.stderr + created.stdout);
     assert.deepEqual(await parametersOf('env'), { size: '5', tags: '["a,b"]', reset: 'true', region: 'eu' });
   });
+
+  it("pushes NAME -d DIR with --var and --variables-file as the version's variable values", async () => {
+    const dir = templateDir('vars', {
+      parse: {
+        variables: [
+          { name: 'region', type: 'string', required: true },
+          { name: 'zone', type: 'string', default_value: 'a' },
+          { name: 'size', type: 'number', default_value: '1' },
+        ],
+      },
+      apply: { resources: RESOURCES },
+    });
+    const file = join(work, 'vars.yaml');
+    writeFileSync(file, 'region: us\nsize: 4\n');
+    await cli('templates', 'push', 'withvars', '-d', dir, '--variables-file', file, '--var', 'region=eu', '--var', 'zone=b=c', '-y');
+    const pushed = await client.templateByName('default', 'withvars');
+    const values = Object.fromEntries(
+      (await client.templateVersionVariables(pushed.active_version_id)).map((variable) => [variable.name, variable.value]),
+    );
+    assert.deepEqual(values, { region: 'eu', zone: 'b=c', size: '4' }, '--var wins over the file');
+
+    const malformed = await admin.run('templates', 'push', 'withvars', '--directory', dir, '--var', 'region', '-y');
+    assert.equal(malformed.code, 1);
+    assert.match(malformed.stderr, /--var "region" is not NAME=VALUE/);
+    assert.match(malformed.stderr, /--var region=eu/);
+    assert.equal((await client.templateVersions(pushed.id)).length, 1, 'nothing was uploaded');
+  });
 });
