@@ -161,4 +161,39 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
     assert.match(malformed.stderr, /--var region=eu/);
     assert.equal((await client.templateVersions(pushed.id)).length, 1, 'nothing was uploaded');
   });
+
+  it('prints the session token with login token, and fails clearly when nobody is signed in', async () => {
+    const printed = await cli('login', 'token');
+    assert.equal(printed.stdout, `${admin.savedToken()}\n`);
+    assert.equal(printed.stderr, '');
+    assert.equal((await new CoveClient({ url: test.url, token: printed.stdout.trim() }).user('me')).username, 'admin');
+
+    const stranger = new CliUser({ COVE_URL: test.url });
+    const none = await stranger.run('login', 'token');
+    assert.equal(none.code, 1);
+    assert.equal(none.stdout, '');
+    assert.match(none.stderr, new RegExp(`You are not signed in to ${test.url}`));
+    assert.match(none.stderr, /Run "cove login/);
+  });
+
+  it('lists the schedules of your workspaces with schedule show and no name', async () => {
+    await cli('schedule', 'start', 'listed', '9:30AM', 'Mon-Fri', 'Europe/Dublin');
+    await cli('schedule', 'stop', 'listed', '8h');
+    const table = await cli('schedule', 'show');
+    assert.match(table.stdout, /^WORKSPACE\s+STARTS AT\s+STARTS NEXT\s+STOPS AFTER\s+STOPS NEXT\n/);
+    assert.match(table.stdout, /\nadmin\/listed\s+CRON_TZ=Europe\/Dublin 30 9 \* \* Mon-Fri\s+\S+ \S+\s+8h\n/);
+    assert.match(table.stdout, /\nadmin\/older\s/);
+
+    const json = JSON.parse((await cli('schedule', 'show', '--search', 'name:listed', '-o', 'json')).stdout) as {
+      workspace: string;
+      autostart_schedule: string | null;
+      ttl_ms: number | null;
+    }[];
+    assert.deepEqual(
+      json.map((row) => [row.workspace, row.autostart_schedule, row.ttl_ms]),
+      [['admin/listed', 'CRON_TZ=Europe/Dublin 30 9 * * Mon-Fri', 8 * 3_600_000]],
+    );
+    const all = await cli('schedule', 'show', '--all', '-c', 'workspace');
+    assert.match(all.stdout, /^WORKSPACE\n(admin\/\w+\n)+$/);
+  });
 });

@@ -18,10 +18,31 @@ export const loginCommand: CommandSpec = {
   options: [
     { flags: '--email <email>', description: 'Email to sign in with (prompted for on a terminal)' },
     { flags: '--password <password>', description: 'Password to sign in with (prompted for on a terminal)' },
-    { flags: '--first-user-email <email>', description: 'Email of the first user, on a deployment that has none' },
-    { flags: '--first-user-username <name>', description: 'Username of the first user' },
-    { flags: '--first-user-password <password>', description: 'Password of the first user' },
-    { flags: '--first-user-full-name <name>', description: 'Full name of the first user' },
+    {
+      flags: '--first-user-email <email>',
+      description: 'Email of the first user, on a deployment that has none',
+      env: 'COVE_FIRST_USER_EMAIL',
+    },
+    { flags: '--first-user-username <name>', description: 'Username of the first user', env: 'COVE_FIRST_USER_USERNAME' },
+    { flags: '--first-user-password <password>', description: 'Password of the first user', env: 'COVE_FIRST_USER_PASSWORD' },
+    { flags: '--first-user-full-name <name>', description: 'Full name of the first user', env: 'COVE_FIRST_USER_FULL_NAME' },
+  ],
+  subcommands: [
+    {
+      name: 'token',
+      summary: 'Print the session token of the current deployment, for scripts',
+      description:
+        'Print the session token the CLI uses for the current deployment (--url, COVE_URL or the ' +
+        'saved one): --token or COVE_SESSION_TOKEN when given, else the one "cove login" saved.',
+      examples: ['curl -H "Service-Session-Token: $(cove login token)" https://cove.example.com/api/v2/users/me'],
+      async run(context) {
+        const url = context.deploymentUrl();
+        const token = await context.sessionToken(url);
+        if (!token) throw new CliError(`You are not signed in to ${url}.`, { hint: `Run "cove login ${url}" first.` });
+        context.io.stdout.write(`${token}\n`);
+        return 0;
+      },
+    },
   ],
   examples: [
     'cove login http://127.0.0.1:3000',
