@@ -2,11 +2,35 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { Template, Workspace } from '../../src/sdk/wire/index.js';
+import { main } from '../../src/cli/main.js';
+import { TestLicenseIssuer } from '../helpers/licenses.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+
+/** Runs the CLI in-process with `input` piped to its standard input. */
+async function runWithInput(user: CliUser, input: string, ...args: string[]): Promise<CliResult> {
+  const output = { stdout: '', stderr: '' };
+  const collect = (stream: 'stdout' | 'stderr') =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        output[stream] += chunk.toString('utf8');
+        done();
+      },
+    });
+  const stdin = new PassThrough();
+  stdin.end(input);
+  const code = await main(['node', 'cove', ...args], {
+    stdout: collect('stdout'),
+    stderr: collect('stderr'),
+    stdin,
+    env: { COVE_CONFIG_DIR: user.configDir, COVE_SECRET_STORE: 'file', ...user.env },
+  });
+  return { code, ...output };
+}
 
 const RESOURCES = [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }];
 
@@ -33,6 +57,7 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
   let client: CoveClient;
   let template: Template;
   const admin = new CliUser();
+  const issuer = new TestLicenseIssuer();
   const work = mkdtempSync(join(tmpdir(), 'cove-script-flags-'));
 
   async function cli(...args: string[]): Promise<CliResult> {
@@ -58,7 +83,7 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
   }
 
   before(async () => {
-    test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
+    test = await startTestDaemon({ flags: { provisionerDaemons: '2', licensePublicKeys: issuer.trustEntry } });
     const login = await admin.run(
       'login',
       test.url,
@@ -195,5 +220,18 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
     );
     const all = await cli('schedule', 'show', '--all', '-c', 'workspace');
     assert.match(all.stdout, /^WORKSPACE\n(admin\/\w+\n)+$/);
+  });
+
+  it('adds a license from standard input: --file -, the argument -, or piped in; an empty input is named', async () => {
+    const license = async (account: string) => `${await issuer.license({ now: test.clock.now(), accountId: account })}\n`;
+    for (const args of [['--file', '-'], ['-'], []]) {
+      const added = await runWithInput(admin, await license(`stdin${args.length}`), 'licenses', 'add', ...args, '-o', 'json');
+      assert.equal(added.code, 0, `licenses add ${args.join(' ')}: ${added.stderr}`);
+      assert.equal((JSON.parse(added.stdout) as { claims: { account_id: string } }).claims.account_id, `stdin${args.length}`);
+    }
+    const empty = await runWithInput(admin, '\n', 'licenses', 'add', '--file', '-');
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /Standard input held no license\./);
+    assert.match(empty.stderr, /cove licenses add - < cove\.license/);
   });
 });
