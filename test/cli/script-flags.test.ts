@@ -11,8 +11,23 @@ import { TestLicenseIssuer } from '../helpers/licenses.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
-/** Runs the CLI in-process with `input` piped to its standard input. */
+/**
+ * Runs the CLI in-process with `input` piped to its standard input; with `terminal`, standard
+ * input claims to be a terminal and each line of `input` is typed when a prompt opens.
+ */
 async function runWithInput(user: CliUser, input: string, ...args: string[]): Promise<CliResult> {
+  return runIn(user, { input, terminal: false }, args);
+}
+
+async function runOnTerminal(user: CliUser, answers: readonly string[], ...args: string[]): Promise<CliResult> {
+  return runIn(user, { input: answers, terminal: true }, args);
+}
+
+async function runIn(
+  user: CliUser,
+  stdinContent: { readonly input: string | readonly string[]; readonly terminal: boolean },
+  args: readonly string[],
+): Promise<CliResult> {
   const output = { stdout: '', stderr: '' };
   const collect = (stream: 'stdout' | 'stderr') =>
     new Writable({
@@ -21,8 +36,15 @@ async function runWithInput(user: CliUser, input: string, ...args: string[]): Pr
         done();
       },
     });
-  const stdin = new PassThrough();
-  stdin.end(input);
+  const stdin = Object.assign(new PassThrough(), { isTTY: stdinContent.terminal });
+  if (typeof stdinContent.input === 'string') stdin.end(stdinContent.input);
+  else {
+    const queue = [...stdinContent.input];
+    stdin.on('resume', () => {
+      const answer = queue.shift();
+      if (answer !== undefined) setImmediate(() => stdin.write(`${answer}\r`));
+    });
+  }
   const code = await main(['node', 'cove', ...args], {
     stdout: collect('stdout'),
     stderr: collect('stderr'),
@@ -129,6 +151,10 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
     await cli('start', 'eph', '--ephemeral-parameter', 'reset=true', '-y');
     assert.equal((await parametersOf('eph'))['reset'], 'true');
 
+    const asked = await runOnTerminal(admin, ['maybe', ''], 'restart', 'eph', '--prompt-ephemeral-parameters', '-y');
+    assert.equal(asked.code, 0, asked.stderr + asked.stdout);
+    assert.match(asked.stderr, /reset \(false\): [^]*value "maybe" must be true or false; try again[^]*reset \(false\): /);
+    assert.equal((await parametersOf('eph'))['reset'], 'false', 'an empty answer takes the default');
     const noTerminal = await admin.run('restart', 'eph', '--prompt-ephemeral-parameters', '-y');
     assert.equal(noTerminal.code, 1);
     assert.match(noTerminal.stderr, /--prompt-ephemeral-parameters asks on a terminal/);
