@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { License } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
-import type { CommandSpec } from '../command.js';
+import type { CommandContext, CommandSpec } from '../command.js';
 import { printData, printJson } from '../output.js';
+import { askUntilValid, canPrompt } from '../prompt.js';
+import { readStdin } from '../read-stdin.js';
 
 const claim = (license: License, name: string) => {
   const value = license.claims[name];
@@ -29,6 +31,46 @@ function readLicenseFile(path: string): string {
   }
 }
 
+/**
+ * The license to add: `--license`; the file `--file` or the argument names (`-`: standard input);
+ * the argument itself when it is a token; else pasted on a terminal, or read from piped input,
+ * as the reference takes it.
+ */
+async function licenseText(
+  context: CommandContext,
+  argument: string | undefined,
+  options: Readonly<Record<string, unknown>>,
+): Promise<string> {
+  const given = typeof options['license'] === 'string' ? options['license'] : undefined;
+  const file = typeof options['file'] === 'string' ? options['file'] : undefined;
+  if (given !== undefined && (file !== undefined || argument !== undefined))
+    throw new CliError('Give the license one way: --license, --file or the argument.');
+  if (given !== undefined) return given;
+  const source = file ?? (argument !== undefined && !LICENSE_TOKEN.test(argument) ? argument : undefined);
+  if (source === '-') return fromStdin(context);
+  if (source !== undefined) return readLicenseFile(source);
+  if (argument !== undefined) return argument;
+  if (canPrompt(context.io))
+    return askUntilValid(
+      context.io,
+      'Paste the license: ',
+      (typed) => (LICENSE_TOKEN.test(typed) ? undefined : 'That is not a license token.'),
+      {
+        secret: true,
+      },
+    );
+  return fromStdin(context);
+}
+
+async function fromStdin(context: CommandContext): Promise<string> {
+  const text = (await readStdin(context.io)).trim();
+  if (text === '')
+    throw new CliError('Standard input held no license.', {
+      hint: 'Pipe the license in ("cove licenses add - < cove.license"), or give it as an argument or with --file.',
+    });
+  return text;
+}
+
 /** `cove licenses`: add, list and delete the deployment's licenses. */
 export const licensesCommand: CommandSpec = {
   name: 'licenses',
@@ -37,15 +79,21 @@ export const licensesCommand: CommandSpec = {
   subcommands: [
     {
       name: 'add',
-      summary: 'Add a license (the signed token, as an argument or from a file)',
-      arguments: [{ name: 'license', description: 'The license token, or a file holding it' }],
-      options: [{ flags: '-f, --file <path>', description: 'Read the license from a file' }],
-      examples: ['cove licenses add ./cove.license', 'cove licenses add --file ./cove.license', 'cove licenses add eyJhbGciOi...'],
+      summary: 'Add a license (the signed token, as an argument, from a file or from standard input)',
+      arguments: [{ name: 'license', description: 'The license token, or a file holding it ("-": standard input)' }],
+      options: [
+        { flags: '-f, --file <path>', description: 'Read the license from a file ("-": standard input)' },
+        { flags: '-l, --license <token>', description: 'The license token' },
+      ],
+      examples: [
+        'cove licenses add ./cove.license',
+        'cove licenses add --file ./cove.license',
+        'cove licenses add eyJhbGciOi...',
+        'cove licenses add --file - < cove.license',
+        'vault read -field=license secret/cove | cove licenses add',
+      ],
       async run(context, [argument], options) {
-        const file =
-          typeof options['file'] === 'string' ? options['file'] : argument && !LICENSE_TOKEN.test(argument) ? argument : undefined;
-        const text = file === undefined ? argument : readLicenseFile(file);
-        if (!text) throw new CliError('Give the license as an argument or with --file.');
+        const text = await licenseText(context, argument, options);
         const license = await (await context.client()).addLicense(text.trim());
         if (context.json) return printJson(context.io, license);
         context.say(`Added license ${license.id} (${license.uuid}).`);

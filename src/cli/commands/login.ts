@@ -1,14 +1,12 @@
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
-import { passwordWeakness } from '../../lib/password-strength.js';
-import { nameRuleError } from '../../lib/name-rule.js';
-import { userInfo } from 'node:os';
 import type { AuthMethods, User } from '../../sdk/wire/users.js';
 import { CliError } from '../cli-error.js';
 import { writeSavedConfig, type SecretStoreKind } from '../cli-config.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 import { askUntilValid, canPrompt, prompt } from '../prompt.js';
+import { askNewPassword, emailProblem, systemUsername, usernameProblem } from '../account-answers.js';
 
 /** `cove login [url]`: signs in, creating the first user on a deployment that has none. */
 export const loginCommand: CommandSpec = {
@@ -18,10 +16,31 @@ export const loginCommand: CommandSpec = {
   options: [
     { flags: '--email <email>', description: 'Email to sign in with (prompted for on a terminal)' },
     { flags: '--password <password>', description: 'Password to sign in with (prompted for on a terminal)' },
-    { flags: '--first-user-email <email>', description: 'Email of the first user, on a deployment that has none' },
-    { flags: '--first-user-username <name>', description: 'Username of the first user' },
-    { flags: '--first-user-password <password>', description: 'Password of the first user' },
-    { flags: '--first-user-full-name <name>', description: 'Full name of the first user' },
+    {
+      flags: '--first-user-email <email>',
+      description: 'Email of the first user, on a deployment that has none',
+      env: 'COVE_FIRST_USER_EMAIL',
+    },
+    { flags: '--first-user-username <name>', description: 'Username of the first user', env: 'COVE_FIRST_USER_USERNAME' },
+    { flags: '--first-user-password <password>', description: 'Password of the first user', env: 'COVE_FIRST_USER_PASSWORD' },
+    { flags: '--first-user-full-name <name>', description: 'Full name of the first user', env: 'COVE_FIRST_USER_FULL_NAME' },
+  ],
+  subcommands: [
+    {
+      name: 'token',
+      summary: 'Print the session token of the current deployment, for scripts',
+      description:
+        'Print the session token the CLI uses for the current deployment (--url, COVE_URL or the ' +
+        'saved one): --token or COVE_SESSION_TOKEN when given, else the one "cove login" saved.',
+      examples: ['curl -H "Service-Session-Token: $(cove login token)" https://cove.example.com/api/v2/users/me'],
+      async run(context) {
+        const url = context.deploymentUrl();
+        const token = await context.sessionToken(url);
+        if (!token) throw new CliError(`You are not signed in to ${url}.`, { hint: `Run "cove login ${url}" first.` });
+        context.io.stdout.write(`${token}\n`);
+        return 0;
+      },
+    },
   ],
   examples: [
     'cove login http://127.0.0.1:3000',
@@ -127,7 +146,7 @@ async function createFirstUser(context: CommandContext, client: CoveClient, opti
   // question, not the whole sign-up; values given as flags are the deployment's to judge.
   const email = await valueOrPrompt(context, options['firstUserEmail'], 'Email: ', '--first-user-email', { check: emailProblem });
   const username = await valueOrPrompt(context, options['firstUserUsername'], 'Username: ', '--first-user-username', {
-    check: (name) => (nameRuleError(name) === undefined ? undefined : usernameRule(name)),
+    check: usernameProblem,
     defaultValue: systemUsername(),
   });
   const password =
@@ -142,35 +161,7 @@ async function createFirstUser(context: CommandContext, client: CoveClient, opti
 /** A password typed twice: a weak one, or a confirmation that differs, asks for it again. */
 async function newPassword(context: CommandContext): Promise<string> {
   if (!canPrompt(context.io)) throw new CliError('--first-user-password is required when not running in a terminal.');
-  for (;;) {
-    const password = await askUntilValid(context.io, 'Password: ', (typed) => passwordWeakness(typed), { secret: true });
-    const again = await prompt(context.io, 'Confirm password: ', { secret: true });
-    if (again === password) return password;
-    context.io.stderr.write('The passwords do not match; type the password again.\n');
-  }
-}
-
-/** What is wrong with an email address typed at the prompt, or undefined. */
-function emailProblem(email: string): string | undefined {
-  if (email === '') return 'An email address is required.';
-  return /^[^\s@]+@[^\s@]+$/.test(email) ? undefined : `"${email}" is not an email address.`;
-}
-
-/** The username rule in words, for an answer that breaks it. */
-function usernameRule(name: string): string {
-  const problem = name === '' ? 'A username is required' : `"${name}" is not a valid username`;
-  return `${problem}: 1 to 32 letters or digits, with single hyphens between them.`;
-}
-
-/** The name of the person at this computer, offered as the username when it is a valid one. */
-function systemUsername(): string | undefined {
-  try {
-    const name = userInfo().username;
-    return nameRuleError(name) === undefined ? name : undefined;
-  } catch {
-    // No user entry for this process (a container's bare uid): nothing to offer.
-    return undefined;
-  }
+  return askNewPassword(context.io, 'Password: ');
 }
 
 /**

@@ -126,14 +126,38 @@ function positiveDuration(text: string, what: string, extra = ''): number {
   return ms;
 }
 
-/** `cove schedule show`: autostart, next start, stop timer and current deadline. */
+/** The columns of `cove schedule show` without a workspace: one row a workspace, as the reference lists them. */
+const SCHEDULE_COLUMNS = [
+  { heading: 'workspace', value: (row: ScheduleRow) => row.summary.workspace },
+  { heading: 'starts at', value: (row: ScheduleRow) => row.summary.autostart_schedule ?? '' },
+  { heading: 'starts next', value: (row: ScheduleRow) => (row.summary.next_start_at ? humanTime(row.summary.next_start_at) : '') },
+  { heading: 'stops after', value: (row: ScheduleRow) => (row.summary.ttl_ms ? shortDuration(row.summary.ttl_ms) : '') },
+  { heading: 'stops next', value: (row: ScheduleRow) => (row.summary.deadline ? humanTime(row.summary.deadline) : '') },
+];
+
+/** A row of the list: the summary, which is also what `-o json` prints. */
+interface ScheduleRow {
+  readonly summary: ScheduleSummary;
+}
+
+/** `cove schedule show`: autostart, next start, stop timer and current deadline; of every workspace of yours without a name. */
 const showCommand: CommandSpec = {
   name: 'show',
-  summary: "Show a workspace's autostart and autostop schedule",
-  arguments: [workspaceArgument],
-  examples: ['cove schedule show dev', 'cove schedule show alice/dev -o json'],
-  async run(context, [name = ''], _options) {
+  summary: "Show a workspace's autostart and autostop schedule, or those of your workspaces",
+  description:
+    'With a workspace, its schedule in full. Without one, a table of the schedules of your ' +
+    'workspaces (--all: of every workspace you can see; --search: of those the query matches), ' +
+    'as the reference lists them.',
+  arguments: [{ name: 'workspace', description: 'NAME or OWNER/NAME (default: list them)' }],
+  options: [
+    { flags: '-a, --all', description: "Every user's workspaces you can see, not only yours", default: false },
+    { flags: '--search <query>', description: 'Filter like the API: "owner:alice template:python" (default: owner:me)' },
+  ],
+  columns: SCHEDULE_COLUMNS,
+  examples: ['cove schedule show dev', 'cove schedule show alice/dev -o json', 'cove schedule show', 'cove schedule show --all'],
+  async run(context, [name], options) {
     const client = await context.client();
+    if (name === undefined) return listSchedules(context, client, options);
     const { workspace, label } = await target(client, name);
     const warnings: string[] = [];
     if (workspace.autostart_schedule && !context.json && (await client.resolveAutostart(workspace.id)).parameter_mismatch) {
@@ -145,6 +169,30 @@ const showCommand: CommandSpec = {
     return 0;
   },
 };
+
+/** The schedules of the workspaces the filter finds, as a table, or their summaries under `-o json`. */
+async function listSchedules(context: CommandContext, client: CoveClient, options: Readonly<Record<string, unknown>>): Promise<number> {
+  const search = typeof options['search'] === 'string' ? options['search'] : undefined;
+  const q = search ?? (options['all'] === true ? undefined : 'owner:me');
+  const { workspaces } = await client.workspaces(q === undefined ? {} : { q });
+  // Sorted by owner/name, as the reference sorts its table.
+  const rows = workspaces
+    .map((workspace) => ({ summary: summarize(workspace) }))
+    .sort((a, b) => a.summary.workspace.localeCompare(b.summary.workspace));
+  if (context.json) {
+    printJson(
+      context.io,
+      rows.map((row) => row.summary),
+    );
+    return 0;
+  }
+  if (rows.length === 0) {
+    context.say(q === 'owner:me' ? 'You have no workspaces yet.' : 'No workspace matches.');
+    return 0;
+  }
+  context.printTable(rows, SCHEDULE_COLUMNS);
+  return 0;
+}
 
 /** `cove schedule start`: sets the autostart schedule, or clears it with `manual`. */
 const startCommand: CommandSpec = {

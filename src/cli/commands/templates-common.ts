@@ -6,7 +6,12 @@ import { CliError } from '../cli-error.js';
 import type { OptionSpec } from '../command.js';
 
 /** `-O/--org`, for the commands where an organization matters. */
-export const orgOption: OptionSpec = { flags: '-O, --org <organization>', description: 'Organization name or id', default: 'default' };
+export const orgOption: OptionSpec = {
+  flags: '-O, --org <organization>',
+  description: 'Organization name or id',
+  default: 'default',
+  env: 'COVE_ORGANIZATION',
+};
 
 /**
  * Adds options that may be given more than once, each time with one value. Declared through
@@ -28,6 +33,46 @@ export function repeatableOptions(options: readonly OptionSpec[]): (command: Com
 export function listOption(options: Readonly<Record<string, unknown>>, key: string): string[] {
   const value = options[key];
   return Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
+}
+
+/**
+ * The values of a repeatable option; when the flag was not given, those of its variable
+ * (`option.env`), separated by commas, a value holding a comma or quote written in double quotes
+ * (`"tags=[""a"",""b""]"`), as the reference reads a list flag from its environment. Repeatable
+ * options are declared by `repeatableOptions`, so their variables are read here.
+ */
+export function listOptionOrEnv(
+  options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+  key: string,
+  option: OptionSpec,
+): string[] {
+  const given = listOption(options, key);
+  const text = option.env === undefined ? undefined : env[option.env];
+  return given.length > 0 || text === undefined || text === '' ? given : splitCommaList(text);
+}
+
+/** One line of comma-separated values, with "" quoting. */
+function splitCommaList(text: string): string[] {
+  const values: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') {
+        current += '"';
+        i++;
+      } else if (char === '"') quoted = false;
+      else current += char;
+    } else if (char === '"' && current === '') quoted = true;
+    else if (char === ',') {
+      values.push(current);
+      current = '';
+    } else current += char;
+  }
+  values.push(current);
+  return values.filter((value) => value !== '');
 }
 
 /** A string option, or undefined when it was not given. */

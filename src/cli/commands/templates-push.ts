@@ -20,10 +20,18 @@ export const pushCommand: CommandSpec = {
   description:
     'Upload a template directory as a new version and follow its import. A new template is created ' +
     'with it; an existing one gets it as its active version unless --activate=false. The provisioner ' +
-    'is detected from the files (template.yaml: native, echo.json: echo, *.tf: terraform).',
-  arguments: [{ name: 'directory', description: 'Template directory (default: the current directory)' }],
+    'is detected from the files (template.yaml: native, echo.json: echo, *.tf: terraform). With ' +
+    '-d/--directory, the argument is the template name, as the reference takes it ' +
+    '("cove templates push NAME -d DIR").',
+  arguments: [
+    {
+      name: 'directory',
+      description: 'Template directory (default: the current directory); with -d, the template name',
+    },
+  ],
   options: [
     orgOption,
+    { flags: '-d, --directory <dir>', description: 'Template directory; the argument, if any, is then the template name' },
     { flags: '--name <template>', description: "Template name (default: the directory's name)" },
     { flags: '--version-name <name>', description: 'Name of the new version (default: a generated one)' },
     { flags: '--variables-file <file>', description: 'A YAML or JSON map of template variable values' },
@@ -35,17 +43,18 @@ export const pushCommand: CommandSpec = {
   ],
   configure: repeatableOptions([
     { flags: '--variable <name=value>', description: 'A template variable value (repeatable; wins over --variables-file)' },
+    { flags: '--var <name=value>', description: 'The same as --variable (repeatable)' },
     { flags: '--provisioner-tag <key=value>', description: 'Run the import on a provisioner with this tag (repeatable)' },
   ]),
   examples: [
     'cove templates push ./my-template -y',
     'cove templates push . --name python --variable base_dir=/srv/ws --message "Python 3.13"',
+    'cove templates push python -d ./python --var base_dir=/srv/ws --variables-file vars.yaml -y',
     'cove templates push ./gpu --provisioner-tag pool=gpu --activate=false',
   ],
-  async run(context, [directory = '.'], options) {
+  async run(context, [argument], options) {
     const organization = String(options['org']);
-    const dir = resolve(directory);
-    const name = stringOption(options, 'name') ?? basename(dir);
+    const { dir, name } = directoryAndName(argument, options);
     const activate = booleanOption(options, 'activate', '--activate') !== false;
     const request = {
       ...(await versionRequest(options)),
@@ -86,7 +95,8 @@ async function versionRequest(options: Readonly<Record<string, unknown>>): Promi
   const variablesFile = stringOption(options, 'variablesFile');
   const variables = {
     ...(variablesFile === undefined ? {} : await readVariablesFile(variablesFile)),
-    ...parsePairs(listOption(options, 'variable'), '--variable'),
+    ...variablePairs(listOption(options, 'variable'), '--variable'),
+    ...variablePairs(listOption(options, 'var'), '--var'),
   };
   const versionName = stringOption(options, 'versionName');
   return {
@@ -95,6 +105,33 @@ async function versionRequest(options: Readonly<Record<string, unknown>>): Promi
     ...(provisioner ? { provisioner: provisioner as ProvisionerName } : {}),
     user_variable_values: Object.entries(variables).map(([key, value]) => ({ name: key, value })),
   };
+}
+
+/**
+ * The directory to upload and the template's name. The argument is the directory, as it always
+ * was, unless -d names the directory: then it is the template name, as in the reference.
+ */
+function directoryAndName(argument: string | undefined, options: Readonly<Record<string, unknown>>): { dir: string; name: string } {
+  const directory = stringOption(options, 'directory');
+  const named = stringOption(options, 'name');
+  if (directory === undefined) {
+    const dir = resolve(argument ?? '.');
+    return { dir, name: named ?? basename(dir) };
+  }
+  if (argument !== undefined && named !== undefined && argument !== named)
+    throw new CliError(`The template is named twice: "${argument}" and --name "${named}".`, { hint: 'Give one of them.' });
+  const dir = resolve(directory);
+  return { dir, name: argument ?? named ?? basename(dir) };
+}
+
+/** `NAME=VALUE` pairs of --variable or --var; a pair without `=` is refused, naming the flag. */
+function variablePairs(pairs: readonly string[], flag: string): Record<string, string> {
+  const bad = pairs.find((pair) => pair.indexOf('=') <= 0);
+  if (bad !== undefined)
+    throw new CliError(`${flag} "${bad}" is not NAME=VALUE.`, {
+      hint: `Write ${flag} NAME=VALUE, e.g. ${flag} region=eu; for many values, --variables-file FILE with a YAML map.`,
+    });
+  return parsePairs(pairs, flag);
 }
 
 /** A map of variable names to values; YAML, which JSON also is. Non-string values are written as text. */

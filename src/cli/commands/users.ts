@@ -4,6 +4,8 @@ import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { humanTime, printJson } from '../output.js';
 import { givingRoles } from '../unknown-role.js';
+import { askNewPassword, emailProblem, usernameProblem } from '../account-answers.js';
+import { askUntilValid, canPrompt, prompt } from '../prompt.js';
 
 const USER_COLUMNS = [
   { heading: 'username', value: (u: User) => u.username },
@@ -27,6 +29,42 @@ function generatePassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/** What a new user is made of: from the flags, else asked for on a terminal. */
+interface NewUserAnswers {
+  readonly username: string;
+  readonly email: string;
+  readonly name?: string | undefined;
+  readonly password?: string | undefined;
+}
+
+/**
+ * The flags' values, and answers on a terminal for the username and email not given, asked
+ * again until they pass the rules. When either was asked for, the full name and the password
+ * (empty: generate one) are asked too; a command given both flags asks nothing, as in the
+ * reference, so scripts that ran before still run. Without a terminal, the missing flags are named.
+ */
+async function newUserAnswers(context: CommandContext, options: Readonly<Record<string, unknown>>): Promise<NewUserAnswers> {
+  const flag = (key: string) => (typeof options[key] === 'string' && options[key] !== '' ? options[key] : undefined);
+  const givenUsername = flag('username');
+  const givenEmail = flag('email');
+  const name = flag('fullName');
+  const password = flag('password');
+  if (givenUsername !== undefined && givenEmail !== undefined) return { username: givenUsername, email: givenEmail, name, password };
+  if (!canPrompt(context.io)) {
+    const missing = [...(givenUsername === undefined ? ['--username'] : []), ...(givenEmail === undefined ? ['--email'] : [])];
+    throw new CliError(`cove users create needs ${missing.join(' and ')} (there is no terminal to ask on).`, {
+      hint: `Run "cove users create --username ${givenUsername ?? 'NAME'} --email ${givenEmail ?? 'EMAIL'}".`,
+    });
+  }
+  const io = context.io;
+  const username = givenUsername ?? (await askUntilValid(io, 'Username: ', usernameProblem));
+  const email = givenEmail ?? (await askUntilValid(io, 'Email: ', emailProblem));
+  const typedName = name ?? ((await prompt(io, 'Full name (optional): ')).trim() || undefined);
+  const wantsPassword = String(options['loginType']) === 'password' && password === undefined;
+  const typedPassword = wantsPassword ? await askNewPassword(io, 'Password (empty: generate one): ', { allowEmpty: true }) : password;
+  return { username, email, name: typedName, password: typedPassword || undefined };
+}
+
 /** `cove users`: manage the deployment's users. */
 export const usersCommand: CommandSpec = {
   name: 'users',
@@ -46,35 +84,38 @@ export const usersCommand: CommandSpec = {
     {
       name: 'create',
       summary: 'Create a user',
+      description:
+        'Create a user. On a terminal, cove asks for the username and email not given (and then for ' +
+        'the full name and password, an empty password generating one); elsewhere --username and ' +
+        '--email are required.',
       options: [
-        { flags: '--email <email>', description: 'Email (required)' },
-        { flags: '--username <name>', description: 'Username (required)' },
-        { flags: '--full-name <name>', description: 'Full name' },
-        { flags: '--password <password>', description: 'Password (for password login; default: a generated one, printed once)' },
+        { flags: '-e, --email <email>', description: 'Email (asked for on a terminal)' },
+        { flags: '-u, --username <name>', description: 'Username (asked for on a terminal)' },
+        { flags: '-n, --full-name <name>', description: 'Full name' },
+        { flags: '-p, --password <password>', description: 'Password (for password login; default: a generated one, printed once)' },
         {
           flags: '--login-type <type>',
           description: 'password, none, oidc or github (the last two need the provider configured)',
           default: 'password',
         },
-        { flags: '--org <organization>', description: 'Organization to join (name or id)', default: 'default' },
+        { flags: '--org <organization>', description: 'Organization to join (name or id)', default: 'default', env: 'COVE_ORGANIZATION' },
       ],
       columns: USER_COLUMNS,
+      examples: ['cove users create', 'cove users create -u alice -e alice@example.com --login-type none'],
       async run(context, _args, options) {
         const client = await context.client();
-        const email = options['email'];
-        const username = options['username'];
-        if (typeof email !== 'string' || typeof username !== 'string') throw new CliError('--email and --username are required.');
+        const answers = await newUserAnswers(context, options);
         const loginType = String(options['loginType']);
         // As the reference does, a password account made without a password gets a strong one to hand over.
-        const generated = loginType === 'password' && typeof options['password'] !== 'string' ? generatePassword() : undefined;
-        const password = typeof options['password'] === 'string' ? options['password'] : generated;
+        const generated = loginType === 'password' && answers.password === undefined ? generatePassword() : undefined;
+        const password = answers.password ?? generated;
         const organization = await client.organization(String(options['org']));
         const user = await client.createUser({
-          email,
-          username,
+          email: answers.email,
+          username: answers.username,
           login_type: loginType,
           organization_ids: [organization.id],
-          ...(typeof options['fullName'] === 'string' ? { name: options['fullName'] } : {}),
+          ...(answers.name !== undefined ? { name: answers.name } : {}),
           ...(password !== undefined ? { password } : {}),
         });
         if (context.json) {

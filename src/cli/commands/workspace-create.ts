@@ -8,44 +8,67 @@ import { canPrompt, prompt } from '../prompt.js';
 import { confirm } from '../confirm.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
-import { orgOption, repeatableOptions, requireTemplate, stringOption } from './templates-common.js';
-import { givenParameters, parameterFileOption, parameterOption, resolveParameters } from './workspace-parameters.js';
+import { orgOption, repeatableOptions, requireTemplate, resolveVersion, stringOption } from './templates-common.js';
+import { buildParameterOptions, givenParameters, repeatableParameterOptions, resolveParameters } from './workspace-parameters.js';
 
 /** `cove create`: a new workspace from a template, followed through its first build. */
 export const createCommand: CommandSpec = {
   name: 'create',
   summary: 'Create a workspace from a template',
   description:
-    'Create a workspace from the active version of a template and follow its first build. On a ' +
+    'Create a workspace from the active version of a template (or the one --template-version ' +
+    'names) and follow its first build. On a ' +
     'terminal, cove asks for what is missing (the name, the template, parameters without a ' +
     'default); elsewhere it says what to pass.',
   arguments: [{ name: 'name', description: 'Workspace name, or OWNER/NAME to create it for another user' }],
   options: [
-    { flags: '-t, --template <template>', description: 'Template name' },
-    parameterFileOption,
+    { flags: '-t, --template <template>', description: 'Template name', env: 'COVE_TEMPLATE_NAME' },
+    {
+      flags: '--template-version <name>',
+      description: 'Create from this version of the template rather than its active one (a version name, or latest)',
+      env: 'COVE_TEMPLATE_VERSION',
+    },
+    ...buildParameterOptions,
+    {
+      flags: '--use-parameter-defaults',
+      description: 'Take the default of every parameter given no value, without asking',
+      env: 'COVE_WORKSPACE_USE_PARAMETER_DEFAULTS',
+    },
     {
       flags: '--preset <preset>',
       description: 'Use a preset of the template\'s parameters ("none": no preset; default: the template\'s default preset)',
+      env: 'COVE_PRESET_NAME',
     },
-    { flags: '--ttl <duration>', description: "Stop the workspace this long after each start, e.g. 8h (default: the template's)" },
+    {
+      flags: '--ttl <duration>',
+      description: "Stop the workspace this long after each start, e.g. 8h (default: the template's)",
+      env: 'COVE_WORKSPACE_STOP_AFTER',
+    },
     {
       flags: '--autostart, --start-at <schedule>',
       description:
         'Start on a schedule, as "cove schedule start" takes it: "9:30AM Mon-Fri Europe/London" or "CRON_TZ=Europe/London 30 9 * * 1-5"',
+      env: 'COVE_WORKSPACE_START_AT',
     },
-    { flags: '--automatic-updates <mode>', description: "always: starts move to the template's active version; never", default: 'never' },
+    {
+      flags: '--automatic-updates <mode>',
+      description: "always: starts move to the template's active version; never",
+      default: 'never',
+      env: 'COVE_WORKSPACE_AUTOMATIC_UPDATES',
+    },
     { flags: '-y, --yes', description: 'Create without asking for confirmation', default: false },
     orgOption,
   ],
-  configure: repeatableOptions([parameterOption]),
+  configure: repeatableOptions(repeatableParameterOptions),
   examples: [
     'cove create dev --template python -y',
     'cove create dev -t python --parameter cpus=4 --ttl 8h --autostart "CRON_TZ=Europe/Paris 30 8 * * 1-5"',
     'cove create alice/dev -t python --rich-parameter-file params.yaml',
+    'cove create dev -t python --template-version v3 --use-parameter-defaults -y',
   ],
   async run(context, [nameArgument], options) {
     const settings = scheduleSettings(options, context.io.env);
-    const given = await givenParameters(options);
+    const given = await givenParameters(options, context.io.env);
     const client = await context.client();
     const interactive = canPrompt(context.io);
     let name = nameArgument;
@@ -58,7 +81,8 @@ export const createCommand: CommandSpec = {
       templateName === undefined ? await askTemplate(context, client) : await requireTemplate(client, String(options['org']), templateName);
     templateName = template.name;
 
-    const versionId = template.active_version_id;
+    const wantedVersion = stringOption(options, 'templateVersion');
+    const versionId = wantedVersion === undefined ? template.active_version_id : (await resolveVersion(client, template, wantedVersion)).id;
     const [parameters, presets] = await Promise.all([
       client.templateVersionRichParameters(versionId),
       client.templateVersionPresets(versionId),
@@ -66,7 +90,10 @@ export const createCommand: CommandSpec = {
     const preset = choosePreset(context, presets, stringOption(options, 'preset'));
     const values = await resolveParameters(context, {
       parameters,
-      given,
+      given: given.values,
+      ephemeral: given.ephemeral,
+      promptEphemeral: given.promptEphemeral,
+      useDefaults: options['useParameterDefaults'] === true,
       preset: preset?.Parameters.map((p) => ({ name: p.Name, value: p.Value })),
     });
     await confirmCreate(context, ref.text, templateName, options['yes'] === true);

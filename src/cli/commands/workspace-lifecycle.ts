@@ -7,7 +7,14 @@ import { printJson } from '../output.js';
 import { confirm } from '../confirm.js';
 import { parseWorkspaceRef, resolveWorkspace } from '../workspace-ref.js';
 import { repeatableOptions } from './templates-common.js';
-import { givenParameters, parameterFileOption, parameterOption, resolveParameters } from './workspace-parameters.js';
+import {
+  anyGiven,
+  buildParameterOptions,
+  givenParameters,
+  repeatableParameterOptions,
+  resolveParameters,
+  type GivenParameters,
+} from './workspace-parameters.js';
 
 const workspaceArgument: ArgumentSpec = { name: 'workspace', description: 'NAME or OWNER/NAME', required: true };
 
@@ -41,14 +48,21 @@ async function startValues(
   client: CoveClient,
   workspace: Workspace,
   versionId: string,
-  given: Readonly<Record<string, string>>,
+  given: GivenParameters,
   noPrompt: boolean,
 ): Promise<NameValue[]> {
   const [parameters, previous] = await Promise.all([
     client.templateVersionRichParameters(versionId),
     client.workspaceBuildParameters(workspace.latest_build.id),
   ]);
-  return resolveParameters(context, { parameters, given, previous, noPrompt });
+  return resolveParameters(context, {
+    parameters,
+    given: given.values,
+    ephemeral: given.ephemeral,
+    promptEphemeral: given.promptEphemeral,
+    previous,
+    noPrompt,
+  });
 }
 
 /** `-y`: for the builds that may ask (a confirmation, or parameters without a value). */
@@ -83,15 +97,15 @@ export const startCommand: CommandSpec = {
   name: 'start',
   summary: 'Start a workspace',
   arguments: [workspaceArgument],
-  options: [parameterFileOption, yesOption('parameters without a value keep their defaults; a required one is an error')],
-  configure: repeatableOptions([parameterOption]),
+  options: [...buildParameterOptions, yesOption('parameters without a value keep their defaults; a required one is an error')],
+  configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove start dev', 'cove start dev --parameter cpus=4 -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options);
+    const given = await givenParameters(options, context.io.env);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (workspace.latest_build.status === 'running') {
-      if (Object.keys(given).length > 0)
+      if (anyGiven(given))
         throw new CliError(`Workspace "${label}" is already running.`, {
           hint: `Run "cove restart ${label}" with the parameters to apply them.`,
         });
@@ -130,11 +144,11 @@ export const restartCommand: CommandSpec = {
   name: 'restart',
   summary: 'Stop a workspace, then start it',
   arguments: [workspaceArgument],
-  options: [parameterFileOption, yesOption('restart without confirmation; parameters without a value keep their defaults')],
-  configure: repeatableOptions([parameterOption]),
+  options: [...buildParameterOptions, yesOption('restart without confirmation; parameters without a value keep their defaults')],
+  configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove restart dev', 'cove restart dev --parameter cpus=8 -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options);
+    const given = await givenParameters(options, context.io.env);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     const version = startVersion(workspace);
@@ -162,11 +176,11 @@ export const updateCommand: CommandSpec = {
     'stopped first, then started on the new version. New parameters without a default are asked ' +
     'for on a terminal, or given with --parameter.',
   arguments: [workspaceArgument],
-  options: [parameterFileOption, yesOption('new parameters without a value keep their defaults; a required one is an error')],
-  configure: repeatableOptions([parameterOption]),
+  options: [...buildParameterOptions, yesOption('new parameters without a value keep their defaults; a required one is an error')],
+  configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove update dev', 'cove update dev --parameter region=eu -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options);
+    const given = await givenParameters(options, context.io.env);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (!workspace.outdated) {

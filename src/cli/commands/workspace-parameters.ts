@@ -4,27 +4,73 @@ import type { NameValue, TemplateVersionParameter } from '../../sdk/wire/index.j
 import { CliError } from '../cli-error.js';
 import type { CommandContext, OptionSpec } from '../command.js';
 import { canPrompt, prompt } from '../prompt.js';
-import { listOption, parsePairs, stringOption } from './templates-common.js';
+import { listOptionOrEnv, parsePairs, stringOption } from './templates-common.js';
 
 /** `--parameter`, repeatable; declared through `repeatableOptions`. */
 export const parameterOption: OptionSpec = {
   flags: '--parameter <name=value>',
   description: 'A rich parameter value (repeatable; wins over --rich-parameter-file)',
+  env: 'COVE_RICH_PARAMETER',
 };
 
 /** `--rich-parameter-file`. */
 export const parameterFileOption: OptionSpec = {
   flags: '--rich-parameter-file <file>',
-  description: 'A YAML or JSON map of rich parameter names to values',
+  description: 'A YAML or JSON map of rich parameter names to values (a list becomes a list(string) value)',
+  env: 'COVE_RICH_PARAMETER_FILE',
 };
 
-/** The parameter values the user gave: the file's, then `--parameter`'s (which win). */
-export async function givenParameters(options: Readonly<Record<string, unknown>>): Promise<Record<string, string>> {
+/** `--ephemeral-parameter`, repeatable: a value for this build only, never carried to the next. */
+export const ephemeralParameterOption: OptionSpec = {
+  flags: '--ephemeral-parameter <name=value>',
+  description: 'A value of an ephemeral parameter, for this build only (repeatable)',
+  env: 'COVE_EPHEMERAL_PARAMETER',
+};
+
+/** `--prompt-ephemeral-parameters`. */
+export const promptEphemeralOption: OptionSpec = {
+  flags: '--prompt-ephemeral-parameters',
+  description: 'Ask on the terminal for the ephemeral parameters not given with --ephemeral-parameter',
+  env: 'COVE_PROMPT_EPHEMERAL_PARAMETERS',
+};
+
+/** The flags of a build's parameters that are given at most once. */
+export const buildParameterOptions: readonly OptionSpec[] = [parameterFileOption, promptEphemeralOption];
+
+/** The repeatable flags of a build's parameters (declared through `repeatableOptions`). */
+export const repeatableParameterOptions: readonly OptionSpec[] = [parameterOption, ephemeralParameterOption];
+
+/** What the user gave for a build: plain values (file, then `--parameter`) and ephemeral ones. */
+export interface GivenParameters {
+  readonly values: Record<string, string>;
+  readonly ephemeral: Record<string, string>;
+  readonly promptEphemeral: boolean;
+}
+
+/**
+ * The parameter values the user gave: the file's, then `--parameter`'s (which win); and the
+ * `--ephemeral-parameter` values. A repeatable flag not given is read from its variable, where
+ * several values are separated by commas (quoted with "" when one holds a comma), as the
+ * reference reads list flags from its environment.
+ */
+export async function givenParameters(
+  options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<GivenParameters> {
   const file = stringOption(options, 'richParameterFile');
   return {
-    ...(file === undefined ? {} : await readParameterFile(file)),
-    ...parsePairs(listOption(options, 'parameter'), '--parameter'),
+    values: {
+      ...(file === undefined ? {} : await readParameterFile(file)),
+      ...parsePairs(listOptionOrEnv(options, env, 'parameter', parameterOption), '--parameter'),
+    },
+    ephemeral: parsePairs(listOptionOrEnv(options, env, 'ephemeralParameter', ephemeralParameterOption), '--ephemeral-parameter'),
+    promptEphemeral: options['promptEphemeralParameters'] === true,
   };
+}
+
+/** Whether anything at all was given for the build. */
+export function anyGiven(given: GivenParameters): boolean {
+  return Object.keys(given.values).length > 0 || Object.keys(given.ephemeral).length > 0 || given.promptEphemeral;
 }
 
 /** What the values of a build are chosen from. */
@@ -33,6 +79,12 @@ export interface ParameterSources {
   readonly parameters: readonly TemplateVersionParameter[];
   /** Values from flags and files. */
   readonly given: Readonly<Record<string, string>>;
+  /** Values of ephemeral parameters (`--ephemeral-parameter`), for this build only. */
+  readonly ephemeral?: Readonly<Record<string, string>>;
+  /** Ask for the ephemeral parameters that have no value (`--prompt-ephemeral-parameters`). */
+  readonly promptEphemeral?: boolean;
+  /** Send the default of every parameter left without a value (`--use-parameter-defaults`). */
+  readonly useDefaults?: boolean;
   /** The previous build's values; undefined for a new workspace. */
   readonly previous?: readonly NameValue[] | undefined;
   /** Values a preset fixes; they win over everything else, as in the reference. */
@@ -46,31 +98,49 @@ export interface ParameterSources {
  * rules here so a mistake is named before anything is built, plus answers for parameters that
  * have no value at all. Those are asked on a terminal; without one, the missing required
  * parameters are listed in one error. Everything else is left to the API, which falls back to
- * the previous build's values and then to the defaults.
+ * the previous build's values and then to the defaults (or sent as the defaults, with
+ * `useDefaults`, as the reference's `--use-parameter-defaults` does).
  */
 export async function resolveParameters(context: CommandContext, sources: ParameterSources): Promise<NameValue[]> {
   const known = new Map(sources.parameters.map((p) => [p.name, p]));
-  for (const name of Object.keys(sources.given)) {
+  const given = { ...sources.given, ...sources.ephemeral };
+  for (const name of Object.keys(given)) {
     if (!known.has(name)) throw unknownParameter(name, [...known.keys()]);
+  }
+  if (sources.promptEphemeral === true && !canPrompt(context.io)) {
+    throw new CliError('--prompt-ephemeral-parameters asks on a terminal, and there is none.', {
+      hint: 'Give the values with --ephemeral-parameter NAME=VALUE instead.',
+    });
   }
   const previous = new Map((sources.previous ?? []).map((entry) => [entry.name, entry.value]));
   const preset = new Map((sources.preset ?? []).map((entry) => [entry.name, entry.value]));
   const chosen: NameValue[] = [];
   const missing: TemplateVersionParameter[] = [];
+  const askEphemeral: TemplateVersionParameter[] = [];
   for (const parameter of [...sources.parameters].sort((a, b) => (a.order ?? 0) - (b.order ?? 0))) {
-    const given = sources.given[parameter.name];
+    const typed = given[parameter.name];
     const fixed = preset.get(parameter.name);
-    if (fixed !== undefined && given !== undefined && fixed !== given) {
-      context.io.stderr.write(`warning: the preset sets ${parameter.name}=${fixed}; --parameter ${parameter.name}=${given} is ignored.\n`);
+    if (fixed !== undefined && typed !== undefined && fixed !== typed) {
+      context.io.stderr.write(`warning: the preset sets ${parameter.name}=${fixed}; --parameter ${parameter.name}=${typed} is ignored.\n`);
     }
-    const value = fixed ?? given;
+    const value = fixed ?? typed;
     const before = parameter.ephemeral ? undefined : previous.get(parameter.name);
     if (value !== undefined) {
       checkValue(parameter, value, before, sources.previous !== undefined);
       chosen.push({ name: parameter.name, value });
+    } else if (parameter.ephemeral && sources.promptEphemeral === true) {
+      askEphemeral.push(parameter);
+    } else if (before === undefined && sources.useDefaults === true && !parameter.ephemeral && parameter.default_value !== '') {
+      context.say(`Using the default value of ${parameter.name}: '${parameter.default_value}'`);
+      chosen.push({ name: parameter.name, value: parameter.default_value });
     } else if (before === undefined && parameter.default_value === '') {
       missing.push(parameter);
     }
+  }
+  // Asked for by name, so asked even under -y.
+  for (const parameter of askEphemeral) {
+    const answer = await ask(context, parameter, parameter.default_value);
+    if (answer !== '') chosen.push({ name: parameter.name, value: answer });
   }
   if (missing.length === 0) return chosen;
   if (sources.noPrompt === true || !canPrompt(context.io)) {
@@ -100,7 +170,7 @@ function checkValue(parameter: TemplateVersionParameter, value: string, previous
 }
 
 /** Asks for one value until it passes the parameter's rules; an optional one may stay empty. */
-async function ask(context: CommandContext, parameter: TemplateVersionParameter): Promise<string> {
+async function ask(context: CommandContext, parameter: TemplateVersionParameter, defaultValue = ''): Promise<string> {
   const out = context.io.stderr;
   const title =
     parameter.display_name && parameter.display_name !== parameter.name ? `${parameter.display_name} (${parameter.name})` : parameter.name;
@@ -115,7 +185,9 @@ async function ask(context: CommandContext, parameter: TemplateVersionParameter)
     ),
   );
   for (;;) {
-    const answer = normalizeAnswer(parameter, (await prompt(context.io, `${parameter.name}: `)).trim());
+    const question = defaultValue === '' ? `${parameter.name}: ` : `${parameter.name} (${defaultValue}): `;
+    const typed = (await prompt(context.io, question)).trim();
+    const answer = typed === '' ? defaultValue : normalizeAnswer(parameter, typed);
     if (answer === '' && !parameter.required) return '';
     const problem = answer === '' ? 'a value is required' : parameterValueProblem(rulesOf(parameter), answer);
     if (!problem) return answer;
@@ -212,7 +284,11 @@ function editDistance(a: string, b: string): number {
   return row[b.length] ?? 0;
 }
 
-/** A map of parameter names to values; YAML, which JSON also is. Lists become JSON arrays. */
+/**
+ * A map of parameter names to values; YAML, which JSON also is. A list becomes the JSON array of
+ * its items as text, the value a `list(string)` parameter takes, as the reference sends it; a
+ * map (or a list holding one) is no parameter value, and is refused by name.
+ */
 async function readParameterFile(path: string): Promise<Record<string, string>> {
   let text: string;
   try {
@@ -230,10 +306,20 @@ async function readParameterFile(path: string): Promise<Record<string, string>> 
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data))
     throw new CliError(`The parameter file ${path} must hold a map of parameter names to values.`);
-  return Object.fromEntries(
-    Object.entries(data).map(([key, value]) => [
-      key,
-      typeof value === 'string' ? value : value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value),
-    ]),
-  );
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, fileValue(path, key, value)]));
+}
+
+/** One value of the parameter file as the text the API takes. */
+function fileValue(path: string, key: string, value: unknown): string {
+  if (Array.isArray(value)) return JSON.stringify(value.map((item) => scalarText(path, key, item)));
+  return scalarText(path, key, value);
+}
+
+function scalarText(path: string, key: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null) return '';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new CliError(`The value of "${key}" in ${path} is not a parameter value (a string, number, boolean or list of them).`, {
+    hint: 'A list(string) parameter takes a list, e.g. "tags: [a, b]" or one item per "- " line.',
+  });
 }

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { dirname, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pty from 'node-pty';
+import { CoveClient } from '../../src/sdk/client.js';
+import { CliUser } from '../helpers/run-cli.js';
+import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+
+const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+
+/** bin/cove on a terminal of its own, signed in as `user`: what it printed since the last answer, and typing answers. */
+class Terminal {
+  #output = '';
+  #seen = 0;
+  readonly exited: Promise<number>;
+  readonly #terminal: pty.IPty;
+
+  constructor(user: CliUser, args: readonly string[]) {
+    const { CI: _ci, ...rest } = process.env;
+    const env = { ...rest, COVE_CONFIG_DIR: user.configDir, COVE_SECRET_STORE: 'file' };
+    this.#terminal = pty.spawn(COVE, [...args], { cols: 120, rows: 30, env });
+    this.#terminal.onData((data) => (this.#output += data));
+    this.exited = new Promise((resolvePromise) => this.#terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
+  }
+
+  /** Waits until what was printed since the last wait matches `pattern`, and returns that part. */
+  async expect(pattern: RegExp): Promise<string> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const fresh = this.#output.slice(this.#seen);
+      const match = pattern.exec(fresh);
+      if (match) {
+        this.#seen += match.index + match[0].length;
+        return fresh.slice(0, match.index + match[0].length);
+      }
+      if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${fresh}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  answer(text: string): void {
+    this.#terminal.write(`${text}\r`);
+  }
+
+  get output(): string {
+    return this.#output;
+  }
+}
+
+describe('cove users create asks for what is not given on a terminal', () => {
+  let test: TestDaemon;
+  let client: CoveClient;
+  const admin = new CliUser();
+
+  before(async () => {
+    test = await startTestDaemon({ flags: { provisionerDaemons: '0' } });
+    const login = await admin.run(
+      'login',
+      test.url,
+      '--first-user-email',
+      'admin@example.com',
+      '--first-user-username',
+      'admin',
+      '--first-user-password',
+      STRONG_PASSWORD,
+    );
+    assert.equal(login.code, 0, login.stderr);
+    client = new CoveClient({ url: test.url, token: admin.savedToken() });
+  });
+  after(async () => test.close());
+
+  it('asks again after a bad username, email or weak password, and generates a password on an empty answer', async () => {
+    const terminal = new Terminal(admin, ['users', 'create']);
+    await terminal.expect(/Username: /);
+    terminal.answer('not_valid!');
+    await terminal.expect(/"not_valid!" is not a valid username: 1 to 32 letters or digits[\s\S]*Username: /);
+    terminal.answer('carol');
+    await terminal.expect(/Email: /);
+    terminal.answer('carol-at-example');
+    await terminal.expect(/"carol-at-example" is not an email address\.[\s\S]*Email: /);
+    terminal.answer('carol@example.com');
+    await terminal.expect(/Full name \(optional\): /);
+    terminal.answer('Carol Example');
+    await terminal.expect(/Password \(empty: generate one\): /);
+    terminal.answer('short');
+    await terminal.expect(/insecure password[\s\S]*Password \(empty: generate one\): /);
+    terminal.answer('');
+    assert.equal(await terminal.exited, 0, terminal.output);
+    const [, generated] = /Password: (\S+)/.exec(terminal.output.slice(terminal.output.lastIndexOf('USERNAME'))) ?? [];
+    assert.ok(generated, terminal.output);
+    assert.doesNotMatch(terminal.output, /short/, 'a typed password is never shown');
+
+    const carol = await client.user('carol');
+    assert.equal(carol.email, 'carol@example.com');
+    assert.equal(carol.name, 'Carol Example');
+    assert.equal((await new CoveClient({ url: test.url }).login('carol@example.com', generated)).session_token.length > 0, true);
+  });
+
+  it('names the missing flags, without asking, when there is no terminal', async () => {
+    const started = Date.now();
+    const result = await admin.run('users', 'create', '--email', 'dave@example.com');
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /cove users create needs --username \(there is no terminal to ask on\)/);
+    assert.match(result.stderr, /--username NAME --email dave@example\.com/);
+    const both = await admin.run('users', 'create');
+    assert.match(both.stderr, /needs --username and --email/);
+    assert.ok(Date.now() - started < 10_000);
+  });
+});
