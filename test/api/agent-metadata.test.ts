@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import { boundedResult } from '../../src/domain/agent-metadata.js';
+import { createNativeProvisioner } from '../../src/provisioner/native/native-provisioner.js';
+import { ProvisionerError } from '../../src/provisioner/provisioner.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { WorkspaceAgentMetadata } from '../../src/sdk/wire/index.js';
 import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-workspace.js';
@@ -182,5 +184,35 @@ describe('agent metadata: collected by the agent, watched over SSE and WebSocket
     assert.equal(Buffer.byteLength(bounded.value), LIMIT);
     assert.equal(bounded.value, 'é'.repeat(LIMIT / 2));
     assert.equal(bounded.error, `value of ${2 * LIMIT} bytes exceeded ${LIMIT} bytes`);
+  });
+
+  it('reads the metadata items of an agent in template.yaml, with their defaults, and refuses a repeated key', async () => {
+    const parse = async (items: string) => {
+      const directory = mkdtempSync(join(tmpdir(), 'cove-metadata-template-'));
+      try {
+        const yaml = `resources:\n  - name: shell\n    type: process\n    agents:\n      - name: main\n        metadata:\n${items}`;
+        writeFileSync(join(directory, 'template.yaml'), yaml);
+        return await createNativeProvisioner().parse({
+          directory,
+          variableValues: [],
+          log: () => undefined,
+          signal: new AbortController().signal,
+        });
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    };
+    const parsed = await parse(
+      '          - { key: load, display_name: Load, script: cat /proc/loadavg, interval: 10, timeout: 2, order: 1 }\n' +
+        '          - { key: disk, script: df -h ., interval: 60 }\n',
+    );
+    assert.deepEqual(parsed.resources[0]?.agents[0]?.metadata, [
+      { key: 'load', display_name: 'Load', script: 'cat /proc/loadavg', interval: 10, timeout: 2, order: 1 },
+      { key: 'disk', display_name: 'disk', script: 'df -h .', interval: 60, timeout: 0, order: 0 },
+    ]);
+    await assert.rejects(
+      parse('          - { key: load, script: x, interval: 1 }\n          - { key: load, script: y, interval: 1 }\n'),
+      (error) => error instanceof ProvisionerError && /metadata\[1\]\.key.*already used/.test(error.message),
+    );
   });
 });
