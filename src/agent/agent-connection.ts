@@ -78,7 +78,8 @@ export class AgentConnection {
       this.#write(message);
       return;
     }
-    if (message.type === 'stats') return;
+    // Reports that the next one supersedes are not worth keeping: they would crowd out lifecycle changes.
+    if (message.type === 'stats' || message.type === 'metadata') return;
     this.#backlog.push(message);
     if (this.#backlog.length > MAX_BACKLOG) this.#backlog.shift();
   }

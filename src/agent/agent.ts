@@ -7,6 +7,7 @@ import type { AgentLogger } from './agent-logger.js';
 import { watchAppHealth } from './app-health.js';
 import { Lifecycle } from './lifecycle.js';
 import { LogShipper } from './log-shipper.js';
+import { MetadataCollector } from './metadata-collector.js';
 import { nextCron, parseCron, type CronSpec } from './cron.js';
 import { runScript, type ScriptCompleted, type ScriptStage } from './script-runner.js';
 import { expandPath, sessionEnvironment } from './session-environment.js';
@@ -215,6 +216,12 @@ class Agent implements AgentHandle {
     this.#send({ type: 'startup', version: VERSION, expanded_directory: workspace.directory, subsystems: [] });
     this.#lifecycle.moveTo('starting');
     this.#startStats(manifest.stats_interval, workspace);
+    const metadata = new MetadataCollector(manifest.metadata ?? [], {
+      cwd: workspace.directory,
+      env: workspace.env,
+      send: (message) => this.#send(message),
+    });
+    this.#cleanups.push(() => metadata.stop());
     this.#cleanups.push(watchAppHealth(manifest.apps, (message) => this.#send(message)));
     const results = await this.#runAll(
       workspace,

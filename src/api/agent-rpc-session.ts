@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import { readProtocolMessage } from './protocol-message.js';
 import { buildManifest, manifestApps, readDefinition } from '../domain/agent-definition.js';
+import { agentMetadataChannel, boundedResult } from '../domain/agent-metadata.js';
 import { AGENT_INACTIVE_TIMEOUT_SECONDS, lifecycleTimestamps } from '../domain/agent-status.js';
 import { withTrafficWindow } from '../domain/deployment-stats.js';
 import { workspaceEventsChannel } from '../domain/workspace-events.js';
@@ -150,6 +151,8 @@ export class AgentRpcSession {
         return this.#stats(message);
       case 'script_completed':
         return this.#scriptCompleted(message);
+      case 'metadata':
+        return this.#metadata(message);
       case 'response':
         return this.relay.answer(this.#agentId, message);
     }
@@ -227,6 +230,28 @@ export class AgentRpcSession {
       started_at: message.started_at,
       ended_at: message.ended_at,
     });
+  }
+
+  /**
+   * Keeps the latest result of each of the agent's metadata items and tells the watchers which
+   * changed. The time of collection is the daemon's, less the age the agent measured, so an agent's
+   * clock being off does not age its results. Keys the template does not declare are dropped.
+   */
+  async #metadata(message: Message<'metadata'>): Promise<void> {
+    const declared = new Set((readDefinition(this.found.agent.definition).metadata ?? []).map((item) => item.key));
+    const latest = new Map(message.results.filter((result) => declared.has(result.key)).map((result) => [result.key, result]));
+    if (latest.size === 0) return;
+    const now = this.store.clock.now().getTime();
+    const results = [...latest.values()].map((result) =>
+      boundedResult({
+        key: result.key,
+        value: result.value,
+        error: result.error,
+        collected_at: new Date(now - result.age * 1000).toISOString(),
+      }),
+    );
+    await this.agentStore.workspaceAgents.recordMetadata(this.found, results);
+    await this.store.pubsub.publish(agentMetadataChannel(this.#agentId), [...latest.keys()].join(',').slice(0, 4000));
   }
 
   #enqueue(step: () => Promise<void>): void {

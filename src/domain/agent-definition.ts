@@ -42,6 +42,7 @@ export function readDefinition(definition: string): PlannedAgent {
     instance_id: parsed.instance_id ?? '',
     scripts: parsed.scripts ?? [],
     apps: parsed.apps ?? [],
+    ...(parsed.metadata ? { metadata: parsed.metadata } : {}),
   };
 }
 
@@ -146,6 +147,7 @@ export function buildManifest(input: {
     environment_variables: { ...input.definition.env },
     scripts: agentScripts(input.agentId, input.definition),
     apps: manifestApps(input.agentId, input.definition),
+    metadata: [...(input.definition.metadata ?? [])],
     stats_interval: AGENT_STATS_INTERVAL_SECONDS,
   };
 }

@@ -9,6 +9,7 @@ import type {
   RichParameter,
   LogLevel,
   NameValue,
+  PlannedAgentMetadata,
   PlannedPreset as Preset,
   ResourceMetadata,
   ShareLevel,
@@ -22,6 +23,7 @@ export type {
   LogLevel,
   NameValue,
   ParameterOption,
+  PlannedAgentMetadata,
   PlannedPreset as Preset,
   ResourceMetadata,
   RichParameter,
@@ -129,6 +131,8 @@ export interface PlannedAgent {
   readonly instance_id: string;
   readonly scripts: readonly PlannedScript[];
   readonly apps: readonly PlannedApp[];
+  /** The metadata items the agent collects and reports (see the agent metadata watch). */
+  readonly metadata?: readonly PlannedAgentMetadata[];
 }
 
 /** A resource a transition creates or keeps, with its agents. */

@@ -29,6 +29,7 @@ export interface Database {
   workspace_agent_log_sources: WorkspaceAgentLogSourceTable;
   workspace_agent_logs: WorkspaceAgentLogTable;
   workspace_agent_script_timings: WorkspaceAgentScriptTimingTable;
+  workspace_agent_metadata: WorkspaceAgentMetadataTable;
   git_ssh_keys: GitSshKeyTable;
   workspace_app_statuses: WorkspaceAppStatusTable;
   workspace_usage_minutes: WorkspaceUsageMinuteTable;
@@ -366,6 +367,15 @@ export interface WorkspaceAgentScriptTimingTable {
   exit_code: number;
   started_at: string;
   ended_at: string;
+}
+
+/** The latest result of one metadata item of an agent. */
+export interface WorkspaceAgentMetadataTable {
+  agent_id: string;
+  key: string;
+  value: string;
+  error: string;
+  collected_at: string;
 }
 
 export interface GitSshKeyTable {

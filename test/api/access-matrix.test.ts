@@ -897,6 +897,15 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/workspaceagents/me/relay?stream_id=0d4c8f5e-2b7a-4e4b-9a43-6f2f7d1c9b10') }),
     expect: everyone(401),
   },
+  'GET /api/v2/workspaceagents/:workspaceagent/watch-metadata': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/watch-metadata`), stream: true }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/workspaceagents/:workspaceagent/watch-metadata-ws': {
+    call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/watch-metadata-ws`) }),
+    // Not a WebSocket upgrade.
+    expect: memberWorkspaceReaders(400),
+  },
   'GET /api/v2/workspaceagents/:workspaceagent/logs': {
     call: async (world) => ({ path: api(`/workspaceagents/${await memberAgent(world)}/logs`) }),
     expect: memberWorkspaceReaders(200),

@@ -1432,6 +1432,32 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) =>
       expectRefused(async () => w.outsider.workspaceAgents.insertScriptTiming(await foundAgent(w, w.member), scriptTiming(w))),
   },
+  'workspaceAgents.metadata': {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).workspaceAgents.recordMetadata(found, [metadataResult(w)]);
+      assert.deepEqual(
+        (await w.member.workspaceAgents.metadata(found)).map((row) => [row.key, row.value]),
+        [['load', '0.5']],
+      );
+    },
+    denied: async (w) => expectRefused(async () => w.member.workspaceAgents.metadata(await foundAgent(w, w.owner))),
+  },
+  'workspaceAgents.recordMetadata': {
+    allowed: async (w) => {
+      const found = await foundAgent(w, w.member);
+      await agentStoreOf(w, found).workspaceAgents.recordMetadata(found, [metadataResult(w)]);
+      // A later result of the same key replaces the earlier one.
+      await agentStoreOf(w, found).workspaceAgents.recordMetadata(found, [{ ...metadataResult(w), value: '0.7' }]);
+      assert.deepEqual(
+        (await w.owner.workspaceAgents.metadata(found)).map((row) => row.value),
+        ['0.7'],
+      );
+    },
+    // Only the agent (or whoever may update the workspace) records what it collected.
+    denied: async (w) =>
+      expectRefused(async () => w.outsider.workspaceAgents.recordMetadata(await foundAgent(w, w.member), [metadataResult(w)])),
+  },
   'workspaceAgents.appendLogs': {
     allowed: async (w) => {
       const found = await foundAgent(w, w.member);
@@ -1769,6 +1795,10 @@ async function onInstance(w: World, agentId: string): Promise<string> {
   const instanceId = `i-${agentId}`;
   await w.test.daemon.store.db.updateTable('workspace_agents').set({ auth_instance_id: instanceId }).where('id', '=', agentId).execute();
   return instanceId;
+}
+
+function metadataResult(w: World) {
+  return { key: 'load', value: '0.5', error: '', collected_at: w.test.clock.now().toISOString() };
 }
 
 function scriptTiming(w: World) {

@@ -19,6 +19,7 @@ import { trackWebSocket } from '../live-connections.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { agentAuthOf, requireAgentAuthentication } from '../plugins/agent-authentication.js';
 import { agentExtraRoutes } from './workspace-agent-extras.js';
+import { agentMetadataRoutes } from './workspace-agent-metadata.js';
 import { agentRelaySelfRoutes } from './workspace-agent-relay.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerAgent } from '../workspace-answers.js';
@@ -111,4 +112,6 @@ export async function workspaceAgentRoutes(app: FastifyInstance, context: ApiCon
       },
     });
   }
+
+  agentMetadataRoutes(app, context);
 }

@@ -8,6 +8,7 @@ import {
   type ExternalAuthRequirement,
   type LogLevel,
   type PlannedAgent,
+  type PlannedAgentMetadata,
   type PlannedApp,
   type PlannedResource,
   type PlannedScript,
@@ -294,6 +295,7 @@ function readAgent(item: unknown, at: string, index: number): PlannedAgent {
     'instance_id',
     'scripts',
     'apps',
+    'metadata',
   ]);
   const env = object(value['env'], `${at}.env`) ?? {};
   for (const [key, entry] of Object.entries(env)) if (typeof entry !== 'string') throw invalid(`${at}.env.${key}`, 'must be a string');
@@ -313,6 +315,24 @@ function readAgent(item: unknown, at: string, index: number): PlannedAgent {
     instance_id: text(value, 'instance_id', at) ?? '',
     scripts: list(value, 'scripts', at).map((script, s) => readScript(script, `${at}.scripts[${s}]`, s)),
     apps: list(value, 'apps', at).map((app, p) => readApp(app, `${at}.apps[${p}]`, p)),
+    ...(value['metadata'] === undefined
+      ? {}
+      : { metadata: list(value, 'metadata', at).map((item, m) => readAgentMetadata(item, `${at}.metadata[${m}]`)) }),
+  };
+}
+
+function readAgentMetadata(item: unknown, at: string): PlannedAgentMetadata {
+  const value = required(item, at);
+  known(value, at, ['key', 'display_name', 'script', 'interval', 'timeout', 'order']);
+  const key = text(value, 'key', at);
+  if (!key) throw invalid(`${at}.key`, 'is required');
+  return {
+    key,
+    display_name: text(value, 'display_name', at) ?? key,
+    script: text(value, 'script', at) ?? '',
+    interval: nonNegative(value, 'interval', at) ?? 0,
+    timeout: nonNegative(value, 'timeout', at) ?? 0,
+    order: integer(value, 'order', at) ?? 0,
   };
 }
 

@@ -131,6 +131,19 @@ function toPlannedAgent(agent: RawAgent, platform: { readonly os: string; readon
     instance_id: agent.instance_id ?? '',
     scripts: (agent.scripts ?? []).map(toPlannedScript),
     apps: (agent.apps ?? []).map(toPlannedApp),
+    // Only when declared: a definition without metadata items stays as it always was.
+    ...(agent.metadata
+      ? {
+          metadata: agent.metadata.map((item) => ({
+            key: item.key,
+            display_name: item.display_name ?? item.key,
+            script: item.script,
+            interval: item.interval,
+            timeout: item.timeout ?? 0,
+            order: item.order ?? 0,
+          })),
+        }
+      : {}),
   };
 }
 

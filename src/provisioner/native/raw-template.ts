@@ -75,6 +75,15 @@ export interface RawApp {
   readonly healthcheck?: { readonly url: string; readonly interval?: number; readonly threshold?: number };
 }
 
+export interface RawAgentMetadata {
+  readonly key: string;
+  readonly display_name?: string;
+  readonly script: string;
+  readonly interval: number;
+  readonly timeout?: number;
+  readonly order?: number;
+}
+
 export interface RawAgent {
   readonly name: string;
   readonly dir?: string;
@@ -89,6 +98,7 @@ export interface RawAgent {
   readonly instance_id?: string;
   readonly scripts?: readonly RawScript[];
   readonly apps?: readonly RawApp[];
+  readonly metadata?: readonly RawAgentMetadata[];
 }
 
 /** A resource entry; the fields beyond the common ones depend on `type`. */

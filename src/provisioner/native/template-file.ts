@@ -330,6 +330,12 @@ function checkResources(resources: readonly RawResource[], report: Report): void
         'slug',
         report,
       );
+      checkUnique(
+        (agent.metadata ?? []).map((item) => item.key),
+        `${agentAt}.metadata`,
+        'key',
+        report,
+      );
       (agent.apps ?? []).forEach((app, p) => {
         const appAt = `${agentAt}.apps[${p}]`;
         if (app.url !== undefined && app.command !== undefined) report(appAt, 'sets both url and command; an app has one or the other');

@@ -141,6 +141,20 @@ const appSchema: ObjectSchema = {
   },
 };
 
+/** An agent's metadata item (the reference's `coder_agent.metadata` block): a script run every `interval` seconds. */
+const agentMetadataSchema: ObjectSchema = {
+  kind: 'object',
+  required: ['key', 'script', 'interval'],
+  fields: {
+    key: literal,
+    display_name: text,
+    script: text,
+    interval: nonNegative,
+    timeout: nonNegative,
+    order: { kind: 'integer' },
+  },
+};
+
 const agentSchema: ObjectSchema = {
   kind: 'object',
   required: ['name'],
@@ -157,6 +171,7 @@ const agentSchema: ObjectSchema = {
     instance_id: text,
     scripts: list(scriptSchema),
     apps: list(appSchema),
+    metadata: list(agentMetadataSchema),
   },
 };
 

@@ -234,12 +234,13 @@ function wireResources(resources: readonly PlannedResource[]): wire.PlannedResou
   return resources.map((resource) => ({
     ...resource,
     metadata: [...resource.metadata],
-    agents: resource.agents.map((agent) => ({
+    agents: resource.agents.map(({ metadata, ...agent }) => ({
       ...agent,
       env: { ...agent.env },
       display_apps: [...agent.display_apps],
       scripts: [...agent.scripts],
       apps: agent.apps.map((app) => ({ ...app, healthcheck: app.healthcheck === null ? null : { ...app.healthcheck } })),
+      ...(metadata ? { metadata: [...metadata] } : {}),
     })),
   }));
 }

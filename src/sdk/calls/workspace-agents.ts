@@ -1,4 +1,5 @@
 import { ClientCore } from '../client-core.js';
+import { readEventStream } from '../event-stream.js';
 import { followSocket } from '../follow-socket.js';
 import type {
   Response,
@@ -11,6 +12,7 @@ import type {
   WorkspaceAgent,
   WorkspaceAgentLog,
   WorkspaceAgentLogSource,
+  WorkspaceAgentMetadata,
 } from '../wire/index.js';
 
 /**
@@ -33,6 +35,21 @@ export abstract class WorkspaceAgentsCalls extends ClientCore {
       `/workspaceagents/${encodeURIComponent(id)}/logs`,
       { follow: true, ...(after === undefined ? {} : { after }) },
       (text) => onLog(JSON.parse(text) as WorkspaceAgentLog),
+      signal,
+    );
+  }
+
+  /**
+   * Watches an agent's metadata items over server-sent events: `onMetadata` gets the list on
+   * connect, after every change and every few seconds (fresh ages), until `signal` aborts.
+   */
+  watchWorkspaceAgentMetadata(id: string, onMetadata: (metadata: WorkspaceAgentMetadata[]) => void, signal: AbortSignal): Promise<void> {
+    return readEventStream(
+      this,
+      `/workspaceagents/${encodeURIComponent(id)}/watch-metadata`,
+      (event, data) => {
+        if (event === 'data' && data !== '') onMetadata(JSON.parse(data) as WorkspaceAgentMetadata[]);
+      },
       signal,
     );
   }

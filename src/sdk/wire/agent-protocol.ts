@@ -2,12 +2,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PlannedScript } from './provisioner-protocol.js';
 import { AgentRequestMethod, RelayTarget } from './relay-protocol.js';
 import { AgentLogLevel } from './workspace-agent-logs.js';
+import { AgentMetadataReport, PlannedAgentMetadata } from './workspace-agent-metadata.js';
 
 /**
  * The protocol between a workspace agent (`cove agent`) and the daemon. The agent authenticates
  * every request with its token in the `Service-Session-Token` header. It keeps one WebSocket open
- * to `GET /api/v2/workspaceagents/me/rpc` for the manifest, lifecycle, startup facts, stats and app
- * health (JSON messages, one per text frame), and sends its logs with
+ * to `GET /api/v2/workspaceagents/me/rpc` for the manifest, lifecycle, startup facts, stats, app
+ * health and metadata results (JSON messages, one per text frame), and sends its logs with
  * `PATCH /api/v2/workspaceagents/me/logs` (the spec's endpoint), in batches.
  * `docs/agent-protocol.md` describes the conversation.
  */
@@ -42,6 +43,8 @@ export const AgentManifest = Type.Object({
   environment_variables: Type.Record(Type.String(), Type.String()),
   scripts: Type.Array(ManifestScript),
   apps: Type.Array(ManifestApp),
+  /** The metadata items to collect and report with `metadata` messages; absent from older daemons. */
+  metadata: Type.Optional(Type.Array(PlannedAgentMetadata)),
   /** Seconds between stats reports. */
   stats_interval: Type.Number(),
 });
@@ -84,6 +87,8 @@ export const AgentMessage = Type.Union([
     stage: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('cron')]),
     status: Type.Union([Type.Literal('ok'), Type.Literal('exit_failure'), Type.Literal('timed_out'), Type.Literal('pipes_left_open')]),
   }),
+  /** The latest runs of metadata items, at most one per key: the daemon keeps the latest of each. */
+  Type.Object({ type: Type.Literal('metadata'), results: Type.Array(AgentMetadataReport, { maxItems: 256 }) }),
   /** The answer to a daemon's `request`: a result, or an error with an HTTP status for the user. */
   Type.Object({
     type: Type.Literal('response'),

@@ -19,3 +19,4 @@ export * from './health.js';
 export * from './appearance.js';
 export * from './regions.js';
 export * from './reconnecting-pty.js';
+export * from './workspace-agent-metadata.js';

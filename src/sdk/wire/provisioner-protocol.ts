@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WorkspaceTransition } from './common.js';
 import { SHARE_LEVELS } from './share-levels.js';
+import { PlannedAgentMetadata } from './workspace-agent-metadata.js';
 
 /**
  * The job protocol between the daemon and provisioner daemons, built-in and external alike. A
@@ -132,6 +133,8 @@ export const PlannedAgent = Type.Object({
   instance_id: Type.Optional(Type.String()),
   scripts: Type.Array(PlannedScript),
   apps: Type.Array(PlannedApp),
+  /** The metadata items the agent collects; absent means none. */
+  metadata: Type.Optional(Type.Array(PlannedAgentMetadata)),
 });
 export type PlannedAgent = Static<typeof PlannedAgent>;
 

@@ -6,6 +6,7 @@ import { NotFoundError } from '../../lib/errors.js';
 import * as workspaces from '../queries/workspaces.js';
 import * as agents from '../queries/workspace-agents.js';
 import * as appStatuses from '../queries/workspace-app-statuses.js';
+import * as agentMetadata from '../queries/workspace-agent-metadata.js';
 
 /** Workspace agents, as users and the agents themselves reach them. */
 export class WorkspaceAgentStore extends StoreFamily {
@@ -130,6 +131,21 @@ export class WorkspaceAgentStore extends StoreFamily {
   async upsertLogSource(found: agents.AgentWithOwners, source: Omit<agents.AgentLogSourceRow, 'agent_id'>): Promise<void> {
     this.require('update', workspaceRbac(found.workspace));
     await agents.upsertLogSource(this.db, { ...source, agent_id: found.agent.id });
+  }
+
+  /** The latest result of each of the agent's metadata items it has reported; needs `read` on its workspace. */
+  async metadata(found: agents.AgentWithOwners): Promise<agentMetadata.AgentMetadataRow[]> {
+    this.require('read', workspaceRbac(found.workspace));
+    return agentMetadata.listAgentMetadata(this.db, found.agent.id);
+  }
+
+  /** Keeps the agent's latest metadata results, one per key; needs `update` on its workspace. */
+  async recordMetadata(found: agents.AgentWithOwners, results: readonly Omit<agentMetadata.AgentMetadataRow, 'agent_id'>[]): Promise<void> {
+    this.require('update', workspaceRbac(found.workspace));
+    await agentMetadata.upsertAgentMetadata(
+      this.db,
+      results.map((result) => ({ ...result, agent_id: found.agent.id })),
+    );
   }
 
   /** Records what the agent says one of its apps is doing; needs `update` on its workspace. */

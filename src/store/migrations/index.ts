@@ -19,6 +19,7 @@ import { externalSignInMigration } from './0017-external-sign-in.js';
 import { lighterStatusTriggersMigration } from './0018-lighter-status-triggers.js';
 import { signInFailuresMigration } from './0019-sign-in-failures.js';
 import { userConfigsMigration } from './0020-user-configs.js';
+import { agentMetadataMigration } from './0021-agent-metadata.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   lighterStatusTriggersMigration,
   signInFailuresMigration,
   userConfigsMigration,
+  agentMetadataMigration,
 ];
 
 export type { Migration } from './migration.js';
