@@ -9,7 +9,16 @@ import { validationSentence } from './validation-text.js';
 import { newProgram, registerCommand } from './program.js';
 
 /** Global options that take a value, so the requested command can be found before commander runs. */
-const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output', '--request-timeout']);
+const VALUE_OPTIONS = new Set([
+  '--url',
+  '--token',
+  '-o',
+  '--output',
+  '--request-timeout',
+  '--header',
+  '--header-command',
+  '--global-config',
+]);
 
 /**
  * Runs the CLI on `argv` (as process.argv: node, script, then arguments) and returns the exit code.
