@@ -100,7 +100,7 @@ const orgOption = { flags: '-O, --org <organization>', description: 'Organizatio
 /** `cove organizations`: organizations and their members. */
 export const organizationsCommand: CommandSpec = {
   name: 'organizations',
-  aliases: ['orgs', 'organization'],
+  aliases: ['organization', 'org', 'orgs'],
   summary: 'Manage organizations and their members',
   subcommands: [
     {
@@ -143,6 +143,7 @@ export const organizationsCommand: CommandSpec = {
     },
     {
       name: 'delete',
+      aliases: ['rm'],
       summary: 'Delete an organization',
       arguments: [{ name: 'organization', description: 'Name or id', required: true }],
       options: [{ flags: '-y, --yes', description: 'Delete without asking', default: false }],

@@ -115,6 +115,7 @@ const removeToken: CommandSpec = {
 /** `cove tokens`: API tokens for scripts and CI. */
 export const tokensCommand: CommandSpec = {
   name: 'tokens',
+  aliases: ['token'],
   summary: 'Create, list and remove API tokens',
   subcommands: [createToken, listTokens, removeToken],
 };

@@ -30,6 +30,7 @@ function generatePassword(): string {
 /** `cove users`: manage the deployment's users. */
 export const usersCommand: CommandSpec = {
   name: 'users',
+  aliases: ['user'],
   summary: 'List, create, show, suspend, activate and delete users',
   subcommands: [
     {
