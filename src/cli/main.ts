@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
 import { DeploymentTimeoutError, DeploymentUnreachableError } from '../sdk/http-transport.js';
 import { CliError } from './cli-error.js';
+import { ExitStatusError } from './exit-status.js';
 import { COMMANDS } from './command-table.js';
 import { processIo, type CliIo } from './io.js';
 import { timedOut } from './request-timeout.js';
@@ -63,6 +64,10 @@ function requestedCommand(args: readonly string[]): string | undefined {
 
 /** The one place errors become output: one clear line for people, a JSON object under `-o json`. */
 function reportError(error: unknown, io: CliIo, options: { output?: string; verbose?: boolean }): number {
+  if (error instanceof ExitStatusError) {
+    reportError(error.cause, io, options);
+    return error.exitCode;
+  }
   const report = describeError(error);
   if (options.output === 'json') {
     io.stderr.write(`${JSON.stringify({ error: report }, null, 2)}\n`);

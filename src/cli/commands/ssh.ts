@@ -5,7 +5,10 @@ import { openAgentStream } from '../../sdk/agent-streams.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { Workspace } from '../../sdk/wire/index.js';
 import { requireSucceeded, runBuild, stateLine } from '../build-progress.js';
+import { DeploymentUnreachableError } from '../../sdk/http-transport.js';
+import { AgentUnreachableError } from '../agent-unreachable-error.js';
 import { CliError } from '../cli-error.js';
+import { ExitStatusError } from '../exit-status.js';
 import { CommandContext, type CommandSpec } from '../command.js';
 import { resolveWorkspaceAgent, type AgentWait } from '../workspace-agent-ref.js';
 import { listOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
@@ -68,12 +71,29 @@ export const sshCommand: CommandSpec = {
       io: context.io,
       wait,
       ...(options['disableAutostart'] === true ? {} : { start: (workspace, label) => startForSsh(context, client, workspace, label) }),
-    });
-    const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' });
+    }).catch(agentFailed);
+    const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' }).catch(connectionFailed);
     if (options['stdio'] === true) return carryStdio(context, stream);
-    return runSession(context, stream, command, session);
+    return runSession(context, stream, command, session).catch(connectionFailed);
   },
 };
+
+/** OpenSSH's status when the connection fails, as opposed to the remote command's own. */
+const CONNECTION_FAILED = 255;
+
+/** Any failure once the agent is found is the connection's: the relay, the SSH handshake, the session. */
+function connectionFailed(error: unknown): never {
+  throw new ExitStatusError(error, CONNECTION_FAILED);
+}
+
+/**
+ * While finding the agent, only an agent that is gone or a deployment that cannot be reached is
+ * the connection's; a mistake in what was typed (an unknown workspace or agent) stays status 1.
+ */
+function agentFailed(error: unknown): never {
+  if (error instanceof AgentUnreachableError || error instanceof DeploymentUnreachableError) connectionFailed(error);
+  throw error;
+}
 
 /** What the user asked of the SSH session besides the command. */
 interface SessionOptions {
@@ -195,9 +215,10 @@ async function runSession(context: CommandContext, stream: Duplex, command: read
           reject(new CliError(`Could not start the session: ${error.message}`));
           return;
         }
-        let exitCode = 0;
+        // A session that ends without the remote side saying how (the connection dropped) is OpenSSH's 255.
+        let exitCode = CONNECTION_FAILED;
         channel.on('exit', (code: number | null, signal?: string) => {
-          exitCode = code ?? (signal ? 128 + (SIGNALS[signal] ?? 1) : 1);
+          exitCode = code ?? (signal ? signalStatus(signal) : CONNECTION_FAILED);
         });
         channel.pipe(io.stdout, { end: false });
         channel.stderr.pipe(io.stderr, { end: false });
@@ -275,4 +296,28 @@ function terminalSize(stdout: NodeJS.WritableStream): { cols: number; rows: numb
   return { cols: tty.columns ?? 80, rows: tty.rows ?? 24 };
 }
 
-const SIGNALS: Readonly<Record<string, number>> = { HUP: 1, INT: 2, QUIT: 3, KILL: 9, TERM: 15 };
+/**
+ * The signals SSH names (RFC 4254 section 6.10) by their numbers on Linux, where agents run; the
+ * status of a process killed by signal N is 128+N, as a shell and OpenSSH report it.
+ */
+const SIGNALS: Readonly<Record<string, number>> = {
+  HUP: 1,
+  INT: 2,
+  QUIT: 3,
+  ILL: 4,
+  ABRT: 6,
+  FPE: 8,
+  KILL: 9,
+  USR1: 10,
+  SEGV: 11,
+  USR2: 12,
+  PIPE: 13,
+  ALRM: 14,
+  TERM: 15,
+};
+
+/** 128+N for signal N, named with or without `SIG` (ssh2 adds it); an unknown name is the connection's 255. */
+function signalStatus(name: string): number {
+  const number = SIGNALS[name.replace(/^SIG/, '')];
+  return number === undefined ? CONNECTION_FAILED : 128 + number;
+}
