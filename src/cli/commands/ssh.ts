@@ -2,14 +2,12 @@ import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
 import { openAgentStream } from '../../sdk/agent-streams.js';
-import type { CoveClient } from '../../sdk/client.js';
-import type { Workspace } from '../../sdk/wire/index.js';
-import { requireSucceeded, runBuild, stateLine } from '../build-progress.js';
 import { DeploymentUnreachableError } from '../../sdk/http-transport.js';
 import { AgentUnreachableError } from '../agent-unreachable-error.js';
 import { CliError } from '../cli-error.js';
 import { ExitStatusError } from '../exit-status.js';
-import { CommandContext, type CommandSpec } from '../command.js';
+import type { CommandContext, CommandSpec } from '../command.js';
+import { startStoppedWorkspace } from '../start-stopped-workspace.js';
 import { resolveWorkspaceAgent, type AgentWait } from '../workspace-agent-ref.js';
 import { listOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
@@ -70,7 +68,9 @@ export const sshCommand: CommandSpec = {
     const { agent } = await resolveWorkspaceAgent(client, target, {
       io: context.io,
       wait,
-      ...(options['disableAutostart'] === true ? {} : { start: (workspace, label) => startForSsh(context, client, workspace, label) }),
+      ...(options['disableAutostart'] === true
+        ? {}
+        : { start: (workspace, label) => startStoppedWorkspace(context, client, workspace, label) }),
     }).catch(agentFailed);
     const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' }).catch(connectionFailed);
     if (options['stdio'] === true) return carryStdio(context, stream);
@@ -149,22 +149,6 @@ function waitFor(value: unknown): AgentWait {
   if (value === false || value === 'no') return 'connect';
   if (value === 'yes') return 'all';
   throw new CliError(`--wait takes yes, no or auto, not "${String(value)}".`);
-}
-
-/**
- * Starts a stopped workspace before connecting, as the reference's ssh does, with the build's
- * progress on stderr: stdout belongs to the session (and under --stdio to OpenSSH).
- */
-async function startForSsh(context: CommandContext, client: CoveClient, workspace: Workspace, label: string): Promise<void> {
-  const progress = new CommandContext({ ...context.io, stdout: context.io.stderr }, { ...context.global, output: 'table' });
-  progress.say(`Workspace "${label}" is stopped; starting it...`);
-  const explicit = workspace.template_require_active_version && workspace.outdated;
-  const build = await runBuild(progress, client, workspace, label, {
-    transition: 'start',
-    ...(explicit ? { template_version_id: workspace.template_active_version_id } : {}),
-  });
-  requireSucceeded(build, label);
-  progress.say(stateLine(label, build));
 }
 
 /** Joins stdin/stdout to the stream until either ends; OpenSSH speaks SSH over it. */

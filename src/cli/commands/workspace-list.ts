@@ -5,13 +5,12 @@ import { humanTime, type Column } from '../output.js';
 import { stringOption } from './templates-common.js';
 
 /**
- * The table's columns; a workspace of someone else is shown as `owner/name`. `favorite` is first
- * and not shown by default, as in the reference CLI (`-c favorite,workspace,…`); under `-o json` the
- * API's `favorite` field is there as it sent it.
+ * The table's columns; a workspace of someone else is shown as `owner/name`. `favorite` is not
+ * shown by default, as in the reference CLI (`-c favorite,workspace,…`); under `-o json` the API's
+ * `favorite` field is there as it sent it.
  */
 function columns(me: string): Column<Workspace>[] {
   return [
-    { heading: 'favorite', value: (w) => (w.favorite ? '★' : ''), hidden: true },
     { heading: 'workspace', value: (w) => (w.owner_name === me ? w.name : `${w.owner_name}/${w.name}`) },
     { heading: 'template', value: (w) => w.template_name },
     { heading: 'status', value: (w) => w.latest_build.status },
@@ -26,6 +25,7 @@ function columns(me: string): Column<Workspace>[] {
     { heading: 'starts next', value: (w) => (w.next_start_at ? humanTime(w.next_start_at) : ''), hidden: true },
     { heading: 'stops after', value: (w) => (w.ttl_ms ? formatDuration(w.ttl_ms) : ''), hidden: true },
     { heading: 'automatic updates', value: (w) => w.automatic_updates, hidden: true },
+    { heading: 'favorite', value: (w) => (w.favorite ? '★' : ''), hidden: true },
   ];
 }
 
