@@ -95,7 +95,12 @@ const roleOptions = [
   { flags: '-f, --file <path>', description: 'A JSON file with the role as the API takes it; - reads standard input' },
 ];
 
-const orgOption = { flags: '-O, --org <organization>', description: 'Organization name or id', default: 'default' };
+const orgOption = {
+  flags: '-O, --org <organization>',
+  env: 'COVE_ORGANIZATION',
+  description: 'Organization name or id',
+  default: 'default',
+};
 
 /** `cove organizations`: organizations and their members. */
 export const organizationsCommand: CommandSpec = {

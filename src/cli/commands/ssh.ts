@@ -25,17 +25,41 @@ export const sshCommand: CommandSpec = {
     { name: 'command', description: 'Command to run instead of a shell (after --)', variadic: true },
   ],
   options: [
-    { flags: '--stdio', description: 'Carry an SSH connection over stdin/stdout (for OpenSSH ProxyCommand)', default: false },
-    { flags: '--ssh-host-prefix <prefix>', description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)' },
+    {
+      flags: '--stdio',
+      env: 'COVE_SSH_STDIO',
+      description: 'Carry an SSH connection over stdin/stdout (for OpenSSH ProxyCommand)',
+      default: false,
+    },
+    {
+      flags: '--ssh-host-prefix <prefix>',
+      env: 'COVE_SSH_SSH_HOST_PREFIX',
+      description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)',
+    },
     {
       flags: '--wait <when>',
+      env: 'COVE_SSH_WAIT',
       description:
         'Wait for start scripts: yes (all of them), no (only for the agent to connect), auto (those the template marks as blocking login)',
     },
-    { flags: '--no-wait', description: 'Same as --wait=no: enter as soon as the agent is connected' },
-    { flags: '--disable-autostart', description: 'Fail on a stopped workspace instead of starting it', default: false },
-    { flags: '-A, --forward-agent', description: 'Forward your SSH agent ($SSH_AUTH_SOCK) into the session', default: false },
-    { flags: '--identity-agent <socket>', description: 'The SSH agent socket to forward (default: $SSH_AUTH_SOCK)' },
+    { flags: '--no-wait', env: 'COVE_SSH_NO_WAIT', description: 'Same as --wait=no: enter as soon as the agent is connected' },
+    {
+      flags: '--disable-autostart',
+      env: 'COVE_SSH_DISABLE_AUTOSTART',
+      description: 'Fail on a stopped workspace instead of starting it',
+      default: false,
+    },
+    {
+      flags: '-A, --forward-agent',
+      env: 'COVE_SSH_FORWARD_AGENT',
+      description: 'Forward your SSH agent ($SSH_AUTH_SOCK) into the session',
+      default: false,
+    },
+    {
+      flags: '--identity-agent <socket>',
+      env: 'COVE_SSH_IDENTITY_AGENT',
+      description: 'The SSH agent socket to forward (default: $SSH_AUTH_SOCK)',
+    },
   ],
   configure: repeatableOptions([
     {
