@@ -22,15 +22,21 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Print your public key for git over SSH in your workspaces',
     load: async () => (await import('./commands/publickey.js')).publickeyCommand,
   },
-  { name: 'tokens', summary: 'Create, list and remove API tokens', load: async () => (await import('./commands/tokens.js')).tokensCommand },
+  {
+    name: 'tokens',
+    aliases: ['token'],
+    summary: 'Create, list and remove API tokens',
+    load: async () => (await import('./commands/tokens.js')).tokensCommand,
+  },
   {
     name: 'users',
+    aliases: ['user'],
     summary: 'List, create, show, suspend, activate and delete users',
     load: async () => (await import('./commands/users.js')).usersCommand,
   },
   {
     name: 'organizations',
-    aliases: ['orgs', 'organization'],
+    aliases: ['organization', 'org', 'orgs'],
     summary: 'Manage organizations and their members',
     load: async () => (await import('./commands/organizations.js')).organizationsCommand,
   },

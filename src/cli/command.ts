@@ -3,6 +3,7 @@ import { CoveClient } from '../sdk/client.js';
 import { CliError } from './cli-error.js';
 import { readDurationFlag } from './duration-flag.js';
 import { versionWarning } from './version-warning.js';
+import { extraHeaders } from './extra-headers.js';
 import { configDir, readSavedConfig, type SavedConfig } from './cli-config.js';
 import type { CliIo } from './io.js';
 import { chooseColumns, printData, printTable, type Column, type OutputFormat } from './output.js';
@@ -16,6 +17,14 @@ export interface GlobalOptions {
   readonly verbose: boolean;
   /** `--request-timeout` as typed; `COVE_REQUEST_TIMEOUT` and the default apply when undefined. */
   readonly requestTimeout?: string | undefined;
+  /** `--header` values (`Name=value` or `Name: value`), sent on every request. */
+  readonly headers?: readonly string[] | undefined;
+  /** `--header-command`: a shell command whose output lines are more headers. */
+  readonly headerCommand?: string | undefined;
+  /** `--global-config`: where the CLI keeps its config and credentials. */
+  readonly globalConfig?: string | undefined;
+  /** False under `--no-version-warning`. */
+  readonly versionWarning?: boolean | undefined;
 }
 
 /** How long a plain request may take when neither `--request-timeout` nor `COVE_REQUEST_TIMEOUT` says. */
@@ -75,12 +84,19 @@ export class CommandContext {
   /** The columns `-c/--column` asked for; undefined for the default ones. */
   readonly columns: readonly string[] | undefined;
   #secrets: Promise<SecretStore> | undefined;
+  #headers: Record<string, string> | undefined;
 
   constructor(io: CliIo, global: GlobalOptions, columns?: readonly string[]) {
     this.io = io;
     this.global = global;
-    this.configDir = configDir(io.env);
+    this.configDir = global.globalConfig || configDir(io.env);
     this.columns = columns;
+  }
+
+  /** The headers of `--header` and `--header-command`, worked out once (the command runs once). */
+  headers(): Record<string, string> {
+    this.#headers ??= extraHeaders(this.global.headers ?? [], this.global.headerCommand, this.io.env);
+    return this.#headers;
   }
 
   /** Prints rows as JSON under `-o json`, else as a table of the chosen columns. */
@@ -135,9 +151,14 @@ export class CommandContext {
     return ms;
   }
 
-  /** A client of `url` with this command's request timeout, signed in with `token` when given. */
+  /** A client of `url` with this command's request timeout and headers, signed in with `token` when given. */
   newClient(url: string, token?: string): CoveClient {
-    return new CoveClient({ url, ...(token === undefined ? {} : { token }), timeoutMs: this.requestTimeoutMs() });
+    return new CoveClient({
+      url,
+      ...(token === undefined ? {} : { token }),
+      timeoutMs: this.requestTimeoutMs(),
+      headers: this.headers(),
+    });
   }
 
   /** A client signed in to the deployment; fails with a clear message when nobody is signed in. */
@@ -149,7 +170,8 @@ export class CommandContext {
       url,
       token,
       timeoutMs: this.requestTimeoutMs(),
-      onServerVersion: versionWarning(this.configDir, this.io, url),
+      headers: this.headers(),
+      ...(this.global.versionWarning === false ? {} : { onServerVersion: versionWarning(this.configDir, this.io, url) }),
     });
   }
 

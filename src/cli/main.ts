@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { ApiError } from '../sdk/api-error.js';
 import { DeploymentTimeoutError, DeploymentUnreachableError } from '../sdk/http-transport.js';
 import { CliError } from './cli-error.js';
+import { ExitStatusError } from './exit-status.js';
 import { COMMANDS } from './command-table.js';
 import { processIo, type CliIo } from './io.js';
 import { timedOut } from './request-timeout.js';
@@ -9,7 +10,16 @@ import { validationSentence } from './validation-text.js';
 import { newProgram, registerCommand } from './program.js';
 
 /** Global options that take a value, so the requested command can be found before commander runs. */
-const VALUE_OPTIONS = new Set(['--url', '--token', '-o', '--output', '--request-timeout']);
+const VALUE_OPTIONS = new Set([
+  '--url',
+  '--token',
+  '-o',
+  '--output',
+  '--request-timeout',
+  '--header',
+  '--header-command',
+  '--global-config',
+]);
 
 /**
  * Runs the CLI on `argv` (as process.argv: node, script, then arguments) and returns the exit code.
@@ -54,6 +64,10 @@ function requestedCommand(args: readonly string[]): string | undefined {
 
 /** The one place errors become output: one clear line for people, a JSON object under `-o json`. */
 function reportError(error: unknown, io: CliIo, options: { output?: string; verbose?: boolean }): number {
+  if (error instanceof ExitStatusError) {
+    reportError(error.cause, io, options);
+    return error.exitCode;
+  }
   const report = describeError(error);
   if (options.output === 'json') {
     io.stderr.write(`${JSON.stringify({ error: report }, null, 2)}\n`);

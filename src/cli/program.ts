@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { Command, Option } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
@@ -9,16 +10,43 @@ import { parseColumnSelection, unknownColumn } from './output.js';
  * one being run in full), `cove completion` all of them.
  */
 export function newProgram(io: CliIo): Command {
-  return new Command('cove')
+  return new EnvCommand(io.env, 'cove')
     .description('Cove: self-hosted remote development workspaces.')
     .version(VERSION, '-V, --version', 'Print the version of cove')
     .option('--url <url>', 'Deployment URL (default: $COVE_URL, or the one saved by "cove login")')
     .option('--token <token>', 'Session token (default: $COVE_SESSION_TOKEN, or the one saved by "cove login")')
     .addOption(new Option('-o, --output <format>', 'Output format').choices(['table', 'json']).default('table'))
-    .option('--verbose', 'Show debug details and stack traces', false)
+    .addOption(new Option('-v, --verbose', 'Show debug details and stack traces').default(false).env('COVE_VERBOSE'))
     .option(
       '--request-timeout <duration>',
       'How long a request may take before the command fails, e.g. 10s or 2m; 0 waits for ever. Streams (logs --follow, watches) are not limited (default: $COVE_REQUEST_TIMEOUT, else 30s)',
+    )
+    .addOption(
+      listOption(
+        new Option(
+          '--header <header>',
+          'An HTTP header added to every request, streams and WebSockets included, as Name=value or "Name: value"; repeatable (the variable takes a comma-separated list)',
+        )
+          .argParser(collect)
+          .env('COVE_HEADER'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--header-command <command>',
+        'A shell command whose output lines (Name=value or "Name: value") are headers added to every request',
+      ).env('COVE_HEADER_COMMAND'),
+    )
+    .addOption(
+      new Option(
+        '--global-config <dir>',
+        'The directory where cove keeps its config and credentials (default: $XDG_CONFIG_HOME/cove, else ~/.config/cove)',
+      ).env('COVE_CONFIG_DIR'),
+    )
+    .addOption(
+      new Option('--no-version-warning', 'Do not warn when this cove and the deployment run different versions').env(
+        'COVE_NO_VERSION_WARNING',
+      ),
     )
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -44,7 +72,12 @@ export async function registerCommand(
     const name = `${argument.name}${argument.variadic ? '...' : ''}`;
     command.argument(argument.required ? `<${name}>` : `[${name}]`, argument.description);
   }
-  for (const option of spec.options ?? []) command.option(option.flags, option.description, option.default);
+  for (const option of spec.options ?? []) {
+    const added = new Option(option.flags, option.description);
+    if (option.default !== undefined) added.default(option.default);
+    if (option.env !== undefined) added.env(option.env);
+    command.addOption(added);
+  }
   const columnNames = spec.columns?.map((column) => column.heading) ?? [];
   if (spec.columns) {
     const quoted = (names: readonly string[]) => names.map((name) => (name.includes(' ') ? `"${name}"` : name)).join(', ');
@@ -82,5 +115,71 @@ function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
     output: all['output'] === 'json' ? 'json' : 'table',
     verbose: all['verbose'] === true,
     requestTimeout: typeof all['requestTimeout'] === 'string' ? all['requestTimeout'] : undefined,
+    headers: Array.isArray(all['header']) ? all['header'].filter((value): value is string => typeof value === 'string') : [],
+    headerCommand: typeof all['headerCommand'] === 'string' ? all['headerCommand'] : undefined,
+    globalConfig: typeof all['globalConfig'] === 'string' && all['globalConfig'] !== '' ? all['globalConfig'] : undefined,
+    versionWarning: all['versionWarning'] !== false,
   };
+}
+
+/** Adds a repeated option's value to the ones before it. */
+function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Options whose variable holds a comma-separated list, one value per item (`COVE_HEADER`). */
+const LIST_OPTIONS = new WeakSet<Option>();
+
+function listOption(option: Option): Option {
+  LIST_OPTIONS.add(option);
+  return option;
+}
+
+/** What a boolean option's variable says: set unless empty, 0, false, no or off. */
+function truthy(value: string): boolean {
+  return !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
+}
+
+/**
+ * A command whose options' variables (Option.env) are read from the CLI's own environment rather
+ * than process.env, so in-process runs (tests) see theirs; a flag on the command line wins over its
+ * variable, as with commander's own handling. A boolean's variable must say true (COVE_VERBOSE=false
+ * leaves it off); a list option's variable is split on commas.
+ */
+class EnvCommand extends Command {
+  readonly #env: Readonly<Record<string, string | undefined>>;
+
+  constructor(env: Readonly<Record<string, string | undefined>>, name?: string) {
+    super(name);
+    this.#env = env;
+  }
+
+  override createCommand(name?: string): Command {
+    return new EnvCommand(this.#env, name);
+  }
+
+  /** Replaces commander's reading of process.env (called once per command as it parses). */
+  _parseOptionsEnv(): void {
+    for (const option of this.options) {
+      const text = option.envVar === undefined ? undefined : this.#env[option.envVar];
+      if (text === undefined) continue;
+      const key = option.attributeName();
+      const source = this.getOptionValueSource(key);
+      if (this.getOptionValue(key) !== undefined && source !== undefined && !['default', 'config', 'env'].includes(source)) continue;
+      const event = `optionEnv:${option.name()}`;
+      // Command is an EventEmitter; its typings leave that out.
+      const emitter = this as unknown as EventEmitter;
+      if (!option.required && !option.optional) {
+        if (truthy(text)) emitter.emit(event);
+      } else if (LIST_OPTIONS.has(option)) {
+        for (const item of text
+          .split(',')
+          .map((part) => part.trim())
+          .filter((part) => part !== ''))
+          emitter.emit(event, item);
+      } else {
+        emitter.emit(event, text);
+      }
+    }
+  }
 }

@@ -1,5 +1,6 @@
 import type { CoveClient } from '../sdk/client.js';
 import type { Workspace, WorkspaceAgent } from '../sdk/wire/index.js';
+import { AgentUnreachableError } from './agent-unreachable-error.js';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
 import { parseWorkspaceRef, resolveWorkspace } from './workspace-ref.js';
@@ -59,14 +60,17 @@ export async function resolveWorkspaceAgent(client: CoveClient, text: string, op
   let said = '';
   while (agent.status !== 'connected' || startScriptsHold(agent, wait)) {
     if (agent.status === 'disconnected' || agent.status === 'timeout') {
-      throw new CliError(`The agent "${agent.name}" of workspace "${label}" is ${agent.status}.`, {
+      throw new AgentUnreachableError(`The agent "${agent.name}" of workspace "${label}" is ${agent.status}.`, {
         hint: `Check that the workspace is running ("cove show ${label}"), or restart it with "cove restart ${label}".`,
       });
     }
     if (Date.now() > deadline)
-      throw new CliError(`The agent "${agent.name}" of workspace "${label}" did not connect within ${AGENT_WAIT_MS / 1000} s.`, {
-        hint: `See "cove show ${label}".`,
-      });
+      throw new AgentUnreachableError(
+        `The agent "${agent.name}" of workspace "${label}" did not connect within ${AGENT_WAIT_MS / 1000} s.`,
+        {
+          hint: `See "cove show ${label}".`,
+        },
+      );
     const waitingFor = agent.status === 'connected' ? 'finish its start scripts' : 'connect';
     if (said !== waitingFor) options.io.stderr.write(`Waiting for the agent "${agent.name}" of workspace "${label}" to ${waitingFor}...\n`);
     said = waitingFor;

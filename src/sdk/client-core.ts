@@ -18,6 +18,11 @@ export interface ClientOptions {
    * limited, since they stay open by design; their WebSockets get it only to open.
    */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Headers sent on every request, streams and WebSockets included (`cove --header`): a proxy in
+   * front of the deployment may require its own.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Query parameters of a call; undefined ones are left out of the URL. */
@@ -39,16 +44,26 @@ export class ClientCore {
   readonly #onServerVersion: ((version: string) => void) | undefined;
   /** See ClientOptions.timeoutMs. */
   readonly timeoutMs: number | undefined;
+  /** See ClientOptions.headers. */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
     this.#token = options.token;
     this.#onServerVersion = options.onServerVersion;
     this.timeoutMs = options.timeoutMs;
+    this.headers = options.headers ?? {};
   }
 
   get token(): string | undefined {
     return this.#token;
+  }
+
+  /** The headers every request carries: the extra ones, then the session token. */
+  baseHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { ...this.headers };
+    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    return headers;
   }
 
   /** Sends one request and parses the JSON answer; throws ApiError on any non-2xx status. */
@@ -57,8 +72,7 @@ export class ClientCore {
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const headers: Record<string, string> = { ...this.baseHeaders(), accept: 'application/json' };
     let body: string | undefined;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -87,8 +101,7 @@ export class ClientCore {
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const headers: Record<string, string> = {};
-    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const headers = this.baseHeaders();
     if (options.contentType) headers['content-type'] = options.contentType;
     const response = await sendHttpRequest(url, { method, headers, body: options.body, timeoutMs: this.timeoutMs });
     if (response.status < 200 || response.status > 299)
@@ -105,8 +118,7 @@ export class ClientCore {
     const url = new URL(`${this.url}/api/v2${path}`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {};
-    if (this.#token) headers[SESSION_TOKEN_HEADER] = this.#token;
+    const headers = this.baseHeaders();
     const socket = new WebSocket(url, {
       headers,
       perMessageDeflate: false,

@@ -22,9 +22,13 @@ export const configSshCommand: CommandSpec = {
     'default) whose ProxyCommand is "cove ssh --stdio". Running it again replaces the block; ' +
     'everything outside it is kept. New workspaces need no new run.',
   options: [
-    { flags: '--ssh-config-file <path>', description: 'SSH config file to change', default: '~/.ssh/config' },
-    { flags: '--ssh-option <option...>', description: 'Extra "Key=Value" option for the workspace hosts (repeatable)' },
-    { flags: '--dry-run', description: 'Show the change without writing it', default: false },
+    { flags: '--ssh-config-file <path>', env: 'COVE_SSH_CONFIG_FILE', description: 'SSH config file to change', default: '~/.ssh/config' },
+    {
+      flags: '--ssh-option <option...>',
+      env: 'COVE_SSH_CONFIG_OPTS',
+      description: 'Extra "Key=Value" option for the workspace hosts (repeatable)',
+    },
+    { flags: '--dry-run', env: 'COVE_SSH_DRY_RUN', description: 'Show the change without writing it', default: false },
     { flags: '-y, --yes', description: 'Write without asking', default: false },
   ],
   examples: ['cove config-ssh -y', 'cove config-ssh --dry-run', 'ssh cove.dev'],

@@ -32,7 +32,11 @@ export const dotfilesCommand: CommandSpec = {
     'already there to NAME.bak.',
   arguments: [{ name: 'repo', description: 'the git URL of the repository', required: true }],
   options: [
-    { flags: '--symlink-dir <dir>', description: 'Where to link the dotfiles (default: $COVE_SYMLINK_DIR, else the home directory)' },
+    {
+      flags: '--symlink-dir <dir>',
+      env: 'COVE_SYMLINK_DIR',
+      description: 'Where to link the dotfiles (default: $COVE_SYMLINK_DIR, else the home directory)',
+    },
     { flags: '-b, --branch <branch>', description: 'The branch to clone (default: the repository default)' },
     yesOption,
   ],

@@ -1,5 +1,5 @@
 import { ApiError } from '../../sdk/api-error.js';
-import { CoveClient } from '../../sdk/client.js';
+import type { CoveClient } from '../../sdk/client.js';
 import type { AgentExternalAuthResponse } from '../../sdk/wire/index.js';
 import { agentCredentials } from '../agent-credentials.js';
 import { CliError } from '../cli-error.js';
@@ -13,7 +13,7 @@ function agentClient(context: CommandContext): CoveClient {
     'This command speaks as the workspace agent, and ',
     'Run it inside a workspace where the agent token is set, or pass --url and --token with an agent token.',
   );
-  return new CoveClient({ url, token, timeoutMs: context.requestTimeoutMs() });
+  return context.newClient(url, token);
 }
 
 /** Reads a dotted path (`authed_user.id`) in the token's extra fields. */

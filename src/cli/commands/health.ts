@@ -109,11 +109,35 @@ async function printReports(context: CommandContext, client: CoveClient, force: 
   }
 }
 
-/** A section by its name in the settings (`DERP`), case aside, or by its field in the report (`provisioner_daemons`). */
+/**
+ * Each section's title in `cove health report` (health-report-lines.ts). The report says `Relay`
+ * where the API and the reference's settings say `DERP`: both names are accepted.
+ */
+const PRINTED_TITLES: Readonly<Record<HealthSection, string>> = {
+  AccessURL: 'Access URL',
+  Database: 'Database',
+  Websocket: 'WebSocket',
+  DERP: 'Relay',
+  ProvisionerDaemons: 'Provisioner daemons',
+  WorkspaceProxy: 'Workspace proxies',
+};
+
+/** Case, spaces, dashes and underscores aside: `Access URL`, `access_url` and `AccessURL` are one name. */
+function normalized(text: string): string {
+  return text.toLowerCase().replace(/[\s_-]+/g, '');
+}
+
+/**
+ * A section by its name in the settings and the reference (`DERP`, `AccessURL`), by its title in
+ * the report (`Relay`, "Access URL"), or by its field in the report (`derp`, `provisioner_daemons`).
+ */
 function sectionNamed(text: string): HealthSection {
-  const wanted = text.toLowerCase().replaceAll('_', '');
-  const found = HEALTH_SECTIONS.find((name) => name.toLowerCase() === wanted || (name === 'DERP' && wanted === 'relay'));
-  if (!found) throw new CliError(`"${text}" is not a section of the health report.`, { hint: `Use one of ${HEALTH_SECTIONS.join(', ')}.` });
+  const wanted = normalized(text);
+  const found = HEALTH_SECTIONS.find((name) => normalized(name) === wanted || normalized(PRINTED_TITLES[name]) === wanted);
+  if (!found)
+    throw new CliError(`"${text}" is not a section of the health report.`, {
+      hint: `Use one of ${HEALTH_SECTIONS.join(', ')}, or its title in the report (${Object.values(PRINTED_TITLES).join(', ')}).`,
+    });
   return found;
 }
 
@@ -121,7 +145,13 @@ function settingsChange(name: 'dismiss' | 'undismiss'): CommandSpec {
   return {
     name,
     summary: name === 'dismiss' ? 'Dismiss a section: shown as such, left out of the overall verdict' : 'Count a dismissed section again',
-    arguments: [{ name: 'section', description: HEALTH_SECTIONS.join(', '), required: true }],
+    arguments: [
+      {
+        name: 'section',
+        description: `${HEALTH_SECTIONS.join(', ')}; or the title the report prints (Relay for DERP, "Access URL", …)`,
+        required: true,
+      },
+    ],
     async run(context, [text = '']) {
       const section = sectionNamed(text);
       const client = await context.client();

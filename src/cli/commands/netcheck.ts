@@ -55,7 +55,10 @@ export const netcheckCommand: CommandSpec = {
         if (node.stunonly) continue;
         const url = `${node.forceHTTP ? 'http' : 'https'}://${node.hostName}:${node.derpport}`;
         const base = { region_id: region.regionID, region_code: region.regionCode, region_name: region.regionName, node: node.name, url };
-        regions.push({ ...base, ...(await checkNode(new CoveClient({ url, token: client.token, timeoutMs: client.timeoutMs }))) });
+        regions.push({
+          ...base,
+          ...(await checkNode(new CoveClient({ url, token: client.token, timeoutMs: client.timeoutMs, headers: client.headers }))),
+        });
       }
     }
     const reachable = regions.filter((r) => r.latency_ms !== undefined);

@@ -11,10 +11,12 @@ type OfflineUserResult = Awaited<ReturnType<DaemonModule['createAdminUser']>>;
 export const DATABASE_OPTIONS: readonly OptionSpec[] = [
   {
     flags: '--postgres-url <url>',
+    env: 'COVE_PG_CONNECTION_URL',
     description: 'PostgreSQL connection URL (default: $COVE_PG_CONNECTION_URL; else SQLite in the data directory)',
   },
   {
     flags: '--data-dir <dir>',
+    env: 'COVE_DATA_DIR',
     description: "The daemon's data directory, which holds its SQLite database (default: $COVE_DATA_DIR, or serve's default)",
   },
 ];

@@ -95,12 +95,17 @@ const roleOptions = [
   { flags: '-f, --file <path>', description: 'A JSON file with the role as the API takes it; - reads standard input' },
 ];
 
-const orgOption = { flags: '-O, --org <organization>', description: 'Organization name or id', default: 'default' };
+const orgOption = {
+  flags: '-O, --org <organization>',
+  env: 'COVE_ORGANIZATION',
+  description: 'Organization name or id',
+  default: 'default',
+};
 
 /** `cove organizations`: organizations and their members. */
 export const organizationsCommand: CommandSpec = {
   name: 'organizations',
-  aliases: ['orgs', 'organization'],
+  aliases: ['organization', 'org', 'orgs'],
   summary: 'Manage organizations and their members',
   subcommands: [
     {
@@ -143,6 +148,7 @@ export const organizationsCommand: CommandSpec = {
     },
     {
       name: 'delete',
+      aliases: ['rm'],
       summary: 'Delete an organization',
       arguments: [{ name: 'organization', description: 'Name or id', required: true }],
       options: [{ flags: '-y, --yes', description: 'Delete without asking', default: false }],

@@ -10,6 +10,7 @@ import type { CommandContext, CommandSpec } from '../command.js';
 import type { CliIo } from '../io.js';
 import { printJson } from '../output.js';
 import { parsePortMappings, type PortMapping } from '../port-mappings.js';
+import { startStoppedWorkspace } from '../start-stopped-workspace.js';
 import { resolveWorkspaceAgent } from '../workspace-agent-ref.js';
 import { listOption, repeatableOptions } from './templates-common.js';
 
@@ -25,8 +26,17 @@ export const portForwardCommand: CommandSpec = {
     "Listens on each LOCAL port and carries every connection (TCP) or every sender's datagrams (UDP) " +
     "to REMOTE on the workspace's loopback interface, through the deployment. Mappings are " +
     '[BIND:]LOCAL[:REMOTE], comma-separated or repeated, with ranges such as 8000-8010 or ' +
-    '8000-8010:9000-9010. Runs until interrupted (Ctrl+C).',
+    '8000-8010:9000-9010. A stopped workspace is started first (unless --disable-autostart), and the ' +
+    'agent waited for. Runs until interrupted (Ctrl+C).',
   arguments: [{ name: 'workspace', description: 'WORKSPACE, OWNER/WORKSPACE, or either followed by .AGENT', required: true }],
+  options: [
+    {
+      flags: '--disable-autostart',
+      description: 'Fail on a stopped workspace instead of starting it',
+      default: false,
+      env: 'COVE_SSH_DISABLE_AUTOSTART',
+    },
+  ],
   configure: repeatableOptions([
     { flags: '-p, --tcp <mapping>', description: 'TCP ports: LOCAL:REMOTE, a range, or BIND:LOCAL:REMOTE (repeatable, comma-separated)' },
     { flags: '-u, --udp <mapping>', description: 'UDP ports, written as for --tcp (repeatable, comma-separated)' },
@@ -41,7 +51,12 @@ export const portForwardCommand: CommandSpec = {
     if (mappings.length === 0)
       throw new CliError('Nothing to forward.', { hint: 'Name ports with --tcp LOCAL:REMOTE (or -p), or --udp LOCAL:REMOTE.' });
     const client = await context.client();
-    const { agent, label } = await resolveWorkspaceAgent(client, workspaceText, { io: context.io });
+    const { agent, label } = await resolveWorkspaceAgent(client, workspaceText, {
+      io: context.io,
+      ...(options['disableAutostart'] === true
+        ? {}
+        : { start: (workspace, name) => startStoppedWorkspace(context, client, workspace, name) }),
+    });
     const listeners: Listener[] = [];
     try {
       for (const mapping of mappings) listeners.push(await listen(context, client, agent.id, mapping));

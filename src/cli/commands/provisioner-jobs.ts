@@ -35,8 +35,12 @@ const listCommand: CommandSpec = {
     'first. Only organization administrators and template administrators may see them.',
   options: [
     orgOption,
-    { flags: '-s, --status <statuses>', description: `Only jobs with these statuses, comma-separated: ${STATUSES.join(', ')}` },
-    { flags: '-l, --limit <count>', description: 'At most this many jobs', default: '50' },
+    {
+      flags: '-s, --status <statuses>',
+      env: 'COVE_PROVISIONER_JOB_LIST_STATUS',
+      description: `Only jobs with these statuses, comma-separated: ${STATUSES.join(', ')}`,
+    },
+    { flags: '-l, --limit <count>', env: 'COVE_PROVISIONER_JOB_LIST_LIMIT', description: 'At most this many jobs', default: '50' },
   ],
   examples: [
     'cove provisioner jobs list',

@@ -50,9 +50,21 @@ const startCommand: CommandSpec = {
     'administer the organization. Stops on SIGINT or SIGTERM, canceling a running job.',
   options: [
     orgOption,
-    { flags: '--key <key>', description: 'Provisioner key (default: $COVE_PROVISIONER_KEY; else your session)' },
-    { flags: '--name <name>', description: 'Name shown in "cove provisioner list" (default: the host name)' },
-    { flags: '-c, --cache-dir <dir>', description: 'Where jobs unpack templates (default: $COVE_CACHE_DIR or ~/.cache/cove)' },
+    {
+      flags: '--key <key>',
+      env: 'COVE_PROVISIONER_DAEMON_KEY',
+      description: 'Provisioner key (default: $COVE_PROVISIONER_KEY; else your session)',
+    },
+    {
+      flags: '--name <name>',
+      env: 'COVE_PROVISIONER_DAEMON_NAME',
+      description: 'Name shown in "cove provisioner list" (default: the host name)',
+    },
+    {
+      flags: '-c, --cache-dir <dir>',
+      env: 'COVE_CACHE_DIRECTORY',
+      description: 'Where jobs unpack templates (default: $COVE_CACHE_DIR or ~/.cache/cove)',
+    },
   ],
   configure: async (command: Command) => {
     await repeatableOptions([

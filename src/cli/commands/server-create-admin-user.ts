@@ -13,9 +13,13 @@ export const createAdminUserCommand: CommandSpec = {
     'administrator can sign in. Run it while the daemon is stopped. Without --password a strong password is ' +
     'generated and printed once. On a deployment with no users yet, this user is its first user.',
   options: [
-    { flags: '--email <email>', description: 'Email address of the new user (required)' },
-    { flags: '--username <username>', description: 'Username of the new user (required)' },
-    { flags: '--password <password>', description: 'Password of the new user (default: a generated one, printed; or $COVE_PASSWORD)' },
+    { flags: '--email <email>', env: 'COVE_EMAIL', description: 'Email address of the new user (required)' },
+    { flags: '--username <username>', env: 'COVE_USERNAME', description: 'Username of the new user (required)' },
+    {
+      flags: '--password <password>',
+      env: 'COVE_PASSWORD',
+      description: 'Password of the new user (default: a generated one, printed; or $COVE_PASSWORD)',
+    },
     ...DATABASE_OPTIONS,
   ],
   examples: [

@@ -2,11 +2,12 @@ import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
 import { openAgentStream } from '../../sdk/agent-streams.js';
-import type { CoveClient } from '../../sdk/client.js';
-import type { Workspace } from '../../sdk/wire/index.js';
-import { requireSucceeded, runBuild, stateLine } from '../build-progress.js';
+import { DeploymentUnreachableError } from '../../sdk/http-transport.js';
+import { AgentUnreachableError } from '../agent-unreachable-error.js';
 import { CliError } from '../cli-error.js';
-import { CommandContext, type CommandSpec } from '../command.js';
+import { ExitStatusError } from '../exit-status.js';
+import type { CommandContext, CommandSpec } from '../command.js';
+import { startStoppedWorkspace } from '../start-stopped-workspace.js';
 import { resolveWorkspaceAgent, type AgentWait } from '../workspace-agent-ref.js';
 import { listOption, parsePairs, repeatableOptions, stringOption } from './templates-common.js';
 
@@ -24,17 +25,41 @@ export const sshCommand: CommandSpec = {
     { name: 'command', description: 'Command to run instead of a shell (after --)', variadic: true },
   ],
   options: [
-    { flags: '--stdio', description: 'Carry an SSH connection over stdin/stdout (for OpenSSH ProxyCommand)', default: false },
-    { flags: '--ssh-host-prefix <prefix>', description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)' },
+    {
+      flags: '--stdio',
+      env: 'COVE_SSH_STDIO',
+      description: 'Carry an SSH connection over stdin/stdout (for OpenSSH ProxyCommand)',
+      default: false,
+    },
+    {
+      flags: '--ssh-host-prefix <prefix>',
+      env: 'COVE_SSH_SSH_HOST_PREFIX',
+      description: 'Strip this prefix from the workspace name (what ProxyCommand passes as %h)',
+    },
     {
       flags: '--wait <when>',
+      env: 'COVE_SSH_WAIT',
       description:
         'Wait for start scripts: yes (all of them), no (only for the agent to connect), auto (those the template marks as blocking login)',
     },
-    { flags: '--no-wait', description: 'Same as --wait=no: enter as soon as the agent is connected' },
-    { flags: '--disable-autostart', description: 'Fail on a stopped workspace instead of starting it', default: false },
-    { flags: '-A, --forward-agent', description: 'Forward your SSH agent ($SSH_AUTH_SOCK) into the session', default: false },
-    { flags: '--identity-agent <socket>', description: 'The SSH agent socket to forward (default: $SSH_AUTH_SOCK)' },
+    { flags: '--no-wait', env: 'COVE_SSH_NO_WAIT', description: 'Same as --wait=no: enter as soon as the agent is connected' },
+    {
+      flags: '--disable-autostart',
+      env: 'COVE_SSH_DISABLE_AUTOSTART',
+      description: 'Fail on a stopped workspace instead of starting it',
+      default: false,
+    },
+    {
+      flags: '-A, --forward-agent',
+      env: 'COVE_SSH_FORWARD_AGENT',
+      description: 'Forward your SSH agent ($SSH_AUTH_SOCK) into the session',
+      default: false,
+    },
+    {
+      flags: '--identity-agent <socket>',
+      env: 'COVE_SSH_IDENTITY_AGENT',
+      description: 'The SSH agent socket to forward (default: $SSH_AUTH_SOCK)',
+    },
   ],
   configure: repeatableOptions([
     {
@@ -67,13 +92,32 @@ export const sshCommand: CommandSpec = {
     const { agent } = await resolveWorkspaceAgent(client, target, {
       io: context.io,
       wait,
-      ...(options['disableAutostart'] === true ? {} : { start: (workspace, label) => startForSsh(context, client, workspace, label) }),
-    });
-    const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' });
+      ...(options['disableAutostart'] === true
+        ? {}
+        : { start: (workspace, label) => startStoppedWorkspace(context, client, workspace, label) }),
+    }).catch(agentFailed);
+    const { stream } = await openAgentStream(client, agent.id, { service: 'ssh' }).catch(connectionFailed);
     if (options['stdio'] === true) return carryStdio(context, stream);
-    return runSession(context, stream, command, session);
+    return runSession(context, stream, command, session).catch(connectionFailed);
   },
 };
+
+/** OpenSSH's status when the connection fails, as opposed to the remote command's own. */
+const CONNECTION_FAILED = 255;
+
+/** Any failure once the agent is found is the connection's: the relay, the SSH handshake, the session. */
+function connectionFailed(error: unknown): never {
+  throw new ExitStatusError(error, CONNECTION_FAILED);
+}
+
+/**
+ * While finding the agent, only an agent that is gone or a deployment that cannot be reached is
+ * the connection's; a mistake in what was typed (an unknown workspace or agent) stays status 1.
+ */
+function agentFailed(error: unknown): never {
+  if (error instanceof AgentUnreachableError || error instanceof DeploymentUnreachableError) connectionFailed(error);
+  throw error;
+}
 
 /** What the user asked of the SSH session besides the command. */
 interface SessionOptions {
@@ -131,22 +175,6 @@ function waitFor(value: unknown): AgentWait {
   throw new CliError(`--wait takes yes, no or auto, not "${String(value)}".`);
 }
 
-/**
- * Starts a stopped workspace before connecting, as the reference's ssh does, with the build's
- * progress on stderr: stdout belongs to the session (and under --stdio to OpenSSH).
- */
-async function startForSsh(context: CommandContext, client: CoveClient, workspace: Workspace, label: string): Promise<void> {
-  const progress = new CommandContext({ ...context.io, stdout: context.io.stderr }, { ...context.global, output: 'table' });
-  progress.say(`Workspace "${label}" is stopped; starting it...`);
-  const explicit = workspace.template_require_active_version && workspace.outdated;
-  const build = await runBuild(progress, client, workspace, label, {
-    transition: 'start',
-    ...(explicit ? { template_version_id: workspace.template_active_version_id } : {}),
-  });
-  requireSucceeded(build, label);
-  progress.say(stateLine(label, build));
-}
-
 /** Joins stdin/stdout to the stream until either ends; OpenSSH speaks SSH over it. */
 function carryStdio(context: CommandContext, stream: Duplex): Promise<number> {
   return new Promise((resolve) => {
@@ -195,9 +223,10 @@ async function runSession(context: CommandContext, stream: Duplex, command: read
           reject(new CliError(`Could not start the session: ${error.message}`));
           return;
         }
-        let exitCode = 0;
+        // A session that ends without the remote side saying how (the connection dropped) is OpenSSH's 255.
+        let exitCode = CONNECTION_FAILED;
         channel.on('exit', (code: number | null, signal?: string) => {
-          exitCode = code ?? (signal ? 128 + (SIGNALS[signal] ?? 1) : 1);
+          exitCode = code ?? (signal ? signalStatus(signal) : CONNECTION_FAILED);
         });
         channel.pipe(io.stdout, { end: false });
         channel.stderr.pipe(io.stderr, { end: false });
@@ -275,4 +304,28 @@ function terminalSize(stdout: NodeJS.WritableStream): { cols: number; rows: numb
   return { cols: tty.columns ?? 80, rows: tty.rows ?? 24 };
 }
 
-const SIGNALS: Readonly<Record<string, number>> = { HUP: 1, INT: 2, QUIT: 3, KILL: 9, TERM: 15 };
+/**
+ * The signals SSH names (RFC 4254 section 6.10) by their numbers on Linux, where agents run; the
+ * status of a process killed by signal N is 128+N, as a shell and OpenSSH report it.
+ */
+const SIGNALS: Readonly<Record<string, number>> = {
+  HUP: 1,
+  INT: 2,
+  QUIT: 3,
+  ILL: 4,
+  ABRT: 6,
+  FPE: 8,
+  KILL: 9,
+  USR1: 10,
+  SEGV: 11,
+  USR2: 12,
+  PIPE: 13,
+  ALRM: 14,
+  TERM: 15,
+};
+
+/** 128+N for signal N, named with or without `SIG` (ssh2 adds it); an unknown name is the connection's 255. */
+function signalStatus(name: string): number {
+  const number = SIGNALS[name.replace(/^SIG/, '')];
+  return number === undefined ? CONNECTION_FAILED : 128 + number;
+}

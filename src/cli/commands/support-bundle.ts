@@ -55,7 +55,11 @@ const bundleCommand: CommandSpec = {
     'workspace logs are included as they are.',
   arguments: [{ name: 'workspace', description: 'WORKSPACE or OWNER/WORKSPACE to include' }],
   options: [
-    { flags: '-O, --output-file <path>', description: 'Where to write the zip (default: cove-support-<unix time>.zip)' },
+    {
+      flags: '-O, --output-file <path>',
+      env: 'COVE_SUPPORT_BUNDLE_OUTPUT_FILE',
+      description: 'Where to write the zip (default: cove-support-<unix time>.zip)',
+    },
     { flags: '-y, --yes', description: 'Do not ask for confirmation', default: false },
   ],
   examples: ['cove support bundle -y', 'cove support bundle dev -O /tmp/dev-support.zip -y', 'cove support bundle alice/dev -y -o json'],

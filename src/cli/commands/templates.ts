@@ -28,7 +28,7 @@ const listTemplates: CommandSpec = {
   name: 'list',
   aliases: ['ls'],
   summary: 'List the templates you can see',
-  options: [{ flags: '-O, --org <organization>', description: 'Only this organization (default: all of them)' }],
+  options: [{ flags: '-O, --org <organization>', env: 'COVE_ORGANIZATION', description: 'Only this organization (default: all of them)' }],
   columns: TEMPLATE_COLUMNS,
   async run(context, _args, options) {
     const client = await context.client();

@@ -11,14 +11,15 @@ const createToken: CommandSpec = {
   name: 'create',
   summary: 'Create an API token and print it',
   options: [
-    { flags: '--name <name>', description: 'Name of the token (default: a generated one)' },
+    { flags: '--name <name>', env: 'COVE_TOKEN_NAME', description: 'Name of the token (default: a generated one)' },
     {
       flags: '--lifetime <duration>',
+      env: 'COVE_TOKEN_LIFETIME',
       description:
         "How long the token lives, e.g. 7d, 720h or 1y (default: the deployment's; owners' tokens are capped at 168h unless the deployment raises it)",
     },
     { flags: '--scope <scope>', description: 'all or application_connect', default: 'all' },
-    { flags: '--user <user>', description: 'Create it for another user (owners only)', default: 'me' },
+    { flags: '--user <user>', env: 'COVE_TOKEN_USER', description: 'Create it for another user (owners only)', default: 'me' },
   ],
   examples: ['cove tokens create --name laptop --lifetime 7d', 'cove tokens create --user ci --name deploy --lifetime 30d'],
   async run(context, _args, options) {
@@ -115,6 +116,7 @@ const removeToken: CommandSpec = {
 /** `cove tokens`: API tokens for scripts and CI. */
 export const tokensCommand: CommandSpec = {
   name: 'tokens',
+  aliases: ['token'],
   summary: 'Create, list and remove API tokens',
   subcommands: [createToken, listTokens, removeToken],
 };

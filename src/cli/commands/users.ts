@@ -68,6 +68,7 @@ async function newUserAnswers(context: CommandContext, options: Readonly<Record<
 /** `cove users`: manage the deployment's users. */
 export const usersCommand: CommandSpec = {
   name: 'users',
+  aliases: ['user'],
   summary: 'List, create, show, suspend, activate and delete users',
   subcommands: [
     {

@@ -4,7 +4,11 @@ import type { CommandSpec } from '../command.js';
 import { humanTime, type Column } from '../output.js';
 import { stringOption } from './templates-common.js';
 
-/** The table's columns; a workspace of someone else is shown as `owner/name`. */
+/**
+ * The table's columns; a workspace of someone else is shown as `owner/name`. `favorite` is not
+ * shown by default, as in the reference CLI (`-c favorite,workspace,…`); under `-o json` the API's
+ * `favorite` field is there as it sent it.
+ */
 function columns(me: string): Column<Workspace>[] {
   return [
     { heading: 'workspace', value: (w) => (w.owner_name === me ? w.name : `${w.owner_name}/${w.name}`) },
@@ -21,6 +25,7 @@ function columns(me: string): Column<Workspace>[] {
     { heading: 'starts next', value: (w) => (w.next_start_at ? humanTime(w.next_start_at) : ''), hidden: true },
     { heading: 'stops after', value: (w) => (w.ttl_ms ? formatDuration(w.ttl_ms) : ''), hidden: true },
     { heading: 'automatic updates', value: (w) => w.automatic_updates, hidden: true },
+    { heading: 'favorite', value: (w) => (w.favorite ? '★' : ''), hidden: true },
   ];
 }
 
@@ -49,7 +54,7 @@ export const listCommand: CommandSpec = {
     const search = stringOption(options, 'search');
     const q = search ?? (options['all'] === true ? undefined : 'owner:me');
     const [{ workspaces }, me] = await Promise.all([client.workspaces(q === undefined ? {} : { q }), client.user('me')]);
-    const sorted = [...workspaces].sort((a, b) => a.owner_name.localeCompare(b.owner_name) || a.name.localeCompare(b.name));
+    const sorted = listOrder(workspaces, me.id);
     if (!context.json && sorted.length === 0) {
       context.say(
         q === 'owner:me' ? 'You have no workspaces yet; create one with "cove create NAME --template TEMPLATE".' : 'No workspace matches.',
@@ -60,3 +65,20 @@ export const listCommand: CommandSpec = {
     return 0;
   },
 };
+
+/**
+ * The reference's order: the caller's own favorites first, then workspaces whose last build started
+ * them, then by owner and name ignoring case.
+ */
+function listOrder(workspaces: readonly Workspace[], myId: string): Workspace[] {
+  const favorite = (w: Workspace) => (w.favorite && w.owner_id === myId ? 0 : 1);
+  const started = (w: Workspace) => (w.latest_build.transition === 'start' && w.latest_build.status === 'running' ? 0 : 1);
+  const lower = (text: string) => text.toLowerCase();
+  return [...workspaces].sort(
+    (a, b) =>
+      favorite(a) - favorite(b) ||
+      started(a) - started(b) ||
+      lower(a.owner_name).localeCompare(lower(b.owner_name)) ||
+      lower(a.name).localeCompare(lower(b.name)),
+  );
+}

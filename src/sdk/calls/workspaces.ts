@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../api-error.js';
-import { ClientCore, parseErrorBody, SESSION_TOKEN_HEADER } from '../client-core.js';
+import { ClientCore, parseErrorBody } from '../client-core.js';
 import { openHttpRequest } from '../http-transport.js';
 import type {
   Response,
@@ -110,8 +110,7 @@ export abstract class WorkspacesCalls extends ClientCore {
    * change, until `signal` aborts.
    */
   async watchWorkspace(id: string, onWorkspace: (workspace: Workspace) => void, signal: AbortSignal): Promise<void> {
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    if (this.token) headers[SESSION_TOKEN_HEADER] = this.token;
+    const headers: Record<string, string> = { ...this.baseHeaders(), accept: 'text/event-stream' };
     const url = new URL(`${this.url}/api/v2/workspaces/${encodeURIComponent(id)}/watch`);
     let response: IncomingMessage;
     try {
