@@ -134,7 +134,7 @@ export const usersCommand: CommandSpec = {
       name: verb,
       summary: `${verb[0]?.toUpperCase()}${verb.slice(1)} a user`,
       arguments: [{ name: 'user', description: 'Username, id or "me"', required: true }],
-      ...(verb === 'delete' ? {} : { columns: USER_COLUMNS }),
+      ...(verb === 'delete' ? { aliases: ['rm'] } : { columns: USER_COLUMNS }),
       async run(context, [user = '']) {
         const client = await context.client();
         if (verb === 'delete') {
