@@ -103,6 +103,18 @@ const CHECKS: readonly Check[] = [
     type: 'WorkspaceBuild',
     instances: (w) => list(get(w.member, `/workspaces/${w.ws.workspaceId}/builds`)),
   },
+  {
+    type: 'WorkspaceBuildTimings',
+    instances: async (w) => {
+      const timings = (await get(w.member, `/workspaces/${w.ws.workspaceId}/timings`)) as { provisioner_timings: { stage: string }[] };
+      // The provisioner's stages in the reference's names, the resources' apply among them.
+      assert.ok(
+        timings.provisioner_timings.some((timing) => timing.stage === 'apply'),
+        JSON.stringify(timings),
+      );
+      return [timings];
+    },
+  },
   { type: 'WorkspaceAgent', instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}`)] },
   {
     type: 'ProvisionerJob',

@@ -121,6 +121,9 @@ export const PortShare = Type.Object({
 });
 export type PortShare = Static<typeof PortShare>;
 
+/** The reference's names of the stages a build's timings are charted by (`stage` of each timing). */
+export type TimingStage = 'init' | 'plan' | 'graph' | 'apply' | 'start' | 'stop' | 'cron' | 'connect';
+
 const ProvisionerTiming = Type.Object({
   job_id: Type.String(),
   started_at: Type.String(),
