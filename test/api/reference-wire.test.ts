@@ -45,6 +45,14 @@ const SENT_AS_NULL: Readonly<Record<string, readonly string[]>> = {
   WorkspaceBuild: ['deadline', 'max_deadline'],
 };
 
+/**
+ * Optional fields the reference's server sends even when they hold a zero value: Go's `omitempty`
+ * leaves out only a nil pointer, and these are pointers (`*bool`).
+ */
+const SENT_WHEN_ZERO: Readonly<Record<string, readonly string[]>> = {
+  WorkspaceBuild: ['has_ai_task'],
+};
+
 const AGENT_TOKEN = 'agent-token-of-the-reference-wire-test';
 
 interface World {
@@ -165,6 +173,16 @@ function mismatches(value: unknown, type: WireType, path: string): string[] {
   return [];
 }
 
+/**
+ * Whether Go's `omitempty` leaves `value` out: an empty string, a zero, `false`, an empty list or an
+ * empty map (a struct is never left out, so an object of a named type is not empty).
+ */
+function isEmpty(value: unknown, type: WireType): boolean {
+  if (value === '' || value === 0 || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return type.map !== undefined && typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+}
+
 function objectMismatches(object: Record<string, unknown>, typeName: string, path: string): string[] {
   const fields: readonly WireField[] | undefined = REFERENCE.objects[typeName];
   if (!fields) return [`${path}: the reference has no type ${typeName}`];
@@ -172,6 +190,10 @@ function objectMismatches(object: Record<string, unknown>, typeName: string, pat
   for (const field of fields) {
     if (!(field.name in object)) {
       if (!field.optional) out.push(`${path}.${field.name} (${typeName}): missing`);
+      continue;
+    }
+    if (field.optional && !SENT_WHEN_ZERO[typeName]?.includes(field.name) && isEmpty(object[field.name], field.type)) {
+      out.push(`${path}.${field.name} (${typeName}): ${JSON.stringify(object[field.name])}, but the reference leaves it out when empty`);
       continue;
     }
     let type = SENT_AS_NULL[typeName]?.includes(field.name) ? { ...field.type, nullable: true as const } : field.type;

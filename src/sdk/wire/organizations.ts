@@ -33,7 +33,8 @@ export type CreateOrganizationRequest = Static<typeof CreateOrganizationRequest>
 export const UpdateOrganizationRequest = Type.Partial(CreateOrganizationRequest);
 export type UpdateOrganizationRequest = Static<typeof UpdateOrganizationRequest>;
 
-const RoleRef = Type.Object({ name: Type.String(), display_name: Type.String(), organization_id: Type.String() });
+/** A role of a member; a site role names no organization (left out, as the reference does). */
+const RoleRef = Type.Object({ name: Type.String(), display_name: Type.String(), organization_id: Type.Optional(Type.String()) });
 
 export const OrganizationMember = Type.Object({
   user_id: Uuid,
@@ -48,9 +49,10 @@ export const OrganizationMemberWithUser = Type.Composite([
   OrganizationMember,
   Type.Object({
     username: Type.String(),
-    name: Type.String(),
+    /** Name and avatar are left out when empty, as the reference's server leaves them out. */
+    name: Type.Optional(Type.String()),
     email: Type.String(),
-    avatar_url: Type.String(),
+    avatar_url: Type.Optional(Type.String()),
     global_roles: Type.Array(RoleRef),
   }),
 ]);

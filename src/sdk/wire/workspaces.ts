@@ -20,7 +20,8 @@ export const WorkspaceBuild = Type.Object({
   workspace_name: Type.String(),
   workspace_owner_id: Uuid,
   workspace_owner_name: Type.String(),
-  workspace_owner_avatar_url: Type.String(),
+  /** Left out when empty, as the reference's server leaves it out. */
+  workspace_owner_avatar_url: Type.Optional(Type.String()),
   template_version_id: Uuid,
   template_version_name: Type.String(),
   template_version_preset_id: Nullable(Uuid),
