@@ -35,6 +35,9 @@ const EXTRA_VALUES: Readonly<Record<string, Readonly<Record<string, { readonly v
   ProvisionerDaemon: {
     provisioners: { values: ['native'], why: "Cove's own provisioner, which runs without Terraform (docs/templates.md)" },
   },
+  Permission: {
+    action: { values: ['*'], why: "the reference's built-in roles grant every action as `*`; its client's list of actions leaves it out" },
+  },
 };
 
 /**
@@ -132,6 +135,14 @@ const CHECKS: readonly Check[] = [
       assert.equal(loose.job.metadata.template_id, '00000000-0000-0000-0000-000000000000');
       return [...(await list(get(w.owner, `/organizations/${w.orgId}/provisionerjobs`))), loose.job];
     },
+  },
+  { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },
+  {
+    type: 'AssignableRoles',
+    instances: async (w) => [
+      ...(await list(get(w.owner, '/users/roles'))),
+      ...(await list(get(w.owner, `/organizations/${w.orgId}/members/roles`))),
+    ],
   },
   { type: 'Preset', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/presets`)) },
   {

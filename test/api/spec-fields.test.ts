@@ -363,6 +363,8 @@ const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   App: ['command', 'icon', 'subdomain_name', 'group'],
   'Template version': ['created_by.avatar_url', 'warnings'],
   'Role reference': ['organization_id'],
+  Role: ['organization_id'],
+  'Assignable role': ['organization_id'],
   'Member with user data': ['name', 'avatar_url', 'global_roles.organization_id'],
   'Paginated members response': ['members.name', 'members.avatar_url', 'members.global_roles.organization_id'],
 };

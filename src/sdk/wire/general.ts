@@ -78,7 +78,8 @@ export const DeploymentStats = Type.Object({
     running: Type.Integer(),
     stopped: Type.Integer(),
     failed: Type.Integer(),
-    connection_latency_ms: Type.Object({ p50: Type.Number(), p95: Type.Number() }),
+    /** `P50`/`P95`: the reference's Go struct has no JSON tags, so its server sends these names. */
+    connection_latency_ms: Type.Object({ P50: Type.Number(), P95: Type.Number() }),
     rx_bytes: Type.Integer(),
     tx_bytes: Type.Integer(),
   }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from './common.js';
+import { DateTime, Uuid } from './common.js';
 
 export const Organization = Type.Object({
   id: Uuid,
@@ -64,8 +64,8 @@ export type PaginatedMembers = Static<typeof PaginatedMembers>;
 export const RoleObject = Type.Object({
   name: Type.String(),
   display_name: Type.String(),
-  /** Null for site-wide roles. */
-  organization_id: Nullable(Uuid),
+  /** Left out for site-wide roles, as the reference's server leaves an empty organization out. */
+  organization_id: Type.Optional(Uuid),
   site_permissions: Type.Array(Permission),
   organization_permissions: Type.Array(Permission),
   user_permissions: Type.Array(Permission),
