@@ -28,6 +28,7 @@ const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-types.j
  */
 const ALLOWED_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   Template: { settings_not_in_effect: 'names the scheduling settings the deployment does not apply (docs/templates.md)' },
+  TemplateVersionParameter: { order: "the template's display order of the parameter, which clients sort by" },
 };
 
 /** Values beyond the reference's listed strings, by type and field, each with why. */
@@ -136,6 +137,7 @@ const CHECKS: readonly Check[] = [
       return [...(await list(get(w.owner, `/organizations/${w.orgId}/provisionerjobs`))), loose.job];
     },
   },
+  { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
   { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },
   {
     type: 'AssignableRoles',

@@ -214,9 +214,10 @@ export const TemplateVersionVariable = Type.Object({
 });
 export type TemplateVersionVariable = Static<typeof TemplateVersionVariable>;
 
+/** A version's parameter; the display name and validation fields are left out when empty, as the reference does. */
 export const TemplateVersionParameter = Type.Object({
   name: Type.String(),
-  display_name: Type.String(),
+  display_name: Type.Optional(Type.String()),
   description: Type.String(),
   description_plaintext: Type.String(),
   type: Type.String(),
