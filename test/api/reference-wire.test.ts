@@ -138,6 +138,7 @@ const CHECKS: readonly Check[] = [
     },
   },
   { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
+  { type: 'BuildInfoResponse', instances: async (w) => [await get(w.member, '/buildinfo')] },
   { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },
   {
     type: 'AssignableRoles',

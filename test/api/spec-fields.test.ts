@@ -364,6 +364,7 @@ const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   'Template version': ['created_by.avatar_url', 'warnings'],
   'Role reference': ['organization_id'],
   Role: ['organization_id'],
+  'Build info': ['webpush_public_key'],
   'Assignable role': ['organization_id'],
   'Member with user data': ['name', 'avatar_url', 'global_roles.organization_id'],
   'Paginated members response': ['members.name', 'members.avatar_url', 'members.global_roles.organization_id'],

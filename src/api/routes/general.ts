@@ -45,7 +45,6 @@ export async function publicGeneralRoutes(app: FastifyInstance, context: ApiCont
     provisioner_api_version: PROVISIONER_API_VERSION,
     upgrade_message: '',
     deployment_id: context.identity.deploymentId,
-    webpush_public_key: '',
   }));
 
   // Answered from the last check of the release feed, which runs in the background (--update-check).

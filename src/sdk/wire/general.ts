@@ -10,7 +10,8 @@ export const BuildInfo = Type.Object({
   provisioner_api_version: Type.String(),
   upgrade_message: Type.String(),
   deployment_id: Type.String(),
-  webpush_public_key: Type.String(),
+  /** Left out: the deployment sends no web push, and the reference leaves an empty key out. */
+  webpush_public_key: Type.Optional(Type.String()),
 });
 export type BuildInfo = Static<typeof BuildInfo>;
 
