@@ -137,6 +137,14 @@ const CHECKS: readonly Check[] = [
       return [...(await list(get(w.owner, `/organizations/${w.orgId}/provisionerjobs`))), loose.job];
     },
   },
+  {
+    type: 'WorkspaceResource',
+    // Planned resources of an import: their agents have not run, so nothing is expanded yet.
+    instances: async (w) => {
+      const { active_version_id: id } = (await get(w.owner, `/templates/${w.ws.templateId}`)) as { active_version_id: string };
+      return list(get(w.owner, `/templateversions/${id}/resources`));
+    },
+  },
   { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
   { type: 'BuildInfoResponse', instances: async (w) => [await get(w.member, '/buildinfo')] },
   { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },

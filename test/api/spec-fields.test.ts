@@ -355,7 +355,7 @@ const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   ],
   'Workspace agent': [
     ...['first_connected_at', 'last_connected_at', 'disconnected_at', 'started_at', 'ready_at', 'latency'],
-    ...['directory', 'instance_id', 'health.reason'],
+    ...['directory', 'expanded_directory', 'instance_id', 'health.reason'],
   ],
   Workspace: ['autostart_schedule', 'ttl_ms'],
   'Workspace build': ['ai_task_sidebar_app_id', 'workspace_owner_avatar_url'],

@@ -58,7 +58,6 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     status: 'connecting',
     lifecycle_state: 'created',
     directory: agent.directory || undefined,
-    expanded_directory: '',
     operating_system: agent.operating_system,
     architecture: agent.architecture,
     instance_id: agent.instance_id || undefined,

@@ -56,7 +56,7 @@ export function toWireAgent(
     status,
     lifecycle_state: agent.lifecycle_state,
     directory: definition.directory || undefined,
-    expanded_directory: agent.expanded_directory,
+    expanded_directory: agent.expanded_directory || undefined,
     operating_system: definition.operating_system,
     architecture: definition.architecture,
     instance_id: agent.auth_instance_id || undefined,

@@ -118,7 +118,8 @@ export const WorkspaceAgent = Type.Object({
   lifecycle_state: Type.String(),
   /** Directory and instance id are left out when empty, as the reference's server leaves them out. */
   directory: Type.Optional(Type.String()),
-  expanded_directory: Type.String(),
+  /** Left out until the agent reports it, as the reference's server leaves it out. */
+  expanded_directory: Type.Optional(Type.String()),
   operating_system: Type.String(),
   architecture: Type.String(),
   instance_id: Type.Optional(Type.String()),
