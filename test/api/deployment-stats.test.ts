@@ -58,7 +58,7 @@ describe('GET /deployment/stats', () => {
     assert.deepEqual([stats.workspaces.running, stats.workspaces.stopped, stats.workspaces.pending, stats.workspaces.failed], [1, 1, 0, 0]);
     assert.deepEqual([stats.workspaces.rx_bytes, stats.workspaces.tx_bytes], [1200, 3400]);
     assert.deepEqual(stats.session_count, { vscode: 0, ssh: 2, jetbrains: 0, reconnecting_pty: 1 });
-    assert.deepEqual(stats.workspaces.connection_latency_ms, { p50: 12, p95: 12 });
+    assert.deepEqual(stats.workspaces.connection_latency_ms, { P50: 12, P95: 12 });
     assert.equal(Date.parse(stats.collected_at) - Date.parse(stats.aggregated_from), 15 * 60_000);
     const member = await createMember(test, 'member');
     await expectApiError(member.deploymentStats(), 403);

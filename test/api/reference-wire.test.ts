@@ -28,12 +28,16 @@ const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-types.j
  */
 const ALLOWED_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   Template: { settings_not_in_effect: 'names the scheduling settings the deployment does not apply (docs/templates.md)' },
+  TemplateVersionParameter: { order: "the template's display order of the parameter, which clients sort by" },
 };
 
 /** Values beyond the reference's listed strings, by type and field, each with why. */
 const EXTRA_VALUES: Readonly<Record<string, Readonly<Record<string, { readonly values: readonly string[]; readonly why: string }>>>> = {
   ProvisionerDaemon: {
     provisioners: { values: ['native'], why: "Cove's own provisioner, which runs without Terraform (docs/templates.md)" },
+  },
+  Permission: {
+    action: { values: ['*'], why: "the reference's built-in roles grant every action as `*`; its client's list of actions leaves it out" },
   },
 };
 
@@ -43,6 +47,14 @@ const EXTRA_VALUES: Readonly<Record<string, Readonly<Record<string, { readonly v
  */
 const SENT_AS_NULL: Readonly<Record<string, readonly string[]>> = {
   WorkspaceBuild: ['deadline', 'max_deadline'],
+};
+
+/**
+ * Optional fields the reference's server sends even when they hold a zero value: Go's `omitempty`
+ * leaves out only a nil pointer, and these are pointers (`*bool`).
+ */
+const SENT_WHEN_ZERO: Readonly<Record<string, readonly string[]>> = {
+  WorkspaceBuild: ['has_ai_task'],
 };
 
 const AGENT_TOKEN = 'agent-token-of-the-reference-wire-test';
@@ -103,6 +115,18 @@ const CHECKS: readonly Check[] = [
     type: 'WorkspaceBuild',
     instances: (w) => list(get(w.member, `/workspaces/${w.ws.workspaceId}/builds`)),
   },
+  {
+    type: 'WorkspaceBuildTimings',
+    instances: async (w) => {
+      const timings = (await get(w.member, `/workspaces/${w.ws.workspaceId}/timings`)) as { provisioner_timings: { stage: string }[] };
+      // The provisioner's stages in the reference's names, the resources' apply among them.
+      assert.ok(
+        timings.provisioner_timings.some((timing) => timing.stage === 'apply'),
+        JSON.stringify(timings),
+      );
+      return [timings];
+    },
+  },
   { type: 'WorkspaceAgent', instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}`)] },
   {
     type: 'ProvisionerJob',
@@ -112,6 +136,24 @@ const CHECKS: readonly Check[] = [
       assert.equal(loose.job.metadata.template_id, '00000000-0000-0000-0000-000000000000');
       return [...(await list(get(w.owner, `/organizations/${w.orgId}/provisionerjobs`))), loose.job];
     },
+  },
+  {
+    type: 'WorkspaceResource',
+    // Planned resources of an import: their agents have not run, so nothing is expanded yet.
+    instances: async (w) => {
+      const { active_version_id: id } = (await get(w.owner, `/templates/${w.ws.templateId}`)) as { active_version_id: string };
+      return list(get(w.owner, `/templateversions/${id}/resources`));
+    },
+  },
+  { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
+  { type: 'BuildInfoResponse', instances: async (w) => [await get(w.member, '/buildinfo')] },
+  { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },
+  {
+    type: 'AssignableRoles',
+    instances: async (w) => [
+      ...(await list(get(w.owner, '/users/roles'))),
+      ...(await list(get(w.owner, `/organizations/${w.orgId}/members/roles`))),
+    ],
   },
   { type: 'Preset', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/presets`)) },
   {
@@ -153,6 +195,16 @@ function mismatches(value: unknown, type: WireType, path: string): string[] {
   return [];
 }
 
+/**
+ * Whether Go's `omitempty` leaves `value` out: an empty string, a zero, `false`, an empty list or an
+ * empty map (a struct is never left out, so an object of a named type is not empty).
+ */
+function isEmpty(value: unknown, type: WireType): boolean {
+  if (value === '' || value === 0 || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return type.map !== undefined && typeof value === 'object' && value !== null && Object.keys(value).length === 0;
+}
+
 function objectMismatches(object: Record<string, unknown>, typeName: string, path: string): string[] {
   const fields: readonly WireField[] | undefined = REFERENCE.objects[typeName];
   if (!fields) return [`${path}: the reference has no type ${typeName}`];
@@ -160,6 +212,10 @@ function objectMismatches(object: Record<string, unknown>, typeName: string, pat
   for (const field of fields) {
     if (!(field.name in object)) {
       if (!field.optional) out.push(`${path}.${field.name} (${typeName}): missing`);
+      continue;
+    }
+    if (field.optional && !SENT_WHEN_ZERO[typeName]?.includes(field.name) && isEmpty(object[field.name], field.type)) {
+      out.push(`${path}.${field.name} (${typeName}): ${JSON.stringify(object[field.name])}, but the reference leaves it out when empty`);
       continue;
     }
     let type = SENT_AS_NULL[typeName]?.includes(field.name) ? { ...field.type, nullable: true as const } : field.type;

@@ -18,7 +18,7 @@ describe('role listings', () => {
   it('lists the built-in site roles, assignable only by those who may assign them', async () => {
     const roles = await owner.siteRoles();
     assert.deepEqual(roles.map((r) => r.name).sort(), ['auditor', 'owner', 'template-admin', 'user-admin']);
-    assert.ok(roles.every((r) => r.built_in && r.assignable && r.organization_id === null));
+    assert.ok(roles.every((r) => r.built_in && r.assignable && r.organization_id === undefined));
     const auditor = roles.find((r) => r.name === 'auditor');
     assert.ok(auditor?.site_permissions.some((p) => p.resource_type === 'deployment_config' && p.action === 'read'));
     const seenByMember = await member.siteRoles();

@@ -350,12 +350,24 @@ function formatProblem(value: unknown, spec: SpecField): string | undefined {
  */
 const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   'Provisioner job': [
-    ...['started_at', 'completed_at', 'canceled_at', 'error', 'error_code', 'worker_id', 'worker_name'],
+    ...['started_at', 'completed_at', 'canceled_at', 'error', 'error_code', 'worker_id', 'worker_name', 'available_workers'],
     ...['input.error', 'input.template_version_id', 'input.workspace_build_id', 'metadata.workspace_id', 'metadata.workspace_name'],
   ],
-  'Workspace agent': ['first_connected_at', 'last_connected_at', 'disconnected_at', 'started_at', 'ready_at', 'latency'],
+  'Workspace agent': [
+    ...['first_connected_at', 'last_connected_at', 'disconnected_at', 'started_at', 'ready_at', 'latency'],
+    ...['directory', 'expanded_directory', 'instance_id', 'health.reason'],
+  ],
   Workspace: ['autostart_schedule', 'ttl_ms'],
-  'Workspace build': ['ai_task_sidebar_app_id'],
+  'Workspace build': ['ai_task_sidebar_app_id', 'workspace_owner_avatar_url'],
+  'Workspace resource': ['metadata'],
+  App: ['command', 'icon', 'subdomain_name', 'group'],
+  'Template version': ['created_by.avatar_url', 'warnings'],
+  'Role reference': ['organization_id'],
+  Role: ['organization_id'],
+  'Build info': ['webpush_public_key'],
+  'Assignable role': ['organization_id'],
+  'Member with user data': ['name', 'avatar_url', 'global_roles.organization_id'],
+  'Paginated members response': ['members.name', 'members.avatar_url', 'members.global_roles.organization_id'],
 };
 
 /** `fields` with those at `paths` (dotted for nested fields) marked as may be left out. */

@@ -140,7 +140,7 @@ describe('workspace agents', () => {
     });
     assert.equal(ready.status, 'connected');
     assert.equal(ready.lifecycle_state, 'ready');
-    assert.deepEqual(ready.health, { healthy: true, reason: '' });
+    assert.deepEqual(ready.health, { healthy: true });
     assert.equal(ready.started_at, '2026-01-05T10:00:01.000Z');
     assert.equal(ready.ready_at, '2026-01-05T10:00:02.000Z');
     assert.equal(ready.version, '2.3.0');

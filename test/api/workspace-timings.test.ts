@@ -61,6 +61,6 @@ describe('GET /workspaces/{workspace}/timings', () => {
       timings.agent_connection_timings.map((t) => [t.stage, t.workspace_agent_name]),
       [['connect', 'main']],
     );
-    assert.ok(timings.provisioner_timings.some((t) => t.stage === 'Starting workspace'));
+    assert.ok(timings.provisioner_timings.some((t) => t.stage === 'apply' && t.action === 'Starting workspace'));
   });
 });

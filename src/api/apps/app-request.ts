@@ -154,7 +154,7 @@ export interface AppLabelNames {
 }
 
 /** Fills `subdomain_name` of the subdomain apps of an agent; the apps are left as they are without names. */
-export function withSubdomainNames<T extends { readonly slug: string; readonly subdomain: boolean; readonly subdomain_name: string }>(
+export function withSubdomainNames<T extends { readonly slug: string; readonly subdomain: boolean; readonly subdomain_name?: string }>(
   apps: T[],
   agentName: string,
   names: AppLabelNames | undefined,

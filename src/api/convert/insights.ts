@@ -7,7 +7,7 @@ import type {
   TemplateAppUsage,
   TemplateInsightsResponse,
   TemplateParameterUsage,
-  TemplateVersionParameter,
+  RichParameter,
   UserActivityInsightsResponse,
   UserLatencyInsightsResponse,
 } from '../../sdk/wire/index.js';
@@ -88,7 +88,7 @@ export function toWireTemplateInsights(
 function parameterUsage(data: TemplateInsightsData): TemplateParameterUsage[] {
   const byKey = new Map<string, TemplateParameterUsage>();
   for (const { templateId, parameters } of data.parameterDefinitions) {
-    for (const parameter of parseJson<TemplateVersionParameter[]>(parameters, [])) {
+    for (const parameter of parseJson<RichParameter[]>(parameters, [])) {
       if (parameter.ephemeral) continue;
       const options = (parameter.options ?? []).map((o) => ({ name: o.name, description: o.description, value: o.value, icon: o.icon }));
       const key = JSON.stringify([parameter.name, parameter.type, parameter.display_name, parameter.description, options]);

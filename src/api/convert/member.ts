@@ -19,18 +19,17 @@ export function toWireMember(row: MemberRow): OrganizationMember {
   };
 }
 
-/** A membership with its user's fields and site roles. */
+/** A membership with its user's fields and site roles; an empty name or avatar is left out, as the reference does. */
 export function toWireMemberWithUser(row: MemberWithUser): OrganizationMemberWithUser {
   return {
     ...toWireMember(row),
     username: row.username,
-    name: row.name,
+    name: row.name || undefined,
     email: row.email,
-    avatar_url: row.avatar_url,
+    avatar_url: row.avatar_url || undefined,
     global_roles: parseStringArray(row.rbac_roles).map((name) => ({
       name,
       display_name: builtInSiteRole(name)?.display_name ?? name,
-      organization_id: '',
     })),
   };
 }

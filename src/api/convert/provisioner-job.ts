@@ -2,6 +2,8 @@ import type { JobView } from '../../domain/provisioner-job-views.js';
 import type { ProvisionerJob, ProvisionerJobLog } from '../../sdk/wire/index.js';
 import type { ProvisionerJobLogRow } from '../../store/rows.js';
 
+import { nonEmpty } from './non-empty.js';
+
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 /**
@@ -22,7 +24,7 @@ export function toWireJob(view: JobView): ProvisionerJob {
     organization_id: row.organization_id,
     worker_id: row.worker_id || undefined,
     worker_name: view.workerName || undefined,
-    available_workers: [...view.availableWorkers],
+    available_workers: nonEmpty([...view.availableWorkers]),
     status: view.status,
     tags: view.tags,
     type: row.type as ProvisionerJob['type'],

@@ -7,7 +7,7 @@ export function toRoleObject(role: Role): RoleObject {
   return {
     name: role.name,
     display_name: role.display_name,
-    organization_id: role.organization_id || null,
+    organization_id: role.organization_id || undefined,
     site_permissions: copy(role.site),
     organization_permissions: copy(role.org),
     user_permissions: copy(role.user),

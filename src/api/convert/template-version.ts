@@ -4,11 +4,15 @@ import type { PlannedAgent, TemplateVersion, WorkspaceAgent, WorkspaceResource }
 import { parseJson } from '../../store/json-column.js';
 import type { TemplateVersionRow, WorkspaceResourceRow } from '../../store/rows.js';
 import { toWireJob } from './provisioner-job.js';
+import { leanApp } from './workspace-agent.js';
 import { toWireResource } from './workspace-resource.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** A template version as the API shows it. `template_id` is the nil UUID until a template adopts it. */
+/**
+ * A template version as the API shows it. `template_id` is the nil UUID until a template adopts it;
+ * the creator's empty avatar and the (never any) warnings are left out, as the reference does.
+ */
 export function toWireTemplateVersion(
   version: TemplateVersionRow,
   job: JobView,
@@ -24,9 +28,8 @@ export function toWireTemplateVersion(
     message: version.message,
     job: toWireJob(job),
     readme: version.readme,
-    created_by: creator,
+    created_by: { id: creator.id, username: creator.username, avatar_url: creator.avatar_url || undefined },
     archived: version.archived === 1,
-    warnings: [],
     matched_provisioners: job.matchedProvisioners,
   };
 }
@@ -54,11 +57,10 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     // A planned agent never connected: the times and latency the reference leaves out are left out.
     status: 'connecting',
     lifecycle_state: 'created',
-    directory: agent.directory,
-    expanded_directory: '',
+    directory: agent.directory || undefined,
     operating_system: agent.operating_system,
     architecture: agent.architecture,
-    instance_id: agent.instance_id ?? '',
+    instance_id: agent.instance_id || undefined,
     version: '',
     api_version: '',
     troubleshooting_url: agent.troubleshooting_url,
@@ -73,7 +75,7 @@ function plannedAgent(row: WorkspaceResourceRow, agent: PlannedAgent, index: num
     log_sources: [],
     parent_id: null,
     // Planned apps and scripts get the ids their agent would give them: stable across reads.
-    apps: wireApps(id, agent, {}),
+    apps: wireApps(id, agent, {}).map(leanApp),
     scripts: wireScripts(id, agent),
   };
 }

@@ -1,8 +1,8 @@
 import { readDefinition, scriptLogSources, wireApps, wireScripts } from '../../domain/agent-definition.js';
-import { deriveAgentHealth, deriveAgentStatus } from '../../domain/agent-status.js';
+import { deriveAgentHealth, deriveAgentStatus, type AgentHealth } from '../../domain/agent-status.js';
 import { toWireAppStatus } from '../../domain/app-statuses.js';
 import { RELAY_REGION_NAME } from '../../domain/relay-map.js';
-import type { WorkspaceAgent } from '../../sdk/wire/index.js';
+import type { WorkspaceAgent, WorkspaceApp } from '../../sdk/wire/index.js';
 import { parseJson, parseStringArray } from '../../store/json-column.js';
 import type { AgentLogSourceRow, AppStatusRow, WorkspaceAgentRow } from '../../store/rows.js';
 import { withSubdomainNames, type AppLabelNames } from '../apps/app-request.js';
@@ -55,11 +55,11 @@ export function toWireAgent(
     ready_at: agent.ready_at || undefined,
     status,
     lifecycle_state: agent.lifecycle_state,
-    directory: definition.directory,
-    expanded_directory: agent.expanded_directory,
+    directory: definition.directory || undefined,
+    expanded_directory: agent.expanded_directory || undefined,
     operating_system: definition.operating_system,
     architecture: definition.architecture,
-    instance_id: agent.auth_instance_id,
+    instance_id: agent.auth_instance_id || undefined,
     version: agent.version,
     api_version: agent.api_version,
     troubleshooting_url: definition.troubleshooting_url,
@@ -69,7 +69,7 @@ export function toWireAgent(
     display_apps: definition.display_apps.filter((app) => DISPLAY_APPS.has(app)),
     subsystems: [...parseStringArray(agent.subsystems)],
     environment_variables: { ...definition.env },
-    health: deriveAgentHealth(status, agent.lifecycle_state),
+    health: leanHealth(deriveAgentHealth(status, agent.lifecycle_state)),
     latency: relayLatency(status, agent.last_stats),
     startup_script_behavior:
       definition.startup_script_behavior === 'blocking' || definition.scripts.some((s) => s.run_on_start && s.start_blocks_login)
@@ -81,7 +81,7 @@ export function toWireAgent(
       wireApps(agent.id, definition, parseJson<Record<string, string>>(agent.app_health, {}), reports.statuses.map(toWireAppStatus)),
       agent.name,
       labels,
-    ),
+    ).map(leanApp),
     scripts: wireScripts(agent.id, definition),
   };
 }
@@ -94,4 +94,20 @@ function relayLatency(status: WorkspaceAgent['status'], lastStats: string | null
   const latencyMs = parseJson<{ connection_median_latency_ms?: number }>(lastStats, {}).connection_median_latency_ms ?? 0;
   if (status !== 'connected' || !(latencyMs > 0)) return undefined;
   return { [RELAY_REGION_NAME]: { latency_ms: latencyMs, preferred: true } };
+}
+
+/** An app with the fields the reference's server leaves out when empty (`omitempty`) left out. */
+export function leanApp(app: WorkspaceApp): WorkspaceApp {
+  return {
+    ...app,
+    command: app.command || undefined,
+    icon: app.icon || undefined,
+    subdomain_name: app.subdomain_name || undefined,
+    group: app.group || undefined,
+  };
+}
+
+/** A healthy agent's health has no reason, left out as the reference leaves it out. */
+function leanHealth(health: AgentHealth): WorkspaceAgent['health'] {
+  return { healthy: health.healthy, reason: health.reason || undefined };
 }

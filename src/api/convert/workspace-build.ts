@@ -23,7 +23,8 @@ export function toWireBuild(build: WorkspaceBuildRow, workspace: WorkspaceRow, r
     workspace_name: workspace.name,
     workspace_owner_id: workspace.owner_id,
     workspace_owner_name: related.owner?.username ?? '',
-    workspace_owner_avatar_url: related.owner?.avatar_url ?? '',
+    // Left out when empty, as the reference's server leaves it out.
+    workspace_owner_avatar_url: related.owner?.avatar_url || undefined,
     template_version_id: build.template_version_id,
     template_version_name: related.versionName,
     template_version_preset_id: build.template_version_preset_id || null,

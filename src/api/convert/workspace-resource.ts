@@ -1,8 +1,12 @@
-import type { WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
+import type { ResourceMetadata, WorkspaceAgent, WorkspaceResource } from '../../sdk/wire/index.js';
+import { nonEmpty } from './non-empty.js';
 import { parseJson } from '../../store/json-column.js';
 import type { WorkspaceResourceRow } from '../../store/rows.js';
 
-/** A resource row as the API shows it, with the agents given (running ones for builds, plans for imports). */
+/**
+ * A resource row as the API shows it, with the agents given (running ones for builds, plans for
+ * imports); no metadata is left out rather than an empty list, as the reference sends it.
+ */
 export function toWireResource(row: WorkspaceResourceRow, agents: WorkspaceAgent[]): WorkspaceResource {
   return {
     id: row.id,
@@ -14,7 +18,7 @@ export function toWireResource(row: WorkspaceResourceRow, agents: WorkspaceAgent
     icon: row.icon,
     hide: row.hide === 1,
     daily_cost: row.daily_cost,
-    metadata: parseJson(row.metadata, []),
+    metadata: nonEmpty(parseJson<ResourceMetadata[]>(row.metadata, [])),
     agents,
   };
 }

@@ -16,6 +16,7 @@ import {
   type DeploymentOption,
 } from '../../sdk/wire/index.js';
 import { computeDeploymentStats } from '../../domain/deployment-stats.js';
+import { toWireDeploymentStats } from '../convert/deployment-stats.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { forbidden } from '../problems.js';
@@ -44,7 +45,6 @@ export async function publicGeneralRoutes(app: FastifyInstance, context: ApiCont
     provisioner_api_version: PROVISIONER_API_VERSION,
     upgrade_message: '',
     deployment_id: context.identity.deploymentId,
-    webpush_public_key: '',
   }));
 
   // Answered from the last check of the release feed, which runs in the background (--update-check).
@@ -74,7 +74,7 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
   app.get('/deployment/stats', { schema: { response: { 200: DeploymentStats } } }, async (request) => {
     const { store } = authOf(request);
     if (!store.can('read', { type: 'deployment_stats' })) throw forbidden();
-    return computeDeploymentStats(store, context.store.clock.now());
+    return toWireDeploymentStats(await computeDeploymentStats(store, context.store.clock.now()));
   });
 
   app.get('/deployment/ssh', { schema: { response: { 200: SshConfig } } }, async () => ({

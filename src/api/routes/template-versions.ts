@@ -32,6 +32,7 @@ import { parseJson } from '../../store/json-column.js';
 import type { ProvisionerJobRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWirePresets } from '../convert/preset.js';
+import { toWireVersionParameter } from '../convert/template-version-parameter.js';
 import { toWireJob, toWireJobLog } from '../convert/provisioner-job.js';
 import { toWirePlannedResource, toWireTemplateVersion } from '../convert/template-version.js';
 import { httpOrWebSocketRoute } from '../http-or-websocket-route.js';
@@ -292,12 +293,7 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
     async (request) => {
       const { version, job } = versionOf(request);
       if (!isJobDone(job)) throw new HttpProblem(403, "Job hasn't completed!");
-      return parseJson<RichParameter[]>(version.parameters, []).map((parameter) => ({
-        ...parameter,
-        description_plaintext: parameter.description,
-        validation_min: parameter.validation_min ?? undefined,
-        validation_max: parameter.validation_max ?? undefined,
-      }));
+      return parseJson<RichParameter[]>(version.parameters, []).map(toWireVersionParameter);
     },
   );
 

@@ -9,7 +9,7 @@ import { validateTtlMs, weeklyScheduleProblem } from '../../domain/schedule/inde
 import { workspaceEventsChannel } from '../../domain/workspace-events.js';
 import { addMs } from '../../lib/duration.js';
 import { HttpProblem } from '../../lib/errors.js';
-import { Response, Workspace, WorkspaceBuildTimings, type NameValue, type RichParameter } from '../../sdk/wire/index.js';
+import { Response, Workspace, WorkspaceBuildTimings, type NameValue, type RichParameter, type TimingStage } from '../../sdk/wire/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
 import { parseJson } from '../../store/json-column.js';
 import type { ProvisionerJobRow, WorkspaceBuildRow, WorkspaceRow } from '../../store/rows.js';
@@ -265,25 +265,47 @@ async function agentTimings(store: AuthorizedStore, workspace: WorkspaceRow, bui
   };
 }
 
-/** Stage by stage, from the first to the last log line of each stage of the build's job. */
+/**
+ * The reference's timing stage of each stage the runner and provisioners name in a job's log
+ * (src/provisioner/runner/job-runner.ts): its dashboard charts only `init`, `plan`, `graph` and
+ * `apply`. `null` (the runner's clean-up, a provisioner's own stage) counts toward the stage
+ * before it, so the spans still cover the whole job.
+ */
+const TIMING_STAGE: Readonly<Record<string, TimingStage>> = {
+  'Setting up': 'init',
+  'Initializing terraform': 'init',
+  'Parsing template parameters': 'plan',
+  'Detecting persistent resources': 'plan',
+  'Detecting ephemeral resources': 'plan',
+  'Planning infrastructure': 'plan',
+  'Starting workspace': 'apply',
+  'Stopping workspace': 'apply',
+  'Destroying workspace': 'apply',
+};
+
+/**
+ * Stage by stage, from the first to the last log line of each stage of the build's job, under the
+ * reference's stage names; `action` keeps the log's own name of the stage that opened the span.
+ */
 async function provisionerTimings(
   store: AuthorizedStore,
   workspace: WorkspaceRow,
   latest: { readonly build: WorkspaceBuildRow; readonly job: ProvisionerJobRow },
-): Promise<{ job_id: string; started_at: string; ended_at: string; stage: string; source: string; action: string; resource: string }[]> {
+): Promise<WorkspaceBuildTimings['provisioner_timings']> {
   const { job } = latest;
   const jobId = job.id;
   const logs = await store.workspaceBuilds.logs(workspace, latest.build, {});
-  const stages: { stage: string; started_at: string; ended_at: string }[] = [];
+  const stages: { stage: TimingStage; action: string; started_at: string; ended_at: string }[] = [];
   for (const log of logs) {
     const last = stages.at(-1);
-    if (last?.stage === log.stage) last.ended_at = log.created_at;
+    const stage = TIMING_STAGE[log.stage] ?? last?.stage ?? 'init';
+    if (last?.stage === stage) last.ended_at = log.created_at;
     else {
       if (last) last.ended_at = log.created_at;
-      stages.push({ stage: log.stage, started_at: log.created_at, ended_at: log.created_at });
+      stages.push({ stage, action: log.stage, started_at: log.created_at, ended_at: log.created_at });
     }
   }
   const final = stages.at(-1);
   if (final && job.completed_at && jobStatus(job) !== 'running') final.ended_at = job.completed_at;
-  return stages.map((stage) => ({ job_id: jobId, ...stage, source: job.provisioner, action: stage.stage, resource: '' }));
+  return stages.map((span) => ({ job_id: jobId, ...span, source: job.provisioner, resource: '' }));
 }

@@ -14,7 +14,7 @@ const USER_COLUMNS = [
   { heading: 'roles', value: (u: User) => u.roles.map((r) => r.name).join(',') },
   { heading: 'last seen', value: (u: User) => humanTime(u.last_seen_at) },
   { heading: 'id', value: (u: User) => u.id, hidden: true },
-  { heading: 'name', value: (u: User) => u.name, hidden: true },
+  { heading: 'name', value: (u: User) => u.name ?? '', hidden: true },
   { heading: 'login type', value: (u: User) => u.login_type, hidden: true },
   { heading: 'created at', value: (u: User) => humanTime(u.created_at), hidden: true },
 ];

@@ -64,7 +64,8 @@ function printResources(context: CommandContext, resources: readonly WorkspaceRe
   context.io.stdout.write(`\nResources${shown.length === 0 ? ': none' : ':'}\n`);
   for (const resource of shown) {
     context.io.stdout.write(`  ${resource.name} (${resource.type})\n`);
-    for (const entry of resource.metadata) context.io.stdout.write(`    ${entry.key}: ${entry.sensitive ? '********' : entry.value}\n`);
+    for (const entry of resource.metadata ?? [])
+      context.io.stdout.write(`    ${entry.key}: ${entry.sensitive ? '********' : entry.value}\n`);
     for (const agent of resource.agents) context.io.stdout.write(`    agent ${agent.name}: ${agentState(agent)}\n`);
   }
 }

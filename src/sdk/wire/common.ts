@@ -27,10 +27,10 @@ export type Response = Static<typeof Response>;
 export const WorkspaceTransition = Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('delete')]);
 export type WorkspaceTransition = Static<typeof WorkspaceTransition>;
 
-/** A role as other objects refer to it. */
+/** A role as other objects refer to it; a site role names no organization (left out, as the reference does). */
 export const SlimRole = Type.Object({
   name: Type.String(),
   display_name: Type.String(),
-  organization_id: Type.String(),
+  organization_id: Type.Optional(Type.String()),
 });
 export type SlimRole = Static<typeof SlimRole>;

@@ -10,7 +10,8 @@ export const BuildInfo = Type.Object({
   provisioner_api_version: Type.String(),
   upgrade_message: Type.String(),
   deployment_id: Type.String(),
-  webpush_public_key: Type.String(),
+  /** Left out: the deployment sends no web push, and the reference leaves an empty key out. */
+  webpush_public_key: Type.Optional(Type.String()),
 });
 export type BuildInfo = Static<typeof BuildInfo>;
 
@@ -78,7 +79,8 @@ export const DeploymentStats = Type.Object({
     running: Type.Integer(),
     stopped: Type.Integer(),
     failed: Type.Integer(),
-    connection_latency_ms: Type.Object({ p50: Type.Number(), p95: Type.Number() }),
+    /** `P50`/`P95`: the reference's Go struct has no JSON tags, so its server sends these names. */
+    connection_latency_ms: Type.Object({ P50: Type.Number(), P95: Type.Number() }),
     rx_bytes: Type.Integer(),
     tx_bytes: Type.Integer(),
   }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Nullable, Uuid } from './common.js';
+import { DateTime, Uuid } from './common.js';
 
 export const Organization = Type.Object({
   id: Uuid,
@@ -33,7 +33,8 @@ export type CreateOrganizationRequest = Static<typeof CreateOrganizationRequest>
 export const UpdateOrganizationRequest = Type.Partial(CreateOrganizationRequest);
 export type UpdateOrganizationRequest = Static<typeof UpdateOrganizationRequest>;
 
-const RoleRef = Type.Object({ name: Type.String(), display_name: Type.String(), organization_id: Type.String() });
+/** A role of a member; a site role names no organization (left out, as the reference does). */
+const RoleRef = Type.Object({ name: Type.String(), display_name: Type.String(), organization_id: Type.Optional(Type.String()) });
 
 export const OrganizationMember = Type.Object({
   user_id: Uuid,
@@ -48,9 +49,10 @@ export const OrganizationMemberWithUser = Type.Composite([
   OrganizationMember,
   Type.Object({
     username: Type.String(),
-    name: Type.String(),
+    /** Name and avatar are left out when empty, as the reference's server leaves them out. */
+    name: Type.Optional(Type.String()),
     email: Type.String(),
-    avatar_url: Type.String(),
+    avatar_url: Type.Optional(Type.String()),
     global_roles: Type.Array(RoleRef),
   }),
 ]);
@@ -62,8 +64,8 @@ export type PaginatedMembers = Static<typeof PaginatedMembers>;
 export const RoleObject = Type.Object({
   name: Type.String(),
   display_name: Type.String(),
-  /** Null for site-wide roles. */
-  organization_id: Nullable(Uuid),
+  /** Left out for site-wide roles, as the reference's server leaves an empty organization out. */
+  organization_id: Type.Optional(Uuid),
   site_permissions: Type.Array(Permission),
   organization_permissions: Type.Array(Permission),
   user_permissions: Type.Array(Permission),

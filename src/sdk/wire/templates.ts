@@ -31,7 +31,8 @@ export const ProvisionerJob = Type.Object({
   organization_id: Uuid,
   worker_id: Type.Optional(Uuid),
   worker_name: Type.Optional(Type.String()),
-  available_workers: Type.Array(Uuid),
+  /** Left out when no daemon can take the job, as the reference's server leaves an empty list out. */
+  available_workers: Type.Optional(Type.Array(Uuid)),
   status: ProvisionerJobStatus,
   tags: Type.Record(Type.String(), Type.String()),
   type: Type.Union([Type.Literal('template_version_import'), Type.Literal('workspace_build'), Type.Literal('template_version_dry_run')]),
@@ -71,13 +72,14 @@ export const WorkspaceApp = Type.Object({
   slug: Type.String(),
   display_name: Type.String(),
   url: Type.String(),
-  command: Type.String(),
-  icon: Type.String(),
+  /** Command, icon, subdomain name and group are left out when empty, as the reference's server does. */
+  command: Type.Optional(Type.String()),
+  icon: Type.Optional(Type.String()),
   external: Type.Boolean(),
   subdomain: Type.Boolean(),
-  subdomain_name: Type.String(),
+  subdomain_name: Type.Optional(Type.String()),
   hidden: Type.Boolean(),
-  group: Type.String(),
+  group: Type.Optional(Type.String()),
   open_in: Type.Union([Type.Literal('slim-window'), Type.Literal('tab')]),
   sharing_level: ShareLevel,
   health: Type.Union([Type.Literal('disabled'), Type.Literal('initializing'), Type.Literal('healthy'), Type.Literal('unhealthy')]),
@@ -114,11 +116,13 @@ export const WorkspaceAgent = Type.Object({
   ready_at: Type.Optional(DateTime),
   status: Type.Union([Type.Literal('connecting'), Type.Literal('connected'), Type.Literal('disconnected'), Type.Literal('timeout')]),
   lifecycle_state: Type.String(),
-  directory: Type.String(),
-  expanded_directory: Type.String(),
+  /** Directory and instance id are left out when empty, as the reference's server leaves them out. */
+  directory: Type.Optional(Type.String()),
+  /** Left out until the agent reports it, as the reference's server leaves it out. */
+  expanded_directory: Type.Optional(Type.String()),
   operating_system: Type.String(),
   architecture: Type.String(),
-  instance_id: Type.String(),
+  instance_id: Type.Optional(Type.String()),
   version: Type.String(),
   api_version: Type.String(),
   troubleshooting_url: Type.String(),
@@ -150,7 +154,8 @@ export const WorkspaceResource = Type.Object({
   icon: Type.String(),
   hide: Type.Boolean(),
   daily_cost: Type.Integer(),
-  metadata: Type.Array(ResourceMetadata),
+  /** Left out when the resource has none, as the reference's server leaves an empty list out. */
+  metadata: Type.Optional(Type.Array(ResourceMetadata)),
   agents: Type.Array(WorkspaceAgent),
 });
 export type WorkspaceResource = Static<typeof WorkspaceResource>;
@@ -172,9 +177,10 @@ export const TemplateVersion = Type.Object({
   message: Type.String(),
   job: ProvisionerJob,
   readme: Type.String(),
-  created_by: Type.Object({ id: Uuid, username: Type.String(), avatar_url: Type.String() }),
+  /** The avatar is left out when empty, and the warnings when there are none, as the reference sends them. */
+  created_by: Type.Object({ id: Uuid, username: Type.String(), avatar_url: Type.Optional(Type.String()) }),
   archived: Type.Boolean(),
-  warnings: Type.Array(Type.String()),
+  warnings: Type.Optional(Type.Array(Type.String())),
   matched_provisioners: MatchedProvisioners,
 });
 export type TemplateVersion = Static<typeof TemplateVersion>;
@@ -209,9 +215,10 @@ export const TemplateVersionVariable = Type.Object({
 });
 export type TemplateVersionVariable = Static<typeof TemplateVersionVariable>;
 
+/** A version's parameter; the display name and validation fields are left out when empty, as the reference does. */
 export const TemplateVersionParameter = Type.Object({
   name: Type.String(),
-  display_name: Type.String(),
+  display_name: Type.Optional(Type.String()),
   description: Type.String(),
   description_plaintext: Type.String(),
   type: Type.String(),

@@ -16,15 +16,16 @@ export type LoginType = Static<typeof LoginType>;
 export const User = Type.Object({
   id: Uuid,
   username: Type.String(),
-  name: Type.String(),
+  /** Name, avatar and theme are left out when empty, as the reference's server leaves them out. */
+  name: Type.Optional(Type.String()),
   email: Type.String(),
-  avatar_url: Type.String(),
+  avatar_url: Type.Optional(Type.String()),
   created_at: DateTime,
   updated_at: DateTime,
   last_seen_at: DateTime,
   status: UserStatus,
   login_type: Type.String(),
-  theme_preference: Type.String(),
+  theme_preference: Type.Optional(Type.String()),
   organization_ids: Type.Array(Uuid),
   roles: Type.Array(SlimRole),
 });

@@ -20,7 +20,8 @@ export const WorkspaceBuild = Type.Object({
   workspace_name: Type.String(),
   workspace_owner_id: Uuid,
   workspace_owner_name: Type.String(),
-  workspace_owner_avatar_url: Type.String(),
+  /** Left out when empty, as the reference's server leaves it out. */
+  workspace_owner_avatar_url: Type.Optional(Type.String()),
   template_version_id: Uuid,
   template_version_name: Type.String(),
   template_version_preset_id: Nullable(Uuid),
@@ -120,6 +121,9 @@ export const PortShare = Type.Object({
   protocol: Type.String(),
 });
 export type PortShare = Static<typeof PortShare>;
+
+/** The reference's names of the stages a build's timings are charted by (`stage` of each timing). */
+export type TimingStage = 'init' | 'plan' | 'graph' | 'apply' | 'start' | 'stop' | 'cron' | 'connect';
 
 const ProvisionerTiming = Type.Object({
   job_id: Type.String(),

@@ -159,7 +159,7 @@ function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: st
               <strong>{resource.name}</strong>
               <span className="muted">{resource.type}</span>
             </div>
-            {resource.metadata.length > 0 && (
+            {resource.metadata && resource.metadata.length > 0 && (
               <dl className="metadata">
                 {resource.metadata.map((item) => (
                   <div key={item.key}>
