@@ -41,13 +41,9 @@ describe('pubsub', () => {
     await exercise(async () => shared);
   });
 
-  it(
-    'delivers messages between PostgreSQL connections through LISTEN/NOTIFY',
-    { skip: NEEDS_POSTGRES },
-    async () => {
-      await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
-    },
-  );
+  it('delivers messages between PostgreSQL connections through LISTEN/NOTIFY', { skip: NEEDS_POSTGRES }, async () => {
+    await exercise(() => PostgresPubSub.connect(PG_URL ?? ''));
+  });
 
   it(
     'publishes through the pool and keeps apart the channels of one kind and a plain channel of the same name',
@@ -148,48 +144,44 @@ describe('pubsub', () => {
     },
   );
 
-  it(
-    'sends notifications only while another replica listens to the same database',
-    { skip: NEEDS_POSTGRES },
-    async () => {
-      // A database of its own: replicas of other tests must not count as listeners here.
-      const database = await createTestDatabase('postgres');
-      const url = database.target.kind === 'postgres' ? database.target.url : '';
-      const pool = new pg.Pool({ connectionString: url, max: 2 });
-      let sent = 0;
-      const notify = async (text: string, values: readonly string[]): Promise<void> => {
-        sent++;
-        await pool.query(text, [...values]);
-      };
-      const first = await PostgresPubSub.connect(url, notify, { recountMs: 50 });
-      try {
-        const own: string[] = [];
-        const stopOwn = await first.subscribe('job:alone', (payload) => own.push(payload));
-        await first.publish('job:alone', 'heard here');
-        assert.deepEqual(own, ['heard here'], 'its own subscribers hear it');
-        assert.equal(sent, 0, 'alone, nothing is sent');
-        await stopOwn();
+  it('sends notifications only while another replica listens to the same database', { skip: NEEDS_POSTGRES }, async () => {
+    // A database of its own: replicas of other tests must not count as listeners here.
+    const database = await createTestDatabase('postgres');
+    const url = database.target.kind === 'postgres' ? database.target.url : '';
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    let sent = 0;
+    const notify = async (text: string, values: readonly string[]): Promise<void> => {
+      sent++;
+      await pool.query(text, [...values]);
+    };
+    const first = await PostgresPubSub.connect(url, notify, { recountMs: 50 });
+    try {
+      const own: string[] = [];
+      const stopOwn = await first.subscribe('job:alone', (payload) => own.push(payload));
+      await first.publish('job:alone', 'heard here');
+      assert.deepEqual(own, ['heard here'], 'its own subscribers hear it');
+      assert.equal(sent, 0, 'alone, nothing is sent');
+      await stopOwn();
 
-        // A second replica: once it is connected, the first one's very next message reaches it.
-        const second = await PostgresPubSub.connect(url);
-        const heard = await nextMessage(second, 'job:joined');
-        await first.publish('job:joined', 'to the newcomer');
-        assert.equal(await heard.payload, 'to the newcomer');
-        assert.equal(sent, 1);
-        await heard.stop();
+      // A second replica: once it is connected, the first one's very next message reaches it.
+      const second = await PostgresPubSub.connect(url);
+      const heard = await nextMessage(second, 'job:joined');
+      await first.publish('job:joined', 'to the newcomer');
+      assert.equal(await heard.payload, 'to the newcomer');
+      assert.equal(sent, 1);
+      await heard.stop();
 
-        // Once it is gone, a count notices and the first one stops sending.
-        await second.close();
-        await eventually(async () => {
-          const before = sent;
-          await first.publish('job:gone', 'nobody');
-          assert.equal(sent, before, 'nothing sent after the other replica left');
-        });
-      } finally {
-        await first.close();
-        await pool.end();
-        await database.drop();
-      }
-    },
-  );
+      // Once it is gone, a count notices and the first one stops sending.
+      await second.close();
+      await eventually(async () => {
+        const before = sent;
+        await first.publish('job:gone', 'nobody');
+        assert.equal(sent, before, 'nothing sent after the other replica left');
+      });
+    } finally {
+      await first.close();
+      await pool.end();
+      await database.drop();
+    }
+  });
 });
