@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
 import type { CliIo } from './io.js';
+import { isListOption, listOption, splitCommaList } from './list-options.js';
 import { parseColumnSelection, unknownColumn } from './output.js';
 
 /**
@@ -26,10 +27,8 @@ export function newProgram(io: CliIo): Command {
         new Option(
           '--header <header>',
           'An HTTP header added to every request, streams and WebSockets included, as Name=value or "Name: value"; repeatable (the variable takes a comma-separated list)',
-        )
-          .argParser(collect)
-          .env('COVE_HEADER'),
-      ),
+        ),
+      ).env('COVE_HEADER'),
     )
     .addOption(
       new Option(
@@ -123,18 +122,6 @@ function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
 }
 
 /** Adds a repeated option's value to the ones before it. */
-function collect(value: string, previous: readonly string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
-/** Options whose variable holds a comma-separated list, one value per item (`COVE_HEADER`). */
-const LIST_OPTIONS = new WeakSet<Option>();
-
-function listOption(option: Option): Option {
-  LIST_OPTIONS.add(option);
-  return option;
-}
-
 /** What a boolean option's variable says: set unless empty, 0, false, no or off. */
 function truthy(value: string): boolean {
   return !['', '0', 'false', 'no', 'off'].includes(value.trim().toLowerCase());
@@ -171,12 +158,8 @@ class EnvCommand extends Command {
       const emitter = this as unknown as EventEmitter;
       if (!option.required && !option.optional) {
         if (truthy(text)) emitter.emit(event);
-      } else if (LIST_OPTIONS.has(option)) {
-        for (const item of text
-          .split(',')
-          .map((part) => part.trim())
-          .filter((part) => part !== ''))
-          emitter.emit(event, item);
+      } else if (isListOption(option)) {
+        for (const item of splitCommaList(text)) emitter.emit(event, item);
       } else {
         emitter.emit(event, text);
       }

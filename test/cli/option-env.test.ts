@@ -37,6 +37,9 @@ describe("command options' COVE_ variables: the variable sets the option, the fl
     const help = await user.run('tokens', 'create', '--help');
     assert.match(help.stdout, /--name <name>[\s\S]*\(env:\s+COVE_TOKEN_NAME\)/);
     const ssh = await user.run('ssh', '--help');
+    // Repeatable options have theirs too.
+    assert.match(ssh.stdout, /--env <KEY=VALUE>[\s\S]*\(env:\s+COVE_SSH_ENV\)/);
+    assert.match((await user.run('port-forward', '--help')).stdout, /--tcp <mapping>[\s\S]*\(env:\s+COVE_PORT_FORWARD_TCP\)/);
     assert.match(ssh.stdout, /env:\s+COVE_SSH_DISABLE_AUTOSTART/);
   });
 });

@@ -38,8 +38,16 @@ export const portForwardCommand: CommandSpec = {
     },
   ],
   configure: repeatableOptions([
-    { flags: '-p, --tcp <mapping>', description: 'TCP ports: LOCAL:REMOTE, a range, or BIND:LOCAL:REMOTE (repeatable, comma-separated)' },
-    { flags: '-u, --udp <mapping>', description: 'UDP ports, written as for --tcp (repeatable, comma-separated)' },
+    {
+      flags: '-p, --tcp <mapping>',
+      description: 'TCP ports: LOCAL:REMOTE, a range, or BIND:LOCAL:REMOTE (repeatable, comma-separated)',
+      env: 'COVE_PORT_FORWARD_TCP',
+    },
+    {
+      flags: '-u, --udp <mapping>',
+      description: 'UDP ports, written as for --tcp (repeatable, comma-separated)',
+      env: 'COVE_PORT_FORWARD_UDP',
+    },
   ]),
   examples: [
     'cove port-forward dev --tcp 18080:8080',

@@ -68,7 +68,11 @@ const startCommand: CommandSpec = {
   ],
   configure: async (command: Command) => {
     await repeatableOptions([
-      { flags: '-t, --tag <key=value>', description: 'Serve jobs with this tag (repeatable; a key has its own tags)' },
+      {
+        flags: '-t, --tag <key=value>',
+        description: 'Serve jobs with this tag (repeatable; a key has its own tags)',
+        env: 'COVE_PROVISIONERD_TAGS',
+      },
       { flags: '--provisioner <kind>', description: 'native, echo or terraform (repeatable; default: all of them)' },
     ])(command);
     // For tests and one-shot runs: stop once this many jobs are done, as a signal would.

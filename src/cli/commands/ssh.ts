@@ -65,8 +65,9 @@ export const sshCommand: CommandSpec = {
     {
       flags: '-R, --remote-forward <forward>',
       description: 'Forward a port in the workspace to here: [BIND:]REMOTE_PORT:HOST:PORT, e.g. 8080:localhost:3000 (repeatable)',
+      env: 'COVE_SSH_REMOTE_FORWARD',
     },
-    { flags: '-e, --env <KEY=VALUE>', description: 'Set an environment variable in the session (repeatable)' },
+    { flags: '-e, --env <KEY=VALUE>', description: 'Set an environment variable in the session (repeatable)', env: 'COVE_SSH_ENV' },
   ]),
   examples: [
     'cove ssh dev',

@@ -1,9 +1,10 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { ApiError } from '../../sdk/api-error.js';
 import type { CoveClient } from '../../sdk/client.js';
 import type { Template, TemplateVersion } from '../../sdk/wire/index.js';
 import { CliError } from '../cli-error.js';
 import type { OptionSpec } from '../command.js';
+import { listOption as markedListOption } from '../list-options.js';
 
 /** `-O/--org`, for the commands where an organization matters. */
 export const orgOption: OptionSpec = {
@@ -14,65 +15,25 @@ export const orgOption: OptionSpec = {
 };
 
 /**
- * Adds options that may be given more than once, each time with one value. Declared through
- * `configure` because a variadic option (`<value...>`) would also swallow the positional
- * arguments that follow it.
+ * Declares options that may be given more than once, each time with one value; each is read with
+ * `listOption`. Declared through `configure` because a variadic option (`<value...>`) would also
+ * swallow the positional arguments that follow it. An option's
+ * variable (`env`) holds a comma-separated list (src/cli/list-options.ts).
  */
 export function repeatableOptions(options: readonly OptionSpec[]): (command: Command) => Promise<void> {
   return async (command) => {
     for (const option of options) {
-      command.option(option.flags, option.description, (value: string, previous: readonly string[] | undefined) => [
-        ...(previous ?? []),
-        value,
-      ]);
+      const added = markedListOption(new Option(option.flags, option.description));
+      if (option.env !== undefined) added.env(option.env);
+      command.addOption(added);
     }
   };
 }
 
-/** The values of a repeatable option; none when it was not given. */
+/** The values of a repeatable option (flags, else its variable); none when neither gave any. */
 export function listOption(options: Readonly<Record<string, unknown>>, key: string): string[] {
   const value = options[key];
   return Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
-}
-
-/**
- * The values of a repeatable option; when the flag was not given, those of its variable
- * (`option.env`), separated by commas, a value holding a comma or quote written in double quotes
- * (`"tags=[""a"",""b""]"`), as the reference reads a list flag from its environment. Repeatable
- * options are declared by `repeatableOptions`, so their variables are read here.
- */
-export function listOptionOrEnv(
-  options: Readonly<Record<string, unknown>>,
-  env: Readonly<Record<string, string | undefined>>,
-  key: string,
-  option: OptionSpec,
-): string[] {
-  const given = listOption(options, key);
-  const text = option.env === undefined ? undefined : env[option.env];
-  return given.length > 0 || text === undefined || text === '' ? given : splitCommaList(text);
-}
-
-/** One line of comma-separated values, with "" quoting. */
-function splitCommaList(text: string): string[] {
-  const values: string[] = [];
-  let current = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        current += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else current += char;
-    } else if (char === '"' && current === '') quoted = true;
-    else if (char === ',') {
-      values.push(current);
-      current = '';
-    } else current += char;
-  }
-  values.push(current);
-  return values.filter((value) => value !== '');
 }
 
 /** A string option, or undefined when it was not given. */

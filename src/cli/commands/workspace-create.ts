@@ -68,7 +68,7 @@ export const createCommand: CommandSpec = {
   ],
   async run(context, [nameArgument], options) {
     const settings = scheduleSettings(options, context.io.env);
-    const given = await givenParameters(options, context.io.env);
+    const given = await givenParameters(options);
     const client = await context.client();
     const interactive = canPrompt(context.io);
     let name = nameArgument;

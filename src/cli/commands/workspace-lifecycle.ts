@@ -101,7 +101,7 @@ export const startCommand: CommandSpec = {
   configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove start dev', 'cove start dev --parameter cpus=4 -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options, context.io.env);
+    const given = await givenParameters(options);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (workspace.latest_build.status === 'running') {
@@ -148,7 +148,7 @@ export const restartCommand: CommandSpec = {
   configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove restart dev', 'cove restart dev --parameter cpus=8 -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options, context.io.env);
+    const given = await givenParameters(options);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     const version = startVersion(workspace);
@@ -180,7 +180,7 @@ export const updateCommand: CommandSpec = {
   configure: repeatableOptions(repeatableParameterOptions),
   examples: ['cove update dev', 'cove update dev --parameter region=eu -y'],
   async run(context, [name = ''], options) {
-    const given = await givenParameters(options, context.io.env);
+    const given = await givenParameters(options);
     const client = await context.client();
     const { workspace, label } = await target(client, name);
     if (!workspace.outdated) {

@@ -4,7 +4,7 @@ import type { NameValue, TemplateVersionParameter } from '../../sdk/wire/index.j
 import { CliError } from '../cli-error.js';
 import type { CommandContext, OptionSpec } from '../command.js';
 import { canPrompt, prompt } from '../prompt.js';
-import { listOptionOrEnv, parsePairs, stringOption } from './templates-common.js';
+import { listOption, parsePairs, stringOption } from './templates-common.js';
 
 /** `--parameter`, repeatable; declared through `repeatableOptions`. */
 export const parameterOption: OptionSpec = {
@@ -49,21 +49,17 @@ export interface GivenParameters {
 
 /**
  * The parameter values the user gave: the file's, then `--parameter`'s (which win); and the
- * `--ephemeral-parameter` values. A repeatable flag not given is read from its variable, where
- * several values are separated by commas (quoted with "" when one holds a comma), as the
- * reference reads list flags from its environment.
+ * `--ephemeral-parameter` values. A repeatable flag not given comes from its variable (a
+ * comma-separated list: src/cli/list-options.ts).
  */
-export async function givenParameters(
-  options: Readonly<Record<string, unknown>>,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<GivenParameters> {
+export async function givenParameters(options: Readonly<Record<string, unknown>>): Promise<GivenParameters> {
   const file = stringOption(options, 'richParameterFile');
   return {
     values: {
       ...(file === undefined ? {} : await readParameterFile(file)),
-      ...parsePairs(listOptionOrEnv(options, env, 'parameter', parameterOption), '--parameter'),
+      ...parsePairs(listOption(options, 'parameter'), '--parameter'),
     },
-    ephemeral: parsePairs(listOptionOrEnv(options, env, 'ephemeralParameter', ephemeralParameterOption), '--ephemeral-parameter'),
+    ephemeral: parsePairs(listOption(options, 'ephemeralParameter'), '--ephemeral-parameter'),
     promptEphemeral: options['promptEphemeralParameters'] === true,
   };
 }
