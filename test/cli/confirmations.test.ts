@@ -21,7 +21,9 @@ async function onTerminal(user: CliUser, args: readonly string[], answer: string
   terminal.onData((data) => (output += data));
   const exited = new Promise<number>((resolvePromise) => terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
   const deadline = Date.now() + 30_000;
-  while (!/\[y\/N\] $/.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // The question may end in terminal control codes: wait for its words, not for the line's end.
+  while (!output.includes('[y/N]') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(output.includes('[y/N]'), `no question within 30 s:\n${output}`);
   terminal.write(`${answer}\r`);
   return { code: await exited, output };
 }
