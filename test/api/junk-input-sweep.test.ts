@@ -15,6 +15,7 @@ import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestD
 const SKIPPED: Readonly<Record<string, string>> = {
   'GET /api/v2/workspaces/:workspace/watch': 'a server-sent event stream that stays open while the workspace exists',
   'GET /api/v2/workspaceagents/me/reinit': 'a stream that stays open until a prebuild is claimed',
+  'GET /api/v2/workspaceagents/:workspaceagent/watch-metadata': 'a server-sent event stream that stays open while the agent exists',
   'GET /swagger': 'the OpenAPI document itself; takes no input',
 };
 
