@@ -38,19 +38,7 @@ describe('general and deployment endpoints', () => {
 
   it('serves the deployment config to owners, with sources and secrets redacted', async () => {
     const { config, options } = await owner.deploymentConfig();
-    assert.deepEqual(config['access_url'], {
-      scheme: 'https',
-      opaque: '',
-      user: null,
-      host: 'cove.example.com',
-      path: '',
-      rawPath: '',
-      omitHost: false,
-      forceQuery: false,
-      rawQuery: '',
-      fragment: '',
-      rawFragment: '',
-    });
+    assert.equal(config['access_url'], 'https://cove.example.com');
     assert.deepEqual(config['rate_limit'], { api: 100, disable_all: false });
     const lifetimes = config['session_lifetime'] as Record<string, unknown>;
     assert.equal(lifetimes['default_duration'], 24 * 3600 * 1e9);
@@ -60,7 +48,7 @@ describe('general and deployment endpoints', () => {
     assert.equal(byFlag.get('access-url')?.value_source, 'flag');
     assert.equal(byFlag.get('session-duration')?.value_source, 'default');
     const pg = byFlag.get('postgres-url');
-    assert.equal(pg?.annotations['secret'], 'true');
+    assert.equal(pg?.annotations?.['secret'], 'true');
     assert.equal(pg?.value, '');
     for (const flag of [
       'http-address',

@@ -297,4 +297,86 @@ describe("answers against the reference client's wire types", () => {
       assert.ok(problems.length === 0, [...new Set(problems)].join('\n'));
     });
   }
+
+  it("DeploymentConfig: as the reference's client reads it", async () => {
+    const answer = (await get(world.owner, '/deployment/config')) as {
+      config: Record<string, unknown>;
+      options: { flag: string; value: unknown; group?: Record<string, unknown> }[];
+    };
+    // Settings the reference's server sends even when empty: `serpent.URL` is a struct, which
+    // `omitempty` never leaves out; it marshals as a string.
+    const sentWhenEmpty = ['wildcard_access_url', 'docs_url'];
+    // The reference's types file writes `serpent.StringArray` as `string`; its server sends arrays.
+    const stringArrays = [
+      'config_ssh.SSHConfigOptions',
+      'derp.server.stun_addresses',
+      'oauth2.github.allowed_orgs',
+      'oauth2.github.allowed_teams',
+      'oidc.email_domain',
+      'oidc.scopes',
+    ];
+    // Reference settings Cove has no equivalent of (OIDC group, role and organization sync, GitHub
+    // device flow, external provisioner daemons, notification delivery tuning, Prometheus collectors,
+    // log filters and Stackdriver, CORS for all): left out rather than sent as invented values.
+    const notInCove = [
+      'dangerous.allow_all_cors',
+      'logging.log_filter',
+      'logging.stackdriver',
+      ...['dispatch_timeout', 'fetch_interval', 'inbox', 'lease_count', 'lease_period', 'max_send_attempts', 'method'].map(
+        (name) => `notifications.${name}`,
+      ),
+      ...['retry_interval', 'sync_buffer_size', 'sync_interval', 'webhook'].map((name) => `notifications.${name}`),
+      'notifications.email.auth.identity',
+      'notifications.email.auth.password_file',
+      'notifications.email.hello',
+      'notifications.email.tls',
+      'oauth2.github.default_provider_enable',
+      'oauth2.github.device_flow',
+      ...['auth_url_params', 'client_cert_file', 'client_key_file', 'group_allow_list', 'group_auto_create', 'group_mapping'].map(
+        (name) => `oidc.${name}`,
+      ),
+      ...['group_regex_filter', 'groups_field', 'ignore_user_info', 'organization_assign_default', 'organization_field'].map(
+        (name) => `oidc.${name}`,
+      ),
+      ...['organization_mapping', 'signups_disabled_text', 'skip_issuer_checks', 'source_user_info_from_access_token'].map(
+        (name) => `oidc.${name}`,
+      ),
+      ...['user_role_field', 'user_role_mapping', 'user_roles_default'].map((name) => `oidc.${name}`),
+      ...['aggregate_agent_stats_by', 'collect_agent_stats', 'collect_db_metrics'].map((name) => `prometheus.${name}`),
+      ...['daemon_poll_interval', 'daemon_poll_jitter', 'daemon_psk', 'daemon_types', 'force_cancel_interval'].map(
+        (name) => `provisioner.${name}`,
+      ),
+    ];
+    // Cove's own settings, with no equivalent in the reference and no name of its; its client ignores them.
+    const coveOnly = [
+      'application_name',
+      'data_dir',
+      'http_body_timeout',
+      'http_header_timeout',
+      'instance_identity',
+      'licenses',
+      'logo_url',
+      'provisioner.release_dir',
+      'relay_url',
+      'update_check_url',
+      'user_dormancy_threshold',
+    ];
+    const field = (problem: string) => /^DeploymentConfig\.config\.([\w.]+)/.exec(problem)?.[1] ?? '';
+    const problems = mismatches(answer, { kind: 'object', ref: 'DeploymentConfig' }, 'DeploymentConfig').filter(
+      (problem) =>
+        !(sentWhenEmpty.includes(field(problem)) && problem.endsWith('leaves it out when empty')) &&
+        !(stringArrays.includes(field(problem)) && / expected string, got \[/.test(problem)) &&
+        !(notInCove.includes(field(problem)) && problem.endsWith(': missing')) &&
+        !(coveOnly.includes(field(problem)) && problem.endsWith('unknown field')) &&
+        // An option's value is an interface in the reference, which `omitempty` keeps when it holds an empty value.
+        !/^DeploymentConfig\.options\[\d+\]\.value \(SerpentOption\)/.test(problem),
+    );
+    assert.ok(problems.length === 0, [...new Set(problems)].join('\n'));
+    // The client takes an option's value as it comes: it is the setting's own value, URLs as strings.
+    const byFlag = new Map(answer.options.map((option) => [option.flag, option]));
+    assert.equal(byFlag.get('access-url')?.value, answer.config['access_url']);
+    assert.equal(typeof answer.config['wildcard_access_url'], 'string', 'a URL setting is sent when empty');
+    assert.equal(typeof byFlag.get('oidc-issuer-url')?.value, 'string');
+    assert.equal(byFlag.get('log-json')?.value, '');
+  });
 });

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { OPTION_DEFINITIONS, describeDefault, urlObject, wireValue } from '../../domain/deployment-options.js';
-import { EMBEDDED_REGION_ID, RELAY_REGION_CODE, RELAY_REGION_NAME } from '../../domain/relay-map.js';
 import { AGENT_API_VERSION, PROVISIONER_API_VERSION, VERSION } from '../../lib/version.js';
 import {
   AvailableExperiments,
@@ -13,9 +11,9 @@ import {
   Response,
   SshConfig,
   UpdateCheck,
-  type DeploymentOption,
 } from '../../sdk/wire/index.js';
 import { computeDeploymentStats } from '../../domain/deployment-stats.js';
+import { toWireDeploymentConfig } from '../convert/deployment-config.js';
 import { toWireDeploymentStats } from '../convert/deployment-stats.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -68,7 +66,7 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
   app.get('/deployment/config', { schema: { response: { 200: DeploymentConfig } } }, async (request) => {
     const { store } = authOf(request);
     if (!store.can('read', { type: 'deployment_config' })) throw forbidden();
-    return deploymentConfig(context);
+    return toWireDeploymentConfig(context.values, context.sources);
   });
 
   app.get('/deployment/stats', { schema: { response: { 200: DeploymentStats } } }, async (request) => {
@@ -95,55 +93,4 @@ export async function authenticatedGeneralRoutes(app: FastifyInstance, context: 
   app.get('/experiments/available', { schema: { response: { 200: AvailableExperiments } } }, async () => ({
     safe: [...AVAILABLE_EXPERIMENTS],
   }));
-}
-
-function deploymentConfig(context: ApiContext): { config: Record<string, unknown>; options: DeploymentOption[] } {
-  const config: Record<string, unknown> = {};
-  const options: DeploymentOption[] = [];
-  for (const option of OPTION_DEFINITIONS) {
-    const value = wireValue(option, context.values);
-    setPath(config, option.configPath, value);
-    options.push({
-      name: option.name,
-      description: option.description,
-      required: false,
-      flag: option.flag,
-      flag_shorthand: option.flagShorthand ?? '',
-      env: option.env,
-      yaml: option.yaml,
-      default: option.secret ? '' : describeDefault(option),
-      value,
-      value_source: context.sources[option.key],
-      annotations: { ...(option.annotations ?? {}), ...(option.secret ? { secret: 'true' } : {}) },
-      group: { name: option.group.name, yaml: option.group.yaml, description: option.group.description, parent: null },
-      use_instead: [],
-      hidden: option.hidden ?? false,
-    });
-  }
-  // Not settings here but facts of every deployment, in the groups clients of the reference read:
-  // nothing is reported anywhere, and the only relay is the one built into the daemon.
-  config['telemetry'] = { enable: false, trace: false, url: urlObject('') };
-  config['derp'] = {
-    server: {
-      enable: true,
-      region_id: EMBEDDED_REGION_ID,
-      region_code: RELAY_REGION_CODE,
-      region_name: RELAY_REGION_NAME,
-      stun_addresses: [],
-      relay_url: urlObject(context.values.relayUrl),
-    },
-    config: { url: '', path: '', block_direct: true, force_websockets: true },
-  };
-  return { config, options };
-}
-
-function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    const next = node[key];
-    if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
-    else node = node[key] = {};
-  }
-  const last = path.at(-1);
-  if (last !== undefined) node[last] = value;
 }

@@ -29,29 +29,29 @@ export const SshConfig = Type.Object({
 });
 export type SshConfig = Static<typeof SshConfig>;
 
+/** A section of settings; the reference leaves out a parent a group does not have, and Cove's groups have none. */
 export const OptionGroup = Type.Object({
   name: Type.String(),
   yaml: Type.String(),
   description: Type.String(),
-  /** Groups are not nested: always null. */
-  parent: Type.Null(),
 });
 
+/** One server option, its descriptive fields left out when empty as the reference's server does. */
 export const DeploymentOption = Type.Object({
   name: Type.String(),
   description: Type.String(),
-  required: Type.Boolean(),
+  required: Type.Optional(Type.Boolean()),
   flag: Type.String(),
-  flag_shorthand: Type.String(),
+  flag_shorthand: Type.Optional(Type.String()),
   env: Type.String(),
-  yaml: Type.String(),
-  default: Type.String(),
+  yaml: Type.Optional(Type.String()),
+  default: Type.Optional(Type.String()),
   value: Type.Unknown(),
   value_source: Type.String(),
-  annotations: Type.Record(Type.String(), Type.String()),
+  annotations: Type.Optional(Type.Record(Type.String(), Type.String())),
   group: OptionGroup,
-  use_instead: Type.Array(Type.Unknown()),
-  hidden: Type.Boolean(),
+  use_instead: Type.Optional(Type.Array(Type.Unknown())),
+  hidden: Type.Optional(Type.Boolean()),
 });
 export type DeploymentOption = Static<typeof DeploymentOption>;
 
