@@ -368,6 +368,7 @@ const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   'Assignable role': ['organization_id'],
   'Member with user data': ['name', 'avatar_url', 'global_roles.organization_id'],
   'Paginated members response': ['members.name', 'members.avatar_url', 'members.global_roles.organization_id'],
+  'Containers response': ['warnings'],
 };
 
 /** `fields` with those at `paths` (dotted for nested fields) marked as may be left out. */
