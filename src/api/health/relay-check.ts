@@ -51,7 +51,6 @@ export async function checkRelay(accessUrl: string, probeKey: string, agent: Rel
   }
   const exchanged = problem === undefined;
   const nodeVerdict = verdict({ error: problem });
-  const reported = reportedRegion(region);
   const nodeReport: RelayNodeReport = {
     healthy: nodeVerdict.healthy,
     severity: nodeVerdict.severity,
@@ -76,7 +75,7 @@ export async function checkRelay(accessUrl: string, probeKey: string, agent: Rel
         severity: regionVerdict.severity,
         warnings: regionVerdict.warnings,
         ...(regionVerdict.error === undefined ? {} : { error: regionVerdict.error }),
-        region: reported,
+        region: reportedRegion(region),
         node_reports: [nodeReport],
       },
     },
