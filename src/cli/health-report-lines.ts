@@ -14,7 +14,7 @@ export interface HealthSectionLine {
 /** The sections in the order people read them, each with what its check measured. */
 export function healthSectionLines(report: HealthReport): HealthSectionLine[] {
   const relayNode = Object.values(report.derp.regions)[0]?.node_reports[0];
-  const relayRegion = Object.values(report.derp.regions)[0]?.region.regionName ?? 'no region';
+  const relayRegion = Object.values(report.derp.regions)[0]?.region.RegionName ?? 'no region';
   const daemons = report.provisioner_daemons.items.map((item) => `${item.provisioner_daemon.name} ${item.provisioner_daemon.version}`);
   const proxies = report.workspace_proxy.workspace_proxies.regions.length;
   return [
@@ -45,7 +45,7 @@ export function healthSectionLines(report: HealthReport): HealthSectionLine[] {
 
 function line(
   title: string,
-  section: { severity: HealthSeverity; dismissed: boolean; warnings: readonly HealthMessage[]; error: string },
+  section: { severity: HealthSeverity; dismissed: boolean; warnings: readonly HealthMessage[]; error?: string | undefined },
   figures: () => string,
 ): HealthSectionLine {
   const findings: HealthMessage[] = [...section.warnings];

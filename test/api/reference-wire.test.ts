@@ -29,6 +29,8 @@ const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-types.j
 const ALLOWED_EXTRAS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   Template: { settings_not_in_effect: 'names the scheduling settings the deployment does not apply (docs/templates.md)' },
   TemplateVersionParameter: { order: "the template's display order of the parameter, which clients sort by" },
+  HealthcheckReport: { service_version: "the version under Cove's own name, which its CLI and dashboard read, beside `coder_version`" },
+  ProvisionerDaemonsReport: { healthy: "Cove's spec gives every section of the report its verdict, this one too" },
 };
 
 /** Values beyond the reference's listed strings, by type and field, each with why. */
@@ -156,6 +158,15 @@ const CHECKS: readonly Check[] = [
     ],
   },
   { type: 'Preset', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/presets`)) },
+  {
+    type: 'HealthcheckReport',
+    // Every section is held against its own type: the relay's in Tailscale's Go names, and no empty `error`.
+    instances: async (w) => [await get(w.owner, '/debug/health?force=true')],
+  },
+  {
+    type: 'WorkspaceAgentListContainersResponse',
+    instances: async (w) => [await get(w.member, `/workspaceagents/${w.ws.agentId}/containers`)],
+  },
   {
     type: 'ProvisionerDaemon',
     instances: async (w) => {

@@ -372,6 +372,7 @@ const LEFT_OUT_WHEN_EMPTY: Readonly<Record<string, readonly string[]>> = {
   'Deployment config': ['annotations', 'default', 'flag_shorthand', 'yaml', 'group.parent', 'hidden', 'required', 'use_instead'].map(
     (name) => `options.${name}`,
   ),
+  'Containers response': ['warnings'],
 };
 
 /** `fields` with those at `paths` (dotted for nested fields) marked as may be left out. */

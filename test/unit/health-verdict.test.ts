@@ -40,7 +40,7 @@ describe('health verdicts', () => {
     assert.equal(failed.healthy, false);
     assert.equal(failed.error, 'EDB01: no answer');
     const heavy = verdict({ warnings: [{ code: 'EPD01', message: 'none' }], severity: 'error' });
-    assert.deepEqual([heavy.severity, heavy.healthy, heavy.error], ['error', false, '']);
+    assert.deepEqual([heavy.severity, heavy.healthy, heavy.error], ['error', false, undefined]);
   });
 
   it('keeps dismissed sections out of the overall result but flags them', () => {

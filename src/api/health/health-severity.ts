@@ -13,7 +13,8 @@ export interface SectionVerdict {
   readonly healthy: boolean;
   readonly severity: HealthSeverity;
   readonly warnings: HealthMessage[];
-  readonly error: string;
+  /** `CODE: message`; absent when the check found no error, as the reference leaves it out. */
+  readonly error?: string;
 }
 
 /**
@@ -37,7 +38,7 @@ export function verdict(
     healthy: options.strict ? severity === 'ok' : severity !== 'error',
     severity,
     warnings,
-    error: findings.error ? `${findings.error.code}: ${findings.error.message}` : '',
+    ...(findings.error ? { error: `${findings.error.code}: ${findings.error.message}` } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { relayMap } from '../../domain/relay-map.js';
-import type { HealthMessage, Netcheck, RelayNodeReport, RelayReport } from '../../sdk/wire/index.js';
+import type { HealthMessage, HealthRelayRegion, Netcheck, RelayMap, RelayNodeReport, RelayReport } from '../../sdk/wire/index.js';
 import { goDuration, verdict } from './health-severity.js';
 import { dialProbe, nextMessage, roundTrip } from './probe-socket.js';
 import type { RelayProbeAgent } from './relay-probe.js';
@@ -52,16 +52,19 @@ export async function checkRelay(accessUrl: string, probeKey: string, agent: Rel
   const exchanged = problem === undefined;
   const nodeVerdict = verdict({ error: problem });
   const nodeReport: RelayNodeReport = {
-    ...nodeVerdict,
-    node,
-    node_info: { tokenBucketBytesPerSecond: 0, tokenBucketBytesBurst: 0 },
+    healthy: nodeVerdict.healthy,
+    severity: nodeVerdict.severity,
+    warnings: nodeVerdict.warnings,
+    ...(nodeVerdict.error === undefined ? {} : { error: nodeVerdict.error }),
+    node: reportedNode(node),
+    node_info: { TokenBucketBytesPerSecond: 0, TokenBucketBytesBurst: 0 },
     can_exchange_messages: exchanged,
     round_trip_ping: exchanged ? goDuration(roundTripMs) : '',
     round_trip_ping_ms: exchanged ? Math.round(roundTripMs) : 0,
     uses_websocket: true,
     client_logs: [clientLogs, [...agent.logs]],
     client_errs: [clientErrs, [...agent.errors]],
-    stun: { enabled: false, canSTUN: false, error: '' },
+    stun: { Enabled: false, CanSTUN: false, Error: null },
   };
   const regionVerdict = verdict({ error: problem });
   return {
@@ -71,14 +74,50 @@ export async function checkRelay(accessUrl: string, probeKey: string, agent: Rel
         healthy: regionVerdict.healthy,
         severity: regionVerdict.severity,
         warnings: regionVerdict.warnings,
-        error: regionVerdict.error,
-        region,
+        ...(regionVerdict.error === undefined ? {} : { error: regionVerdict.error }),
+        region: reportedRegion(region),
         node_reports: [nodeReport],
       },
     },
     netcheck: netcheck(Number(regionId), exchanged ? roundTripMs : undefined),
-    netcheck_err: '',
     netcheck_logs: ['relay over WebSockets only: no UDP, no STUN, no direct connections'],
+  };
+}
+
+type MapRegion = RelayMap['regions'][string];
+
+/**
+ * The map's region in the report's names: the reference's report holds Tailscale's own region and
+ * node types, which marshal under their Go names and leave out their `omitempty` fields when empty.
+ */
+function reportedRegion(region: MapRegion): HealthRelayRegion {
+  return {
+    EmbeddedRelay: region.embeddedRelay,
+    RegionID: region.regionID,
+    RegionCode: region.regionCode,
+    RegionName: region.regionName,
+    ...(region.avoid ? { Avoid: true } : {}),
+    Nodes: region.nodes.map(reportedNode),
+  };
+}
+
+function reportedNode(node: MapRegion['nodes'][number]): HealthRelayRegion['Nodes'][number] {
+  const unlessEmpty = <K extends string, V>(key: K, value: V) =>
+    (value === '' || value === 0 || value === false ? {} : { [key]: value }) as Partial<Record<K, V>>;
+  return {
+    Name: node.name,
+    RegionID: node.regionID,
+    HostName: node.hostName,
+    ...unlessEmpty('CertName', node.certName),
+    ...unlessEmpty('IPv4', node.ipv4),
+    ...unlessEmpty('IPv6', node.ipv6),
+    ...unlessEmpty('STUNPort', node.stunport),
+    ...unlessEmpty('STUNOnly', node.stunonly),
+    ...unlessEmpty('DERPPort', node.derpport),
+    ...unlessEmpty('InsecureForTests', node.insecureForTests),
+    ...unlessEmpty('ForceHTTP', node.forceHTTP),
+    ...unlessEmpty('STUNTestIP', node.stuntestIP),
+    ...unlessEmpty('CanPort80', node.canPort80),
   };
 }
 

@@ -12,6 +12,7 @@ import {
   Response,
   WorkspaceAgentConnectionInfo,
   WorkspaceAgentContainersResponse,
+  WorkspaceAgentListContainersResponse,
   type ListeningPort,
   type RelayReady,
   type RelayTarget,
@@ -184,7 +185,7 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
   api.get(
     '/workspaceagents/:workspaceagent/containers',
     {
-      schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentContainersResponse } },
+      schema: { params: AgentParam, querystring: ContainersQuery, response: { 200: WorkspaceAgentListContainersResponse } },
       preHandler: connectableInPath,
     },
     async (request) => {
@@ -194,7 +195,13 @@ export async function workspaceAgentRelayRoutes(app: FastifyInstance, context: A
         'containers',
       );
       const matches = (containerLabels: Readonly<Record<string, string>>) => labels.every(([key, value]) => containerLabels[key] === value);
-      return { ...answer, containers: answer.containers.filter((container) => matches(container.labels)) };
+      // No warnings are left out rather than sent as `[]`, as the reference's server does.
+      const { warnings, ...rest } = answer;
+      return {
+        ...rest,
+        containers: rest.containers.filter((container) => matches(container.labels)),
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
     },
   );
 

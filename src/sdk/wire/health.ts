@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Uuid } from './common.js';
 import { ProvisionerDaemon } from './provisioners.js';
-import { RelayNode, RelayRegion } from './relay-protocol.js';
 
 /** The names of the health report's sections, as `dismissed_healthchecks` spells them. */
 export const HEALTH_SECTIONS = ['AccessURL', 'Database', 'Websocket', 'DERP', 'ProvisionerDaemons', 'WorkspaceProxy'] as const;
@@ -15,13 +14,19 @@ export type HealthSeverity = Static<typeof HealthSeverity>;
 export const HealthMessage = Type.Object({ code: Type.String(), message: Type.String() });
 export type HealthMessage = Static<typeof HealthMessage>;
 
+/**
+ * A section's error, `CODE: message`. Left out when there is none: the reference's server sends a
+ * `*string` with `omitempty`, so an empty `error` never reaches its clients.
+ */
+const SectionError = Type.Optional(Type.String());
+
 /** What every section of the report has. */
 const sectionFields = {
   dismissed: Type.Boolean(),
   healthy: Type.Boolean(),
   severity: HealthSeverity,
   warnings: Type.Array(HealthMessage),
-  error: Type.String(),
+  error: SectionError,
 };
 
 export const AccessUrlReport = Type.Object({
@@ -45,21 +50,56 @@ export type DatabaseReport = Static<typeof DatabaseReport>;
 export const WebsocketReport = Type.Object({ ...sectionFields, body: Type.String(), code: Type.Integer() });
 export type WebsocketReport = Static<typeof WebsocketReport>;
 
+/**
+ * A relay node as the report names it: Tailscale's `tailcfg.DERPNode`, whose fields have no JSON
+ * names, so the reference's server sends the Go names. The ones marked `omitempty` there are left
+ * out when empty.
+ */
+export const HealthRelayNode = Type.Object({
+  Name: Type.String(),
+  RegionID: Type.Integer(),
+  HostName: Type.String(),
+  CertName: Type.Optional(Type.String()),
+  IPv4: Type.Optional(Type.String()),
+  IPv6: Type.Optional(Type.String()),
+  STUNPort: Type.Optional(Type.Integer()),
+  STUNOnly: Type.Optional(Type.Boolean()),
+  DERPPort: Type.Optional(Type.Integer()),
+  InsecureForTests: Type.Optional(Type.Boolean()),
+  ForceHTTP: Type.Optional(Type.Boolean()),
+  STUNTestIP: Type.Optional(Type.String()),
+  CanPort80: Type.Optional(Type.Boolean()),
+});
+export type HealthRelayNode = Static<typeof HealthRelayNode>;
+
+/** A relay region as the report names it: `tailcfg.DERPRegion`, in its Go names as well. */
+export const HealthRelayRegion = Type.Object({
+  EmbeddedRelay: Type.Boolean(),
+  RegionID: Type.Integer(),
+  RegionCode: Type.String(),
+  RegionName: Type.String(),
+  Avoid: Type.Optional(Type.Boolean()),
+  Nodes: Type.Array(HealthRelayNode),
+});
+export type HealthRelayRegion = Static<typeof HealthRelayRegion>;
+
 /** One relay node's check: two clients through it, and whether they could exchange messages. */
 export const RelayNodeReport = Type.Object({
   healthy: Type.Boolean(),
   severity: HealthSeverity,
   warnings: Type.Array(HealthMessage),
-  error: Type.String(),
-  node: RelayNode,
-  node_info: Type.Object({ tokenBucketBytesPerSecond: Type.Integer(), tokenBucketBytesBurst: Type.Integer() }),
+  error: SectionError,
+  node: HealthRelayNode,
+  /** The relay's rate limit (`derp.ServerInfoMessage`, Go names); zero is none. */
+  node_info: Type.Object({ TokenBucketBytesPerSecond: Type.Integer(), TokenBucketBytesBurst: Type.Integer() }),
   can_exchange_messages: Type.Boolean(),
   round_trip_ping: Type.String(),
   round_trip_ping_ms: Type.Integer(),
   uses_websocket: Type.Boolean(),
   client_logs: Type.Array(Type.Array(Type.String())),
   client_errs: Type.Array(Type.Array(Type.String())),
-  stun: Type.Object({ enabled: Type.Boolean(), canSTUN: Type.Boolean(), error: Type.String() }),
+  /** Go names, and `Error` null rather than empty, as the reference's `STUNReport` marshals. */
+  stun: Type.Object({ Enabled: Type.Boolean(), CanSTUN: Type.Boolean(), Error: Type.Union([Type.String(), Type.Null()]) }),
 });
 export type RelayNodeReport = Static<typeof RelayNodeReport>;
 
@@ -67,8 +107,8 @@ export const RelayRegionReport = Type.Object({
   healthy: Type.Boolean(),
   severity: HealthSeverity,
   warnings: Type.Array(HealthMessage),
-  error: Type.String(),
-  region: RelayRegion,
+  error: SectionError,
+  region: HealthRelayRegion,
   node_reports: Type.Array(RelayNodeReport),
 });
 export type RelayRegionReport = Static<typeof RelayRegionReport>;
@@ -101,7 +141,8 @@ export const RelayReport = Type.Object({
   ...sectionFields,
   regions: Type.Record(Type.String(), RelayRegionReport),
   netcheck: Netcheck,
-  netcheck_err: Type.String(),
+  /** Why the network check failed; left out when it did not, as the reference's `omitempty`. */
+  netcheck_err: Type.Optional(Type.String()),
   netcheck_logs: Type.Array(Type.String()),
 });
 export type RelayReport = Static<typeof RelayReport>;

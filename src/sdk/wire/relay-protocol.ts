@@ -131,6 +131,17 @@ export const WorkspaceAgentContainersResponse = Type.Object({
 });
 export type WorkspaceAgentContainersResponse = Static<typeof WorkspaceAgentContainersResponse>;
 
+/**
+ * `GET /workspaceagents/{id}/containers`: the agent's answer as users get it, `warnings` left out
+ * when there are none, as the reference's server (`omitempty`) leaves it out.
+ */
+export const WorkspaceAgentListContainersResponse = Type.Object({
+  containers: WorkspaceAgentContainersResponse.properties.containers,
+  devcontainers: WorkspaceAgentContainersResponse.properties.devcontainers,
+  warnings: Type.Optional(WorkspaceAgentContainersResponse.properties.warnings),
+});
+export type WorkspaceAgentListContainersResponse = Static<typeof WorkspaceAgentListContainersResponse>;
+
 /** The embedded relay region every client is told about: the daemon itself. */
 export const RelayNode = Type.Object({
   name: Type.String(),

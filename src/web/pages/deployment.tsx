@@ -15,11 +15,12 @@ const SECTIONS: readonly [keyof HealthReport, string][] = [
   ['workspace_proxy', 'Workspace proxies'],
 ];
 
+/** What every section of the report has; `error` is there only when its check found one. */
 interface Section {
   readonly healthy: boolean;
   readonly severity: string;
   readonly dismissed: boolean;
-  readonly error: string;
+  readonly error?: string;
   readonly warnings: readonly { code: string; message: string }[];
 }
 
