@@ -1,5 +1,5 @@
 import type { PlannedAgent, WorkspaceAgentMetadata } from '../sdk/wire/index.js';
-import { AGENT_METADATA_VALUE_LIMIT } from '../sdk/wire/index.js';
+import { AGENT_METADATA_VALUE_LIMIT } from '../lib/agent-metadata-limit.js';
 
 /** What a stored metadata result holds (the row without its agent). */
 export interface MetadataResult {

@@ -58,5 +58,4 @@ export const AgentMetadataReport = Type.Object({
 });
 export type AgentMetadataReport = Static<typeof AgentMetadataReport>;
 
-/** The most bytes of a value (and of an error) kept, as the reference's agent keeps of a script's output. */
-export const AGENT_METADATA_VALUE_LIMIT = 10 * 1024;
+export { AGENT_METADATA_VALUE_LIMIT } from '../../lib/agent-metadata-limit.js';
