@@ -1,22 +1,21 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error.js';
-import { parseErrorBody, SESSION_TOKEN_HEADER } from './client-core.js';
+import { parseErrorBody } from './client-core.js';
 import { openHttpRequest } from './http-transport.js';
 
 /**
- * Reads a server-sent event stream of `/api/v2` (`path` under it) as `token`: `onEvent` gets each
- * event's type and its `data` line, until the stream ends or `signal` aborts. A refused stream
- * throws its ApiError.
+ * Reads a server-sent event stream of `/api/v2` (`path` under it) with the client's headers (its
+ * token and any extra ones): `onEvent` gets each event's type and its `data` line, until the
+ * stream ends or `signal` aborts. A refused stream throws its ApiError.
  */
 export async function readEventStream(
-  base: { readonly url: string; readonly token: string | undefined },
+  client: { readonly url: string; baseHeaders(): Record<string, string> },
   path: string,
   onEvent: (event: string, data: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
-  if (base.token) headers[SESSION_TOKEN_HEADER] = base.token;
-  const url = new URL(`${base.url}/api/v2${path}`);
+  const headers: Record<string, string> = { ...client.baseHeaders(), accept: 'text/event-stream' };
+  const url = new URL(`${client.url}/api/v2${path}`);
   let response: IncomingMessage;
   try {
     response = await openHttpRequest(url, { method: 'GET', headers, signal });

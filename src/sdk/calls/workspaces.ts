@@ -1,7 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../api-error.js';
-import { ClientCore, parseErrorBody } from '../client-core.js';
-import { openHttpRequest } from '../http-transport.js';
+import { ClientCore } from '../client-core.js';
+import { readEventStream } from '../event-stream.js';
 import type {
   Response,
   CreateWorkspaceRequest,
@@ -109,42 +107,15 @@ export abstract class WorkspacesCalls extends ClientCore {
    * Watches a workspace over server-sent events: `onWorkspace` gets it on connect and after every
    * change, until `signal` aborts.
    */
-  async watchWorkspace(id: string, onWorkspace: (workspace: Workspace) => void, signal: AbortSignal): Promise<void> {
-    const headers: Record<string, string> = { ...this.baseHeaders(), accept: 'text/event-stream' };
-    const url = new URL(`${this.url}/api/v2/workspaces/${encodeURIComponent(id)}/watch`);
-    let response: IncomingMessage;
-    try {
-      response = await openHttpRequest(url, { method: 'GET', headers, signal });
-    } catch (error) {
-      if (signal.aborted) return;
-      throw error;
-    }
-    if (response.statusCode !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of response) chunks.push(chunk as Buffer);
-      throw new ApiError(
-        response.statusCode ?? 0,
-        'GET',
-        url.toString(),
-        parseErrorBody(Buffer.concat(chunks).toString('utf8'), response.statusCode ?? 0),
-      );
-    }
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(frame)?.[1];
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (event === 'data' && data) onWorkspace(JSON.parse(data) as Workspace);
-        }
-      }
-    } catch (error) {
-      if (!signal.aborted) throw error;
-    }
+  watchWorkspace(id: string, onWorkspace: (workspace: Workspace) => void, signal: AbortSignal): Promise<void> {
+    return readEventStream(
+      this,
+      `/workspaces/${encodeURIComponent(id)}/watch`,
+      (event, data) => {
+        if (event === 'data' && data !== '') onWorkspace(JSON.parse(data) as Workspace);
+      },
+      signal,
+    );
   }
 
   /** Whom the workspace could be shared with: the other active members of its organization. */
