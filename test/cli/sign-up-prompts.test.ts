@@ -1,53 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pty from 'node-pty';
+import { CliTerminal } from '../helpers/cli-terminal.js';
 import { nameRuleError } from '../../src/rbac/custom-role-rules.js';
 import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
-
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
-
-/** bin/cove on a terminal of its own: what it printed since the last answer, and typing answers. */
-class Terminal {
-  #output = '';
-  #seen = 0;
-  readonly exited: Promise<number>;
-  readonly #terminal: pty.IPty;
-
-  constructor(args: readonly string[]) {
-    const env = { COVE_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'cove-sign-up-')), COVE_SECRET_STORE: 'file' };
-    const { CI: _ci, ...rest } = process.env;
-    this.#terminal = pty.spawn(COVE, [...args], { cols: 120, rows: 30, env: { ...rest, ...env } });
-    this.#terminal.onData((data) => (this.#output += data));
-    this.exited = new Promise((resolvePromise) => this.#terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
-  }
-
-  /** Waits until what was printed since the last wait matches `pattern`, and returns that part. */
-  async expect(pattern: RegExp): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const fresh = this.#output.slice(this.#seen);
-      const match = pattern.exec(fresh);
-      if (match) {
-        this.#seen += match.index + match[0].length;
-        return fresh.slice(0, match.index + match[0].length);
-      }
-      if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${fresh}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  answer(text: string): void {
-    this.#terminal.write(`${text}\r`);
-  }
-
-  get output(): string {
-    return this.#output;
-  }
-}
 
 describe('cove login on a new deployment: prompts ask again instead of ending', () => {
   let test: TestDaemon;
@@ -57,7 +15,7 @@ describe('cove login on a new deployment: prompts ask again instead of ending', 
   after(async () => test.close());
 
   it('re-asks a bad email, username and weak or mismatched password, and offers the system user name', async () => {
-    const terminal = new Terminal(['login', test.url]);
+    const terminal = new CliTerminal(mkdtempSync(join(tmpdir(), 'cove-sign-up-')), ['login', test.url]);
     await terminal.expect(/Email: /);
     terminal.answer('');
     await terminal.expect(/An email address is required\.[\s\S]*Email: /);

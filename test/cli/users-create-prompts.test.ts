@@ -1,52 +1,9 @@
 import assert from 'node:assert/strict';
-import { dirname, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import pty from 'node-pty';
 import { CoveClient } from '../../src/sdk/client.js';
+import { CliTerminal } from '../helpers/cli-terminal.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
-
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
-
-/** bin/cove on a terminal of its own, signed in as `user`: what it printed since the last answer, and typing answers. */
-class Terminal {
-  #output = '';
-  #seen = 0;
-  readonly exited: Promise<number>;
-  readonly #terminal: pty.IPty;
-
-  constructor(user: CliUser, args: readonly string[]) {
-    const { CI: _ci, ...rest } = process.env;
-    const env = { ...rest, COVE_CONFIG_DIR: user.configDir, COVE_SECRET_STORE: 'file' };
-    this.#terminal = pty.spawn(COVE, [...args], { cols: 120, rows: 30, env });
-    this.#terminal.onData((data) => (this.#output += data));
-    this.exited = new Promise((resolvePromise) => this.#terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
-  }
-
-  /** Waits until what was printed since the last wait matches `pattern`, and returns that part. */
-  async expect(pattern: RegExp): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const fresh = this.#output.slice(this.#seen);
-      const match = pattern.exec(fresh);
-      if (match) {
-        this.#seen += match.index + match[0].length;
-        return fresh.slice(0, match.index + match[0].length);
-      }
-      if (Date.now() > deadline) throw new Error(`no ${String(pattern)} in:\n${fresh}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  answer(text: string): void {
-    this.#terminal.write(`${text}\r`);
-  }
-
-  get output(): string {
-    return this.#output;
-  }
-}
 
 describe('cove users create asks for what is not given on a terminal', () => {
   let test: TestDaemon;
@@ -71,7 +28,7 @@ describe('cove users create asks for what is not given on a terminal', () => {
   after(async () => test.close());
 
   it('asks again after a bad username, email or weak password, and generates a password on an empty answer', async () => {
-    const terminal = new Terminal(admin, ['users', 'create']);
+    const terminal = new CliTerminal(admin.configDir, ['users', 'create']);
     await terminal.expect(/Username: /);
     terminal.answer('not_valid!');
     await terminal.expect(/"not_valid!" is not a valid username: 1 to 32 letters or digits[\s\S]*Username: /);
