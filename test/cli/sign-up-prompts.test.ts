@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CliTerminal } from '../helpers/cli-terminal.js';
 import { nameRuleError } from '../../src/rbac/custom-role-rules.js';
+import { CliTerminal } from '../helpers/cli-terminal.js';
 import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 describe('cove login on a new deployment: prompts ask again instead of ending', () => {
