@@ -5,6 +5,7 @@ import type { PlannedAgent } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
 import type { PubSub } from '../store/pubsub.js';
 import type { AgentWithOwners } from '../store/rows.js';
+import { subjectKey } from './workspace-watch-hub.js';
 
 /** Delivers one answer to one watcher: the metadata list (`data`) or why it could not be read (`error`), as JSON. */
 export type MetadataSend = (event: 'data' | 'error', json: string) => void;
@@ -68,7 +69,7 @@ export class AgentMetadataWatch {
    * change. Returns the function that stops it.
    */
   watch(found: AgentWithOwners, store: AuthorizedStore, send: MetadataSend): () => void {
-    const key = `${found.agent.id} ${JSON.stringify(store.subject)}`;
+    const key = `${found.agent.id} ${subjectKey(store.subject)}`;
     const group = this.#groups.get(key) ?? this.#open(key, found, store);
     const watcher: Watcher = { send };
     group.members++;

@@ -252,6 +252,6 @@ function deliver(recipients: readonly Watcher[], event: 'data' | 'error', data: 
  * between two sign-ins gives a different key). Two equal subjects built in another order only
  * get two groups; two different subjects never share one.
  */
-function subjectKey(subject: Subject): string {
+export function subjectKey(subject: Subject): string {
   return JSON.stringify(subject);
 }

@@ -24,7 +24,7 @@ export function truncateUtf8(text: string, limit: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= limit) return text;
   let end = limit;
-  // Back up over continuation bytes (10xxxxxx) so the cut falls on a character boundary.
+  // Back up over continuation bytes (their top two bits are 1 and 0) so the cut falls on a character boundary.
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return bytes.subarray(0, end).toString('utf8');
 }

@@ -63,7 +63,7 @@ async function licenseText(
 }
 
 async function fromStdin(context: CommandContext): Promise<string> {
-  const text = (await readStdin(context.io)).trim();
+  const text = (await readStdin(context.io)).toString('utf8').trim();
   if (text === '')
     throw new CliError('Standard input held no license.', {
       hint: 'Pipe the license in ("cove licenses add - < cove.license"), or give it as an argument or with --file.',

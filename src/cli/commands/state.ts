@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import { reportBuild, runBuild } from '../build-progress.js';
 import { CliError } from '../cli-error.js';
+import { readStdin } from '../read-stdin.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
 import { buildOption, pickBuild } from '../workspace-build-ref.js';
@@ -98,11 +99,7 @@ const pushCommand: CommandSpec = {
 };
 
 async function readState(context: CommandContext, file: string): Promise<Buffer> {
-  if (file === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of context.io.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
-    return Buffer.concat(chunks);
-  }
+  if (file === '-') return readStdin(context.io);
   try {
     return await readFile(file);
   } catch (error) {
