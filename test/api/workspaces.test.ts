@@ -225,9 +225,11 @@ describe('workspaces and builds', () => {
   });
 
   it('refuses a second build while one is active, and hides workspaces from other members', async () => {
+    // The apply takes long enough that the build is surely still active when the second one is asked for.
+    const slow = await createEchoTemplate(owner, 'slow-busy', { apply: { delay_ms: 1500 } });
     const workspace = await bob.createWorkspace('me', {
       name: 'busy',
-      template_id: template.id,
+      template_id: slow.template.id,
       autostart_schedule: 'CRON_TZ=Europe/London 30 9 * * 1-5',
       ttl_ms: 3_600_000,
     });
@@ -325,6 +327,7 @@ describe('workspaces and builds', () => {
   });
 
   it('counts the users of a template and times its builds, and refuses to delete it while used', async () => {
+    await finished(bob, (await bob.createWorkspace('me', { name: 'counted', template_id: template.id })).latest_build);
     const current = await owner.template(template.id);
     assert.equal(current.active_user_count, 2, 'alice and bob have workspaces from it');
     assert.equal(typeof current.build_time_stats.start?.P50, 'number');
