@@ -260,6 +260,8 @@ export class ListSeeder {
         automatic_updates: 'never',
         favorite: i % 10 === 0 ? 1 : 0,
         latest_build_status: null,
+        user_acl: '{}',
+        group_acl: '{}',
       });
       // One to three builds: start, stop, start …, the last as LATEST_BUILD says.
       const count = 1 + (i % 3);

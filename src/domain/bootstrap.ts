@@ -26,6 +26,7 @@ export async function bootstrapDeployment(store: AuthorizedStore, now: Date): Pr
     description: 'The default organization, created when the deployment first started.',
     icon: '',
     is_default: 1,
+    workspace_sharing_disabled: 0,
     created_at: iso,
     updated_at: iso,
   });

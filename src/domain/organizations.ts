@@ -42,6 +42,7 @@ export async function createOrganization(
       description: body.description ?? '',
       icon: body.icon ?? '',
       is_default: 0,
+      workspace_sharing_disabled: 0,
       created_at: iso,
       updated_at: iso,
     });

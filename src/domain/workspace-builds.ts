@@ -165,6 +165,8 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     automatic_updates: automaticUpdates,
     favorite: 0,
     latest_build_status: null,
+    user_acl: '{}',
+    group_acl: '{}',
   };
   const first = buildInsert({
     workspace,

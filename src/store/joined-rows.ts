@@ -99,6 +99,8 @@ const workspace: { readonly [Column in keyof WorkspaceTable]: true } = {
   automatic_updates: true,
   favorite: true,
   latest_build_status: true,
+  user_acl: true,
+  group_acl: true,
 };
 
 const template: { readonly [Column in keyof TemplateTable]: true } = {
@@ -170,6 +172,7 @@ const organization: { readonly [Column in keyof OrganizationTable]: true } = {
   is_default: true,
   created_at: true,
   updated_at: true,
+  workspace_sharing_disabled: true,
 };
 
 /** The tables read joined, each under the alias its statements give it. */

@@ -39,6 +39,8 @@ export interface Database {
   user_links: UserLinkTable;
   sign_in_states: SignInStateTable;
   sign_in_failures: SignInFailureTable;
+  groups: GroupTable;
+  group_members: GroupMemberTable;
 }
 
 export interface MigrationTable {
@@ -74,6 +76,8 @@ export interface OrganizationTable {
   is_default: number;
   created_at: string;
   updated_at: string;
+  /** 1 when the organization's workspaces may not be shared (their ACLs are then ignored). */
+  workspace_sharing_disabled: number;
 }
 
 export interface UserTable {
@@ -286,6 +290,10 @@ export interface WorkspaceTable {
   favorite: number;
   /** The latest build's status, kept by database triggers (migrations 0012 and 0018) for list filters; null before the first build. */
   latest_build_status: string | null;
+  /** JSON object of user id to actions granted by sharing (as templates'). */
+  user_acl: string;
+  /** JSON object of group id to actions granted by sharing. */
+  group_acl: string;
 }
 
 export interface WorkspaceBuildTable {
@@ -452,6 +460,8 @@ export interface UserLinkTable {
   linked_id: string;
   created_at: string;
   updated_at: string;
+  /** JSON object: the claims of the last OIDC sign-in (`{}` for GitHub). */
+  claims: string;
 }
 
 export interface SignInStateTable {
@@ -474,4 +484,24 @@ export interface SignInFailureTable {
   /** No attempt for the account is checked before this time. */
   blocked_until: string;
   last_attempt_at: string;
+}
+
+/** A group of an organization; the organization's "Everyone" group has the organization's id. */
+export interface GroupTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  display_name: string;
+  avatar_url: string;
+  /** Daily cost credits each member may spend; a user's budget sums the allowances of their groups. */
+  quota_allowance: number;
+  /** `user` or `oidc`. */
+  source: string;
+  created_at: string;
+}
+
+/** A user's membership in a group (never stored for the implicit "Everyone" group). */
+export interface GroupMemberTable {
+  group_id: string;
+  user_id: string;
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { userSubject, type Permission, type Role, type ScopeName, type Subject } from '../rbac/index.js';
 import { parseJson, parseStringArray } from './json-column.js';
 import { listCustomRolesOfOrganizations } from './queries/custom-roles.js';
+import { listGroupIdsOfUser } from './queries/groups.js';
 import { listMembershipsOfUser } from './queries/members.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
@@ -13,11 +14,11 @@ export interface SubjectOptions {
 
 /**
  * Builds the RBAC subject of a user from the database: stored site roles, every membership with
- * its organization roles, and the custom roles those memberships name. Read on every request, so
- * role and membership changes take effect at once.
+ * its organization roles, the custom roles those memberships name, and the groups the user is in.
+ * Read on every request, so role, membership and group changes take effect at once.
  */
 export async function loadUserSubject(db: Kysely<Database>, user: UserRow, scope: ScopeName, options: SubjectOptions): Promise<Subject> {
-  const memberships = await listMembershipsOfUser(db, user.id);
+  const [memberships, groups] = await Promise.all([listMembershipsOfUser(db, user.id), listGroupIdsOfUser(db, user.id)]);
   const orgRoles: Record<string, readonly string[]> = {};
   for (const membership of memberships) orgRoles[membership.organization_id] = parseStringArray(membership.roles);
   const needsCustom = memberships.some((m) => parseStringArray(m.roles).some((name) => !name.startsWith('organization-')));
@@ -27,6 +28,7 @@ export async function loadUserSubject(db: Kysely<Database>, user: UserRow, scope
     siteRoleNames: parseStringArray(user.rbac_roles),
     orgRoles,
     customRoles,
+    groups,
     scope,
     disableOwnerWorkspaceExec: options.disableOwnerWorkspaceExec,
   });

@@ -25,6 +25,7 @@ describe('reading organizations and validating passwords', () => {
         description: '',
         icon: '',
         is_default: 0,
+        workspace_sharing_disabled: 0,
         created_at: now,
         updated_at: now,
       })

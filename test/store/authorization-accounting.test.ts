@@ -1705,6 +1705,8 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
     automatic_updates: 'never',
     favorite: 0,
     latest_build_status: null,
+    user_acl: '{}',
+    group_acl: '{}',
   };
   const job = { ...importJob, id: newId(), type: 'workspace_build', initiator_id: ownerId, input: '{}' };
   const build = {
@@ -1906,7 +1908,17 @@ function fileRow(w: World, createdBy: string, content: string) {
 
 function orgRow(w: World, name: string) {
   const now = w.test.clock.now().toISOString();
-  return { id: newId(), name, display_name: name, description: '', icon: '', is_default: 0, created_at: now, updated_at: now };
+  return {
+    id: newId(),
+    name,
+    display_name: name,
+    description: '',
+    icon: '',
+    is_default: 0,
+    workspace_sharing_disabled: 0,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 function customRole(w: World, name: string) {

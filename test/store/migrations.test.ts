@@ -90,7 +90,8 @@ for (const dialect of TEST_DIALECTS) {
             is_default: 1,
             created_at: now,
             updated_at: now,
-          })
+            // This schema predates the column (migration 22); the row is written as it was then.
+          } as Parameters<ReturnType<typeof store.db.insertInto<'organizations'>>['values']>[0])
           .execute();
         const template = (name: string, id: string) =>
           templateRow({ id, organization_id: organizationId, name, active_version_id: id, created_by: userId, created_at: now });

@@ -55,7 +55,9 @@ export class OrganizationStore extends StoreFamily {
     if (existing) return existing;
     this.require('create', siteObject('organization'));
     try {
-      return await withConflicts(() => organizations.insertOrganization(this.db, { ...row, is_default: 1 }));
+      return await withConflicts(() =>
+        this.db.transaction().execute((trx) => organizations.insertOrganization(trx, { ...row, is_default: 1 })),
+      );
     } catch (error) {
       const winner = error instanceof ConflictError ? await organizations.getDefaultOrganization(this.db) : undefined;
       if (!winner) throw error;

@@ -20,6 +20,7 @@ import { lighterStatusTriggersMigration } from './0018-lighter-status-triggers.j
 import { signInFailuresMigration } from './0019-sign-in-failures.js';
 import { userConfigsMigration } from './0020-user-configs.js';
 import { agentMetadataMigration } from './0021-agent-metadata.js';
+import { groupsAndSharingMigration } from './0022-groups-and-sharing.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -44,6 +45,7 @@ export const MIGRATIONS: readonly Migration[] = [
   signInFailuresMigration,
   userConfigsMigration,
   agentMetadataMigration,
+  groupsAndSharingMigration,
 ];
 
 export type { Migration } from './migration.js';

@@ -4,6 +4,8 @@ import { insertMember } from './members.js';
 import { insertUser, updateUser, type UserRow } from './users.js';
 
 export type UserLinkRow = Selectable<UserLinkTable>;
+/** A link to write; its claims default to none. */
+export type NewUserLink = Omit<UserLinkRow, 'claims'> & { readonly claims?: string };
 export type SignInStateRow = Selectable<SignInStateTable>;
 
 /** The live user a provider account is linked to. */
@@ -22,7 +24,7 @@ export async function getUserByLink(db: Kysely<Database>, loginType: string, lin
  * Links a provider account to a user, replacing the user's earlier link of that type and any link
  * of the account to a deleted user (deleted users keep their rows, so their links would linger).
  */
-async function upsertLink(db: Kysely<Database>, link: UserLinkRow): Promise<void> {
+async function upsertLink(db: Kysely<Database>, link: NewUserLink): Promise<void> {
   await db
     .deleteFrom('user_links')
     .where('login_type', '=', link.login_type)
@@ -33,7 +35,10 @@ async function upsertLink(db: Kysely<Database>, link: UserLinkRow): Promise<void
       ]),
     )
     .execute();
-  await db.insertInto('user_links').values(link).execute();
+  await db
+    .insertInto('user_links')
+    .values({ claims: '{}', ...link })
+    .execute();
 }
 
 /** Creates a user who signed up through a provider, with their memberships and link, in one transaction. */
@@ -64,7 +69,7 @@ export async function insertLinkedUser(
  * drops their password, in one transaction. A conversion applies only while the user still signs
  * in with a password, so it happens once: false when it no longer does.
  */
-export async function linkUser(db: Kysely<Database>, link: UserLinkRow, conversion: { readonly fromPassword: boolean }): Promise<boolean> {
+export async function linkUser(db: Kysely<Database>, link: NewUserLink, conversion: { readonly fromPassword: boolean }): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     if (conversion.fromPassword) {
       const result = await trx
