@@ -6,6 +6,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const HEADER_TIMEOUT_MS = 1000;
 const BODY_TIMEOUT_MS = 2000;
@@ -42,7 +43,7 @@ const TIMED_OUT = {
     'Its headers, and then its body, must arrive within the limits this deployment sets (--http-header-timeout, --http-body-timeout).',
 };
 
-describe('hardening: HTTP header and body timeouts', () => {
+describe('hardening: HTTP header and body timeouts', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   before(async () => {

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 // What a keychain binding that crashes (as keytar did on a locked keyring) or never returns does
 // to the built CLI: stand-in bindings, named by COVE_KEYRING_BINDING, that segfault, block forever
@@ -40,7 +41,7 @@ interface CommandResult {
   readonly ms: number;
 }
 
-describe('a keychain binding that crashes or hangs', () => {
+describe('a keychain binding that crashes or hangs', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   let test: TestDaemon;
   const dir = mkdtempSync(join(tmpdir(), 'cove-keychain-binding-'));
   const keyringFile = join(dir, 'keyring.json');

@@ -9,6 +9,7 @@ import { CoveClient } from '../../src/sdk/client.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
 import { KeyringSession, missingKeyringTools } from '../helpers/keyring-session.js';
 import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 // Session tokens in a real Secret Service (gnome-keyring on a private D-Bus session), through the
 // built CLI in a child process: a crash in the keychain binding must fail a test, not kill the
@@ -105,7 +106,11 @@ if (missing.length > 0 && required) {
 } else {
   describe(
     'session tokens in a real Secret Service',
-    { skip: missing.length > 0 ? `missing ${missing.join(', ')} (apt-get install gnome-keyring dbus libsecret-tools)` : false },
+    {
+      skip:
+        THE_SQLITE_RUN_COVERS_IT ||
+        (missing.length > 0 ? `missing ${missing.join(', ')} (apt-get install gnome-keyring dbus libsecret-tools)` : false),
+    },
     () => {
       let test: TestDaemon;
       let url: string;

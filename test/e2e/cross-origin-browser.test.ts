@@ -10,6 +10,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 /** What a page's WebSocket got before it closed. */
 interface SocketReport {
@@ -25,7 +26,7 @@ interface SocketReport {
  * no-cors fetch and a form post that write, a WebSocket that reads her workspace, and a frame of
  * the CLI sign-in page to click in.
  */
-describe('a page on another origin of the same site, in a real browser', { skip: browserMissing() }, () => {
+describe('a page on another origin of the same site, in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let alice: CoveClient;
   let attacker: Server;

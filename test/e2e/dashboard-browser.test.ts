@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { stop, waitFor } from '../helpers/child-process.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const COVE = join(ROOT, 'bin/cove');
@@ -21,7 +22,7 @@ const EMAIL = 'admin@example.com';
 
 // The person's daily path through the dashboard, in a real Chromium against `cove serve` with its
 // built-in provisioner: the local-shell example really runs an agent process on this machine.
-describe('the web dashboard in a real browser', { skip: browserMissing() }, () => {
+describe('the web dashboard in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   const root = mkdtempSync(join(tmpdir(), 'cove-e2e-web-'));
   const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
   const cove = (...args: string[]) => {

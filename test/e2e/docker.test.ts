@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { CoveClient } from '../../src/sdk/client.js';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
+import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
@@ -35,7 +35,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_DOCKER'] === '1') {
     it('has a Docker engine (COVE_REQUIRE_DOCKER=1)', () => assert.fail(missing));
   });
 } else {
-  describe('workspaces in Docker containers, from the single executable', { skip: missing }, () => {
+  describe('workspaces in Docker containers, from the single executable', { skip: THE_SQLITE_RUN_COVERS_IT || missing }, () => {
     const root = mkdtempSync(join(tmpdir(), 'cove-docker-e2e-'));
     const env = {
       PATH: process.env['PATH'] ?? '/usr/bin:/bin',

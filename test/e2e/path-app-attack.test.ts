@@ -12,6 +12,7 @@ import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { eventually } from '../helpers/eventually.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 // The attack, in a real browser: bob's workspace app serves a page whose script asks the
 // deployment for API keys with whatever session the visitor's browser holds. Path apps run on the
@@ -39,7 +40,7 @@ function evilPage(report: string): string {
 /** How long one browser test may take before it fails. */
 const STEP_MS = 90_000;
 
-describe('a path app page cannot act with its visitor’s dashboard session', { skip: browserMissing() }, () => {
+describe('a path app page cannot act with its visitor’s dashboard session', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let alice: CoveClient;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 // Someone with a fresh clone follows the README: every shell command of its quick start and of its
 // CLI section runs, in order, with bash, in a clone of HEAD, and must succeed. The commands come
@@ -131,7 +132,7 @@ function exited(child: ChildProcess): Promise<number | NodeJS.Signals | null> {
   return new Promise((done) => child.once('exit', (code, signal) => done(code ?? signal)));
 }
 
-describe('the README, followed on a fresh clone', () => {
+describe('the README, followed on a fresh clone', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   const scratch = mkdtempSync(join(tmpdir(), 'cove-readme-'));
   const clone = join(scratch, 'cove');
   const home = join(scratch, 'home');

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
+import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { VERSION } from '../../src/lib/version.js';
@@ -56,7 +56,7 @@ function processesOf(file: string, command: string): number[] {
     .map(Number);
 }
 
-describe('the single executable, alone in an empty directory on a machine without Node', () => {
+describe('the single executable, alone in an empty directory on a machine without Node', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   const root = mkdtempSync(join(tmpdir(), 'cove-single-file-'));
   const cove = join(root, 'cove');
   const env = {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
+import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
@@ -30,7 +30,7 @@ const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise
 type ShownAgent = { id: string; name: string; status: string; lifecycle_state: string };
 type Shown = { health: { healthy: boolean; failing_agents: string[] }; latest_build: { resources: { agents: ShownAgent[] }[] } };
 
-describe('terminals, SSH and port forwarding into a local-shell workspace with bin/cove', () => {
+describe('terminals, SSH and port forwarding into a local-shell workspace with bin/cove', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   const root = mkdtempSync(join(tmpdir(), 'cove-e2e-ssh-'));
   const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
   const cove = (...args: string[]) => {

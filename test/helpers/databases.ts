@@ -34,6 +34,14 @@ export const NEEDS_POSTGRES: string | false = PG_URL
 export const RUN_DATABASE: 'sqlite' | 'postgres' = process.env['COVE_TEST_DATABASE'] === 'postgres' ? 'postgres' : 'sqlite';
 
 /**
+ * Why a test whose subject is not the database (a browser, a terminal, a keychain, the packaging,
+ * HTTP timeouts) skips in a run on PostgreSQL: the same code has run in the SQLite run, and the
+ * database under the daemon changes nothing it checks. CI runs both, and time is what it costs.
+ */
+export const THE_SQLITE_RUN_COVERS_IT: string | false =
+  RUN_DATABASE === 'postgres' ? 'not about the database, and the SQLite run has run it (COVE_TEST_DATABASE=postgres)' : false;
+
+/**
  * Which databases a store test runs on: SQLite always, PostgreSQL whenever it is configured; only
  * PostgreSQL in a run on PostgreSQL (its SQLite half belongs to the SQLite run), and only SQLite in
  * a run that leaves PostgreSQL to its own.

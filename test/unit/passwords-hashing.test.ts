@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { hashPassword, needsRehash, verifyPassword, WEAK_HASHES_VARIABLE } from '../../src/domain/passwords.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 // This file is about the real cost: the test runner's weak one is asked for in its own case.
 delete process.env[WEAK_HASHES_VARIABLE];
@@ -23,7 +24,7 @@ function scryptHash(password: string, cost: { ln: number; r: number; p: number }
   return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(hash)}`;
 }
 
-describe('password hashing', () => {
+describe('password hashing', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   it('hashes with scrypt at N=2^15, r=8, p=3, in a format that names its cost, with a fresh salt each time', async () => {
     const first = await hashPassword(PASSWORD);
     const second = await hashPassword(PASSWORD);
