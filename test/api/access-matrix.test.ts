@@ -119,6 +119,17 @@ function templateReaders(status: number): Expectation {
   return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status });
 }
 
+/** A group of the default organization with no members, made on first use. */
+const matrixGroups = new WeakMap<World, Promise<string>>();
+function matrixGroup(world: World): Promise<string> {
+  let group = matrixGroups.get(world);
+  if (!group) {
+    group = world.owner.createGroup(world.defaultOrgId, { name: 'matrix-group' }).then((made) => made.id);
+    matrixGroups.set(world, group);
+  }
+  return group;
+}
+
 /** An agent in a workspace of the member's, made on first use (the shared world's template has none). */
 const memberAgents = new WeakMap<World, Promise<string>>();
 function memberAgent(world: World): Promise<string> {
@@ -945,6 +956,35 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/insights/user-status-counts': {
     call: () => ({ path: api('/insights/user-status-counts?tz_offset=2') }),
     expect: signedIn(200, { member: 403, otherMember: 403 }),
+  },
+  // Groups: everyone reads the Everyone group; organization admins and user admins manage groups,
+  // auditors and template admins read them, and members see only the groups they belong to.
+  'GET /api/v2/organizations/:organization/groups': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups`) }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/organizations/:organization/groups': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups`), body: { name: world.unique('group') } }),
+    expect: only(201, ['owner', 'orgAdmin', 'userAdmin'], 403),
+  },
+  'GET /api/v2/organizations/:organization/groups/:groupName': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups/Everyone`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/groups': { call: () => ({ path: api('/groups') }), expect: signedIn(200) },
+  'GET /api/v2/groups/:group': {
+    call: async (world) => ({ path: api(`/groups/${await matrixGroup(world)}`) }),
+    expect: signedIn(200, { member: 404, otherMember: 404 }),
+  },
+  'PATCH /api/v2/groups/:group': {
+    call: async (world) => ({ path: api(`/groups/${await matrixGroup(world)}`), body: { quota_allowance: 1 } }),
+    expect: { ...signedIn(403, { member: 404, otherMember: 404 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
+  },
+  'DELETE /api/v2/groups/:group': {
+    call: async (world) => ({
+      path: api(`/groups/${(await world.owner.createGroup(world.defaultOrgId, { name: world.unique('doomed-group') })).id}`),
+    }),
+    expect: { ...signedIn(403, { member: 404, otherMember: 404 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
   },
 };
 
