@@ -19,6 +19,7 @@ import { SignInStore } from './authorized/sign-in.js';
 import { StoreScope } from './authorized/store-family.js';
 import { TemplateVersionStore } from './authorized/template-versions.js';
 import { TemplateStore } from './authorized/templates.js';
+import { TemplateAclStore } from './authorized/template-acl.js';
 import { TokenStore } from './authorized/tokens.js';
 import { UserStore } from './authorized/users.js';
 import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
@@ -32,6 +33,7 @@ export { templateRbac, workspaceRbac } from './rbac-objects.js';
 export type { MemberWithUser } from './authorized/members.js';
 export type { JobLogReader } from './authorized/provisioner-jobs.js';
 export type { VersionWithJob } from './authorized/template-versions.js';
+export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
@@ -62,6 +64,7 @@ export class AuthorizedStore {
   #insights: InsightStore | undefined;
   #templates: TemplateStore | undefined;
   #templateVersions: TemplateVersionStore | undefined;
+  #templateAcl: TemplateAclStore | undefined;
   #provisionerJobs: ProvisionerJobStore | undefined;
   #provisionerKeys: ProvisionerKeyStore | undefined;
   #provisionerDaemons: ProvisionerDaemonStore | undefined;
@@ -165,6 +168,10 @@ export class AuthorizedStore {
 
   get templateVersions(): TemplateVersionStore {
     return (this.#templateVersions ??= new TemplateVersionStore(this.#scope));
+  }
+
+  get templateAcl(): TemplateAclStore {
+    return (this.#templateAcl ??= new TemplateAclStore(this.#scope));
   }
 
   get provisionerJobs(): ProvisionerJobStore {
