@@ -34,6 +34,7 @@ import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
 import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
 import { reconnectingPtyTokenRoutes } from './routes/reconnecting-pty-token.js';
+import { workspaceQuotaRoutes } from './routes/workspace-quota.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
@@ -214,6 +215,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(userSettingsRoutes, context);
       await api.register(workspaceSharingRoutes, context);
       await api.register(reconnectingPtyTokenRoutes, context);
+      await api.register(workspaceQuotaRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

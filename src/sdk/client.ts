@@ -13,6 +13,7 @@ import { UsersCalls } from './calls/users.js';
 import { WorkspaceAgentsCalls } from './calls/workspace-agents.js';
 import { WorkspaceBuildsCalls } from './calls/workspace-builds.js';
 import { WorkspacesCalls } from './calls/workspaces.js';
+import { WorkspaceQuotaCalls } from './calls/workspace-quota.js';
 
 export { SESSION_TOKEN_HEADER, type ClientOptions } from './client-core.js';
 export type { InsightsRange } from './calls/insights.js';
@@ -34,6 +35,7 @@ const CALL_FAMILIES = [
   WorkspaceAgentsCalls,
   WorkspaceBuildsCalls,
   WorkspacesCalls,
+  WorkspaceQuotaCalls,
 ] as const;
 
 /**
@@ -55,7 +57,8 @@ export interface CoveClient
     UsersCalls,
     WorkspaceAgentsCalls,
     WorkspaceBuildsCalls,
-    WorkspacesCalls {}
+    WorkspacesCalls,
+    WorkspaceQuotaCalls {}
 
 /**
  * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError

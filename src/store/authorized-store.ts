@@ -24,6 +24,7 @@ import { UserStore } from './authorized/users.js';
 import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
 import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
+import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -35,6 +36,7 @@ export type { VersionWithJob } from './authorized/template-versions.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
+export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -69,6 +71,7 @@ export class AuthorizedStore {
   #workspaceBuilds: WorkspaceBuildStore | undefined;
   #portShares: PortShareStore | undefined;
   #workspaceAgents: WorkspaceAgentStore | undefined;
+  #workspaceQuota: WorkspaceQuotaStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -193,5 +196,9 @@ export class AuthorizedStore {
 
   get workspaceAgents(): WorkspaceAgentStore {
     return (this.#workspaceAgents ??= new WorkspaceAgentStore(this.#scope));
+  }
+
+  get workspaceQuota(): WorkspaceQuotaStore {
+    return (this.#workspaceQuota ??= new WorkspaceQuotaStore(this.#scope));
   }
 }
