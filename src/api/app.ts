@@ -35,6 +35,7 @@ import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
 import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
 import { reconnectingPtyTokenRoutes } from './routes/reconnecting-pty-token.js';
+import { workspaceQuotaRoutes } from './routes/workspace-quota.js';
 import { organizationRoutes } from './routes/organizations.js';
 import { groupRoutes } from './routes/groups.js';
 import { roleRoutes } from './routes/roles.js';
@@ -218,6 +219,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceSharingRoutes, context);
       await api.register(reconnectingPtyTokenRoutes, context);
       await api.register(groupRoutes, context);
+      await api.register(workspaceQuotaRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

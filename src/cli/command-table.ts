@@ -52,6 +52,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/workspace-create.js')).createCommand,
   },
   {
+    name: 'quota',
+    summary: "Show the credits a user's workspaces use a day and their budget",
+    load: async () => (await import('./commands/quota.js')).quotaCommand,
+  },
+  {
     name: 'list',
     aliases: ['ls'],
     summary: 'List workspaces',

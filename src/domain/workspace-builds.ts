@@ -25,6 +25,7 @@ import { jobStatus, type JobStatus } from './provisioner-job-status.js';
 import { normalizeTags } from './provisioner-tags.js';
 import { validateTtlMs } from './schedule/index.js';
 import { workspaceEventsChannel } from './workspace-events.js';
+import { refuseOverBudget } from './workspace-quota.js';
 
 /** What a build is doing, from its job's status and its transition, as the reference's table says. */
 export type BuildStatus =
@@ -184,6 +185,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
   });
   // Written with its first build's status, the row is not written again by the trigger that keeps it.
   workspace.latest_build_status = buildStatus(jobStatus(first.job), first.build.transition);
+  await refuseOverBudget(store, workspace, importJob.id, 0);
   let queue: OrganizationQueue | undefined;
   try {
     queue = await store.workspaces.insert(grant, workspace, first);
@@ -434,6 +436,7 @@ export async function createBuild(
     presetId: null,
     at: now.toISOString(),
   });
+  if (transition === 'start') await refuseOverBudget(store, workspace, found.job.id, previous.daily_cost);
   let reads: NewBuildReads | undefined;
   try {
     reads = await store.workspaceBuilds.insert(grant, insert);

@@ -15,6 +15,7 @@ import { UsersCalls } from './calls/users.js';
 import { WorkspaceAgentsCalls } from './calls/workspace-agents.js';
 import { WorkspaceBuildsCalls } from './calls/workspace-builds.js';
 import { WorkspacesCalls } from './calls/workspaces.js';
+import { WorkspaceQuotaCalls } from './calls/workspace-quota.js';
 
 export { SESSION_TOKEN_HEADER, type ClientOptions } from './client-core.js';
 export type { InsightsRange } from './calls/insights.js';
@@ -39,6 +40,7 @@ const CALL_FAMILIES = [
   WorkspaceBuildsCalls,
   WorkspacesCalls,
   GroupsCalls,
+  WorkspaceQuotaCalls,
 ] as const;
 
 /**
@@ -62,7 +64,8 @@ export interface CoveClient
     WorkspaceAgentsCalls,
     WorkspaceBuildsCalls,
     WorkspacesCalls,
-    GroupsCalls {}
+    GroupsCalls,
+    WorkspaceQuotaCalls {}
 
 /**
  * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError

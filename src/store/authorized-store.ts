@@ -26,6 +26,7 @@ import { UserStore } from './authorized/users.js';
 import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
 import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
+import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -39,6 +40,7 @@ export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js'
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
+export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -75,6 +77,7 @@ export class AuthorizedStore {
   #portShares: PortShareStore | undefined;
   #workspaceAgents: WorkspaceAgentStore | undefined;
   #groups: GroupStore | undefined;
+  #workspaceQuota: WorkspaceQuotaStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -207,5 +210,9 @@ export class AuthorizedStore {
 
   get groups(): GroupStore {
     return (this.#groups ??= new GroupStore(this.#scope));
+  }
+
+  get workspaceQuota(): WorkspaceQuotaStore {
+    return (this.#workspaceQuota ??= new WorkspaceQuotaStore(this.#scope));
   }
 }

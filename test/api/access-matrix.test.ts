@@ -528,6 +528,14 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/users/member/workspace/member-ws') }),
     expect: memberWorkspaceReaders(200),
   },
+  'GET /api/v2/workspace-quota/:user': {
+    call: () => ({ path: api('/workspace-quota/member') }),
+    expect: memberWorkspaceReaders(200),
+  },
+  'GET /api/v2/organizations/:organization/members/:user/workspace-quota': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/members/member/workspace-quota`) }),
+    expect: memberWorkspaceReaders(200),
+  },
   'PATCH /api/v2/workspaces/:workspace': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`), body: { name: 'member-ws' } }),
     // Renaming to the same name is a no-op for those who may rename; template admins only read workspaces.

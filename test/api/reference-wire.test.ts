@@ -148,6 +148,13 @@ const CHECKS: readonly Check[] = [
     },
   },
   { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
+  {
+    type: 'WorkspaceQuota',
+    instances: async (w) => [
+      await get(w.member, '/workspace-quota/me'),
+      await get(w.owner, `/organizations/${w.orgId}/members/me/workspace-quota`),
+    ],
+  },
   { type: 'BuildInfoResponse', instances: async (w) => [await get(w.member, '/buildinfo')] },
   { type: 'DeploymentStats', instances: async (w) => [await get(w.owner, '/deployment/stats')] },
   {

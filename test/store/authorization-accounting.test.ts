@@ -206,6 +206,37 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.workspaceSharing.setSharingDisabled(defaultOrg(w), true)),
   },
+  'workspaceQuota.get': {
+    allowed: async (w) => {
+      assert.deepEqual(await w.member.workspaceQuota.get(w.memberId, defaultOrg(w)), { consumed: 0, budget: 0, inUse: false });
+      assert.equal((await w.owner.workspaceQuota.get(w.memberId, defaultOrg(w))).consumed, 0);
+    },
+    denied: async (w) => expectRefused(() => w.member.workspaceQuota.get(w.ownerId, defaultOrg(w))),
+  },
+  'workspaceQuota.planStart': {
+    allowed: async (w) => {
+      const planned = {
+        id: newId(),
+        organization_id: defaultOrg(w),
+        owner_id: w.memberId,
+        dormant_at: null,
+        user_acl: '{}',
+        group_acl: '{}',
+      };
+      assert.equal((await w.member.workspaceQuota.planStart(planned, newId())).cost, 0);
+    },
+    denied: async (w) => {
+      const planned = {
+        id: newId(),
+        organization_id: defaultOrg(w),
+        owner_id: w.ownerId,
+        dormant_at: null,
+        user_acl: '{}',
+        group_acl: '{}',
+      };
+      await expectRefused(() => w.member.workspaceQuota.planStart(planned, newId()));
+    },
+  },
   'appearance.get': {
     // Every signed-in user reads it; system work needs read on the deployment config.
     allowed: async (w) => w.outsider.appearance.get(),

@@ -8,6 +8,7 @@ import { canPrompt, prompt } from '../prompt.js';
 import { confirm } from '../confirm.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
+import { creationCostLine } from '../quota-summary.js';
 import { orgOption, repeatableOptions, requireTemplate, resolveVersion, stringOption } from './templates-common.js';
 import { buildParameterOptions, givenParameters, repeatableParameterOptions, resolveParameters } from './workspace-parameters.js';
 
@@ -96,6 +97,9 @@ export const createCommand: CommandSpec = {
       useDefaults: options['useParameterDefaults'] === true,
       preset: preset?.Parameters.map((p) => ({ name: p.Name, value: p.Value })),
     });
+    // Shown before asking, so the user decides knowing what the workspace costs and what is left.
+    const cost = await creationCostLine(client, ref.owner, template.organization_id, versionId);
+    if (cost) context.say(cost);
     await confirmCreate(context, ref.text, templateName, options['yes'] === true);
 
     const request: CreateWorkspaceRequest = {

@@ -23,3 +23,4 @@ export * from './workspace-agent-metadata.js';
 export * from './groups.js';
 export * from './template-acl.js';
 export * from './workspace-acl.js';
+export * from './workspace-quota.js';

@@ -5,6 +5,7 @@ import type { Template, TemplateVersion, TemplateVersionParameter, TemplateVersi
 import { api } from '../api.js';
 import { ErrorMessage, Loading, useAction, useLoad } from '../components/feedback.js';
 import { ParameterField, parameterProblem } from '../components/parameter-field.js';
+import { CreationCost } from '../components/quota.js';
 import { Icon } from '../components/status.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -191,6 +192,7 @@ function CreateForm({ template }: { template: Template }) {
           ))}
         </>
       )}
+      <CreationCost organizationId={template.organization_id} versionId={versionId} />
       <div className="form-actions">
         <button type="submit" className="button button-primary" disabled={state.state === 'pending' || !details.data}>
           {state.state === 'pending' ? 'Creating…' : 'Create workspace'}

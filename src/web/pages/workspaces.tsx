@@ -4,6 +4,7 @@ import type { Workspace, WorkspacesResponse } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
 import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
+import { QuotaSummary } from '../components/quota.js';
 import { Icon, StatusBadge, Time } from '../components/status.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { isTransitioning, runWorkspaceAction, type WorkspaceAction } from '../workspace-actions.js';
@@ -26,6 +27,7 @@ export function WorkspacesPage() {
     <section className="page">
       <div className="page-header">
         <h1>Workspaces</h1>
+        <QuotaSummary refresh={data} />
         <Link href="/workspaces/new" className="button button-primary">
           New workspace
         </Link>
