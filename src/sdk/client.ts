@@ -3,6 +3,7 @@ import { ApiKeysCalls } from './calls/api-keys.js';
 import { FilesCalls } from './calls/files.js';
 import { GeneralCalls } from './calls/general.js';
 import { HealthCalls } from './calls/health.js';
+import { IdpSyncCalls } from './calls/idp-sync.js';
 import { InsightsCalls } from './calls/insights.js';
 import { LicensesCalls } from './calls/licenses.js';
 import { OrganizationsCalls } from './calls/organizations.js';
@@ -24,6 +25,7 @@ const CALL_FAMILIES = [
   FilesCalls,
   GeneralCalls,
   HealthCalls,
+  IdpSyncCalls,
   InsightsCalls,
   LicensesCalls,
   OrganizationsCalls,
@@ -46,6 +48,7 @@ export interface CoveClient
     FilesCalls,
     GeneralCalls,
     HealthCalls,
+    IdpSyncCalls,
     InsightsCalls,
     LicensesCalls,
     OrganizationsCalls,

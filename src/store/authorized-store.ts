@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { siteObject, type Action, type RbacObject, type ResourceType, type Subject } from '../rbac/index.js';
 import { DeploymentStore } from './authorized/deployment.js';
 import { FileStore } from './authorized/files.js';
+import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { AppearanceStore } from './authorized/appearance.js';
@@ -69,6 +70,7 @@ export class AuthorizedStore {
   #workspaceBuilds: WorkspaceBuildStore | undefined;
   #portShares: PortShareStore | undefined;
   #workspaceAgents: WorkspaceAgentStore | undefined;
+  #idpSync: IdpSyncStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -193,5 +195,9 @@ export class AuthorizedStore {
 
   get workspaceAgents(): WorkspaceAgentStore {
     return (this.#workspaceAgents ??= new WorkspaceAgentStore(this.#scope));
+  }
+
+  get idpSync(): IdpSyncStore {
+    return (this.#idpSync ??= new IdpSyncStore(this.#scope));
   }
 }
