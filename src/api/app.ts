@@ -33,6 +33,7 @@ import { licenseRoutes } from './routes/licenses.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
+import { idpSyncRoutes } from './routes/idp-sync.js';
 import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
 import { reconnectingPtyTokenRoutes } from './routes/reconnecting-pty-token.js';
 import { workspaceQuotaRoutes } from './routes/workspace-quota.js';
@@ -220,6 +221,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(reconnectingPtyTokenRoutes, context);
       await api.register(groupRoutes, context);
       await api.register(workspaceQuotaRoutes, context);
+      await api.register(idpSyncRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

@@ -1,5 +1,6 @@
 import { parseDuration } from '../lib/duration.js';
 import { parseSupportLinks } from './appearance.js';
+import { idpSyncSettings } from './idp-sync.js';
 import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
@@ -99,6 +100,11 @@ function checkCombinations(values: DeploymentValues): void {
     throw new OptionError('--update-check needs --update-check-url: the release feed to ask');
   }
   try {
+    idpSyncSettings(values);
+  } catch (error) {
+    throw new OptionError((error as Error).message);
+  }
+  try {
     parseSupportLinks(values);
   } catch (error) {
     throw new OptionError(`--support-links: ${(error as Error).message}`);
@@ -156,7 +162,12 @@ function readYamlValues(document: unknown): RawValues {
     }
     const value = (section as Record<string, unknown>)[option.yaml];
     if (value === undefined || value === null) continue;
-    raw[option.key] = Array.isArray(value) ? value.map(String).join(',') : String(value);
+    // A mapping (such as --oidc-group-mapping) may be written as YAML; it is JSON on the command line.
+    raw[option.key] = Array.isArray(value)
+      ? value.map(String).join(',')
+      : typeof value === 'object'
+        ? JSON.stringify(value)
+        : String(value);
   }
   return raw;
 }

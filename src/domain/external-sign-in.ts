@@ -18,6 +18,8 @@ export interface ExternalIdentity {
   readonly username: string;
   readonly name: string;
   readonly avatarUrl: string;
+  /** Every claim the provider sent (OIDC), kept on the link and read by group and role sync. */
+  readonly claims?: Readonly<Record<string, unknown>>;
 }
 
 const PROVIDER_NAMES: Readonly<Record<SignInProvider, string>> = { oidc: 'OpenID Connect', github: 'GitHub' };
@@ -33,7 +35,12 @@ export async function signInExternalUser(
   store: AuthorizedStore,
   deployment: { readonly values: DeploymentValues; readonly defaultOrganizationId: string },
   identity: ExternalIdentity,
-  options: { readonly allowSignups: boolean; readonly convertUserId: string | undefined },
+  options: {
+    readonly allowSignups: boolean;
+    readonly convertUserId: string | undefined;
+    /** Runs once the account is known and may sign in, before the session exists (group and role sync). */
+    readonly afterAccount?: (user: UserRow) => Promise<void>;
+  },
   request: { readonly ipAddress: string; readonly now: Date },
 ): Promise<{ readonly token: string; readonly user: UserRow }> {
   const provider = PROVIDER_NAMES[identity.loginType];
@@ -78,6 +85,7 @@ export async function signInExternalUser(
   if (user.status === 'suspended') {
     throw new HttpProblem(401, 'Your account is suspended. Contact an admin to reactivate your account.');
   }
+  await options.afterAccount?.(user);
   const key = newApiKey({
     userId: user.id,
     loginType: identity.loginType,
@@ -97,7 +105,7 @@ export async function signInExternalUser(
 }
 
 /** What a provider says of an account, named as the refusal names it. */
-const IDENTITY_FIELDS: readonly (readonly [keyof Omit<ExternalIdentity, 'loginType'>, string])[] = [
+const IDENTITY_FIELDS: readonly (readonly [keyof Omit<ExternalIdentity, 'loginType' | 'claims'>, string])[] = [
   ['linkedId', 'account id'],
   ['email', 'email address'],
   ['username', 'username'],

@@ -3,6 +3,7 @@ import { HttpProblem } from '../lib/errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { DeploymentValues } from './deployment-options.js';
 import type { ExternalIdentity } from './external-sign-in.js';
+import { checkAllowedGroups, idpSyncSettings, type IdpSyncSettings } from './idp-sync.js';
 import type { PendingSignIn } from './sign-in-state.js';
 
 /** The part of the settings OIDC sign-in reads. */
@@ -17,6 +18,13 @@ type OidcSettings = Pick<
   | 'oidcNameField'
   | 'oidcEmailField'
   | 'oidcScopes'
+  | 'oidcGroupField'
+  | 'oidcGroupMapping'
+  | 'oidcGroupRegexFilter'
+  | 'oidcGroupAutoCreate'
+  | 'oidcAllowedGroups'
+  | 'oidcUserRoleField'
+  | 'oidcUserRoleMapping'
 >;
 
 /**
@@ -29,6 +37,7 @@ export class OidcSignIn {
   readonly #settings: OidcSettings;
   readonly #clock: Clock;
   readonly #redirectUri: string;
+  readonly #sync: IdpSyncSettings;
   #discovered: Promise<oidc.Configuration> | undefined;
   /** The provider's signing keys as last fetched, kept between sign-ins. */
   #keys: oidc.ExportedJWKSCache | undefined;
@@ -37,6 +46,7 @@ export class OidcSignIn {
     this.#settings = settings;
     this.#clock = clock;
     this.#redirectUri = redirectUri;
+    this.#sync = idpSyncSettings(settings);
   }
 
   /** Where to send the browser to sign in at the provider. */
@@ -109,6 +119,8 @@ export class OidcSignIn {
         throw new HttpProblem(403, `Your email "${email}" is not in domains ${JSON.stringify(settings.oidcEmailDomain)}!`);
       }
     }
+    // Refused before any account is looked up or made: the user is not to be let in at all.
+    checkAllowedGroups(this.#sync, claims);
     const username = claims[settings.oidcUsernameField];
     const name = claims[settings.oidcNameField];
     const picture = claims['picture'];
@@ -119,6 +131,7 @@ export class OidcSignIn {
       username: typeof username === 'string' ? username : email.slice(0, email.indexOf('@')),
       name: typeof name === 'string' ? name : '',
       avatarUrl: typeof picture === 'string' ? picture : '',
+      claims,
     };
   }
 

@@ -40,6 +40,16 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('organization_member', ['create']), // a new account joins the default organization
     ...allow('api_key', ['create']), // the new session's key
   ]),
+  /**
+   * Applies group and role sync at an OIDC sign-in: the provider's claims decide, and the user
+   * signing in is not yet someone who may change their own groups or roles.
+   */
+  idpSync: named('idp-sync', [
+    ...allow('user', ['read', 'update']), // the user's row for their roles; the claims stored on their link
+    ...allow('group', ['read', 'update']), // the default organization's groups; the user's memberships in them
+    ...allow('group', ['create']), // groups the claims name that do not exist yet, when auto-creation is on
+    ...allow('assign_role', ['assign', 'unassign']), // the site roles the role claim names
+  ]),
   /** Issues and redeems one-time passcodes: the user asking has forgotten their password. */
   passwordReset: named('password-reset', [
     ...allow('user', ['read', 'update_personal']), // find the user by email; store the passcode and the new password

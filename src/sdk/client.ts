@@ -4,6 +4,7 @@ import { FilesCalls } from './calls/files.js';
 import { GeneralCalls } from './calls/general.js';
 import { GroupsCalls } from './calls/groups.js';
 import { HealthCalls } from './calls/health.js';
+import { IdpSyncCalls } from './calls/idp-sync.js';
 import { InsightsCalls } from './calls/insights.js';
 import { LicensesCalls } from './calls/licenses.js';
 import { OrganizationsCalls } from './calls/organizations.js';
@@ -28,6 +29,7 @@ const CALL_FAMILIES = [
   FilesCalls,
   GeneralCalls,
   HealthCalls,
+  IdpSyncCalls,
   InsightsCalls,
   LicensesCalls,
   OrganizationsCalls,
@@ -53,6 +55,7 @@ export interface CoveClient
     FilesCalls,
     GeneralCalls,
     HealthCalls,
+    IdpSyncCalls,
     InsightsCalls,
     LicensesCalls,
     OrganizationsCalls,

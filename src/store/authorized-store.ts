@@ -3,6 +3,7 @@ import { siteObject, type Action, type RbacObject, type ResourceType, type Subje
 import { DeploymentStore } from './authorized/deployment.js';
 import { FileStore } from './authorized/files.js';
 import { GroupStore } from './authorized/groups.js';
+import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { AppearanceStore } from './authorized/appearance.js';
@@ -78,6 +79,7 @@ export class AuthorizedStore {
   #workspaceAgents: WorkspaceAgentStore | undefined;
   #groups: GroupStore | undefined;
   #workspaceQuota: WorkspaceQuotaStore | undefined;
+  #idpSync: IdpSyncStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -214,5 +216,9 @@ export class AuthorizedStore {
 
   get workspaceQuota(): WorkspaceQuotaStore {
     return (this.#workspaceQuota ??= new WorkspaceQuotaStore(this.#scope));
+  }
+
+  get idpSync(): IdpSyncStore {
+    return (this.#idpSync ??= new IdpSyncStore(this.#scope));
   }
 }

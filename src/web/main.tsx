@@ -7,6 +7,7 @@ import { ErrorMessage, Loading } from './components/feedback.js';
 import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
 import { DeploymentPage } from './pages/deployment.js';
+import { IdpSyncPreviewPage } from './pages/idp-sync-preview.js';
 import { LoginPage } from './pages/login.js';
 import { TemplatePage } from './pages/template.js';
 import { TemplatesPage } from './pages/templates.js';
@@ -102,6 +103,8 @@ function Page({ route }: { route: Route }) {
       return <TemplatePage key={route.name} name={route.name} />;
     case 'deployment':
       return <DeploymentPage />;
+    case 'idp-sync-preview':
+      return <IdpSyncPreviewPage key={route.user ?? ''} user={route.user} />;
     default:
       return (
         <section className="page">

@@ -51,6 +51,7 @@ export type Route =
   | { page: 'templates' }
   | { page: 'template'; name: string }
   | { page: 'deployment' }
+  | { page: 'idp-sync-preview'; user: string | undefined }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -69,6 +70,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'templates' && second && parts.length === 2) return { page: 'template', name: second };
   if (first === 'templates' && second && third === 'workspace' && parts.length === 3) return { page: 'create', template: second };
   if (first === 'deployment' && parts.length === 1) return { page: 'deployment' };
+  if (first === 'deployment' && second === 'idp-sync' && parts.length === 2)
+    return { page: 'idp-sync-preview', user: search.get('user') ?? undefined };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

@@ -797,6 +797,16 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/users/member/autofill-parameters?template_id=${world.template.id}`) }),
     expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
   },
+  'GET /api/v2/users/oidc-claims': {
+    call: () => ({ path: api('/users/oidc-claims') }),
+    // Every subject here signs in with a password: only OIDC users have claims.
+    expect: signedIn(400),
+  },
+  'GET /api/v2/users/:user/idp-sync-preview': {
+    call: () => ({ path: api('/users/member/idp-sync-preview') }),
+    // Those who read the IdP sync settings and the user's personal data; to the rest it does not exist.
+    expect: signedIn(404, { owner: 200, userAdmin: 200 }),
+  },
   'GET /api/v2/appearance': { call: () => ({ path: api('/appearance') }), expect: signedIn(200) },
   'PUT /api/v2/appearance': {
     call: () => ({ path: api('/appearance'), body: { application_name: '', logo_url: '' } }),

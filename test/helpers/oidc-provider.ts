@@ -10,7 +10,12 @@ export interface OidcAccount {
   readonly emailVerified?: boolean;
   readonly preferredUsername?: string;
   readonly name?: string;
+  /** Further claims, such as `groups` and `roles` (only the names in EXTRA_CLAIMS are released). */
+  readonly extraClaims?: Readonly<Record<string, unknown>>;
 }
+
+/** Claims beyond the standard ones that the provider releases, with the openid scope. */
+const EXTRA_CLAIMS = ['groups', 'roles'];
 
 /** A real OpenID provider (oidc-provider) on the loopback interface, issuing real signed tokens. */
 export interface TestOidcProvider {
@@ -62,7 +67,7 @@ export async function startOidcProvider(options: { readonly foreignSigningKeys?:
         keys: [{ ...privateKey.export({ format: 'jwk' }), kid: `key-${Math.random().toString(36).slice(2)}`, alg: 'RS256', use: 'sig' }],
       },
       cookies: { keys: ['a cookie signing key for tests only'] },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
+      claims: { openid: ['sub', ...EXTRA_CLAIMS], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
       features: { devInteractions: { enabled: true } },
       pkce: { required: () => true },
       findAccount: (_ctx, id) => {
@@ -76,6 +81,7 @@ export async function startOidcProvider(options: { readonly foreignSigningKeys?:
             email_verified: account.emailVerified ?? true,
             ...(account.preferredUsername ? { preferred_username: account.preferredUsername } : {}),
             ...(account.name ? { name: account.name } : {}),
+            ...account.extraClaims,
           }),
         };
       },

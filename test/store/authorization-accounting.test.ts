@@ -434,6 +434,39 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.signIn.takeState('taken-state')),
   },
+  'idpSync.apply': {
+    allowed: async (w) => {
+      const member = await w.owner.users.get(w.memberId);
+      const request = { loginType: 'oidc', claims: { groups: ['synced'] }, organizationId: defaultOrg(w) } as const;
+      const changes = await system(w, 'idpSync').idpSync.apply(member, {
+        ...request,
+        groups: { names: ['synced'], autoCreate: true },
+        siteRoles: ['auditor'],
+      });
+      assert.deepEqual([changes.groupsCreated, changes.groupsAdded, changes.siteRolesChanged], [['synced'], ['synced'], true]);
+      const undone = await system(w, 'idpSync').idpSync.apply(member, {
+        ...request,
+        groups: { names: [], autoCreate: false },
+        siteRoles: [],
+      });
+      assert.deepEqual(undone.groupsRemoved, ['synced']);
+    },
+    denied: async (w) => {
+      const member = await w.owner.users.get(w.memberId);
+      await expectRefused(() =>
+        w.member.idpSync.apply(member, { loginType: 'oidc', claims: {}, organizationId: defaultOrg(w), siteRoles: ['owner'] }),
+      );
+    },
+  },
+  'idpSync.claims': {
+    // The member's link was made by the signIn.linkUser case; idpSync.apply stored claims on it.
+    allowed: async (w) => assert.ok(await w.member.idpSync.claims(w.memberId, 'oidc')),
+    denied: async (w) => expectRefused(() => w.member.idpSync.claims(w.ownerId, 'oidc')),
+  },
+  'idpSync.previewInputs': {
+    allowed: async (w) => assert.ok((await w.owner.idpSync.previewInputs(w.memberId, defaultOrg(w))).groups.length > 0),
+    denied: async (w) => expectRefused(() => w.member.idpSync.previewInputs(w.memberId, defaultOrg(w))),
+  },
   'users.markInactiveDormant': {
     allowed: async (w) => assert.equal(await system(w, 'userDormancy').users.markInactiveDormant(new Date(0)), 0),
     denied: async (w) => expectRefused(() => w.member.users.markInactiveDormant(new Date(0))),

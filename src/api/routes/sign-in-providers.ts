@@ -4,7 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONVERT_LOGIN_COOKIE, verifyLoginConversion } from '../../domain/convert-login.js';
 import { signInExternalUser, type ExternalIdentity } from '../../domain/external-sign-in.js';
 import { GithubSignIn } from '../../domain/github-sign-in.js';
+import { idpSyncSettings } from '../../domain/idp-sync.js';
 import { OidcSignIn } from '../../domain/oidc-sign-in.js';
+import { syncAtSignIn } from '../../domain/oidc-sync.js';
 import {
   SIGN_IN_STATE_COOKIE,
   SIGN_IN_VALIDITY_MS,
@@ -78,6 +80,9 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
   // Nobody is signed in until the provider vouches for them.
   const signInStore = context.store.as(SYSTEM_SUBJECTS.externalSignIn);
   const { values } = context;
+  const syncSettings = idpSyncSettings(values);
+  // Group and role sync act as their own subject: the claims decide, not the user signing in.
+  const syncStore = context.store.as(SYSTEM_SUBJECTS.idpSync);
   // Built on first use: with the default access URL, the redirect URI is known only once the port is bound.
   let oidc: OidcSignIn | undefined;
   let github: GithubSignIn | undefined;
@@ -147,6 +152,15 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
         {
           allowSignups: provider === 'oidc' ? values.oidcAllowSignups : values.githubAllowSignups,
           convertUserId: pending.convertUserId,
+          ...(identity.claims
+            ? {
+                afterAccount: async (user) => {
+                  const claims = identity.claims ?? {};
+                  const orgId = context.identity.defaultOrganization.id;
+                  await syncAtSignIn(syncStore, syncSettings, user, claims, orgId, (fields, message) => request.log.info(fields, message));
+                },
+              }
+            : {}),
         },
         { ipAddress: request.ip, now: context.store.clock.now() },
       );

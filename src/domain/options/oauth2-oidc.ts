@@ -24,6 +24,13 @@ export interface OAuth2OidcValues {
   readonly oidcScopes: readonly string[];
   readonly oidcSignInText: string;
   readonly oidcIconUrl: string;
+  readonly oidcGroupField: string;
+  readonly oidcGroupMapping: string;
+  readonly oidcGroupRegexFilter: string;
+  readonly oidcGroupAutoCreate: boolean;
+  readonly oidcAllowedGroups: readonly string[];
+  readonly oidcUserRoleField: string;
+  readonly oidcUserRoleMapping: string;
 }
 
 /** The OAuth2 and OIDC options, in `--help` order. */
@@ -262,5 +269,94 @@ export const OAUTH2_OIDC_OPTIONS: readonly OptionDefinition<keyof OAuth2OidcValu
     kind: 'url',
     default: '',
     description: 'URL of an icon shown on the OIDC sign-in button.',
+  },
+  {
+    key: 'oidcGroupField',
+    name: 'OIDC Group Field',
+    flag: 'oidc-group-field',
+    env: 'COVE_OIDC_GROUP_FIELD',
+    yaml: 'oidc_group_field',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'group_field'],
+    kind: 'string',
+    default: '',
+    description:
+      'Claim that holds the groups of the user. When set, every OIDC sign-in makes the user a member of exactly the groups of the default organization this claim names (after the mapping and the filter).',
+  },
+  {
+    key: 'oidcGroupMapping',
+    name: 'OIDC Group Mapping',
+    flag: 'oidc-group-mapping',
+    env: 'COVE_OIDC_GROUP_MAPPING',
+    yaml: 'oidc_group_mapping',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'group_mapping'],
+    kind: 'string',
+    default: '{}',
+    description:
+      'JSON object from a value of the group claim to the name of a group, or a list of names, e.g. {"ldap-admins":"admins"}. Values not in it name the group of the same name.',
+  },
+  {
+    key: 'oidcGroupRegexFilter',
+    name: 'OIDC Group Regex Filter',
+    flag: 'oidc-group-regex-filter',
+    env: 'COVE_OIDC_GROUP_REGEX_FILTER',
+    yaml: 'oidc_group_regex_filter',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'group_regex_filter'],
+    kind: 'string',
+    default: '',
+    description: 'Regular expression a group name (after the mapping) must match to be synced; the others are ignored.',
+  },
+  {
+    key: 'oidcGroupAutoCreate',
+    name: 'OIDC Group Auto Create',
+    flag: 'oidc-group-auto-create',
+    env: 'COVE_OIDC_GROUP_AUTO_CREATE',
+    yaml: 'oidc_group_auto_create',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'group_auto_create'],
+    kind: 'bool',
+    default: 'false',
+    description: 'Create the groups the group claim names that do not exist yet, instead of ignoring them.',
+  },
+  {
+    key: 'oidcAllowedGroups',
+    name: 'OIDC Allowed Groups',
+    flag: 'oidc-allowed-groups',
+    env: 'COVE_OIDC_ALLOWED_GROUPS',
+    yaml: 'oidc_allowed_groups',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'group_allow_list'],
+    kind: 'string-array',
+    default: '',
+    description:
+      'Values of the group claim (before the mapping) of which a user must have at least one to sign in, comma-separated. Empty lets everyone in. Needs --oidc-group-field.',
+  },
+  {
+    key: 'oidcUserRoleField',
+    name: 'OIDC User Role Field',
+    flag: 'oidc-user-role-field',
+    env: 'COVE_OIDC_USER_ROLE_FIELD',
+    yaml: 'oidc_user_role_field',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'user_role_field'],
+    kind: 'string',
+    default: '',
+    description:
+      "Claim that holds the site roles of the user. When set, every OIDC sign-in sets the user's site roles to the ones this claim names (after the mapping); unknown roles are ignored.",
+  },
+  {
+    key: 'oidcUserRoleMapping',
+    name: 'OIDC User Role Mapping',
+    flag: 'oidc-user-role-mapping',
+    env: 'COVE_OIDC_USER_ROLE_MAPPING',
+    yaml: 'oidc_user_role_mapping',
+    group: OAUTH2_OIDC_GROUP,
+    configPath: ['oidc', 'user_role_mapping'],
+    kind: 'string',
+    default: '{}',
+    description:
+      'JSON object from a value of the role claim to a list of site role names, e.g. {"ops":["template-admin","auditor"]}. Values not in it name the role of the same name.',
   },
 ];

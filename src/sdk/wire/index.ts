@@ -24,3 +24,4 @@ export * from './groups.js';
 export * from './template-acl.js';
 export * from './workspace-acl.js';
 export * from './workspace-quota.js';
+export * from './idp-sync.js';
