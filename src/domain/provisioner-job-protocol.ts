@@ -28,6 +28,7 @@ import type {
 } from '../store/rows.js';
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
+import { queuedStartOverBudget } from './workspace-quota.js';
 import { computeDeadlines } from './schedule/index.js';
 import type { ProvisionerTags } from './provisioner-tags.js';
 
@@ -116,6 +117,14 @@ export async function acquireJob(
     const claimed = await store.provisionerJobs.claimNext(daemon.organizationId, taker);
     if (!claimed) return undefined;
     const { job, context } = claimed;
+    const build = context.build;
+    const overBudget = build?.row && build.workspace ? await queuedStartOverBudget(store, build.row, build.workspace) : undefined;
+    if (overBudget !== undefined) {
+      await (
+        await finishJob(protocol, job, { error: overBudget, error_code: '' })
+      ).announced;
+      continue;
+    }
     try {
       const acquired = describeJob(job, context, accessUrl);
       return {

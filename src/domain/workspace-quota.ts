@@ -1,6 +1,6 @@
 import { HttpProblem } from '../lib/errors.js';
 import type { AuthorizedStore, QuotaPlan } from '../store/authorized-store.js';
-import type { WorkspaceRow } from '../store/rows.js';
+import type { WorkspaceBuildRow, WorkspaceRow } from '../store/rows.js';
 
 /** How the wire answers a user's standing: a budget of -1 says no group grants an allowance, so nothing is counted against one. */
 export const UNLIMITED_BUDGET = -1;
@@ -40,6 +40,23 @@ export async function refuseOverBudget(
       detail: `Workspace quota exceeded: ${plan.consumed} credits a day are in use by other workspaces, and the groups allow ${plan.budget}. Stop or delete a workspace, or ask for a larger allowance.`,
     },
   );
+}
+
+/**
+ * Why a queued start build may not run after all, or undefined when it may: the allowances changed,
+ * or two starts were asked for at once, since it was let through. The reference makes this its
+ * only check, once the plan has run; here it backs up the refusal made when the build was asked for.
+ */
+export async function queuedStartOverBudget(
+  store: AuthorizedStore,
+  build: Pick<WorkspaceBuildRow, 'template_version_id' | 'build_number' | 'transition'>,
+  workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>,
+): Promise<string | undefined> {
+  if (build.transition !== 'start') return undefined;
+  const plan = await store.workspaceQuota.planQueuedStart(build, workspace);
+  const over = overBudget(plan);
+  if (over <= 0 || plan.cost <= plan.replacedCost) return undefined;
+  return `insufficient quota: this build costs ${credits(plan.cost)} a day; the owner has ${Math.max(0, plan.budget - plan.consumed)} of ${plan.budget} left: ${over} over budget.`;
 }
 
 /** By how many credits the plan goes over its budget; zero or less when it fits or quotas are not in use. */

@@ -162,5 +162,21 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(await alice.workspaceQuota('me'), { credits_consumed: 5, budget: 3 });
       await expectApiError(alice.createWorkspaceBuild(one.id, { transition: 'start' }), 403, /you have 0 of 3 left: 5 over budget/);
     });
+
+    it('fails a queued start that the budget no longer covers when a provisioner takes it up', async () => {
+      await setAllowance(orgId, 100);
+      // The one provisioner is kept busy, so the next build waits in the queue.
+      const { template: stuck } = await createEchoTemplate(owner, 'stuck', { apply: { start: { hang: true } } });
+      const blocker = await owner.createWorkspace('me', { name: 'blocker', template_id: stuck.id });
+      const late = await alice.createWorkspace('me', { name: 'late', template_id: vm.id });
+      assert.equal(late.latest_build.status, 'pending');
+      await setAllowance(orgId, 3);
+      await owner.cancelWorkspaceBuild(blocker.latest_build.id);
+      const failed = await settled(alice, late.latest_build);
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.job.error, 'insufficient quota: this build costs 4 credits a day; the owner has 0 of 3 left: 6 over budget.');
+      assert.equal(failed.daily_cost, 0);
+      assert.deepEqual(await alice.workspaceQuota('me'), { credits_consumed: 5, budget: 3 });
+    });
   });
 }

@@ -237,6 +237,17 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.workspaceQuota.planStart(planned, newId()));
     },
   },
+  'workspaceQuota.planQueuedStart': {
+    allowed: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.member);
+      const plan = await w.member.workspaceQuota.planQueuedStart(build, workspace);
+      assert.deepEqual([plan.cost, plan.replacedCost, plan.inUse], [0, 0, false]);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.workspaceQuota.planQueuedStart(build, workspace));
+    },
+  },
   'appearance.get': {
     // Every signed-in user reads it; system work needs read on the deployment config.
     allowed: async (w) => w.outsider.appearance.get(),

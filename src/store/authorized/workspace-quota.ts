@@ -2,7 +2,7 @@ import { StoreFamily } from './store-family.js';
 import { NotAuthorizedError } from '../../lib/errors.js';
 import * as quota from '../queries/workspace-quota.js';
 import { workspaceRbac } from '../rbac-objects.js';
-import type { WorkspaceRow } from '../rows.js';
+import type { WorkspaceBuildRow, WorkspaceRow } from '../rows.js';
 
 /** A user's spending in one organization against their groups' allowances. */
 export interface QuotaStanding {
@@ -54,5 +54,24 @@ export class WorkspaceQuotaStore extends StoreFamily {
       quota.plannedStartCost(this.db, importJobId),
     ]);
     return { consumed, budget: allowance.budget, inUse: allowance.inUse, cost };
+  }
+
+  /**
+   * The same plan for a start build already queued, as the provisioner daemon claims it: the cost
+   * of its version's start, the owner's standing without this workspace (its new build is its
+   * latest, with nothing counted yet), and what the build before it cost. Needs `read` on the workspace.
+   */
+  async planQueuedStart(
+    build: Pick<WorkspaceBuildRow, 'template_version_id' | 'build_number'>,
+    workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>,
+  ): Promise<QuotaPlan & { readonly replacedCost: number }> {
+    this.require('read', workspaceRbac(workspace));
+    const [allowance, consumed, cost, replacedCost] = await Promise.all([
+      quota.quotaAllowance(this.db, workspace.owner_id, workspace.organization_id),
+      quota.quotaConsumed(this.db, workspace.owner_id, workspace.organization_id, workspace.id),
+      quota.versionStartCost(this.db, build.template_version_id),
+      quota.buildCost(this.db, workspace.id, build.build_number - 1),
+    ]);
+    return { consumed, budget: allowance.budget, inUse: allowance.inUse, cost, replacedCost };
   }
 }

@@ -88,3 +88,26 @@ export async function plannedStartCost(db: Kysely<Database>, importJobId: string
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
+
+/** The daily cost a start of the template version plans, found through the version's import job. */
+export async function versionStartCost(db: Kysely<Database>, versionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('template_versions as v')
+    .innerJoin('workspace_resources as r', 'r.job_id', 'v.job_id')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('r.daily_cost'), eb.lit(0)).as('total'))
+    .where('v.id', '=', versionId)
+    .where('r.transition', '=', 'start')
+    .executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
+
+/** The daily cost recorded on a workspace's build of that number; 0 when there is none. */
+export async function buildCost(db: Kysely<Database>, workspaceId: string, buildNumber: number): Promise<number> {
+  const row = await db
+    .selectFrom('workspace_builds')
+    .select('daily_cost')
+    .where('workspace_id', '=', workspaceId)
+    .where('build_number', '=', buildNumber)
+    .executeTakeFirst();
+  return Number(row?.daily_cost ?? 0);
+}
