@@ -63,7 +63,7 @@ export class WorkspaceQuotaStore extends StoreFamily {
    */
   async planQueuedStart(
     build: Pick<WorkspaceBuildRow, 'template_version_id' | 'build_number'>,
-    workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>,
+    workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at' | 'user_acl' | 'group_acl'>,
   ): Promise<QuotaPlan & { readonly replacedCost: number }> {
     this.require('read', workspaceRbac(workspace));
     const [allowance, consumed, cost, replacedCost] = await Promise.all([
