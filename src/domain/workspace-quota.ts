@@ -50,7 +50,7 @@ export async function refuseOverBudget(
 export async function queuedStartOverBudget(
   store: AuthorizedStore,
   build: Pick<WorkspaceBuildRow, 'template_version_id' | 'build_number' | 'transition'>,
-  workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>,
+  workspace: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at' | 'user_acl' | 'group_acl'>,
 ): Promise<string | undefined> {
   if (build.transition !== 'start') return undefined;
   const plan = await store.workspaceQuota.planQueuedStart(build, workspace);
