@@ -89,16 +89,18 @@ export function claimStrings(claim: unknown): string[] {
   }
   if (Array.isArray(claim)) {
     return claim.map((item, index) => {
-      if (typeof item !== 'string') throw new Error(`element ${index} of the claim is a ${typeOf(item)}, not a string`);
+      if (typeof item !== 'string') throw new Error(`element ${index} of the claim is ${typeOf(item)}, not a string`);
       return item;
     });
   }
-  throw new Error(`the claim is a ${typeOf(claim)}, not an array of strings`);
+  throw new Error(`the claim is ${typeOf(claim)}, not an array of strings`);
 }
 
+/** The kind of a JSON value, with its article, for messages. */
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
-  return Array.isArray(value) ? 'array' : typeof value;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** Refuses a sign-in whose group claim names none of the allowed groups (when there is an allow list). */

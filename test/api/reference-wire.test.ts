@@ -331,9 +331,10 @@ describe("answers against the reference client's wire types", () => {
       'oauth2.github.allowed_orgs',
       'oauth2.github.allowed_teams',
       'oidc.email_domain',
+      'oidc.group_allow_list',
       'oidc.scopes',
     ];
-    // Reference settings Cove has no equivalent of (OIDC group, role and organization sync, GitHub
+    // Reference settings Cove has no equivalent of (OIDC organization sync, GitHub
     // device flow, external provisioner daemons, notification delivery tuning, Prometheus collectors,
     // log filters and Stackdriver, CORS for all): left out rather than sent as invented values.
     const notInCove = [
@@ -350,16 +351,14 @@ describe("answers against the reference client's wire types", () => {
       'notifications.email.tls',
       'oauth2.github.default_provider_enable',
       'oauth2.github.device_flow',
-      ...['auth_url_params', 'client_cert_file', 'client_key_file', 'group_allow_list', 'group_auto_create', 'group_mapping'].map(
+      ...['auth_url_params', 'client_cert_file', 'client_key_file', 'ignore_user_info', 'organization_assign_default'].map(
         (name) => `oidc.${name}`,
       ),
-      ...['group_regex_filter', 'groups_field', 'ignore_user_info', 'organization_assign_default', 'organization_field'].map(
-        (name) => `oidc.${name}`,
-      ),
+      'oidc.organization_field',
       ...['organization_mapping', 'signups_disabled_text', 'skip_issuer_checks', 'source_user_info_from_access_token'].map(
         (name) => `oidc.${name}`,
       ),
-      ...['user_role_field', 'user_role_mapping', 'user_roles_default'].map((name) => `oidc.${name}`),
+      'oidc.user_roles_default',
       ...['aggregate_agent_stats_by', 'collect_agent_stats', 'collect_db_metrics'].map((name) => `prometheus.${name}`),
       ...['daemon_poll_interval', 'daemon_poll_jitter', 'daemon_psk', 'daemon_types', 'force_cancel_interval'].map(
         (name) => `provisioner.${name}`,

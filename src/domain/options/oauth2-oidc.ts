@@ -277,7 +277,7 @@ export const OAUTH2_OIDC_OPTIONS: readonly OptionDefinition<keyof OAuth2OidcValu
     env: 'COVE_OIDC_GROUP_FIELD',
     yaml: 'oidc_group_field',
     group: OAUTH2_OIDC_GROUP,
-    configPath: ['oidc', 'group_field'],
+    configPath: ['oidc', 'groups_field'],
     kind: 'string',
     default: '',
     description:

@@ -16,7 +16,18 @@ export function wireValue(option: OptionDefinition<keyof DeploymentValues>, valu
   if (option.secret) return '';
   if (option.kind === 'duration') return msToNs(value as number);
   if (option.key === 'logJson') return value === true ? STDERR : '';
+  // The claim mappings are JSON text on the command line, and objects in the reference's config.
+  if (option.key === 'oidcGroupMapping' || option.key === 'oidcUserRoleMapping') return jsonObject(value as string);
   return value;
+}
+
+/** A mapping option's value as an object; the option check refused any other text at start. */
+function jsonObject(text: string): unknown {
+  try {
+    return text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    return {};
+  }
 }
 
 /**
