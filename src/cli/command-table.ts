@@ -43,7 +43,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'groups',
     aliases: ['group'],
-    summary: 'Manage groups and inspect their sync from the OIDC provider',
+    summary: 'Create, list, edit and delete groups, list their members, and preview their sync from the OIDC provider',
     load: async () => (await import('./commands/groups.js')).groupsCommand,
   },
   {

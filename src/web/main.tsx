@@ -8,6 +8,8 @@ import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
 import { DeploymentPage } from './pages/deployment.js';
 import { IdpSyncPreviewPage } from './pages/idp-sync-preview.js';
+import { GroupPage } from './pages/group.js';
+import { GroupsPage } from './pages/groups.js';
 import { LoginPage } from './pages/login.js';
 import { TemplatePage } from './pages/template.js';
 import { TemplatePermissionsPage } from './pages/template-permissions.js';
@@ -108,6 +110,10 @@ function Page({ route }: { route: Route }) {
       return <DeploymentPage />;
     case 'idp-sync-preview':
       return <IdpSyncPreviewPage key={route.user ?? ''} user={route.user} />;
+    case 'groups':
+      return <GroupsPage />;
+    case 'group':
+      return <GroupPage key={`${route.organization}/${route.name}`} organization={route.organization} name={route.name} />;
     default:
       return (
         <section className="page">

@@ -53,6 +53,8 @@ export type Route =
   | { page: 'template-permissions'; name: string }
   | { page: 'deployment' }
   | { page: 'idp-sync-preview'; user: string | undefined }
+  | { page: 'groups' }
+  | { page: 'group'; organization: string; name: string }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -75,6 +77,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'deployment' && parts.length === 1) return { page: 'deployment' };
   if (first === 'deployment' && second === 'idp-sync' && parts.length === 2)
     return { page: 'idp-sync-preview', user: search.get('user') ?? undefined };
+  if (first === 'groups' && parts.length === 1) return { page: 'groups' };
+  if (first === 'groups' && second && third && parts.length === 3) return { page: 'group', organization: second, name: third };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
