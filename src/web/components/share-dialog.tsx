@@ -136,6 +136,7 @@ function AddUser({ workspace, add }: { workspace: Workspace; add: (id: string, r
   };
   return (
     <form className="share-add" onSubmit={submit} aria-label="Add a user">
+      <h3>Add a user</h3>
       <input
         type="search"
         aria-label="Search users"
@@ -174,6 +175,7 @@ function AddGroup({ workspace, add }: { workspace: Workspace; add: (id: string, 
   };
   return (
     <form className="share-add" onSubmit={submit} aria-label="Add a group">
+      <h3>Add a group</h3>
       <select aria-label="Group" value={groupId} onChange={(e) => setGroupId(e.target.value)}>
         {(data ?? []).map((group) => (
           <option key={group.id} value={group.id}>
