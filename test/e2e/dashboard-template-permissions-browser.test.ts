@@ -29,7 +29,7 @@ describe('the template permissions page in a real browser', { skip: browserMissi
   const pageErrors: string[] = [];
 
   const roles = async () => {
-    const acl = await owner.templateACL(template.id);
+    const acl = await owner.templateAcl(template.id);
     return [
       ...acl.users.map((user) => `user:${user.username}:${user.role}`),
       ...acl.group.map((group) => `group:${group.name}:${group.role}`),
@@ -113,7 +113,7 @@ describe('the template permissions page in a real browser', { skip: browserMissi
   });
 
   it('shows a user of the template the list without the controls to change it', async () => {
-    await owner.updateTemplateACL(template.id, { user_perms: { [aliceId]: 'use' } });
+    await owner.updateTemplateAcl(template.id, { user_perms: { [aliceId]: 'use' } });
     // Signed in as alice instead, in the same browser.
     await browser.context.clearCookies();
     await page.goto(`${test.url}/login`);

@@ -67,7 +67,7 @@ async function requestedChanges(
     ...listOption(options, 'removeGroup').map((name) => ({ name, role: '' as const })),
   ];
   if (users.length === 0 && groups.length === 0) return undefined;
-  const available = await client.templateACLAvailable(template.id);
+  const available = await client.templateAclAvailable(template.id);
   const userIds = new Map<string, string>();
   for (const user of [...available.users, ...current.users]) userIds.set(user.username.toLowerCase(), user.id);
   const groupIds = new Map<string, string>();
@@ -110,12 +110,12 @@ export const permissionsCommand: CommandSpec = {
   async run(context, [name = ''], options) {
     const client = await context.client();
     const template = await requireTemplate(client, String(options['org']), name);
-    let acl = await client.templateACL(template.id);
+    let acl = await client.templateAcl(template.id);
     const changes = await requestedChanges(client, template, acl, options);
     if (changes) {
-      await client.updateTemplateACL(template.id, changes);
+      await client.updateTemplateAcl(template.id, changes);
       context.say(`Updated the permissions of template "${template.name}".`);
-      acl = await client.templateACL(template.id);
+      acl = await client.templateAcl(template.id);
     }
     context.printData(permissionRows(acl), PERMISSION_COLUMNS);
     return 0;

@@ -6,17 +6,17 @@ import type { ACLAvailable, Response, TemplateACL, UpdateTemplateACL } from '../
  * Abstract: its methods run on a CoveClient, which installs them on its prototype (src/sdk/client.ts).
  */
 export abstract class TemplateAclCalls extends ClientCore {
-  templateACL(templateId: string): Promise<TemplateACL> {
+  templateAcl(templateId: string): Promise<TemplateACL> {
     return this.request('GET', `/templates/${encodeURIComponent(templateId)}/acl`);
   }
 
   /** Sets roles by user and group id; the role `""` removes an entry. */
-  updateTemplateACL(templateId: string, request: UpdateTemplateACL): Promise<Response> {
+  updateTemplateAcl(templateId: string, request: UpdateTemplateACL): Promise<Response> {
     return this.request('PATCH', `/templates/${encodeURIComponent(templateId)}/acl`, { body: request });
   }
 
   /** The users and groups the template's ACL could name (for those who may change it). */
-  templateACLAvailable(templateId: string): Promise<ACLAvailable> {
+  templateAclAvailable(templateId: string): Promise<ACLAvailable> {
     return this.request('GET', `/templates/${encodeURIComponent(templateId)}/acl/available`);
   }
 }
