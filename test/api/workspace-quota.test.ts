@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newId } from '../../src/lib/random.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template, WorkspaceBuild } from '../../src/sdk/wire/index.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
@@ -56,9 +55,9 @@ for (const dialect of TEST_DIALECTS) {
       ]);
       return { workspaces: Number(workspaces.n), builds: Number(builds.n), jobs: Number(jobs.n) };
     };
-    /** Allowances are set in the database: the groups' own routes are not what this suite is about. */
+    /** Allowances are set as an administrator sets them, through the groups route. */
     const setAllowance = async (groupId: string, allowance: number) => {
-      await test.daemon.store.db.updateTable('groups').set({ quota_allowance: allowance }).where('id', '=', groupId).execute();
+      await owner.patchGroup(groupId, { quota_allowance: allowance });
     };
 
     before(async () => {
@@ -86,22 +85,8 @@ for (const dialect of TEST_DIALECTS) {
 
     it('sums the allowances of the Everyone group and the stored groups of the user', async () => {
       await setAllowance(orgId, 10);
-      const extra = newId();
-      await test.daemon.store.db
-        .insertInto('groups')
-        .values({
-          id: extra,
-          organization_id: orgId,
-          name: 'extra',
-          display_name: '',
-          avatar_url: '',
-          quota_allowance: 5,
-          source: 'user',
-          created_at: test.clock.now().toISOString(),
-        })
-        .execute();
-      const bobId = (await bob.user('me')).id;
-      await test.daemon.store.db.insertInto('group_members').values({ group_id: extra, user_id: bobId }).execute();
+      const extra = await owner.createGroup(orgId, { name: 'extra', quota_allowance: 5 });
+      await owner.patchGroup(extra.id, { add_users: [(await bob.user('me')).id] });
       assert.deepEqual(await alice.workspaceQuota('me'), { credits_consumed: 0, budget: 10 });
       assert.deepEqual(await bob.workspaceQuota('me'), { credits_consumed: 0, budget: 15 });
       assert.deepEqual(await bob.workspaceQuota('bob', 'cove'), { credits_consumed: 0, budget: 15 });
