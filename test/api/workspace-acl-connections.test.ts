@@ -122,31 +122,15 @@ for (const dialect of TEST_DIALECTS) {
     });
 
     it('removing the user from the group it is shared with', async () => {
-      const groupId = randomUUID();
-      await test.daemon.store.db
-        .insertInto('groups')
-        .values({
-          id: groupId,
-          organization_id: orgId,
-          name: 'sharers',
-          display_name: '',
-          avatar_url: '',
-          quota_allowance: 0,
-          source: 'user',
-          created_at: new Date().toISOString(),
-        })
-        .execute();
+      const groupId = (await owner.createGroup(orgId, { name: 'sharers' })).id;
       await revoked(
         'grouped',
         async (id) => {
-          await test.daemon.store.db.insertInto('group_members').values({ group_id: groupId, user_id: id }).execute();
-          await test.daemon.store.invalidateSessions({ userId: id });
+          await owner.patchGroup(groupId, { add_users: [id] });
           await alice.updateWorkspaceAcl(workspaceId, { group_roles: { [groupId]: 'use' } });
         },
         async (id) => {
-          // What the groups routes do when a member is removed.
-          await test.daemon.store.db.deleteFrom('group_members').where('user_id', '=', id).execute();
-          await test.daemon.store.invalidateSessions({ userId: id });
+          await owner.patchGroup(groupId, { remove_users: [id] });
         },
       );
       await alice.updateWorkspaceAcl(workspaceId, { group_roles: { [groupId]: '' } });

@@ -51,24 +51,9 @@ for (const dialect of TEST_DIALECTS) {
         grouped: await idOf(grouped),
       };
       orgId = test.daemon.identity.defaultOrganization.id;
-      // A group with one member, written as the groups routes would write it.
-      groupId = randomUUID();
-      const db = test.daemon.store.db;
-      await db
-        .insertInto('groups')
-        .values({
-          id: groupId,
-          organization_id: orgId,
-          name: 'devs',
-          display_name: 'Developers',
-          avatar_url: '',
-          quota_allowance: 0,
-          source: 'user',
-          created_at: new Date().toISOString(),
-        })
-        .execute();
-      await db.insertInto('group_members').values({ group_id: groupId, user_id: ids.grouped }).execute();
-      await test.daemon.store.invalidateSessions({ userId: ids.grouped });
+      // A group with one member, made and joined through the groups routes.
+      groupId = (await owner.createGroup(orgId, { name: 'devs', display_name: 'Developers' })).id;
+      await owner.patchGroup(groupId, { add_users: [ids.grouped] });
       ({ template } = await createEchoTemplate(owner, 'echo', ECHO));
     });
     after(async () => test?.close());
