@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { RawValues } from '../../src/domain/deployment-options.js';
 import type { CoveClient } from '../../src/sdk/client.js';
@@ -57,24 +56,10 @@ async function groupNames(test: TestDaemon): Promise<string[]> {
   return rows.map((row) => row.name).sort();
 }
 
-/** A group made the way an administrator's would be (source `user`), in the default organization. */
-async function insertGroup(test: TestDaemon, owner: CoveClient, name: string): Promise<string> {
+/** A group made by an administrator (source `user`), in the default organization, through the groups route. */
+async function createGroup(owner: CoveClient, name: string): Promise<string> {
   const organizationId = (await owner.organization('default')).id;
-  const id = randomUUID();
-  await test.daemon.store.db
-    .insertInto('groups')
-    .values({
-      id,
-      organization_id: organizationId,
-      name,
-      display_name: '',
-      avatar_url: '',
-      quota_allowance: 0,
-      source: 'user',
-      created_at: new Date().toISOString(),
-    })
-    .execute();
-  return id;
+  return (await owner.createGroup(organizationId, { name })).id;
 }
 
 for (const dialect of TEST_DIALECTS) {
@@ -120,8 +105,8 @@ for (const dialect of TEST_DIALECTS) {
     it('removes the user from the groups a later sign-in no longer names, and their cached session sees it', async () => {
       const earlier = await signedIn(test, 'alice-sub');
       const me = await earlier.user('me');
-      const design = await insertGroup(test, owner, 'design');
-      await test.daemon.store.db.insertInto('group_members').values({ group_id: design, user_id: me.id }).execute();
+      const design = await createGroup(owner, 'design');
+      await owner.patchGroup(design, { add_users: [me.id] });
       provider.accounts.set('alice-sub', {
         email: 'alice@example.com',
         preferredUsername: 'alice',
@@ -178,7 +163,7 @@ for (const dialect of TEST_DIALECTS) {
         oidcGroupField: 'groups',
         oidcAllowedGroups: 'staff,contractors-approved',
       }));
-      await insertGroup(test, owner, 'staff');
+      await createGroup(owner, 'staff');
     });
     after(async () => {
       await test.close();
