@@ -1,16 +1,16 @@
 import { templateRoleOf } from '../../domain/template-acl.js';
-import type { AclGroup, AclUser, ACLAvailable, TemplateACL } from '../../sdk/wire/index.js';
+import type { ACLAvailable, Group, LoginType, ReducedUser, TemplateACL } from '../../sdk/wire/index.js';
 import type { AclGroupRow, TemplateAclRows } from '../../store/authorized-store.js';
 import type { UserRow } from '../../store/rows.js';
 import { toWireUser } from './user.js';
 
 /** A user without roles and organizations, as ACL answers list them. */
-function toAclUser(row: UserRow): AclUser {
+function toAclUser(row: UserRow): ReducedUser {
   const { organization_ids: _organizations, roles: _roles, ...reduced } = toWireUser(row, []);
-  return reduced;
+  return { ...reduced, login_type: reduced.login_type as LoginType };
 }
 
-function toAclGroup(row: AclGroupRow): AclGroup {
+function toAclGroup(row: AclGroupRow): Group {
   const { group } = row;
   return {
     id: group.id,

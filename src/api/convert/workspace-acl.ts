@@ -1,5 +1,5 @@
 import type { WorkspaceAcl } from '../../domain/workspace-acl.js';
-import type { WorkspaceACL, WorkspaceRole } from '../../sdk/wire/index.js';
+import type { GroupSource, LoginType, ReducedUser, UserStatus, WorkspaceACL, WorkspaceRole } from '../../sdk/wire/index.js';
 import type { AclUserRow } from '../../store/authorized/workspace-sharing.js';
 
 /** A workspace's ACL as the API shows it; empty names and avatars are left out, as the reference's omitempty fields are. */
@@ -22,7 +22,7 @@ export function toWireWorkspaceAcl(acl: WorkspaceAcl): WorkspaceACL {
       total_member_count: group.members.length,
       avatar_url: group.avatar_url,
       quota_allowance: Number(group.quota_allowance),
-      source: group.source,
+      source: group.source as GroupSource,
       organization_name: group.organization_name,
       organization_display_name: group.organization_display_name,
       role: role(acl.groupRoles, group.id),
@@ -30,7 +30,7 @@ export function toWireWorkspaceAcl(acl: WorkspaceAcl): WorkspaceACL {
   };
 }
 
-function toWireGroupMember(user: AclUserRow): WorkspaceACL['group'][number]['members'][number] {
+function toWireGroupMember(user: AclUserRow): ReducedUser {
   return {
     id: user.id,
     username: user.username,
@@ -40,7 +40,7 @@ function toWireGroupMember(user: AclUserRow): WorkspaceACL['group'][number]['mem
     created_at: user.created_at,
     updated_at: user.updated_at,
     ...(user.last_seen_at ? { last_seen_at: user.last_seen_at } : {}),
-    status: user.status,
-    login_type: user.login_type,
+    status: user.status as UserStatus,
+    login_type: user.login_type as LoginType,
   };
 }
