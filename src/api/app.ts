@@ -35,6 +35,7 @@ import { userSettingsRoutes } from './routes/user-settings.js';
 import { workspaceSharingRoutes } from './routes/workspace-sharing.js';
 import { reconnectingPtyTokenRoutes } from './routes/reconnecting-pty-token.js';
 import { organizationRoutes } from './routes/organizations.js';
+import { groupRoutes } from './routes/groups.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
 import { userAdminRoutes } from './routes/user-admin.js';
@@ -214,6 +215,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(userSettingsRoutes, context);
       await api.register(workspaceSharingRoutes, context);
       await api.register(reconnectingPtyTokenRoutes, context);
+      await api.register(groupRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

@@ -2,6 +2,7 @@ import { ClientCore, type ClientOptions } from './client-core.js';
 import { ApiKeysCalls } from './calls/api-keys.js';
 import { FilesCalls } from './calls/files.js';
 import { GeneralCalls } from './calls/general.js';
+import { GroupsCalls } from './calls/groups.js';
 import { HealthCalls } from './calls/health.js';
 import { InsightsCalls } from './calls/insights.js';
 import { LicensesCalls } from './calls/licenses.js';
@@ -17,6 +18,7 @@ import { WorkspacesCalls } from './calls/workspaces.js';
 export { SESSION_TOKEN_HEADER, type ClientOptions } from './client-core.js';
 export type { InsightsRange } from './calls/insights.js';
 export type { AuthorizationCheck } from './calls/organizations.js';
+export type { GroupFilter } from './calls/groups.js';
 
 /** Every family of calls, each written once in src/sdk/calls/ and installed on CoveClient below. */
 const CALL_FAMILIES = [
@@ -34,6 +36,7 @@ const CALL_FAMILIES = [
   WorkspaceAgentsCalls,
   WorkspaceBuildsCalls,
   WorkspacesCalls,
+  GroupsCalls,
 ] as const;
 
 /**
@@ -55,7 +58,8 @@ export interface CoveClient
     UsersCalls,
     WorkspaceAgentsCalls,
     WorkspaceBuildsCalls,
-    WorkspacesCalls {}
+    WorkspacesCalls,
+    GroupsCalls {}
 
 /**
  * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { siteObject, type Action, type RbacObject, type ResourceType, type Subject } from '../rbac/index.js';
 import { DeploymentStore } from './authorized/deployment.js';
 import { FileStore } from './authorized/files.js';
+import { GroupStore } from './authorized/groups.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { AppearanceStore } from './authorized/appearance.js';
@@ -28,8 +29,9 @@ import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
 
-export { templateRbac, workspaceRbac } from './rbac-objects.js';
+export { groupRbac, templateRbac, workspaceRbac } from './rbac-objects.js';
 export type { MemberWithUser } from './authorized/members.js';
+export type { GroupChanges, GroupListFilter, GroupMembers } from './authorized/groups.js';
 export type { JobLogReader } from './authorized/provisioner-jobs.js';
 export type { VersionWithJob } from './authorized/template-versions.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
@@ -69,6 +71,7 @@ export class AuthorizedStore {
   #workspaceBuilds: WorkspaceBuildStore | undefined;
   #portShares: PortShareStore | undefined;
   #workspaceAgents: WorkspaceAgentStore | undefined;
+  #groups: GroupStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -193,5 +196,9 @@ export class AuthorizedStore {
 
   get workspaceAgents(): WorkspaceAgentStore {
     return (this.#workspaceAgents ??= new WorkspaceAgentStore(this.#scope));
+  }
+
+  get groups(): GroupStore {
+    return (this.#groups ??= new GroupStore(this.#scope));
   }
 }

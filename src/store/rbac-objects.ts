@@ -1,6 +1,6 @@
 import type { RbacObject } from '../rbac/index.js';
 import { parseJson } from './json-column.js';
-import type { TemplateRow, WorkspaceRow } from './rows.js';
+import type { GroupRow, TemplateRow, WorkspaceRow } from './rows.js';
 
 /**
  * Rows as the policy sees them: the one place that maps a stored row to its RBAC object, used by the
@@ -21,4 +21,17 @@ export function templateRbac(row: Pick<TemplateRow, 'id' | 'organization_id' | '
 /** A workspace as the policy sees it; dormant ones are their own resource type, with fewer rights. */
 export function workspaceRbac(row: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>): RbacObject {
   return { type: row.dormant_at ? 'workspace_dormant' : 'workspace', id: row.id, org_id: row.organization_id, owner_id: row.owner_id };
+}
+
+/**
+ * A group as the policy sees it: its own members may read it (a group ACL naming itself), and for
+ * the "Everyone" group, whose id is the organization's, that means every member of the organization.
+ */
+export function groupRbac(row: Pick<GroupRow, 'id' | 'organization_id'>): RbacObject {
+  return { type: 'group', id: row.id, org_id: row.organization_id, acl_group_list: { [row.id]: ['read'] } };
+}
+
+/** A user's membership of a group: owned by the user, so that members see themselves in a group's list. */
+export function groupMemberRbac(userId: string, organizationId: string): RbacObject {
+  return { type: 'group_member', id: userId, owner_id: userId, org_id: organizationId };
 }

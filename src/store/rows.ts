@@ -7,6 +7,7 @@ export type { CustomRoleRow } from './queries/custom-roles.js';
 export type { FileInfo, FileRow } from './queries/files.js';
 export type { SignInStateRow, UserLinkRow } from './queries/external-sign-in.js';
 export type { GitSshKeyRow } from './queries/git-ssh-keys.js';
+export type { GroupMemberUser, GroupRow, GroupWithOrganization } from './queries/groups.js';
 export type { MemberRow } from './queries/members.js';
 export type { OrganizationRow } from './queries/organizations.js';
 export type { CompletionExpectation, JobCompletion, JobContext, JobWithContext } from './queries/job-completion.js';

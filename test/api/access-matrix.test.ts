@@ -987,6 +987,36 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/insights/user-status-counts?tz_offset=2') }),
     expect: signedIn(200, { member: 403, otherMember: 403 }),
   },
+  // Groups: everyone reads the Everyone group; organization admins and user admins manage groups,
+  // auditors and template admins read them, and members see only the groups they belong to.
+  'GET /api/v2/organizations/:organization/groups': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups`) }),
+    expect: signedIn(200),
+  },
+  'POST /api/v2/organizations/:organization/groups': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups`), body: { name: world.unique('group') } }),
+    expect: only(201, ['owner', 'orgAdmin', 'userAdmin'], 403),
+  },
+  'GET /api/v2/organizations/:organization/groups/:groupName': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/groups/Everyone`) }),
+    expect: signedIn(200),
+  },
+  'GET /api/v2/groups': { call: () => ({ path: api('/groups') }), expect: signedIn(200) },
+  'GET /api/v2/groups/:group': {
+    call: (world) => ({ path: api(`/groups/${world.group}`) }),
+    // The group member sees the group they are in.
+    expect: signedIn(200, { member: 404, otherMember: 404, groupMember: 200 }),
+  },
+  'PATCH /api/v2/groups/:group': {
+    call: (world) => ({ path: api(`/groups/${world.group}`), body: { quota_allowance: 1 } }),
+    expect: { ...signedIn(403, { member: 404, otherMember: 404, groupMember: 403 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
+  },
+  'DELETE /api/v2/groups/:group': {
+    call: async (world) => ({
+      path: api(`/groups/${(await world.owner.createGroup(world.defaultOrgId, { name: world.unique('doomed-group') })).id}`),
+    }),
+    expect: { ...signedIn(403, { member: 404, otherMember: 404 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
+  },
 };
 
 /**

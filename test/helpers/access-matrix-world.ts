@@ -72,6 +72,8 @@ export interface World {
   /** A small valid template archive, and the id of the copy the member uploaded. */
   readonly tar: Buffer;
   readonly memberFileId: string;
+  /** The id of `matrix-group`, whose one member is `groupMember`. */
+  readonly group: string;
   /** The template template routes are called on: `matrix-template`, which everyone in the organization may use. */
   readonly template: MatrixTemplate;
   /** Its twin made without the Everyone group, shared with `matrix-group` only (`use`). */
@@ -269,6 +271,7 @@ export async function buildWorld(test: TestDaemon): Promise<World> {
     owner,
     template,
     restrictedTemplate,
+    group: group.id,
     ownerDryRun: dryRun.id,
     memberWorkspace: memberWs,
     freshMemberWorkspace: async () => (await memberWorkspace(unique('member-fresh'))).id,

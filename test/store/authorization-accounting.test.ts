@@ -1543,6 +1543,77 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => assert.deepEqual(await w.member.workspaceAgents.labels([(await foundAgent(w, w.owner)).agent.id]), []),
   },
+  'groups.get': {
+    // Every member of an organization reads its "Everyone" group, whose id is the organization's.
+    allowed: async (w) => assert.equal((await w.member.groups.get(defaultOrg(w))).name, 'Everyone'),
+    denied: async (w) => expectRefused(() => w.outsider.groups.get(defaultOrg(w))),
+  },
+  'groups.getByName': {
+    allowed: async (w) => assert.equal((await w.member.groups.getByName(defaultOrg(w), 'Everyone')).id, defaultOrg(w)),
+    denied: async (w) => expectRefused(() => w.outsider.groups.getByName(defaultOrg(w), 'Everyone')),
+  },
+  'groups.create': {
+    allowed: async (w) => assert.equal((await w.owner.groups.create(groupRow(w, 'accounting-group'))).name, 'accounting-group'),
+    denied: async (w) => expectRefused(() => w.member.groups.create(groupRow(w, 'members-group'))),
+  },
+  'groups.list': {
+    allowed: async (w) => {
+      const names = (await w.owner.groups.list({ organizationId: defaultOrg(w), limit: 0, offset: 0 })).map((g) => g.name);
+      assert.ok(names.includes('accounting-group') && names.includes('Everyone'));
+    },
+    // A member outside every group sees only "Everyone"; a user of no organization, nothing.
+    denied: async (w) => {
+      assert.deepEqual(
+        (await w.member.groups.list({ organizationId: defaultOrg(w), limit: 0, offset: 0 })).map((g) => g.name),
+        ['Everyone'],
+      );
+      assert.deepEqual(await w.outsider.groups.list({ limit: 0, offset: 0 }), []);
+    },
+  },
+  'groups.members': {
+    allowed: async (w) => {
+      const everyone = await w.owner.groups.get(defaultOrg(w));
+      const members = (await w.owner.groups.members([everyone])).get(everyone.id);
+      assert.ok(members?.members.some((m) => m.id === w.memberId));
+      assert.equal(members?.total, members?.members.length);
+    },
+    denied: async (w) => {
+      const hidden = await w.owner.groups.getByName(defaultOrg(w), 'accounting-group');
+      await expectRefused(() => w.member.groups.members([hidden]));
+    },
+  },
+  'groups.organizationMembersAmong': {
+    allowed: async (w) => {
+      const group = await w.owner.groups.getByName(defaultOrg(w), 'accounting-group');
+      assert.deepEqual([...(await w.owner.groups.organizationMembersAmong(group, [w.memberId]))], [w.memberId]);
+    },
+    denied: async (w) => {
+      const hidden = await w.owner.groups.getByName(defaultOrg(w), 'accounting-group');
+      await expectRefused(() => w.member.groups.organizationMembersAmong(hidden, [w.memberId]));
+    },
+  },
+  'groups.update': {
+    allowed: async (w) => {
+      const group = await w.owner.groups.getByName(defaultOrg(w), 'accounting-group');
+      const updated = await w.owner.groups.update(group.id, {
+        fields: { quota_allowance: 5 },
+        addUserIds: [w.memberId],
+        removeUserIds: [],
+      });
+      assert.equal(updated.quota_allowance, 5);
+    },
+    // The member reads "Everyone" but may not change it.
+    denied: async (w) =>
+      expectRefused(() => w.member.groups.update(defaultOrg(w), { fields: { quota_allowance: 9 }, addUserIds: [], removeUserIds: [] })),
+  },
+  'groups.delete': {
+    allowed: async (w) => {
+      const group = await w.owner.groups.getByName(defaultOrg(w), 'accounting-group');
+      await w.owner.groups.delete(group.id);
+      await assert.rejects(() => w.owner.groups.get(group.id), NotFoundError);
+    },
+    denied: async (w) => expectRefused(() => w.member.groups.delete(defaultOrg(w))),
+  },
 };
 
 const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
@@ -1993,3 +2064,16 @@ describe('authorizing store accounting', () => {
     });
   }
 });
+
+function groupRow(w: World, name: string) {
+  return {
+    id: newId(),
+    organization_id: defaultOrg(w),
+    name,
+    display_name: '',
+    avatar_url: '',
+    quota_allowance: 0,
+    source: 'user',
+    created_at: w.test.clock.now().toISOString(),
+  };
+}

@@ -20,3 +20,4 @@ export * from './appearance.js';
 export * from './regions.js';
 export * from './reconnecting-pty.js';
 export * from './workspace-agent-metadata.js';
+export * from './groups.js';
