@@ -17,6 +17,7 @@ import { fileRoutes } from './routes/files.js';
 import { templateVersionRoutes } from './routes/template-versions.js';
 import { provisionerRoutes } from './routes/provisioners.js';
 import { templateRoutes } from './routes/templates.js';
+import { templateAclRoutes } from './routes/template-acl.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents.js';
 import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
@@ -203,6 +204,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(gitSshKeyRoutes, context);
       await api.register(fileRoutes, context);
       await api.register(templateRoutes, context);
+      await api.register(templateAclRoutes, context);
       await api.register(workspaceScheduleRoutes, context);
       await api.register(instanceIdentityRoutes, context);
       await api.register(debugRelayRoutes, context);

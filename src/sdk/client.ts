@@ -10,6 +10,7 @@ import { OrganizationsCalls } from './calls/organizations.js';
 import { ProvisionersCalls } from './calls/provisioners.js';
 import { TemplateVersionsCalls } from './calls/template-versions.js';
 import { TemplatesCalls } from './calls/templates.js';
+import { TemplateAclCalls } from './calls/template-acl.js';
 import { UsersCalls } from './calls/users.js';
 import { WorkspaceAgentsCalls } from './calls/workspace-agents.js';
 import { WorkspaceBuildsCalls } from './calls/workspace-builds.js';
@@ -32,6 +33,7 @@ const CALL_FAMILIES = [
   ProvisionersCalls,
   TemplateVersionsCalls,
   TemplatesCalls,
+  TemplateAclCalls,
   UsersCalls,
   WorkspaceAgentsCalls,
   WorkspaceBuildsCalls,
@@ -55,6 +57,7 @@ export interface CoveClient
     ProvisionersCalls,
     TemplateVersionsCalls,
     TemplatesCalls,
+    TemplateAclCalls,
     UsersCalls,
     WorkspaceAgentsCalls,
     WorkspaceBuildsCalls,

@@ -20,6 +20,7 @@ import { SignInStore } from './authorized/sign-in.js';
 import { StoreScope } from './authorized/store-family.js';
 import { TemplateVersionStore } from './authorized/template-versions.js';
 import { TemplateStore } from './authorized/templates.js';
+import { TemplateAclStore } from './authorized/template-acl.js';
 import { TokenStore } from './authorized/tokens.js';
 import { UserStore } from './authorized/users.js';
 import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
@@ -34,6 +35,7 @@ export type { MemberWithUser } from './authorized/members.js';
 export type { GroupChanges, GroupListFilter, GroupMembers } from './authorized/groups.js';
 export type { JobLogReader } from './authorized/provisioner-jobs.js';
 export type { VersionWithJob } from './authorized/template-versions.js';
+export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
@@ -64,6 +66,7 @@ export class AuthorizedStore {
   #insights: InsightStore | undefined;
   #templates: TemplateStore | undefined;
   #templateVersions: TemplateVersionStore | undefined;
+  #templateAcl: TemplateAclStore | undefined;
   #provisionerJobs: ProvisionerJobStore | undefined;
   #provisionerKeys: ProvisionerKeyStore | undefined;
   #provisionerDaemons: ProvisionerDaemonStore | undefined;
@@ -168,6 +171,10 @@ export class AuthorizedStore {
 
   get templateVersions(): TemplateVersionStore {
     return (this.#templateVersions ??= new TemplateVersionStore(this.#scope));
+  }
+
+  get templateAcl(): TemplateAclStore {
+    return (this.#templateAcl ??= new TemplateAclStore(this.#scope));
   }
 
   get provisionerJobs(): ProvisionerJobStore {

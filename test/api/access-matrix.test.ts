@@ -513,6 +513,19 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: templateUsers(200),
     restricted: restrictedAs(templateUsers(200)),
   },
+  'GET /api/v2/templates/:template/acl': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`) }),
+    expect: signedIn(200),
+  },
+  'PATCH /api/v2/templates/:template/acl': {
+    // Gives the Everyone group the access it already has, so the other calls see the same template.
+    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`), body: { group_perms: { [world.defaultOrgId]: 'use' } } }),
+    expect: templateWriters(200),
+  },
+  'GET /api/v2/templates/:template/acl/available': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}/acl/available`) }),
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
+  },
   // Workspaces
   'POST /api/v2/users/:user/workspaces': {
     call: (world) => ({ path: api('/users/me/workspaces'), body: { name: world.unique('ws'), template_id: world.template.id } }),

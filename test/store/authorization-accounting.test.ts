@@ -561,6 +561,44 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) =>
       expectRefused(async () => w.member.templates.authorize('update', { template: (await templateFixture(w)).template })),
   },
+  'templateAcl.entries': {
+    allowed: async (w) => {
+      const { template } = await templateFixture(w);
+      const changed = await w.owner.templateAcl.change(template, { users: { [w.memberId]: ['read', 'use'] }, groups: {} });
+      assert.deepEqual(
+        (await w.member.templateAcl.entries(changed)).users.map((user) => user.id),
+        [w.memberId],
+      );
+    },
+    denied: async (w) => expectRefused(async () => w.outsider.templateAcl.entries((await templateFixture(w)).template)),
+  },
+  'templateAcl.available': {
+    allowed: async (w) =>
+      assert.ok((await w.owner.templateAcl.available((await templateFixture(w)).template)).users.some((user) => user.id === w.memberId)),
+    denied: async (w) => expectRefused(async () => w.member.templateAcl.available((await templateFixture(w)).template)),
+  },
+  'templateAcl.missing': {
+    allowed: async (w) => {
+      const unknown = newId();
+      const missing = await w.owner.templateAcl.missing((await templateFixture(w)).template, {
+        users: [w.memberId, unknown],
+        groups: [unknown],
+      });
+      assert.deepEqual(missing, { users: [unknown], groups: [unknown] });
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.member.templateAcl.missing((await templateFixture(w)).template, { users: [w.memberId], groups: [] })),
+  },
+  'templateAcl.change': {
+    allowed: async (w) => {
+      const changed = await w.owner.templateAcl.change((await templateFixture(w)).template, { users: { [w.memberId]: ['*'] }, groups: {} });
+      assert.deepEqual(JSON.parse(changed.user_acl), { [w.memberId]: ['*'] });
+    },
+    denied: async (w) =>
+      expectRefused(async () =>
+        w.member.templateAcl.change((await templateFixture(w)).template, { users: { [w.memberId]: ['*'] }, groups: {} }),
+      ),
+  },
   'templateVersions.insert': {
     allowed: async (w) => assert.ok((await versionFixture(w, w.owner)).version.id),
     denied: async (w) => expectRefused(() => versionFixture(w, w.member)),

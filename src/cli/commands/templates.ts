@@ -6,6 +6,7 @@ import { confirm } from '../confirm.js';
 import { orgOption, requireTemplate } from './templates-common.js';
 import { editCommand } from './templates-edit.js';
 import { initCommand } from './templates-init.js';
+import { permissionsCommand } from './templates-permissions.js';
 import { pullCommand } from './templates-pull.js';
 import { pushCommand } from './templates-push.js';
 import { showCommand } from './templates-show.js';
@@ -76,5 +77,15 @@ export const templatesCommand: CommandSpec = {
   description:
     'Templates describe workspaces: their compute, agents, apps and parameters. Start from an example ' +
     'with "cove templates init", upload it with "cove templates push", and push again to publish changes.',
-  subcommands: [initCommand, pushCommand, listTemplates, showCommand, versionsCommand, pullCommand, editCommand, deleteTemplate],
+  subcommands: [
+    initCommand,
+    pushCommand,
+    listTemplates,
+    showCommand,
+    versionsCommand,
+    pullCommand,
+    editCommand,
+    permissionsCommand,
+    deleteTemplate,
+  ],
 };

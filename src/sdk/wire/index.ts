@@ -21,3 +21,4 @@ export * from './regions.js';
 export * from './reconnecting-pty.js';
 export * from './workspace-agent-metadata.js';
 export * from './groups.js';
+export * from './template-acl.js';
