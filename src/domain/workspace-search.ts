@@ -9,9 +9,10 @@ export interface WorkspaceSearch {
   readonly outdated?: boolean;
   readonly dormant?: boolean;
   readonly hasAgent?: string;
+  readonly shared?: boolean;
 }
 
-const KEYS = new Set(['owner', 'template', 'name', 'status', 'outdated', 'dormant', 'has-agent']);
+const KEYS = new Set(['owner', 'template', 'name', 'status', 'outdated', 'dormant', 'has-agent', 'shared']);
 const STATUSES = new Set([
   'pending',
   'starting',
@@ -27,7 +28,7 @@ const STATUSES = new Set([
 const AGENT_STATUSES = new Set(['connecting', 'connected', 'disconnected', 'timeout']);
 
 /**
- * Parses `owner:me template:docker status:running outdated:true dormant:false has-agent:connected
+ * Parses `owner:me template:docker status:running outdated:true dormant:false has-agent:connected shared:true
  * dev`, the template search's syntax: lowercased, quotes group words, free text matches names.
  */
 export function parseWorkspaceSearch(q: string | undefined, callerUsername: string): WorkspaceSearch {
@@ -60,6 +61,7 @@ export function parseWorkspaceSearch(q: string | undefined, callerUsername: stri
   const owner = found['owner'] === 'me' ? callerUsername : found['owner'];
   const outdated = bool('outdated');
   const dormant = bool('dormant');
+  const shared = bool('shared');
   return {
     ...(owner ? { owner } : {}),
     ...(found['template'] ? { template: found['template'] } : {}),
@@ -68,6 +70,7 @@ export function parseWorkspaceSearch(q: string | undefined, callerUsername: stri
     ...(outdated === undefined ? {} : { outdated }),
     ...(dormant === undefined ? {} : { dormant }),
     ...(hasAgent ? { hasAgent } : {}),
+    ...(shared === undefined ? {} : { shared }),
   };
 }
 

@@ -18,9 +18,21 @@ export function templateRbac(row: Pick<TemplateRow, 'id' | 'organization_id' | '
   };
 }
 
-/** A workspace as the policy sees it; dormant ones are their own resource type, with fewer rights. */
-export function workspaceRbac(row: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>): RbacObject {
-  return { type: row.dormant_at ? 'workspace_dormant' : 'workspace', id: row.id, org_id: row.organization_id, owner_id: row.owner_id };
+/**
+ * A workspace as the policy sees it, with the ACLs it is shared through; dormant ones are their own
+ * resource type, with fewer rights.
+ */
+export function workspaceRbac(
+  row: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at' | 'user_acl' | 'group_acl'>,
+): RbacObject {
+  return {
+    type: row.dormant_at ? 'workspace_dormant' : 'workspace',
+    id: row.id,
+    org_id: row.organization_id,
+    owner_id: row.owner_id,
+    acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
+    acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
+  };
 }
 
 /**

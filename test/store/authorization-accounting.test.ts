@@ -162,6 +162,50 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.workspaceSharing.availableUsers(workspace.id, { search: '', limit: 0, offset: 0 }));
     },
   },
+  'workspaceSharing.acl': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.deepEqual((await w.member.workspaceSharing.acl(workspace.id)).users, []);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.workspaceSharing.acl(workspace.id));
+    },
+  },
+  'workspaceSharing.updateAcl': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.workspaceSharing.updateAcl(workspace.id, { users: new Map([[w.ownerId, ['read']]]), groups: new Map() });
+      assert.equal((await w.member.workspaceSharing.acl(workspace.id)).users.length, 1);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() =>
+        w.member.workspaceSharing.updateAcl(workspace.id, { users: new Map([[w.memberId, ['read']]]), groups: new Map() }),
+      );
+    },
+  },
+  'workspaceSharing.clearAcl': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      await w.member.workspaceSharing.clearAcl(workspace.id);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.workspaceSharing.clearAcl(workspace.id));
+    },
+  },
+  'workspaceSharing.sharingDisabled': {
+    allowed: async (w) => assert.equal(await w.member.workspaceSharing.sharingDisabled(defaultOrg(w)), false),
+    denied: async (w) => expectRefused(() => w.outsider.workspaceSharing.sharingDisabled(defaultOrg(w))),
+  },
+  'workspaceSharing.setSharingDisabled': {
+    allowed: async (w) => {
+      await w.owner.workspaceSharing.setSharingDisabled(defaultOrg(w), false);
+      assert.equal(await w.owner.workspaceSharing.sharingDisabled(defaultOrg(w)), false);
+    },
+    denied: async (w) => expectRefused(() => w.member.workspaceSharing.setSharingDisabled(defaultOrg(w), true)),
+  },
   'appearance.get': {
     // Every signed-in user reads it; system work needs read on the deployment config.
     allowed: async (w) => w.outsider.appearance.get(),

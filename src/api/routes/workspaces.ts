@@ -134,6 +134,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
           outdated: search.outdated,
           dormant: search.dormant,
           hasAgent: search.hasAgent,
+          shared: search.shared,
         },
         limit: request.query.limit ?? 0,
         offset: request.query.offset ?? 0,

@@ -8,6 +8,9 @@ import type {
   Workspace,
   WorkspacesResponse,
   WorkspaceBuildTimings,
+  UpdateWorkspaceACL,
+  WorkspaceACL,
+  WorkspaceSharingSettings,
 } from '../wire/index.js';
 
 /**
@@ -124,5 +127,29 @@ export abstract class WorkspacesCalls extends ClientCore {
     query: { readonly q?: string; readonly limit?: number; readonly offset?: number } = {},
   ): Promise<MinimalUser[]> {
     return this.request('GET', `/workspaces/${encodeURIComponent(id)}/available-users`, { query });
+  }
+
+  /** Who the workspace is shared with, and with which role. */
+  workspaceAcl(id: string): Promise<WorkspaceACL> {
+    return this.request('GET', `/workspaces/${encodeURIComponent(id)}/acl`);
+  }
+
+  /** Shares the workspace with users and groups by id (`use` or `admin`), or stops sharing it (`''`). */
+  async updateWorkspaceAcl(id: string, request: UpdateWorkspaceACL): Promise<void> {
+    await this.request('PATCH', `/workspaces/${encodeURIComponent(id)}/acl`, { body: request });
+  }
+
+  /** Stops sharing the workspace with anyone. */
+  async deleteWorkspaceAcl(id: string): Promise<void> {
+    await this.request('DELETE', `/workspaces/${encodeURIComponent(id)}/acl`);
+  }
+
+  /** Whether the organization lets its workspaces be shared. */
+  workspaceSharingSettings(organization: string): Promise<WorkspaceSharingSettings> {
+    return this.request('GET', `/organizations/${encodeURIComponent(organization)}/settings/workspace-sharing`);
+  }
+
+  updateWorkspaceSharingSettings(organization: string, request: WorkspaceSharingSettings): Promise<WorkspaceSharingSettings> {
+    return this.request('PATCH', `/organizations/${encodeURIComponent(organization)}/settings/workspace-sharing`, { body: request });
   }
 }

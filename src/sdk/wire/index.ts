@@ -22,3 +22,4 @@ export * from './reconnecting-pty.js';
 export * from './workspace-agent-metadata.js';
 export * from './groups.js';
 export * from './template-acl.js';
+export * from './workspace-acl.js';

@@ -20,10 +20,13 @@ export interface BuildGrant {
 export class WorkspaceBuildStore extends StoreFamily {
   /**
    * Decides whether the subject may queue a build of the workspace: starting and stopping need
-   * `update`, deleting needs `delete`. The grant is what {@link insert} takes.
+   * `start` or `stop` (what a workspace shared for use grants) or `update`, deleting needs
+   * `delete`. The grant is what {@link insert} takes.
    */
   grant(workspace: workspaces.WorkspaceRow, transition: string): BuildGrant {
-    this.require(transition === 'delete' ? 'delete' : 'update', workspaceRbac(workspace));
+    const object = workspaceRbac(workspace);
+    if (transition === 'delete') this.require('delete', object);
+    else if (!((transition === 'start' || transition === 'stop') && this.can(transition, object))) this.require('update', object);
     const grant: BuildGrant = Object.freeze({ transition, workspace });
     this.grants.add(grant);
     return grant;
@@ -42,7 +45,9 @@ export class WorkspaceBuildStore extends StoreFamily {
     if (!granted) throw new NotAuthorizedError(insert.build.transition === 'delete' ? 'delete' : 'update', 'workspace');
     const { workspace } = grant;
     // A start runs the template's code as the owner, with their git SSH key: acting as them.
-    if (insert.build.transition === 'start') await this.requireOutranks(workspace.owner_id, workspace.organization_id);
+    // Its owner sharing it with the subject for `start` is their consent to that.
+    if (insert.build.transition === 'start' && !this.#startsThroughAcl(workspace))
+      await this.requireOutranks(workspace.owner_id, workspace.organization_id);
     const read = this.can('read', workspaceRbac(workspace));
     // A new latest build (or an orphan delete) ends the agents of the one before.
     return this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
@@ -173,5 +178,11 @@ export class WorkspaceBuildStore extends StoreFamily {
   ): Promise<jobs.ProvisionerJobRow> {
     this.require('update', workspaceRbac(workspace));
     return cancelAuthorizedJob(this.store, this.db, job, cancellation);
+  }
+
+  /** Whether only the workspace's ACL, not the subject's roles, lets the subject start it. */
+  #startsThroughAcl(workspace: workspaces.WorkspaceRow): boolean {
+    const object = workspaceRbac(workspace);
+    return this.can('start', object) && !this.can('start', { ...object, acl_user_list: {}, acl_group_list: {} });
   }
 }

@@ -2,6 +2,7 @@ import { StoreFamily } from './store-family.js';
 import { templateRbac, workspaceRbac } from '../rbac-objects.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
+import { aclAllowedRows } from '../acl-filter.js';
 import { listFilter, orgScoped } from '../../rbac/index.js';
 import { isUuid } from '../../lib/random.js';
 import { NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
@@ -63,8 +64,14 @@ export class WorkspaceStore extends StoreFamily {
     readonly offset: number;
   }): Promise<{ rows: workspaces.WorkspaceRow[]; count: number }> {
     const allowed = listFilter(this.subject, 'read', 'workspace');
+    // Workspaces shared with the subject (or a group of theirs) through their ACLs are listed too.
+    const shared = aclAllowedRows(this.store.dialect, this.subject, 'read', 'workspace', {
+      org: 'w.organization_id',
+      userAcl: 'w.user_acl',
+      groupAcl: 'w.group_acl',
+    });
     return workspaceLists.listWorkspacePage(this.db, this.store.dialect, {
-      allowed: (eb) => allowedRows(eb, allowed, { org: 'w.organization_id', owner: 'w.owner_id' }),
+      allowed: (eb) => eb.or([allowedRows(eb, allowed, { org: 'w.organization_id', owner: 'w.owner_id' }), shared]),
       filter: query.filter,
       page: { now: this.store.clock.now(), limit: query.limit, offset: query.offset },
     });

@@ -258,12 +258,12 @@ export async function workspaceIdOfJob(db: Kysely<Database>, jobId: string): Pro
 export async function workspacesOfBuildJobs(
   db: Kysely<Database>,
   jobIds: readonly string[],
-): Promise<Map<string, Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at'>>> {
+): Promise<Map<string, Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at' | 'user_acl' | 'group_acl'>>> {
   if (jobIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('workspace_builds as b')
     .innerJoin('workspaces as w', 'w.id', 'b.workspace_id')
-    .select(['b.job_id', 'w.id', 'w.organization_id', 'w.owner_id', 'w.dormant_at'])
+    .select(['b.job_id', 'w.id', 'w.organization_id', 'w.owner_id', 'w.dormant_at', 'w.user_acl', 'w.group_acl'])
     .where('b.job_id', 'in', [...jobIds])
     .execute();
   return new Map(rows.map(({ job_id, ...workspace }) => [job_id, workspace]));

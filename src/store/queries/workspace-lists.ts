@@ -18,6 +18,8 @@ export interface WorkspaceListFilter {
   /** Whether the latest build uses another version than the template's active one. */
   readonly outdated?: boolean | undefined;
   readonly dormant?: boolean | undefined;
+  /** Whether the workspace is shared with anyone: its user or group ACL is not empty. */
+  readonly shared?: boolean | undefined;
   /** An agent of the latest build has this status (`connecting`, `connected`, `disconnected`, `timeout`). */
   readonly hasAgent?: string | undefined;
 }
@@ -104,6 +106,11 @@ function conditions(eb: Scope, filter: WorkspaceListFilter): Expression<SqlBool>
   }
   if (filter.name) all.push(eb(sql`lower(w.name)`, 'like', `%${filter.name.toLowerCase().replace(/[%_\\]/g, '')}%`));
   if (filter.dormant !== undefined) all.push(eb('w.dormant_at', filter.dormant ? 'is not' : 'is', null));
+  if (filter.shared !== undefined) {
+    // ACLs are written by the store as compact JSON, so an empty one is always `{}`.
+    const shared = eb.or([eb('w.user_acl', '<>', '{}'), eb('w.group_acl', '<>', '{}')]);
+    all.push(filter.shared ? shared : eb.not(shared));
+  }
   // Kept by triggers from the latest build and its job (store/migrations/0012-workspace-latest-build-status.ts).
   if (filter.status) all.push(eb('w.latest_build_status', '=', filter.status));
   return all;
