@@ -515,16 +515,20 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/templates/:template/acl': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/acl`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'PATCH /api/v2/templates/:template/acl': {
-    // Gives the Everyone group the access it already has, so the other calls see the same template.
-    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`), body: { group_perms: { [world.defaultOrgId]: 'use' } } }),
+    // Sets the groups' roles to what they are, so the other calls see the same template.
+    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`), body: { group_perms: world.template.groupPerms } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'GET /api/v2/templates/:template/acl/available': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/acl/available`) }),
-    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
+    // Those who may change the template; the rest, the group member with its `use` too, are told it is not there.
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) }),
+    restricted: restrictedAs(signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) })),
   },
   // Workspaces
   'POST /api/v2/users/:user/workspaces': {
@@ -547,7 +551,9 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/workspace/:workspacename': {
     call: () => ({ path: api('/users/member/workspace/member-ws') }),
-    expect: memberWorkspaceReaders(200),
+    // The owner is looked up as a user first, whom a sharer may not read: sharers are told the
+    // workspace is not there (the reference looks the owner up as an organization member, and answers them).
+    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
   },
   'PATCH /api/v2/workspaces/:workspace': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`), body: { name: 'member-ws' } }),
@@ -573,7 +579,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/workspace/:workspacename/builds/:buildnumber': {
     call: () => ({ path: api('/users/member/workspace/member-ws/builds/1') }),
-    expect: memberWorkspaceReaders(200),
+    // As for the workspace by name: the owner is looked up as a user first.
+    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
   },
   'GET /api/v2/workspacebuilds/:workspacebuild': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }),
@@ -825,6 +832,35 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: only(200, ['owner'], 403),
   },
   'GET /api/v2/regions': { call: () => ({ path: api('/regions') }), expect: signedIn(200) },
+  // Sharing the member's workspace needs `update` on it: its owner, organization admins, site owners
+  // and the `admin` sharer; template admins and the `use` sharer see it and are refused.
+  'GET /api/v2/workspaces/:workspace/acl': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
+    // Whoever may read the workspace sees whom it is shared with (the reference asks for the right to share).
+    expect: memberWorkspaceReaders(200),
+  },
+  'PATCH /api/v2/workspaces/:workspace/acl': {
+    // A fresh workspace, shared as `member-ws` is: the group member is given `use` on it.
+    call: async (world) => ({
+      path: api(`/workspaces/${await world.freshMemberWorkspace()}/acl`),
+      body: { user_roles: { [world.ids.groupMember]: 'use' }, group_roles: {} },
+    }),
+    expect: memberWorkspaceUpdaters(204),
+  },
+  'DELETE /api/v2/workspaces/:workspace/acl': {
+    call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/acl`) }),
+    expect: memberWorkspaceUpdaters(204),
+  },
+  // The organization's switch for sharing: every member reads it, those who manage the organization set it.
+  'GET /api/v2/organizations/:organization/settings/workspace-sharing': {
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`) }),
+    expect: signedIn(200),
+  },
+  'PATCH /api/v2/organizations/:organization/settings/workspace-sharing': {
+    // Leaves sharing on, as the other calls need it.
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`), body: { sharing_disabled: false } }),
+    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
   'GET /api/v2/workspaces/:workspace/available-users': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/available-users`) }),
     // Those who may change who has access to the workspace, the `admin` sharer among them; template admins and `use` sharers only read it.
