@@ -41,6 +41,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/organizations.js')).organizationsCommand,
   },
   {
+    name: 'groups',
+    aliases: ['group'],
+    summary: 'Create, list, edit and delete groups, and list their members',
+    load: async () => (await import('./commands/groups.js')).groupsCommand,
+  },
+  {
     name: 'templates',
     aliases: ['template'],
     summary: 'Create, push, pull, edit and delete templates',
