@@ -9,6 +9,7 @@ import { CreateWorkspacePage } from './pages/create-workspace.js';
 import { DeploymentPage } from './pages/deployment.js';
 import { LoginPage } from './pages/login.js';
 import { TemplatePage } from './pages/template.js';
+import { TemplatePermissionsPage } from './pages/template-permissions.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
@@ -100,6 +101,8 @@ function Page({ route }: { route: Route }) {
       return <TemplatesPage />;
     case 'template':
       return <TemplatePage key={route.name} name={route.name} />;
+    case 'template-permissions':
+      return <TemplatePermissionsPage key={route.name} name={route.name} />;
     case 'deployment':
       return <DeploymentPage />;
     default:

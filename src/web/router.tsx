@@ -50,6 +50,7 @@ export type Route =
   | { page: 'terminal'; owner: string; workspace: string; agent: string | undefined }
   | { page: 'templates' }
   | { page: 'template'; name: string }
+  | { page: 'template-permissions'; name: string }
   | { page: 'deployment' }
   | { page: 'not-found' };
 
@@ -68,6 +69,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'templates' && parts.length === 1) return { page: 'templates' };
   if (first === 'templates' && second && parts.length === 2) return { page: 'template', name: second };
   if (first === 'templates' && second && third === 'workspace' && parts.length === 3) return { page: 'create', template: second };
+  if (first === 'templates' && second && third === 'permissions' && parts.length === 3)
+    return { page: 'template-permissions', name: second };
   if (first === 'deployment' && parts.length === 1) return { page: 'deployment' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);

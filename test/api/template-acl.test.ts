@@ -170,6 +170,39 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual((await owner.templateACL(closed.id)).group, []);
     });
 
+    it("answers in the reference client's shapes (TemplateACL, TemplateUser, TemplateGroup, ACLAvailable)", async () => {
+      // The fields of the reference's types; name and avatar are left out when empty, as its server does.
+      const reducedUser = ['created_at', 'email', 'id', 'last_seen_at', 'login_type', 'status', 'updated_at', 'username'];
+      const group = [
+        'avatar_url',
+        'display_name',
+        'id',
+        'members',
+        'name',
+        'organization_display_name',
+        'organization_id',
+        'organization_name',
+        'quota_allowance',
+        'source',
+        'total_member_count',
+      ];
+      const keys = (value: object) => Object.keys(value).sort();
+      await owner.updateTemplateACL(open.id, { user_perms: { [aliceId]: 'admin' } });
+      const acl = await owner.request<Record<string, unknown>>('GET', `/templates/${open.id}/acl`);
+      assert.deepEqual(keys(acl), ['group', 'users']);
+      const { users, group: groups } = await owner.templateACL(open.id);
+      assert.deepEqual(keys(users[0] ?? {}), [...reducedUser, 'organization_ids', 'role', 'roles'].sort());
+      assert.deepEqual(keys(groups[0] ?? {}), [...group, 'role'].sort());
+      assert.deepEqual(keys(groups[0]?.members[0] ?? {}), reducedUser);
+      assert.equal(groups[0]?.source, 'user');
+      assert.equal(groups[0]?.total_member_count, groups[0]?.members.length);
+      const available = await owner.templateACLAvailable(open.id);
+      assert.deepEqual(keys(available), ['groups', 'users']);
+      assert.deepEqual(keys(available.users[0] ?? {}), reducedUser);
+      assert.deepEqual(keys(available.groups[0] ?? {}), group);
+      await owner.updateTemplateACL(open.id, { user_perms: { [aliceId]: '' } });
+    });
+
     it.todo('grants through a group made and joined with the groups routes (POST /organizations/{org}/groups, PATCH /groups/{group})');
 
     it('refuses bad roles and ids, naming the field, and changes nothing then', async () => {

@@ -45,9 +45,14 @@ function TemplateDetails({ template }: { template: Template }) {
             <p className="muted">{template.description || 'No description.'}</p>
           </div>
         </div>
-        <Link href={`/templates/${encodeURIComponent(template.name)}/workspace`} className="button button-primary">
-          Create workspace
-        </Link>
+        <div className="header-actions">
+          <Link href={`/templates/${encodeURIComponent(template.name)}/permissions`} className="button">
+            Permissions
+          </Link>
+          <Link href={`/templates/${encodeURIComponent(template.name)}/workspace`} className="button button-primary">
+            Create workspace
+          </Link>
+        </div>
       </div>
       {template.deprecated && (
         <div className="notice notice-warn">
