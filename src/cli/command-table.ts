@@ -220,6 +220,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/insights.js')).insightsCommand,
   },
   {
+    name: 'sharing',
+    aliases: ['share'],
+    summary: 'Share workspaces with users and groups',
+    load: async () => (await import('./commands/sharing.js')).sharingCommand,
+  },
+  {
     name: 'licenses',
     aliases: ['license'],
     summary: 'Add, list and delete licenses',

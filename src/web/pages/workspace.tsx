@@ -5,6 +5,7 @@ import type { PortShare, Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild
 import { api, watchWorkspace } from '../api.js';
 import { BuildLog } from '../components/build-log.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
+import { ShareButton } from '../components/share-dialog.js';
 import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
 import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
 import { Link, navigate } from '../router.js';
@@ -89,6 +90,7 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
       </div>
       <div className="header-actions">
         <WorkspaceActionButtons workspace={workspace} busy={busy} run={run} startClass="button button-primary" />
+        <ShareButton workspace={workspace} />
         <ActionStatus state={action} />
       </div>
     </div>
