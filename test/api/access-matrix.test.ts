@@ -866,27 +866,6 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Those who may change who has access to the workspace, the `admin` sharer among them; template admins and `use` sharers only read it.
     expect: memberWorkspaceUpdaters(200),
   },
-  'GET /api/v2/workspaces/:workspace/acl': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
-    expect: memberWorkspaceReaders(200),
-  },
-  'PATCH /api/v2/workspaces/:workspace/acl': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`), body: { user_roles: {}, group_roles: {} } }),
-    // Those who may change the workspace; template admins only read it.
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
-  },
-  'DELETE /api/v2/workspaces/:workspace/acl': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
-  },
-  'GET /api/v2/organizations/:organization/settings/workspace-sharing': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`) }),
-    expect: signedIn(200),
-  },
-  'PATCH /api/v2/organizations/:organization/settings/workspace-sharing': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`), body: { sharing_disabled: false } }),
-    expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
-  },
   'POST /api/v2/applications/reconnecting-pty-signed-token': {
     call: async (world) => {
       const agentId = await memberAgent(world);
