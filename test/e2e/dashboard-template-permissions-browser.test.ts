@@ -97,7 +97,7 @@ describe('the template permissions page in a real browser', { skip: browserMissi
 
   it('changes a role and removes entries', async () => {
     await page.getByLabel('Role of alice').selectOption('use');
-    await page.getByRole('status').filter({ hasText: 'alice is now use.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'alice now has the role use.' }).waitFor();
     await eventually(async () => assert.deepEqual(await roles(), ['group:Everyone:use', 'user:alice:use']));
 
     await page.getByRole('button', { name: 'Remove Everyone' }).click();

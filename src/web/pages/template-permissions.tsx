@@ -113,7 +113,7 @@ function PermissionsEditor({ template }: { template: Template }) {
                               entry.kind,
                               entry.id,
                               event.target.value as TemplateRole,
-                              `${entry.name} is now ${event.target.value}.`,
+                              `${entry.name} now has the role ${event.target.value}.`,
                             )
                           }
                         >
