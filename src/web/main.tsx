@@ -7,6 +7,8 @@ import { ErrorMessage, Loading } from './components/feedback.js';
 import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
 import { DeploymentPage } from './pages/deployment.js';
+import { GroupPage } from './pages/group.js';
+import { GroupsPage } from './pages/groups.js';
 import { LoginPage } from './pages/login.js';
 import { TemplatePage } from './pages/template.js';
 import { TemplatePermissionsPage } from './pages/template-permissions.js';
@@ -105,6 +107,10 @@ function Page({ route }: { route: Route }) {
       return <TemplatePermissionsPage key={route.name} name={route.name} />;
     case 'deployment':
       return <DeploymentPage />;
+    case 'groups':
+      return <GroupsPage />;
+    case 'group':
+      return <GroupPage key={`${route.organization}/${route.name}`} organization={route.organization} name={route.name} />;
     default:
       return (
         <section className="page">

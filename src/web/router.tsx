@@ -52,6 +52,8 @@ export type Route =
   | { page: 'template'; name: string }
   | { page: 'template-permissions'; name: string }
   | { page: 'deployment' }
+  | { page: 'groups' }
+  | { page: 'group'; organization: string; name: string }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -72,6 +74,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'templates' && second && third === 'permissions' && parts.length === 3)
     return { page: 'template-permissions', name: second };
   if (first === 'deployment' && parts.length === 1) return { page: 'deployment' };
+  if (first === 'groups' && parts.length === 1) return { page: 'groups' };
+  if (first === 'groups' && second && third && parts.length === 3) return { page: 'group', organization: second, name: third };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

@@ -206,6 +206,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
         ['/templates/*', '/templates/docker'],
         ['/deployment', '/deployment'],
         ['/deployment/*', '/deployment/users'],
+        ['/groups', '/groups'],
+        ['/groups/*', '/groups/cove/devs'],
         ['/@*', '/@admin/dev.main/terminal'],
       ] as const
     ).map(([route, path]) => [

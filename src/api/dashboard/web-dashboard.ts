@@ -41,6 +41,8 @@ export const DASHBOARD_PAGES = [
   '/templates/*',
   '/deployment',
   '/deployment/*',
+  '/groups',
+  '/groups/*',
   '/@*',
 ] as const;
 

@@ -10,6 +10,7 @@ import { HelpMenu } from './help-menu.js';
 import { ThemeSwitcher } from './theme-switcher.js';
 import { Link, navigate, type Route } from '../router.js';
 import { isOwner, useSession } from '../session.js';
+import { useMayManageGroups } from '../group-permissions.js';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
   const { user, refresh } = useSession();
@@ -20,10 +21,17 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
     navigate('/login', { replace: true });
     await refresh();
   });
-  const section = route.page === 'create' || route.page === 'workspace' || route.page === 'terminal' ? 'workspaces' : route.page;
+  const mayManageGroups = useMayManageGroups();
+  const section =
+    route.page === 'create' || route.page === 'workspace' || route.page === 'terminal'
+      ? 'workspaces'
+      : route.page === 'group'
+        ? 'groups'
+        : route.page;
   const nav = [
     { href: '/workspaces', label: 'Workspaces', page: 'workspaces' },
     { href: '/templates', label: 'Templates', page: 'templates' },
+    ...(mayManageGroups ? [{ href: '/groups', label: 'Groups', page: 'groups' }] : []),
     ...(isOwner(user) ? [{ href: '/deployment', label: 'Deployment', page: 'deployment' }] : []),
   ];
   return (
