@@ -18,6 +18,9 @@ export function templateRbac(row: Pick<TemplateRow, 'id' | 'organization_id' | '
   };
 }
 
+/** What no share grants on a dormant workspace (the built-in roles withhold them too). */
+const DORMANT_REFUSED: ReadonlySet<string> = new Set(['start', 'ssh', 'application_connect', '*']);
+
 /**
  * A workspace as the policy sees it, with the ACLs it is shared through; dormant ones are their own
  * resource type, with fewer rights.
@@ -25,13 +28,21 @@ export function templateRbac(row: Pick<TemplateRow, 'id' | 'organization_id' | '
 export function workspaceRbac(
   row: Pick<WorkspaceRow, 'id' | 'organization_id' | 'owner_id' | 'dormant_at' | 'user_acl' | 'group_acl'>,
 ): RbacObject {
+  const acl = (column: string) => {
+    const parsed = parseJson<Record<string, string[]>>(column, {});
+    if (!row.dormant_at) return parsed;
+    // A share grants no more on a dormant workspace than its owner has: nobody starts or enters one.
+    return Object.fromEntries(
+      Object.entries(parsed).map(([id, actions]) => [id, Array.isArray(actions) ? actions.filter((a) => !DORMANT_REFUSED.has(a)) : []]),
+    );
+  };
   return {
     type: row.dormant_at ? 'workspace_dormant' : 'workspace',
     id: row.id,
     org_id: row.organization_id,
     owner_id: row.owner_id,
-    acl_user_list: parseJson<Record<string, string[]>>(row.user_acl, {}),
-    acl_group_list: parseJson<Record<string, string[]>>(row.group_acl, {}),
+    acl_user_list: acl(row.user_acl),
+    acl_group_list: acl(row.group_acl),
   };
 }
 

@@ -168,6 +168,17 @@ for (const dialect of TEST_DIALECTS) {
       await expectApiError(user.workspace(ws.id), 404);
     });
 
+    it('a use share grants no start on a dormant workspace', async () => {
+      const ws = await aliceWorkspace('sleepy');
+      await alice.updateWorkspaceAcl(ws.id, { user_roles: { [ids.user]: 'use' } });
+      await finished(alice, await alice.createWorkspaceBuild(ws.id, { transition: 'stop' }));
+      await owner.setWorkspaceDormant(ws.id, true);
+      assert.equal((await user.workspace(ws.id)).id, ws.id, 'it can still be seen');
+      await expectApiError(user.createWorkspaceBuild(ws.id, { transition: 'start' }), 403);
+      await owner.setWorkspaceDormant(ws.id, false);
+      await finished(user, await user.createWorkspaceBuild(ws.id, { transition: 'start' }));
+    });
+
     it('refuses bad input with 400 naming the field', async () => {
       const ws = await aliceWorkspace('bad-input');
       await expectApiError(
