@@ -2,81 +2,58 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { createTar } from '../../src/lib/archive/index.js';
-import type { CoveClient } from '../../src/sdk/client.js';
+import {
+  buildWorld,
+  everySubject,
+  memberAgent,
+  ROLE_SUBJECTS,
+  send,
+  SUBJECTS,
+  TEAM_SUBJECTS,
+  type Call,
+  type Expectation,
+  type RoleSubject,
+  type Subject,
+  type TeamSubject,
+  type World,
+} from '../helpers/access-matrix-world.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
-import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /**
  * For every route the daemon serves, who may call it and what each caller gets. A route without
  * an entry here fails the test, so new routes arrive with their access rules written down.
  * 404 where a caller may not see the row, 403 where they see it but may not change it.
+ *
+ * The callers (test/helpers/access-matrix-world) are role holders and three plain members whose
+ * reach comes from groups and ACLs: `groupMember` (in the one group the restricted template is
+ * shared with), `sharedUse` and `sharedAdmin` (the member's workspaces are shared with them as
+ * `use` and `admin`). Workspace and template routes write all three out; elsewhere they get what
+ * `otherMember` gets unless an entry says otherwise.
  */
 
 /** What a dashboard page answers: the page, or (no dist/web built in this checkout) the page saying so. */
 const DASHBOARD_PAGE_STATUS = existsSync(fileURLToPath(new URL('../../dist/web/index.html', import.meta.url))) ? 200 : 503;
 
-const SUBJECTS = ['anonymous', 'member', 'otherMember', 'orgAdmin', 'owner', 'auditor', 'templateAdmin', 'userAdmin'] as const;
-type Subject = (typeof SUBJECTS)[number];
-type Expectation = Readonly<Record<Subject, number>>;
-
-/** One call: the path from the root (with `/api/v2`), a JSON body, and a token other than the subject's. */
-interface Call {
-  readonly path: string;
-  readonly body?: unknown;
-  readonly token?: string | undefined;
-  /** The answer is a stream: only its status is read. */
-  readonly stream?: boolean;
-  /** A body that is not JSON. */
-  readonly raw?: { readonly contentType: string; readonly body: Buffer };
-  /** The Accept header, for routes that answer browsers with pages and API clients with JSON. */
-  readonly accept?: string;
-  /** The answer is a page for browsers, refusals included: its body is not read as an error body. */
-  readonly html?: boolean;
-}
-
 interface Entry {
   readonly call: (world: World, subject: Subject) => Call | Promise<Call>;
   readonly expect: Expectation;
+  /**
+   * For template routes: what each caller gets when the same call is made on the restricted
+   * template (`world.template` is then that template).
+   */
+  readonly restricted?: Expectation;
+  /** Further calls of the same route that answer differently (another body, another row), each named. */
+  readonly more?: readonly { readonly name: string; readonly call: Entry['call']; readonly expect: Expectation }[];
 }
 
-/** The data every call runs against: the subjects' sessions and the rows they act on. */
-interface World {
-  readonly owner: CoveClient;
-  readonly tokens: Readonly<Record<Subject, string | undefined>>;
-  readonly ids: Readonly<Record<Subject, string>>;
-  readonly defaultOrgId: string;
-  /** An organization only the owner belongs to. */
-  readonly labsOrgId: string;
-  readonly memberTokenId: string;
-  /** A small valid template archive, and the id of the copy the member uploaded. */
-  readonly tar: Buffer;
-  readonly memberFileId: string;
-  /** A template everyone in the default organization may use, with versions `v1` (active) and `v2`. */
-  readonly template: { readonly id: string; readonly v1: string; readonly v1Job: string; readonly v2: string };
-  /** The member's workspace `member-ws`, with its finished first build. */
-  readonly memberWorkspace: { readonly id: string; readonly build: string };
-  /** A new workspace of the member's, its first build finished. */
-  freshMemberWorkspace(): Promise<string>;
-  /** A finished dry run of `v1` by the owner. */
-  readonly ownerDryRun: string;
-  /** A newly imported version: of the template given, or of none yet. */
-  freshVersion(templateId?: string): Promise<string>;
-  /** A new template of the owner's, in the default organization. */
-  freshTemplate(): Promise<string>;
-  /** A fresh active user in the default organization, for calls that change or remove one. */
-  freshUser(): Promise<{ id: string; username: string; email: string }>;
-  freshOrganization(): Promise<{ id: string; name: string }>;
-  freshSession(subject: Subject): Promise<string | undefined>;
-  unique(prefix: string): string;
-}
-
+/** Every caller gets `status` (the team subjects through `otherMember`). */
 function everyone(status: number): Expectation {
-  return Object.fromEntries(SUBJECTS.map((s) => [s, status])) as Expectation;
+  return Object.fromEntries(ROLE_SUBJECTS.map((s) => [s, status])) as Record<RoleSubject, number>;
 }
 
 /** Anonymous callers get 401; everyone signed in gets `status` unless listed in `except`. */
-function signedIn(status: number, except: Partial<Expectation> = {}): Expectation {
+function signedIn(status: number, except: Partial<Record<Subject, number>> = {}): Expectation {
   return { ...everyone(status), anonymous: 401, ...except };
 }
 
@@ -86,75 +63,88 @@ function only(allowed: number, subjects: readonly Subject[], denied: number): Ex
   return { ...base, ...Object.fromEntries(subjects.map((s) => [s, allowed])) };
 }
 
+/** The team subjects' statuses, for an entry to spell out. */
+function team(groupMember: number, sharedUse: number, sharedAdmin: number): Record<TeamSubject, number> {
+  return { groupMember, sharedUse, sharedAdmin };
+}
+
 const api = (path: string) => `/api/v2${path}`;
 
 /** A report range the test daemon's clock (from 2026-01-05T10:00Z on) never moves before. */
 const INSIGHTS_RANGE = 'start_time=2026-01-01T00:00:00Z&end_time=2026-01-05T00:00:00Z';
 
-/** Those who may change templates: owners, organization admins and template admins; the rest can see and are refused. */
-function templateWriters(status: number): Expectation {
-  return signedIn(403, { owner: status, orgAdmin: status, templateAdmin: status });
-}
-
-/** Those who may read the owner's workspaces (and so the owner's dry runs); others cannot see them. */
-function workspaceReaders(status: number): Expectation {
-  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status });
-}
-
-/** Those who may read the member's workspaces: the member, organization admins, owners and template admins. */
-function memberWorkspaceReaders(status: number): Expectation {
-  return signedIn(404, { member: status, orgAdmin: status, owner: status, templateAdmin: status });
+/**
+ * Those who may use the open template: every member of its organization (through the Everyone
+ * group), so the team subjects too; site roles without a membership are not here.
+ */
+function templateUsers(status: number, except: Partial<Record<Subject, number>> = {}): Expectation {
+  return signedIn(status, { ...team(status, status, status), ...except });
 }
 
 /**
- * Those who may reach into the member's workspace (terminals, SSH, streams): its owner, and site
- * owners. Organization admins and template admins may read it but not exec in it (403).
+ * Those who may change templates: owners, organization admins and template admins; the rest, the
+ * team subjects among them, can see the open template and are refused.
+ */
+function templateWriters(status: number): Expectation {
+  return signedIn(403, { owner: status, orgAdmin: status, templateAdmin: status, ...team(403, 403, 403) });
+}
+
+/**
+ * The same call on the restricted template: the site and organization roles that read every
+ * template get what they get on the open one; the group member gets what a plain member gets on the
+ * open one (its group holds `use`, as the Everyone group does there); every other member,
+ * the workspace sharers and the user admin included, may not see it (404).
+ */
+function restrictedAs(open: Expectation, except: Partial<Record<Subject, number>> = {}): Expectation {
+  return { ...open, groupMember: open.member, member: 404, otherMember: 404, userAdmin: 404, sharedUse: 404, sharedAdmin: 404, ...except };
+}
+
+/**
+ * Creating a workspace from the restricted template: a template the caller may not see is a bad
+ * `template_id` (400, as the reference answers); the auditor reads every template but has no `use`
+ * on this one (403); the group member's group has it.
+ */
+const RESTRICTED_CREATE: Expectation = restrictedAs(templateUsers(200), {
+  ...team(200, 400, 400),
+  member: 400,
+  otherMember: 400,
+  userAdmin: 400,
+  auditor: 403,
+});
+
+/** Those who may read the owner's workspaces (and so the owner's dry runs); others cannot see them. */
+function workspaceReaders(status: number): Expectation {
+  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, ...team(404, 404, 404) });
+}
+
+/**
+ * Those who may read the member's workspaces: the member, organization admins, owners, template
+ * admins and those they are shared with (either role); the group member has no share.
+ */
+function memberWorkspaceReaders(status: number): Expectation {
+  return signedIn(404, { member: status, orgAdmin: status, owner: status, templateAdmin: status, ...team(404, status, status) });
+}
+
+/**
+ * Those who may change the member's workspaces: readers but template admins (who only read) and
+ * `use` sharers (who read, connect, start and stop): both see it and are refused.
+ */
+function memberWorkspaceUpdaters(status: number): Expectation {
+  return { ...memberWorkspaceReaders(status), templateAdmin: 403, sharedUse: 403 };
+}
+
+/**
+ * Those who may reach into the member's workspace (terminals, SSH, streams): its owner, site
+ * owners and those it is shared with, `use` being for exactly that. Organization admins and
+ * template admins may read it but not exec in it (403).
  */
 function agentConnectors(status: number): Expectation {
-  return { ...memberWorkspaceReaders(403), member: status, owner: status };
+  return { ...memberWorkspaceReaders(403), member: status, owner: status, sharedUse: status, sharedAdmin: status };
 }
 
 /** Those who may read templates across organizations (the examples page). */
 function templateReaders(status: number): Expectation {
-  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status });
-}
-
-/** A group of the default organization with no members, made on first use. */
-const matrixGroups = new WeakMap<World, Promise<string>>();
-function matrixGroup(world: World): Promise<string> {
-  let group = matrixGroups.get(world);
-  if (!group) {
-    group = world.owner.createGroup(world.defaultOrgId, { name: 'matrix-group' }).then((made) => made.id);
-    matrixGroups.set(world, group);
-  }
-  return group;
-}
-
-/** An agent in a workspace of the member's, made on first use (the shared world's template has none). */
-const memberAgents = new WeakMap<World, Promise<string>>();
-function memberAgent(world: World): Promise<string> {
-  let agent = memberAgents.get(world);
-  if (!agent) {
-    agent = (async () => {
-      const echo = { apply: { resources: [{ name: 'box', agents: [{ name: 'main' }] }] } };
-      const file = await world.owner.uploadFile(await createTar({ 'echo.json': JSON.stringify(echo) }));
-      const version = await world.owner.createTemplateVersion(world.defaultOrgId, { file_id: file.id });
-      await world.owner.followTemplateVersionLogs(version.id, () => undefined);
-      const template = await world.owner.createTemplate(world.defaultOrgId, {
-        name: world.unique('agent-template'),
-        template_version_id: version.id,
-      });
-      const member = world.owner.withToken(world.tokens.member);
-      const workspace = await member.createWorkspace('me', { name: world.unique('agent-ws'), template_id: template.id });
-      await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
-      const build = await member.workspaceBuild(workspace.latest_build.id);
-      const id = build.resources.flatMap((r) => r.agents)[0]?.id;
-      if (!id) throw new Error('the agent template made no agent');
-      return id;
-    })();
-    memberAgents.set(world, agent);
-  }
-  return agent;
+  return signedIn(404, { owner: status, orgAdmin: status, templateAdmin: status, auditor: status, ...team(404, 404, 404) });
 }
 
 const MATRIX: Readonly<Record<string, Entry>> = {
@@ -319,24 +309,28 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   // Templates, versions and provisioners
   'POST /api/v2/organizations/:organization/templateversions': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templateversions`), body: { example_id: 'local-shell' } }),
-    expect: signedIn(403, { owner: 201, orgAdmin: 201, templateAdmin: 201 }),
+    expect: signedIn(403, { owner: 201, orgAdmin: 201, templateAdmin: 201, ...team(403, 403, 403) }),
   },
   'GET /api/v2/templateversions/:templateversion': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'PATCH /api/v2/templateversions/:templateversion': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}`), body: { message: world.unique('message') } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'PATCH /api/v2/templateversions/:templateversion/cancel': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/cancel`) }),
     // The import finished long ago: writers are told so, everyone else may not cancel at all.
     expect: templateWriters(400),
+    restricted: restrictedAs(templateWriters(400)),
   },
   'POST /api/v2/templateversions/:templateversion/archive': {
     call: async (world) => ({ path: api(`/templateversions/${await world.freshVersion(world.template.id)}/archive`) }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'POST /api/v2/templateversions/:templateversion/unarchive': {
     call: async (world) => {
@@ -345,11 +339,13 @@ const MATRIX: Readonly<Record<string, Entry>> = {
       return { path: api(`/templateversions/${id}/unarchive`) };
     },
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'POST /api/v2/templateversions/:templateversion/dry-run': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run`), body: { workspace_name: 'plan' } }),
     // Everyone here may create workspaces of their own in the default organization.
-    expect: signedIn(201),
+    expect: templateUsers(201),
+    restricted: restrictedAs(templateUsers(201)),
   },
   'GET /api/v2/templateversions/:templateversion/dry-run/:jobID': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dry-run/${world.ownerDryRun}`) }),
@@ -370,40 +366,49 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'POST /api/v2/templateversions/:templateversion/dynamic-parameters/evaluate': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dynamic-parameters/evaluate`), body: { id: 1, inputs: {} } }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/dynamic-parameters': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/dynamic-parameters`) }),
     // Not a WebSocket upgrade.
-    expect: signedIn(400),
+    expect: templateUsers(400),
+    restricted: restrictedAs(templateUsers(400)),
   },
   'GET /api/v2/templateversions/:templateversion/logs': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/logs`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/resources': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/resources`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/rich-parameters': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/rich-parameters`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/variables': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/variables`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/presets': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/presets`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/external-auth': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/external-auth`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templateversions/:templateversion/parameters': {
     call: (world) => ({ path: api(`/templateversions/${world.template.v1}/parameters`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/organizations/:organization/provisionerdaemons/serve': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerdaemons/serve?id=${world.defaultOrgId}`) }),
@@ -438,10 +443,10 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/provisionerjobs/${world.template.v1Job}`) }),
     expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
   },
-  'GET /api/v2/templates': { call: () => ({ path: api('/templates') }), expect: signedIn(200) },
+  'GET /api/v2/templates': { call: () => ({ path: api('/templates') }), expect: templateUsers(200) },
   'GET /api/v2/organizations/:organization/templates': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
   },
   'POST /api/v2/organizations/:organization/templates': {
     call: async (world) => ({
@@ -456,79 +461,101 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: templateReaders(200),
   },
   'GET /api/v2/organizations/:organization/templates/:templatename': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template`) }),
-    expect: signedIn(200),
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/${world.template.name}`) }),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/organizations/:organization/templates/:templatename/versions/:templateversionname': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template/versions/v2`) }),
-    expect: signedIn(200),
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/${world.template.name}/versions/v2`) }),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/organizations/:organization/templates/:templatename/versions/:templateversionname/previous': {
-    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/matrix-template/versions/v2/previous`) }),
-    expect: signedIn(200),
+    call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/templates/${world.template.name}/versions/v2/previous`) }),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
-  'GET /api/v2/templates/:template': { call: (world) => ({ path: api(`/templates/${world.template.id}`) }), expect: signedIn(200) },
+  'GET /api/v2/templates/:template': {
+    call: (world) => ({ path: api(`/templates/${world.template.id}`) }),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
+  },
   'PATCH /api/v2/templates/:template': {
     call: (world) => ({ path: api(`/templates/${world.template.id}`), body: { description: world.unique('about') } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'DELETE /api/v2/templates/:template': {
     call: async (world) => ({ path: api(`/templates/${await world.freshTemplate()}`) }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'GET /api/v2/templates/:template/daus': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/daus?tz_offset=0`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templates/:template/versions': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'PATCH /api/v2/templates/:template/versions': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions`), body: { id: world.template.v1 } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'POST /api/v2/templates/:template/versions/archive': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions/archive`), body: { all: false } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'GET /api/v2/templates/:template/versions/:templateversionname': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/versions/v1`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'GET /api/v2/templates/:template/acl': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/acl`) }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: restrictedAs(templateUsers(200)),
   },
   'PATCH /api/v2/templates/:template/acl': {
-    // Gives the Everyone group the access it already has, so the other calls see the same template.
-    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`), body: { group_perms: { [world.defaultOrgId]: 'use' } } }),
+    // Sets the groups' roles to what they are, so the other calls see the same template.
+    call: (world) => ({ path: api(`/templates/${world.template.id}/acl`), body: { group_perms: world.template.groupPerms } }),
     expect: templateWriters(200),
+    restricted: restrictedAs(templateWriters(200)),
   },
   'GET /api/v2/templates/:template/acl/available': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/acl/available`) }),
-    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200 }),
+    // Those who may change the template; the rest, the group member with its `use` too, are told it is not there.
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) }),
+    restricted: restrictedAs(signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) })),
   },
   // Workspaces
   'POST /api/v2/users/:user/workspaces': {
     call: (world) => ({ path: api('/users/me/workspaces'), body: { name: world.unique('ws'), template_id: world.template.id } }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: RESTRICTED_CREATE,
   },
   'POST /api/v2/organizations/:organization/members/:user/workspaces': {
     call: (world) => ({
       path: api(`/organizations/${world.defaultOrgId}/members/me/workspaces`),
       body: { name: world.unique('ws'), template_id: world.template.id },
     }),
-    expect: signedIn(200),
+    expect: templateUsers(200),
+    restricted: RESTRICTED_CREATE,
   },
-  'GET /api/v2/workspaces': { call: () => ({ path: api('/workspaces') }), expect: signedIn(200) },
+  'GET /api/v2/workspaces': { call: () => ({ path: api('/workspaces') }), expect: signedIn(200, team(200, 200, 200)) },
   'GET /api/v2/workspaces/:workspace': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`) }),
     expect: memberWorkspaceReaders(200),
   },
   'GET /api/v2/users/:user/workspace/:workspacename': {
     call: () => ({ path: api('/users/member/workspace/member-ws') }),
-    expect: memberWorkspaceReaders(200),
+    // The owner is looked up as a user first, whom a sharer may not read: sharers are told the
+    // workspace is not there (the reference looks the owner up as an organization member, and answers them).
+    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
   },
   'GET /api/v2/workspace-quota/:user': {
     call: () => ({ path: api('/workspace-quota/member') }),
@@ -540,12 +567,21 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'PATCH /api/v2/workspaces/:workspace': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`), body: { name: 'member-ws' } }),
-    // Renaming to the same name is a no-op for those who may rename; template admins only read workspaces.
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    // Renaming to the same name is a no-op for those who may rename; template admins and `use` sharers may not.
+    expect: memberWorkspaceUpdaters(204),
   },
   'POST /api/v2/workspaces/:workspace/builds': {
     call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/builds`), body: { transition: 'stop' } }),
-    expect: { ...memberWorkspaceReaders(201), templateAdmin: 403 },
+    // Stopping is `use`: both sharers may.
+    expect: { ...memberWorkspaceReaders(201), templateAdmin: 403, ...team(404, 201, 201) },
+    more: [
+      {
+        // Deleting is `admin`'s, not `use`'s.
+        name: 'delete',
+        call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/builds`), body: { transition: 'delete' } }),
+        expect: memberWorkspaceUpdaters(201),
+      },
+    ],
   },
   'GET /api/v2/workspaces/:workspace/builds': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/builds`) }),
@@ -553,7 +589,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/workspace/:workspacename/builds/:buildnumber': {
     call: () => ({ path: api('/users/member/workspace/member-ws/builds/1') }),
-    expect: memberWorkspaceReaders(200),
+    // As for the workspace by name: the owner is looked up as a user first.
+    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
   },
   'GET /api/v2/workspacebuilds/:workspacebuild': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }),
@@ -562,7 +599,7 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'PATCH /api/v2/workspacebuilds/:workspacebuild/cancel': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/cancel`) }),
     // The template does not let users cancel builds: only owners may, and this one has finished.
-    expect: { ...memberWorkspaceReaders(403), owner: 400 },
+    expect: { ...memberWorkspaceReaders(403), owner: 400, ...team(404, 403, 403) },
   },
   'GET /api/v2/workspacebuilds/:workspacebuild/logs': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/logs`) }),
@@ -579,26 +616,26 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/workspacebuilds/:workspacebuild/state': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/state`) }),
     // Provisioner state may hold infrastructure secrets: template managers only.
-    expect: { ...memberWorkspaceReaders(200), member: 404 },
+    expect: { ...memberWorkspaceReaders(200), member: 404, ...team(404, 404, 404) },
   },
   'PUT /api/v2/workspacebuilds/:workspacebuild/state': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}/state`), body: { state: '' } }),
     // Replacing the state needs `update` on the template; the member sees the build but may not change it.
-    expect: { ...memberWorkspaceReaders(204), member: 403 },
+    expect: { ...memberWorkspaceReaders(204), member: 403, ...team(404, 403, 403) },
   },
   'PUT /api/v2/workspaces/:workspace/favorite': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
     // Only the owner of a workspace may favorite it, whoever else can see it.
-    expect: { ...memberWorkspaceReaders(403), member: 204 },
+    expect: { ...memberWorkspaceReaders(403), member: 204, ...team(404, 403, 403) },
   },
   'DELETE /api/v2/workspaces/:workspace/favorite': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/favorite`) }),
-    expect: { ...memberWorkspaceReaders(403), member: 204 },
+    expect: { ...memberWorkspaceReaders(403), member: 204, ...team(404, 403, 403) },
   },
   'POST /api/v2/workspaces/:workspace/usage': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/usage`), body: {} }),
-    // Reporting use needs `update` on the workspace: template admins see it and are refused.
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    // Reporting use needs `update` on the workspace: template admins and `use` sharers see it and are refused.
+    expect: memberWorkspaceUpdaters(204),
   },
   'GET /api/v2/workspaces/:workspace/port-share': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`) }),
@@ -610,11 +647,11 @@ const MATRIX: Readonly<Record<string, Entry>> = {
       body: { agent_name: 'main', port: 8080, share_level: 'authenticated' },
     }),
     // The template allows no sharing beyond the owner: those who may change the workspace are told so.
-    expect: { ...memberWorkspaceReaders(400), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(400),
   },
   'DELETE /api/v2/workspaces/:workspace/port-share': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/port-share`), body: { agent_name: 'main', port: 1 } }),
-    expect: { ...memberWorkspaceReaders(404), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(404),
   },
   'GET /api/v2/workspaces/:workspace/watch': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/watch`), stream: true }),
@@ -627,25 +664,25 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'PUT /api/v2/workspaces/:workspace/autostart': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autostart`), body: { schedule: null } }),
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(204),
   },
   'PUT /api/v2/workspaces/:workspace/ttl': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/ttl`), body: { ttl_ms: null } }),
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(204),
   },
   'PUT /api/v2/workspaces/:workspace/extend': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/extend`), body: { deadline: '2099-01-01T00:00:00Z' } }),
     // The workspace has no automatic stop to move.
-    expect: { ...memberWorkspaceReaders(409), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(409),
   },
   'PUT /api/v2/workspaces/:workspace/dormant': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/dormant`), body: { dormant: false } }),
     // Already awake: nothing changes.
-    expect: { ...memberWorkspaceReaders(304), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(304),
   },
   'PUT /api/v2/workspaces/:workspace/autoupdates': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autoupdates`), body: { automatic_updates: 'never' } }),
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    expect: memberWorkspaceUpdaters(204),
   },
   'GET /api/v2/workspaces/:workspace/resolve-autostart': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/resolve-autostart`) }),
@@ -797,7 +834,7 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/autofill-parameters': {
     call: (world) => ({ path: api(`/users/member/autofill-parameters?template_id=${world.template.id}`) }),
-    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200, ...team(404, 404, 404) }),
   },
   'GET /api/v2/users/oidc-claims': {
     call: () => ({ path: api('/users/oidc-claims') }),
@@ -815,31 +852,39 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: only(200, ['owner'], 403),
   },
   'GET /api/v2/regions': { call: () => ({ path: api('/regions') }), expect: signedIn(200) },
-  'GET /api/v2/workspaces/:workspace/available-users': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/available-users`) }),
-    // Those who may change who has access to the workspace; template admins only read it.
-    expect: { ...memberWorkspaceReaders(200), templateAdmin: 403 },
-  },
+  // Sharing the member's workspace needs `update` on it: its owner, organization admins, site owners
+  // and the `admin` sharer; template admins and the `use` sharer see it and are refused.
   'GET /api/v2/workspaces/:workspace/acl': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
+    // Whoever may read the workspace sees whom it is shared with (the reference asks for the right to share).
     expect: memberWorkspaceReaders(200),
   },
   'PATCH /api/v2/workspaces/:workspace/acl': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`), body: { user_roles: {}, group_roles: {} } }),
-    // Those who may change the workspace; template admins only read it.
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    // A fresh workspace, shared as `member-ws` is: the group member is given `use` on it.
+    call: async (world) => ({
+      path: api(`/workspaces/${await world.freshMemberWorkspace()}/acl`),
+      body: { user_roles: { [world.ids.groupMember]: 'use' }, group_roles: {} },
+    }),
+    expect: memberWorkspaceUpdaters(204),
   },
   'DELETE /api/v2/workspaces/:workspace/acl': {
-    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
-    expect: { ...memberWorkspaceReaders(204), templateAdmin: 403 },
+    call: async (world) => ({ path: api(`/workspaces/${await world.freshMemberWorkspace()}/acl`) }),
+    expect: memberWorkspaceUpdaters(204),
   },
+  // The organization's switch for sharing: every member reads it, those who manage the organization set it.
   'GET /api/v2/organizations/:organization/settings/workspace-sharing': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`) }),
     expect: signedIn(200),
   },
   'PATCH /api/v2/organizations/:organization/settings/workspace-sharing': {
+    // Leaves sharing on, as the other calls need it.
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/settings/workspace-sharing`), body: { sharing_disabled: false } }),
     expect: signedIn(403, { owner: 200, orgAdmin: 200 }),
+  },
+  'GET /api/v2/workspaces/:workspace/available-users': {
+    call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/available-users`) }),
+    // Those who may change who has access to the workspace, the `admin` sharer among them; template admins and `use` sharers only read it.
+    expect: memberWorkspaceUpdaters(200),
   },
   'POST /api/v2/applications/reconnecting-pty-signed-token': {
     call: async (world) => {
@@ -1027,12 +1072,13 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/groups': { call: () => ({ path: api('/groups') }), expect: signedIn(200) },
   'GET /api/v2/groups/:group': {
-    call: async (world) => ({ path: api(`/groups/${await matrixGroup(world)}`) }),
-    expect: signedIn(200, { member: 404, otherMember: 404 }),
+    call: (world) => ({ path: api(`/groups/${world.group}`) }),
+    // The group member sees the group they are in.
+    expect: signedIn(200, { member: 404, otherMember: 404, groupMember: 200 }),
   },
   'PATCH /api/v2/groups/:group': {
-    call: async (world) => ({ path: api(`/groups/${await matrixGroup(world)}`), body: { quota_allowance: 1 } }),
-    expect: { ...signedIn(403, { member: 404, otherMember: 404 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
+    call: (world) => ({ path: api(`/groups/${world.group}`), body: { quota_allowance: 1 } }),
+    expect: { ...signedIn(403, { member: 404, otherMember: 404, groupMember: 403 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
   },
   'DELETE /api/v2/groups/:group': {
     call: async (world) => ({
@@ -1042,136 +1088,35 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
 };
 
-const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/**
+ * Workspace and template routes: those the team subjects' reach depends on, so their entries write
+ * all three out rather than take `otherMember`'s statuses.
+ */
+const TEAM_ROUTE =
+  /^[A-Z]+ \/api\/v2\/(workspaces|workspacebuilds|workspaceagents\/:workspaceagent|templates|templateversions|tailnet|applications\/reconnecting-pty-signed-token)\b|\/:organization\/(templates|templateversions)\b|\/:user\/workspaces?\b/;
 
-async function send(url: string, method: string, call: Call): Promise<{ status: number; body: string }> {
-  const headers: Record<string, string> = {};
-  if (call.token) headers['service-session-token'] = call.token;
-  if (call.accept) headers['accept'] = call.accept;
-  let body: string | Buffer | undefined;
-  if (call.raw) {
-    headers['content-type'] = call.raw.contentType;
-    body = call.raw.body;
-  } else if (call.body !== undefined || METHODS_WITH_BODY.has(method)) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(call.body ?? {});
-  }
-  const controller = new AbortController();
-  const response = await fetch(`${url}${call.path}`, {
-    method,
-    headers,
-    signal: controller.signal,
-    ...(body !== undefined ? { body } : {}),
+/**
+ * Template routes called on the open template alone: the owner's dry run is of its `v1`, and who
+ * sees a dry run is a matter of the workspace it plans, not of the template.
+ */
+const OPEN_TEMPLATE_ONLY: ReadonlySet<string> = new Set([
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID',
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID/resources',
+  'GET /api/v2/templateversions/:templateversion/dry-run/:jobID/logs',
+  'PATCH /api/v2/templateversions/:templateversion/dry-run/:jobID/cancel',
+]);
+
+/** Every call the matrix makes: each entry, and each template entry again on the restricted template. */
+function matrixCalls(): { label: string; method: string; call: Entry['call']; restricted: boolean; expect: Expectation }[] {
+  return Object.entries(MATRIX).flatMap(([key, entry]) => {
+    const method = key.split(' ')[0] ?? 'GET';
+    const calls = [{ label: key, method, call: entry.call, restricted: false, expect: entry.expect }];
+    if (entry.restricted)
+      calls.push({ label: `${key} (restricted template)`, method, call: entry.call, restricted: true, expect: entry.restricted });
+    for (const more of entry.more ?? [])
+      calls.push({ label: `${key} (${more.name})`, method, call: more.call, restricted: false, expect: more.expect });
+    return calls;
   });
-  if (call.stream && response.ok) {
-    controller.abort();
-    return { status: response.status, body: '' };
-  }
-  return { status: response.status, body: await response.text() };
-}
-
-async function buildWorld(test: TestDaemon): Promise<World> {
-  const owner = await createOwner(test);
-  const defaultOrgId = test.daemon.identity.defaultOrganization.id;
-  let counter = 0;
-  const unique = (prefix: string) => `${prefix}-${++counter}`;
-  const createUser = async (username: string, siteRoles: readonly string[] = []) => {
-    const user = await owner.createUser({
-      email: `${username}@example.com`,
-      username,
-      password: STRONG_PASSWORD,
-      user_status: 'active',
-      organization_ids: [defaultOrgId],
-    });
-    if (siteRoles.length > 0) await owner.setSiteRoles(user.id, [...siteRoles]);
-    return user;
-  };
-  const login = async (username: string) => (await test.anonymous.login(`${username}@example.com`, STRONG_PASSWORD)).session_token;
-
-  const usernames: Record<Exclude<Subject, 'anonymous'>, string> = {
-    member: 'member',
-    otherMember: 'other-member',
-    orgAdmin: 'org-admin',
-    owner: 'owner',
-    auditor: 'auditor',
-    templateAdmin: 'template-admin',
-    userAdmin: 'user-admin',
-  };
-  const ids: Record<string, string> = { anonymous: '', owner: (await owner.user('me')).id };
-  for (const [subject, siteRoles] of [
-    ['member', []],
-    ['otherMember', []],
-    ['orgAdmin', []],
-    ['auditor', ['auditor']],
-    ['templateAdmin', ['template-admin']],
-    ['userAdmin', ['user-admin']],
-  ] as const) {
-    ids[subject] = (await createUser(usernames[subject], siteRoles)).id;
-  }
-  await owner.setMemberRoles(defaultOrgId, usernames.orgAdmin, ['organization-admin']);
-  const tokens: Record<string, string | undefined> = { anonymous: undefined };
-  for (const [subject, username] of Object.entries(usernames)) tokens[subject] = await login(username);
-
-  const labs = await owner.createOrganization({ name: 'labs' });
-  const member = owner.withToken(tokens['member'] ?? '');
-  const token = await member.createToken({ token_name: 'matrix-token' });
-  await owner.createCustomRole(defaultOrgId, { name: 'matrix-role', organization_permissions: [] });
-  const tar = await createTar({ 'echo.json': '{}' });
-  const memberFile = await member.uploadFile(await createTar({ 'echo.json': '{"parse": {}}' }));
-
-  const echoFile = (await owner.uploadFile(await createTar({ 'echo.json': '{"parse": {"readme": "matrix"}}' }))).id;
-  const freshVersion = async (templateId?: string, name?: string) => {
-    const version = await owner.createTemplateVersion(defaultOrgId, {
-      file_id: echoFile,
-      ...(templateId ? { template_id: templateId } : {}),
-      ...(name ? { name } : {}),
-    });
-    await owner.followTemplateVersionLogs(version.id, () => undefined);
-    return version;
-  };
-  const v1 = await freshVersion(undefined, 'v1');
-  const template = await owner.createTemplate(defaultOrgId, { name: 'matrix-template', template_version_id: v1.id });
-  test.clock.advance(1000);
-  const v2 = await freshVersion(template.id, 'v2');
-  const dryRun = await owner.createDryRun(v1.id, { workspace_name: 'matrix' });
-  for (let status = dryRun.status; status !== 'succeeded'; status = (await owner.dryRun(v1.id, dryRun.id)).status) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const memberWorkspace = async (name: string) => {
-    const workspace = await member.createWorkspace('me', { name, template_id: template.id });
-    await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
-    return { id: workspace.id, build: workspace.latest_build.id };
-  };
-  const memberWs = await memberWorkspace('member-ws');
-
-  return {
-    owner,
-    template: { id: template.id, v1: v1.id, v1Job: v1.job.id, v2: v2.id },
-    ownerDryRun: dryRun.id,
-    memberWorkspace: memberWs,
-    freshMemberWorkspace: async () => (await memberWorkspace(unique('member-fresh'))).id,
-    freshVersion: async (templateId) => (await freshVersion(templateId)).id,
-    freshTemplate: async () =>
-      (await owner.createTemplate(defaultOrgId, { name: unique('doomed-template'), template_version_id: (await freshVersion()).id })).id,
-    tokens: tokens as Record<Subject, string | undefined>,
-    ids: ids as Record<Subject, string>,
-    defaultOrgId,
-    labsOrgId: labs.id,
-    memberTokenId: token.key.split('-')[0] ?? '',
-    tar,
-    memberFileId: memberFile.id,
-    unique,
-    freshUser: async () => {
-      const username = unique('target');
-      const user = await createUser(username);
-      return { id: user.id, username, email: user.email };
-    },
-    freshOrganization: async () => {
-      const organization = await owner.createOrganization({ name: unique('doomed-org') });
-      return { id: organization.id, name: organization.name };
-    },
-    freshSession: async (subject) => (subject === 'anonymous' ? undefined : login(usernames[subject])),
-  };
 }
 
 for (const dialect of TEST_DIALECTS) {
@@ -1196,21 +1141,35 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(stale, [], `entries for routes that are not served:\n${stale.join('\n')}`);
     });
 
+    it('writes out the group member and the sharers for every workspace and template route', () => {
+      const unwritten = matrixCalls()
+        .filter(({ label, expect }) => TEAM_ROUTE.test(label) && TEAM_SUBJECTS.some((s) => expect[s] === undefined))
+        .map(({ label }) => label);
+      assert.deepEqual(unwritten, [], `entries leaving a team subject to otherMember's statuses:\n${unwritten.join('\n')}`);
+      // Template routes that name the template are called on the restricted one as well.
+      const single = Object.entries(MATRIX)
+        .filter(
+          ([key, entry]) => /:(template|templateversion|templatename)\b/.test(key) && !entry.restricted && !OPEN_TEMPLATE_ONLY.has(key),
+        )
+        .map(([key]) => key);
+      assert.deepEqual(single, [], `template routes called on the open template only:\n${single.join('\n')}`);
+    });
+
     it('answers every subject on every route as the matrix says', async () => {
       const mismatches: string[] = [];
-      for (const [key, entry] of Object.entries(MATRIX)) {
-        const method = key.split(' ')[0] ?? 'GET';
+      const restrictedWorld: World = { ...world, template: world.restrictedTemplate, freshTemplate: world.freshRestrictedTemplate };
+      for (const { label, method, call: makeCall, restricted, expect } of matrixCalls()) {
+        const wanted = everySubject(expect);
         for (const subject of SUBJECTS) {
-          const call = await entry.call(world, subject);
+          const call = await makeCall(restricted ? restrictedWorld : world, subject);
           const token = 'token' in call ? call.token : world.tokens[subject];
           const answer = await send(test.url, method, { ...call, token });
-          const wanted = entry.expect[subject];
-          if (answer.status !== wanted) {
-            mismatches.push(`${key} as ${subject}: wanted ${wanted}, got ${answer.status} ${answer.body.slice(0, 160)}`);
+          if (answer.status !== wanted[subject]) {
+            mismatches.push(`${label} as ${subject}: wanted ${wanted[subject]}, got ${answer.status} ${answer.body.slice(0, 160)}`);
           }
           if (answer.status >= 400 && answer.body !== '' && !call.html) {
             const problem = JSON.parse(answer.body) as { message?: unknown };
-            if (typeof problem.message !== 'string') mismatches.push(`${key} as ${subject}: ${answer.status} without a message`);
+            if (typeof problem.message !== 'string') mismatches.push(`${label} as ${subject}: ${answer.status} without a message`);
           }
         }
       }
