@@ -559,11 +559,12 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/workspace-quota/:user': {
     call: () => ({ path: api('/workspace-quota/member') }),
-    expect: memberWorkspaceReaders(200),
+    // A share lets its users into one workspace, not into what its owner spends on all of them.
+    expect: { ...memberWorkspaceReaders(200), sharedUse: 404, sharedAdmin: 404 },
   },
   'GET /api/v2/organizations/:organization/members/:user/workspace-quota': {
     call: (world) => ({ path: api(`/organizations/${world.defaultOrgId}/members/member/workspace-quota`) }),
-    expect: memberWorkspaceReaders(200),
+    expect: { ...memberWorkspaceReaders(200), sharedUse: 404, sharedAdmin: 404 },
   },
   'PATCH /api/v2/workspaces/:workspace': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}`), body: { name: 'member-ws' } }),
