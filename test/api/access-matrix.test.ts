@@ -553,9 +553,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/workspace/:workspacename': {
     call: () => ({ path: api('/users/member/workspace/member-ws') }),
-    // The owner is looked up as a user first, whom a sharer may not read: sharers are told the
-    // workspace is not there (the reference looks the owner up as an organization member, and answers them).
-    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
+    // Only the workspace is authorized, not its owner's user row: sharers read it by the owner's name.
+    expect: memberWorkspaceReaders(200),
   },
   'GET /api/v2/workspace-quota/:user': {
     call: () => ({ path: api('/workspace-quota/member') }),
@@ -590,8 +589,7 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/users/:user/workspace/:workspacename/builds/:buildnumber': {
     call: () => ({ path: api('/users/member/workspace/member-ws/builds/1') }),
-    // As for the workspace by name: the owner is looked up as a user first.
-    expect: { ...memberWorkspaceReaders(200), ...team(404, 404, 404) },
+    expect: memberWorkspaceReaders(200),
   },
   'GET /api/v2/workspacebuilds/:workspacebuild': {
     call: (world) => ({ path: api(`/workspacebuilds/${world.memberWorkspace.build}`) }),
@@ -857,8 +855,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   // and the `admin` sharer; template admins and the `use` sharer see it and are refused.
   'GET /api/v2/workspaces/:workspace/acl': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/acl`) }),
-    // Whoever may read the workspace sees whom it is shared with (the reference asks for the right to share).
-    expect: memberWorkspaceReaders(200),
+    // Seeing whom it is shared with takes the right to share it, as in the reference.
+    expect: memberWorkspaceUpdaters(200),
   },
   'PATCH /api/v2/workspaces/:workspace/acl': {
     // A fresh workspace, shared as `member-ws` is: the group member is given `use` on it.

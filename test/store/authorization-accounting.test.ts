@@ -1130,6 +1130,16 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.workspaces.getByOwnerAndName(w.ownerId, workspace.name, false));
     },
   },
+  'workspaces.getByOwnerRefAndName': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      assert.equal((await w.member.workspaces.getByOwnerRefAndName('me', workspace.name, false)).id, workspace.id);
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.workspaces.getByOwnerRefAndName(w.ownerId, workspace.name, false));
+    },
+  },
   'workspaces.list': {
     allowed: async (w) => {
       const { workspace } = await workspaceFixture(w, w.member);

@@ -152,6 +152,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   api.get(
     '/users/:user/workspace/:workspacename',
     {
+      // The owner is not loaded as a user: a user the workspace is shared with may not read them.
+      config: { loadItself: ['user'] },
       schema: {
         params: Type.Object({ user: Type.String(), workspacename: Type.String() }),
         querystring: IncludeDeleted,
@@ -160,9 +162,9 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
     },
     async (request) => {
       const { store } = authOf(request);
-      const owner = pathResource(request, 'user');
       const includeDeleted = request.query.include_deleted === true;
-      return one(store, await store.workspaces.getByOwnerAndName(owner.id, request.params.workspacename, includeDeleted));
+      const { user, workspacename } = request.params;
+      return one(store, await store.workspaces.getByOwnerRefAndName(user, workspacename, includeDeleted));
     },
   );
 
@@ -236,6 +238,8 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
   api.get(
     '/users/:user/workspace/:workspacename/builds/:buildnumber',
     {
+      // As the workspace's own route: the owner is not loaded as a user.
+      config: { loadItself: ['user'] },
       schema: {
         params: Type.Object({ user: Type.String(), workspacename: Type.String(), buildnumber: Type.String() }),
         response: { 200: WorkspaceBuild },
@@ -245,8 +249,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       const { store } = authOf(request);
       const { workspacename, buildnumber } = request.params;
       if (!/^\d+$/.test(buildnumber)) throw new HttpProblem(400, 'Failed to parse build number as integer.');
-      const owner = pathResource(request, 'user');
-      const workspace = await store.workspaces.getByOwnerAndName(owner.id, workspacename, true);
+      const workspace = await store.workspaces.getByOwnerRefAndName(request.params.user, workspacename, true);
       const build = await store.workspaceBuilds.getByNumber(workspace, Number(buildnumber)).catch((error: unknown) => {
         if (error instanceof NotFoundError) throw new HttpProblem(404, `Workspace "${workspacename}" Build ${buildnumber} does not exist.`);
         throw error;

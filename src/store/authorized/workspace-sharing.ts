@@ -46,9 +46,13 @@ export class WorkspaceSharingStore extends StoreFamily {
     });
   }
 
-  /** The workspace's ACLs with whom they name; whoever may read the workspace may see who shares it. */
+  /**
+   * The workspace's ACLs with whom they name. Needs `update`, the right to share, as the reference
+   * does: a user the workspace is shared with does not learn who else it is shared with.
+   */
   async acl(workspaceId: string): Promise<WorkspaceAclView> {
     const workspace = await this.#readable(workspaceId);
+    this.require('update', workspaceRbac(workspace));
     const userAcl = parseJson<AclMap>(workspace.user_acl, {});
     const groupAcl = parseJson<AclMap>(workspace.group_acl, {});
     const users = await acl.listOrgMembersByIds(this.db, workspace.organization_id, Object.keys(userAcl).filter(isUuid));

@@ -8,6 +8,7 @@ import { isUuid } from '../../lib/random.js';
 import { NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
 import * as jobs from '../queries/provisioner-jobs.js';
 import * as templates from '../queries/templates.js';
+import * as users from '../queries/users.js';
 import * as workspaces from '../queries/workspaces.js';
 import * as workspaceLists from '../queries/workspace-lists.js';
 
@@ -52,6 +53,17 @@ export class WorkspaceStore extends StoreFamily {
     if (!row) throw new NotFoundError('workspace');
     this.require('read', workspaceRbac(row));
     return row;
+  }
+
+  /**
+   * A workspace by its owner (`me`, an id or a username) and name. Only the workspace is authorized,
+   * not the owner's user row: a user the workspace is shared with reads it by the owner's name
+   * without being able to read the owner, and a caller who may not read it learns nothing of either.
+   */
+  async getByOwnerRefAndName(owner: string, name: string, includeDeleted: boolean): Promise<workspaces.WorkspaceRow> {
+    const ownerId = owner === 'me' ? this.subject.id : isUuid(owner) ? owner : (await users.getUserByUsername(this.db, owner))?.id;
+    if (ownerId === undefined) throw new NotFoundError('workspace');
+    return this.getByOwnerAndName(ownerId, name, includeDeleted);
   }
 
   /**
