@@ -149,6 +149,26 @@ const CHECKS: readonly Check[] = [
   },
   { type: 'TemplateVersionParameter', instances: (w) => list(get(w.owner, `/templateversions/${w.versionId}/rich-parameters`)) },
   {
+    type: 'Group',
+    instances: async (w) => {
+      const memberId = ((await get(w.member, '/users/me')) as { id: string }).id;
+      const made = await w.owner.request<{ id: string }>('POST', `/organizations/${w.orgId}/groups`, {
+        body: { name: 'wire-group', display_name: 'Wire Group', avatar_url: '', quota_allowance: 3 },
+      });
+      const patched = await w.owner.request<unknown>('PATCH', `/groups/${made.id}`, { body: { add_users: [memberId] } });
+      return [made, patched, ...(await list(get(w.owner, '/groups'))), ...(await list(get(w.member, `/organizations/${w.orgId}/groups`)))];
+    },
+  },
+  {
+    type: 'TemplateACL',
+    instances: async (w) => {
+      const memberId = ((await get(w.member, '/users/me')) as { id: string }).id;
+      await w.owner.request('PATCH', `/templates/${w.templateId}/acl`, { body: { user_perms: { [memberId]: 'admin' } } });
+      return [await get(w.owner, `/templates/${w.templateId}/acl`)];
+    },
+  },
+  { type: 'ACLAvailable', instances: async (w) => [await get(w.owner, `/templates/${w.templateId}/acl/available`)] },
+  {
     type: 'WorkspaceQuota',
     instances: async (w) => [
       await get(w.member, '/workspace-quota/me'),
