@@ -17,3 +17,10 @@ export const PageOffset = Type.Integer({ minimum: 0, maximum: MAX_PAGE });
 
 /** A log line id to page from (`before`, `after`). */
 export const LogIdCursor = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+
+/** The query of the user pickers (`?q=&limit=&offset=`), as the reference's `UsersRequest` sends it. */
+export const UserPickerQuery = Type.Object({
+  q: Type.Optional(Type.String()),
+  limit: Type.Optional(PageLimit),
+  offset: Type.Optional(PageOffset),
+});

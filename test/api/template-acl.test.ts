@@ -184,6 +184,12 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(keys(available), ['groups', 'users']);
       assert.deepEqual(keys(available.users[0] ?? {}), reducedUser);
       assert.deepEqual(keys(available.groups[0] ?? {}), group);
+      // The pickers search and page the users in SQL, as the reference's client asks (`?q=&limit=`).
+      const names = async (query: { q?: string; limit?: number; offset?: number }) =>
+        (await owner.templateAclAvailable(open.id, query)).users.map((user) => user.username);
+      assert.deepEqual(await names({ q: 'BO' }), ['bob']);
+      assert.deepEqual(await names({ limit: 1, offset: 1 }), [(await names({}))[1]]);
+      await expectApiError(owner.templateAclAvailable(open.id, { limit: -1 }), 400);
       await owner.updateTemplateAcl(open.id, { user_perms: { [aliceId]: '' } });
     });
 

@@ -37,6 +37,8 @@ const pacing = { backoffMs: (failures: number) => (failures >= 2 ? 60_000 : 0), 
 
 /** A minute of SSH use, for the usage recording case. */
 const usageMinute = { minute: 29_000_000, kind: 'ssh', app_slug: '', app_display_name: '', app_icon: '', latency_ms: 0 };
+/** A whole list of available users: no search, no page. */
+const ANY_USER = { search: '', limit: 0, offset: 0 };
 
 const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; denied(w: World): Promise<unknown> }>> = {
   can: {
@@ -693,8 +695,10 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   'templateAcl.available': {
     allowed: async (w) =>
-      assert.ok((await w.owner.templateAcl.available((await templateFixture(w)).template)).users.some((user) => user.id === w.memberId)),
-    denied: async (w) => expectRefused(async () => w.member.templateAcl.available((await templateFixture(w)).template)),
+      assert.ok(
+        (await w.owner.templateAcl.available((await templateFixture(w)).template, ANY_USER)).users.some((user) => user.id === w.memberId),
+      ),
+    denied: async (w) => expectRefused(async () => w.member.templateAcl.available((await templateFixture(w)).template, ANY_USER)),
   },
   'templateAcl.missing': {
     allowed: async (w) => {

@@ -5,6 +5,7 @@ import { updateTemplateAcl } from '../../domain/template-acl.js';
 import { NotAuthorizedError, NotFoundError } from '../../lib/errors.js';
 import { ACLAvailable, Response, TemplateACL, UpdateTemplateACL } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { UserPickerQuery } from '../paging.js';
 import { toWireAclAvailable, toWireTemplateAcl } from '../convert/template-acl.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
@@ -33,13 +34,19 @@ export async function templateAclRoutes(app: FastifyInstance, context: ApiContex
     },
   );
 
-  api.get('/templates/:template/acl/available', { schema: { params: TemplateParam, response: { 200: ACLAvailable } } }, async (request) => {
-    try {
-      return toWireAclAvailable(await authOf(request).store.templateAcl.available(pathResource(request, 'template')));
-    } catch (error) {
-      // Whom one could add is the template admins' to know: others are answered as for no such route, as the reference does.
-      if (error instanceof NotAuthorizedError) throw new NotFoundError('template');
-      throw error;
-    }
-  });
+  api.get(
+    '/templates/:template/acl/available',
+    { schema: { params: TemplateParam, querystring: UserPickerQuery, response: { 200: ACLAvailable } } },
+    async (request) => {
+      const { q, limit, offset } = request.query;
+      try {
+        const page = { search: q ?? '', limit: limit ?? 0, offset: offset ?? 0 };
+        return toWireAclAvailable(await authOf(request).store.templateAcl.available(pathResource(request, 'template'), page));
+      } catch (error) {
+        // Whom one could add is the template admins' to know: others are answered as for no such route, as the reference does.
+        if (error instanceof NotAuthorizedError) throw new NotFoundError('template');
+        throw error;
+      }
+    },
+  );
 }

@@ -4,17 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { readWorkspaceAcl, updateWorkspaceAcl } from '../../domain/workspace-acl.js';
 import { MinimalUser, UpdateWorkspaceACL, WorkspaceACL, WorkspaceSharingSettings } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
+import { UserPickerQuery } from '../paging.js';
 import { toWireWorkspaceAcl } from '../convert/workspace-acl.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { OrgParam } from './organizations.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String() });
-const AvailableUsersQuery = Type.Object({
-  q: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-});
 
 /**
  * Workspace sharing: who a workspace is shared with (`/workspaces/{workspace}/acl`), whom its
@@ -60,7 +56,7 @@ export async function workspaceSharingRoutes(app: FastifyInstance, context: ApiC
 
   api.get(
     '/workspaces/:workspace/available-users',
-    { schema: { params: WorkspaceParam, querystring: AvailableUsersQuery, response: { 200: Type.Array(MinimalUser) } } },
+    { schema: { params: WorkspaceParam, querystring: UserPickerQuery, response: { 200: Type.Array(MinimalUser) } } },
     async (request) => {
       const { q, limit, offset } = request.query;
       const rows = await authOf(request).store.workspaceSharing.availableUsers(request.params.workspace, {

@@ -15,8 +15,11 @@ export abstract class TemplateAclCalls extends ClientCore {
     return this.request('PATCH', `/templates/${encodeURIComponent(templateId)}/acl`, { body: request });
   }
 
-  /** The users and groups the template's ACL could name (for those who may change it). */
-  templateAclAvailable(templateId: string): Promise<ACLAvailable> {
-    return this.request('GET', `/templates/${encodeURIComponent(templateId)}/acl/available`);
+  /** The users and groups the template's ACL could name (for those who may change it): a page of users matching `q`, and every group. */
+  templateAclAvailable(
+    templateId: string,
+    query: { readonly q?: string; readonly limit?: number; readonly offset?: number } = {},
+  ): Promise<ACLAvailable> {
+    return this.request('GET', `/templates/${encodeURIComponent(templateId)}/acl/available`, { query });
   }
 }

@@ -4,6 +4,7 @@ import { parseJson } from '../json-column.js';
 import type { TemplateRow } from '../queries/templates.js';
 import type { UserRow } from '../queries/users.js';
 import * as acl from '../queries/template-acl.js';
+import { listAvailableUserRows } from '../queries/available-users.js';
 
 export type { AclGroupRow } from '../queries/template-acl.js';
 
@@ -37,14 +38,20 @@ export class TemplateAclStore extends StoreFamily {
     return { userAcl, groupAcl, users, organizationIds, groups };
   }
 
-  /** Whom the template's ACL could name: the organization's active members and its groups. */
-  async available(template: TemplateRow): Promise<{ readonly users: UserRow[]; readonly groups: acl.AclGroupRow[] }> {
+  /**
+   * Whom the template's ACL could name: a page of the organization's active members matching the
+   * search, and its groups.
+   */
+  async available(
+    template: TemplateRow,
+    users: { readonly search: string; readonly limit: number; readonly offset: number },
+  ): Promise<{ readonly users: UserRow[]; readonly groups: acl.AclGroupRow[] }> {
     this.require('update', templateRbac(template));
-    const [users, groups] = await Promise.all([
-      acl.organizationUsers(this.db, template.organization_id),
+    const [userRows, groups] = await Promise.all([
+      listAvailableUserRows(this.db, this.store.dialect, { organizationId: template.organization_id, ...users }),
       acl.aclGroups(this.db, template.organization_id),
     ]);
-    return { users, groups };
+    return { users: userRows, groups };
   }
 
   /** Which of the ids name no live user, and which no group of the template's organization. */
