@@ -4,7 +4,7 @@ import type { IdpSyncPreview } from '../../src/sdk/wire/index.js';
 import { Browser } from '../helpers/browser.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const CALLBACK = '/api/v2/users/oidc/callback';
 
@@ -27,17 +27,7 @@ describe('cove groups sync preview', () => {
       },
     });
     await provider.allowRedirect(`${test.url}${CALLBACK}`);
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'admin@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'admin@example.com', username: 'admin' });
     provider.accounts.set('bob-sub', {
       email: 'bob@example.com',
       preferredUsername: 'bob',

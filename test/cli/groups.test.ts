@@ -4,7 +4,7 @@ import { CoveClient } from '../../src/sdk/client.js';
 import type { Group, ReducedUser } from '../../src/sdk/wire/index.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { createMember, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { createMember, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 for (const dialect of TEST_DIALECTS) {
   describe(`cove groups (${dialect})`, () => {
@@ -20,17 +20,7 @@ for (const dialect of TEST_DIALECTS) {
 
     before(async () => {
       test = await startTestDaemon({ database: dialect });
-      const login = await admin.run(
-        'login',
-        test.url,
-        '--first-user-email',
-        'a@example.com',
-        '--first-user-username',
-        'admin',
-        '--first-user-password',
-        STRONG_PASSWORD,
-      );
-      assert.equal(login.code, 0, login.stderr);
+      await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
       client = new CoveClient({ url: test.url, token: admin.savedToken() });
       await createMember(test, 'alice');
       await createMember(test, 'bob');

@@ -11,7 +11,7 @@ import type { Entitlements, License, Template, WorkspaceBuild } from '../../src/
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { TestLicenseIssuer } from '../helpers/licenses.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MINUTE = 60_000;
 const NOT_IN_EFFECT = '(stored; not in effect: needs a license with advanced template scheduling)';
@@ -46,17 +46,7 @@ describe('cove licenses, cove features and the advanced scheduling gate', () => 
     test = await startTestDaemon({
       flags: { provisionerDaemons: '2', sessionDurationMs: '100000h', licensePublicKeys: issuer.trustEntry },
     });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'admin@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'admin@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
   after(async () => test.close());

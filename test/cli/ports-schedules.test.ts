@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { PortShare, Template } from '../../src/sdk/wire/index.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ECHO = { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }] } };
 
@@ -45,17 +45,7 @@ describe('cove port and cove schedule', () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
     // `schedule extend` counts from the local clock, so the daemon's clock must agree with it.
     test.clock.set(new Date());
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     await pushTemplate('echo', ECHO);
     const created = await admin.run('create', 'dev', '--template', 'echo', '--ttl', '1h', '-y');

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { ProvisionerDaemon, ProvisionerJob, ProvisionerKey } from '../../src/sdk/wire/index.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** Polls `read` until `done` holds for its answer, or fails after a deadline. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
@@ -29,17 +29,7 @@ describe('cove provisioner', () => {
   before(async () => {
     // No built-in daemons: the only one is the one the test starts with the CLI.
     test = await startTestDaemon({ flags: { provisionerDaemons: '0' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
   after(async () => test.close());

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { WorkspaceQuota } from '../../src/sdk/wire/index.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** A machine that costs 4 credits a day while started. */
 const VM = { plan: { resources: [{ name: 'vm', daily_cost: 4 }], stop: { resources: [] } } };
@@ -17,17 +17,7 @@ describe('cove quota and the cost cove create shows', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     const dir = join(work, 'vm');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'echo.json'), JSON.stringify(VM));

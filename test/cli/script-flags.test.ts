@@ -9,7 +9,7 @@ import type { Template, Workspace } from '../../src/sdk/wire/index.js';
 import { main } from '../../src/cli/main.js';
 import { TestLicenseIssuer } from '../helpers/licenses.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 /**
  * Runs the CLI in-process with `input` piped to its standard input; with `terminal`, standard
@@ -106,17 +106,7 @@ describe('flags scripts rely on: create from a version, defaults, ephemeral valu
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2', licensePublicKeys: issuer.trustEntry } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     await cli('templates', 'push', templateDir('first', FIRST), '--name', 'lab', '--version-name', 'one', '-y');
     await cli('templates', 'push', templateDir('second', SECOND), '--name', 'lab', '--version-name', 'two', '-y');

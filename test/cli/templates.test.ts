@@ -8,7 +8,7 @@ import type { Template, TemplateVersion } from '../../src/sdk/wire/index.js';
 import { inspectTar } from '../../src/lib/archive/index.js';
 import { parseIgnoreRules, tarTemplateDirectory } from '../../src/cli/template-archive.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const REQUIRED_REGION = { parse: { variables: [{ name: 'region', required: true }] } };
 
@@ -31,17 +31,7 @@ describe('cove templates', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
   after(async () => test.close());

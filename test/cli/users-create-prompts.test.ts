@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { CoveClient } from '../../src/sdk/client.js';
 import { CliTerminal } from '../helpers/cli-terminal.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 describe('cove users create asks for what is not given on a terminal', () => {
   let test: TestDaemon;
@@ -12,17 +12,7 @@ describe('cove users create asks for what is not given on a terminal', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '0' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'admin@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'admin@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
   });
   after(async () => test.close());

@@ -11,7 +11,7 @@ import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-works
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'agent-token-for-the-workspace-extras';
 const BROKEN_TOKEN = 'agent-token-whose-start-script-fails';
@@ -78,17 +78,7 @@ describe('cove logs, favorite, unfavorite, rename, autoupdate, publickey and sta
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '1', allowWorkspaceRenames: 'true' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     const home = join(work, 'home');
     mkdirSync(home);

@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { Workspace } from '../../src/sdk/wire/index.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
-import { createMember, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { createMember, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const RESOURCES = [{ name: 'box', type: 'echo', agents: [{ name: 'main' }] }];
 
@@ -98,17 +98,7 @@ describe('cove workspaces', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     client = new CoveClient({ url: test.url, token: admin.savedToken() });
     await pushTemplate('echo', ECHO);
   });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { STRONG_PASSWORD } from './test-daemon.js';
 
 /** What one in-process CLI run printed and returned. */
 export interface CliResult {
@@ -37,6 +38,16 @@ export class CliUser {
 
   async run(...args: string[]): Promise<CliResult> {
     return this.start(...args).done;
+  }
+
+  /**
+   * Signs up the deployment's first user with `cove login` and its first-user flags (with the tests'
+   * password), and throws unless that succeeded: the set-up most CLI suites start with.
+   */
+  async signUpFirstUser(url: string, user: { readonly email: string; readonly username: string }): Promise<void> {
+    const flags = ['--first-user-email', user.email, '--first-user-username', user.username, '--first-user-password', STRONG_PASSWORD];
+    const result = await this.run('login', url, ...flags);
+    if (result.code !== 0) throw new Error(`cove login ${url} failed (${result.code}): ${result.stderr}${result.stdout}`);
   }
 
   /**
