@@ -517,8 +517,9 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   },
   'GET /api/v2/templates/:template/acl': {
     call: (world) => ({ path: api(`/templates/${world.template.id}/acl`) }),
-    expect: templateUsers(200),
-    restricted: restrictedAs(templateUsers(200)),
+    // As whom one could add: those who may change the template; the rest are told it is not there.
+    expect: signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) }),
+    restricted: restrictedAs(signedIn(404, { owner: 200, orgAdmin: 200, templateAdmin: 200, ...team(404, 404, 404) })),
   },
   'PATCH /api/v2/templates/:template/acl': {
     // Sets the groups' roles to what they are, so the other calls see the same template.

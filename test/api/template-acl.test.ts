@@ -51,7 +51,6 @@ for (const dialect of TEST_DIALECTS) {
         ['templateByName', () => client.templateByName('default', 'closed')],
         ['templateVersions', () => client.templateVersions(closed.id)],
         ['templateVersion', () => client.templateVersion(closed.active_version_id)],
-        ['templateAcl', () => client.templateAcl(closed.id)],
       ];
       if (visible) {
         for (const [what, read] of reads) await assert.doesNotReject(read, what);
@@ -108,6 +107,8 @@ for (const dialect of TEST_DIALECTS) {
       await expectApiError(alice.updateTemplateAcl(closed.id, { user_perms: { [bobId]: 'use' } }), 403);
       await expectApiError(alice.updateTemplate(closed.id, { description: 'by a user' }), 403);
       await expectApiError(alice.templateAclAvailable(closed.id), 404);
+      // Whom the ACL names (and its groups' members, with their emails) is for those who may change it.
+      await expectApiError(alice.templateAcl(closed.id), 404);
       await expectAccess(bob, false);
 
       await owner.updateTemplateAcl(closed.id, { user_perms: { [aliceId]: 'admin' } });

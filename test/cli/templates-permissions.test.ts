@@ -78,7 +78,10 @@ for (const dialect of TEST_DIALECTS) {
       assert.match(unknown.stderr, /No user "nobody"/);
 
       await run(ownerCli, 'templates', 'permissions', 'restricted', '--user', 'alice:use');
-      assert.deepEqual(await entries(aliceCli), ['user:alice:use']);
+      assert.deepEqual(await entries(ownerCli), ['user:alice:use']);
+      // A user of the template sees neither whom it is shared with nor may change that.
+      const hidden = await aliceCli.run('templates', 'permissions', 'restricted');
+      assert.notEqual(hidden.code, 0);
       const refused = await aliceCli.run('templates', 'permissions', 'restricted', '--user', 'bob:use');
       assert.notEqual(refused.code, 0);
       assert.deepEqual(await entries(ownerCli), ['user:alice:use']);

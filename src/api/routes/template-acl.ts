@@ -14,16 +14,22 @@ const TemplateParam = Type.Object({ template: Type.String({ format: 'uuid' }) })
 
 /**
  * Template permissions: the users and groups a template's ACL names, with roles `use` and
- * `admin`. Anyone who may read the template reads its ACL; changing it takes `update` on it.
+ * `admin`. Reading, changing and listing whom one could add all take `update` on the template.
  */
 export async function templateAclRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
   loadPathResources(app);
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  api.get('/templates/:template/acl', { schema: { params: TemplateParam, response: { 200: TemplateACL } } }, async (request) =>
-    toWireTemplateAcl(await authOf(request).store.templateAcl.entries(pathResource(request, 'template'))),
-  );
+  api.get('/templates/:template/acl', { schema: { params: TemplateParam, response: { 200: TemplateACL } } }, async (request) => {
+    try {
+      return toWireTemplateAcl(await authOf(request).store.templateAcl.entries(pathResource(request, 'template')));
+    } catch (error) {
+      // As for whom one could add: the ACL is the template admins' to know, and others are answered as for no such route.
+      if (error instanceof NotAuthorizedError) throw new NotFoundError('template');
+      throw error;
+    }
+  });
 
   api.patch(
     '/templates/:template/acl',

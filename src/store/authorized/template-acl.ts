@@ -19,16 +19,18 @@ export interface TemplateAclRows {
 }
 
 /**
- * Template permissions: who a template's ACL names and with which actions. Reading them needs
- * `read` on the template (what any user of it has, as the reference answers), changing them and
- * listing whom one could add needs `update` (template admins, organization admins and users the
- * ACL makes admins). The users and groups named are read whatever the subject's own rights on
- * them, as the ACL is the template's.
+ * Template permissions: who a template's ACL names and with which actions. Reading them, changing
+ * them and listing whom one could add all need `update` on the template (template admins,
+ * organization admins and users the ACL makes admins), as in the reference: the ACL names users
+ * and lists its groups' members with their emails (the Everyone group's are the whole
+ * organization's), which a user of the template has no call to read. Those named are read
+ * whatever the subject's own rights on them, as the ACL is the template's.
  */
 export class TemplateAclStore extends StoreFamily {
   /** The template's ACL entries with their users and groups; entries naming what no longer exists are left out. */
   async entries(template: TemplateRow): Promise<TemplateAclRows> {
     this.require('read', templateRbac(template));
+    this.require('update', templateRbac(template));
     const userAcl = parseJson<Record<string, string[]>>(template.user_acl, {});
     const groupAcl = parseJson<Record<string, string[]>>(template.group_acl, {});
     const [{ users, organizationIds }, groups] = await Promise.all([

@@ -55,8 +55,15 @@ export function TemplatePermissionsPage({ name }: { name: string }) {
 }
 
 function PermissionsEditor({ template }: { template: Template }) {
-  const acl = useLoad(() => api<TemplateACL>('GET', `/templates/${template.id}/acl`), [template.id]);
-  // Only those who may change the permissions may list whom to add; others get a 404 and a read-only list.
+  // Only those who may change the permissions may read them or list whom to add; others get a 404.
+  const acl = useLoad(
+    () =>
+      api<TemplateACL>('GET', `/templates/${template.id}/acl`).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }),
+    [template.id],
+  );
   const available = useLoad(
     () =>
       api<ACLAvailable>('GET', `/templates/${template.id}/acl/available`).catch((error: unknown) => {
@@ -72,6 +79,7 @@ function PermissionsEditor({ template }: { template: Template }) {
     acl.reload();
     return what;
   });
+  if (acl.data === null) return <p className="card muted">Only the template&rsquo;s admins see and change its permissions.</p>;
   if (!acl.data) return <Loading error={acl.error} />;
   const editable = available.data !== undefined;
   const entries = entriesOf(acl.data);
