@@ -7,13 +7,14 @@ import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 // The groups pages in a real Chromium against a daemon serving the checkout's built dashboard
 // (`node scripts/build.mjs`): an owner makes a group, adds and removes a member, sets the
 // allowance and deletes it; a member without the right sees no Groups link.
-describe('the dashboard manages groups', { skip: browserMissing() }, () => {
+describe('the dashboard manages groups', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let browser: HeadlessChromium;

@@ -9,6 +9,7 @@ import { Browser } from '../helpers/browser.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
@@ -16,7 +17,7 @@ const CALLBACK = '/api/v2/users/oidc/callback';
 
 // The owner's IdP sync preview page, in a real Chromium against a daemon serving the checkout's
 // built dashboard (`node scripts/build.mjs`), for a user who signed in through a real OIDC provider.
-describe('the dashboard previews group and role sync for a user', { skip: browserMissing() }, () => {
+describe('the dashboard previews group and role sync for a user', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let provider: TestOidcProvider;
   let test: TestDaemon;
   let browser: HeadlessChromium;

@@ -8,6 +8,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -16,7 +17,7 @@ const VM = { plan: { resources: [{ name: 'vm', daily_cost: 4 }], stop: { resourc
 
 // The workspace quota as the dashboard shows it, in a real Chromium against a daemon serving the
 // checkout's built dashboard (`node scripts/build.mjs`).
-describe('the dashboard shows the workspace quota', { skip: browserMissing() }, () => {
+describe('the dashboard shows the workspace quota', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let browser: HeadlessChromium;

@@ -9,6 +9,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
@@ -16,7 +17,7 @@ const ECHO = { apply: { resources: [{ name: 'box', type: 'echo', agents: [{ name
 
 // The workspace page's share dialog, in a real Chromium against a daemon serving the checkout's
 // built dashboard (`node scripts/build.mjs`): what it does is checked through the API.
-describe("the workspace page's share dialog", { skip: browserMissing() }, () => {
+describe("the workspace page's share dialog", { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let alice: CoveClient;
   let bob: CoveClient;

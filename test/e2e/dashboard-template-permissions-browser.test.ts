@@ -11,6 +11,7 @@ import { browserMissing, launchChromium, type HeadlessChromium } from '../helper
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
@@ -18,7 +19,7 @@ const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
 // The template permissions page in a real Chromium against a daemon serving the checkout's built
 // dashboard (`node scripts/build.mjs`): the owner adds a member and the Everyone group, changes a
 // role and removes entries, and each change is what the API then answers.
-describe('the template permissions page in a real browser', { skip: browserMissing() }, () => {
+describe('the template permissions page in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let alice: CoveClient;
