@@ -95,6 +95,15 @@ for (const dialect of TEST_DIALECTS) {
       await expectApiError(user.updateWorkspaceAcl(ws.id, { user_roles: { [ids.stranger]: 'use' } }), 403);
       // Who else shares it is for those who may share it.
       await expectApiError(user.workspaceAcl(ws.id), 403);
+      // The dashboard asks what it may offer them of this very workspace.
+      const mayOf = async (client: CoveClient) =>
+        client.authCheck({
+          read: { action: 'read', object: { resource_type: 'workspace', resource_id: ws.id } },
+          update: { action: 'update', object: { resource_type: 'workspace', resource_id: ws.id } },
+        });
+      assert.deepEqual(await mayOf(user), { read: true, update: false });
+      assert.deepEqual(await mayOf(admin), { read: true, update: true });
+      assert.deepEqual(await mayOf(stranger), { read: false, update: false });
 
       // A stranger sees nothing of it.
       await expectApiError(stranger.workspace(ws.id), 404);

@@ -93,4 +93,26 @@ describe("the workspace page's share dialog", { skip: THE_SQLITE_RUN_COVERS_IT |
     await dialog.waitFor({ state: 'hidden' });
     assert.deepEqual(pageErrors, []);
   });
+
+  it("opens a shared workspace's page for a user it is shared with, without offering to share it further", async () => {
+    const bobId = (await bob.user('me')).id;
+    await alice.updateWorkspaceAcl(workspaceId, { user_roles: { [bobId]: 'use' } });
+    await browser.context.clearCookies();
+    await page.goto(`${test.url}/login`);
+    await page.getByLabel('Email').fill('bob@example.com');
+    await page.getByLabel('Password').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/workspaces/);
+    // The page reads the workspace by its owner's name, whom bob may not read as a user.
+    const asked = page.waitForResponse(
+      (response) => response.url().endsWith('/api/v2/authcheck') && (response.request().postData() ?? '').includes('"share"'),
+    );
+    await page.goto(`${test.url}/@alice/dev`);
+    await page.getByRole('heading', { name: 'dev' }).waitFor();
+    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    // The page has asked whether bob may share it (and been told no) before the button is looked for.
+    assert.deepEqual(await (await asked).json(), { share: false });
+    assert.equal(await page.getByRole('button', { name: 'Share' }).count(), 0);
+    assert.deepEqual(pageErrors, []);
+  });
 });

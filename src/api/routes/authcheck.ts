@@ -5,6 +5,7 @@ import { HttpProblem, isNotFoundOrHidden } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
 import { isAction, isResourceType, userObject, type RbacObject } from '../../rbac/index.js';
 import type { AuthorizedStore } from '../../store/authorized-store.js';
+import { groupRbac, templateRbac, workspaceRbac } from '../../store/rbac-objects.js';
 import type { ApiContext } from '../context.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 
@@ -86,8 +87,18 @@ async function evaluate(store: AuthorizedStore, callerId: string, check: Authori
 // The real row decides owner and organization; one the caller cannot read answers false.
 async function loadObject(store: AuthorizedStore, type: string, id: string): Promise<RbacObject | undefined> {
   try {
-    if (type === 'user') return userObject((await store.users.get(id)).id);
-    return undefined;
+    switch (type) {
+      case 'user':
+        return userObject((await store.users.get(id)).id);
+      case 'workspace':
+        return workspaceRbac(await store.workspaces.get(id));
+      case 'template':
+        return templateRbac(await store.templates.get(id));
+      case 'group':
+        return groupRbac(await store.groups.get(id));
+      default:
+        return undefined;
+    }
   } catch (error) {
     if (isNotFoundOrHidden(error)) return undefined;
     throw error;

@@ -16,10 +16,18 @@ const ROLES: readonly { value: Exclude<WorkspaceRole, ''>; label: string }[] = [
   { value: 'admin', label: 'Admin (also change and delete)' },
 ];
 
-/** The Share button of the workspace page and the dialog it opens. */
+/**
+ * The Share button of the workspace page and the dialog it opens; shown only to those who may share
+ * the workspace (who may change it), as the server would refuse the others (it decides either way).
+ */
 export function ShareButton({ workspace }: { workspace: Workspace }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [open, setOpen] = useState(false);
+  const mayShare = useLoad(async () => {
+    const checks = { share: { action: 'update', object: { resource_type: 'workspace', resource_id: workspace.id } } };
+    return (await api<Record<string, boolean>>('POST', '/authcheck', { body: { checks } }))['share'] === true;
+  }, [workspace.id]);
+  if (mayShare.data !== true) return null;
   return (
     <>
       <button
