@@ -1,5 +1,6 @@
 import { ClientCore, type ClientOptions } from './client-core.js';
 import { ApiKeysCalls } from './calls/api-keys.js';
+import { ExternalAuthCalls } from './calls/external-auth.js';
 import { FilesCalls } from './calls/files.js';
 import { GeneralCalls } from './calls/general.js';
 import { GroupsCalls } from './calls/groups.js';
@@ -43,6 +44,7 @@ const CALL_FAMILIES = [
   WorkspacesCalls,
   GroupsCalls,
   WorkspaceQuotaCalls,
+  ExternalAuthCalls,
 ] as const;
 
 /**
@@ -68,7 +70,8 @@ export interface CoveClient
     WorkspaceBuildsCalls,
     WorkspacesCalls,
     GroupsCalls,
-    WorkspaceQuotaCalls {}
+    WorkspaceQuotaCalls,
+    ExternalAuthCalls {}
 
 /**
  * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError

@@ -41,6 +41,8 @@ export interface Database {
   sign_in_failures: SignInFailureTable;
   groups: GroupTable;
   group_members: GroupMemberTable;
+  external_auth_links: ExternalAuthLinkTable;
+  external_auth_states: ExternalAuthStateTable;
 }
 
 export interface MigrationTable {
@@ -504,4 +506,34 @@ export interface GroupTable {
 export interface GroupMemberTable {
   group_id: string;
   user_id: string;
+}
+
+/** A user's link to an external auth provider; the token columns as stored (see token-cipher.ts). */
+export interface ExternalAuthLinkTable {
+  provider_id: string;
+  user_id: string;
+  oauth_access_token: string;
+  /** Digest of the key that sealed the access token; null when it is stored as is. */
+  oauth_access_token_key_id: string | null;
+  oauth_refresh_token: string;
+  oauth_refresh_token_key_id: string | null;
+  /** ISO 8601; null when the access token does not expire. */
+  oauth_expiry: string | null;
+  /** JSON object of the provider's extra token fields. */
+  oauth_extra: string;
+  /** Why the link must be made again; empty while it works. */
+  validate_error: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A link flow under way, tied to the user who started it. */
+export interface ExternalAuthStateTable {
+  /** Hex SHA-256 of the state the browser carries. */
+  state_hash: string;
+  provider_id: string;
+  user_id: string;
+  code_verifier: string;
+  redirect: string;
+  expires_at: string;
 }

@@ -5,6 +5,7 @@ import type { AgentLogWriter } from './agent-log-writer.js';
 import type { DialectName } from './database.js';
 import type { Database } from './schema.js';
 import type { SessionCache } from './session-cache.js';
+import type { TokenCipher } from './token-cipher.js';
 
 /** Whose sessions an invalidation names: one key, every key of one user, or (`*`) everyone's. */
 export type SessionInvalidation = { readonly keyId?: string; readonly userId?: string } | '*';
@@ -23,6 +24,8 @@ export interface StoreServices {
   readonly sessions: SessionCache;
   readonly agentAuths: AgentAuthCache;
   readonly agentLogWriter: AgentLogWriter;
+  /** Seals OAuth tokens before they are written and opens them after they are read. */
+  readonly tokenCipher: TokenCipher;
   /** The current time as stored: ISO 8601 in UTC. */
   nowIso(): string;
   /** Drops cached sessions after a write that changes what they may do, here and on every replica. */

@@ -12,6 +12,7 @@ import { MemoryPubSub, type PubSub } from './pubsub.js';
 import type { Database } from './schema.js';
 import { SessionCache } from './session-cache.js';
 import type { SessionInvalidation, StoreServices } from './store-services.js';
+import { PLAINTEXT_TOKENS, type TokenCipher } from './token-cipher.js';
 
 const SESSION_CHANNEL = 'sessions:invalidate';
 const SESSION_CACHE_TTL_MS = 60_000;
@@ -45,6 +46,8 @@ export class Store implements StoreServices {
   readonly agentLogWriter: AgentLogWriter;
   /** The licensed features in effect, kept current by the daemon's entitlements. */
   readonly features = new EnabledFeatures();
+  /** How OAuth tokens are kept at rest: as they are until the daemon installs its keys' cipher. */
+  tokenCipher: TokenCipher = PLAINTEXT_TOKENS;
   readonly #sessionListeners = new Set<(target: SessionInvalidation) => void>();
   #stopListening: (() => Promise<void>)[] = [];
   /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */

@@ -25,3 +25,4 @@ export * from './template-acl.js';
 export * from './workspace-acl.js';
 export * from './workspace-quota.js';
 export * from './idp-sync.js';
+export * from './external-auth.js';

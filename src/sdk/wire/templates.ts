@@ -259,6 +259,7 @@ export const TemplateVersionExternalAuth = Type.Object({
   authenticated: Type.Boolean(),
   optional: Type.Boolean(),
 });
+export type TemplateVersionExternalAuth = Static<typeof TemplateVersionExternalAuth>;
 
 export const TemplateExample = Type.Object({
   id: Type.String(),

@@ -21,6 +21,7 @@ import { signInFailuresMigration } from './0019-sign-in-failures.js';
 import { userConfigsMigration } from './0020-user-configs.js';
 import { agentMetadataMigration } from './0021-agent-metadata.js';
 import { groupsAndSharingMigration } from './0022-groups-and-sharing.js';
+import { externalAuthMigration } from './0023-external-auth.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -46,6 +47,7 @@ export const MIGRATIONS: readonly Migration[] = [
   userConfigsMigration,
   agentMetadataMigration,
   groupsAndSharingMigration,
+  externalAuthMigration,
 ];
 
 export type { Migration } from './migration.js';
