@@ -1,6 +1,7 @@
 import { parseDuration } from '../lib/duration.js';
 import { parseSupportLinks } from './appearance.js';
 import { idpSyncSettings } from './idp-sync.js';
+import { readExternalAuthProviders } from './options/external-auth.js';
 import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
@@ -60,6 +61,7 @@ export function resolveOptions(input: {
     sources[option.key] = source;
   }
   if (values['accessUrl'] === '') values['accessUrl'] = `http://${String(values['httpAddress'])}`;
+  values['externalAuthProviders'] = readExternalAuthProviders({ env: input.env, yaml: input.yaml });
   checkCombinations(values as unknown as DeploymentValues);
   return {
     values: values as unknown as DeploymentValues,

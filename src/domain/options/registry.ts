@@ -1,6 +1,7 @@
 import { APPEARANCE_OPTIONS, type AppearanceValues } from './appearance.js';
 import { DATABASE_OPTIONS, type DatabaseValues } from './database.js';
 import { EMAIL_OPTIONS, type EmailValues } from './email.js';
+import type { ExternalAuthValues } from './external-auth.js';
 import { GENERAL_OPTIONS, type GeneralValues } from './general.js';
 import { HEALTH_CHECK_OPTIONS, type HealthCheckValues } from './health-check.js';
 import { INSTANCE_IDENTITY_OPTIONS, type InstanceIdentityValues } from './instance-identity.js';
@@ -38,7 +39,8 @@ export type DeploymentValues = NetworkingValues &
   IntrospectionValues &
   PrometheusValues &
   HealthCheckValues &
-  AppearanceValues;
+  AppearanceValues &
+  ExternalAuthValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
