@@ -113,6 +113,12 @@ describe('the external auth OAuth2 client against a real authorization server', 
     await client.revoke(provider, token);
     assert.equal(await server.isLiveAccessToken(token.accessToken), false);
     await refused(client.refresh(provider, token.refreshToken), 'invalid_grant');
+
+    // The server can also forget every token at once, as a provider that revokes an app's grants.
+    const other = await link();
+    server.revokeAll();
+    assert.equal(await server.isLiveAccessToken(other.accessToken), false);
+    await refused(client.refresh(provider, other.refreshToken), 'invalid_grant');
   });
 
   it('links through the device flow: pending until the user enters the code', async () => {
