@@ -113,6 +113,13 @@ for (const dialect of TEST_DIALECTS) {
         env: {
           ...oauth.env(0, { ID: 'git', DISPLAY_NAME: 'Test Git', DISPLAY_ICON: '/icon/git.svg', DEVICE_FLOW: 'true' }),
           ...oauth.env(1, { ID: 'other-git', DISPLAY_NAME: 'Other Git', REGEX: '^https://other\\.example/', DEVICE_FLOW: 'false' }),
+          // A provider that does not answer: nothing listens on port 9 of the loopback interface.
+          ...oauth.env(2, {
+            ID: 'down-git',
+            REGEX: '^https://down\\.example/',
+            TOKEN_URL: 'http://127.0.0.1:9/token',
+            VALIDATE_URL: 'http://127.0.0.1:9/user',
+          }),
         },
       });
       // The provider stamps its tokens' expiry by the real time: the daemon's clock starts there.
@@ -149,6 +156,7 @@ for (const dialect of TEST_DIALECTS) {
         [
           ['git', 'oauth2-test', 'Test Git', true, true],
           ['other-git', 'oauth2-test', 'Other Git', false, true],
+          ['down-git', 'oauth2-test', 'oauth2-test', false, true],
         ],
       );
       assert.deepEqual(listed.links, []);
@@ -322,8 +330,45 @@ for (const dialect of TEST_DIALECTS) {
       await expectApiError(bob.unlinkExternalAuth('git'), 404);
     });
 
-    it('marks a link whose refresh the provider refuses as needing a re-link, and sends the agent to the link page', async () => {
+    it('answers 502 while a provider does not answer, and leaves the link as it was', async () => {
+      const now = test.clock.now().toISOString();
+      await test.daemon.store.db
+        .insertInto('external_auth_links')
+        .values({
+          provider_id: 'down-git',
+          user_id: (await alice.user('me')).id,
+          oauth_access_token: 'an-expired-token',
+          oauth_access_token_key_id: null,
+          oauth_refresh_token: 'a-refresh-token',
+          oauth_refresh_token_key_id: null,
+          oauth_expiry: new Date(test.clock.now().getTime() - 1000).toISOString(),
+          oauth_extra: '{}',
+          validate_error: '',
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      const answer = await asAgent(ALICE_AGENT, 'id=down-git');
+      assert.equal(answer.status, 502, JSON.stringify(answer.body));
+      assert.match(String(answer.body['message']), /down-git/);
+      const linked = await linkOf(alice, 'down-git');
+      assert.equal(linked?.validate_error, '', 'not a re-link: the provider may answer again');
+      assert.equal(linked?.authenticated, true);
+    });
+
+    it("marks a link whose token the provider's validate URL no longer accepts as needing a re-link", async () => {
+      assert.equal((await carol.externalAuth('git')).authenticated, true);
       oauth.revokeAll();
+      const one = await carol.externalAuth('git');
+      assert.equal(one.authenticated, false);
+      assert.equal(one.user, null);
+      const linked = await linkOf(carol);
+      assert.equal(linked?.authenticated, false);
+      assert.match(linked?.validate_error ?? '', /^re-link needed: .*no longer accepts/);
+    });
+
+    it('marks a link whose refresh the provider refuses as needing a re-link, and sends the agent to the link page', async () => {
+      // The provider forgot every grant (the case above): Alice's refresh token is refused too.
       await expireToken(alice, -1000);
       const answer = await asAgent(ALICE_AGENT, 'id=git');
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
