@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import type { ExternalAuthDevice, ExternalAuthUser } from '../../sdk/wire/index.js';
 import {
   OAuthRefusedError,
@@ -22,12 +23,17 @@ const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
  */
 export class OAuthClient implements ExternalAuthOAuth {
   readonly #fetch: typeof fetch;
+  readonly #clock: Clock;
   /** Built once per provider: openid-client configurations hold no per-request state. */
   readonly #configurations = new Map<string, oidc.Configuration>();
 
-  /** `fetchImpl` is the network; tests of the daemon keep the global fetch. */
-  constructor(fetchImpl: typeof fetch = globalThis.fetch) {
-    this.#fetch = fetchImpl;
+  /**
+   * `clock` dates a token's expiry (`expires_in` from now), so expiry follows the daemon's clock
+   * like every other; `fetch` is the network.
+   */
+  constructor(options: { readonly clock?: Clock; readonly fetch?: typeof fetch } = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#fetch = options.fetch ?? globalThis.fetch;
   }
 
   authorizationUrl(
@@ -122,7 +128,10 @@ export class OAuthClient implements ExternalAuthOAuth {
     return {
       accessToken: answer.access_token,
       refreshToken: answer.refresh_token ?? '',
-      expiry: typeof answer.expires_in === 'number' && answer.expires_in > 0 ? new Date(Date.now() + answer.expires_in * 1000) : null,
+      expiry:
+        typeof answer.expires_in === 'number' && answer.expires_in > 0
+          ? new Date(this.#clock.now().getTime() + answer.expires_in * 1000)
+          : null,
       extra,
     };
   }
