@@ -7,6 +7,7 @@ import { resolveOptions, type RawValues } from '../../src/domain/deployment-opti
 import { AesTokenCipher, tokenKeyDigest } from '../../src/store/aes-token-cipher.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { createTestDatabase, TEST_DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { startOAuth2Server, type TestOAuth2Server } from '../helpers/oauth2-server.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 
@@ -18,11 +19,8 @@ const digestB = tokenKeyDigest(keyB);
 const digestC = tokenKeyDigest(keyC);
 const base64 = (key: Buffer): string => key.toString('base64');
 
-/** Tokens distinctive enough that finding one in the database file cannot be chance. */
-const TOKENS = {
-  github: { access: 'gho_AccessTokenOfAliceOnGitHub_7c1f', refresh: 'ghr_RefreshTokenOfAliceOnGitHub_93ad' },
-  gitlab: { access: 'glpat-AccessTokenOfAliceOnGitLab_51e0', refresh: '' },
-};
+/** The providers of every daemon here, all served by the one test OAuth2 server. */
+const PROVIDERS = ['github', 'gitlab', 'bitbucket'] as const;
 
 interface StoredLink {
   provider_id: string;
@@ -36,11 +34,14 @@ for (const kind of TEST_DIALECTS) {
   describe(`tokens encrypted at rest and cove server dbcrypt on ${kind}`, () => {
     let database: TestDatabase;
     let where: string[];
-    let userId: string;
+    let oauth: TestOAuth2Server;
+    let session: string;
+    /** The tokens the provider issued to each link, as the daemon read them back. */
+    const issued = new Map<string, { access: string; refresh: string }>();
     const cli = new CliUser();
 
     /** A daemon on the test database with these settings; closing it leaves the database for the next step. */
-    function serve(flags: RawValues = {}, env: Record<string, string> = {}): Promise<Daemon> {
+    function serve(flags: RawValues = {}): Promise<Daemon> {
       const target = database.target;
       const options = resolveOptions({
         flags: {
@@ -50,7 +51,10 @@ for (const kind of TEST_DIALECTS) {
           ...(target.kind === 'postgres' ? { postgresUrl: target.url } : {}),
           ...flags,
         },
-        env,
+        env: Object.assign({}, ...PROVIDERS.map((id, index) => oauth.env(index, { ID: id, REGEX: `^https://${id}\\.example/` }))) as Record<
+          string,
+          string
+        >,
       });
       return startDaemon(options, { logger: silentLogger() });
     }
@@ -64,27 +68,18 @@ for (const kind of TEST_DIALECTS) {
       }
     }
 
-    /** Writes a link as the daemon's store writes tokens: every token column through its installed cipher. */
-    async function link(daemon: Daemon, providerId: string, tokens: { access: string; refresh: string }): Promise<void> {
-      const access = daemon.store.tokenCipher.seal(tokens.access);
-      const refresh = daemon.store.tokenCipher.seal(tokens.refresh);
-      const now = daemon.store.nowIso();
-      await daemon.store.db
-        .insertInto('external_auth_links')
-        .values({
-          provider_id: providerId,
-          user_id: userId,
-          oauth_access_token: access.value,
-          oauth_access_token_key_id: access.keyId,
-          oauth_refresh_token: refresh.value,
-          oauth_refresh_token_key_id: refresh.keyId,
-          oauth_expiry: null,
-          oauth_extra: '{}',
-          validate_error: '',
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+    /** Links `providerId` through the real browser flow: the daemon, then the provider's login and consent, then back. */
+    async function link(daemon: Daemon, providerId: string, account: string): Promise<void> {
+      const callback = `${daemon.url}/api/v2/external-auth/${providerId}/callback`;
+      await oauth.allowRedirect(callback);
+      const visit = (url: string) => fetch(url, { headers: { 'Service-Session-Token': session }, redirect: 'manual' });
+      const started = await visit(callback);
+      assert.equal(started.status, 307, await started.text());
+      const back = await oauth.completeLogin(started.headers.get('location') ?? '', account);
+      const done = await visit(back);
+      assert.equal(done.status, 307, await done.text());
+      const linked = await new CoveClient({ url: daemon.url, token: session }).externalAuth(providerId);
+      assert.equal(linked.authenticated, true);
     }
 
     async function stored(daemon: Daemon): Promise<StoredLink[]> {
@@ -105,10 +100,14 @@ for (const kind of TEST_DIALECTS) {
     }
 
     before(async () => {
+      oauth = await startOAuth2Server();
       database = await createTestDatabase(kind);
       where = database.target.kind === 'postgres' ? ['--postgres-url', database.target.url] : ['--data-dir', database.dataDir];
     });
-    after(async () => database.drop());
+    after(async () => {
+      await database.drop();
+      await oauth.close();
+    });
 
     it('refuses keys that are not base64 of 32 bytes, naming the variable', () => {
       assert.throws(
@@ -126,19 +125,24 @@ for (const kind of TEST_DIALECTS) {
     it('seals tokens with the key, keeps them out of the database file, and refuses to start without that key', async () => {
       await withDaemon({ externalTokenEncryptionKeys: base64(keyA) }, async (daemon) => {
         const anonymous = new CoveClient({ url: daemon.url });
-        const owner = await anonymous.createFirstUser({ email: 'alice@example.com', username: 'alice', password: STRONG_PASSWORD });
-        userId = owner.user_id;
-        await link(daemon, 'github', TOKENS.github);
-        await link(daemon, 'gitlab', TOKENS.gitlab);
+        await anonymous.createFirstUser({ email: 'alice@example.com', username: 'alice', password: STRONG_PASSWORD });
+        session = (await anonymous.login('alice@example.com', STRONG_PASSWORD)).session_token;
+        await link(daemon, 'github', 'alice-on-github');
+        await link(daemon, 'gitlab', 'alice-on-gitlab');
         const rows = await stored(daemon);
-        assert.equal(rows.length, 2);
+        assert.deepEqual(
+          rows.map((row) => row.provider_id),
+          ['github', 'gitlab'],
+        );
         for (const row of rows) {
-          const tokens = TOKENS[row.provider_id as keyof typeof TOKENS];
           assert.equal(row.oauth_access_token_key_id, digestA);
           assert.equal(row.oauth_refresh_token_key_id, digestA);
-          assert.notEqual(row.oauth_access_token, tokens.access);
-          assert.equal(new AesTokenCipher([keyA]).open({ value: row.oauth_access_token, keyId: digestA }), tokens.access);
-          assert.equal(daemon.store.tokenCipher.open({ value: row.oauth_refresh_token, keyId: digestA }), tokens.refresh);
+          const access = new AesTokenCipher([keyA]).open({ value: row.oauth_access_token, keyId: digestA });
+          const refresh = new AesTokenCipher([keyA]).open({ value: row.oauth_refresh_token, keyId: digestA });
+          assert.equal(await oauth.isLiveAccessToken(access), true, 'the sealed column holds the token the provider issued');
+          assert.notEqual(refresh, '');
+          assert.notEqual(row.oauth_access_token, access);
+          issued.set(row.provider_id, { access, refresh });
         }
         const keys = await daemon.store.db.selectFrom('dbcrypt_keys').selectAll().execute();
         assert.deepEqual(
@@ -149,7 +153,7 @@ for (const kind of TEST_DIALECTS) {
         if (kind === 'sqlite') {
           // While the daemon runs, its writes sit in the write-ahead log beside the file: both are read.
           const files = [database.target.kind === 'sqlite' ? database.target.file : ''].flatMap((file) => [file, `${file}-wal`]);
-          const secrets = Object.values(TOKENS).flatMap((tokens) => [tokens.access, tokens.refresh].filter((token) => token !== ''));
+          const secrets = [...issued.values()].flatMap((tokens) => [tokens.access, tokens.refresh]);
           let readable = '';
           for (const file of files.filter((path) => existsSync(path))) {
             const bytes = readFileSync(file);
@@ -203,13 +207,16 @@ for (const kind of TEST_DIALECTS) {
       );
       await withDaemon({ externalTokenEncryptionKeys: base64(keyB) }, async (daemon) => {
         const rows = await stored(daemon);
+        assert.equal(rows.length, 2);
         for (const row of rows) {
-          const tokens = TOKENS[row.provider_id as keyof typeof TOKENS];
+          const tokens = issued.get(row.provider_id);
           assert.equal(row.oauth_access_token_key_id, digestB);
           assert.equal(row.oauth_refresh_token_key_id, digestB);
-          assert.equal(daemon.store.tokenCipher.open({ value: row.oauth_access_token, keyId: digestB }), tokens.access);
-          assert.equal(daemon.store.tokenCipher.open({ value: row.oauth_refresh_token, keyId: digestB }), tokens.refresh);
+          assert.equal(new AesTokenCipher([keyB]).open({ value: row.oauth_access_token, keyId: digestB }), tokens?.access);
+          assert.equal(new AesTokenCipher([keyB]).open({ value: row.oauth_refresh_token, keyId: digestB }), tokens?.refresh);
           assert.throws(() => new AesTokenCipher([keyA]).open({ value: row.oauth_access_token, keyId: digestB }));
+          // The daemon reads the link with the new key alone.
+          assert.equal((await new CoveClient({ url: daemon.url, token: session }).externalAuth(row.provider_id)).authenticated, true);
         }
         const keys = await daemon.store.db.selectFrom('dbcrypt_keys').selectAll().orderBy('number').execute();
         assert.deepEqual(
@@ -238,8 +245,8 @@ for (const kind of TEST_DIALECTS) {
             row.oauth_refresh_token_key_id,
           ]),
           [
-            ['github', TOKENS.github.access, null, TOKENS.github.refresh, null],
-            ['gitlab', TOKENS.gitlab.access, null, TOKENS.gitlab.refresh, null],
+            ['github', issued.get('github')?.access, null, issued.get('github')?.refresh, null],
+            ['gitlab', issued.get('gitlab')?.access, null, issued.get('gitlab')?.refresh, null],
           ],
         );
       });
@@ -247,7 +254,9 @@ for (const kind of TEST_DIALECTS) {
 
     it('delete removes the links whose tokens are sealed, keeps plain ones, and revokes the keys', async () => {
       await withDaemon({ externalTokenEncryptionKeys: base64(keyC) }, async (daemon) => {
-        await link(daemon, 'bitbucket', { access: 'bb-access-token-sealed', refresh: 'bb-refresh' });
+        await link(daemon, 'bitbucket', 'alice-on-bitbucket');
+        const sealed = (await stored(daemon)).find((row) => row.provider_id === 'bitbucket');
+        assert.equal(sealed?.oauth_access_token_key_id, digestC);
       });
       const kept = await cli.run('server', 'dbcrypt', 'delete', ...where);
       assert.equal(kept.code, 1);
