@@ -113,6 +113,12 @@ describe('the external auth OAuth2 client against a real authorization server', 
     await client.revoke(provider, token);
     assert.equal(await server.isLiveAccessToken(token.accessToken), false);
     await refused(client.refresh(provider, token.refreshToken), 'invalid_grant');
+
+    // The server can also forget every token at once, as a provider that revokes an app's grants.
+    const other = await link();
+    server.revokeAll();
+    assert.equal(await server.isLiveAccessToken(other.accessToken), false);
+    await refused(client.refresh(provider, other.refreshToken), 'invalid_grant');
   });
 
   it('links through the device flow: pending until the user enters the code', async () => {
@@ -217,6 +223,56 @@ describe("the OAuth2 client with GitHub's departures from the standard", () => {
     assert.equal(seen[0]?.method, 'DELETE');
     assert.equal(seen[0]?.authorization, `Basic ${Buffer.from('client-id:client-secret').toString('base64')}`);
     assert.deepEqual(JSON.parse(seen[0]?.body ?? ''), { access_token: 'gho_token' });
+  });
+});
+
+describe('the token exchanges of Azure DevOps and JFrog', () => {
+  it('sends the code as an assertion to Azure DevOps, and the secret as a bearer token to JFrog', async () => {
+    const server = createServer((request, response) => {
+      void (async () => {
+        const body = await bodyOf(request);
+        exchanges.push({ url: request.url ?? '', authorization: request.headers.authorization ?? '', body: new URLSearchParams(body) });
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: 'at', token_type: 'jwt-bearer', expires_in: 3599 }));
+      })();
+    });
+    const exchanges: { url: string; authorization: string; body: URLSearchParams }[] = [];
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const [azure, jfrog] = readExternalAuthProviders({
+        env: {
+          COVE_EXTERNAL_AUTH_0_TYPE: 'azure-devops',
+          COVE_EXTERNAL_AUTH_0_CLIENT_ID: 'az-client',
+          COVE_EXTERNAL_AUTH_0_CLIENT_SECRET: 'az-assertion',
+          COVE_EXTERNAL_AUTH_0_TOKEN_URL: `${base}/azure/token`,
+          COVE_EXTERNAL_AUTH_1_TYPE: 'jfrog',
+          COVE_EXTERNAL_AUTH_1_CLIENT_ID: 'jf-client',
+          COVE_EXTERNAL_AUTH_1_CLIENT_SECRET: 'jf-secret',
+          COVE_EXTERNAL_AUTH_1_AUTH_URL: `${base}/ui/authorization`,
+          COVE_EXTERNAL_AUTH_1_TOKEN_URL: `${base}/jfrog/token`,
+        },
+      });
+      assert.ok(azure && jfrog);
+      const client = new OAuthClient();
+      assert.equal(
+        client.authorizationUrl(azure, { redirectUri: 'http://x/cb', state: 's', codeVerifier: 'v' }).searchParams.get('response_type'),
+        'Assertion',
+      );
+      const token = await client.exchangeCode(azure, { code: 'the-code', redirectUri: 'http://x/cb', codeVerifier: 'v' });
+      assert.equal(token.accessToken, 'at');
+      const sent = exchanges[0]?.body;
+      assert.equal(sent?.get('grant_type'), 'urn:ietf:params:oauth:grant-type:jwt-bearer');
+      assert.equal(sent?.get('client_assertion'), 'az-assertion');
+      assert.equal(sent?.get('assertion'), 'the-code');
+      assert.equal(sent?.get('client_secret'), null);
+      await client.exchangeCode(jfrog, { code: 'jf-code', redirectUri: 'http://x/cb', codeVerifier: 'v' });
+      assert.equal(exchanges[1]?.authorization, 'Bearer jf-secret');
+      assert.equal(exchanges[1]?.body.get('code'), 'jf-code');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -43,7 +43,8 @@ export function toWireDeploymentConfig(
   // nothing is reported anywhere, the only relay is the one built into the daemon, and logs that are
   // not JSON lines are readable lines on the same stream.
   config['telemetry'] = { enable: false, trace: false, url: '' };
-  config['external_auth'] = values.externalAuthProviders.map(toWireExternalAuthConfig);
+  // Left out when none is configured, as the reference's `omitempty` does.
+  if (values.externalAuthProviders.length > 0) config['external_auth'] = values.externalAuthProviders.map(toWireExternalAuthConfig);
   config['derp'] = {
     server: {
       enable: true,
