@@ -24,6 +24,7 @@ import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
+import { installTokenKeys } from '../store/token-keys.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
@@ -119,6 +120,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   try {
     const migration = await store.migrate();
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
+    // Before anything reads or writes a token: refuses keys that cannot read the tokens stored.
+    await installTokenKeys(store, options.values.externalTokenEncryptionKeys);
     // First start runs before any request: there is no user whose subject could do it.
     const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
     // Jobs this replica's built-in daemons held when it last stopped will never be reported on:

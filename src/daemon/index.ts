@@ -12,3 +12,11 @@ export {
   type RawValues,
   type ResolvedOptions,
 } from '../domain/deployment-options.js';
+export {
+  dbcryptCipher,
+  rotateTokenEncryption,
+  decryptTokenEncryption,
+  deleteEncryptedTokens,
+  TokenKeysError,
+  type TokenRewrapReport,
+} from './dbcrypt.js';

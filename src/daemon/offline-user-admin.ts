@@ -66,7 +66,7 @@ export async function resetUserPassword(
  * exists (as a first start does), runs `work`, and closes it. A SQLite file that does not exist is
  * refused rather than created: a mistyped data directory must not yield a new, empty deployment.
  */
-async function withOfflineStore<T>(location: DatabaseLocation, work: (store: Store) => Promise<T>): Promise<T> {
+export async function withOfflineStore<T>(location: DatabaseLocation, work: (store: Store) => Promise<T>): Promise<T> {
   const options = resolveOptions({ flags: location.flags, env: location.env });
   const target = databaseTarget(options);
   const where = target.kind === 'sqlite' ? target.file : target.url.replace(/(\/\/[^:/@]*):[^@/]*@/, '$1:[redacted]@');

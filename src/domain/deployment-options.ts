@@ -1,4 +1,5 @@
 import { parseDuration } from '../lib/duration.js';
+import { decodeTokenKey, tokenKeyDigest } from '../store/aes-token-cipher.js';
 import { parseSupportLinks } from './appearance.js';
 import { idpSyncSettings } from './idp-sync.js';
 import { readExternalAuthProviders } from './options/external-auth.js';
@@ -101,6 +102,7 @@ function checkCombinations(values: DeploymentValues): void {
   if (values.updateCheck && values.updateCheckUrl === '') {
     throw new OptionError('--update-check needs --update-check-url: the release feed to ask');
   }
+  checkTokenEncryptionKeys(values.externalTokenEncryptionKeys);
   try {
     idpSyncSettings(values);
   } catch (error) {
@@ -111,6 +113,23 @@ function checkCombinations(values: DeploymentValues): void {
   } catch (error) {
     throw new OptionError(`--support-links: ${(error as Error).message}`);
   }
+}
+
+/** Each key must be base64 of 32 bytes, and given once: a mistyped key must not start a deployment that cannot read its tokens. */
+function checkTokenEncryptionKeys(keys: readonly string[]): void {
+  const where = '--external-token-encryption-keys (COVE_EXTERNAL_TOKEN_ENCRYPTION_KEYS)';
+  const seen = new Map<string, number>();
+  keys.forEach((text, index) => {
+    let digest: string;
+    try {
+      digest = tokenKeyDigest(decodeTokenKey(text, `key ${index + 1}`));
+    } catch (error) {
+      throw new OptionError(`${where}: ${(error as Error).message}`);
+    }
+    const earlier = seen.get(digest);
+    if (earlier !== undefined) throw new OptionError(`${where}: key ${index + 1} is the same as key ${earlier + 1}`);
+    seen.set(digest, index);
+  });
 }
 
 function parseValue(option: OptionDefinition, text: string, origin: string): unknown {

@@ -43,6 +43,7 @@ export interface Database {
   group_members: GroupMemberTable;
   external_auth_links: ExternalAuthLinkTable;
   external_auth_states: ExternalAuthStateTable;
+  dbcrypt_keys: DbcryptKeyTable;
 }
 
 export interface MigrationTable {
@@ -536,4 +537,17 @@ export interface ExternalAuthStateTable {
   code_verifier: string;
   redirect: string;
   expires_at: string;
+}
+
+/** A key tokens were encrypted with, named by its digest (see migrations/0024-dbcrypt-keys.ts). */
+export interface DbcryptKeyTable {
+  number: number;
+  /** The key's digest while tokens may be sealed with it; null once revoked. */
+  active_key_digest: string | null;
+  /** The key's digest once revoked; null while active. */
+  revoked_key_digest: string | null;
+  created_at: string;
+  revoked_at: string | null;
+  /** A known value sealed with the key. */
+  test: string;
 }

@@ -26,11 +26,11 @@ export const DATABASE_OPTIONS: readonly OptionSpec[] = [
  * now: it reads the same flags and environment as `serve` to find the database, and turns the
  * database's and the rules' refusals into one clear line.
  */
-export async function onDatabase(
+export async function onDatabase<Result = OfflineUserResult>(
   context: CommandContext,
   options: Readonly<Record<string, unknown>>,
-  work: (daemon: DaemonModule, location: Parameters<DaemonModule['createAdminUser']>[0]) => Promise<OfflineUserResult>,
-): Promise<OfflineUserResult> {
+  work: (daemon: DaemonModule, location: Parameters<DaemonModule['createAdminUser']>[0]) => Promise<Result>,
+): Promise<Result> {
   const daemon = await import('../../daemon/index.js');
   const postgresUrl = stringOption(options, 'postgresUrl');
   const dataDir = stringOption(options, 'dataDir');
@@ -41,6 +41,7 @@ export async function onDatabase(
     if (error instanceof daemon.DatabaseUnavailableError)
       throw new CliError(error.message, { hint: 'Give the database with --postgres-url or --data-dir, as "cove serve" is given it.' });
     if (error instanceof daemon.OptionError) throw new CliError(error.message);
+    if (error instanceof daemon.TokenKeysError) throw new CliError(error.message);
     if (error instanceof HttpProblem) {
       const details = [error.detail, ...(error.validations ?? []).map((v) => `${v.field}: ${v.detail}`)].filter(Boolean);
       throw new CliError(details.length > 0 ? `${error.message} ${details.join('; ')}` : error.message);

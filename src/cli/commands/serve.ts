@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { createAdminUserCommand } from './server-create-admin-user.js';
+import { dbcryptCommand } from './server-dbcrypt.js';
 
 type DaemonModule = typeof import('../../daemon/index.js');
 
@@ -24,7 +25,7 @@ export const serveCommand: CommandSpec = {
     'COVE_PG_CONNECTION_URL=postgres://cove@db/cove cove serve',
     'cove server create-admin-user --email admin@example.com --username admin',
   ],
-  subcommands: [createAdminUserCommand],
+  subcommands: [createAdminUserCommand, dbcryptCommand],
   async configure(command: Command) {
     // Commander gives serve its own flags wherever they appear, so in `server create-admin-user
     // --data-dir X` serve takes the database flags: hand them on to the subcommand that uses them.

@@ -11,6 +11,8 @@ export interface SecurityValues {
   readonly dangerousAllowPathAppSiteOwnerAccess: boolean;
   readonly userDormancyThresholdMs: number;
   readonly disableOwnerWorkspaceExec: boolean;
+  /** Base64 keys that encrypt OAuth tokens in the database, the sealing one first; empty: tokens are stored as they are. */
+  readonly externalTokenEncryptionKeys: readonly string[];
 }
 
 /** The security options, in `--help` order. */
@@ -89,5 +91,20 @@ export const SECURITY_OPTIONS: readonly OptionDefinition<keyof SecurityValues>[]
     kind: 'bool',
     default: 'false',
     description: 'Owners may not open terminals, SSH or apps in workspaces of other users.',
+  },
+  {
+    key: 'externalTokenEncryptionKeys',
+    name: 'External Token Encryption Keys',
+    flag: 'external-token-encryption-keys',
+    env: 'COVE_EXTERNAL_TOKEN_ENCRYPTION_KEYS',
+    // Keys belong in the environment or a flag, never in a config file that is easily shared.
+    yaml: '',
+    group: SECURITY_GROUP,
+    configPath: ['external_token_encryption_keys'],
+    kind: 'string-array',
+    default: '',
+    secret: true,
+    description:
+      'Encrypt the OAuth tokens of external auth links in the database with AES-256-GCM: a comma-separated list of base64 keys of exactly 32 bytes each. The first key encrypts; the others only decrypt, while "cove server dbcrypt rotate" moves tokens to the first. Without keys, tokens are stored as they are.',
   },
 ];

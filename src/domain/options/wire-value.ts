@@ -13,7 +13,7 @@ const STDERR = '/dev/stderr';
  */
 export function wireValue(option: OptionDefinition<keyof DeploymentValues>, values: DeploymentValues): unknown {
   const value = values[option.key];
-  if (option.secret) return '';
+  if (option.secret) return option.kind === 'string-array' ? [] : '';
   if (option.kind === 'duration') return msToNs(value as number);
   if (option.key === 'logJson') return value === true ? STDERR : '';
   // The claim mappings are JSON text on the command line, and objects in the reference's config.

@@ -22,6 +22,7 @@ import { userConfigsMigration } from './0020-user-configs.js';
 import { agentMetadataMigration } from './0021-agent-metadata.js';
 import { groupsAndSharingMigration } from './0022-groups-and-sharing.js';
 import { externalAuthMigration } from './0023-external-auth.js';
+import { dbcryptKeysMigration } from './0024-dbcrypt-keys.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly Migration[] = [
   agentMetadataMigration,
   groupsAndSharingMigration,
   externalAuthMigration,
+  dbcryptKeysMigration,
 ];
 
 export type { Migration } from './migration.js';
