@@ -70,7 +70,7 @@ export function ExternalAuthRequirements({
     <div className="form-section">
       <h2>External authentication</h2>
       <p className="field-hint">This template uses these accounts inside the workspace.</p>
-      <ul className="resource-list" aria-label="External authentication">
+      <ul className="resource-list external-auth-list" aria-label="External authentication">
         {auths.map((auth) => {
           const name = auth.display_name || auth.id;
           return (

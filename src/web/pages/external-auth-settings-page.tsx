@@ -111,23 +111,23 @@ function LinkRow({
           <Icon src={provider?.display_icon} />
           {provider ? <Link href={externalAuthPagePath(id)}>{name}</Link> : name}
         </span>
-        {!provider && <span className="field-hint">No longer configured on this deployment.</span>}
+        {!provider && <div className="field-hint">No longer configured on this deployment.</div>}
       </td>
       <td>
         <LinkState linked={linked} reason={reason} />
         {linked && login && (
-          <span className="field-hint">
+          <div className="field-hint">
             as <strong>{login}</strong>
-          </span>
+          </div>
         )}
-        {reason && <span className="field-hint">Re-link needed: {reason}</span>}
+        {reason && <div className="field-hint">Re-link needed: {reason}</div>}
       </td>
       <td>
         {!link ? (
           <span className="muted">—</span>
         ) : (
           <>
-            <span>
+            <div>
               {expires === undefined ? (
                 'Does not expire'
               ) : (
@@ -136,10 +136,10 @@ function LinkRow({
                   <Time iso={expires} />
                 </>
               )}
-            </span>
-            <span className="field-hint">
+            </div>
+            <div className="field-hint">
               {refreshes ? 'Renews itself when it expires.' : 'Does not renew itself: link again once it expires.'}
-            </span>
+            </div>
           </>
         )}
       </td>
