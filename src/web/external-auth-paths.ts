@@ -12,3 +12,6 @@ export function externalAuthPagePath(id: string, options: { popup?: boolean } = 
 export function linkStartUrl(id: string, redirect: string): string {
   return `/api/v2/external-auth/${encodeURIComponent(id)}/callback?redirect=${encodeURIComponent(redirect)}`;
 }
+
+/** The message a linking window posts to the page that opened it once the link is made. */
+export const LINKED_MESSAGE = 'cove:external-auth-linked';

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'react';
 import type { TemplateVersionExternalAuth } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
-import { externalAuthPagePath } from '../external-auth-paths.js';
+import { externalAuthPagePath, LINKED_MESSAGE } from '../external-auth-paths.js';
 import { ErrorMessage, Loading, useLoad } from './feedback.js';
 import { Icon } from './status.js';
 
@@ -55,6 +55,16 @@ export function ExternalAuthRequirements({
     const timer = setTimeout(reload, POLL_MS);
     return () => clearTimeout(timer);
   }, [pollingSince, auths, unlinked.length, reload]);
+
+  // The linking window says when it is done; the poll stays for a window that cannot say so.
+  useEffect(() => {
+    const heard = (event: MessageEvent<unknown>) => {
+      const data = event.data as { type?: unknown } | null;
+      if (event.origin === location.origin && data?.type === LINKED_MESSAGE) reload();
+    };
+    window.addEventListener('message', heard);
+    return () => window.removeEventListener('message', heard);
+  }, [reload]);
 
   if (!auths) return required.error ? <ErrorMessage error={required.error} /> : <Loading error={undefined}>{reason}</Loading>;
   if (auths.length === 0) return null;

@@ -13,7 +13,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { ActionStatus, ErrorMessage, Loading, useAction, useLoad } from '../components/feedback.js';
 import { LinkState, relinkReason } from '../components/link-state.js';
 import { Icon } from '../components/status.js';
-import { externalAuthPagePath, linkStartUrl } from '../external-auth-paths.js';
+import { externalAuthPagePath, LINKED_MESSAGE, linkStartUrl } from '../external-auth-paths.js';
 import { Link, useLocation } from '../router.js';
 
 export function ExternalAuthPage({ provider: id }: { provider: string }) {
@@ -43,6 +43,8 @@ export function ExternalAuthPage({ provider: id }: { provider: string }) {
   useEffect(() => {
     if (!popup || !auth.data || startedOnce.current) return;
     if (auth.data.authenticated) {
+      // The page that opened this window reads the link again at once rather than at its next poll.
+      (window.opener as Window | null)?.postMessage({ type: LINKED_MESSAGE, provider: id }, location.origin);
       window.close();
       return;
     }
@@ -50,7 +52,7 @@ export function ExternalAuthPage({ provider: id }: { provider: string }) {
       startedOnce.current = true;
       location.assign(start);
     }
-  }, [popup, auth.data, redirected, start]);
+  }, [popup, auth.data, redirected, start, id]);
 
   const [unlinked, unlink] = useAction(async () => {
     const answer = await api<DeleteExternalAuthByIDResponse>('DELETE', `/external-auth/${encodeURIComponent(id)}`);
