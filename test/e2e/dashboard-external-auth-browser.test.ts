@@ -142,6 +142,31 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
       (await owner.externalAuthLinks()).links.map((candidate) => candidate.provider_id),
       [],
     );
+  });
+
+  it('links again from the account page through the provider, and asks for a re-link once the provider stops accepting the token', async () => {
+    await page.getByRole('row', { name: 'Forge' }).getByRole('link', { name: 'Link Forge' }).click();
+    // Signed in at the provider since the popup: it may only ask for consent this time.
+    const login = page.getByPlaceholder('Enter any login');
+    const consent = page.getByRole('button', { name: 'Continue' });
+    const linked = page.getByRole('row', { name: 'Forge' }).getByText('as octocat');
+    for (let step = 0; step < 3 && !(await linked.isVisible()); step++) {
+      await login.or(consent).or(linked).first().waitFor();
+      if (await login.isVisible()) {
+        await login.fill('octocat');
+        await page.getByPlaceholder('and password').fill('anything');
+        await page.getByRole('button', { name: 'Sign-in' }).click();
+      } else if (await consent.isVisible()) await consent.click();
+    }
+    await linked.waitFor();
+    assert.equal(page.url(), `${test.url}/settings/external-auth`);
+
+    oauth.revokeAll();
+    await page.goto(`${test.url}/external-auth/forge`);
+    await page.getByText(/^Re-link needed: .*no longer accepts/).waitFor();
+    await page.getByRole('link', { name: 'Link Forge again' }).waitFor();
+    assert.equal((await owner.externalAuth('forge')).authenticated, false);
+    await page.screenshot({ path: join(SCREENSHOTS, 'external-auth-relink.png') });
     assert.deepEqual(pageErrors, []);
   });
 });

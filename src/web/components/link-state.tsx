@@ -5,7 +5,8 @@ import { StatusBadge } from './status.js';
 /** Why a link needs to be made again, or undefined when it does not (or there is none). */
 export function relinkReason(link: ExternalAuthLink | undefined): string | undefined {
   if (!link || link.authenticated) return undefined;
-  return link.validate_error || 'the provider no longer accepts the token';
+  // The server's reason may say "re-link needed" itself; the pages say it once, before it.
+  return link.validate_error.replace(/^re-link needed:\s*/i, '') || 'the provider no longer accepts the token';
 }
 
 /** Linked, not linked, or linked but needing a new link. */

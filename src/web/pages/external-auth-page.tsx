@@ -21,10 +21,14 @@ export function ExternalAuthPage({ provider: id }: { provider: string }) {
   const popup = search.get('popup') === 'true';
   // Set by the server's callback on the way back, so that a failed link is told, not retried forever.
   const redirected = search.get('redirected') === 'true';
-  const auth = useLoad(() => api<ExternalAuth>('GET', `/external-auth/${encodeURIComponent(id)}`), [id]);
-  const list = useLoad(() => api<ListUserExternalAuthResponse>('GET', '/external-auth'), [id]);
-  const provider = list.data?.providers.find((candidate) => candidate.id === id);
-  const link = list.data?.links.find((candidate) => candidate.provider_id === id);
+  // One after the other: reading the provider checks the token, which may mark the link for a re-link.
+  const state = useLoad(async () => {
+    const one = await api<ExternalAuth>('GET', `/external-auth/${encodeURIComponent(id)}`);
+    return { auth: one, list: await api<ListUserExternalAuthResponse>('GET', '/external-auth') };
+  }, [id]);
+  const auth = { data: state.data?.auth, error: state.error };
+  const provider = state.data?.list.providers.find((candidate) => candidate.id === id);
+  const link = state.data?.list.links.find((candidate) => candidate.provider_id === id);
   const name = auth.data?.display_name || provider?.display_name || id;
   const back = `${externalAuthPagePath(id)}?redirected=true${popup ? '&popup=true' : ''}`;
   const start = linkStartUrl(id, back);
@@ -33,8 +37,7 @@ export function ExternalAuthPage({ provider: id }: { provider: string }) {
   const [relinking, setRelinking] = useState(false);
   const reload = () => {
     setRelinking(false);
-    auth.reload();
-    list.reload();
+    state.reload();
   };
 
   // A window the create page opened starts linking at once, and closes itself once linked: the

@@ -1,5 +1,6 @@
 // The user's links to the deployment's external auth providers: which account each is linked as,
 // when its access token expires and whether it renews itself, and the way to link, re-link or unlink.
+import { useEffect } from 'react';
 import type {
   DeleteExternalAuthByIDResponse,
   ExternalAuth,
@@ -96,6 +97,11 @@ function LinkRow({
     [id, linked, link?.updated_at],
   );
   const login = account.data?.user?.login || account.data?.user?.name;
+  // The provider no longer accepts the token: the list, read before it was asked, is read again.
+  const refused = linked && account.data?.authenticated === false;
+  useEffect(() => {
+    if (refused) changed();
+  }, [refused]);
   const [unlinked, unlink] = useAction(async () => {
     const answer = await api<DeleteExternalAuthByIDResponse>('DELETE', `/external-auth/${encodeURIComponent(id)}`);
     changed();
