@@ -41,8 +41,13 @@ export async function agentExternalAuth(
       now: () => context.store.clock.now(),
       validate: 'recently',
     });
-  const first = await ask();
-  if (first.kind === 'token' || query.listen === undefined) return answer(provider, first, url);
+  if (query.listen === undefined) return answer(provider, await ask(), url);
+  // A listening agent waits out a provider that does not answer yet, as it waits for the link.
+  const first = await ask().catch((error: unknown) => {
+    request.log.warn({ err: error, provider: provider.id }, 'external auth token not available yet');
+    return undefined;
+  });
+  if (first?.kind === 'token') return answer(provider, first, url);
 
   // Long poll: woken by the owner's link being made (on any replica), and every second besides.
   let wake: () => void = () => undefined;
