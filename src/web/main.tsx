@@ -7,6 +7,8 @@ import { ErrorMessage, Loading } from './components/feedback.js';
 import { Shell } from './components/shell.js';
 import { CreateWorkspacePage } from './pages/create-workspace.js';
 import { DeploymentPage } from './pages/deployment.js';
+import { ExternalAuthPage } from './pages/external-auth-page.js';
+import { ExternalAuthSettingsPage } from './pages/external-auth-settings-page.js';
 import { IdpSyncPreviewPage } from './pages/idp-sync-preview.js';
 import { GroupPage } from './pages/group.js';
 import { GroupsPage } from './pages/groups.js';
@@ -114,6 +116,10 @@ function Page({ route }: { route: Route }) {
       return <GroupsPage />;
     case 'group':
       return <GroupPage key={`${route.organization}/${route.name}`} organization={route.organization} name={route.name} />;
+    case 'external-auth':
+      return <ExternalAuthPage key={route.provider} provider={route.provider} />;
+    case 'external-auth-settings':
+      return <ExternalAuthSettingsPage />;
     default:
       return (
         <section className="page">

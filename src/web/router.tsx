@@ -55,6 +55,8 @@ export type Route =
   | { page: 'idp-sync-preview'; user: string | undefined }
   | { page: 'groups' }
   | { page: 'group'; organization: string; name: string }
+  | { page: 'external-auth'; provider: string }
+  | { page: 'external-auth-settings' }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -79,6 +81,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
     return { page: 'idp-sync-preview', user: search.get('user') ?? undefined };
   if (first === 'groups' && parts.length === 1) return { page: 'groups' };
   if (first === 'groups' && second && third && parts.length === 3) return { page: 'group', organization: second, name: third };
+  if (first === 'external-auth' && second && parts.length === 2) return { page: 'external-auth', provider: second };
+  if (first === 'settings' && second === 'external-auth' && parts.length === 2) return { page: 'external-auth-settings' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

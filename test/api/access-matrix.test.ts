@@ -209,6 +209,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
         ['/groups', '/groups'],
         ['/groups/*', '/groups/cove/devs'],
         ['/@*', '/@admin/dev.main/terminal'],
+        ['/external-auth/*', '/external-auth/github'],
+        ['/settings/*', '/settings/external-auth'],
       ] as const
     ).map(([route, path]) => [
       `GET ${route}`,

@@ -81,6 +81,9 @@ describe('the web dashboard', () => {
       '/@admin/dev',
       '/@admin/dev.main/terminal',
       '/@admin/dev/terminal',
+      '/external-auth/github',
+      '/external-auth/github?redirected=true&popup=true',
+      '/settings/external-auth',
     ];
     for (const path of pages) {
       const answer = await fetch(`${test.url}${path}`, { headers: { accept: 'text/html' } });

@@ -44,6 +44,8 @@ export const DASHBOARD_PAGES = [
   '/groups',
   '/groups/*',
   '/@*',
+  '/external-auth/*',
+  '/settings/*',
 ] as const;
 
 /** Content types of what a dashboard build holds; anything else is served as bytes. */

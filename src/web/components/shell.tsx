@@ -68,6 +68,13 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
           <span className="user-name" title={user.email}>
             {user.username}
           </span>
+          <Link
+            className="nav-link"
+            href="/settings/external-auth"
+            aria-current={route.page === 'external-auth-settings' ? 'page' : undefined}
+          >
+            Account
+          </Link>
           <button type="button" className="button button-quiet" onClick={() => void startSignOut()} disabled={signOut.state === 'pending'}>
             Sign out
           </button>

@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import type { Template, TemplateVersion, TemplateVersionParameter, TemplateVersionPreset, Workspace } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
+import { ExternalAuthRequirements } from '../components/external-auth-requirements.js';
 import { ErrorMessage, Loading, useAction, useLoad } from '../components/feedback.js';
 import { ParameterField, parameterProblem } from '../components/parameter-field.js';
 import { CreationCost } from '../components/quota.js';
@@ -72,6 +73,8 @@ function CreateForm({ template }: { template: Template }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const [name, setName] = useState('');
   const [touched, setTouched] = useState(false);
+  // Why the version's required external auth keeps Create disabled, until every one is linked.
+  const [unlinked, setUnlinked] = useState<string | undefined>('Checking which accounts the template needs…');
 
   // A new version's parameters start at their defaults, with the default preset applied.
   useEffect(() => {
@@ -192,15 +195,26 @@ function CreateForm({ template }: { template: Template }) {
           ))}
         </>
       )}
+      <ExternalAuthRequirements key={versionId} versionId={versionId} onBlocking={setUnlinked} />
       <CreationCost organizationId={template.organization_id} versionId={versionId} />
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={state.state === 'pending' || !details.data}>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={state.state === 'pending' || !details.data || unlinked !== undefined}
+          aria-describedby={unlinked ? 'create-blocked' : undefined}
+        >
           {state.state === 'pending' ? 'Creating…' : 'Create workspace'}
         </button>
         <Link href="/workspaces" className="button button-quiet">
           Cancel
         </Link>
       </div>
+      {unlinked && (
+        <p id="create-blocked" className="field-hint">
+          {unlinked}
+        </p>
+      )}
       {touched && !valid && (
         <p className="field-problem" role="alert">
           Fix the fields marked above.
