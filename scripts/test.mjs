@@ -5,7 +5,8 @@
 // COVE_TEST_DATABASE=postgres), whose checks the first run has made.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function testFiles(dir) {
@@ -35,9 +36,41 @@ if (filters.length === 0 && !testsOnly) {
   check('lint', 'eslint', ['--max-warnings', '0', '.']);
   check('format', 'prettier', ['--check', '--log-level', 'warn', '.']);
 }
+// The files that took longest in CI (seconds, the slower of its two runs), started first: two at a
+// time, a long file started last would run on alone while the other slot has nothing left to do.
+// The others follow by name. A file missing here only starts later; keep the longest ones listed.
+const SLOW_FILES = [
+  ['test/e2e/docker.test.ts', 56],
+  ['test/e2e/dashboard-browser.test.ts', 39],
+  ['test/api/junk-input-sweep.test.ts', 30],
+  ['test/e2e/ssh-and-relay.test.ts', 26],
+  ['test/api/access-matrix.test.ts', 25],
+  ['test/e2e/database-outage.test.ts', 22],
+  ['test/cli/keychain.test.ts', 21],
+  ['test/api/user-hierarchy.test.ts', 20],
+  ['test/e2e/readme-quick-start.test.ts', 20],
+  ['test/e2e/path-app-attack.test.ts', 17],
+  ['test/e2e/templates-and-workspaces.test.ts', 16],
+  ['test/e2e/dashboard-share-browser.test.ts', 15],
+  ['test/e2e/single-file.test.ts', 15],
+  ['test/api/sign-in-throttle-accounts.test.ts', 14],
+  ['test/e2e/dashboard-groups-browser.test.ts', 14],
+  ['test/api/instance-identity.test.ts', 13],
+  ['test/cli/keychain-binding.test.ts', 13],
+  ['test/e2e/dashboard-quota-browser.test.ts', 12],
+  ['test/e2e/dashboard-template-permissions-browser.test.ts', 12],
+  ['test/cli/workspace-extras.test.ts', 12],
+  ['test/e2e/dashboard-idp-sync-browser.test.ts', 12],
+  ['test/e2e/crash-recovery.test.ts', 11],
+  ['test/cli/health.test.ts', 11],
+  ['test/e2e/dashboard-appearance-browser.test.ts', 11],
+  ['test/api/hardening-timeouts.test.ts', 10],
+];
+const slowness = new Map(SLOW_FILES);
 const files = testFiles('test')
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
-  .sort();
+  .sort()
+  .sort((a, b) => (slowness.get(b) ?? 0) - (slowness.get(a) ?? 0));
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
@@ -52,6 +85,8 @@ const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test
   // Weak password hashes (src/domain/passwords.ts): at the real cost, hashing took most of the suite's time.
   env: { ...process.env, COVE_SECRET_STORE: 'file', COVE_TEST_RUN_ID: runId, COVE_TEST_WEAK_PASSWORD_HASHES: '1' },
 });
+// The migrated SQLite file this run's test databases were copied from (test/helpers/databases.ts).
+rmSync(join(tmpdir(), `cove-test-template-${runId}`), { recursive: true, force: true });
 const leftBehind = await dropLeftDatabases(runId);
 const status = result.status ?? 1;
 process.exit(status !== 0 ? status : leftBehind > 0 ? 1 : 0);
@@ -67,8 +102,11 @@ async function dropLeftDatabases(id) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [`cove_test_${id}_`]);
-    for (const { datname } of rows) {
+    const { rows: all } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [`cove_test_${id}_`]);
+    // The migrated database the others were copied from (test/helpers/databases.ts) is the run's, not a test's.
+    const template = `cove_test_${id}_template`;
+    const rows = all.filter((row) => row.datname !== template);
+    for (const { datname } of all) {
       // Without FORCE when an autovacuum worker is in it: FORCE may not end those.
       await client
         .query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)

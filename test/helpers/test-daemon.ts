@@ -35,7 +35,8 @@ export async function startTestDaemon(
     readonly dashboardDirectory?: string;
   } = {},
 ): Promise<TestDaemon> {
-  const database = await createTestDatabase(options.database ?? RUN_DATABASE);
+  // Migrated already: the daemon's start finds nothing to migrate, as on any start but the first.
+  const database = await createTestDatabase(options.database ?? RUN_DATABASE, { migrated: true });
   const clock = new ManualClock(new Date('2026-01-05T10:00:00.000Z'));
   const flags: RawValues = {
     httpAddress: '127.0.0.1:0',
