@@ -183,7 +183,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         health,
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
-        externalAuthOAuth: new OAuthClient(),
+        externalAuthOAuth: new OAuthClient({ clock: store.clock }),
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
