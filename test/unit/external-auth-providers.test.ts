@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { resolveOptions, OptionError } from '../../src/domain/deployment-options.js';
 import type { ExternalAuthProvider } from '../../src/domain/external-auth/external-auth-provider.js';
 import { gitCredentials } from '../../src/domain/external-auth/git-credentials.js';
 import { matchProvider, regexText, remoteUrlForms } from '../../src/domain/external-auth/match-provider.js';
 import { readExternalAuthProviders } from '../../src/domain/options/external-auth.js';
+import { KNOWN_TYPES, withProviderDefaults } from '../../src/domain/external-auth/provider-defaults.js';
 
 /** The providers of `fields`, given as `COVE_EXTERNAL_AUTH_<n>_<FIELD>` for each entry n. */
 function fromEnv(...entries: Record<string, string>[]): readonly ExternalAuthProvider[] {
@@ -171,9 +173,24 @@ describe('external auth providers from the environment and the config file', () 
     });
     assert.deepEqual(
       [generic.id, generic.displayName, generic.displayIcon, regexText(generic), generic.validateUrl],
-      ['forge', 'forge', '/emojis/1f511.png', '', ''],
+      ['forge', 'forge', '/icon/key.svg', '', ''],
     );
     assert.deepEqual(generic.codeChallengeMethodsSupported, ['S256']);
+  });
+
+  it('gives every type an icon the dashboard serves', () => {
+    const served = new Set(readdirSync(new URL('../../src/api/dashboard/icons/', import.meta.url)));
+    for (const type of KNOWN_TYPES) {
+      const provider = withProviderDefaults({
+        ...{ id: '', type, clientId: 'x', clientSecret: 'y', authUrl: 'https://forge.example.com/auth', tokenUrl: '' },
+        ...{ validateUrl: '', revokeUrl: '', deviceFlow: false, deviceCodeUrl: '', noRefresh: false, scopes: [] },
+        ...{ extraTokenKeys: [], regex: '', displayName: '', displayIcon: '', appInstallUrl: '', appInstallationsUrl: '' },
+        codeChallengeMethodsSupported: undefined,
+      });
+      const icon = provider.displayIcon;
+      assert.match(icon, /^\/icon\/[a-z-]+\.svg$/, `${type}: ${icon}`);
+      assert.ok(served.has(icon.slice('/icon/'.length)), `${type}: ${icon} is not among the dashboard's icons`);
+    }
   });
 
   it('refuses a bad provider at start, naming the setting', () => {

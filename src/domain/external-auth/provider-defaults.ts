@@ -58,8 +58,8 @@ export const KNOWN_TYPES = [
   'slack',
 ] as const;
 
-/** The icon of a provider nobody gave one (a key), as the reference shows it. */
-const KEY_ICON = '/emojis/1f511.png';
+/** The icon of a provider nobody gave one: a key, as the reference shows it. */
+const KEY_ICON = '/icon/key.svg';
 
 /** PKCE S256, which most providers support; the others are given `none` as the reference does. */
 const S256 = ['S256'];
