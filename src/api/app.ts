@@ -23,6 +23,7 @@ import { agentSelfRoutes, workspaceAgentRoutes } from './routes/workspace-agents
 import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
 import { debugRelayRoutes } from './routes/debug-relay.js';
 import { debugHealthRoutes, healthProbeRoutes } from './routes/debug-health.js';
+import { externalAuthRoutes } from './routes/external-auth.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
@@ -222,6 +223,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(groupRoutes, context);
       await api.register(workspaceQuotaRoutes, context);
       await api.register(idpSyncRoutes, context);
+      await api.register(externalAuthRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,

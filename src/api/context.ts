@@ -2,6 +2,7 @@ import type { DeploymentIdentity } from '../domain/bootstrap.js';
 import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import type { DeploymentValues, ValueSource } from '../domain/deployment-options.js';
 import type { EntitlementsService } from '../domain/entitlements.js';
+import type { ExternalAuthOAuth } from '../domain/external-auth/external-auth-provider.js';
 import type { Mailer } from '../domain/mailer.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
 import type { UpdateCheckResult } from '../domain/update-check.js';
@@ -40,4 +41,6 @@ export interface ApiContext {
   readonly observer?: ApiObserver | undefined;
   /** The last answer of the release feed (the running version when update checks are off). */
   readonly updateCheck: () => UpdateCheckResult;
+  /** The OAuth2 conversations with the configured external auth providers (`values.externalAuthProviders`). */
+  readonly externalAuthOAuth: ExternalAuthOAuth;
 }

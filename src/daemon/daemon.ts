@@ -1,4 +1,5 @@
 import { ENTITLEMENTS_CHANNEL, EntitlementsService } from '../domain/entitlements.js';
+import { OAuthClient } from '../domain/external-auth/oauth-client.js';
 import { trustedLicenseKeys } from '../domain/licenses/trusted-keys.js';
 import { WEAK_HASHES_VARIABLE } from '../domain/passwords.js';
 import { join } from 'node:path';
@@ -179,6 +180,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         health,
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
+        externalAuthOAuth: new OAuthClient(),
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );

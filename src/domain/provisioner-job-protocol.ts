@@ -49,6 +49,8 @@ export interface JobProtocol {
   readonly clock: Clock;
   /** The licensed features in effect: advanced template scheduling shapes a start's deadlines. */
   readonly features: EnabledFeatures;
+  /** The ids of the deployment's external auth providers: an import naming another is refused. */
+  readonly externalAuthProviderIds?: readonly string[];
 }
 
 /** A connected provisioner daemon. */
@@ -293,7 +295,10 @@ export async function completeJob(
   claimed?: ClaimedJob,
 ): Promise<Announcing> {
   protocol = finishing(protocol);
-  const refusal = result.type === 'template_version_import' ? importRefusal(result) : unsafeAppRefusal(result.resources);
+  const refusal =
+    result.type === 'template_version_import'
+      ? importRefusal(result, protocol.externalAuthProviderIds ?? [])
+      : unsafeAppRefusal(result.resources);
   if (refusal) {
     const job = await heldJob(protocol, daemon, jobId);
     await appendLastLines(protocol, job, logs);
@@ -359,12 +364,15 @@ function deadlineInputs(context: JobContext): Pick<CompletionExpectation, 'works
 }
 
 /** Why an import that ran cannot be used: variables left without values, or external auth this deployment lacks. */
-function importRefusal(result: CompletedImport): { readonly error: string; readonly error_code: string } | undefined {
+function importRefusal(
+  result: CompletedImport,
+  configuredProviders: readonly string[],
+): { readonly error: string; readonly error_code: string } | undefined {
   const missing = result.variables.filter((variable) => variable.required && variable.value === '').map((v) => v.name);
   if (missing.length > 0) {
     return { error: `required template variables need values: ${missing.join(', ')}`, error_code: 'REQUIRED_TEMPLATE_VARIABLES' };
   }
-  const unconfigured = result.external_auth.find(() => true);
+  const unconfigured = result.external_auth.find((required) => !configuredProviders.includes(required.id));
   if (unconfigured) return { error: `external auth provider "${unconfigured.id}" is not configured`, error_code: '' };
   return unsafeAppRefusal([...result.start_resources, ...result.stop_resources]);
 }

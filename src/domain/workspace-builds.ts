@@ -18,6 +18,7 @@ import type {
   WorkspaceBuildRow,
   WorkspaceRow,
 } from '../store/rows.js';
+import { refuseUnlinkedProviders, type ExternalAuthSettings } from './external-auth/required-providers.js';
 import { resolveBuildParameters } from './build-parameters.js';
 import { nameProblem, ruleDetail } from './names.js';
 import { JOB_POSTED_CHANNEL } from './provisioner-events.js';
@@ -79,6 +80,8 @@ export interface NewWorkspace {
   readonly input: CreateWorkspaceInput;
   readonly checkSchedule: ScheduleCheck;
   readonly now: Date;
+  /** The deployment's external auth providers: a version requiring one the owner has not linked is refused. */
+  readonly externalAuth?: ExternalAuthSettings | undefined;
 }
 
 /** What creating a workspace wrote, and the template it came from: enough to answer without reading it back. */
@@ -141,6 +144,7 @@ export async function createWorkspace(store: AuthorizedStore, events: PubSub, re
     });
   }
   checkImported(version, importJob);
+  if (request.externalAuth) await refuseUnlinkedProviders(store, request.externalAuth, owner.id, version.external_auth, now);
   const parameters = resolveBuildParameters(
     parseJson<RichParameter[]>(version.parameters, []),
     withPreset(version, input.template_version_preset_id, input.rich_parameter_values ?? []),

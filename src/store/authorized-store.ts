@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { siteObject, type Action, type RbacObject, type ResourceType, type Subject } from '../rbac/index.js';
 import { DeploymentStore } from './authorized/deployment.js';
+import { ExternalAuthStore } from './authorized/external-auth.js';
 import { FileStore } from './authorized/files.js';
 import { GroupStore } from './authorized/groups.js';
 import { IdpSyncStore } from './authorized/idp-sync.js';
@@ -38,6 +39,7 @@ export type { GroupChanges, GroupListFilter, GroupMembers } from './authorized/g
 export type { JobLogReader } from './authorized/provisioner-jobs.js';
 export type { VersionWithJob } from './authorized/template-versions.js';
 export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
+export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens, FreshenOutcome } from './authorized/external-auth.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
@@ -80,6 +82,7 @@ export class AuthorizedStore {
   #groups: GroupStore | undefined;
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
+  #externalAuth: ExternalAuthStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
     this.#services = store;
@@ -220,5 +223,9 @@ export class AuthorizedStore {
 
   get idpSync(): IdpSyncStore {
     return (this.#idpSync ??= new IdpSyncStore(this.#scope));
+  }
+
+  get externalAuth(): ExternalAuthStore {
+    return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
   }
 }

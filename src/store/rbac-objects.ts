@@ -58,3 +58,11 @@ export function groupRbac(row: Pick<GroupRow, 'id' | 'organization_id'>): RbacOb
 export function groupMemberRbac(userId: string, organizationId: string): RbacObject {
   return { type: 'group_member', id: userId, owner_id: userId, org_id: organizationId };
 }
+
+/**
+ * A user's links to external auth providers: personal data of that user (the reference's
+ * `user_data`), so `read_personal`/`update_personal` on the user decide who may see or change them.
+ */
+export function externalAuthLinkRbac(userId: string): RbacObject {
+  return { type: 'user', id: userId, owner_id: userId };
+}

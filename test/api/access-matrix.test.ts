@@ -815,6 +815,23 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/users/member/gitsshkey') }),
     expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
   },
+  // A user's own links only: no route names another user. This deployment configures no provider,
+  // so a provider id names nothing to anyone signed in.
+  'GET /api/v2/external-auth': { call: () => ({ path: api('/external-auth') }), expect: signedIn(200) },
+  'GET /api/v2/external-auth/:externalauth': { call: () => ({ path: api('/external-auth/github') }), expect: signedIn(404) },
+  'DELETE /api/v2/external-auth/:externalauth': { call: () => ({ path: api('/external-auth/github') }), expect: signedIn(404) },
+  'GET /api/v2/external-auth/:externalauth/callback': {
+    call: () => ({ path: api('/external-auth/github/callback') }),
+    expect: signedIn(404),
+  },
+  'GET /api/v2/external-auth/:externalauth/device': {
+    call: () => ({ path: api('/external-auth/github/device') }),
+    expect: signedIn(404),
+  },
+  'POST /api/v2/external-auth/:externalauth/device': {
+    call: () => ({ path: api('/external-auth/github/device'), body: { device_code: 'code' } }),
+    expect: signedIn(404),
+  },
   'GET /api/v2/users/:user/appearance': {
     call: () => ({ path: api('/users/member/appearance') }),
     // A user's own choices are personal: those who may only see the user are told they do not exist.

@@ -1210,6 +1210,64 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     denied: async (w) =>
       expectRefused(async () => w.member.workspaceBuilds.list((await workspaceFixture(w, w.owner)).workspace, everyBuild)),
   },
+  'externalAuth.save': {
+    allowed: async (w) => w.member.externalAuth.save('acct-git', w.memberId, linkTokens('member-token')),
+    denied: async (w) => expectRefused(() => w.member.externalAuth.save('acct-git', w.ownerId, linkTokens('planted'))),
+  },
+  'externalAuth.get': {
+    allowed: async (w) => {
+      await w.member.externalAuth.save('acct-git', w.memberId, linkTokens('member-token'));
+      assert.equal((await w.member.externalAuth.get('acct-git', w.memberId))?.accessToken, 'member-token');
+    },
+    denied: async (w) => expectRefused(() => w.member.externalAuth.get('acct-git', w.ownerId)),
+  },
+  'externalAuth.list': {
+    allowed: async (w) => {
+      await w.member.externalAuth.save('acct-git', w.memberId, linkTokens('member-token'));
+      assert.deepEqual(
+        (await w.member.externalAuth.list(w.memberId)).map((link) => link.providerId),
+        ['acct-git'],
+      );
+    },
+    denied: async (w) => expectRefused(() => w.member.externalAuth.list(w.ownerId)),
+  },
+  'externalAuth.statuses': {
+    // Whoever may read a user (to create a workspace for them) learns whether their links work, not their tokens.
+    allowed: async (w) => {
+      await w.member.externalAuth.save('acct-git', w.memberId, linkTokens('member-token'));
+      assert.equal((await w.owner.externalAuth.statuses(w.memberId))[0]?.validateError, '');
+    },
+    denied: async (w) => expectRefused(() => w.outsider.externalAuth.statuses(w.memberId)),
+  },
+  'externalAuth.freshen': {
+    allowed: async (w) => {
+      await w.member.externalAuth.save('acct-git', w.memberId, linkTokens('member-token'));
+      const fresh = await w.member.externalAuth.freshen('acct-git', w.memberId, async () => ({
+        kind: 'tokens',
+        tokens: linkTokens('refreshed'),
+      }));
+      assert.equal(fresh?.accessToken, 'refreshed');
+    },
+    denied: async (w) => expectRefused(() => w.member.externalAuth.freshen('acct-git', w.ownerId, async () => ({ kind: 'keep' }))),
+  },
+  'externalAuth.delete': {
+    allowed: async (w) => {
+      await w.member.externalAuth.save('acct-git-2', w.memberId, linkTokens('gone'));
+      assert.equal((await w.member.externalAuth.delete('acct-git-2', w.memberId))?.accessToken, 'gone');
+    },
+    denied: async (w) => expectRefused(() => w.member.externalAuth.delete('acct-git', w.ownerId)),
+  },
+  'externalAuth.startFlow': {
+    allowed: async (w) => w.member.externalAuth.startFlow(flowRow(w, w.memberId, 'started')),
+    denied: async (w) => expectRefused(() => w.member.externalAuth.startFlow(flowRow(w, w.ownerId, 'for-owner'))),
+  },
+  'externalAuth.takeFlow': {
+    allowed: async (w) => {
+      await w.member.externalAuth.startFlow(flowRow(w, w.memberId, 'to-take'));
+      assert.equal((await w.member.externalAuth.takeFlow('to-take', w.memberId))?.provider_id, 'acct-git');
+    },
+    denied: async (w) => expectRefused(() => w.member.externalAuth.takeFlow('to-take', w.ownerId)),
+  },
   'licenses.insert': {
     allowed: async (w) => assert.ok((await w.owner.licenses.insert(licenseRow('owner-license'))).id > 0),
     denied: async (w) => expectRefused(() => w.member.licenses.insert(licenseRow('member-license'))),
@@ -2182,6 +2240,21 @@ function key(w: World, userId: string, name: string) {
     ipAddress: '',
     now: w.test.clock.now(),
   }).row;
+}
+
+function linkTokens(accessToken: string) {
+  return { accessToken, refreshToken: '', expiry: null, extra: {} };
+}
+
+function flowRow(w: World, userId: string, stateHash: string) {
+  return {
+    state_hash: stateHash,
+    provider_id: 'acct-git',
+    user_id: userId,
+    code_verifier: 'verifier',
+    redirect: '/',
+    expires_at: new Date(w.test.clock.now().getTime() + 600_000).toISOString(),
+  };
 }
 
 async function expectRefused(call: () => Promise<unknown>): Promise<void> {

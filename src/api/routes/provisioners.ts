@@ -90,6 +90,7 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         pubsub: context.store.pubsub,
         clock: context.store.clock,
         features: context.store.features,
+        externalAuthProviderIds: context.values.externalAuthProviders.map((provider) => provider.id),
       };
       await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, {
         connected: context.connectedDaemons,

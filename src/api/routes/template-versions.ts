@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { viewJobs } from '../../domain/provisioner-job-views.js';
 import { publishJobEvent } from '../../domain/provisioner-job-protocol.js';
 import { isJobDone } from '../../domain/provisioner-job-status.js';
+import { versionExternalAuth } from '../../domain/external-auth/required-providers.js';
 import { evaluateParameters } from '../../domain/dynamic-parameters.js';
 import { createDryRun, createTemplateVersion, versionNameProblem } from '../../domain/template-versions.js';
 import { ConflictError, HttpProblem, NotFoundError } from '../../lib/errors.js';
@@ -318,14 +319,15 @@ export async function templateVersionRoutes(app: FastifyInstance, context: ApiCo
   api.get(
     '/templateversions/:templateversion/external-auth',
     { schema: { params: VersionParam, response: { 200: Type.Array(TemplateVersionExternalAuth) } } },
-    async (request) => {
-      const { version } = versionOf(request);
-      const required = parseJson<{ id: string; optional: boolean }[]>(version.external_auth, []);
-      // No external auth providers can be configured yet, so any the template names are missing.
-      const first = required[0];
-      if (first) throw new HttpProblem(404, `The template version references a Git auth provider "${first.id}" that no longer exists.`);
-      return [];
-    },
+    async (request) =>
+      versionExternalAuth(
+        authOf(request).store,
+        context.externalAuthOAuth,
+        { providers: context.values.externalAuthProviders, accessUrl: context.values.accessUrl },
+        authOf(request).user.id,
+        versionOf(request).version.external_auth,
+        () => context.store.clock.now(),
+      ),
   );
 
   const parametersOf = async (request: FastifyRequest) => {

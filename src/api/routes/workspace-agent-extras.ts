@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAppStatus } from '../../domain/app-statuses.js';
-import { HttpProblem } from '../../lib/errors.js';
+import { agentExternalAuth } from '../agent-external-auth.js';
 import {
   AgentExternalAuthQuery,
   AgentExternalAuthResponse,
@@ -40,31 +40,11 @@ export function agentExtraRoutes(app: FastifyInstance, context: ApiContext): voi
     api.get(
       `/workspaceagents/me/${name}`,
       { schema: { querystring: AgentExternalAuthQuery, response: { 200: AgentExternalAuthResponse } } },
-      async (request) => externalAuth(request.query),
+      async (request, reply) => agentExternalAuth(context, request, reply),
     );
   }
 
   app.get('/workspaceagents/me/reinit', async (request, reply) => reinitStream(request, reply));
-}
-
-/**
- * No external auth provider can be configured in this deployment yet, so every well-formed
- * request is answered as the reference answers one that matches no provider (§8.1): a 404 naming
- * what was asked for. With `listen` too: waiting for a token of a provider that does not exist
- * would never end.
- */
-async function externalAuth(query: AgentExternalAuthQuery): Promise<never> {
-  const match = query.match ?? query.url;
-  if (match === undefined && query.id === undefined) throw new HttpProblem(400, "'url' or 'id' must be provided!");
-  if (match !== undefined && query.id !== undefined) {
-    throw new HttpProblem(400, "Only one of 'url' or 'id' may be provided.", {
-      detail: 'Match a git remote URL, or name a provider by id, not both.',
-    });
-  }
-  const asked = match !== undefined ? `matching "${match}"` : `with id "${query.id}"`;
-  throw new HttpProblem(404, `No external auth provider ${asked} was found.`, {
-    detail: 'No external auth providers are configured in this deployment, so no regex can match and no id exists.',
-  });
 }
 
 /**

@@ -84,6 +84,7 @@ export async function workspaceRoutes(app: FastifyInstance, context: ApiContext)
       input,
       checkSchedule: context.checkSchedule,
       now: now(),
+      externalAuth: { providers: context.values.externalAuthProviders, accessUrl: context.values.accessUrl },
     });
     return answerCreatedWorkspace(context, store, created, { owner, initiator: user });
   };
