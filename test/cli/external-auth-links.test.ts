@@ -36,7 +36,7 @@ describe('cove external-auth list, link and unlink, and create with required pro
       flags: { provisionerDaemons: '1' },
       env: {
         ...oauth.env(0, { ID: 'git', DISPLAY_NAME: 'Test Git', DEVICE_FLOW: 'true' }),
-        ...oauth.env(1, { ID: 'other-git', DISPLAY_NAME: 'Other Git', REGEX: '^https://other\\.example/', DEVICE_FLOW: 'false' }),
+        ...oauth.env(1, { ID: 'other-git', DISPLAY_NAME: 'Other Git', REGEX: '^https://other\\.example(/|$)', DEVICE_FLOW: 'false' }),
       },
     });
     // The provider stamps its tokens' expiry by the real time: the daemon's clock starts there.
@@ -121,7 +121,7 @@ describe('cove external-auth list, link and unlink, and create with required pro
     const back = await oauth.completeLogin(started.headers.get('location') ?? '', 'hubot');
     assert.equal((await fetch(back, { headers, redirect: 'manual' })).status, 307);
     const result = await running.done;
-    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.code, 0, JSON.stringify(result));
     assert.match(result.stdout, /^Linked your Other Git account/);
 
     // Now git gets the token: as the username, and again as the password (a generic provider's password is empty).

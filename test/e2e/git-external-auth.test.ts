@@ -73,7 +73,7 @@ describe('git clone and push inside a workspace with a linked git provider', () 
           TYPE: 'github',
           DISPLAY_NAME: 'Test Git',
           // The git server's https and http URLs, and the SSH form of the same host.
-          REGEX: `^https?://127\\.0\\.0\\.1(:${git.port})?/`,
+          REGEX: `^https?://127\\.0\\.0\\.1(:${git.port})?(/|$)`,
         });
         const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
         server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
