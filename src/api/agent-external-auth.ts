@@ -41,8 +41,13 @@ export async function agentExternalAuth(
       now: () => context.store.clock.now(),
       validate: 'recently',
     });
-  const first = await ask();
-  if (first.kind === 'token' || query.listen === undefined) return answer(provider, first, url);
+  if (query.listen === undefined) return answer(provider, await ask(), url);
+  // A listening agent waits out a provider that does not answer yet, as it waits for the link.
+  const first = await ask().catch((error: unknown) => {
+    request.log.warn({ err: error, provider: provider.id }, 'external auth token not available yet');
+    return undefined;
+  });
+  if (first?.kind === 'token') return answer(provider, first, url);
 
   // Long poll: woken by the owner's link being made (on any replica), and every second besides.
   let wake: () => void = () => undefined;
@@ -90,13 +95,15 @@ function findProvider(
     ...(asked.match !== undefined ? { match: asked.match } : {}),
   });
   if (provider) return provider;
-  const what = asked.match !== undefined ? `for the url "${asked.match}"` : `with id "${asked.id}"`;
+  const what = asked.match !== undefined ? `matching "${asked.match}"` : `with id "${asked.id}"`;
   const withRegex = providers.filter(hasRegex);
-  throw new HttpProblem(404, `No matching external auth provider found ${what}.`, {
+  throw new HttpProblem(404, `No external auth provider ${what} was found.`, {
     detail:
-      withRegex.length === 0
-        ? 'No external auth provider with a regex is configured in this deployment.'
-        : `The configured providers' regexes do not match it: ${withRegex.map((p) => `${p.id}=${JSON.stringify(p.regex.source)}`).join(', ')}.`,
+      providers.length === 0
+        ? 'No external auth providers are configured in this deployment, so no regex can match and no id exists.'
+        : `The configured providers are ${providers.map((p) => `"${p.id}"`).join(', ')}; their regexes: ${
+            withRegex.map((p) => `${p.id}=${JSON.stringify(p.regex.source)}`).join(', ') || 'none'
+          }.`,
   });
 }
 

@@ -8,6 +8,7 @@ import { TEST_DIALECTS } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
 import { startOAuth2Server, type TestOAuth2Server } from '../helpers/oauth2-server.js';
+import { specTypeFields } from '../helpers/spec-types.js';
 import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-types.json', import.meta.url), 'utf8')) as ReferenceTypes;
@@ -51,6 +52,19 @@ function referenceMismatches(value: unknown, typeName: string): string[] {
     if (!fields.some((field) => field.name === name) && !NEWER_FIELDS.has(name)) out.push(`${typeName}.${name}: unknown field`);
   }
   return out;
+}
+
+/**
+ * Every way `value` differs from the spec's type: a field of another JSON kind, or (with
+ * `allPresent`) a field left out. The agent's answer carries either the token fields or `url`.
+ */
+function specMismatches(value: Record<string, unknown>, type: string, allPresent: boolean): string[] {
+  return specTypeFields(type).flatMap((field) => {
+    if (!(field.name in value)) return allPresent ? [`${type}.${field.name}: missing`] : [];
+    const got = value[field.name];
+    const kind = Array.isArray(got) ? 'array' : typeof got;
+    return field.kind === 'any' || kind === field.kind ? [] : [`${type}.${field.name}: ${kind}, not ${field.kind}`];
+  });
 }
 
 for (const dialect of TEST_DIALECTS) {
@@ -234,6 +248,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(aliceToken['type'], 'oauth2-test');
       assert.equal(aliceToken['username'], aliceToken['access_token']);
       assert.equal(aliceToken['url'], undefined);
+      assert.deepEqual(specMismatches(aliceToken, 'Agent external auth response', false), []);
       const byId = await asAgent(ALICE_AGENT, 'id=git');
       assert.equal(byId.body['access_token'], aliceToken['access_token']);
       const legacy = await rawRequest(test.url, 'GET', '/workspaceagents/me/gitauth?id=git', {
@@ -245,17 +260,21 @@ for (const dialect of TEST_DIALECTS) {
       const carols = await asAgent(CAROL_AGENT, 'id=git');
       assert.equal(carols.status, 200);
       assert.deepEqual(carols.body, { url: `${test.url}/external-auth/git` });
+      assert.deepEqual(specMismatches(carols.body, 'Agent external auth response', false), []);
       const unmatched = await asAgent(ALICE_AGENT, `match=${encodeURIComponent('https://nowhere.example/x.git')}`);
       assert.equal(unmatched.status, 404);
     });
 
-    it('refreshes a token about to expire once, before handing it out', async () => {
+    it('refreshes a token about to expire once, before handing it out, however many ask at once', async () => {
       const before = (await asAgent(ALICE_AGENT, 'id=git')).body['access_token'];
       const grants = oauth.refreshGrants();
       await expireToken(alice, 30_000);
-      const after = await asAgent(ALICE_AGENT, 'id=git');
+      // Asked three times at once: one refresh, whose token all three get.
+      const [after, ...others] = await Promise.all([1, 2, 3].map(() => asAgent(ALICE_AGENT, 'id=git')));
+      assert.ok(after);
       assert.equal(after.status, 200, JSON.stringify(after.body));
       assert.notEqual(after.body['access_token'], before);
+      for (const other of others) assert.equal(other.body['access_token'], after.body['access_token']);
       assert.equal(oauth.refreshGrants(), grants + 1);
       assert.ok(await oauth.isLiveAccessToken(String(after.body['access_token'])));
       const again = await asAgent(ALICE_AGENT, 'id=git');
@@ -266,7 +285,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(linked.authenticated, true);
     });
 
-    it('answers a listening agent once its owner links', async () => {
+    it('answers a listening agent once its owner links', { timeout: 30_000 }, async () => {
       const listening = asAgent(CAROL_AGENT, 'id=git&listen=true');
       let settled = false;
       void listening.then(() => (settled = true));
@@ -289,7 +308,10 @@ for (const dialect of TEST_DIALECTS) {
           ['other-git', 'oauth2-test', 'Other Git', false, true, `${test.url}/external-auth/other-git`],
         ],
       );
-      for (const entry of required) assert.deepEqual(referenceMismatches(entry, 'TemplateVersionExternalAuth'), [], entry.id);
+      for (const entry of required) {
+        assert.deepEqual(referenceMismatches(entry, 'TemplateVersionExternalAuth'), [], entry.id);
+        assert.deepEqual(specMismatches(entry, 'External auth entry', true), [], entry.id);
+      }
       const refused = await expectApiError(dave.createWorkspace('me', { name: 'needs', template_id: requiringTemplateId }), 400);
       assert.deepEqual(
         refused.body.validations?.map((validation) => validation.field),
