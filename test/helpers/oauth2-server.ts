@@ -238,7 +238,7 @@ export async function startOAuth2Server(options: { readonly accessTokenTtlSecond
     completeLogin: async (authorizeUrl, account = 'octocat') => {
       const browser = new Browser();
       const hops = await interact(browser, await browser.follow(authorizeUrl), account);
-      const back = hops.find((hop) => hop.location !== undefined && !hop.location.startsWith(issuer));
+      const back = hops.find((hop) => hop.location !== undefined && !sameOrigin(hop.location, issuer));
       if (!back?.location)
         throw new Error(`the server did not send the browser back:\n${hops.map((hop) => `${hop.status} ${hop.url}`).join('\n')}`);
       return back.location;
@@ -268,7 +268,7 @@ export async function startOAuth2Server(options: { readonly accessTokenTtlSecond
     const all = [...hops];
     for (let step = 0; step < 4; step++) {
       const last = hops.at(-1) as Page;
-      if (last.status !== 200 || !last.url.startsWith(issuer)) break;
+      if (last.status !== 200 || !sameOrigin(last.url, issuer)) break;
       if (/name="login"/.test(last.body)) hops = await submitOnServer(browser, last, { login: account, password: 'any' }, issuer);
       else if (/name="prompt" value="consent"/.test(last.body)) hops = await submitOnServer(browser, last, {}, issuer);
       else if (/name="confirm"/.test(last.body)) hops = await submitOnServer(browser, last, { confirm: 'yes' }, issuer);
@@ -292,9 +292,14 @@ async function submitOnServer(browser: Browser, page: Page, fields: Record<strin
   const hops: Page[] = [];
   let current = await browser.request(new URL(form[1] ?? '', page.url).toString(), { form: { ...hidden, ...fields } });
   hops.push(current);
-  while (current.location !== undefined && current.location.startsWith(origin)) {
+  while (current.location !== undefined && sameOrigin(current.location, origin)) {
     current = await browser.request(current.location);
     hops.push(current);
   }
   return hops;
+}
+
+/** Whether `url` is on `origin` (a prefix test would take port 40001 for port 4000). */
+function sameOrigin(url: string, origin: string): boolean {
+  return new URL(url).origin === origin;
 }

@@ -2,6 +2,7 @@ import { OPTION_DEFINITIONS, describeDefault, humanLogPath, isUrlSetting, wireVa
 import type { DeploymentValues, OptionDefinition, ValueSource } from '../../domain/deployment-options.js';
 import { EMBEDDED_REGION_ID, RELAY_REGION_CODE, RELAY_REGION_NAME } from '../../domain/relay-map.js';
 import type { DeploymentConfig, DeploymentOption } from '../../sdk/wire/index.js';
+import { toWireExternalAuthConfig } from './external-auth-config.js';
 
 /**
  * `GET /deployment/config` as the reference's server sends it: the `config` object under the
@@ -42,6 +43,8 @@ export function toWireDeploymentConfig(
   // nothing is reported anywhere, the only relay is the one built into the daemon, and logs that are
   // not JSON lines are readable lines on the same stream.
   config['telemetry'] = { enable: false, trace: false, url: '' };
+  // Left out when none is configured, as the reference's `omitempty` does.
+  if (values.externalAuthProviders.length > 0) config['external_auth'] = values.externalAuthProviders.map(toWireExternalAuthConfig);
   config['derp'] = {
     server: {
       enable: true,

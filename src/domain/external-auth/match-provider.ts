@@ -11,7 +11,17 @@ export const NO_REGEX_SOURCE = '(?!)';
 export function providerRegex(source: string): RegExp {
   if (source === '') return new RegExp(NO_REGEX_SOURCE);
   const insensitive = /^\(\?i\)/.exec(source);
-  return insensitive ? new RegExp(source.slice(insensitive[0].length), 'i') : new RegExp(source);
+  const regex = insensitive ? new RegExp(source.slice(insensitive[0].length), 'i') : new RegExp(source);
+  configuredText.set(regex, source);
+  return regex;
+}
+
+/** The text each regex was configured with: RegExp's own `source` escapes slashes, and would show a regex otherwise than written. */
+const configuredText = new WeakMap<RegExp, string>();
+
+/** A provider's regex as configured; empty when it has none. */
+export function regexText(provider: ExternalAuthProvider): string {
+  return configuredText.get(provider.regex) ?? (hasRegex(provider) ? provider.regex.source : '');
 }
 
 /** Whether the provider was configured with a regex (else it is found by id only). */

@@ -1,5 +1,6 @@
 import * as oidc from 'openid-client';
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../../lib/clock.js';
 import type { ExternalAuthDevice, ExternalAuthUser } from '../../sdk/wire/index.js';
 import {
   OAuthRefusedError,
@@ -14,6 +15,20 @@ const TIMEOUT_SECONDS = 10;
 
 const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+/** Azure DevOps (not Entra) exchanges its code as a JWT bearer assertion, the client secret as the client's. */
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const JWT_BEARER_CLIENT_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** Azure DevOps' application id: Entra issues it v1 tokens, which name a resource rather than scopes. */
+const AZURE_DEVOPS_RESOURCE = '499b84ac-1321-427f-aa17-267ca6975798';
+
+/**
+ * How a configuration authenticates the client at the token endpoint: the secret in the body
+ * (or none for a public client); none beyond the client id, for Azure DevOps' assertion; or, as
+ * JFrog Artifactory wants for its code exchange, the secret as a bearer token besides.
+ */
+type ClientAuthVariant = 'standard' | 'assertion' | 'secret-bearer';
+
 /**
  * The OAuth2 client of external auth, on openid-client's plain OAuth2 functions (no discovery:
  * providers are configured with their endpoints). Token endpoint answers are brought to the
@@ -22,12 +37,17 @@ const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
  */
 export class OAuthClient implements ExternalAuthOAuth {
   readonly #fetch: typeof fetch;
+  readonly #clock: Clock;
   /** Built once per provider: openid-client configurations hold no per-request state. */
   readonly #configurations = new Map<string, oidc.Configuration>();
 
-  /** `fetchImpl` is the network; tests of the daemon keep the global fetch. */
-  constructor(fetchImpl: typeof fetch = globalThis.fetch) {
-    this.#fetch = fetchImpl;
+  /**
+   * `clock` dates a token's expiry (`expires_in` from now), so expiry follows the daemon's clock
+   * like every other; `fetch` is the network.
+   */
+  constructor(options: { readonly clock?: Clock; readonly fetch?: typeof fetch } = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#fetch = options.fetch ?? globalThis.fetch;
   }
 
   authorizationUrl(
@@ -37,7 +57,8 @@ export class OAuthClient implements ExternalAuthOAuth {
     const url = new URL(provider.authUrl);
     url.searchParams.set('client_id', provider.clientId);
     url.searchParams.set('redirect_uri', input.redirectUri);
-    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('response_type', provider.type === 'azure-devops' ? 'Assertion' : 'code');
+    if (provider.type === 'azure-devops-entra') url.searchParams.set('resource', AZURE_DEVOPS_RESOURCE);
     if (provider.scopes.length > 0) url.searchParams.set('scope', provider.scopes.join(' '));
     url.searchParams.set('state', input.state);
     if (usesPkce(provider)) {
@@ -51,9 +72,20 @@ export class OAuthClient implements ExternalAuthOAuth {
     provider: ExternalAuthProvider,
     input: { readonly code: string; readonly redirectUri: string; readonly codeVerifier: string },
   ): Promise<OAuthToken> {
+    if (provider.type === 'azure-devops') {
+      const assertion = {
+        client_assertion_type: JWT_BEARER_CLIENT_ASSERTION,
+        client_assertion: provider.clientSecret,
+        assertion: input.code,
+        redirect_uri: input.redirectUri,
+      };
+      return this.#grant(provider, () => oidc.genericGrantRequest(this.#configuration(provider, 'assertion'), JWT_BEARER_GRANT, assertion));
+    }
     const parameters: Record<string, string> = { code: input.code, redirect_uri: input.redirectUri };
     if (usesPkce(provider)) parameters['code_verifier'] = input.codeVerifier;
-    return this.#grant(provider, () => oidc.genericGrantRequest(this.#configuration(provider), 'authorization_code', parameters));
+    if (provider.type === 'azure-devops-entra') parameters['resource'] = AZURE_DEVOPS_RESOURCE;
+    const variant = provider.type === 'jfrog' ? 'secret-bearer' : 'standard';
+    return this.#grant(provider, () => oidc.genericGrantRequest(this.#configuration(provider, variant), 'authorization_code', parameters));
   }
 
   async refresh(provider: ExternalAuthProvider, refreshToken: string): Promise<OAuthToken> {
@@ -122,7 +154,10 @@ export class OAuthClient implements ExternalAuthOAuth {
     return {
       accessToken: answer.access_token,
       refreshToken: answer.refresh_token ?? '',
-      expiry: typeof answer.expires_in === 'number' && answer.expires_in > 0 ? new Date(Date.now() + answer.expires_in * 1000) : null,
+      expiry:
+        typeof answer.expires_in === 'number' && answer.expires_in > 0
+          ? new Date(this.#clock.now().getTime() + answer.expires_in * 1000)
+          : null,
       extra,
     };
   }
@@ -146,8 +181,8 @@ export class OAuthClient implements ExternalAuthOAuth {
     }
   }
 
-  #configuration(provider: ExternalAuthProvider): oidc.Configuration {
-    const key = `${provider.id}\n${provider.clientId}\n${provider.tokenUrl}`;
+  #configuration(provider: ExternalAuthProvider, variant: ClientAuthVariant = 'standard'): oidc.Configuration {
+    const key = `${variant}\n${provider.id}\n${provider.clientId}\n${provider.tokenUrl}`;
     const known = this.#configurations.get(key);
     if (known) return known;
     const server: oidc.ServerMetadata = {
@@ -159,14 +194,17 @@ export class OAuthClient implements ExternalAuthOAuth {
     };
     // Providers that authenticate clients by the secret in the body (GitHub, GitLab, Slack) are
     // the common case; a provider without a secret is a public client.
+    const withSecret = provider.clientSecret !== '' && variant !== 'assertion';
     const configuration = new oidc.Configuration(
       server,
       provider.clientId,
-      provider.clientSecret !== '' ? { client_secret: provider.clientSecret } : undefined,
-      provider.clientSecret !== '' ? oidc.ClientSecretPost(provider.clientSecret) : oidc.None(),
+      withSecret ? { client_secret: provider.clientSecret } : undefined,
+      withSecret ? oidc.ClientSecretPost(provider.clientSecret) : oidc.None(),
     );
     configuration.timeout = TIMEOUT_SECONDS;
-    configuration[oidc.customFetch] = (url, options) => this.#standardFetch(url, options);
+    const extraHeaders: Record<string, string> = variant === 'secret-bearer' ? { authorization: `Bearer ${provider.clientSecret}` } : {};
+    configuration[oidc.customFetch] = (url, options) =>
+      this.#standardFetch(url, { ...options, headers: { ...options.headers, ...extraHeaders } });
     // Self-hosted providers on plain HTTP are the deployer's choice (and every test's).
     if (new URL(provider.tokenUrl).protocol === 'http:') oidc.allowInsecureRequests(configuration);
     this.#configurations.set(key, configuration);

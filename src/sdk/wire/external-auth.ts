@@ -94,3 +94,28 @@ export const ExternalAuthDeviceExchange = Type.Object({
   device_code: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 export type ExternalAuthDeviceExchange = Static<typeof ExternalAuthDeviceExchange>;
+
+/** One configured provider as `GET /deployment/config` shows it under `external_auth`; the client secret is never sent. */
+export const ExternalAuthConfig = Type.Object({
+  type: Type.String(),
+  client_id: Type.String(),
+  id: Type.String(),
+  auth_url: Type.String(),
+  token_url: Type.String(),
+  validate_url: Type.String(),
+  revoke_url: Type.String(),
+  app_install_url: Type.String(),
+  app_installations_url: Type.String(),
+  no_refresh: Type.Boolean(),
+  scopes: Type.Array(Type.String()),
+  device_flow: Type.Boolean(),
+  device_code_url: Type.String(),
+  mcp_url: Type.String(),
+  mcp_tool_allow_regex: Type.String(),
+  mcp_tool_deny_regex: Type.String(),
+  regex: Type.String(),
+  display_name: Type.String(),
+  display_icon: Type.String(),
+  code_challenge_methods_supported: Type.Array(Type.String()),
+});
+export type ExternalAuthConfig = Static<typeof ExternalAuthConfig>;
