@@ -31,15 +31,15 @@ describe('cove external-auth access-token', () => {
     assert.equal(result.code, 1);
     assert.equal(result.stdout, '', 'a script capturing the token gets nothing');
     const lines = result.stderr.split('\n');
-    assert.equal(lines[0], 'error: No matching external auth provider found with id "github".');
-    assert.match(lines[1] ?? '', /^ {2}No external auth provider .*is configured in this deployment/);
+    assert.equal(lines[0], 'error: No external auth provider with id "github" was found.');
+    assert.match(lines[1] ?? '', /^ {2}No external auth providers are configured in this deployment/);
     assert.match(lines[2] ?? '', /^hint: "github" must be the id of an external auth provider/);
 
     const json = await insideWorkspace.run('external-auth', 'access-token', 'github', '-o', 'json');
     assert.equal(json.code, 1);
     const { error } = JSON.parse(json.stderr) as { error: { message: string; detail: string; hint: string } };
     assert.match(error.message, /"github"/);
-    assert.match(error.detail, /No external auth provider .*is configured/);
+    assert.match(error.detail, /No external auth providers are configured/);
     assert.ok(error.hint);
   });
 
@@ -51,7 +51,7 @@ describe('cove external-auth access-token', () => {
     // --url and --token name the agent's deployment and token, as for `cove agent`.
     const flags = await new CliUser().run('--url', test.url, '--token', AGENT_TOKEN, 'external-auth', 'access-token', 'gitlab');
     assert.equal(flags.code, 1);
-    assert.match(flags.stderr, /^error: No matching external auth provider found with id "gitlab"\./);
+    assert.match(flags.stderr, /^error: No external auth provider with id "gitlab" was found\./);
   });
 
   it('fails clearly outside a workspace and without a provider', async () => {
