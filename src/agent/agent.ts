@@ -37,6 +37,8 @@ export interface AgentOptions {
    * agent's: an agent that got its token from its instance identity can exchange it again.
    */
   readonly onUnauthorized?: () => void;
+  /** The program sessions' git runs for credentials (see SessionEnvironmentInput.gitAskpass). */
+  readonly gitAskpass?: string;
   /** Where relative script `log_path`s go (default: the agent directory). */
   readonly logDir?: string;
   readonly stats?: StatsSource;
@@ -180,6 +182,7 @@ class Agent implements AgentHandle {
       manifest,
       agentUrl: this.#options.url,
       agentToken: this.#options.token,
+      gitAskpass: this.#options.gitAskpass,
     });
     const directory = expandPath(manifest.directory || '~', env) || process.cwd();
     try {

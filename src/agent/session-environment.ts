@@ -10,6 +10,12 @@ export interface SessionEnvironmentInput {
   readonly agentUrl: string;
   /** The agent's token, for `cove` commands run in a session (`cove external-auth`, git credential helpers). */
   readonly agentToken: string;
+  /**
+   * The program git runs for credentials (GIT_ASKPASS): an executable that runs this cove, which
+   * answers git's prompt with the workspace owner's token of the remote's provider. Undefined when
+   * the agent does not know how it was started (an agent embedded in another program).
+   */
+  readonly gitAskpass?: string | undefined;
 }
 
 /**
@@ -19,12 +25,15 @@ export interface SessionEnvironmentInput {
  * token already acts for, and `cove` commands inside the workspace authenticate with it.
  * `HOME`, `USER` and `SHELL` fall back to the OS account when the agent was started without them
  * (as under a bare init system), since shells and tools misbehave without them.
+ * `GIT_ASKPASS` points git at cove, as the reference's agent does, unless the template sets its own.
  */
 export function sessionEnvironment(input: SessionEnvironmentInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.processEnv)) {
     if (value !== undefined) env[key] = value;
   }
+  // Ours over the agent's own (an editor's askpass the agent inherited answers nothing here); the template's over ours.
+  if (input.gitAskpass !== undefined) env['GIT_ASKPASS'] = input.gitAskpass;
   Object.assign(env, accountDefaults(env), input.manifest.environment_variables);
   env['COVE'] = 'true';
   env['COVE_WORKSPACE_NAME'] = input.manifest.workspace_name;

@@ -195,7 +195,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'external-auth',
-    summary: 'Print tokens of external auth providers such as GitHub (inside a workspace)',
+    summary: 'Link your accounts at external auth providers such as GitHub, and print their tokens',
     load: async () => (await import('./commands/external-auth.js')).externalAuthCommand,
   },
   {

@@ -4,6 +4,7 @@ import { DeploymentTimeoutError, DeploymentUnreachableError } from '../sdk/http-
 import { CliError } from './cli-error.js';
 import { ExitStatusError } from './exit-status.js';
 import { COMMANDS } from './command-table.js';
+import { isGitAskpassCall } from './git-askpass-prompt.js';
 import { processIo, type CliIo } from './io.js';
 import { timedOut } from './request-timeout.js';
 import { validationSentence } from './validation-text.js';
@@ -26,6 +27,8 @@ const VALUE_OPTIONS = new Set([
  * Never calls process.exit, so tests can run it in-process.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  // git runs GIT_ASKPASS with the prompt as the only argument; the agent points it at cove itself.
+  if (isGitAskpassCall(argv.slice(2), io.env)) return (await import('./git-askpass.js')).runGitAskpass(argv[2] ?? '', io);
   const program = newProgram(io);
 
   const requested = requestedCommand(argv.slice(2));

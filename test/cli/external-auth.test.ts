@@ -67,7 +67,10 @@ describe('cove external-auth access-token', () => {
 
     const missing = await insideWorkspace.run('external-auth', 'access-token');
     assert.equal(missing.code, 1);
-    assert.match(missing.stderr, /missing required argument 'provider'/);
+    assert.match(missing.stderr, /^error: Name the provider, or give --match URL\./);
+    const both = await insideWorkspace.run('external-auth', 'access-token', 'github', '--match', 'https://github.com/a/b.git');
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /^error: Give the provider or --match, not both\./);
     const extraArgument = await insideWorkspace.run('external-auth', 'access-token', 'github', 'gitlab');
     assert.equal(extraArgument.code, 1);
     assert.match(extraArgument.stderr, /too many arguments/);
@@ -79,13 +82,13 @@ describe('cove external-auth access-token', () => {
   it('documents the command, its flag and its examples in --help', async () => {
     const help = await insideWorkspace.run('external-auth', 'access-token', '--help');
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^Usage: cove external-auth access-token \[options\] <provider>/);
+    assert.match(help.stdout, /^Usage: cove external-auth access-token \[options\] \[provider\]/);
     assert.match(help.stdout, /--extra <field>/);
     assert.match(help.stdout, /\$ cove external-auth access-token github\n/);
     assert.match(help.stdout, /prints the\s+URL where you link it instead, and exits with code 1/);
     const group = await insideWorkspace.run('external-auth', '--help');
-    assert.match(group.stdout, /access-token \[options\] <provider>\s+Print your access token for an external\s+auth provider/);
+    assert.match(group.stdout, /access-token \[options\] \[provider\]\s+Print your access token for an external\s+auth provider/);
     const top = await insideWorkspace.run('--help');
-    assert.match(top.stdout, /external-auth\s+Print tokens of external auth providers/);
+    assert.match(top.stdout, /external-auth\s+Link your accounts at external auth providers/);
   });
 });

@@ -109,7 +109,8 @@ interface AgentRun {
 }
 
 async function runAgent(io: CliIo, { url, token, logger, logDir, exitAfterStart, untilRefused }: AgentRun): Promise<'stopped' | 'refused'> {
-  const { startAgent } = await import('../../agent/index.js');
+  const { startAgent, gitAskpassProgram } = await import('../../agent/index.js');
+  const gitAskpass = gitAskpassProgram();
   let refuse: () => void = () => undefined;
   const refused = new Promise<void>((resolve) => (refuse = resolve));
   const agent = startAgent({
@@ -117,6 +118,7 @@ async function runAgent(io: CliIo, { url, token, logger, logDir, exitAfterStart,
     token,
     logger,
     env: { ...io.env },
+    ...(gitAskpass ? { gitAskpass } : {}),
     ...(logDir ? { logDir } : {}),
     ...(untilRefused ? { onUnauthorized: refuse } : {}),
   });

@@ -5,6 +5,7 @@ import { agentCredentials } from '../agent-credentials.js';
 import { CliError } from '../cli-error.js';
 import type { CommandContext, CommandSpec } from '../command.js';
 import { printJson } from '../output.js';
+import { externalAuthLinkCommands } from './external-auth-links.js';
 
 /** A client that speaks as the workspace agent. */
 function agentClient(context: CommandContext): CoveClient {
@@ -27,15 +28,18 @@ function extraField(extra: AgentExternalAuthResponse['token_extra'], path: strin
 }
 
 /** The deployment's answer, with its errors told in terms of the provider and the agent token. */
-async function askForToken(context: CommandContext, provider: string): Promise<AgentExternalAuthResponse> {
+async function askForToken(context: CommandContext, provider: string, match: string | undefined): Promise<AgentExternalAuthResponse> {
   try {
-    return await agentClient(context).agentExternalAuth({ id: provider });
+    return await agentClient(context).agentExternalAuth(match === undefined ? { id: provider } : { match });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     if (error.status === 404) {
       throw new CliError(error.message, {
         ...(error.detail ? { detail: error.detail } : {}),
-        hint: `"${provider}" must be the id of an external auth provider that an administrator configured on the deployment.`,
+        hint:
+          match === undefined
+            ? `"${provider}" must be the id of an external auth provider that an administrator configured on the deployment.`
+            : `No provider's regex matches "${match}": give the provider's id instead, or ask an administrator to widen its regex.`,
       });
     }
     if (error.status === 401) {
@@ -56,9 +60,12 @@ const accessTokenCommand: CommandSpec = {
     "workspace owner's account at PROVIDER (the provider's id), and prints it alone on standard " +
     'output with exit code 0. When you have not linked that account yet, or its token expired and ' +
     'cannot be refreshed, it prints the URL where you link it instead, and exits with code 1. ' +
-    'With -o json it prints the whole answer (access_token, username, password, type, token_extra).',
-  arguments: [{ name: 'provider', description: 'the id of the external auth provider, e.g. github', required: true }],
+    'With -o json it prints the whole answer (access_token, username, password, type, token_extra). ' +
+    'With --match URL instead of PROVIDER, the provider is the one whose regex matches a git remote URL ' +
+    '(https://github.com/org/repo.git, or the SSH form git@github.com:org/repo.git).',
+  arguments: [{ name: 'provider', description: 'the id of the external auth provider, e.g. github (or use --match)' }],
   options: [
+    { flags: '--match <url>', description: 'Find the provider by a git remote URL that its regex matches, instead of by id' },
     {
       flags: '--extra <field>',
       description: "Print a field of the token's extra properties instead of the token (a dotted path: authed_user.id)",
@@ -69,9 +76,17 @@ const accessTokenCommand: CommandSpec = {
     'GITHUB_TOKEN=$(cove external-auth access-token github) || echo "Link your GitHub account at $GITHUB_TOKEN"',
     'cove external-auth access-token slack --extra authed_user.id',
     'cove external-auth access-token github -o json',
+    'cove external-auth access-token --match git@github.com:org/repo.git',
   ],
-  async run(context, [provider = ''], options) {
-    const answer = await askForToken(context, provider);
+  async run(context, [given], options) {
+    const match = typeof options['match'] === 'string' ? options['match'] : undefined;
+    if ((given === undefined) === (match === undefined)) {
+      throw new CliError(given === undefined ? 'Name the provider, or give --match URL.' : 'Give the provider or --match, not both.', {
+        hint: 'For example: cove external-auth access-token github, or cove external-auth access-token --match https://github.com/org/repo.git',
+      });
+    }
+    const answer = await askForToken(context, given ?? '', match);
+    const provider = given ?? match ?? '';
     if (answer.url !== undefined && answer.url !== '') {
       if (context.json) printJson(context.io, answer);
       else {
@@ -101,13 +116,14 @@ const accessTokenCommand: CommandSpec = {
   },
 };
 
-/** `cove external-auth`: tokens of the external services the workspace owner linked, inside a workspace. */
+/** `cove external-auth`: your links to external services, and their tokens inside a workspace. */
 export const externalAuthCommand: CommandSpec = {
   name: 'external-auth',
-  summary: 'Print tokens of external auth providers such as GitHub (inside a workspace)',
+  summary: 'Link your accounts at external auth providers such as GitHub, and print their tokens',
   description:
-    'Run inside a workspace, by scripts and git credential helpers: prints the access token of the ' +
-    "workspace owner's account at an external auth provider configured on the deployment.",
-  subcommands: [accessTokenCommand],
-  examples: ['cove external-auth access-token github'],
+    'Manage your links to the external auth providers (GitHub, GitLab...) configured on the deployment: ' +
+    'list, link and unlink them. Inside a workspace, access-token prints the access token of the ' +
+    "workspace owner's account at a provider, for scripts and git credential helpers.",
+  subcommands: [...externalAuthLinkCommands, accessTokenCommand],
+  examples: ['cove external-auth list', 'cove external-auth link github', 'cove external-auth access-token github'],
 };

@@ -8,6 +8,7 @@ import { canPrompt, prompt } from '../prompt.js';
 import { confirm } from '../confirm.js';
 import { parseAutostartSchedule } from '../autostart-schedule.js';
 import { parseWorkspaceRef } from '../workspace-ref.js';
+import { requireTemplateExternalAuth } from '../template-external-auth.js';
 import { creationCostLine } from '../quota-summary.js';
 import { orgOption, repeatableOptions, requireTemplate, resolveVersion, stringOption } from './templates-common.js';
 import { buildParameterOptions, givenParameters, repeatableParameterOptions, resolveParameters } from './workspace-parameters.js';
@@ -84,6 +85,8 @@ export const createCommand: CommandSpec = {
 
     const wantedVersion = stringOption(options, 'templateVersion');
     const versionId = wantedVersion === undefined ? template.active_version_id : (await resolveVersion(client, template, wantedVersion)).id;
+    // Before any question: a workspace whose git cannot authenticate is not worth the answers.
+    await requireTemplateExternalAuth(context, client, versionId, interactive && options['yes'] !== true);
     const [parameters, presets] = await Promise.all([
       client.templateVersionRichParameters(versionId),
       client.templateVersionPresets(versionId),
