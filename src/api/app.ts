@@ -24,6 +24,7 @@ import { workspaceAgentRelayRoutes } from './routes/workspace-agent-relay.js';
 import { debugRelayRoutes } from './routes/debug-relay.js';
 import { debugHealthRoutes, healthProbeRoutes } from './routes/debug-health.js';
 import { externalAuthRoutes } from './routes/external-auth.js';
+import { externalAuthCallbackRoutes } from './routes/external-auth-callback.js';
 import { gitSshKeyRoutes } from './routes/git-ssh-keys.js';
 import { instanceIdentityRoutes } from './routes/instance-identity.js';
 import { workspaceActivityRoutes } from './routes/workspace-activity.js';
@@ -244,6 +245,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   );
   await app.register(binaryRoutes, context);
   await app.register(cliAuthRoutes, context);
+  await app.register(externalAuthCallbackRoutes, context);
   await app.register(webDashboardRoutes, { dashboardDirectory: options.dashboardDirectory });
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;

@@ -10,7 +10,7 @@ export function externalAuthPagePath(id: string, options: { popup?: boolean } = 
  * sign-in and, once the provider answers, back to `redirect` (a path of this dashboard).
  */
 export function linkStartUrl(id: string, redirect: string): string {
-  return `/api/v2/external-auth/${encodeURIComponent(id)}/callback?redirect=${encodeURIComponent(redirect)}`;
+  return `/external-auth/${encodeURIComponent(id)}/callback?redirect=${encodeURIComponent(redirect)}`;
 }
 
 /** The message a linking window posts to the page that opened it once the link is made. */

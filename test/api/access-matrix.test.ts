@@ -822,8 +822,13 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/external-auth': { call: () => ({ path: api('/external-auth') }), expect: signedIn(200) },
   'GET /api/v2/external-auth/:externalauth': { call: () => ({ path: api('/external-auth/github') }), expect: signedIn(404) },
   'DELETE /api/v2/external-auth/:externalauth': { call: () => ({ path: api('/external-auth/github') }), expect: signedIn(404) },
-  'GET /api/v2/external-auth/:externalauth/callback': {
-    call: () => ({ path: api('/external-auth/github/callback') }),
+  // The browser's link flow lives outside /api/v2, where the reference's redirect URIs point.
+  'GET /external-auth/:externalauth/callback': {
+    call: () => ({ path: '/external-auth/github/callback' }),
+    expect: signedIn(404),
+  },
+  'GET /gitauth/:externalauth/callback': {
+    call: () => ({ path: '/gitauth/github/callback' }),
     expect: signedIn(404),
   },
   'GET /api/v2/external-auth/:externalauth/device': {

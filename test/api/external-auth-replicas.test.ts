@@ -41,7 +41,7 @@ describe('external auth tokens refreshed once across replicas sharing one Postgr
       }),
       { logger: silentLogger(), clock: secondClock },
     );
-    await oauth.allowRedirect(`${first.url}/api/v2/external-auth/git/callback`);
+    await oauth.allowRedirect(`${first.url}/external-auth/git/callback`);
     const owner = await createOwner(first);
     const alice = await createMember(first, 'alice');
     const { template } = await createEchoTemplate(owner, 'box', {
@@ -52,7 +52,7 @@ describe('external auth tokens refreshed once across replicas sharing one Postgr
 
     // Alice links on the first replica, by the callback flow.
     const headers = { 'Service-Session-Token': alice.token ?? '' };
-    const started = await fetch(`${first.url}/api/v2/external-auth/git/callback`, { headers, redirect: 'manual' });
+    const started = await fetch(`${first.url}/external-auth/git/callback`, { headers, redirect: 'manual' });
     const back = await oauth.completeLogin(started.headers.get('location') ?? assert.fail('no redirect to the provider'), 'alice-gh');
     const done = await fetch(back, { headers, redirect: 'manual' });
     assert.equal(done.status, 307, await done.text());

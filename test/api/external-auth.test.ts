@@ -95,7 +95,7 @@ for (const dialect of TEST_DIALECTS) {
     /** Starts a link as `client` and returns the provider's redirect back (code and state), not yet visited. */
     const startAndLogin = async (client: CoveClient, account: string, providerId = 'git', redirect?: string) => {
       const query = redirect === undefined ? '' : `?redirect=${encodeURIComponent(redirect)}`;
-      const started = await visit(client, `/api/v2/external-auth/${providerId}/callback${query}`);
+      const started = await visit(client, `/external-auth/${providerId}/callback${query}`);
       assert.equal(started.status, 307, JSON.stringify(started.body));
       assert.ok(started.location.startsWith(oauth.authUrl), started.location);
       return { authorize: new URL(started.location), back: await oauth.completeLogin(started.location, account) };
@@ -138,8 +138,8 @@ for (const dialect of TEST_DIALECTS) {
       });
       // The provider stamps its tokens' expiry by the real time: the daemon's clock starts there.
       test.clock.set(new Date());
-      await oauth.allowRedirect(`${test.url}/api/v2/external-auth/git/callback`);
-      await oauth.allowRedirect(`${test.url}/api/v2/external-auth/other-git/callback`);
+      await oauth.allowRedirect(`${test.url}/external-auth/git/callback`);
+      await oauth.allowRedirect(`${test.url}/external-auth/other-git/callback`);
       owner = await createOwner(test);
       alice = await createMember(test, 'alice');
       bob = await createMember(test, 'bob');
@@ -179,13 +179,24 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(one.user, null);
       await expectApiError(alice.externalAuth('nope'), 404, /nope/);
       await expectApiError(alice.unlinkExternalAuth('git'), 404);
-      assert.equal((await visit(alice, '/api/v2/external-auth/nope/callback')).status, 404);
+      assert.equal((await visit(alice, '/external-auth/nope/callback')).status, 404);
+      // Signed out, a browser is sent to sign in and back; an API client is told 401.
+      const signedOut = await fetch(`${test.url}/gitauth/git/callback?redirect=%2Ftemplates`, {
+        headers: { accept: 'text/html' },
+        redirect: 'manual',
+      });
+      assert.equal(signedOut.status, 307);
+      assert.equal(
+        signedOut.headers.get('location'),
+        `${test.url}/login?redirect=${encodeURIComponent('/gitauth/git/callback?redirect=%2Ftemplates')}`,
+      );
+      assert.equal((await fetch(`${test.url}/external-auth/git/callback`, { redirect: 'manual' })).status, 401);
       assert.equal((await rawRequest(test.url, 'GET', '/external-auth')).status, 401);
     });
 
     it('links by the callback flow: state, PKCE, the code exchanged, back to the same-origin redirect', async () => {
       const { authorize, back } = await startAndLogin(alice, 'alice-gh', 'git', '/templates?tab=1');
-      assert.equal(authorize.searchParams.get('redirect_uri'), `${test.url}/api/v2/external-auth/git/callback`);
+      assert.equal(authorize.searchParams.get('redirect_uri'), `${test.url}/external-auth/git/callback`);
       assert.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
       assert.ok((authorize.searchParams.get('state') ?? '').length >= 32);
       const done = await visit(alice, back);
@@ -233,11 +244,11 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await linkOf(bob))?.authenticated, true);
 
       for (const redirect of ['https://evil.example/', '//evil.example/x', 'javascript:alert(1)']) {
-        const answer = await visit(carol, `/api/v2/external-auth/git/callback?redirect=${encodeURIComponent(redirect)}`);
+        const answer = await visit(carol, `/external-auth/git/callback?redirect=${encodeURIComponent(redirect)}`);
         assert.equal(answer.status, 400, redirect);
         assert.equal(answer.location, '');
       }
-      const declined = await visit(carol, '/api/v2/external-auth/git/callback?error=access_denied');
+      const declined = await visit(carol, '/external-auth/git/callback?error=access_denied');
       assert.equal(declined.status, 400);
     });
 

@@ -70,7 +70,7 @@ for (const kind of TEST_DIALECTS) {
 
     /** Links `providerId` through the real browser flow: the daemon, then the provider's login and consent, then back. */
     async function link(daemon: Daemon, providerId: string, account: string): Promise<void> {
-      const callback = `${daemon.url}/api/v2/external-auth/${providerId}/callback`;
+      const callback = `${daemon.url}/external-auth/${providerId}/callback`;
       await oauth.allowRedirect(callback);
       const visit = (url: string) => fetch(url, { headers: { 'Service-Session-Token': session }, redirect: 'manual' });
       const started = await visit(callback);

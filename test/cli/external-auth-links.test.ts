@@ -41,7 +41,7 @@ describe('cove external-auth list, link and unlink, and create with required pro
     });
     // The provider stamps its tokens' expiry by the real time: the daemon's clock starts there.
     test.clock.set(new Date());
-    await oauth.allowRedirect(`${test.url}/api/v2/external-auth/other-git/callback`);
+    await oauth.allowRedirect(`${test.url}/external-auth/other-git/callback`);
     await dev.signUpFirstUser(test.url, { email: 'dev@example.com', username: 'dev' });
   });
   after(async () => {
@@ -117,7 +117,7 @@ describe('cove external-auth list, link and unlink, and create with required pro
     await eventually(() => assert.match(running.output().stderr, new RegExp(`open ${test.url}/external-auth/other-git\n`)));
     // The browser at that page: the deployment sends it to the provider, and the provider back.
     const headers = { 'Service-Session-Token': dev.savedToken() };
-    const started = await fetch(`${test.url}/api/v2/external-auth/other-git/callback`, { headers, redirect: 'manual' });
+    const started = await fetch(`${test.url}/external-auth/other-git/callback`, { headers, redirect: 'manual' });
     const back = await oauth.completeLogin(started.headers.get('location') ?? '', 'hubot');
     assert.equal((await fetch(back, { headers, redirect: 'manual' })).status, 307);
     const result = await running.done;

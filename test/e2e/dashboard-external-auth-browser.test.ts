@@ -44,7 +44,7 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
     });
     // The browser reads times on the machine's clock: the daemon's stands at the same instant.
     test.clock.set(new Date());
-    await oauth.allowRedirect(`${test.url}/api/v2/external-auth/forge/callback`);
+    await oauth.allowRedirect(`${test.url}/external-auth/forge/callback`);
     owner = await createOwner(test);
     ({ version } = await createEchoTemplate(owner, 'needs-forge', {
       parse: { external_auth: ['forge', { id: 'wiki', optional: true }] },

@@ -81,7 +81,7 @@ describe('git clone and push inside a workspace with a linked git provider', () 
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-        await oauth.allowRedirect(`${url}/api/v2/external-auth/git/callback`);
+        await oauth.allowRedirect(`${url}/external-auth/git/callback`);
         const login = await cove(
           'login',
           url,
@@ -126,7 +126,7 @@ describe('git clone and push inside a workspace with a linked git provider', () 
       it('clones once linked in the browser flow, again after the token expired (refreshed), and pushes', async () => {
         // As the browser does: the deployment sends it to the provider, the user logs in, the provider sends it back.
         const headers = { 'Service-Session-Token': sessionToken() };
-        const started = await fetch(`${url}/api/v2/external-auth/git/callback`, { headers, redirect: 'manual' });
+        const started = await fetch(`${url}/external-auth/git/callback`, { headers, redirect: 'manual' });
         assert.equal(started.status, 307, await started.text());
         const back = await oauth.completeLogin(started.headers.get('location') ?? '', 'octocat');
         const done = await fetch(back, { headers, redirect: 'manual' });

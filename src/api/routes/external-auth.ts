@@ -2,13 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import {
-  completeDeviceLink,
-  completeLink,
-  startDeviceLink,
-  startLink,
-  type LinkFlowContext,
-} from '../../domain/external-auth/link-flow.js';
+import { completeDeviceLink, startDeviceLink, type LinkFlowContext } from '../../domain/external-auth/link-flow.js';
 import { freshToken, providerById } from '../../domain/external-auth/links.js';
 import { HttpProblem } from '../../lib/errors.js';
 import {
@@ -22,19 +16,12 @@ import type { ApiContext } from '../context.js';
 import { toWireExternalAuthLink, toWireExternalAuthProvider } from '../convert/external-auth.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 
-const ProviderParam = Type.Object({ externalauth: Type.String({ minLength: 1, maxLength: 256 }) });
-const CallbackQuery = Type.Object({
-  code: Type.Optional(Type.String({ maxLength: 4096 })),
-  state: Type.Optional(Type.String({ maxLength: 1024 })),
-  redirect: Type.Optional(Type.String({ maxLength: 2048 })),
-  // What a provider sends back instead of a code when the user declined or it failed (RFC 6749, 4.1.2.1).
-  error: Type.Optional(Type.String({ maxLength: 256 })),
-  error_description: Type.Optional(Type.String({ maxLength: 2048 })),
-});
+export const ProviderParam = Type.Object({ externalauth: Type.String({ minLength: 1, maxLength: 256 }) });
 
 /**
  * The signed-in user's links to external auth providers: list, inspect, unlink, and link by the
- * browser (`/callback`) or device flow. Every route acts on the caller's own links only.
+ * device flow (the browser's link flow is external-auth-callback.ts). Every route acts on the
+ * caller's own links only.
  */
 export async function externalAuthRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
@@ -101,31 +88,6 @@ export async function externalAuthRoutes(app: FastifyInstance, context: ApiConte
         // The link is gone whatever the provider said: the user learns the token may still work there.
         return { token_revoked: false, token_revocation_error: error instanceof Error ? error.message : String(error) };
       }
-    },
-  );
-
-  // Visited by the browser: without a code it starts a link and sends the browser to the
-  // provider; with one (the provider sending the browser back) it finishes the link.
-  api.get(
-    '/external-auth/:externalauth/callback',
-    { schema: { params: ProviderParam, querystring: CallbackQuery } },
-    async (request, reply) => {
-      const provider = providerOf(request);
-      const { user } = authOf(request);
-      const query = request.query;
-      void reply.header('cache-control', 'no-store');
-      if (query.error !== undefined) {
-        throw new HttpProblem(400, `The provider did not link the account: ${query.error}.`, {
-          detail: query.error_description ?? '',
-          validations: [{ field: 'code', detail: query.error }],
-        });
-      }
-      if (query.code === undefined || query.code === '') {
-        const target = await startLink(flowContext(request), provider, user.id, query.redirect);
-        return reply.code(307).header('location', target.toString()).send();
-      }
-      const redirect = await completeLink(flowContext(request), provider, user.id, { code: query.code, state: query.state });
-      return reply.code(307).header('location', redirect).send();
     },
   );
 

@@ -19,9 +19,9 @@ export interface LinkFlowContext {
   readonly now: Date;
 }
 
-/** Where the provider sends the browser back to: the callback route of `provider`. */
+/** Where the provider sends the browser back to: the callback route of `provider`, outside `/api/v2` as in the reference. */
 export function callbackUrl(accessUrl: string, provider: ExternalAuthProvider): string {
-  return `${accessUrl.replace(/\/+$/, '')}/api/v2/external-auth/${encodeURIComponent(provider.id)}/callback`;
+  return `${accessUrl.replace(/\/+$/, '')}/external-auth/${encodeURIComponent(provider.id)}/callback`;
 }
 
 function hashState(state: string): string {
