@@ -5,7 +5,7 @@
 // COVE_TEST_DATABASE=postgres), whose checks the first run has made.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -42,9 +42,13 @@ if (filters.length === 0 && !testsOnly) {
 const SLOW_FILES = [
   ['test/e2e/docker.test.ts', 56],
   ['test/e2e/dashboard-browser.test.ts', 39],
-  ['test/api/junk-input-sweep.test.ts', 30],
-  ['test/e2e/ssh-and-relay.test.ts', 26],
-  ['test/api/access-matrix.test.ts', 25],
+  ['test/api/access-matrix.test.ts', 32],
+  ['test/api/junk-input-sweep.test.ts', 32],
+  ['test/e2e/ssh-and-relay.test.ts', 30],
+  ['test/e2e/git-external-auth.test.ts', 26],
+  ['test/e2e/dashboard-external-auth-browser.test.ts', 20],
+  ['test/api/external-auth-replicas.test.ts', 15],
+  ['test/cli/external-auth-links.test.ts', 12],
   ['test/e2e/database-outage.test.ts', 22],
   ['test/cli/keychain.test.ts', 21],
   ['test/api/user-hierarchy.test.ts', 20],
@@ -67,15 +71,26 @@ const SLOW_FILES = [
   ['test/api/hardening-timeouts.test.ts', 10],
 ];
 const slowness = new Map(SLOW_FILES);
+const onPostgres = process.env.COVE_TEST_DATABASE === 'postgres';
+/**
+ * Whether a file could run differently on PostgreSQL: a unit test opens no database and starts no
+ * daemon, so in the run on PostgreSQL (CI's second, after the SQLite run has run every file) it
+ * would only run the same code again, and each file costs its start-up. A unit test that reaches
+ * the database helpers or a daemon says so by importing them, and stays.
+ */
+const differsOnPostgres = (file) =>
+  !file.startsWith(join('test', 'unit')) || /helpers\/(databases|test-daemon|run-cli)\.js/.test(readFileSync(file, 'utf8'));
 const files = testFiles('test')
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .filter((file) => !onPostgres || differsOnPostgres(file))
   .sort()
   .sort((a, b) => (slowness.get(b) ?? 0) - (slowness.get(a) ?? 0));
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-if (process.env.COVE_TEST_DATABASE === 'postgres') console.log('# daemons run on PostgreSQL (COVE_TEST_DATABASE=postgres)');
+if (onPostgres)
+  console.log('# daemons run on PostgreSQL (COVE_TEST_DATABASE=postgres); unit tests that open no database ran in the SQLite run');
 // Names this run's PostgreSQL databases (test/helpers/databases.ts), to find those left behind.
 const runId = randomBytes(4).toString('hex');
 // A file still running after 15 minutes (a whole pass takes about four) is failed by name and ended,

@@ -10,6 +10,7 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template } from '../../src/sdk/wire/index.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 
@@ -58,7 +59,7 @@ function cove(
 /** A stack trace, or Node's report of an unhandled error, in what a run printed. */
 const CRASH = /EPIPE|Unhandled 'error' event|\n\s+at /;
 
-describe('cove in scripts: closed pipes, durations with units, archives on standard output', () => {
+describe('cove in scripts: closed pipes, durations with units, archives on standard output', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let template: Template;

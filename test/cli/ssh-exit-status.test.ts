@@ -8,8 +8,9 @@ import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-works
 import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
-describe('cove ssh exits as OpenSSH does', () => {
+describe('cove ssh exits as OpenSSH does', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
   let test: TestDaemon;
   let owner: CoveClient;
   let workspace: AgentWorkspace;

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { AppearanceConfig } from '../../src/sdk/wire/index.js';
 import { supportLinks } from '../../src/web/support-links.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
@@ -90,11 +90,7 @@ describe(
 
     it("signs in and paints the first signed-in page in the user's theme, not the system's", async () => {
       await page.emulateMedia({ colorScheme: 'light' });
-      await page.goto(`${test.url}/login`);
-      await page.getByLabel('Email').fill('owner@example.com');
-      await page.getByLabel('Password').fill(STRONG_PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${test.url}/workspaces`);
+      await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
       await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
       assert.equal(await page.evaluate<string | undefined>('window.firstFrameBackground'), DARK_BACKGROUND);
       assert.equal(await background(), DARK_BACKGROUND);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { TemplateVersion } from '../../src/sdk/wire/index.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
@@ -40,6 +40,8 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
         ...oauth.env(0, { ID: 'forge', DISPLAY_NAME: 'Forge' }),
         // A second provider the template names as optional: it never holds Create back.
         ...oauth.env(1, { ID: 'wiki', DISPLAY_NAME: 'Wiki', REGEX: '^https?://wiki\\.invalid/' }),
+        // A provider linked by the device flow: the page shows the code to enter at the provider.
+        ...oauth.env(2, { ID: 'tracker', DISPLAY_NAME: 'Tracker', DEVICE_FLOW: 'true', REGEX: '^https?://tracker\\.invalid/' }),
       },
     });
     // The browser reads times on the machine's clock: the daemon's stands at the same instant.
@@ -56,11 +58,7 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
   });
 
   after(async () => {
@@ -167,6 +165,20 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
     await page.getByRole('link', { name: 'Link Forge again' }).waitFor();
     assert.equal((await owner.externalAuth('forge')).authenticated, false);
     await page.screenshot({ path: join(SCREENSHOTS, 'external-auth-relink.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('links a device-flow provider with the code its page shows', async () => {
+    await page.goto(`${test.url}/external-auth/tracker`);
+    const code = page.getByLabel('Code to enter');
+    await code.waitFor();
+    const userCode = ((await code.textContent()) ?? '').trim();
+    assert.match(userCode, /\S{4,}/);
+    assert.equal((await owner.externalAuth('tracker')).authenticated, false);
+    await oauth.completeDevice(userCode);
+    // The page polls the exchange at the provider's interval (5 s here), then reads the link again.
+    await page.getByText('Linked as octocat.').waitFor({ timeout: 20_000 });
+    assert.equal((await owner.externalAuth('tracker')).authenticated, true);
     assert.deepEqual(pageErrors, []);
   });
 });

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 
@@ -22,11 +22,7 @@ describe('the dashboard manages groups', { skip: THE_SQLITE_RUN_COVERS_IT || bro
   const pageErrors: string[] = [];
 
   async function signIn(email: string): Promise<void> {
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, email, STRONG_PASSWORD);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   }
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { Browser } from '../helpers/browser.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
@@ -64,11 +64,7 @@ describe('the dashboard previews group and role sync for a user', { skip: THE_SQ
   });
 
   it("shows the owner the user's claims and what sync maps them to", async () => {
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
 
     await page.goto(`${test.url}/deployment/idp-sync`);
     await page.getByRole('heading', { name: 'IdP sync preview' }).waitFor();

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
@@ -42,11 +42,7 @@ describe('the dashboard shows the workspace quota', { skip: THE_SQLITE_RUN_COVER
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
@@ -48,11 +48,7 @@ describe("the workspace page's share dialog", { skip: THE_SQLITE_RUN_COVERS_IT |
   });
 
   it('adds a user with a role, changes the role, adds the Everyone group and removes both', async () => {
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/workspaces/);
+    await signInWithPassword(page, test.url, 'alice@example.com', STRONG_PASSWORD);
     await page.goto(`${test.url}/@alice/dev`);
     await page.getByRole('button', { name: 'Share' }).click();
     const dialog = page.getByRole('dialog');
@@ -98,11 +94,7 @@ describe("the workspace page's share dialog", { skip: THE_SQLITE_RUN_COVERS_IT |
     const bobId = (await bob.user('me')).id;
     await alice.updateWorkspaceAcl(workspaceId, { user_roles: { [bobId]: 'use' } });
     await browser.context.clearCookies();
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('bob@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/workspaces/);
+    await signInWithPassword(page, test.url, 'bob@example.com', STRONG_PASSWORD);
     // The page reads the workspace by its owner's name, whom bob may not read as a user.
     const asked = page.waitForResponse(
       (response) => response.url().endsWith('/api/v2/authcheck') && (response.request().postData() ?? '').includes('"share"'),

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template } from '../../src/sdk/wire/index.js';
-import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
+import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
@@ -50,11 +50,7 @@ describe('the template permissions page in a real browser', { skip: THE_SQLITE_R
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('owner@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
   });
 
   after(async () => {
@@ -117,11 +113,7 @@ describe('the template permissions page in a real browser', { skip: THE_SQLITE_R
     await owner.updateTemplateAcl(template.id, { user_perms: { [aliceId]: 'use' } });
     // Signed in as alice instead, in the same browser.
     await browser.context.clearCookies();
-    await page.goto(`${test.url}/login`);
-    await page.getByLabel('Email').fill('alice@example.com');
-    await page.getByLabel('Password').fill(STRONG_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${test.url}/workspaces`);
+    await signInWithPassword(page, test.url, 'alice@example.com', STRONG_PASSWORD);
     await page.goto(`${test.url}/templates/guarded/permissions`);
     await page.getByText('Only the template’s admins see and change its permissions.').waitFor();
     assert.equal(await page.getByRole('cell', { name: /alice/ }).count(), 0);

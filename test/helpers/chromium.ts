@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which the browser tests drive (playwright-core brings no browser of its own). */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -46,4 +46,13 @@ export async function launchChromium(viewport: { width: number; height: number }
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** Signs `page` in to the dashboard at `baseUrl` with an email and password, and waits for the workspaces list. */
+export async function signInWithPassword(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${baseUrl}/workspaces`);
 }
