@@ -4,6 +4,7 @@ import { CoveClient } from '../../src/sdk/client.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { startOAuth2Server, type TestOAuth2Server } from '../helpers/oauth2-server.js';
+import { CliTerminal } from '../helpers/cli-terminal.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -156,5 +157,23 @@ describe('cove external-auth list, link and unlink, and create with required pro
     assert.equal((JSON.parse(json.stdout) as { token_revoked: boolean }).token_revoked, true);
     const again = await dev.run('external-auth', 'unlink', 'git');
     assert.equal(again.code, 1);
+  });
+
+  it("as git's askpass on a terminal: says where to link, waits, and answers once the account is linked", async () => {
+    const terminal = new CliTerminal(dev.configDir, ["Username for 'https://other.example': "], {
+      GIT_PREFIX: '',
+      COVE_AGENT_URL: test.url,
+      COVE_AGENT_TOKEN: AGENT_TOKEN,
+    });
+    await terminal.expect(new RegExp(`You must link your other-git account to use this repository: ${test.url}/external-auth/other-git`));
+    await terminal.expect(/Waiting until you have linked it/);
+    const headers = { 'Service-Session-Token': dev.savedToken() };
+    const started = await fetch(`${test.url}/external-auth/other-git/callback`, { headers, redirect: 'manual' });
+    const back = await oauth.completeLogin(started.headers.get('location') ?? '', 'hubot');
+    assert.equal((await fetch(back, { headers, redirect: 'manual' })).status, 307);
+    await terminal.expect(/Linked: git goes on\.\r?\n/);
+    assert.equal(await terminal.exited, 0);
+    const printed = terminal.output.trim().split(/\r?\n/).at(-1) ?? '';
+    assert.ok(await oauth.isLiveAccessToken(printed.trim()), `the username git asked for is the live token: ${printed}`);
   });
 });

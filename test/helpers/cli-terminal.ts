@@ -5,8 +5,8 @@ import pty from 'node-pty';
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 
 /**
- * bin/cove on a terminal of its own, with `configDir` as its configuration: what it printed since
- * the last wait, and typing answers. CI is left out of its environment, since the CLI treats CI as
+ * bin/cove on a terminal of its own, with `configDir` as its configuration (and `extraEnv` added to
+ * its environment): what it printed since the last wait, and typing answers. CI is left out of its environment, since the CLI treats CI as
  * a place where nobody answers.
  */
 export class CliTerminal {
@@ -15,9 +15,9 @@ export class CliTerminal {
   readonly exited: Promise<number>;
   readonly #terminal: pty.IPty;
 
-  constructor(configDir: string, args: readonly string[]) {
+  constructor(configDir: string, args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}) {
     const { CI: _ci, ...rest } = process.env;
-    const env = { ...rest, COVE_CONFIG_DIR: configDir, COVE_SECRET_STORE: 'file' };
+    const env = { ...rest, COVE_CONFIG_DIR: configDir, COVE_SECRET_STORE: 'file', ...extraEnv };
     this.#terminal = pty.spawn(COVE, [...args], { cols: 120, rows: 30, env });
     this.#terminal.onData((data) => (this.#output += data));
     this.exited = new Promise((resolvePromise) => this.#terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
