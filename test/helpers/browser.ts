@@ -24,6 +24,30 @@ export class Browser {
   /** host → cookie name → cookie. Browsers do not separate cookies by port. */
   readonly #jar = new Map<string, Map<string, StoredCookie>>();
 
+  /**
+   * Submits the first form of `page` (its hidden fields, then `fields`) and follows the redirects
+   * that stay on `origin`: a user at a provider's pages, stopping where the provider sends the
+   * browser elsewhere. Every hop is returned.
+   */
+  async submitStayingOn(page: Page, fields: Record<string, string>, origin: string): Promise<Page[]> {
+    const form = /<form[^>]*action="([^"]*)"/i.exec(page.body);
+    if (!form) throw new Error(`no form on ${page.url}`);
+    const hidden: Record<string, string> = {};
+    for (const input of page.body.matchAll(/<input[^>]*type="hidden"[^>]*>/gi)) {
+      const name = /name="([^"]*)"/.exec(input[0])?.[1];
+      const value = /value="([^"]*)"/.exec(input[0])?.[1];
+      if (name) hidden[name] = value ?? '';
+    }
+    const hops: Page[] = [];
+    let current = await this.request(new URL(form[1] ?? '', page.url).toString(), { form: { ...hidden, ...fields } });
+    hops.push(current);
+    while (current.location !== undefined && new URL(current.location).origin === origin) {
+      current = await this.request(current.location);
+      hops.push(current);
+    }
+    return hops;
+  }
+
   /** The value of a cookie as this browser would send it to `url`. */
   cookie(url: string, name: string): string | undefined {
     const target = new URL(url);

@@ -246,7 +246,7 @@ export async function startOAuth2Server(options: { readonly accessTokenTtlSecond
     completeDevice: async (userCode, account = 'octocat') => {
       const browser = new Browser();
       const entry = (await browser.follow(`${issuer}/device`)).at(-1) as Page;
-      const hops = await interact(browser, await submitOnServer(browser, entry, { user_code: userCode }, issuer), account);
+      const hops = await interact(browser, await browser.submitStayingOn(entry, { user_code: userCode }, issuer), account);
       const last = hops.at(-1) as Page;
       if (last.status !== 200 || !/success|sign-in complete|you can close/i.test(last.body))
         throw new Error(`the device flow did not complete (${last.status} ${last.url}):\n${last.body.slice(0, 800)}`);
@@ -269,34 +269,14 @@ export async function startOAuth2Server(options: { readonly accessTokenTtlSecond
     for (let step = 0; step < 4; step++) {
       const last = hops.at(-1) as Page;
       if (last.status !== 200 || !sameOrigin(last.url, issuer)) break;
-      if (/name="login"/.test(last.body)) hops = await submitOnServer(browser, last, { login: account, password: 'any' }, issuer);
-      else if (/name="prompt" value="consent"/.test(last.body)) hops = await submitOnServer(browser, last, {}, issuer);
-      else if (/name="confirm"/.test(last.body)) hops = await submitOnServer(browser, last, { confirm: 'yes' }, issuer);
+      if (/name="login"/.test(last.body)) hops = await browser.submitStayingOn(last, { login: account, password: 'any' }, issuer);
+      else if (/name="prompt" value="consent"/.test(last.body)) hops = await browser.submitStayingOn(last, {}, issuer);
+      else if (/name="confirm"/.test(last.body)) hops = await browser.submitStayingOn(last, { confirm: 'yes' }, issuer);
       else break;
       all.push(...hops);
     }
     return all;
   }
-}
-
-/** Submits a page's first form and follows redirects that stay on the server. */
-async function submitOnServer(browser: Browser, page: Page, fields: Record<string, string>, origin: string): Promise<Page[]> {
-  const form = /<form[^>]*action="([^"]*)"/i.exec(page.body);
-  if (!form) throw new Error(`no form on ${page.url}`);
-  const hidden: Record<string, string> = {};
-  for (const input of page.body.matchAll(/<input[^>]*type="hidden"[^>]*>/gi)) {
-    const name = /name="([^"]*)"/.exec(input[0])?.[1];
-    const value = /value="([^"]*)"/.exec(input[0])?.[1];
-    if (name) hidden[name] = value ?? '';
-  }
-  const hops: Page[] = [];
-  let current = await browser.request(new URL(form[1] ?? '', page.url).toString(), { form: { ...hidden, ...fields } });
-  hops.push(current);
-  while (current.location !== undefined && sameOrigin(current.location, origin)) {
-    current = await browser.request(current.location);
-    hops.push(current);
-  }
-  return hops;
 }
 
 /** Whether `url` is on `origin` (a prefix test would take port 40001 for port 4000). */

@@ -115,34 +115,14 @@ export async function signInAtProvider(browser: Browser, authorizationUrl: strin
   for (let step = 0; step < 4; step++) {
     const last = hops.at(-1) as Page;
     if (last.status !== 200) break;
-    if (/name="login"/.test(last.body)) hops = await submitUntilClient(browser, last, { login: accountId, password: 'any' });
+    if (/name="login"/.test(last.body))
+      hops = await browser.submitStayingOn(last, { login: accountId, password: 'any' }, new URL(last.url).origin);
     else if (/name="prompt" value="consent"/.test(last.body) || /Authorize/.test(last.body))
-      hops = await submitUntilClient(browser, last, {});
+      hops = await browser.submitStayingOn(last, {}, new URL(last.url).origin);
     else throw new Error(`unexpected provider page ${last.url}:\n${last.body.slice(0, 800)}`);
   }
   const back = hops.find((hop) => hop.location !== undefined && !hop.location.startsWith(new URL(authorizationUrl).origin));
   if (!back?.location)
     throw new Error(`the provider did not send the browser back:\n${hops.map((hop) => `${hop.status} ${hop.url}`).join('\n')}`);
   return back;
-}
-
-/** Submits a form and follows redirects on the provider only (stopping before the client's callback). */
-async function submitUntilClient(browser: Browser, page: Page, fields: Record<string, string>): Promise<Page[]> {
-  const origin = new URL(page.url).origin;
-  const form = /<form[^>]*action="([^"]*)"/i.exec(page.body);
-  if (!form) throw new Error(`no form on ${page.url}`);
-  const hidden: Record<string, string> = {};
-  for (const input of page.body.matchAll(/<input[^>]*type="hidden"[^>]*>/gi)) {
-    const name = /name="([^"]*)"/.exec(input[0])?.[1];
-    const value = /value="([^"]*)"/.exec(input[0])?.[1];
-    if (name) hidden[name] = value ?? '';
-  }
-  const hops: Page[] = [];
-  let current = await browser.request(new URL(form[1] ?? '', page.url).toString(), { form: { ...hidden, ...fields } });
-  hops.push(current);
-  while (current.location !== undefined && current.location.startsWith(origin)) {
-    current = await browser.request(current.location);
-    hops.push(current);
-  }
-  return hops;
 }
