@@ -4,6 +4,7 @@ import type { DeploymentValues, ValueSource } from '../domain/deployment-options
 import type { EntitlementsService } from '../domain/entitlements.js';
 import type { ExternalAuthOAuth } from '../domain/external-auth/external-auth-provider.js';
 import type { Mailer } from '../domain/mailer.js';
+import type { NotificationEnqueuer } from '../domain/notifications/notification-request.js';
 import type { TemplateExamples } from '../domain/template-examples.js';
 import type { UpdateCheckResult } from '../domain/update-check.js';
 import type { StoreHandle } from '../store/store.js';
@@ -43,4 +44,6 @@ export interface ApiContext {
   readonly updateCheck: () => UpdateCheckResult;
   /** The OAuth2 conversations with the configured external auth providers (`values.externalAuthProviders`). */
   readonly externalAuthOAuth: ExternalAuthOAuth;
+  /** Queues notifications to users (e-mail, webhook, inbox); sent later by the notifier, once each. */
+  readonly notifications: NotificationEnqueuer;
 }

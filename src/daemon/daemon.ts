@@ -184,6 +184,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
+        // Replaced by the notifier's queue (src/domain/notifications/).
+        notifications: { enqueue: async () => {} },
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );

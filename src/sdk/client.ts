@@ -1,5 +1,6 @@
 import { ClientCore, type ClientOptions } from './client-core.js';
 import { ApiKeysCalls } from './calls/api-keys.js';
+import { AuditCalls } from './calls/audit.js';
 import { ExternalAuthCalls } from './calls/external-auth.js';
 import { FilesCalls } from './calls/files.js';
 import { GeneralCalls } from './calls/general.js';
@@ -8,6 +9,7 @@ import { HealthCalls } from './calls/health.js';
 import { IdpSyncCalls } from './calls/idp-sync.js';
 import { InsightsCalls } from './calls/insights.js';
 import { LicensesCalls } from './calls/licenses.js';
+import { NotificationsCalls } from './calls/notifications.js';
 import { OrganizationsCalls } from './calls/organizations.js';
 import { ProvisionersCalls } from './calls/provisioners.js';
 import { TemplateVersionsCalls } from './calls/template-versions.js';
@@ -45,6 +47,8 @@ const CALL_FAMILIES = [
   GroupsCalls,
   WorkspaceQuotaCalls,
   ExternalAuthCalls,
+  AuditCalls,
+  NotificationsCalls,
 ] as const;
 
 /**
@@ -71,7 +75,9 @@ export interface CoveClient
     WorkspacesCalls,
     GroupsCalls,
     WorkspaceQuotaCalls,
-    ExternalAuthCalls {}
+    ExternalAuthCalls,
+    AuditCalls,
+    NotificationsCalls {}
 
 /**
  * A typed client of `/api/v2`. The CLI and the tests use it alike; every failure is an ApiError

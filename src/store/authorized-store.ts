@@ -32,6 +32,7 @@ import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
+import type { AuditRequest } from './audit/audit-request.js';
 
 export { groupRbac, templateRbac, workspaceRbac } from './rbac-objects.js';
 export type { MemberWithUser } from './authorized/members.js';
@@ -40,6 +41,7 @@ export type { JobLogReader } from './authorized/provisioner-jobs.js';
 export type { VersionWithJob } from './authorized/template-versions.js';
 export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
 export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens, FreshenOutcome } from './authorized/external-auth.js';
+export type { AuditChange, AuditRequest } from './audit/audit-request.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
@@ -84,9 +86,14 @@ export class AuthorizedStore {
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
 
-  constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db) {
+  constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
-    this.#scope = new StoreScope(store, subject, db);
+    this.#scope = new StoreScope(store, subject, db, auditRequest);
+  }
+
+  /** The request this store serves, for the audit entries of its changes; absent for system work. */
+  get auditRequest(): AuditRequest | undefined {
+    return this.#scope.auditRequest;
   }
 
   get subject(): Subject {
@@ -99,7 +106,7 @@ export class AuthorizedStore {
    * others waiting for one. Grants made by one view are not the other's.
    */
   urgent(): AuthorizedStore {
-    return new AuthorizedStore(this.#services, this.subject, this.#services.urgentDb);
+    return new AuthorizedStore(this.#services, this.subject, this.#services.urgentDb, this.#scope.auditRequest);
   }
 
   /** Whether the subject may perform `action` on `object`; for checks a route reports itself. */

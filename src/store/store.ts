@@ -4,6 +4,7 @@ import { EnabledFeatures } from '../lib/enabled-features.js';
 import type { Subject } from '../rbac/index.js';
 import { AgentAuthCache, type AgentAuthInvalidation } from './agent-auth-cache.js';
 import { AgentLogWriter } from './agent-log-writer.js';
+import type { AuditRequest } from './audit/audit-request.js';
 import { AuthorizedStore } from './authorized-store.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
 import { migrate, type MigrationResult } from './migrate.js';
@@ -108,8 +109,8 @@ export class Store implements StoreServices {
   }
 
   /** A view of the store that authorizes every read and write for `subject`. */
-  as(subject: Subject): AuthorizedStore {
-    return new AuthorizedStore(this, subject);
+  as(subject: Subject, auditRequest?: AuditRequest): AuthorizedStore {
+    return new AuthorizedStore(this, subject, this.db, auditRequest);
   }
 
   /** The current time as stored: ISO 8601 in UTC. */

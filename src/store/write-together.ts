@@ -23,6 +23,11 @@ export async function writeTogether(db: Kysely<Database>, dialect: DialectName, 
     await last(db).execute();
     return;
   }
+  // Inside a transaction already (an audited write): the writes join it.
+  if (db.isTransaction) {
+    for (const write of writes) await write(db).execute();
+    return;
+  }
   await db.transaction().execute(async (trx) => {
     for (const write of writes) await write(trx).execute();
   });
@@ -48,11 +53,13 @@ export async function writeTogetherReading<Reads extends Readonly<Record<string,
     await writeTogether(db, dialect, writes);
     return readResults(reads, undefined);
   }
-  return db.transaction().execute(async (trx) => {
+  const inOrder = async (trx: Kysely<Database>): Promise<ReadResults<Reads>> => {
     const read = await Promise.all(Object.values(reads).map(async (select) => select && (await trx.executeQuery(select.compile())).rows));
     for (const write of writes) await write(trx).execute();
     return readResults(reads, byName(reads, read));
-  });
+  };
+  // Inside a transaction already (an audited write): the reads and writes join it.
+  return db.isTransaction ? inOrder(db) : db.transaction().execute(inOrder);
 }
 
 /** The writes as data-modifying CTEs (`write_0`, …) after those of `start`, for the statement that follows them. */

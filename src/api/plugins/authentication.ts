@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, authenticateFromCache, authenticateFromDatabase, type Authenticated } from '../../domain/authentication.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
-import type { AuthorizedStore } from '../../store/authorized-store.js';
+import type { AuditRequest, AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { crossOriginRefusal, refuseCrossOrigin } from '../origin-check.js';
 import { adoptSignedPtySession } from '../apps/reconnecting-pty-token.js';
@@ -18,7 +18,25 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set on routes registered under `requireAuthentication`; absent elsewhere. */
     auth?: RequestAuth;
+    /** The audit facts of a state-changing request, once its store was made; see auditRequestOf. */
+    auditRequest?: AuditRequest;
   }
+}
+
+/**
+ * The audit facts of a state-changing request (kept on the request for the API's audit hook), or
+ * undefined for a read, whose store writes no entries.
+ */
+export function auditRequestOf(request: FastifyRequest, userId: string | null): AuditRequest | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
+  request.auditRequest ??= {
+    requestId: request.id,
+    ip: request.ip,
+    userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+    userId,
+    written: [],
+  };
+  return request.auditRequest;
 }
 
 /**
@@ -63,7 +81,7 @@ export function requireAuthentication(app: FastifyInstance, context: ApiContext)
       });
     }
     const { user, apiKey, subject } = authenticated;
-    request.auth = { user, apiKey, subject, store: context.store.as(subject) };
+    request.auth = { user, apiKey, subject, store: context.store.as(subject, auditRequestOf(request, user.id)) };
   };
   // Counted after authentication, so that signed-in users get their own buckets; in the same hook,
   // as a request pays for every hook it passes through.

@@ -26,3 +26,6 @@ export * from './workspace-acl.js';
 export * from './workspace-quota.js';
 export * from './idp-sync.js';
 export * from './external-auth.js';
+export * from './audit.js';
+export * from './connection-logs.js';
+export * from './notifications.js';

@@ -6,6 +6,8 @@ import { parseStringArray } from '../json-column.js';
 import * as users from '../queries/users.js';
 import type { Database } from '../schema.js';
 import type { StoreServices } from '../store-services.js';
+import type { AuditChange, AuditRequest } from '../audit/audit-request.js';
+import { writeAudited } from '../audit/write-audited.js';
 
 /**
  * What every family of one authorizing store shares: the subject, the database view, and the
@@ -15,13 +17,25 @@ export class StoreScope {
   readonly store: StoreServices;
   readonly db: Kysely<Database>;
   readonly subject: Subject;
+  /** The request this store serves, for the audit entries of its changes; absent for system work. */
+  readonly auditRequest: AuditRequest | undefined;
   /** Grants this store made: a write that takes one checks it came from here, and decides nothing again. */
   #grantsMade: WeakSet<object> | undefined;
 
-  constructor(store: StoreServices, subject: Subject, db: Kysely<Database>) {
+  constructor(store: StoreServices, subject: Subject, db: Kysely<Database>, auditRequest?: AuditRequest) {
     this.store = store;
     this.subject = subject;
     this.db = db;
+    this.auditRequest = auditRequest;
+  }
+
+  /**
+   * Runs `change` on a transaction and writes the audit entry `describe` makes of its result in
+   * the same transaction (see audit/write-audited.ts); `describe` may answer undefined when there
+   * turned out to be nothing to record.
+   */
+  audited<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => AuditChange | undefined): Promise<T> {
+    return writeAudited(this.db, { request: this.auditRequest, subject: this.subject, now: this.store.nowIso() }, change, describe);
   }
 
   // Made on first use: most stores live for one request and never need it.
@@ -107,6 +121,14 @@ export abstract class StoreFamily {
 
   protected require(action: Action, object: RbacObject): void {
     this.#scope.require(action, object);
+  }
+
+  /**
+   * Runs a change and its audit entry in one transaction: every statement of `change` runs on the
+   * handle it is given. Every method that changes what the audit log covers writes through this.
+   */
+  protected audited<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => AuditChange | undefined): Promise<T> {
+    return this.#scope.audited(change, describe);
   }
 
   protected requireOutranks(user: users.UserRow | string, organizationId?: string): Promise<void> {

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import type { VersionWithJob } from './template-versions.js';
 import { versionRbac } from './version-rbac.js';
@@ -101,18 +102,21 @@ export class TemplateStore extends StoreFamily {
   /** Creates a template from a version that belongs to no template yet, making it the active version. */
   async insert(row: templates.TemplateRow): Promise<templates.TemplateRow> {
     this.require('create', orgScoped('template', row.organization_id));
-    await this.db.transaction().execute(async (trx) => {
-      await withConflicts(() => templates.insertTemplate(trx, row));
-      const claimed = await trx
-        .updateTable('template_versions')
-        .set({ template_id: row.id, updated_at: row.created_at })
-        .where('id', '=', row.active_version_id)
-        .where('template_id', 'is', null)
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1)
-        throw new ConflictError('template_versions_template', 'version already belongs to a template');
-    });
-    return row;
+    return this.audited(
+      async (trx) => {
+        await withConflicts(() => templates.insertTemplate(trx, row));
+        const claimed = await trx
+          .updateTable('template_versions')
+          .set({ template_id: row.id, updated_at: row.created_at })
+          .where('id', '=', row.active_version_id)
+          .where('template_id', 'is', null)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1)
+          throw new ConflictError('template_versions_template', 'version already belongs to a template');
+        return row;
+      },
+      (created) => templateChange('create', undefined, created),
+    );
   }
 
   /** Changes a template's row; `delete` marks it deleted. */
@@ -122,9 +126,13 @@ export class TemplateStore extends StoreFamily {
     action: 'update' | 'delete' = 'update',
   ): Promise<templates.TemplateRow> {
     this.require(action, templateRbac(template));
-    await withConflicts(() => templates.updateTemplate(this.db, template.id, { ...changes, updated_at: this.store.nowIso() }));
-    const updated = await templates.getTemplateById(this.db, template.id);
-    return updated ?? { ...template, ...changes };
+    return this.audited(
+      async (trx) => {
+        await withConflicts(() => templates.updateTemplate(trx, template.id, { ...changes, updated_at: this.store.nowIso() }));
+        return (await templates.getTemplateById(trx, template.id)) ?? { ...template, ...changes };
+      },
+      (updated) => templateChange(action === 'delete' ? 'delete' : 'write', template, updated),
+    );
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the template (or on a version's template). */
@@ -134,4 +142,18 @@ export class TemplateStore extends StoreFamily {
   ): Promise<void> {
     this.require(action, 'template' in target ? templateRbac(target.template) : await versionRbac(this.db, target.version));
   }
+}
+
+/** A template's audit entry. */
+function templateChange(action: string, before: templates.TemplateRow | undefined, after: templates.TemplateRow): AuditChange {
+  return {
+    resourceType: 'template',
+    action,
+    resourceId: after.id,
+    resourceTarget: after.name,
+    resourceIcon: after.icon,
+    organizationId: after.organization_id,
+    old: before,
+    new: action === 'delete' ? undefined : after,
+  };
 }

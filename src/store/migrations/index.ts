@@ -23,6 +23,8 @@ import { agentMetadataMigration } from './0021-agent-metadata.js';
 import { groupsAndSharingMigration } from './0022-groups-and-sharing.js';
 import { externalAuthMigration } from './0023-external-auth.js';
 import { dbcryptKeysMigration } from './0024-dbcrypt-keys.js';
+import { auditAndConnectionLogsMigration } from './0025-audit-and-connection-logs.js';
+import { notificationsMigration } from './0026-notifications.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -50,6 +52,8 @@ export const MIGRATIONS: readonly Migration[] = [
   groupsAndSharingMigration,
   externalAuthMigration,
   dbcryptKeysMigration,
+  auditAndConnectionLogsMigration,
+  notificationsMigration,
 ];
 
 export type { Migration } from './migration.js';
