@@ -7,9 +7,11 @@ export interface AuditDiffEntry {
 
 /**
  * Fields whose values never reach the audit log: their change is recorded with `secret` true and
- * both values empty. Matched on the whole field name.
+ * both values empty. Matched anywhere in the field name: besides passwords, tokens and keys, a
+ * license's signed token (`jwt`) is a credential of the deployment, and a build's provisioner state
+ * holds whatever the template's infrastructure keeps in it.
  */
-const SECRET_FIELD = /(password|secret|token|hashed|private_key|_key_id|code_verifier|signing_key)/;
+const SECRET_FIELD = /(password|passcode|secret|token|hashed|_hash$|private_key|_key_id|code_verifier|signing_key|jwt|provisioner_state)/;
 
 /** Fields that change with every write and say nothing of what the caller changed. */
 const NOISE_FIELDS: ReadonlySet<string> = new Set(['updated_at', 'last_used', 'last_seen_at']);

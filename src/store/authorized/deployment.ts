@@ -24,7 +24,23 @@ export class DeploymentStore extends StoreFamily {
   /** Makes `sections` the dismissed health report sections; needs update on the deployment config. */
   async setDismissedHealthChecks(sections: readonly string[]): Promise<void> {
     this.require('update', siteObject('deployment_config'));
-    await healthChecks.replaceDismissedSections(this.db, [...new Set(sections)], this.store.nowIso());
+    const wanted = [...new Set(sections)].sort();
+    await this.audited(
+      async (trx) => {
+        const before = await healthChecks.listDismissedSections(trx);
+        await healthChecks.replaceDismissedSections(trx, wanted, this.store.nowIso());
+        return before;
+      },
+      (before) => ({
+        resourceType: 'health_settings',
+        action: 'write',
+        // The deployment has one set of health settings; the reference names it by the nil id too.
+        resourceId: '00000000-0000-0000-0000-000000000000',
+        resourceTarget: 'health_settings',
+        old: { dismissed_healthchecks: before },
+        new: { dismissed_healthchecks: wanted },
+      }),
+    );
   }
 
   /** One round trip to the database, for the health check; needs read on debug information. */

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
@@ -198,7 +199,10 @@ export class GroupStore extends StoreFamily {
   /** Creates a group; a name the organization already has is a ConflictError. */
   async create(row: groups.GroupRow): Promise<groups.GroupWithOrganization> {
     this.require('create', orgScoped('group', row.organization_id));
-    await withConflicts(() => groups.insertGroup(this.db, row));
+    await this.audited(
+      (trx) => withConflicts(() => groups.insertGroup(trx, row)),
+      (created) => groupChange('create', undefined, { ...created, members: [] }),
+    );
     return this.get(row.id);
   }
 
@@ -210,29 +214,35 @@ export class GroupStore extends StoreFamily {
     const current = await this.get(id);
     this.require('update', groupRbac(current));
     await withConflicts(() =>
-      this.db.transaction().execute(async (trx) => {
-        if (Object.keys(changes.fields).length > 0)
-          await trx.updateTable('groups').set(changes.fields).where('id', '=', current.id).execute();
-        if (changes.addUserIds.length > 0) {
-          const present = new Set(
-            (await trx.selectFrom('group_members').select('user_id').where('group_id', '=', current.id).execute()).map((r) => r.user_id),
-          );
-          const added = [...new Set(changes.addUserIds)].filter((userId) => !present.has(userId));
-          if (added.length > 0) {
+      this.audited(
+        async (trx) => {
+          const before: AuditedGroup = { ...groupFields(current), members: await groups.storedMemberIds(trx, current.id) };
+          if (Object.keys(changes.fields).length > 0)
+            await trx.updateTable('groups').set(changes.fields).where('id', '=', current.id).execute();
+          if (changes.addUserIds.length > 0) {
+            const present = new Set(
+              (await trx.selectFrom('group_members').select('user_id').where('group_id', '=', current.id).execute()).map((r) => r.user_id),
+            );
+            const added = [...new Set(changes.addUserIds)].filter((userId) => !present.has(userId));
+            if (added.length > 0) {
+              await trx
+                .insertInto('group_members')
+                .values(added.map((userId) => ({ group_id: current.id, user_id: userId })))
+                .execute();
+            }
+          }
+          if (changes.removeUserIds.length > 0) {
             await trx
-              .insertInto('group_members')
-              .values(added.map((userId) => ({ group_id: current.id, user_id: userId })))
+              .deleteFrom('group_members')
+              .where('group_id', '=', current.id)
+              .where('user_id', 'in', [...changes.removeUserIds])
               .execute();
           }
-        }
-        if (changes.removeUserIds.length > 0) {
-          await trx
-            .deleteFrom('group_members')
-            .where('group_id', '=', current.id)
-            .where('user_id', 'in', [...changes.removeUserIds])
-            .execute();
-        }
-      }),
+          const after: AuditedGroup = { ...before, ...changes.fields, members: await groups.storedMemberIds(trx, current.id) };
+          return { before, after };
+        },
+        ({ before, after }) => groupChange('write', before, after),
+      ),
     );
     for (const userId of new Set([...changes.addUserIds, ...changes.removeUserIds])) await this.store.invalidateSessions({ userId });
     return this.get(current.id);
@@ -242,8 +252,39 @@ export class GroupStore extends StoreFamily {
   async delete(id: string): Promise<void> {
     const current = await this.get(id);
     this.require('delete', groupRbac(current));
-    const memberIds = await groups.storedMemberIds(this.db, current.id);
-    await this.db.deleteFrom('groups').where('id', '=', current.id).execute();
+    const memberIds = await this.audited(
+      async (trx) => {
+        const ids = await groups.storedMemberIds(trx, current.id);
+        await trx.deleteFrom('groups').where('id', '=', current.id).execute();
+        return ids;
+      },
+      (ids) => groupChange('delete', { ...groupFields(current), members: ids }, undefined),
+    );
     for (const userId of memberIds) await this.store.invalidateSessions({ userId });
   }
+}
+
+/** A group as its audit entries show it: its own fields and its stored members' ids, sorted. */
+type AuditedGroup = groups.GroupRow & { readonly members: readonly string[] };
+
+/** A group's own columns, without what a listing joins to them. */
+function groupFields(row: groups.GroupWithOrganization): groups.GroupRow {
+  const { organization_name: _name, organization_display_name: _displayName, ...own } = row;
+  return own;
+}
+
+/** A group's audit entry. */
+function groupChange(action: string, before: AuditedGroup | undefined, after: AuditedGroup | undefined): AuditChange {
+  const row = after ?? before;
+  const sorted = (group: AuditedGroup | undefined) => group && { ...group, members: [...group.members].sort() };
+  return {
+    resourceType: 'group',
+    action,
+    resourceId: row?.id ?? '',
+    resourceTarget: row?.name ?? '',
+    resourceIcon: row?.avatar_url ?? '',
+    organizationId: row?.organization_id ?? '',
+    old: sorted(before),
+    new: sorted(after),
+  };
 }

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import { withConflicts } from '../db-errors.js';
 import { siteObject } from '../../rbac/index.js';
@@ -9,7 +10,10 @@ export class LicenseStore extends StoreFamily {
   /** Stores a verified license; needs `create` on licenses. */
   async insert(row: Omit<licenses.LicenseRow, 'id'>): Promise<licenses.LicenseRow> {
     this.require('create', siteObject('license'));
-    return withConflicts(() => licenses.insertLicense(this.db, row));
+    return this.audited(
+      (trx) => withConflicts(() => licenses.insertLicense(trx, row)),
+      (created) => licenseChange('create', created),
+    );
   }
 
   /** The stored licenses the subject may read (all or none: licenses are deployment-wide). */
@@ -21,7 +25,14 @@ export class LicenseStore extends StoreFamily {
   /** Deletes a license; needs `delete` on licenses. Throws NotFoundError when there is none with that id. */
   async delete(id: number): Promise<void> {
     this.require('delete', siteObject('license'));
-    if (!(await licenses.deleteLicense(this.db, id))) throw new NotFoundError('license');
+    await this.audited(
+      async (trx) => {
+        const before = await licenses.getLicense(trx, id);
+        if (!before || !(await licenses.deleteLicense(trx, id))) throw new NotFoundError('license');
+        return before;
+      },
+      (before) => licenseChange('delete', before),
+    );
   }
 
   /** What entitlements are computed from: every license and the number of active users; needs `read` on both. */
@@ -31,4 +42,16 @@ export class LicenseStore extends StoreFamily {
     const [rows, activeUsers] = await Promise.all([licenses.listLicenses(this.db), licenses.countActiveUsers(this.db)]);
     return { licenses: rows, activeUsers };
   }
+}
+
+/** A license's audit entry: named by its uuid; the signed token itself is left out, as the reference does. */
+function licenseChange(action: 'create' | 'delete', row: licenses.LicenseRow): AuditChange {
+  const tracked = { uuid: row.uuid, uploaded_at: row.uploaded_at, exp: row.exp };
+  return {
+    resourceType: 'license',
+    action,
+    resourceId: row.uuid,
+    resourceTarget: row.uuid,
+    ...(action === 'create' ? { new: tracked } : { old: tracked }),
+  };
 }

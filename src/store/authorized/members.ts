@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { AuditChange } from '../audit/audit-request.js';
+import type { Database } from '../schema.js';
 import { StoreFamily } from './store-family.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
@@ -50,14 +53,22 @@ export class MemberStore extends StoreFamily {
   async add(organizationId: string, userId: string): Promise<members.MemberRow> {
     this.require('create', orgMemberObject(userId, organizationId));
     const now = this.store.nowIso();
-    const row = await withConflicts(() =>
-      members.insertMember(this.db, {
-        user_id: userId,
-        organization_id: organizationId,
-        roles: '[]',
-        created_at: now,
-        updated_at: now,
-      }),
+    let username = '';
+    const row = await this.audited(
+      async (trx) => {
+        const added = await withConflicts(() =>
+          members.insertMember(trx, {
+            user_id: userId,
+            organization_id: organizationId,
+            roles: '[]',
+            created_at: now,
+            updated_at: now,
+          }),
+        );
+        username = await usernameOf(trx, userId);
+        return added;
+      },
+      (added) => memberChange('create', username, undefined, added),
     );
     await this.store.invalidateSessions({ userId });
     return row;
@@ -67,12 +78,16 @@ export class MemberStore extends StoreFamily {
   async remove(organizationId: string, userId: string): Promise<void> {
     this.require('delete', orgMemberObject(userId, organizationId));
     await this.requireOutranks(userId, organizationId);
-    const result = await this.db
-      .deleteFrom('organization_members')
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw new NotFoundError('member');
+    let username = '';
+    await this.audited(
+      async (trx) => {
+        const before = await membership(trx, organizationId, userId);
+        await trx.deleteFrom('organization_members').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+        username = await usernameOf(trx, userId);
+        return before;
+      },
+      (before) => memberChange('delete', username, before, undefined),
+    );
     await this.store.invalidateSessions({ userId });
   }
 
@@ -87,13 +102,22 @@ export class MemberStore extends StoreFamily {
     if (changed.removed) this.require('unassign', orgScoped('assign_org_role', organizationId));
     await this.requireOutranks(userId, organizationId);
     const now = this.store.nowIso();
-    const result = await this.db
-      .updateTable('organization_members')
-      .set({ roles: JSON.stringify(roles), updated_at: now })
-      .where('organization_id', '=', organizationId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new NotFoundError('member');
+    let username = '';
+    let before: members.MemberRow | undefined;
+    await this.audited(
+      async (trx) => {
+        before = await membership(trx, organizationId, userId);
+        await trx
+          .updateTable('organization_members')
+          .set({ roles: JSON.stringify(roles), updated_at: now })
+          .where('organization_id', '=', organizationId)
+          .where('user_id', '=', userId)
+          .execute();
+        username = await usernameOf(trx, userId);
+        return { ...before, roles: JSON.stringify(roles), updated_at: now };
+      },
+      (after) => memberChange('write', username, before, after),
+    );
     await this.store.invalidateSessions({ userId });
     const row = await this.get(organizationId, userId);
     return row;
@@ -111,4 +135,40 @@ export class MemberStore extends StoreFamily {
     this.require('read', orgMemberObject(userId, organizationId));
     return row;
   }
+}
+
+/** A membership as it is, read on the change's transaction; NotFoundError when there is none. */
+async function membership(trx: Kysely<Database>, organizationId: string, userId: string): Promise<members.MemberRow> {
+  const row = await trx
+    .selectFrom('organization_members')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError('member');
+  return row;
+}
+
+/** The member's username, which their audit entries are named by. */
+async function usernameOf(trx: Kysely<Database>, userId: string): Promise<string> {
+  return (await trx.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username ?? '';
+}
+
+/** A membership's audit entry, named by the member's username as the reference does. */
+function memberChange(
+  action: string,
+  username: string,
+  before: members.MemberRow | undefined,
+  after: members.MemberRow | undefined,
+): AuditChange {
+  const row = after ?? before;
+  return {
+    resourceType: 'organization_member',
+    action,
+    resourceId: row?.user_id ?? '',
+    resourceTarget: username,
+    organizationId: row?.organization_id ?? '',
+    old: before && { ...before, username },
+    new: after && { ...after, username },
+  };
 }

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
@@ -68,17 +69,20 @@ export class OrganizationStore extends StoreFamily {
   /** Creates an organization with its creator as a member. */
   async create(row: organizations.OrganizationRow): Promise<organizations.OrganizationRow> {
     this.require('create', siteObject('organization'));
-    return this.db.transaction().execute(async (trx) => {
-      await withConflicts(() => organizations.insertOrganization(trx, row));
-      await members.insertMember(trx, {
-        user_id: this.subject.id,
-        organization_id: row.id,
-        roles: '[]',
-        created_at: row.created_at,
-        updated_at: row.created_at,
-      });
-      return row;
-    });
+    return this.audited(
+      async (trx) => {
+        await withConflicts(() => organizations.insertOrganization(trx, row));
+        await members.insertMember(trx, {
+          user_id: this.subject.id,
+          organization_id: row.id,
+          roles: '[]',
+          created_at: row.created_at,
+          updated_at: row.created_at,
+        });
+        return row;
+      },
+      (created) => organizationChange('create', undefined, created),
+    );
   }
 
   /** Changes an organization's fields. */
@@ -88,21 +92,48 @@ export class OrganizationStore extends StoreFamily {
   ): Promise<organizations.OrganizationRow> {
     const current = await this.get(id);
     this.require('update', organizationObject(current.id));
-    await withConflicts(() =>
-      this.db
-        .updateTable('organizations')
-        .set({ ...changes, updated_at: this.store.nowIso() })
-        .where('id', '=', current.id)
-        .execute(),
+    return this.audited(
+      async (trx) => {
+        await withConflicts(() =>
+          trx
+            .updateTable('organizations')
+            .set({ ...changes, updated_at: this.store.nowIso() })
+            .where('id', '=', current.id)
+            .execute(),
+        );
+        return (await organizations.getOrganizationById(trx, current.id)) ?? { ...current, ...changes };
+      },
+      (updated) => organizationChange('write', current, updated),
     );
-    return this.get(current.id);
   }
 
   /** Deletes an organization and its memberships. */
   async delete(id: string): Promise<void> {
     const current = await this.get(id);
     this.require('delete', organizationObject(current.id));
-    await this.db.deleteFrom('organizations').where('id', '=', current.id).execute();
+    await this.audited(
+      (trx) => trx.deleteFrom('organizations').where('id', '=', current.id).execute(),
+      () => organizationChange('delete', current, undefined),
+    );
     await this.store.invalidateSessions('*');
   }
+}
+
+/** An organization's audit entry: the organization is its own. */
+function organizationChange(
+  action: string,
+  before: organizations.OrganizationRow | undefined,
+  after: organizations.OrganizationRow | undefined,
+): AuditChange {
+  const row = after ?? before;
+  return {
+    resourceType: 'organization',
+    action,
+    resourceId: row?.id ?? '',
+    resourceTarget: row?.name ?? '',
+    resourceIcon: row?.icon ?? '',
+    organizationId: row?.id ?? '',
+    old: before,
+    new: after,
+  };
 }

@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { AuditChange } from '../audit/audit-request.js';
+import type { Database } from '../schema.js';
 import { StoreFamily } from './store-family.js';
 import { loadCustomRoles } from '../subjects.js';
 import { withConflicts } from '../db-errors.js';
@@ -26,34 +29,69 @@ export class RoleStore extends StoreFamily {
       user_permissions: JSON.stringify(role.user),
       updated_at: now,
     };
-    if (mode === 'create') {
-      await withConflicts(() =>
-        this.db
-          .insertInto('custom_roles')
-          .values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns })
-          .execute(),
-      );
-    } else {
-      const result = await this.db
-        .updateTable('custom_roles')
-        .set(columns)
-        .where('name', '=', role.name)
-        .where('organization_id', '=', role.organization_id)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) throw new NotFoundError('role');
-    }
+    await this.audited(
+      async (trx) => {
+        if (mode === 'create') {
+          await withConflicts(() =>
+            trx
+              .insertInto('custom_roles')
+              .values({ name: role.name, organization_id: role.organization_id, created_at: now, ...columns })
+              .execute(),
+          );
+          return { before: undefined, after: await customRole(trx, role.organization_id, role.name) };
+        }
+        const before = await customRole(trx, role.organization_id, role.name);
+        if (!before) throw new NotFoundError('role');
+        await trx
+          .updateTable('custom_roles')
+          .set(columns)
+          .where('name', '=', role.name)
+          .where('organization_id', '=', role.organization_id)
+          .execute();
+        return { before, after: await customRole(trx, role.organization_id, role.name) };
+      },
+      ({ before, after }) => roleChange(mode === 'create' ? 'create' : 'write', before, after),
+    );
     await this.store.invalidateSessions('*');
   }
 
   /** Deletes a custom role; members that held it keep the name, which then grants nothing. */
   async deleteCustom(organizationId: string, name: string): Promise<boolean> {
     this.require('delete', orgScoped('assign_org_role', organizationId));
-    const result = await this.db
-      .deleteFrom('custom_roles')
-      .where('name', '=', name)
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst();
+    const deleted = await this.audited(
+      async (trx) => {
+        const before = await customRole(trx, organizationId, name);
+        if (before) await trx.deleteFrom('custom_roles').where('name', '=', name).where('organization_id', '=', organizationId).execute();
+        return before;
+      },
+      (before) => before && roleChange('delete', before, undefined),
+    );
     await this.store.invalidateSessions('*');
-    return Number(result.numDeletedRows) > 0;
+    return deleted !== undefined;
   }
+}
+
+type CustomRoleRow = Database['custom_roles'];
+
+async function customRole(trx: Kysely<Database>, organizationId: string, name: string): Promise<CustomRoleRow | undefined> {
+  return trx
+    .selectFrom('custom_roles')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+}
+
+/** A custom role's audit entry. Roles have no id of their own: the name, unique in the organization, stands for one. */
+function roleChange(action: string, before: CustomRoleRow | undefined, after: CustomRoleRow | undefined): AuditChange {
+  const row = after ?? before;
+  return {
+    resourceType: 'custom_role',
+    action,
+    resourceId: row?.name ?? '',
+    resourceTarget: row?.name ?? '',
+    organizationId: row?.organization_id ?? '',
+    old: before,
+    new: after,
+  };
 }

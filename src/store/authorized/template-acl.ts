@@ -82,7 +82,24 @@ export class TemplateAclStore extends StoreFamily {
   ): Promise<TemplateRow> {
     this.require('update', templateRbac(template));
     const now = this.store.nowIso();
-    const next = await acl.changeTemplateAcl(this.db, template.id, changes, now);
-    return next ? { ...template, ...next, updated_at: now } : template;
+    return this.audited(
+      async (trx) => {
+        const next = await acl.changeTemplateAcl(trx, template.id, changes, now);
+        return next ? { ...template, ...next, updated_at: now } : template;
+      },
+      (after) =>
+        after === template
+          ? undefined
+          : {
+              resourceType: 'template',
+              action: 'write',
+              resourceId: template.id,
+              resourceTarget: template.name,
+              resourceIcon: template.icon,
+              organizationId: template.organization_id,
+              old: { user_acl: parseJson<unknown>(template.user_acl, {}), group_acl: parseJson<unknown>(template.group_acl, {}) },
+              new: { user_acl: parseJson<unknown>(after.user_acl, {}), group_acl: parseJson<unknown>(after.group_acl, {}) },
+            },
+    );
   }
 }

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import { versionRbac, versionsRbac } from './version-rbac.js';
 import { cancelAuthorizedJob } from './cancel-job.js';
@@ -25,10 +26,13 @@ export class TemplateVersionStore extends StoreFamily {
    */
   async insert(version: templates.TemplateVersionRow, job: jobs.ProvisionerJobRow, template?: templates.TemplateRow): Promise<void> {
     this.require(template ? 'update' : 'create', template ? templateRbac(template) : orgScoped('template', version.organization_id));
-    await this.db.transaction().execute(async (trx) => {
-      await jobs.insertJob(trx, job);
-      await withConflicts(() => templates.insertTemplateVersion(trx, version));
-    });
+    await this.audited(
+      async (trx) => {
+        await jobs.insertJob(trx, job);
+        await withConflicts(() => templates.insertTemplateVersion(trx, version));
+      },
+      () => versionChange('create', undefined, version),
+    );
   }
 
   /** A version and its import job. */
@@ -89,7 +93,13 @@ export class TemplateVersionStore extends StoreFamily {
     changes: Partial<Pick<templates.TemplateVersionRow, 'name' | 'message' | 'archived'>>,
   ): Promise<void> {
     this.require('update', await versionRbac(this.db, version));
-    await withConflicts(() => templates.updateTemplateVersion(this.db, version.id, { ...changes, updated_at: this.store.nowIso() }));
+    await this.audited(
+      async (trx) => {
+        await withConflicts(() => templates.updateTemplateVersion(trx, version.id, { ...changes, updated_at: this.store.nowIso() }));
+        return (await templates.getTemplateVersionById(trx, version.id)) ?? { ...version, ...changes };
+      },
+      (updated) => versionChange('write', version, updated),
+    );
   }
 
   /**
@@ -166,4 +176,29 @@ export class TemplateVersionStore extends StoreFamily {
       return job ? [{ version, job }] : [];
     });
   }
+}
+
+/**
+ * A version's audit entry. What its import found (variables with their defaults, parameters,
+ * presets) may hold values a template admin keeps to themselves, and never changes: left out.
+ */
+function versionChange(action: string, before: templates.TemplateVersionRow | undefined, after: templates.TemplateVersionRow): AuditChange {
+  const tracked = (row: templates.TemplateVersionRow) => ({
+    id: row.id,
+    template_id: row.template_id,
+    name: row.name,
+    message: row.message,
+    readme: row.readme,
+    created_by: row.created_by,
+    archived: row.archived === 1,
+  });
+  return {
+    resourceType: 'template_version',
+    action,
+    resourceId: after.id,
+    resourceTarget: after.name,
+    organizationId: after.organization_id,
+    old: before && tracked(before),
+    new: tracked(after),
+  };
 }

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily, type StoreScope } from './store-family.js';
 import type { UserStore } from './users.js';
 import { withConflicts } from '../db-errors.js';
@@ -32,7 +33,11 @@ export class TokenStore extends StoreFamily {
   async insert(row: apiKeys.ApiKeyRow): Promise<apiKeys.ApiKeyRow> {
     this.require('create', apiKeyObject(row.user_id));
     await this.requireOutranks(row.user_id);
-    return withConflicts(() => apiKeys.insertApiKey(this.db, row));
+    // A sign-in's session key is the sign-in's own entry (`login`); named tokens are entries of their own.
+    return this.audited(
+      (trx) => withConflicts(() => apiKeys.insertApiKey(trx, row)),
+      (created) => (created.login_type === 'token' ? tokenChange('create', created) : undefined),
+    );
   }
 
   /** One key of one user by id. */
@@ -48,7 +53,10 @@ export class TokenStore extends StoreFamily {
     const row = await this.get(userId, keyId);
     this.require('delete', apiKeyObject(row.user_id));
     await this.requireOutranks(row.user_id);
-    await apiKeys.deleteApiKey(this.db, row.id);
+    await this.audited(
+      (trx) => apiKeys.deleteApiKey(trx, row.id),
+      (deleted) => (deleted && row.login_type === 'token' ? tokenChange('delete', row) : undefined),
+    );
     await this.store.invalidateSessions({ keyId: row.id });
   }
 
@@ -86,4 +94,24 @@ export class TokenStore extends StoreFamily {
     if (filter.name !== undefined) query = query.where('k.token_name', '=', filter.name);
     return query.orderBy('k.created_at', 'desc').orderBy('k.id').execute();
   }
+}
+
+/**
+ * A named token's audit entry, named by the token's name (which the diff's secret pattern would
+ * hide). Its hash stays out of the diff: only who holds it, what it may do and when it ends.
+ */
+function tokenChange(action: 'create' | 'delete', row: apiKeys.ApiKeyRow): AuditChange {
+  const tracked = {
+    user_id: row.user_id,
+    scope: row.scope,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+  };
+  return {
+    resourceType: 'api_key',
+    action,
+    resourceId: row.id,
+    resourceTarget: row.token_name,
+    ...(action === 'create' ? { new: tracked } : { old: tracked }),
+  };
 }

@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { AuditChange } from '../audit/audit-request.js';
+import type { Database } from '../schema.js';
 import { StoreFamily } from './store-family.js';
 import { withConflicts } from '../db-errors.js';
 import { allowedRows } from '../authz-filter.js';
@@ -69,19 +72,22 @@ export class UserStore extends StoreFamily {
   async insert(row: users.UserRow, organizationIds: readonly string[]): Promise<users.UserRow> {
     this.require('create', userObject(row.id));
     for (const orgId of organizationIds) this.require('create', orgMemberObject(row.id, orgId));
-    return this.db.transaction().execute(async (trx) => {
-      await withConflicts(() => users.insertUser(trx, row));
-      for (const organization_id of organizationIds) {
-        await members.insertMember(trx, {
-          user_id: row.id,
-          organization_id,
-          roles: '[]',
-          created_at: row.created_at,
-          updated_at: row.created_at,
-        });
-      }
-      return row;
-    });
+    return this.audited(
+      async (trx) => {
+        await withConflicts(() => users.insertUser(trx, row));
+        for (const organization_id of organizationIds) {
+          await members.insertMember(trx, {
+            user_id: row.id,
+            organization_id,
+            roles: '[]',
+            created_at: row.created_at,
+            updated_at: row.created_at,
+          });
+        }
+        return row;
+      },
+      (created) => userChange('create', undefined, created),
+    );
   }
 
   /**
@@ -93,9 +99,15 @@ export class UserStore extends StoreFamily {
     const current = await this.get(userId);
     this.require(kind === 'personal' ? 'update_personal' : 'update', userObject(current.id));
     await this.requireOutranks(current);
-    await withConflicts(() => users.updateUser(this.db, current.id, { ...changes, updated_at: this.store.nowIso() }));
+    const updated = await this.audited(
+      async (trx) => {
+        await withConflicts(() => users.updateUser(trx, current.id, { ...changes, updated_at: this.store.nowIso() }));
+        return readBack(trx, current);
+      },
+      (after) => userChange('write', current, after),
+    );
     await this.store.invalidateSessions({ userId: current.id });
-    return this.get(current.id);
+    return updated;
   }
 
   /** Replaces a user's stored site roles; needs `assign` and `unassign` on site role assignments as used. */
@@ -109,9 +121,15 @@ export class UserStore extends StoreFamily {
     if (changed.removed) this.require('unassign', siteObject('assign_role'));
     // Even an unchanged list: whoever may not act on the user may not touch their roles at all.
     await this.requireOutranks(current);
-    await users.updateUser(this.db, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.store.nowIso() });
+    const updated = await this.audited(
+      async (trx) => {
+        await users.updateUser(trx, current.id, { rbac_roles: JSON.stringify(roles), updated_at: this.store.nowIso() });
+        return readBack(trx, current);
+      },
+      (after) => userChange('write', current, after),
+    );
     await this.store.invalidateSessions({ userId: current.id });
-    return this.get(current.id);
+    return updated;
   }
 
   /** Soft-deletes a user and ends all their sessions. */
@@ -119,10 +137,13 @@ export class UserStore extends StoreFamily {
     const current = await this.get(userId);
     this.require('delete', userObject(current.id));
     await this.requireOutranks(current);
-    await this.db.transaction().execute(async (trx) => {
-      await users.updateUser(trx, current.id, { deleted: 1, updated_at: this.store.nowIso() });
-      await trx.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
-    });
+    await this.audited(
+      async (trx) => {
+        await users.updateUser(trx, current.id, { deleted: 1, updated_at: this.store.nowIso() });
+        await trx.deleteFrom('api_keys').where('user_id', '=', current.id).execute();
+      },
+      () => userChange('delete', current, undefined),
+    );
     await this.store.invalidateSessions({ userId: current.id });
   }
 
@@ -155,7 +176,11 @@ export class UserStore extends StoreFamily {
     this.require('create', userObject(row.id));
     this.require('assign', siteObject('assign_role'));
     this.require('create', orgMemberObject(row.id, organizationId));
-    return users.insertFirstUser(this.db, row, organizationId, FIRST_USER_KEY);
+    return this.audited(
+      (trx) => users.insertFirstUser(trx, row, organizationId, FIRST_USER_KEY),
+      // Nobody is signed in yet: the first user made themselves.
+      (created) => (created ? { ...userChange('create', undefined, row), userId: row.id } : undefined),
+    );
   }
 
   /**
@@ -168,7 +193,10 @@ export class UserStore extends StoreFamily {
     this.require('create', userObject(row.id));
     this.require('assign', siteObject('assign_role'));
     for (const orgId of organizationIds) this.require('create', orgMemberObject(row.id, orgId));
-    return users.insertSiteAdmin(this.db, row, organizationIds, FIRST_USER_KEY);
+    return this.audited(
+      (trx) => users.insertSiteAdmin(trx, row, organizationIds, FIRST_USER_KEY),
+      (created) => userChange('create', undefined, created),
+    );
   }
 
   /** Whether the first user has been created; needs read on the site settings. */
@@ -210,6 +238,39 @@ export class UserStore extends StoreFamily {
     const user = await this.get(userId);
     this.require('update_personal', userObject(user.id));
     await this.requireOutranks(user);
-    return gitSshKeys.regenerateGitSshKey(this.db, user.id, this.store.nowIso());
+    let before: gitSshKeys.GitSshKeyRow | undefined;
+    return this.audited(
+      async (trx) => {
+        before = await gitSshKeys.ensureGitSshKey(trx, user.id, this.store.nowIso());
+        return gitSshKeys.regenerateGitSshKey(trx, user.id, this.store.nowIso());
+      },
+      (after) => ({
+        resourceType: 'git_ssh_key',
+        action: 'write',
+        resourceId: user.id,
+        resourceTarget: user.username,
+        old: before,
+        new: after,
+      }),
+    );
   }
+}
+
+/** A user's row as a change left it, read on the change's transaction. */
+async function readBack(trx: Kysely<Database>, current: users.UserRow): Promise<users.UserRow> {
+  return (await users.getUserById(trx, current.id)) ?? current;
+}
+
+/** A user's audit entry. A user belongs to no one organization: the entry names none. */
+function userChange(action: string, before: users.UserRow | undefined, after: users.UserRow | undefined): AuditChange {
+  const row = after ?? before;
+  return {
+    resourceType: 'user',
+    action,
+    resourceId: row?.id ?? '',
+    resourceTarget: row?.username ?? '',
+    resourceIcon: row?.avatar_url ?? '',
+    old: before,
+    new: after,
+  };
 }

@@ -1,3 +1,4 @@
+import type { AuditChange } from '../audit/audit-request.js';
 import { StoreFamily } from './store-family.js';
 import { cancelAuthorizedJob } from './cancel-job.js';
 import { templateRbac, workspaceRbac } from '../rbac-objects.js';
@@ -50,8 +51,22 @@ export class WorkspaceBuildStore extends StoreFamily {
       await this.requireOutranks(workspace.owner_id, workspace.organization_id);
     const read = this.can('read', workspaceRbac(workspace));
     // A new latest build (or an orphan delete) ends the agents of the one before.
+    let ownerName = '';
     return this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
-      withConflicts(() => workspaces.insertBuild(this.db, this.store.dialect, workspace, insert, read)),
+      withConflicts(() =>
+        this.audited(
+          async (trx) => {
+            const reads = await workspaces.insertBuild(trx, this.store.dialect, workspace, insert, read);
+            // The answer's reads name the owner already; only a caller who may not read the workspace costs a query.
+            ownerName =
+              reads?.users.find((user) => user.id === workspace.owner_id)?.username ??
+              (await trx.selectFrom('users').select('username').where('id', '=', workspace.owner_id).executeTakeFirst())?.username ??
+              '';
+            return reads;
+          },
+          () => buildChange(workspace, insert.build, ownerName),
+        ),
+      ),
     );
   }
 
@@ -185,4 +200,27 @@ export class WorkspaceBuildStore extends StoreFamily {
     const object = workspaceRbac(workspace);
     return this.can('start', object) && !this.can('start', { ...object, acl_user_list: {}, acl_group_list: {} });
   }
+}
+
+/**
+ * A build's audit entry: its transition is the action, the workspace names it, and the entry says
+ * why it was made (`build_reason`: the caller, or the lifecycle executor's autostart, autostop,
+ * dormancy...). Only a new template version shows in its diff, as in the reference.
+ */
+function buildChange(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, ownerName: string): AuditChange {
+  return {
+    resourceType: 'workspace_build',
+    action: build.transition,
+    resourceId: build.id,
+    resourceTarget: workspace.name,
+    organizationId: workspace.organization_id,
+    new: { template_version_id: build.template_version_id },
+    additionalFields: {
+      build_number: String(build.build_number),
+      build_reason: build.reason,
+      workspace_name: workspace.name,
+      workspace_owner: ownerName,
+      workspace_id: workspace.id,
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { workspaceChange } from '../audit/workspace-change.js';
 import { StoreFamily } from './store-family.js';
 import { HttpProblem, NotFoundError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
@@ -97,11 +98,13 @@ export class WorkspaceSharingStore extends StoreFamily {
 
     const userAcl = apply(parseJson<AclMap>(workspace.user_acl, {}), changes.users);
     const groupAcl = apply(parseJson<AclMap>(workspace.group_acl, {}), changes.groups);
-    const written = await acl.setWorkspaceAcl(this.db, workspace.id, {
-      userAcl: JSON.stringify(userAcl),
-      groupAcl: JSON.stringify(groupAcl),
-    });
-    if (!written) throw sharingDisabled();
+    const next = { ...workspace, user_acl: JSON.stringify(userAcl), group_acl: JSON.stringify(groupAcl) };
+    await this.audited(
+      async (trx) => {
+        if (!(await acl.setWorkspaceAcl(trx, workspace.id, { userAcl: next.user_acl, groupAcl: next.group_acl }))) throw sharingDisabled();
+      },
+      () => workspaceChange('write', workspace, next),
+    );
     await this.#recheck(workspace.organization_id, [...changes.users.keys()], [...changes.groups.keys()]);
   }
 
@@ -109,7 +112,10 @@ export class WorkspaceSharingStore extends StoreFamily {
   async clearAcl(workspaceId: string): Promise<void> {
     const workspace = await this.#readable(workspaceId);
     this.require('update', workspaceRbac(workspace));
-    await acl.clearWorkspaceAcl(this.db, workspace.id);
+    await this.audited(
+      (trx) => acl.clearWorkspaceAcl(trx, workspace.id),
+      () => workspaceChange('write', workspace, { ...workspace, user_acl: '{}', group_acl: '{}' }),
+    );
     await this.#recheckAcls(workspace.organization_id, [workspace]);
   }
 
@@ -128,7 +134,23 @@ export class WorkspaceSharingStore extends StoreFamily {
   async setSharingDisabled(organizationId: string, disabled: boolean): Promise<void> {
     this.require('update', organizationObject(organizationId));
     const before = await this.sharingDisabled(organizationId);
-    const cleared = await acl.setWorkspaceSharingDisabled(this.db, organizationId, disabled);
+    const organizationName =
+      (await this.db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst())?.name ?? '';
+    const cleared = await this.audited(
+      (trx) => acl.setWorkspaceSharingDisabled(trx, organizationId, disabled),
+      () =>
+        before === disabled
+          ? undefined
+          : {
+              resourceType: 'organization',
+              action: 'write',
+              resourceId: organizationId,
+              resourceTarget: organizationName,
+              organizationId,
+              old: { workspace_sharing_disabled: before },
+              new: { workspace_sharing_disabled: disabled },
+            },
+    );
     if (!before) await this.#recheckAcls(organizationId, cleared);
   }
 

@@ -1,3 +1,4 @@
+import { workspaceChange } from '../audit/workspace-change.js';
 import { StoreFamily } from './store-family.js';
 import { templateRbac, workspaceRbac } from '../rbac-objects.js';
 import { withConflicts } from '../db-errors.js';
@@ -123,7 +124,12 @@ export class WorkspaceStore extends StoreFamily {
     // The workspace runs as its owner, with their git SSH key: making one for someone acts as them.
     await this.requireOutranks(row.owner_id, row.organization_id);
     const readQueue = this.can('read', workspaceRbac(row));
-    return withConflicts(() => workspaces.insertWorkspace(this.db, this.store.dialect, row, first, readQueue));
+    return withConflicts(() =>
+      this.audited(
+        (trx) => workspaces.insertWorkspace(trx, this.store.dialect, row, first, readQueue),
+        () => workspaceChange('create', undefined, row, { build_reason: first.build.reason }),
+      ),
+    );
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the workspace. */
@@ -138,16 +144,27 @@ export class WorkspaceStore extends StoreFamily {
   ): Promise<workspaces.WorkspaceRow> {
     this.require('update', workspaceRbac(workspace));
     // Its agents are authorized on its row as they found it (dormancy changes which object it is).
-    await this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
+    return this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
       withConflicts(() =>
-        this.db
-          .updateTable('workspaces')
-          .set({ ...changes, updated_at: this.store.nowIso() })
-          .where('id', '=', workspace.id)
-          .execute(),
+        this.audited(
+          async (trx) => {
+            await trx
+              .updateTable('workspaces')
+              .set({ ...changes, updated_at: this.store.nowIso() })
+              .where('id', '=', workspace.id)
+              .execute();
+            return (await workspaces.getWorkspaceById(trx, workspace.id)) ?? workspace;
+          },
+          (updated) => workspaceChange('write', workspace, updated, this.#systemReason(changes)),
+        ),
       ),
     );
-    return (await workspaces.getWorkspaceById(this.db, workspace.id)) ?? workspace;
+  }
+
+  /** Why the system itself changes a workspace, for its audit entry; nothing for a user's change. */
+  #systemReason(changes: Partial<workspaces.WorkspaceRow>): Record<string, string> | undefined {
+    if (this.subject.type !== 'system') return undefined;
+    return { automatic: 'true', reason: changes.dormant_at ? 'dormancy' : 'lifecycle' };
   }
 
   /**

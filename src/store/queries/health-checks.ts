@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { inTransaction } from './in-transaction.js';
 import type { Database } from '../schema.js';
 
 /** The dismissed health report sections, by name, in name order. */
@@ -9,7 +10,7 @@ export async function listDismissedSections(db: Kysely<Database>): Promise<strin
 
 /** Makes `sections` the dismissed set: one transaction, so a reader sees the old set or the new one. */
 export async function replaceDismissedSections(db: Kysely<Database>, sections: readonly string[], now: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.deleteFrom('health_check_dismissals').execute();
     if (sections.length > 0) {
       await trx

@@ -18,6 +18,13 @@ export async function listLicenses(db: Kysely<Database>): Promise<LicenseRow[]> 
 /** License ids are a PostgreSQL `serial`, a 32-bit integer: a larger number names no license. */
 const MAX_LICENSE_ID = 2 ** 31 - 1;
 
+/** A stored license by id, or undefined. */
+export async function getLicense(db: Kysely<Database>, id: number): Promise<LicenseRow | undefined> {
+  if (!Number.isSafeInteger(id) || id > MAX_LICENSE_ID) return undefined;
+  const row = await db.selectFrom('licenses').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && { ...row, id: Number(row.id) };
+}
+
 /** Deletes a license; false when there was none with that id. */
 export async function deleteLicense(db: Kysely<Database>, id: number): Promise<boolean> {
   // PostgreSQL refuses to compare the column with a number out of its range instead of matching nothing.

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { inTransaction } from './in-transaction.js';
 import type { Database, GroupTable } from '../schema.js';
 import type { UserRow } from './users.js';
 import { organizationIdsOfUsers } from './members.js';
@@ -126,7 +127,7 @@ export async function changeTemplateAcl(
   },
   now: string,
 ): Promise<{ user_acl: string; group_acl: string } | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await trx.selectFrom('templates').select(['user_acl', 'group_acl']).where('id', '=', templateId).executeTakeFirst();
     if (!row) return undefined;
     const next = { user_acl: apply(row.user_acl, changes.users), group_acl: apply(row.group_acl, changes.groups) };

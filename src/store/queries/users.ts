@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { withConflicts } from '../db-errors.js';
+import { inTransaction } from './in-transaction.js';
 import type { Database, UserTable } from '../schema.js';
 import { insertMember } from './members.js';
 import { ensureSiteValue } from './site-config.js';
@@ -103,11 +104,6 @@ async function recordStatusChange(db: Kysely<Database>, userId: string, changedA
     .execute();
 }
 
-/** Runs `work` in the caller's transaction, or in a new one. */
-function inTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
-}
-
 /**
  * Sets a new password if the user still holds the passcode that was checked, and ends every key of
  * theirs, in one transaction. False when the passcode was spent meanwhile (a concurrent reset won).
@@ -165,7 +161,7 @@ export async function insertSiteAdmin(
   organizationIds: readonly string[],
   claimKey: string,
 ): Promise<UserRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     await withConflicts(() => insertUser(trx, row));
     for (const organization_id of organizationIds) {
       await insertMember(trx, { user_id: row.id, organization_id, roles: '[]', created_at: row.created_at, updated_at: row.created_at });
@@ -180,7 +176,7 @@ export async function insertSiteAdmin(
  * `claimKey` for them, in one transaction. False (and nothing written) when another user holds it.
  */
 export async function insertFirstUser(db: Kysely<Database>, row: UserRow, organizationId: string, claimKey: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     if ((await ensureSiteValue(trx, claimKey, row.id)) !== row.id) return false;
     await withConflicts(() => insertUser(trx, row));
     await insertMember(trx, {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { inTransaction } from './in-transaction.js';
 import type { Database } from '../schema.js';
 
 /** A user named in a workspace ACL, with the fields its answer shows. */
@@ -169,7 +170,7 @@ export async function setWorkspaceSharingDisabled(
   organizationId: string,
   disabled: boolean,
 ): Promise<{ user_acl: string; group_acl: string }[]> {
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await tx
       .updateTable('organizations')
       .set({ workspace_sharing_disabled: disabled ? 1 : 0 })
