@@ -250,6 +250,23 @@ for (const dialect of TEST_DIALECTS) {
       await settled(latest);
     });
 
+    it('the lifecycle executor marking a workspace dormant writes its entry, with no user and the reason', async () => {
+      await owner.addLicense(await issuer.license({ now: test.clock.now(), features: { advanced_template_scheduling: 1 } }));
+      const { template: idle } = await createEchoTemplate(owner, 'audited-idle', {}, { settings: { time_til_dormant_ms: HOUR } });
+      const workspace = await owner.createWorkspace('me', { name: 'audited-idle', template_id: idle.id });
+      await settled(workspace.latest_build);
+      test.clock.advance(2 * HOUR);
+      await test.daemon.tasks.autobuild.runNow();
+      const dormant = (await entries(workspace.id, 'write')).find((entry) => entry.diff['dormant_at']);
+      assert.ok(dormant, 'a write of the workspace that makes it dormant');
+      assert.equal(dormant.user_id, null);
+      assert.equal(dormant.additional_fields['reason'], 'dormancy');
+      const [stop] = await owner.workspaceBuilds(workspace.id);
+      assert.ok(stop);
+      assert.equal((await only(stop.id, 'stop')).additional_fields['build_reason'], 'dormancy');
+      await settled(stop);
+    });
+
     it('a change whose entry cannot be written is not kept: one transaction', async () => {
       const workspace = await owner.createWorkspace('me', { name: 'kept-ws', template_id: template.id });
       await settled(workspace.latest_build);
