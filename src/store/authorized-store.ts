@@ -8,6 +8,7 @@ import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { AppearanceStore } from './authorized/appearance.js';
+import { AuditLogStore } from './authorized/audit-logs.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
 import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
 import { MemberStore } from './authorized/members.js';
@@ -42,6 +43,7 @@ export type { VersionWithJob } from './authorized/template-versions.js';
 export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
 export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens, FreshenOutcome } from './authorized/external-auth.js';
 export type { AuditChange, AuditRequest } from './audit/audit-request.js';
+export type { AuditLogPageRows } from './authorized/audit-logs.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
@@ -85,6 +87,7 @@ export class AuthorizedStore {
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
+  #auditLogs: AuditLogStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -234,5 +237,9 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get auditLogs(): AuditLogStore {
+    return (this.#auditLogs ??= new AuditLogStore(this.#scope));
   }
 }
