@@ -36,6 +36,11 @@ import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
 import { builtinDaemonIdPrefix, startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 import { loadReplicaIdentity, type ReplicaIdentity } from './replica-identity.js';
+import type { NotificationEnqueuer } from '../domain/notifications/notification-request.js';
+import type { EventNotifier } from '../domain/notifications/events/event-notifier.js';
+import { queueAutostopWarnings } from '../domain/notifications/events/autostop-warning.js';
+import { notifyBuildFinished } from '../domain/notifications/events/build-outcomes.js';
+import { sendFailedBuildsReport } from '../domain/notifications/events/failed-builds-report.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -67,6 +72,10 @@ export interface DaemonTasks {
   readonly updateCheck: PeriodicTask;
   /** Gives memory back when the daemon falls idle after a burst of work. */
   readonly memoryReclaimer: PeriodicTask;
+  /** Warns owners of workspaces whose automatic stop is near (--notifications-autostop-warning). */
+  readonly autostopWarning: PeriodicTask;
+  /** Sends template administrators the week's failed builds, once a week. */
+  readonly failedBuildsReport: PeriodicTask;
 }
 
 /** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
@@ -89,6 +98,12 @@ const UPDATE_CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
+
+/** How often deadlines coming near are looked for: a warning comes at most this late. */
+const AUTOSTOP_WARNING_INTERVAL_MS = 60 * 1000;
+
+/** How often the weekly report is looked at; it goes out once a week whichever replica finds it due. */
+const FAILED_BUILDS_REPORT_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What a daemon needs beyond its settings. */
 export interface DaemonDependencies {
@@ -124,10 +139,19 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     await installTokenKeys(store, options.values.externalTokenEncryptionKeys);
     // First start runs before any request: there is no user whose subject could do it.
     const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
+    // Replaced by the notifier's queue (src/domain/notifications/).
+    const notifications: NotificationEnqueuer = { enqueue: async () => {} };
+    // Events found by timers and job ends tell people through this; recipients are found as its own subject.
+    const notifier: EventNotifier = {
+      store: store.as(SYSTEM_SUBJECTS.notificationEvents),
+      enqueuer: notifications,
+      warn: (error, event) => logger.warn({ err: error, event }, 'could not queue a notification'),
+    };
+    const jobFinished = (jobId: string) => void notifyBuildFinished(notifier, jobId);
     // Jobs this replica's built-in daemons held when it last stopped will never be reported on:
     // no user is asking, so the recovery's own subject fails them, before those daemons connect again.
     const orphaned = await failJobsOfPreviousRun(
-      { store: store.as(SYSTEM_SUBJECTS.jobRecovery), pubsub: store.pubsub },
+      { store: store.as(SYSTEM_SUBJECTS.jobRecovery), pubsub: store.pubsub, jobFinished },
       builtinDaemonIdPrefix(replica),
     );
     if (orphaned > 0) logger.warn({ count: orphaned, replica: replica.name }, 'failed provisioner jobs left running by the previous run');
@@ -184,8 +208,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
-        // Replaced by the notifier's queue (src/domain/notifications/).
-        notifications: { enqueue: async () => {} },
+        notifications,
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
@@ -226,7 +249,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Nobody asks for these builds, and a suspended owner's workspaces must still stop: no user's
           // subject fits, so the executor acts as its own minimal system subject.
-          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features);
+          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features, notifier);
           for (const build of result.builds) logger.info(build, 'autobuild queued a build');
           for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },
@@ -258,10 +281,27 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Hung jobs have no user to act for: the reaper's own subject may only read and fail jobs.
           const count = await reapHungJobs(
-            { store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub, connected: connectedDaemons },
+            { store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub, connected: connectedDaemons, jobFinished },
             store.clock.now(),
           );
           if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
+        },
+        logger,
+      ),
+      autostopWarning: new PeriodicTask(
+        'autostop-warning',
+        AUTOSTOP_WARNING_INTERVAL_MS,
+        async () => {
+          // A deadline coming near is no one's request: the events subject finds the workspaces and owners.
+          await queueAutostopWarnings(notifier, store.clock.now(), options.values.notificationsAutostopWarningMs);
+        },
+        logger,
+      ),
+      failedBuildsReport: new PeriodicTask(
+        'failed-builds-report',
+        FAILED_BUILDS_REPORT_INTERVAL_MS,
+        async () => {
+          await sendFailedBuildsReport(notifier, store.clock.now());
         },
         logger,
       ),

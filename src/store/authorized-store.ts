@@ -29,6 +29,7 @@ import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
 import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
 import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
+import { NotificationEventStore } from './authorized/notification-events.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -46,6 +47,7 @@ export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
 export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
+export type { FinishedBuildFacts, TemplateBuildOutcomes, WorkspaceEventFacts } from './authorized/notification-events.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -85,6 +87,7 @@ export class AuthorizedStore {
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
+  #notificationEvents: NotificationEventStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -234,5 +237,9 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get notificationEvents(): NotificationEventStore {
+    return (this.#notificationEvents ??= new NotificationEventStore(this.#scope));
   }
 }

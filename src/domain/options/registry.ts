@@ -16,6 +16,7 @@ import { RATE_LIMIT_OPTIONS, type RateLimitValues } from './rate-limiting.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
+import { NOTIFICATION_EVENT_OPTIONS, type NotificationEventValues } from './notification-events.js';
 
 /**
  * Every server setting, declared once, in the file of its group. `cove serve --help`, the
@@ -40,7 +41,8 @@ export type DeploymentValues = NetworkingValues &
   PrometheusValues &
   HealthCheckValues &
   AppearanceValues &
-  ExternalAuthValues;
+  ExternalAuthValues &
+  NotificationEventValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -84,4 +86,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...from(INTROSPECTION_OPTIONS, 'verbose'),
   ...APPEARANCE_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
+  ...NOTIFICATION_EVENT_OPTIONS,
 ];
