@@ -1854,6 +1854,107 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.groups.delete(defaultOrg(w))),
   },
+  'notificationEvents.nearingDeadline': {
+    allowed: async (w) => {
+      const { workspace, build } = await startedFixture(w, w.member);
+      const now = w.test.clock.now();
+      const due = await system(w, 'notificationEvents').notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
+      assert.equal(due.find((row) => row.workspace.id === workspace.id)?.owner.id, w.memberId);
+    },
+    denied: async (w) => {
+      const { workspace, build } = await startedFixture(w, w.member);
+      const now = w.test.clock.now();
+      const due = await w.outsider.notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
+      assert.equal(
+        due.find((row) => row.workspace.id === workspace.id),
+        undefined,
+      );
+    },
+  },
+  'notificationEvents.workspacesOfTemplate': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const template = await w.owner.templates.get(workspace.template_id);
+      const rows = await system(w, 'notificationEvents').notificationEvents.workspacesOfTemplate(template);
+      assert.deepEqual(
+        rows.map((row) => [row.workspace.id, row.owner.id]),
+        [[workspace.id, w.memberId]],
+      );
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const template = await w.owner.templates.get(workspace.template_id);
+      await expectRefused(() => w.outsider.notificationEvents.workspacesOfTemplate(template));
+    },
+  },
+  'notificationEvents.finishedBuild': {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      const facts = await system(w, 'notificationEvents').notificationEvents.finishedBuild(job.id);
+      assert.deepEqual([facts?.workspace.id, facts?.owner.id, facts?.initiator?.id], [workspace.id, w.memberId, w.memberId]);
+    },
+    denied: async (w) => {
+      const { job } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.notificationEvents.finishedBuild(job.id));
+    },
+  },
+  'notificationEvents.usersWithSiteRoles': {
+    allowed: async (w) =>
+      assert.ok((await system(w, 'notificationEvents').notificationEvents.usersWithSiteRoles(['owner'])).some((u) => u.id === w.ownerId)),
+    denied: async (w) => expectRefused(() => w.member.notificationEvents.usersWithSiteRoles(['owner'])),
+  },
+  'notificationEvents.buildOutcomes': {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      const now = w.test.clock.now();
+      await w.test.daemon.store.db
+        .updateTable('provisioner_jobs')
+        .set({ error: 'accounting failure', completed_at: now.toISOString() })
+        .where('id', '=', job.id)
+        .execute();
+      const outcomes = await system(w, 'notificationEvents').notificationEvents.buildOutcomes(
+        new Date(now.getTime() - 60_000),
+        new Date(now.getTime() + 60_000),
+      );
+      const mine = outcomes.find((entry) => entry.template.id === workspace.template_id);
+      assert.deepEqual(
+        mine?.failed.map((failure) => [failure.workspace.id, failure.error]),
+        [[workspace.id, 'accounting failure']],
+      );
+    },
+    denied: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.owner);
+      const now = w.test.clock.now();
+      await w.test.daemon.store.db
+        .updateTable('provisioner_jobs')
+        .set({ error: 'hidden', completed_at: now.toISOString() })
+        .where('id', '=', job.id)
+        .execute();
+      const outcomes = await w.outsider.notificationEvents.buildOutcomes(
+        new Date(now.getTime() - 60_000),
+        new Date(now.getTime() + 60_000),
+      );
+      assert.equal(
+        outcomes.find((entry) => entry.template.id === workspace.template_id),
+        undefined,
+      );
+    },
+  },
+  'notificationEvents.claimReportRun': {
+    allowed: async (w) => {
+      const now = w.test.clock.now();
+      const kind = `accounting-report-${newId()}`;
+      const since = await system(w, 'notificationEvents').notificationEvents.claimReportRun(kind, now, 3_600_000);
+      assert.equal(since?.getTime(), now.getTime() - 3_600_000);
+      assert.equal(
+        await system(w, 'notificationEvents').notificationEvents.claimReportRun(kind, now, 3_600_000),
+        undefined,
+        'claimed once',
+      );
+    },
+    denied: async (w) =>
+      expectRefused(() => w.member.notificationEvents.claimReportRun(`accounting-report-${newId()}`, w.test.clock.now(), 1)),
+  },
 };
 
 const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
@@ -2040,6 +2141,17 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
   };
   await store.workspaces.insert(store.workspaces.grantCreation(ownerId, template), workspace, { build, job, orphan: false });
   return { workspace, build, job };
+}
+
+/** A workspace of the subject's whose first build succeeded, with a deadline half an hour away. */
+async function startedFixture(w: World, store: AuthorizedStore) {
+  const fixture = await workspaceFixture(w, store);
+  const now = w.test.clock.now();
+  const db = w.test.daemon.store.db;
+  await db.updateTable('provisioner_jobs').set({ completed_at: now.toISOString(), error: '' }).where('id', '=', fixture.job.id).execute();
+  const deadline = new Date(now.getTime() + 30 * 60_000).toISOString();
+  await db.updateTable('workspace_builds').set({ deadline }).where('id', '=', fixture.build.id).execute();
+  return fixture;
 }
 
 /** A workspace of the subject's with one agent on its first build's resource, as a finished build leaves it. */
