@@ -1856,13 +1856,13 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
   },
   'notificationEvents.nearingDeadline': {
     allowed: async (w) => {
-      const { workspace, build } = await startedFixture(w, w.member);
+      const { workspace } = await startedFixture(w, w.member);
       const now = w.test.clock.now();
       const due = await system(w, 'notificationEvents').notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
       assert.equal(due.find((row) => row.workspace.id === workspace.id)?.owner.id, w.memberId);
     },
     denied: async (w) => {
-      const { workspace, build } = await startedFixture(w, w.member);
+      const { workspace } = await startedFixture(w, w.member);
       const now = w.test.clock.now();
       const due = await w.outsider.notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
       assert.equal(
