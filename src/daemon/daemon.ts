@@ -27,6 +27,8 @@ import { Store } from '../store/store.js';
 import { installTokenKeys } from '../store/token-keys.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
+import { createNotifier } from './notifier.js';
+import type { NotificationQueue } from '../domain/notifications/notification-queue.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
@@ -36,7 +38,6 @@ import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
 import { builtinDaemonIdPrefix, startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 import { loadReplicaIdentity, type ReplicaIdentity } from './replica-identity.js';
-import type { NotificationEnqueuer } from '../domain/notifications/notification-request.js';
 import type { EventNotifier } from '../domain/notifications/events/event-notifier.js';
 import { queueAutostopWarnings } from '../domain/notifications/events/autostop-warning.js';
 import { notifyBuildFinished } from '../domain/notifications/events/build-outcomes.js';
@@ -57,6 +58,8 @@ export interface Daemon {
   readonly provisioners: BuiltinProvisioners;
   /** Where Prometheus scrapes `/metrics`, when `--prometheus-enable` is on; else empty. */
   readonly metricsUrl: string;
+  /** Queues notifications to users; `tasks.notifications` sends them. */
+  readonly notifications: NotificationQueue;
   /** Stops accepting connections, closes WebSockets and streams, gives requests in flight a moment, then closes the store; within SHUTDOWN_LIMIT_MS. */
   close(): Promise<void>;
 }
@@ -76,6 +79,8 @@ export interface DaemonTasks {
   readonly autostopWarning: PeriodicTask;
   /** Sends template administrators the week's failed builds, once a week. */
   readonly failedBuildsReport: PeriodicTask;
+  /** Sends the notification queue's due messages. */
+  readonly notifications: PeriodicTask;
 }
 
 /** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
@@ -139,15 +144,18 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     await installTokenKeys(store, options.values.externalTokenEncryptionKeys);
     // First start runs before any request: there is no user whose subject could do it.
     const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
-    // Replaced by the notifier's queue (src/domain/notifications/).
-    const notifications: NotificationEnqueuer = { enqueue: async () => {} };
+    const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
+    const mailer = createMailer(options.values);
+    // Background tasks that tell users about events take `notifier.queue`, as routes take `context.notifications`.
+    // Made before the jobs of the previous run are failed: their owners are told.
+    const notifier = createNotifier(store, values, mailer, logger);
     // Events found by timers and job ends tell people through this; recipients are found as its own subject.
-    const notifier: EventNotifier = {
+    const events: EventNotifier = {
       store: store.as(SYSTEM_SUBJECTS.notificationEvents),
-      enqueuer: notifications,
+      enqueuer: notifier.queue,
       warn: (error, event) => logger.warn({ err: error, event }, 'could not queue a notification'),
     };
-    const jobFinished = (jobId: string) => void notifyBuildFinished(notifier, jobId);
+    const jobFinished = (jobId: string) => void notifyBuildFinished(events, jobId);
     // Jobs this replica's built-in daemons held when it last stopped will never be reported on:
     // no user is asking, so the recovery's own subject fails them, before those daemons connect again.
     const orphaned = await failJobsOfPreviousRun(
@@ -177,7 +185,6 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const stopEntitlementResume = store.pubsub.onResume(() => {
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
-    const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const health = new HealthChecker({
       store,
       relay,
@@ -196,7 +203,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         sources: options.sources,
         identity,
         rateLimits: createRateLimits(options.values, store.clock),
-        mailer: createMailer(options.values),
+        mailer,
         builtinProvisionerKey,
         checkSchedule: weeklyScheduleProblem,
         relay,
@@ -208,13 +215,14 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
-        notifications,
+        notifications: notifier.queue,
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
     // Real time, not the daemon's clock: it compares CPU used with time passed.
     const reclaimer = new IdleMemoryReclaimer(performance.now());
     const tasks: DaemonTasks = {
+      notifications: notifier.task,
       memoryReclaimer: new PeriodicTask(
         'idle-memory-reclaimer',
         MEMORY_RECLAIM_INTERVAL_MS,
@@ -249,7 +257,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Nobody asks for these builds, and a suspended owner's workspaces must still stop: no user's
           // subject fits, so the executor acts as its own minimal system subject.
-          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features, notifier);
+          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features, events);
           for (const build of result.builds) logger.info(build, 'autobuild queued a build');
           for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },
@@ -293,7 +301,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         AUTOSTOP_WARNING_INTERVAL_MS,
         async () => {
           // A deadline coming near is no one's request: the events subject finds the workspaces and owners.
-          await queueAutostopWarnings(notifier, store.clock.now(), options.values.notificationsAutostopWarningMs);
+          await queueAutostopWarnings(events, store.clock.now(), options.values.notificationsAutostopWarningMs);
         },
         logger,
       ),
@@ -301,7 +309,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         'failed-builds-report',
         FAILED_BUILDS_REPORT_INTERVAL_MS,
         async () => {
-          await sendFailedBuildsReport(notifier, store.clock.now());
+          await sendFailedBuildsReport(events, store.clock.now());
         },
         logger,
       ),
@@ -336,6 +344,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       tasks,
       provisioners,
       metricsUrl,
+      notifications: notifier.queue,
       // Each step is bounded (graceful-shutdown.ts): stopping ends within SHUTDOWN_LIMIT_MS whatever is open.
       close: async () => {
         const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];

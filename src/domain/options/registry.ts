@@ -8,6 +8,7 @@ import { INSTANCE_IDENTITY_OPTIONS, type InstanceIdentityValues } from './instan
 import { INTROSPECTION_OPTIONS, type IntrospectionValues } from './introspection.js';
 import { LICENSE_OPTIONS, type LicenseValues } from './licenses.js';
 import { NETWORKING_OPTIONS, type NetworkingValues } from './networking.js';
+import { NOTIFICATIONS_OPTIONS, type NotificationsValues } from './notifications.js';
 import { OAUTH2_OIDC_OPTIONS, type OAuth2OidcValues } from './oauth2-oidc.js';
 import type { OptionDefinition } from './option-types.js';
 import { PROMETHEUS_OPTIONS, type PrometheusValues } from './prometheus.js';
@@ -16,7 +17,6 @@ import { RATE_LIMIT_OPTIONS, type RateLimitValues } from './rate-limiting.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
-import { NOTIFICATION_EVENT_OPTIONS, type NotificationEventValues } from './notification-events.js';
 
 /**
  * Every server setting, declared once, in the file of its group. `cove serve --help`, the
@@ -42,7 +42,7 @@ export type DeploymentValues = NetworkingValues &
   HealthCheckValues &
   AppearanceValues &
   ExternalAuthValues &
-  NotificationEventValues;
+  NotificationsValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -86,5 +86,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...from(INTROSPECTION_OPTIONS, 'verbose'),
   ...APPEARANCE_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
-  ...NOTIFICATION_EVENT_OPTIONS,
+  ...NOTIFICATIONS_OPTIONS,
 ];
