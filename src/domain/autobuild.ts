@@ -81,7 +81,7 @@ export async function runAutobuild(
         });
         dormant.push(workspace.id);
         await events.publish(workspaceEventsChannel(workspace.id), 'dormant');
-        if (notifier) await notifyWorkspaceDormant(notifier, current, template.time_til_dormant_ms);
+        if (notifier) await notifyWorkspaceDormant(notifier, current, { idleMs: template.time_til_dormant_ms });
       }
       if (decision.transition && decision.reason) {
         const useActive =

@@ -176,6 +176,21 @@ for (const dialect of TEST_DIALECTS) {
       assert.match(deleted.content, /idle was deleted: it stayed dormant past its deletion date/);
     });
 
+    it('tells the owner when someone else marks their workspace dormant, not when they do', async () => {
+      const template = await echoTemplate('parked', {});
+      const workspace = await alice.createWorkspace('me', { name: 'parked', template_id: template.id });
+      await settled(workspace.latest_build);
+      await owner.setWorkspaceDormant(workspace.id, true);
+      const told = (await inbox(alice, 'workspaceDormant', 2)).filter((message) => message.targets.includes(workspace.id));
+      assert.equal(told.length, 1);
+      assert.match(told[0]?.content ?? '', /parked was marked dormant: owner marked it dormant/);
+      const before = await queued(ids['alice'] ?? '', 'workspaceDormant');
+      await alice.setWorkspaceDormant(workspace.id, false);
+      test.clock.advance(MINUTE);
+      await alice.setWorkspaceDormant(workspace.id, true);
+      assert.equal(await queued(ids['alice'] ?? '', 'workspaceDormant'), before, 'the owner knows what they did');
+    });
+
     it('tells owners of workspaces on older versions of a template once, and of its deprecation', async () => {
       const { template } = await createEchoTemplate(owner, 'evolving', {}, { files: { 'v.txt': '1' } });
       const workspace = await alice.createWorkspace('me', { name: 'evolving', template_id: template.id });
