@@ -27,6 +27,8 @@ import { Store } from '../store/store.js';
 import { installTokenKeys } from '../store/token-keys.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
+import { createNotifier } from './notifier.js';
+import type { NotificationQueue } from '../domain/notifications/notification-queue.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
@@ -36,6 +38,10 @@ import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
 import { builtinDaemonIdPrefix, startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 import { loadReplicaIdentity, type ReplicaIdentity } from './replica-identity.js';
+import type { EventNotifier } from '../domain/notifications/events/event-notifier.js';
+import { queueAutostopWarnings } from '../domain/notifications/events/autostop-warning.js';
+import { notifyBuildFinished } from '../domain/notifications/events/build-outcomes.js';
+import { sendFailedBuildsReport } from '../domain/notifications/events/failed-builds-report.js';
 
 /** A running daemon. */
 export interface Daemon {
@@ -52,6 +58,8 @@ export interface Daemon {
   readonly provisioners: BuiltinProvisioners;
   /** Where Prometheus scrapes `/metrics`, when `--prometheus-enable` is on; else empty. */
   readonly metricsUrl: string;
+  /** Queues notifications to users; `tasks.notifications` sends them. */
+  readonly notifications: NotificationQueue;
   /** Stops accepting connections, closes WebSockets and streams, gives requests in flight a moment, then closes the store; within SHUTDOWN_LIMIT_MS. */
   close(): Promise<void>;
 }
@@ -67,6 +75,12 @@ export interface DaemonTasks {
   readonly updateCheck: PeriodicTask;
   /** Gives memory back when the daemon falls idle after a burst of work. */
   readonly memoryReclaimer: PeriodicTask;
+  /** Warns owners of workspaces whose automatic stop is near (--notifications-autostop-warning). */
+  readonly autostopWarning: PeriodicTask;
+  /** Sends template administrators the week's failed builds, once a week. */
+  readonly failedBuildsReport: PeriodicTask;
+  /** Sends the notification queue's due messages. */
+  readonly notifications: PeriodicTask;
 }
 
 /** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
@@ -89,6 +103,12 @@ const UPDATE_CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
+
+/** How often deadlines coming near are looked for: a warning comes at most this late. */
+const AUTOSTOP_WARNING_INTERVAL_MS = 60 * 1000;
+
+/** How often the weekly report is looked at; it goes out once a week whichever replica finds it due. */
+const FAILED_BUILDS_REPORT_INTERVAL_MS = 60 * 60 * 1000;
 
 /** What a daemon needs beyond its settings. */
 export interface DaemonDependencies {
@@ -124,10 +144,22 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     await installTokenKeys(store, options.values.externalTokenEncryptionKeys);
     // First start runs before any request: there is no user whose subject could do it.
     const identity = await bootstrapDeployment(store.as(SYSTEM_SUBJECTS.bootstrap), store.clock.now());
+    const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
+    const mailer = createMailer(options.values);
+    // Background tasks that tell users about events take `notifier.queue`, as routes take `context.notifications`.
+    // Made before the jobs of the previous run are failed: their owners are told.
+    const notifier = createNotifier(store, values, mailer, logger);
+    // Events found by timers and job ends tell people through this; recipients are found as its own subject.
+    const events: EventNotifier = {
+      store: store.as(SYSTEM_SUBJECTS.notificationEvents),
+      enqueuer: notifier.queue,
+      warn: (error, event) => logger.warn({ err: error, event }, 'could not queue a notification'),
+    };
+    const jobFinished = (jobId: string) => void notifyBuildFinished(events, jobId);
     // Jobs this replica's built-in daemons held when it last stopped will never be reported on:
     // no user is asking, so the recovery's own subject fails them, before those daemons connect again.
     const orphaned = await failJobsOfPreviousRun(
-      { store: store.as(SYSTEM_SUBJECTS.jobRecovery), pubsub: store.pubsub },
+      { store: store.as(SYSTEM_SUBJECTS.jobRecovery), pubsub: store.pubsub, jobFinished },
       builtinDaemonIdPrefix(replica),
     );
     if (orphaned > 0) logger.warn({ count: orphaned, replica: replica.name }, 'failed provisioner jobs left running by the previous run');
@@ -153,7 +185,6 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     const stopEntitlementResume = store.pubsub.onResume(() => {
       entitlements.refresh().catch((error: unknown) => logger.error({ err: error }, 'could not compute entitlements'));
     });
-    const values: { -readonly [K in keyof DeploymentValues]: DeploymentValues[K] } = { ...options.values };
     const health = new HealthChecker({
       store,
       relay,
@@ -172,7 +203,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         sources: options.sources,
         identity,
         rateLimits: createRateLimits(options.values, store.clock),
-        mailer: createMailer(options.values),
+        mailer,
         builtinProvisionerKey,
         checkSchedule: weeklyScheduleProblem,
         relay,
@@ -184,14 +215,14 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
-        // Replaced by the notifier's queue (src/domain/notifications/).
-        notifications: { enqueue: async () => {} },
+        notifications: notifier.queue,
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
     // Real time, not the daemon's clock: it compares CPU used with time passed.
     const reclaimer = new IdleMemoryReclaimer(performance.now());
     const tasks: DaemonTasks = {
+      notifications: notifier.task,
       memoryReclaimer: new PeriodicTask(
         'idle-memory-reclaimer',
         MEMORY_RECLAIM_INTERVAL_MS,
@@ -226,7 +257,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Nobody asks for these builds, and a suspended owner's workspaces must still stop: no user's
           // subject fits, so the executor acts as its own minimal system subject.
-          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features);
+          const result = await runAutobuild(store.as(SYSTEM_SUBJECTS.autobuild), store.pubsub, store.clock.now(), store.features, events);
           for (const build of result.builds) logger.info(build, 'autobuild queued a build');
           for (const failure of result.errors) logger.warn(failure, 'autobuild could not build a workspace');
         },
@@ -258,10 +289,27 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         async () => {
           // Hung jobs have no user to act for: the reaper's own subject may only read and fail jobs.
           const count = await reapHungJobs(
-            { store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub, connected: connectedDaemons },
+            { store: store.as(SYSTEM_SUBJECTS.jobReaper), pubsub: store.pubsub, connected: connectedDaemons, jobFinished },
             store.clock.now(),
           );
           if (count > 0) logger.warn({ count }, 'failed provisioner jobs that stopped making progress');
+        },
+        logger,
+      ),
+      autostopWarning: new PeriodicTask(
+        'autostop-warning',
+        AUTOSTOP_WARNING_INTERVAL_MS,
+        async () => {
+          // A deadline coming near is no one's request: the events subject finds the workspaces and owners.
+          await queueAutostopWarnings(events, store.clock.now(), options.values.notificationsAutostopWarningMs);
+        },
+        logger,
+      ),
+      failedBuildsReport: new PeriodicTask(
+        'failed-builds-report',
+        FAILED_BUILDS_REPORT_INTERVAL_MS,
+        async () => {
+          await sendFailedBuildsReport(events, store.clock.now());
         },
         logger,
       ),
@@ -296,6 +344,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       tasks,
       provisioners,
       metricsUrl,
+      notifications: notifier.queue,
       // Each step is bounded (graceful-shutdown.ts): stopping ends within SHUTDOWN_LIMIT_MS whatever is open.
       close: async () => {
         const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];

@@ -7,6 +7,8 @@ import { jobStatus } from './provisioner-job-status.js';
 import { decideTransition, deletingAtFor, type LifecycleJobStatus } from './schedule/index.js';
 import { createBuild } from './workspace-builds.js';
 import { workspaceEventsChannel } from './workspace-events.js';
+import type { EventNotifier } from './notifications/events/event-notifier.js';
+import { notifyWorkspaceDormant } from './notifications/events/workspace-dormancy.js';
 
 /** What one executor run did, for logs and tests. */
 export interface AutobuildResult {
@@ -21,12 +23,15 @@ export interface AutobuildResult {
  * dormant or delete it, and does so. Builds are recorded as the owner's, with the reason saying
  * why. `authorized` is the store as the executor's system subject (`SYSTEM_SUBJECTS.autobuild`);
  * templates' advanced schedule settings act only with the licensed feature in `features`.
+ * Owners of workspaces made dormant are told through `notifier`; the builds' own outcomes are
+ * told when their jobs finish.
  */
 export async function runAutobuild(
   authorized: AuthorizedStore,
   events: PubSub,
   now: Date,
   features: EnabledFeatures,
+  notifier?: EventNotifier,
 ): Promise<AutobuildResult> {
   // Ticks are whole minutes, as in the reference, so schedules fire on the minute they name.
   const tick = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
@@ -76,6 +81,7 @@ export async function runAutobuild(
         });
         dormant.push(workspace.id);
         await events.publish(workspaceEventsChannel(workspace.id), 'dormant');
+        if (notifier) await notifyWorkspaceDormant(notifier, current, { idleMs: template.time_til_dormant_ms });
       }
       if (decision.transition && decision.reason) {
         const useActive =

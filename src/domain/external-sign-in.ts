@@ -42,10 +42,11 @@ export async function signInExternalUser(
     readonly afterAccount?: (user: UserRow) => Promise<void>;
   },
   request: { readonly ipAddress: string; readonly now: Date },
-): Promise<{ readonly token: string; readonly user: UserRow }> {
+): Promise<{ readonly token: string; readonly user: UserRow; readonly created: boolean }> {
   const provider = PROVIDER_NAMES[identity.loginType];
   refuseControlCharacters(identity);
   let user = (await store.signIn.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
+  let created = false;
 
   if (options.convertUserId !== undefined) {
     if (!user || user.id !== options.convertUserId) {
@@ -80,6 +81,7 @@ export async function signInExternalUser(
       });
     }
     user = await createLinkedUser(store, deployment.defaultOrganizationId, identity, request.now);
+    created = true;
   }
 
   if (user.status === 'suspended') {
@@ -101,7 +103,7 @@ export async function signInExternalUser(
     last_seen_at: request.now.toISOString(),
     ...(user.status === 'dormant' ? { status: 'active' } : {}),
   });
-  return { token: key.token, user };
+  return { token: key.token, user, created };
 }
 
 /** What a provider says of an account, named as the refusal names it. */

@@ -21,6 +21,8 @@ const BATCH = 10;
 export interface JobTerminator {
   readonly store: AuthorizedStore;
   readonly pubsub: PubSub;
+  /** Told, without waiting, of each job failed here (its notifications go out from there). */
+  readonly jobFinished?: (jobId: string) => void;
 }
 
 /**
@@ -77,6 +79,7 @@ function verdict(job: ReapableJob): Verdict {
 export async function terminateJob(terminator: JobTerminator, job: StalledJob, verdict: Verdict): Promise<boolean> {
   const lines = ['', '====================', verdict.banner, '====================', ''];
   if (!(await terminator.store.provisionerJobs.reap(job, verdict.error, lines))) return false;
+  terminator.jobFinished?.(job.id);
   await terminator.pubsub.publish(jobEventsChannel(job.id), 'logs');
   await terminator.pubsub.publish(jobEventsChannel(job.id), 'done');
   if (job.workspace_id) await terminator.pubsub.publish(workspaceEventsChannel(job.workspace_id), 'build');

@@ -51,6 +51,8 @@ export interface JobProtocol {
   readonly features: EnabledFeatures;
   /** The ids of the deployment's external auth providers: an import naming another is refused. */
   readonly externalAuthProviderIds?: readonly string[];
+  /** Told, without waiting, of each job whose end was recorded here (its notifications go out from there). */
+  readonly jobFinished?: (jobId: string) => void;
 }
 
 /** A connected provisioner daemon. */
@@ -331,6 +333,7 @@ export async function completeJob(
     }
     // No order between them: the agent-token invalidation, the job's followers and the workspace's
     // watchers. Published in one turn, they go out in one NOTIFY.
+    protocol.jobFinished?.(jobId);
     const announced = Promise.all([
       stored.announced,
       publishJobEvent(protocol, jobId, 'done'),
@@ -540,6 +543,7 @@ async function finishJob(
   failedBuildState?: Buffer,
 ): Promise<Announcing> {
   await protocol.store.provisionerJobs.finish(job, outcome, failedBuildState);
+  protocol.jobFinished?.(job.id);
   const announced = (async () => {
     await publishJobEvent(protocol, job.id, 'done');
     await publishWorkspaceOfJob(protocol, job);

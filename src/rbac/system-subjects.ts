@@ -181,6 +181,28 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why
     ...allow('provisioner_daemon', ['read']), // the name of the daemon that held each, for those lines
   ]),
+  /**
+   * Finds who is to be told of an event and what to tell them (a deadline near, a build failed, an
+   * account suspended): the recipients are often not the user whose request caused it, nor anyone
+   * that user may read, and timers cause the rest.
+   */
+  notificationEvents: named('notification-events', [
+    ...allow('user', ['read']), // the recipients: owners of workspaces, administrators by role, the user an event is about
+    ...allow('workspace', ['read']), // workspaces nearing their deadline, on a template, or whose build ended
+    ...allow('workspace_dormant', ['read']), // the same for dormant workspaces (dormancy and deletion are events)
+    ...allow('template', ['read']), // the template of a workspace or of a report
+    ...allow('provisioner_jobs', ['read']), // how a build ended, and the failures of the weekly report
+    ...allow('notification_template', ['update']), // record when a periodic report went out, so it goes out once a period
+  ]),
+  /** Sends queued notifications on a timer and queues new ones for events: no user asks, and the recipient is often not the actor. */
+  notifier: named('notifier', [
+    ...allow('notification_message', ['create', 'read', 'update']), // queue messages; lease them, mark them sent or failed
+    ...allow('notification_preference', ['read']), // which kinds the recipient turned off
+    ...allow('notification_template', ['read']), // the method an operator chose for a kind
+    ...allow('inbox_notification', ['create']), // deliver to the recipient's in-app inbox
+    ...allow('user', ['read']), // the recipient's name and address
+    ...allow('deployment_config', ['read']), // whether sending is paused
+  ]),
 });
 
 /** The grants of a workspace agent, at the user level: on its owner's objects only (see {@link workspaceAgentSubject}). */

@@ -7,6 +7,7 @@ import { GroupStore } from './authorized/groups.js';
 import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
+import { NotificationStore } from './authorized/notifications.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { AuditLogStore } from './authorized/audit-logs.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
@@ -30,6 +31,7 @@ import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
 import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
 import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
+import { NotificationEventStore } from './authorized/notification-events.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -45,9 +47,12 @@ export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens
 export type { AuditChange, AuditRequest } from './audit/audit-request.js';
 export type { AuditLogPageRows } from './authorized/audit-logs.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
+export type { NotificationRecipient } from './authorized/notifications.js';
+export type { InboxNotificationRow, NotificationMessageRow } from './queries/notifications.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
 export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
+export type { FinishedBuildFacts, TemplateBuildOutcomes, WorkspaceEventFacts } from './authorized/notification-events.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -88,6 +93,8 @@ export class AuthorizedStore {
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
   #auditLogs: AuditLogStore | undefined;
+  #notificationEvents: NotificationEventStore | undefined;
+  #notifications: NotificationStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -241,5 +248,13 @@ export class AuthorizedStore {
 
   get auditLogs(): AuditLogStore {
     return (this.#auditLogs ??= new AuditLogStore(this.#scope));
+  }
+
+  get notificationEvents(): NotificationEventStore {
+    return (this.#notificationEvents ??= new NotificationEventStore(this.#scope));
+  }
+
+  get notifications(): NotificationStore {
+    return (this.#notifications ??= new NotificationStore(this.#scope));
   }
 }

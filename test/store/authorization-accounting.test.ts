@@ -1896,7 +1896,284 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.groups.delete(defaultOrg(w))),
   },
+  'notificationEvents.nearingDeadline': {
+    allowed: async (w) => {
+      const { workspace } = await startedFixture(w, w.member);
+      const now = w.test.clock.now();
+      const due = await system(w, 'notificationEvents').notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
+      assert.equal(due.find((row) => row.workspace.id === workspace.id)?.owner.id, w.memberId);
+    },
+    denied: async (w) => {
+      const { workspace } = await startedFixture(w, w.member);
+      const now = w.test.clock.now();
+      const due = await w.outsider.notificationEvents.nearingDeadline(now, new Date(now.getTime() + 3_600_000));
+      assert.equal(
+        due.find((row) => row.workspace.id === workspace.id),
+        undefined,
+      );
+    },
+  },
+  'notificationEvents.workspacesOfTemplate': {
+    allowed: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const template = await w.owner.templates.get(workspace.template_id);
+      const rows = await system(w, 'notificationEvents').notificationEvents.workspacesOfTemplate(template);
+      assert.deepEqual(
+        rows.map((row) => [row.workspace.id, row.owner.id]),
+        [[workspace.id, w.memberId]],
+      );
+    },
+    denied: async (w) => {
+      const { workspace } = await workspaceFixture(w, w.member);
+      const template = await w.owner.templates.get(workspace.template_id);
+      await expectRefused(() => w.outsider.notificationEvents.workspacesOfTemplate(template));
+    },
+  },
+  'notificationEvents.finishedBuild': {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      const facts = await system(w, 'notificationEvents').notificationEvents.finishedBuild(job.id);
+      assert.deepEqual([facts?.workspace.id, facts?.owner.id, facts?.initiator?.id], [workspace.id, w.memberId, w.memberId]);
+    },
+    denied: async (w) => {
+      const { job } = await workspaceFixture(w, w.owner);
+      await expectRefused(() => w.member.notificationEvents.finishedBuild(job.id));
+    },
+  },
+  'notificationEvents.usersWithSiteRoles': {
+    allowed: async (w) =>
+      assert.ok((await system(w, 'notificationEvents').notificationEvents.usersWithSiteRoles(['owner'])).some((u) => u.id === w.ownerId)),
+    denied: async (w) => expectRefused(() => w.member.notificationEvents.usersWithSiteRoles(['owner'])),
+  },
+  'notificationEvents.buildOutcomes': {
+    allowed: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.member);
+      const now = w.test.clock.now();
+      await w.test.daemon.store.db
+        .updateTable('provisioner_jobs')
+        .set({ error: 'accounting failure', completed_at: now.toISOString() })
+        .where('id', '=', job.id)
+        .execute();
+      const outcomes = await system(w, 'notificationEvents').notificationEvents.buildOutcomes(
+        new Date(now.getTime() - 60_000),
+        new Date(now.getTime() + 60_000),
+      );
+      const mine = outcomes.find((entry) => entry.template.id === workspace.template_id);
+      assert.deepEqual(
+        mine?.failed.map((failure) => [failure.workspace.id, failure.error]),
+        [[workspace.id, 'accounting failure']],
+      );
+    },
+    denied: async (w) => {
+      const { workspace, job } = await workspaceFixture(w, w.owner);
+      const now = w.test.clock.now();
+      await w.test.daemon.store.db
+        .updateTable('provisioner_jobs')
+        .set({ error: 'hidden', completed_at: now.toISOString() })
+        .where('id', '=', job.id)
+        .execute();
+      const outcomes = await w.outsider.notificationEvents.buildOutcomes(
+        new Date(now.getTime() - 60_000),
+        new Date(now.getTime() + 60_000),
+      );
+      assert.equal(
+        outcomes.find((entry) => entry.template.id === workspace.template_id),
+        undefined,
+      );
+    },
+  },
+  'notificationEvents.claimReportRun': {
+    allowed: async (w) => {
+      const now = w.test.clock.now();
+      const kind = `accounting-report-${newId()}`;
+      const since = await system(w, 'notificationEvents').notificationEvents.claimReportRun(kind, now, 3_600_000);
+      assert.equal(since?.getTime(), now.getTime() - 3_600_000);
+      assert.equal(
+        await system(w, 'notificationEvents').notificationEvents.claimReportRun(kind, now, 3_600_000),
+        undefined,
+        'claimed once',
+      );
+    },
+    denied: async (w) =>
+      expectRefused(() => w.member.notificationEvents.claimReportRun(`accounting-report-${newId()}`, w.test.clock.now(), 1)),
+  },
+  'notifications.enqueue': {
+    allowed: async (w) => assert.equal(await system(w, 'notifier').notifications.enqueue([messageRow(w, w.memberId)]), 1),
+    denied: async (w) => expectRefused(() => w.member.notifications.enqueue([messageRow(w, w.memberId)])),
+  },
+  'notifications.lease': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      const leased = await system(w, 'notifier').notifications.lease(1000, w.test.clock.now(), 60_000);
+      assert.ok(leased.some((message) => message.id === row.id && message.status === 'leased' && message.attempt_count === 1));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.lease(1, w.test.clock.now(), 60_000)),
+  },
+  'notifications.markSent': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      await system(w, 'notifier').notifications.markSent(row.id);
+      const listed = await w.owner.notifications.listMessages({ status: 'sent', limit: 1000 });
+      assert.ok(listed.some((message) => message.id === row.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markSent(newId())),
+  },
+  'notifications.markFailed': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      await system(w, 'notifier').notifications.markFailed(row.id, 'refused', 'permanent');
+      const listed = await w.owner.notifications.listMessages({ status: 'permanent_failure', limit: 1000 });
+      assert.equal(listed.find((message) => message.id === row.id)?.status_reason, 'refused');
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markFailed(newId(), 'refused', 'permanent')),
+  },
+  'notifications.listMessages': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.notifications.listMessages({ limit: 10 }))),
+    denied: async (w) => expectRefused(() => w.member.notifications.listMessages({ limit: 10 })),
+  },
+  'notifications.recipient': {
+    allowed: async (w) => assert.equal((await system(w, 'notifier').notifications.recipient(w.memberId)).username, 'member'),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.recipient(w.memberId)),
+  },
+  'notifications.preferences': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.notifications.preferences(w.memberId))),
+    denied: async (w) => expectRefused(() => w.member.notifications.preferences(w.ownerId)),
+  },
+  'notifications.setPreferences': {
+    allowed: async (w) => {
+      await w.member.notifications.setPreferences(w.memberId, new Map([[TEST_KIND_ID, true]]));
+      const stored = await w.owner.notifications.preferences(w.memberId);
+      assert.equal(stored.find((row) => row.template_id === TEST_KIND_ID)?.disabled, 1);
+      await w.owner.notifications.setPreferences(w.memberId, new Map([[TEST_KIND_ID, false]]));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setPreferences(w.ownerId, new Map([[TEST_KIND_ID, true]]))),
+  },
+  'notifications.templateMethods': {
+    allowed: async (w) => assert.ok((await w.member.notifications.templateMethods()) instanceof Map),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.templateMethods()),
+  },
+  'notifications.setTemplateMethod': {
+    allowed: async (w) => {
+      await w.owner.notifications.setTemplateMethod(TEST_KIND_ID, 'webhook');
+      assert.equal((await w.member.notifications.templateMethods()).get(TEST_KIND_ID), 'webhook');
+      await w.owner.notifications.setTemplateMethod(TEST_KIND_ID, '');
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setTemplateMethod(TEST_KIND_ID, 'webhook')),
+  },
+  'notifications.paused': {
+    allowed: async (w) => assert.equal(await w.member.notifications.paused(), false),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.paused()),
+  },
+  'notifications.setPaused': {
+    allowed: async (w) => {
+      await w.owner.notifications.setPaused(true);
+      assert.equal(await system(w, 'notifier').notifications.paused(), true);
+      await w.owner.notifications.setPaused(false);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setPaused(true)),
+  },
+  'notifications.insertInbox': {
+    allowed: async (w) => assert.equal(await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId)), true),
+    denied: async (w) => expectRefused(() => w.member.notifications.insertInbox(inboxRow(w, w.ownerId))),
+  },
+  'notifications.getInbox': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      assert.equal((await w.member.notifications.getInbox(row.id)).title, row.title);
+    },
+    denied: async (w) => {
+      const row = inboxRow(w, w.ownerId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      // Hidden, not refused: another user's notification is not found.
+      await assert.rejects(() => w.member.notifications.getInbox(row.id), NotFoundError);
+    },
+  },
+  'notifications.listInbox': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      const listed = await w.member.notifications.listInbox(inboxOf(w.memberId));
+      assert.ok(listed.some((notification) => notification.id === row.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.listInbox(inboxOf(w.ownerId))),
+  },
+  'notifications.unreadCount': {
+    allowed: async (w) => {
+      const before = await w.member.notifications.unreadCount(w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId));
+      assert.equal(await w.member.notifications.unreadCount(w.memberId), before + 1);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.unreadCount(w.ownerId)),
+  },
+  'notifications.setInboxRead': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      assert.notEqual((await w.member.notifications.setInboxRead(row, true)).read_at, null);
+      assert.notEqual((await w.member.notifications.getInbox(row.id)).read_at, null);
+    },
+    denied: async (w) => {
+      const row = inboxRow(w, w.ownerId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      await expectRefused(() => w.member.notifications.setInboxRead(row, true));
+    },
+  },
+  'notifications.markAllInboxRead': {
+    allowed: async (w) => {
+      await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId));
+      await w.member.notifications.markAllInboxRead(w.memberId);
+      assert.equal(await w.member.notifications.unreadCount(w.memberId), 0);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markAllInboxRead(w.ownerId)),
+  },
 };
+
+/** The test notification's kind, which preferences and method choices name in the cases. */
+const TEST_KIND_ID = 'c425f63e-716a-4bf4-ae24-78348f706c3f';
+
+function messageRow(w: World, userId: string) {
+  const now = w.test.clock.now().toISOString();
+  return {
+    id: newId(),
+    template_id: TEST_KIND_ID,
+    user_id: userId,
+    method: 'inbox',
+    status: 'pending',
+    status_reason: '',
+    created_by: 'accounting',
+    payload: '{}',
+    attempt_count: 0,
+    targets: '[]',
+    created_at: now,
+    updated_at: now,
+    leased_until: null,
+    next_retry_after: null,
+    dedupe_hash: newId(),
+  };
+}
+
+function inboxRow(w: World, userId: string) {
+  return {
+    id: newId(),
+    user_id: userId,
+    template_id: TEST_KIND_ID,
+    targets: '[]',
+    title: 'A test notification',
+    content: 'Hello',
+    icon: '',
+    actions: '[]',
+    read_at: null,
+    created_at: w.test.clock.now().toISOString(),
+  };
+}
+
+function inboxOf(userId: string) {
+  return { userId, targets: [], templates: [], readStatus: 'all' as const, limit: 25 };
+}
 
 const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
 const everyBuild = { limit: 0, offset: 0 };
@@ -2082,6 +2359,17 @@ async function workspaceFixture(w: World, store: AuthorizedStore) {
   };
   await store.workspaces.insert(store.workspaces.grantCreation(ownerId, template), workspace, { build, job, orphan: false });
   return { workspace, build, job };
+}
+
+/** A workspace of the subject's whose first build succeeded, with a deadline half an hour away. */
+async function startedFixture(w: World, store: AuthorizedStore) {
+  const fixture = await workspaceFixture(w, store);
+  const now = w.test.clock.now();
+  const db = w.test.daemon.store.db;
+  await db.updateTable('provisioner_jobs').set({ completed_at: now.toISOString(), error: '' }).where('id', '=', fixture.job.id).execute();
+  const deadline = new Date(now.getTime() + 30 * 60_000).toISOString();
+  await db.updateTable('workspace_builds').set({ deadline }).where('id', '=', fixture.build.id).execute();
+  return fixture;
 }
 
 /** A workspace of the subject's with one agent on its first build's resource, as a finished build leaves it. */

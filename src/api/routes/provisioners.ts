@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { notifyBuildFinished } from '../../domain/notifications/events/build-outcomes.js';
+import { eventNotifier } from '../event-notifier.js';
 import type { Authenticated } from '../../domain/authentication.js';
 import type { ConnectedDaemon } from '../../domain/provisioner-job-protocol.js';
 import { JOB_STATUS_FILTERS } from '../../domain/provisioner-job-status.js';
@@ -83,6 +85,7 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
           socket,
           session.allowed,
         );
+      const notifier = eventNotifier(context, request.log);
       // The daemon was authenticated above; the jobs it works on are no user's request, so the
       // protocol runs as the provisioner daemon's own subject, which may only do what the protocol needs.
       const protocol = {
@@ -91,6 +94,8 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         clock: context.store.clock,
         features: context.store.features,
         externalAuthProviderIds: context.values.externalAuthProviders.map((provider) => provider.id),
+        // A build that failed, stopped or deleted a workspace on its own is news to its owner.
+        jobFinished: (jobId: string) => void notifyBuildFinished(notifier, jobId),
       };
       await new ProvisionerDaemonSession(socket, protocol, daemon, context.values.accessUrl, request.log, {
         connected: context.connectedDaemons,

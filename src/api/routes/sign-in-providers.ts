@@ -25,6 +25,8 @@ import { toProblem } from '../problems.js';
 import { readCookie, setSessionCookie } from '../session-token.js';
 import { signInFailedPage, type SignInLink } from '../sign-in-pages.js';
 import { denyFraming } from '../frame-protection.js';
+import { notifyUserCreated } from '../../domain/notifications/events/user-events.js';
+import { eventNotifier } from '../event-notifier.js';
 
 /** Paths of the two callbacks, which also start a sign-in when called without a code. */
 export const OIDC_CALLBACK_PATH = '/api/v2/users/oidc/callback';
@@ -145,7 +147,7 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
       );
       const callbackQuery = new URLSearchParams(request.url.split('?')[1] ?? '');
       const identity = await flow.identity(callbackQuery, pending);
-      const { token } = await signInExternalUser(
+      const { token, user, created } = await signInExternalUser(
         signInStore,
         { values, defaultOrganizationId: context.identity.defaultOrganization.id },
         identity,
@@ -164,6 +166,8 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
         },
         { ipAddress: request.ip, now: context.store.clock.now() },
       );
+      // The account made at this sign-in is news to the user administrators, as one made for them.
+      if (created) await notifyUserCreated(eventNotifier(context, request.log), user, provider);
       const cookies = [stateCookie('', 0, secure)];
       if (pending.convertUserId) cookies.push(`${CONVERT_LOGIN_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
       void reply.header('set-cookie', cookies);

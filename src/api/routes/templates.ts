@@ -24,6 +24,12 @@ import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerVersions } from './template-versions.js';
 import { PageLimit, PageOffset } from '../paging.js';
+import {
+  notifyTemplateDeleted,
+  notifyTemplateDeprecated,
+  notifyWorkspacesOutOfDate,
+} from '../../domain/notifications/events/template-events.js';
+import { eventNotifier } from '../event-notifier.js';
 
 const OrgParam = Type.Object({ organization: Type.String({ minLength: 1 }) });
 const TemplateParam = Type.Object({ template: Type.String({ format: 'uuid' }) });
@@ -202,6 +208,8 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
       const template = pathResource(request, 'template');
       const updated = await updateTemplateMeta(store, template, request.body);
       if (!updated) return reply.code(304).send(null);
+      if (updated.deprecation_message !== '' && updated.deprecation_message !== template.deprecation_message)
+        await notifyTemplateDeprecated(eventNotifier(context, request.log), updated);
       // Lowering the maximum share level takes effect on existing shares at once.
       if (SHARE_LEVELS.indexOf(updated.max_port_share_level) < SHARE_LEVELS.indexOf(template.max_port_share_level)) {
         await store.templates.narrowPortShares(updated, SHARE_LEVELS);
@@ -219,6 +227,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         detail: 'Delete or move the workspaces that use it first.',
       });
     await store.templates.update(template, { deleted: 1 }, 'delete');
+    await notifyTemplateDeleted(eventNotifier(context, request.log), template, authOf(request).user);
     return { message: 'Template has been deleted!' };
   });
 
@@ -271,7 +280,8 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         });
       }
       if (found.version.archived) throw new HttpProblem(400, 'The provided template version is archived.');
-      await store.templates.update(template, { active_version_id: id });
+      const updated = await store.templates.update(template, { active_version_id: id });
+      if (template.active_version_id !== id) await notifyWorkspacesOutOfDate(eventNotifier(context, request.log), updated, found.version);
       return { message: 'Updated the active template version!' };
     },
   );

@@ -9,6 +9,8 @@ import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
 import { UserParam } from './users.js';
+import { notifyUserStatusChanged } from '../../domain/notifications/events/user-events.js';
+import { eventNotifier } from '../event-notifier.js';
 
 /** Changing users: status, site roles, profile, password, deletion. */
 export async function userAdminRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
@@ -21,8 +23,10 @@ export async function userAdminRoutes(app: FastifyInstance, context: ApiContext)
     ['activate', 'active'],
   ] as const) {
     api.put(`/users/:user/status/${path}`, { schema: { params: UserParam, response: { 200: User } } }, async (request) => {
-      const { store } = authOf(request);
-      const user = await setUserStatus(store, pathResource(request, 'user'), status);
+      const { store, user: initiator } = authOf(request);
+      const before = pathResource(request, 'user');
+      const user = await setUserStatus(store, before, status);
+      if (before.status !== user.status) await notifyUserStatusChanged(eventNotifier(context, request.log), user, status, initiator);
       return toWireUser(user, await store.users.organizationIds(user.id));
     });
   }

@@ -37,6 +37,8 @@ import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { clearSessionCookie, setSessionCookie } from '../session-token.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
+import { notifyUserCreated } from '../../domain/notifications/events/user-events.js';
+import { eventNotifier } from '../event-notifier.js';
 
 export const UserParam = Type.Object({ user: Type.String({ minLength: 1 }) });
 
@@ -166,6 +168,7 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
     // `user_status: null` is the reference's form asking for the default.
     const input = { ...request.body, user_status: request.body.user_status ?? undefined };
     const user = await createUser(store, context.values, context.identity.defaultOrganization.id, input, context.store.clock.now());
+    await notifyUserCreated(eventNotifier(context, request.log), user, authOf(request).user.username);
     return reply.code(201).send(toWireUser(user, await store.users.organizationIds(user.id)));
   });
 

@@ -17,6 +17,8 @@ import type { ApiContext } from '../context.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
+import { notifyWorkspaceDormant } from '../../domain/notifications/events/workspace-dormancy.js';
+import { eventNotifier } from '../event-notifier.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
 
@@ -155,6 +157,10 @@ export async function workspaceScheduleRoutes(app: FastifyInstance, context: Api
           : { dormant_at: null, deleting_at: null, last_used_at: now.toISOString() },
       );
       await changed(workspace, 'dormant');
+      // Someone else making a workspace dormant is news to its owner; the owner knows what they did.
+      const { user } = authOf(request);
+      if (dormant && user.id !== workspace.owner_id)
+        await notifyWorkspaceDormant(eventNotifier(context, request.log), updated, { markedBy: user.username });
       return (await answerWorkspaces(context, store, [updated]))[0];
     },
   );

@@ -30,7 +30,7 @@ export const NOTIFICATION_KINDS = {
     title: 'Workspace "{{workspace}}" will stop at {{deadline}}',
     body: 'Your workspace {{workspace}} will stop automatically at {{deadline}} ({{remaining}} from now). Extend it to keep working.',
     actions: [
-      { label: 'Extend by an hour', url: '{{access_url}}/@{{owner}}/{{workspace}}?extend=1h' },
+      { label: 'Extend by 1 hour', url: '{{access_url}}/@{{owner}}/{{workspace}}?extend=1h' },
       { label: 'View workspace', url: WORKSPACE_URL },
     ],
     enabledByDefault: true,
@@ -58,7 +58,7 @@ export const NOTIFICATION_KINDS = {
     name: 'Workspace Marked as Dormant',
     group: 'Workspace Events',
     title: 'Workspace "{{workspace}}" marked as dormant',
-    body: 'Your workspace {{workspace}} was marked dormant: {{reason}}. Dormant workspaces are deleted after {{timeTilDormant}} unless they are used.',
+    body: 'Your workspace {{workspace}} was marked dormant: {{reason}}. Open it from the dashboard to use it again.',
     actions: [{ label: 'View workspace', url: WORKSPACE_URL }],
     enabledByDefault: true,
   },
@@ -76,7 +76,7 @@ export const NOTIFICATION_KINDS = {
     name: 'Workspace Autobuild Failed',
     group: 'Workspace Events',
     title: 'Workspace "{{workspace}}" autobuild failed',
-    body: 'The automatic {{transition}} of your workspace {{workspace}} failed: {{reason}}.',
+    body: 'The automatic {{transition}} ({{buildReason}}) of your workspace {{workspace}}, build {{buildNumber}}, failed: {{reason}}.',
     actions: [{ label: 'View workspace', url: WORKSPACE_URL }],
     enabledByDefault: true,
   },
@@ -86,7 +86,7 @@ export const NOTIFICATION_KINDS = {
     group: 'Workspace Events',
     title: 'Workspace "{{workspace}}" {{transition}} failed',
     body: 'Build {{buildNumber}} ({{transition}}) of workspace {{workspace}}, started by {{initiator}}, failed: {{reason}}.',
-    actions: [{ label: 'View build', url: '{{access_url}}/@{{owner}}/{{workspace}}/builds/{{buildNumber}}' }],
+    actions: [{ label: 'View workspace', url: WORKSPACE_URL }],
     enabledByDefault: true,
   },
   workspaceOutOfDate: {
@@ -104,7 +104,7 @@ export const NOTIFICATION_KINDS = {
     group: 'Template Events',
     title: 'Template "{{template}}" deprecated',
     body: 'Template {{template}}, which your workspaces use, was deprecated: {{message}}.',
-    actions: [{ label: 'View workspaces', url: '{{access_url}}/workspaces?filter=owner:me+template:{{template}}' }],
+    actions: [{ label: 'View workspaces', url: '{{access_url}}/workspaces?filter=owner:me+template:{{templateName}}' }],
     enabledByDefault: true,
   },
   templateDeleted: {
@@ -121,8 +121,8 @@ export const NOTIFICATION_KINDS = {
     name: 'Report: Workspace Builds Failed',
     group: 'Template Events',
     title: 'Workspace builds failed for template "{{template}}"',
-    body: '{{failedBuilds}} of {{totalBuilds}} builds of template {{template}} failed in the week to {{reportEnd}}:\n{{failures}}',
-    actions: [{ label: 'View template', url: '{{access_url}}/templates/{{templateOrganization}}/{{template}}' }],
+    body: '{{failedBuilds}} of {{totalBuilds}} builds of template {{template}} failed between {{reportStart}} and {{reportEnd}}:\n{{failures}}',
+    actions: [{ label: 'View template', url: '{{access_url}}/templates/{{templateName}}' }],
     enabledByDefault: true,
   },
   userAccountCreated: {
@@ -131,7 +131,7 @@ export const NOTIFICATION_KINDS = {
     group: 'User Events',
     title: 'User account "{{createdAccount}}" created',
     body: 'User account {{createdAccount}} was created by {{initiator}}.',
-    actions: [{ label: 'View users', url: '{{access_url}}/users' }],
+    actions: [{ label: 'View deployment', url: '{{access_url}}/deployment' }],
     enabledByDefault: true,
   },
   userAccountSuspended: {
@@ -140,7 +140,7 @@ export const NOTIFICATION_KINDS = {
     group: 'User Events',
     title: 'User account "{{suspendedAccount}}" suspended',
     body: 'User account {{suspendedAccount}} was suspended by {{initiator}}.',
-    actions: [{ label: 'View suspended users', url: '{{access_url}}/users?filter=status:suspended' }],
+    actions: [{ label: 'View deployment', url: '{{access_url}}/deployment' }],
     enabledByDefault: true,
   },
   userAccountActivated: {
@@ -149,7 +149,7 @@ export const NOTIFICATION_KINDS = {
     group: 'User Events',
     title: 'User account "{{activatedAccount}}" activated',
     body: 'User account {{activatedAccount}} was activated by {{initiator}}.',
-    actions: [{ label: 'View users', url: '{{access_url}}/users' }],
+    actions: [{ label: 'View deployment', url: '{{access_url}}/deployment' }],
     enabledByDefault: true,
   },
   yourAccountSuspended: {
