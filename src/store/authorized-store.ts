@@ -7,6 +7,7 @@ import { GroupStore } from './authorized/groups.js';
 import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
+import { ConnectionLogStore } from './authorized/connection-logs.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
 import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
@@ -67,6 +68,7 @@ export class AuthorizedStore {
   #tokens: TokenStore | undefined;
   #files: FileStore | undefined;
   #licenses: LicenseStore | undefined;
+  #connectionLogs: ConnectionLogStore | undefined;
   #appearance: AppearanceStore | undefined;
   #userSettings: UserSettingsStore | undefined;
   #workspaceSharing: WorkspaceSharingStore | undefined;
@@ -234,5 +236,9 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get connectionLogs(): ConnectionLogStore {
+    return (this.#connectionLogs ??= new ConnectionLogStore(this.#scope));
   }
 }
