@@ -168,6 +168,14 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('provisioner_jobs', ['read', 'update']), // find hung, orphaned or never-taken jobs, fail them with log lines saying why
     ...allow('provisioner_daemon', ['read']), // whether a job's daemon is still heard from, and its name for those lines
   ]),
+  /**
+   * Deletes what has outlived its retention (audit and connection logs, old agent and job logs,
+   * usage records, long-expired keys), on a timer: no user asks, and it only ever deletes.
+   */
+  purger: named('purger', [
+    ...allow('system', ['delete']), // rows of the logs and usage records, which belong to the deployment rather than to anyone
+    ...allow('api_key', ['delete']), // keys long past their expiry, whoever's they were
+  ]),
   /** Fails, at start, the jobs this replica's built-in provisioner daemons held when it last stopped. */
   jobRecovery: named('job-recovery', [
     ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why

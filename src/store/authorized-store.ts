@@ -29,6 +29,7 @@ import { WorkspaceAgentStore } from './authorized/workspace-agents.js';
 import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
 import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
+import { RetentionStore } from './authorized/retention.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -46,6 +47,7 @@ export type { TokenWithOwner } from './authorized/tokens.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
 export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
+export { PURGE_KINDS, type PurgeKind } from './authorized/retention.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -85,6 +87,7 @@ export class AuthorizedStore {
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
+  #retention: RetentionStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -234,5 +237,9 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get retention(): RetentionStore {
+    return (this.#retention ??= new RetentionStore(this.#scope));
   }
 }
