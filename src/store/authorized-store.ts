@@ -7,6 +7,7 @@ import { GroupStore } from './authorized/groups.js';
 import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
+import { ConnectionLogStore } from './authorized/connection-logs.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
 import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
@@ -69,6 +70,7 @@ export class AuthorizedStore {
   #tokens: TokenStore | undefined;
   #files: FileStore | undefined;
   #licenses: LicenseStore | undefined;
+  #connectionLogs: ConnectionLogStore | undefined;
   #appearance: AppearanceStore | undefined;
   #userSettings: UserSettingsStore | undefined;
   #workspaceSharing: WorkspaceSharingStore | undefined;
@@ -241,5 +243,9 @@ export class AuthorizedStore {
 
   get retention(): RetentionStore {
     return (this.#retention ??= new RetentionStore(this.#scope));
+  }
+
+  get connectionLogs(): ConnectionLogStore {
+    return (this.#connectionLogs ??= new ConnectionLogStore(this.#scope));
   }
 }

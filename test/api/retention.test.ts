@@ -81,6 +81,7 @@ async function insertConnection(test: TestDaemon, connectTime: string, workspace
       disconnect_reason: '',
       bytes_to_workspace: 10,
       bytes_from_workspace: 20,
+      replica_id: '',
     })
     .execute();
   return id;
