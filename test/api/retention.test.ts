@@ -6,12 +6,20 @@ import { after, before, describe, it } from 'node:test';
 import { newApiKey } from '../../src/domain/sessions.js';
 import { createTar } from '../../src/lib/archive/index.js';
 import { newId } from '../../src/lib/random.js';
+import { SYSTEM_SUBJECTS } from '../../src/rbac/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { capturingLogger, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+async function readLines(file: string): Promise<Record<string, unknown>[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
 const MINUTE_MS = 60_000;
 
 /** An echo template whose builds make one agent, `main`. */
@@ -294,10 +302,12 @@ for (const dialect of TEST_DIALECTS) {
     let owner: CoveClient;
     let directory: string;
     let exportFile: string;
+    let connectionExportFile: string;
 
     before(async () => {
       directory = await mkdtemp(join(tmpdir(), 'cove-export-'));
       exportFile = join(directory, 'audit.jsonl');
+      connectionExportFile = join(directory, 'connections.jsonl');
       test = await startTestDaemon({
         database: dialect,
         flags: {
@@ -310,6 +320,7 @@ for (const dialect of TEST_DIALECTS) {
           provisionerJobLogsRetentionMs: '0',
           workspaceUsageStatsRetentionMs: '0',
           auditLogsExport: exportFile,
+          connectionLogsExport: connectionExportFile,
         },
       });
       owner = await createOwner(test);
@@ -343,11 +354,7 @@ for (const dialect of TEST_DIALECTS) {
 
     it('writes every audit entry as a JSON line once committed, and starts a new file on SIGHUP', async () => {
       const { template } = await createEchoTemplate(owner, 'exported', {});
-      const read = async (file: string) =>
-        (await readFile(file, 'utf8'))
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const read = readLines;
       const exported = await read(exportFile);
       const created = exported.find((line) => line['resource_type'] === 'template' && line['resource_id'] === template.id);
       assert.ok(created, 'the template created is exported');
@@ -379,6 +386,53 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(rotated[0]?.['action'], 'write');
       assert.deepEqual((rotated[0]?.['diff'] as Record<string, unknown>)['display_name'], { old: '', new: 'Exported', secret: false });
       assert.equal((await read(`${exportFile}.1`)).length, exported.length, 'the rotated file is left alone');
+    });
+
+    it('writes each connection log row as a JSON line when it opens and when it closes', async () => {
+      // The relay's own subject writes the rows; what is tested here is what reaches the file.
+      const logger = test.daemon.store.as(SYSTEM_SUBJECTS.connectionLogger).connectionLogs;
+      const id = newId();
+      const opened = test.clock.now().toISOString();
+      await logger.open({
+        id,
+        connect_time: opened,
+        organization_id: test.daemon.identity.defaultOrganization.id,
+        workspace_owner_id: newId(),
+        workspace_id: newId(),
+        workspace_name: 'dev',
+        agent_name: 'main',
+        type: 'ssh',
+        ip: '127.0.0.1',
+        user_id: null,
+        user_agent: '',
+        slug_or_port: '',
+        code: null,
+        connection_id: id,
+        disconnect_time: null,
+        disconnect_reason: '',
+        bytes_to_workspace: 0,
+        bytes_from_workspace: 0,
+        replica_id: '',
+      });
+      const ended = new Date(test.clock.now().getTime() + 1000).toISOString();
+      assert.equal(
+        await logger.close(id, {
+          disconnect_time: ended,
+          disconnect_reason: 'closed',
+          code: 0,
+          bytes_to_workspace: 12,
+          bytes_from_workspace: 34,
+        }),
+        true,
+      );
+      const lines = (await readLines(connectionExportFile)).filter((line) => line['id'] === id);
+      assert.equal(lines.length, 2);
+      assert.deepEqual(lines[0]?.['ssh_info'], { connection_id: id });
+      assert.equal(lines[0]?.['disconnect_time'], undefined, 'still open');
+      assert.deepEqual(lines[1]?.['ssh_info'], { connection_id: id, disconnect_time: ended, disconnect_reason: 'closed', exit_code: 0 });
+      assert.equal(lines[1]?.['bytes_to_workspace'], 12);
+      assert.equal(lines[1]?.['bytes_from_workspace'], 34);
+      assert.equal(lines[1]?.['workspace_name'], 'dev');
     });
   });
 }
