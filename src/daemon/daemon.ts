@@ -19,6 +19,7 @@ import { SYSTEM_SUBJECTS } from '../rbac/index.js';
 import { runAutobuild } from '../domain/autobuild.js';
 import { weeklyScheduleProblem } from '../domain/schedule/index.js';
 import { markInactiveUsersDormant } from '../domain/user-dormancy.js';
+import { purgeExpired } from '../domain/retention/purge-expired.js';
 import { UpdateChecker } from '../domain/update-check.js';
 import { randomAlphanumeric } from '../lib/random.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -29,6 +30,7 @@ import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
 import { createNotifier } from './notifier.js';
 import type { NotificationQueue } from '../domain/notifications/notification-queue.js';
+import { openEventExport } from './event-export-writer.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
@@ -82,6 +84,8 @@ export interface DaemonTasks {
   readonly failedBuildsReport: PeriodicTask;
   /** Sends the notification queue's due messages. */
   readonly notifications: PeriodicTask;
+  /** Deletes rows past their retention (--audit-logs-retention and the rest), hourly and at start. */
+  readonly retention: PeriodicTask;
 }
 
 /** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
@@ -101,6 +105,9 @@ const JOB_REAPER_INTERVAL_MS = 15 * 1000;
 
 /** How often the release feed is asked for a newer version. */
 const UPDATE_CHECK_INTERVAL_MS = 24 * 60 * 60 * 1000;
+
+/** How often rows past their retention are purged. */
+const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
 /** How often inactive users are looked for. */
 const USER_DORMANCY_INTERVAL_MS = 15 * 60 * 1000;
@@ -138,7 +145,11 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     logger.warn({ variable: WEAK_HASHES_VARIABLE }, 'new password hashes are weak, for tests: unset this variable outside the test suite');
   const replica = loadReplicaIdentity(options.values.dataDir);
   const store = await Store.open(target, dependencies.clock ?? systemClock);
+  let exportWriter: { close(): void } | undefined;
   try {
+    const eventExport = openEventExport(options.values, logger);
+    exportWriter = eventExport;
+    store.eventExport = eventExport.eventExport;
     const migration = await store.migrate();
     if (migration.applied.length > 0) logger.info({ applied: migration.applied }, 'database migrated');
     // Before anything reads or writes a token: refuses keys that cannot read the tokens stored.
@@ -290,6 +301,16 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         },
         logger,
       ),
+      retention: new PeriodicTask(
+        'retention',
+        RETENTION_INTERVAL_MS,
+        async () => {
+          // Age alone decides what goes, and nobody asks: the purger's own subject may only delete.
+          const purged = await purgeExpired(store.as(SYSTEM_SUBJECTS.purger), store.clock.now(), options.values);
+          if (Object.keys(purged).length > 0) logger.info({ purged }, 'purged rows past their retention');
+        },
+        logger,
+      ),
       jobReaper: new PeriodicTask(
         'job-reaper',
         JOB_REAPER_INTERVAL_MS,
@@ -334,6 +355,8 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     for (const task of Object.values(tasks)) task.start();
     // The release feed is asked at start too, not only a day later; in the background, so start-up never waits on it.
     if (options.values.updateCheck) void tasks.updateCheck.runNow();
+    // A deployment that was down, or restarts often, still purges: once at start, in the background.
+    void tasks.retention.runNow();
     const provisioners = startBuiltinProvisioners({
       url,
       count: options.values.provisionerDaemons,
@@ -365,9 +388,11 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
           'the database',
           logger,
         );
+        eventExport.close();
       },
     };
   } catch (error) {
+    exportWriter?.close();
     await store.close();
     throw error;
   }

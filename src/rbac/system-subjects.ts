@@ -175,6 +175,16 @@ export const SYSTEM_SUBJECTS = Object.freeze({
    */
   auditLogger: named('audit-logger', [
     ...allow('audit_log', ['create']), // the request's own entry; the answer's status on the entries it wrote
+  ]),
+  /**
+   * Deletes what has outlived its retention (audit and connection logs, old agent and job logs,
+   * usage records, long-expired keys), on a timer: no user asks, and it only ever deletes.
+   */
+  purger: named('purger', [
+    ...allow('system', ['delete']), // rows of the logs and usage records, which belong to the deployment rather than to anyone
+    ...allow('api_key', ['delete']), // keys long past their expiry, whoever's they were
+  ]),
+  /**
    * Writes the connection log as the relay opens and ends connections: the row is the deployment's
    * record of the connection, not something its user may write, and an anonymous public app has no user.
    */

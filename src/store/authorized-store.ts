@@ -33,6 +33,7 @@ import { WorkspaceBuildStore } from './authorized/workspace-builds.js';
 import { WorkspaceStore } from './authorized/workspaces.js';
 import { WorkspaceQuotaStore } from './authorized/workspace-quota.js';
 import { NotificationEventStore } from './authorized/notification-events.js';
+import { RetentionStore } from './authorized/retention.js';
 import type { UserRow } from './queries/users.js';
 import type { Database } from './schema.js';
 import type { StoreServices } from './store-services.js';
@@ -54,6 +55,7 @@ export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
 export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
 export type { FinishedBuildFacts, TemplateBuildOutcomes, WorkspaceEventFacts } from './authorized/notification-events.js';
+export { PURGE_KINDS, type PurgeKind } from './authorized/retention.js';
 
 /**
  * The store as one subject sees it, one family of methods per resource (`store.workspaces.get`,
@@ -97,6 +99,7 @@ export class AuthorizedStore {
   #auditLogs: AuditLogStore | undefined;
   #notificationEvents: NotificationEventStore | undefined;
   #notifications: NotificationStore | undefined;
+  #retention: RetentionStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -258,6 +261,10 @@ export class AuthorizedStore {
 
   get notifications(): NotificationStore {
     return (this.#notifications ??= new NotificationStore(this.#scope));
+  }
+
+  get retention(): RetentionStore {
+    return (this.#retention ??= new RetentionStore(this.#scope));
   }
 
   get connectionLogs(): ConnectionLogStore {

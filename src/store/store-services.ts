@@ -3,6 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import type { AgentAuthCache, AgentAuthInvalidation } from './agent-auth-cache.js';
 import type { AgentLogWriter } from './agent-log-writer.js';
 import type { DialectName } from './database.js';
+import type { EventExport } from './event-export.js';
 import type { Database } from './schema.js';
 import type { SessionCache } from './session-cache.js';
 import type { TokenCipher } from './token-cipher.js';
@@ -26,6 +27,8 @@ export interface StoreServices {
   readonly agentLogWriter: AgentLogWriter;
   /** Seals OAuth tokens before they are written and opens them after they are read. */
   readonly tokenCipher: TokenCipher;
+  /** Where committed audit and connection events are also written; absent when nobody collects them. */
+  readonly eventExport?: EventExport | undefined;
   /** The current time as stored: ISO 8601 in UTC. */
   nowIso(): string;
   /** Drops cached sessions after a write that changes what they may do, here and on every replica. */

@@ -7,6 +7,7 @@ import { AgentLogWriter } from './agent-log-writer.js';
 import type { AuditRequest } from './audit/audit-request.js';
 import { AuthorizedStore } from './authorized-store.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
+import type { EventExport } from './event-export.js';
 import { migrate, type MigrationResult } from './migrate.js';
 import { PostgresPubSub } from './pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from './pubsub.js';
@@ -49,6 +50,8 @@ export class Store implements StoreServices {
   readonly features = new EnabledFeatures();
   /** How OAuth tokens are kept at rest: as they are until the daemon installs its keys' cipher. */
   tokenCipher: TokenCipher = PLAINTEXT_TOKENS;
+  /** Where committed audit and connection events are also written: nowhere until the daemon installs its export. */
+  eventExport: EventExport | undefined;
   readonly #sessionListeners = new Set<(target: SessionInvalidation) => void>();
   #stopListening: (() => Promise<void>)[] = [];
   /** Told how long each query took, in milliseconds, once someone listens (the Prometheus metrics). */

@@ -2224,6 +2224,45 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.notifications.markAllInboxRead(w.ownerId)),
   },
+  'retention.purgeBatch': {
+    // Only the purger deletes by age; a year long gone touches none of the other cases' rows.
+    allowed: async (w) => {
+      const purger = w.test.daemon.store.as(SYSTEM_SUBJECTS.purger);
+      const id = newId();
+      await w.test.daemon.store.db
+        .insertInto('audit_logs')
+        .values({ ...ancientAuditRow, id })
+        .execute();
+      assert.equal(await purger.retention.purgeBatch('audit_logs', new Date('2000-01-01T00:00:00.000Z'), 10), 1);
+      assert.equal(await purger.retention.purgeBatch('api_keys', new Date('2000-01-01T00:00:00.000Z'), 10), 0);
+    },
+    denied: async (w) => {
+      const before = new Date('2000-01-01T00:00:00.000Z');
+      await expectRefused(() => w.member.retention.purgeBatch('audit_logs', before, 10));
+      await expectRefused(() => w.member.retention.purgeBatch('api_keys', before, 10));
+      await expectRefused(() =>
+        w.test.daemon.store.as(SYSTEM_SUBJECTS.userDormancy).retention.purgeBatch('workspace_usage_stats', before, 10),
+      );
+    },
+  },
+};
+
+/** An audit entry from long before any retention, for the purge's case. */
+const ancientAuditRow = {
+  time: '1999-01-01T00:00:00.000Z',
+  user_id: null,
+  organization_id: '',
+  ip: '',
+  user_agent: '',
+  resource_type: 'template',
+  resource_id: '',
+  resource_target: 'ancient',
+  resource_icon: '',
+  action: 'create',
+  diff: '{}',
+  status_code: 200,
+  additional_fields: '{}',
+  request_id: '',
 };
 
 /** The test notification's kind, which preferences and method choices name in the cases. */

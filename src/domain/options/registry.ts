@@ -14,6 +14,7 @@ import type { OptionDefinition } from './option-types.js';
 import { PROMETHEUS_OPTIONS, type PrometheusValues } from './prometheus.js';
 import { PROVISIONING_OPTIONS, type ProvisioningValues } from './provisioning.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitValues } from './rate-limiting.js';
+import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
@@ -42,7 +43,8 @@ export type DeploymentValues = NetworkingValues &
   HealthCheckValues &
   AppearanceValues &
   ExternalAuthValues &
-  NotificationsValues;
+  NotificationsValues &
+  RetentionValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -85,6 +87,7 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...HEALTH_CHECK_OPTIONS,
   ...from(INTROSPECTION_OPTIONS, 'verbose'),
   ...APPEARANCE_OPTIONS,
+  ...RETENTION_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
   ...NOTIFICATIONS_OPTIONS,
 ];

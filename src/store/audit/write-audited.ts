@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../../lib/random.js';
 import type { Subject } from '../../rbac/index.js';
 import { insertAuditLog, type AuditLogRow } from '../queries/audit-logs.js';
+import type { EventExport } from '../event-export.js';
 import type { Database } from '../schema.js';
 import { auditDiff } from './audit-diff.js';
 import type { AuditChange, AuditRequest } from './audit-request.js';
@@ -11,7 +12,15 @@ export interface AuditSource {
   readonly request: AuditRequest | undefined;
   readonly subject: Subject;
   readonly now: string;
+  /** Where the entry is also written once its transaction commits (`--audit-logs-export`). */
+  readonly eventExport?: EventExport | undefined;
 }
+
+/**
+ * The exports waiting for the commit of each transaction writeAudited opened: an audited write
+ * nested in another joins its transaction, and its entry goes out when that one commits.
+ */
+const afterCommit = new WeakMap<Kysely<Database>, (() => void)[]>();
 
 /**
  * Runs `change` and writes the audit entry `describe` makes of its result in one transaction, so
@@ -28,10 +37,28 @@ export async function writeAudited<T>(
   const run = async (trx: Kysely<Database>): Promise<T> => {
     const result = await change(trx);
     const described = describe(result);
-    if (described) await insertAuditLog(trx, auditRow(source, described));
+    if (described) {
+      const row = auditRow(source, described);
+      await insertAuditLog(trx, row);
+      const { eventExport } = source;
+      if (eventExport) {
+        const waiting = afterCommit.get(trx);
+        // In a transaction someone else opened, whose commit is out of sight: exported as written.
+        if (waiting) waiting.push(() => eventExport.audit(row));
+        else eventExport.audit(row);
+      }
+    }
     return result;
   };
-  return db.isTransaction ? run(db) : db.transaction().execute(run);
+  if (db.isTransaction) return run(db);
+  const waiting: (() => void)[] = [];
+  const result = await db.transaction().execute((trx) => {
+    afterCommit.set(trx, waiting);
+    return run(trx);
+  });
+  // Committed: only now may the entries leave, so a collector never sees a change that was rolled back.
+  for (const send of waiting) send();
+  return result;
 }
 
 /** The row of one change. The request's caller acts, else the subject when it is a user (system work has no user). */

@@ -21,18 +21,31 @@ export class ConnectionLogStore extends StoreFamily {
   async open(row: connectionLogs.ConnectionLogRow): Promise<void> {
     this.require('create', { type: 'audit_log', org_id: row.organization_id });
     await connectionLogs.insertConnectionLog(this.db, row);
+    this.store.eventExport?.connection(row);
   }
 
   /** Writes how a connection ended; false when its row was closed already. Needs `create` on audit logs: it completes the record. */
   async close(id: string, end: connectionLogs.ConnectionLogEnd): Promise<boolean> {
     this.require('create', { type: 'audit_log' });
-    return connectionLogs.closeConnectionLog(this.db, id, end);
+    const closed = await connectionLogs.closeConnectionLog(this.db, id, end);
+    if (closed) await this.#exportRows([id]);
+    return closed;
   }
 
   /** Closes the rows a replica's previous run left open (it died before writing their ends); returns how many. */
   async closeLeftOpen(replicaId: string, time: string, reason: string): Promise<number> {
     this.require('create', { type: 'audit_log' });
-    return connectionLogs.closeOpenConnectionLogsOf(this.db, replicaId, time, reason);
+    const open = this.store.eventExport ? await connectionLogs.openConnectionLogIdsOf(this.db, replicaId) : [];
+    const closed = await connectionLogs.closeOpenConnectionLogsOf(this.db, replicaId, time, reason);
+    await this.#exportRows(open);
+    return closed;
+  }
+
+  // The closed rows as stored, read back only when someone collects them (--connection-logs-export).
+  async #exportRows(ids: readonly string[]): Promise<void> {
+    const { eventExport } = this.store;
+    if (!eventExport || ids.length === 0) return;
+    for (const row of await connectionLogs.connectionLogsByIds(this.db, ids)) eventExport.connection(row);
   }
 
   /**

@@ -35,7 +35,12 @@ export class StoreScope {
    * turned out to be nothing to record.
    */
   audited<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => AuditChange | undefined): Promise<T> {
-    return writeAudited(this.db, { request: this.auditRequest, subject: this.subject, now: this.store.nowIso() }, change, describe);
+    return writeAudited(
+      this.db,
+      { request: this.auditRequest, subject: this.subject, now: this.store.nowIso(), eventExport: this.store.eventExport },
+      change,
+      describe,
+    );
   }
 
   // Made on first use: most stores live for one request and never need it.

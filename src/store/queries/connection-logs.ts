@@ -68,6 +68,23 @@ export async function closeOpenConnectionLogsOf(db: Kysely<Database>, replicaId:
   return Number(result.numUpdatedRows);
 }
 
+/** The rows of `ids` as stored, for the export of what was just written. */
+export async function connectionLogsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<ConnectionLogRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('connection_logs').selectAll().where('id', 'in', ids).execute();
+}
+
+/** The ids of the rows a replica left open. */
+export async function openConnectionLogIdsOf(db: Kysely<Database>, replicaId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('connection_logs')
+    .select('id')
+    .where('replica_id', '=', replicaId)
+    .where('disconnect_time', 'is', null)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Rows with their owner and organization joined, narrowed by `filter`; the caller adds its authorization. */
 export function selectConnectionLogs(db: Kysely<Database>, filter: ConnectionLogFilter): JoinedQuery {
   let query = (db as unknown as Kysely<Joined>)
