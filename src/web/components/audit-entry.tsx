@@ -43,7 +43,7 @@ export function AuditEntryRow({ entry }: { entry: AuditLog }) {
               type="button"
               className="button button-quiet"
               aria-expanded={open}
-              aria-controls={diffId}
+              aria-controls={open ? diffId : undefined}
               onClick={() => setOpen(!open)}
             >
               {open ? 'Hide changes' : `${fields.length} change${fields.length === 1 ? '' : 's'}`}
