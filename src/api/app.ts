@@ -47,6 +47,8 @@ import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { signInProviderRoutes } from './routes/sign-in-providers.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
+import { notificationRoutes } from './routes/notifications.js';
+import { inboxNotificationRoutes } from './routes/inbox-notifications.js';
 import { webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
@@ -225,6 +227,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceQuotaRoutes, context);
       await api.register(idpSyncRoutes, context);
       await api.register(externalAuthRoutes, context);
+      await api.register(notificationRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(
         api,
@@ -237,6 +240,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
           workspaceAgentRoutes,
           workspaceAgentRelayRoutes,
           healthProbeRoutes,
+          inboxNotificationRoutes,
         ],
         context,
       );

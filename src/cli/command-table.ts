@@ -242,6 +242,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/licenses.js')).featuresCommand,
   },
   {
+    name: 'notifications',
+    aliases: ['notification'],
+    summary: 'Pause, resume and test notifications, and list the queue',
+    load: async () => (await import('./commands/notifications.js')).notificationsCommand,
+  },
+  {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
     // Given the table rather than importing it, which would tie the two files in a circle.

@@ -27,6 +27,8 @@ import { Store } from '../store/store.js';
 import { installTokenKeys } from '../store/token-keys.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
 import { PeriodicTask } from './periodic-task.js';
+import { createNotifier } from './notifier.js';
+import type { NotificationQueue } from '../domain/notifications/notification-queue.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
@@ -52,6 +54,8 @@ export interface Daemon {
   readonly provisioners: BuiltinProvisioners;
   /** Where Prometheus scrapes `/metrics`, when `--prometheus-enable` is on; else empty. */
   readonly metricsUrl: string;
+  /** Queues notifications to users; `tasks.notifications` sends them. */
+  readonly notifications: NotificationQueue;
   /** Stops accepting connections, closes WebSockets and streams, gives requests in flight a moment, then closes the store; within SHUTDOWN_LIMIT_MS. */
   close(): Promise<void>;
 }
@@ -67,6 +71,8 @@ export interface DaemonTasks {
   readonly updateCheck: PeriodicTask;
   /** Gives memory back when the daemon falls idle after a burst of work. */
   readonly memoryReclaimer: PeriodicTask;
+  /** Sends the notification queue's due messages. */
+  readonly notifications: PeriodicTask;
 }
 
 /** How often the idle memory reclaimer looks: a burst's memory comes back within two of these. */
@@ -165,6 +171,9 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       ? await createPrometheusMetrics({ store, relay, logger, timeouts: httpServerTimeouts(options.values) })
       : undefined;
     const updateChecker = new UpdateChecker(options.values.updateCheckUrl);
+    const mailer = createMailer(options.values);
+    // Background tasks that tell users about events take `notifier.queue`, as routes take `context.notifications`.
+    const notifier = createNotifier(store, values, mailer, logger);
     const app = await buildApp(
       {
         store,
@@ -172,7 +181,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         sources: options.sources,
         identity,
         rateLimits: createRateLimits(options.values, store.clock),
-        mailer: createMailer(options.values),
+        mailer,
         builtinProvisionerKey,
         checkSchedule: weeklyScheduleProblem,
         relay,
@@ -184,14 +193,14 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         observer: metrics?.observer,
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
-        // Replaced by the notifier's queue (src/domain/notifications/).
-        notifications: { enqueue: async () => {} },
+        notifications: notifier.queue,
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
     // Real time, not the daemon's clock: it compares CPU used with time passed.
     const reclaimer = new IdleMemoryReclaimer(performance.now());
     const tasks: DaemonTasks = {
+      notifications: notifier.task,
       memoryReclaimer: new PeriodicTask(
         'idle-memory-reclaimer',
         MEMORY_RECLAIM_INTERVAL_MS,
@@ -296,6 +305,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       tasks,
       provisioners,
       metricsUrl,
+      notifications: notifier.queue,
       // Each step is bounded (graceful-shutdown.ts): stopping ends within SHUTDOWN_LIMIT_MS whatever is open.
       close: async () => {
         const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];

@@ -3,6 +3,7 @@ import { decodeTokenKey, tokenKeyDigest } from '../store/aes-token-cipher.js';
 import { parseSupportLinks } from './appearance.js';
 import { idpSyncSettings } from './idp-sync.js';
 import { readExternalAuthProviders } from './options/external-auth.js';
+import { checkNotificationOptions } from './options/notifications.js';
 import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
@@ -103,6 +104,7 @@ function checkCombinations(values: DeploymentValues): void {
     throw new OptionError('--update-check needs --update-check-url: the release feed to ask');
   }
   checkTokenEncryptionKeys(values.externalTokenEncryptionKeys);
+  checkNotificationOptions(values);
   try {
     idpSyncSettings(values);
   } catch (error) {

@@ -1,15 +1,18 @@
 import { createTransport } from 'nodemailer';
 import type { DeploymentValues } from './deployment-options.js';
 
-/** One plain-text message. */
+/** One message: plain text, and an HTML alternative of the same text when `html` is given. */
 export interface MailMessage {
   readonly to: string;
   readonly subject: string;
   readonly text: string;
+  readonly html?: string;
 }
 
 /** Sends the daemon's mail. */
 export interface Mailer {
+  /** Whether an SMTP server is configured: without one every send fails. */
+  readonly configured: boolean;
   send(message: MailMessage): Promise<void>;
 }
 
@@ -33,12 +36,12 @@ const SMTP_TIMEOUT_MS = 10_000;
 export function createMailer(values: DeploymentValues): Mailer {
   const { emailSmtpHost, emailSmtpFrom } = values;
   if (!emailSmtpHost || !emailSmtpFrom) {
-    return { send: async () => Promise.reject(new MailNotConfiguredError()) };
+    return { configured: false, send: async () => Promise.reject(new MailNotConfiguredError()) };
   }
   const forceTls = values.emailSmtpForceTls;
   // The reference's default ports: 25 for plain SMTP (nodemailer would pick 587), 465 for SMTPS.
   const address = splitHost(emailSmtpHost, forceTls ? 465 : 25);
-  if (!address) return { send: async () => Promise.reject(new Error(`"${emailSmtpHost}" is not a host:port`)) };
+  if (!address) return { configured: true, send: async () => Promise.reject(new Error(`"${emailSmtpHost}" is not a host:port`)) };
   const [host, port] = address;
   const transport = createTransport({
     host,
@@ -53,8 +56,15 @@ export function createMailer(values: DeploymentValues): Mailer {
     pool: false,
   });
   return {
+    configured: true,
     send: async (message) => {
-      await transport.sendMail({ from: emailSmtpFrom, to: message.to, subject: message.subject, text: message.text });
+      await transport.sendMail({
+        from: emailSmtpFrom,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.html !== undefined ? { html: message.html } : {}),
+      });
     },
   };
 }
@@ -72,4 +82,23 @@ function hostOf(url: string): string {
   } catch {
     return 'localhost';
   }
+}
+
+/**
+ * An HTML part made from plain text: every character escaped, paragraphs (blank-line separated) as
+ * `<p>`, single line breaks as `<br>`, and the links after it as buttons. Made from the text
+ * rather than written apart, so that both parts always say the same.
+ */
+export function htmlFromText(text: string, links: readonly { readonly label: string; readonly url: string }[] = []): string {
+  const paragraphs = text
+    .split(/\n{2,}/)
+    .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/\n/g, '<br>')}</p>`)
+    .join('\n');
+  const buttons = links.map((link) => `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`).join('\n');
+  return `<!doctype html>\n<html><body>\n${paragraphs}${buttons ? `\n${buttons}` : ''}\n</body></html>\n`;
+}
+
+/** Text as HTML that shows it as it is. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

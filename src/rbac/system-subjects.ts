@@ -173,6 +173,15 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why
     ...allow('provisioner_daemon', ['read']), // the name of the daemon that held each, for those lines
   ]),
+  /** Sends queued notifications on a timer and queues new ones for events: no user asks, and the recipient is often not the actor. */
+  notifier: named('notifier', [
+    ...allow('notification_message', ['create', 'read', 'update']), // queue messages; lease them, mark them sent or failed
+    ...allow('notification_preference', ['read']), // which kinds the recipient turned off
+    ...allow('notification_template', ['read']), // the method an operator chose for a kind
+    ...allow('inbox_notification', ['create']), // deliver to the recipient's in-app inbox
+    ...allow('user', ['read']), // the recipient's name and address
+    ...allow('deployment_config', ['read']), // whether sending is paused
+  ]),
 });
 
 /** The grants of a workspace agent, at the user level: on its owner's objects only (see {@link workspaceAgentSubject}). */

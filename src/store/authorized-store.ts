@@ -7,6 +7,7 @@ import { GroupStore } from './authorized/groups.js';
 import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
+import { NotificationStore } from './authorized/notifications.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
 import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
@@ -43,6 +44,8 @@ export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js'
 export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens, FreshenOutcome } from './authorized/external-auth.js';
 export type { AuditChange, AuditRequest } from './audit/audit-request.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
+export type { NotificationRecipient } from './authorized/notifications.js';
+export type { InboxNotificationRow, NotificationMessageRow } from './queries/notifications.js';
 export type { BuildGrant } from './authorized/workspace-builds.js';
 export type { WorkspaceCreationGrant } from './authorized/workspaces.js';
 export type { QuotaPlan, QuotaStanding } from './authorized/workspace-quota.js';
@@ -85,6 +88,7 @@ export class AuthorizedStore {
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
+  #notifications: NotificationStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
     this.#services = store;
@@ -234,5 +238,9 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get notifications(): NotificationStore {
+    return (this.#notifications ??= new NotificationStore(this.#scope));
   }
 }

@@ -1854,7 +1854,183 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(() => w.member.groups.delete(defaultOrg(w))),
   },
+  'notifications.enqueue': {
+    allowed: async (w) => assert.equal(await system(w, 'notifier').notifications.enqueue([messageRow(w, w.memberId)]), 1),
+    denied: async (w) => expectRefused(() => w.member.notifications.enqueue([messageRow(w, w.memberId)])),
+  },
+  'notifications.lease': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      const leased = await system(w, 'notifier').notifications.lease(1000, w.test.clock.now(), 60_000);
+      assert.ok(leased.some((message) => message.id === row.id && message.status === 'leased' && message.attempt_count === 1));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.lease(1, w.test.clock.now(), 60_000)),
+  },
+  'notifications.markSent': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      await system(w, 'notifier').notifications.markSent(row.id);
+      const listed = await w.owner.notifications.listMessages({ status: 'sent', limit: 1000 });
+      assert.ok(listed.some((message) => message.id === row.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markSent(newId())),
+  },
+  'notifications.markFailed': {
+    allowed: async (w) => {
+      const row = messageRow(w, w.memberId);
+      await system(w, 'notifier').notifications.enqueue([row]);
+      await system(w, 'notifier').notifications.markFailed(row.id, 'refused', 'permanent');
+      const listed = await w.owner.notifications.listMessages({ status: 'permanent_failure', limit: 1000 });
+      assert.equal(listed.find((message) => message.id === row.id)?.status_reason, 'refused');
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markFailed(newId(), 'refused', 'permanent')),
+  },
+  'notifications.listMessages': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.owner.notifications.listMessages({ limit: 10 }))),
+    denied: async (w) => expectRefused(() => w.member.notifications.listMessages({ limit: 10 })),
+  },
+  'notifications.recipient': {
+    allowed: async (w) => assert.equal((await system(w, 'notifier').notifications.recipient(w.memberId)).username, 'member'),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.recipient(w.memberId)),
+  },
+  'notifications.preferences': {
+    allowed: async (w) => assert.ok(Array.isArray(await w.member.notifications.preferences(w.memberId))),
+    denied: async (w) => expectRefused(() => w.member.notifications.preferences(w.ownerId)),
+  },
+  'notifications.setPreferences': {
+    allowed: async (w) => {
+      await w.member.notifications.setPreferences(w.memberId, new Map([[TEST_KIND_ID, true]]));
+      const stored = await w.owner.notifications.preferences(w.memberId);
+      assert.equal(stored.find((row) => row.template_id === TEST_KIND_ID)?.disabled, 1);
+      await w.owner.notifications.setPreferences(w.memberId, new Map([[TEST_KIND_ID, false]]));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setPreferences(w.ownerId, new Map([[TEST_KIND_ID, true]]))),
+  },
+  'notifications.templateMethods': {
+    allowed: async (w) => assert.ok((await w.member.notifications.templateMethods()) instanceof Map),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.templateMethods()),
+  },
+  'notifications.setTemplateMethod': {
+    allowed: async (w) => {
+      await w.owner.notifications.setTemplateMethod(TEST_KIND_ID, 'webhook');
+      assert.equal((await w.member.notifications.templateMethods()).get(TEST_KIND_ID), 'webhook');
+      await w.owner.notifications.setTemplateMethod(TEST_KIND_ID, '');
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setTemplateMethod(TEST_KIND_ID, 'webhook')),
+  },
+  'notifications.paused': {
+    allowed: async (w) => assert.equal(await w.member.notifications.paused(), false),
+    denied: async (w) => expectRefused(() => system(w, 'userDormancy').notifications.paused()),
+  },
+  'notifications.setPaused': {
+    allowed: async (w) => {
+      await w.owner.notifications.setPaused(true);
+      assert.equal(await system(w, 'notifier').notifications.paused(), true);
+      await w.owner.notifications.setPaused(false);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.setPaused(true)),
+  },
+  'notifications.insertInbox': {
+    allowed: async (w) => assert.equal(await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId)), true),
+    denied: async (w) => expectRefused(() => w.member.notifications.insertInbox(inboxRow(w, w.ownerId))),
+  },
+  'notifications.getInbox': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      assert.equal((await w.member.notifications.getInbox(row.id)).title, row.title);
+    },
+    denied: async (w) => {
+      const row = inboxRow(w, w.ownerId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      // Hidden, not refused: another user's notification is not found.
+      await assert.rejects(() => w.member.notifications.getInbox(row.id), NotFoundError);
+    },
+  },
+  'notifications.listInbox': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      const listed = await w.member.notifications.listInbox(inboxOf(w.memberId));
+      assert.ok(listed.some((notification) => notification.id === row.id));
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.listInbox(inboxOf(w.ownerId))),
+  },
+  'notifications.unreadCount': {
+    allowed: async (w) => {
+      const before = await w.member.notifications.unreadCount(w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId));
+      assert.equal(await w.member.notifications.unreadCount(w.memberId), before + 1);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.unreadCount(w.ownerId)),
+  },
+  'notifications.setInboxRead': {
+    allowed: async (w) => {
+      const row = inboxRow(w, w.memberId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      assert.notEqual((await w.member.notifications.setInboxRead(row, true)).read_at, null);
+      assert.notEqual((await w.member.notifications.getInbox(row.id)).read_at, null);
+    },
+    denied: async (w) => {
+      const row = inboxRow(w, w.ownerId);
+      await system(w, 'notifier').notifications.insertInbox(row);
+      await expectRefused(() => w.member.notifications.setInboxRead(row, true));
+    },
+  },
+  'notifications.markAllInboxRead': {
+    allowed: async (w) => {
+      await system(w, 'notifier').notifications.insertInbox(inboxRow(w, w.memberId));
+      await w.member.notifications.markAllInboxRead(w.memberId);
+      assert.equal(await w.member.notifications.unreadCount(w.memberId), 0);
+    },
+    denied: async (w) => expectRefused(() => w.member.notifications.markAllInboxRead(w.ownerId)),
+  },
 };
+
+/** The test notification's kind, which preferences and method choices name in the cases. */
+const TEST_KIND_ID = 'c425f63e-716a-4bf4-ae24-78348f706c3f';
+
+function messageRow(w: World, userId: string) {
+  const now = w.test.clock.now().toISOString();
+  return {
+    id: newId(),
+    template_id: TEST_KIND_ID,
+    user_id: userId,
+    method: 'inbox',
+    status: 'pending',
+    status_reason: '',
+    created_by: 'accounting',
+    payload: '{}',
+    attempt_count: 0,
+    targets: '[]',
+    created_at: now,
+    updated_at: now,
+    leased_until: null,
+    next_retry_after: null,
+    dedupe_hash: newId(),
+  };
+}
+
+function inboxRow(w: World, userId: string) {
+  return {
+    id: newId(),
+    user_id: userId,
+    template_id: TEST_KIND_ID,
+    targets: '[]',
+    title: 'A test notification',
+    content: 'Hello',
+    icon: '',
+    actions: '[]',
+    read_at: null,
+    created_at: w.test.clock.now().toISOString(),
+  };
+}
+
+function inboxOf(userId: string) {
+  return { userId, targets: [], templates: [], readStatus: 'all' as const, limit: 25 };
+}
 
 const allWorkspaces = { filter: {}, limit: 0, offset: 0 };
 const everyBuild = { limit: 0, offset: 0 };

@@ -57,6 +57,9 @@ export function toWireDeploymentConfig(
     config: { url: '', path: '', block_direct: true, force_websockets: true },
   };
   setPath(config, ['logging', 'human'], humanLogPath(values));
+  // Each message's state is written as it changes: nothing is buffered, so nothing waits to be synchronised.
+  setPath(config, ['notifications', 'sync_interval'], 0);
+  setPath(config, ['notifications', 'sync_buffer_size'], 0);
   return { config, options };
 }
 

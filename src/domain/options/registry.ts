@@ -8,6 +8,7 @@ import { INSTANCE_IDENTITY_OPTIONS, type InstanceIdentityValues } from './instan
 import { INTROSPECTION_OPTIONS, type IntrospectionValues } from './introspection.js';
 import { LICENSE_OPTIONS, type LicenseValues } from './licenses.js';
 import { NETWORKING_OPTIONS, type NetworkingValues } from './networking.js';
+import { NOTIFICATIONS_OPTIONS, type NotificationsValues } from './notifications.js';
 import { OAUTH2_OIDC_OPTIONS, type OAuth2OidcValues } from './oauth2-oidc.js';
 import type { OptionDefinition } from './option-types.js';
 import { PROMETHEUS_OPTIONS, type PrometheusValues } from './prometheus.js';
@@ -40,7 +41,8 @@ export type DeploymentValues = NetworkingValues &
   PrometheusValues &
   HealthCheckValues &
   AppearanceValues &
-  ExternalAuthValues;
+  ExternalAuthValues &
+  NotificationsValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -84,4 +86,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...from(INTROSPECTION_OPTIONS, 'verbose'),
   ...APPEARANCE_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
+  ...NOTIFICATIONS_OPTIONS,
 ];

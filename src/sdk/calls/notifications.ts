@@ -3,6 +3,8 @@ import { followSocket } from '../follow-socket.js';
 import type {
   GetInboxNotificationResponse,
   ListInboxNotificationsRequest,
+  ListNotificationMessagesRequest,
+  NotificationMessage,
   ListInboxNotificationsResponse,
   NotificationMethodsResponse,
   NotificationPreference,
@@ -87,5 +89,10 @@ export abstract class NotificationsCalls extends ClientCore {
       (text) => onNotification(JSON.parse(text) as GetInboxNotificationResponse),
       signal,
     );
+  }
+
+  /** The queue's newest messages, with their status, attempts and why they failed (owners). */
+  notificationMessages(query: ListNotificationMessagesRequest = {}): Promise<NotificationMessage[]> {
+    return this.request('GET', '/notifications/messages', { query: { ...query } });
   }
 }

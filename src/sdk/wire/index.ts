@@ -29,3 +29,4 @@ export * from './external-auth.js';
 export * from './audit.js';
 export * from './connection-logs.js';
 export * from './notifications.js';
+export * from './notification-messages.js';
