@@ -58,7 +58,7 @@ function Sending() {
         <Loading error={methods.error} />
       ) : (
         <dl className="facts">
-          <dt>Methods available</dt>
+          <dt>Methods besides the inbox</dt>
           <dd data-fact="available">{methods.data.available.map(methodName).join(', ') || 'none'}</dd>
           <dt>Default method</dt>
           <dd data-fact="default">{methods.data.default ? methodName(methods.data.default) : 'none'}</dd>
