@@ -43,6 +43,8 @@ import { organizationRoutes } from './routes/organizations.js';
 import { groupRoutes } from './routes/groups.js';
 import { roleRoutes } from './routes/roles.js';
 import { authcheckRoutes } from './routes/authcheck.js';
+import { auditRoutes } from './routes/audit.js';
+import { registerAuditHook } from './plugins/audit.js';
 import { userAdminRoutes } from './routes/user-admin.js';
 import { authenticatedUserRoutes, publicUserRoutes } from './routes/users.js';
 import { signInProviderRoutes } from './routes/sign-in-providers.js';
@@ -194,6 +196,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   // Workspace apps live at the root (`/@owner/...` and hosts under the wildcard access URL), ahead
   // of the routes. Their upgrades come through the WebSocket plugin's listener (registerWebSocketScope).
   registerAppProxy(app, context);
+  // Before the routes: it watches their registration.
+  registerAuditHook(app, context);
 
   await app.register(
     async (api) => {
@@ -227,6 +231,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(workspaceQuotaRoutes, context);
       await api.register(idpSyncRoutes, context);
       await api.register(externalAuthRoutes, context);
+      await api.register(auditRoutes, context);
       await api.register(notificationRoutes, context);
       // The groups with WebSocket routes, apart: the WebSocket plugin's hooks run on theirs only.
       await registerWebSocketScope(

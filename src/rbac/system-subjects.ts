@@ -168,6 +168,14 @@ export const SYSTEM_SUBJECTS = Object.freeze({
     ...allow('provisioner_jobs', ['read', 'update']), // find hung, orphaned or never-taken jobs, fail them with log lines saying why
     ...allow('provisioner_daemon', ['read']), // whether a job's daemon is still heard from, and its name for those lines
   ]),
+  /**
+   * Completes the audit log when an answer is sent: writes the entry of a state-changing request
+   * that wrote none (refused, invalid or failed), and corrects the status of those it wrote. The
+   * caller may have no right to write entries, and need not be signed in.
+   */
+  auditLogger: named('audit-logger', [
+    ...allow('audit_log', ['create']), // the request's own entry; the answer's status on the entries it wrote
+  ]),
   /** Fails, at start, the jobs this replica's built-in provisioner daemons held when it last stopped. */
   jobRecovery: named('job-recovery', [
     ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why

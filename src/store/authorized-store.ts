@@ -9,6 +9,7 @@ import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { NotificationStore } from './authorized/notifications.js';
 import { AppearanceStore } from './authorized/appearance.js';
+import { AuditLogStore } from './authorized/audit-logs.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
 import { WorkspaceSharingStore } from './authorized/workspace-sharing.js';
 import { MemberStore } from './authorized/members.js';
@@ -43,6 +44,7 @@ export type { VersionWithJob } from './authorized/template-versions.js';
 export type { AclGroupRow, TemplateAclRows } from './authorized/template-acl.js';
 export type { ExternalAuthLinkRecord, ExternalAuthLinkStatus, ExternalAuthTokens, FreshenOutcome } from './authorized/external-auth.js';
 export type { AuditChange, AuditRequest } from './audit/audit-request.js';
+export type { AuditLogPageRows } from './authorized/audit-logs.js';
 export type { TokenWithOwner } from './authorized/tokens.js';
 export type { NotificationRecipient } from './authorized/notifications.js';
 export type { InboxNotificationRow, NotificationMessageRow } from './queries/notifications.js';
@@ -88,6 +90,7 @@ export class AuthorizedStore {
   #workspaceQuota: WorkspaceQuotaStore | undefined;
   #idpSync: IdpSyncStore | undefined;
   #externalAuth: ExternalAuthStore | undefined;
+  #auditLogs: AuditLogStore | undefined;
   #notifications: NotificationStore | undefined;
 
   constructor(store: StoreServices, subject: Subject, db: Kysely<Database> = store.db, auditRequest?: AuditRequest) {
@@ -238,6 +241,10 @@ export class AuthorizedStore {
 
   get externalAuth(): ExternalAuthStore {
     return (this.#externalAuth ??= new ExternalAuthStore(this.#scope));
+  }
+
+  get auditLogs(): AuditLogStore {
+    return (this.#auditLogs ??= new AuditLogStore(this.#scope));
   }
 
   get notifications(): NotificationStore {

@@ -60,3 +60,4 @@ export { insertedJob } from './queries/workspaces.js';
 export type { WorkspaceListFilter } from './queries/workspace-lists.js';
 /** A job row as it enters the queue, for the layers that create jobs. */
 export { queuedJob } from './queries/provisioner-jobs.js';
+export type { AuditLogFilter, AuditLogRow, AuditLogWithOrganization, AuditedResourceState } from './queries/audit-logs.js';

@@ -1110,6 +1110,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     }),
     expect: { ...signedIn(403, { member: 404, otherMember: 404 }), owner: 200, orgAdmin: 200, userAdmin: 200 },
   },
+  // Owners and auditors; an organization's admin reads its organization's entries.
+  'GET /api/v2/audit': { call: () => ({ path: api('/audit') }), expect: only(200, ['owner', 'auditor', 'orgAdmin'], 403) },
 };
 
 /**

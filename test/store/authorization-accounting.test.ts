@@ -27,6 +27,27 @@ interface World {
  * subject with the right, `denied` must be refused (or filtered to nothing, for lists).
  * A method without a case fails the test, so a new store method cannot skip authorization.
  */
+/** An audit entry as the API's hook writes one. */
+function auditRow(userId: string) {
+  return {
+    id: newId(),
+    time: '2026-01-05T10:00:00.000Z',
+    user_id: userId,
+    organization_id: '',
+    ip: '127.0.0.1',
+    user_agent: 'test',
+    resource_type: 'template',
+    resource_id: '',
+    resource_target: '',
+    resource_icon: '',
+    action: 'delete',
+    diff: '{}',
+    status_code: 403,
+    additional_fields: '{}',
+    request_id: newId(),
+  };
+}
+
 /** A stored license row; its token is not checked by the store. */
 function licenseRow(name: string) {
   return { uuid: newId(), jwt: name, uploaded_at: '2026-01-05T10:00:00.000Z', exp: '2027-01-01T00:00:00.000Z' };
@@ -1273,6 +1294,27 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       assert.equal((await w.member.externalAuth.takeFlow('to-take', w.memberId))?.provider_id, 'acct-git');
     },
     denied: async (w) => expectRefused(() => w.member.externalAuth.takeFlow('to-take', w.ownerId)),
+  },
+  'auditLogs.list': {
+    allowed: async (w) => assert.ok(Array.isArray((await w.owner.auditLogs.list({}, { limit: 5, offset: 0 })).rows)),
+    denied: async (w) => expectRefused(() => w.member.auditLogs.list({}, { limit: 5, offset: 0 })),
+  },
+  'auditLogs.count': {
+    allowed: async (w) => assert.ok((await w.owner.auditLogs.count({})) >= 0),
+    denied: async (w) => expectRefused(() => w.member.auditLogs.count({})),
+  },
+  'auditLogs.record': {
+    allowed: async (w) => system(w, 'auditLogger').auditLogs.record(auditRow(w.memberId)),
+    // A user's own store cannot write entries, an owner's neither.
+    denied: async (w) => expectRefused(() => w.owner.auditLogs.record(auditRow(w.ownerId))),
+  },
+  'auditLogs.correctStatus': {
+    allowed: async (w) => {
+      const row = auditRow(w.memberId);
+      await system(w, 'auditLogger').auditLogs.record(row);
+      assert.equal(await system(w, 'auditLogger').auditLogs.correctStatus(row.request_id, [row.id], 500), 1);
+    },
+    denied: async (w) => expectRefused(() => w.member.auditLogs.correctStatus('request', [newId()], 200)),
   },
   'licenses.insert': {
     allowed: async (w) => assert.ok((await w.owner.licenses.insert(licenseRow('owner-license'))).id > 0),
