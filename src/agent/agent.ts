@@ -199,7 +199,15 @@ class Agent implements AgentHandle {
       ...(this.#options.timing?.ptyIdleTimeoutMs ? { idleTimeoutMs: this.#options.timing.ptyIdleTimeoutMs } : {}),
     });
     const ssh = new LazySshServer({ directory, env, logger });
-    const streams = new RelayStreams({ url, token, logger, ptys, ssh, meter: this.#meter });
+    const streams = new RelayStreams({
+      url,
+      token,
+      logger,
+      ptys,
+      ssh,
+      meter: this.#meter,
+      reportExit: (streamId, exitStatus) => this.#send({ type: 'stream_exit', stream_id: streamId, exit_code: exitStatus }),
+    });
     this.#logs.addSource({ id: DEVCONTAINER_LOG_SOURCE.id, display_name: DEVCONTAINER_LOG_SOURCE.display_name, icon: '' });
     const requests = new AgentRequests({ onDevcontainerLog: (line) => this.#logs.write(DEVCONTAINER_LOG_SOURCE.id, 'info', line) });
     this.#cleanups.push(() => {

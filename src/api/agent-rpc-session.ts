@@ -155,6 +155,8 @@ export class AgentRpcSession {
         return this.#metadata(message);
       case 'response':
         return this.relay.answer(this.#agentId, message);
+      case 'stream_exit':
+        return this.relay.reportExit(this.#agentId, message.stream_id, message.exit_code);
     }
   }
 

@@ -32,6 +32,7 @@ import { workspaceScheduleRoutes } from './routes/workspace-schedule.js';
 import { authenticatedGeneralRoutes, publicGeneralRoutes } from './routes/general.js';
 import { insightsRoutes } from './routes/insights.js';
 import { licenseRoutes } from './routes/licenses.js';
+import { connectionLogRoutes } from './routes/connection-logs.js';
 import { appearanceRoutes } from './routes/appearance.js';
 import { regionRoutes } from './routes/regions.js';
 import { userSettingsRoutes } from './routes/user-settings.js';
@@ -222,6 +223,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
       await api.register(applicationRoutes, context);
       await api.register(insightsRoutes, context);
       await api.register(licenseRoutes, context);
+      await api.register(connectionLogRoutes, context);
       await api.register(appearanceRoutes, context);
       await api.register(regionRoutes, context);
       await api.register(userSettingsRoutes, context);

@@ -12,6 +12,7 @@ import type { HealthChecker } from './health/health-checker.js';
 import type { ApiObserver } from './api-observer.js';
 import type { RateLimits } from './plugins/rate-limit.js';
 import type { AgentRelay } from './relay/agent-relay.js';
+import type { ConnectionLogger } from './relay/connection-logger.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** What every route plugin is given: the store, the resolved settings and the deployment identity. */
@@ -46,4 +47,6 @@ export interface ApiContext {
   readonly externalAuthOAuth: ExternalAuthOAuth;
   /** Queues notifications to users (e-mail, webhook, inbox); sent later by the notifier, once each. */
   readonly notifications: NotificationEnqueuer;
+  /** Writes the connection log: terminals, SSH sessions, forwarded ports and app sessions through this replica. */
+  readonly connectionLog: ConnectionLogger;
 }

@@ -237,6 +237,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/licenses.js')).licensesCommand,
   },
   {
+    name: 'connections',
+    summary: 'Show who connected to workspaces (terminals, SSH, ports, apps)',
+    load: async () => (await import('./commands/connections.js')).connectionsCommand,
+  },
+  {
     name: 'features',
     summary: 'Show licensed features',
     load: async () => (await import('./commands/licenses.js')).featuresCommand,

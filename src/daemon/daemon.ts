@@ -36,6 +36,7 @@ import { HealthChecker } from '../api/health/health-checker.js';
 import { securePrivateFiles } from './private-files.js';
 import { AgentRelay } from '../api/relay/agent-relay.js';
 import { UsageRecorder } from '../api/usage-recorder.js';
+import { ConnectionLogger } from '../api/relay/connection-logger.js';
 import { builtinDaemonIdPrefix, startBuiltinProvisioners, type BuiltinProvisioners } from './builtin-provisioners.js';
 import { loadReplicaIdentity, type ReplicaIdentity } from './replica-identity.js';
 
@@ -137,6 +138,11 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
       builtinDaemonIdPrefix(replica),
     );
     if (orphaned > 0) logger.warn({ count: orphaned, replica: replica.name }, 'failed provisioner jobs left running by the previous run');
+    // Connections are logged by the deployment, not by whoever connects (an anonymous public app has nobody).
+    const connectionLog = new ConnectionLogger(store.as(SYSTEM_SUBJECTS.connectionLogger), replica.id, store.clock);
+    // Connections this replica relayed when it last stopped ended with it, unrecorded.
+    const leftOpen = await connectionLog.closeLeftOpen();
+    if (leftOpen > 0) logger.warn({ count: leftOpen, replica: replica.name }, 'closed connection log rows left open by the previous run');
     const connectedDaemons = new ConnectedDaemons();
     // Lives only in this process: the built-in provisioner daemons present it to their own server.
     const builtinProvisionerKey = randomAlphanumeric(43);
@@ -194,6 +200,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         updateCheck: () => updateChecker.latest(),
         externalAuthOAuth: new OAuthClient({ clock: store.clock }),
         notifications: notifier.queue,
+        connectionLog,
       },
       { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
@@ -312,7 +319,13 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         stopEntitlementResume();
         await within(Promise.all(beside), SHUTDOWN_STEPS_MS.beside, 'provisioner daemons, tasks and metrics', logger);
         await within(app.close(), SHUTDOWN_STEPS_MS.api, 'the API and its connections', logger);
-        await within(store.close(), SHUTDOWN_STEPS_MS.database, 'the database', logger);
+        // The ends of the connections the API just closed are written before the database goes.
+        await within(
+          connectionLog.flush().then(() => store.close()),
+          SHUTDOWN_STEPS_MS.database,
+          'the database',
+          logger,
+        );
       },
     };
   } catch (error) {

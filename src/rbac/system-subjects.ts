@@ -176,6 +176,13 @@ export const SYSTEM_SUBJECTS = Object.freeze({
   auditLogger: named('audit-logger', [
     ...allow('audit_log', ['create']), // the request's own entry; the answer's status on the entries it wrote
   ]),
+  /**
+   * Writes the connection log as the relay opens and ends connections: the row is the deployment's
+   * record of the connection, not something its user may write, and an anonymous public app has no user.
+   */
+  connectionLogger: named('connection-logger', [
+    ...allow('audit_log', ['create']), // write a connection's row when it opens, its end when it closes, and close what a dead run left open
+  ]),
   /** Fails, at start, the jobs this replica's built-in provisioner daemons held when it last stopped. */
   jobRecovery: named('job-recovery', [
     ...allow('provisioner_jobs', ['read', 'update']), // find the jobs those daemons held, fail them with log lines saying why

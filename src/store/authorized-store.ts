@@ -8,6 +8,7 @@ import { IdpSyncStore } from './authorized/idp-sync.js';
 import { InsightStore } from './authorized/insights.js';
 import { LicenseStore } from './authorized/licenses.js';
 import { NotificationStore } from './authorized/notifications.js';
+import { ConnectionLogStore } from './authorized/connection-logs.js';
 import { AppearanceStore } from './authorized/appearance.js';
 import { AuditLogStore } from './authorized/audit-logs.js';
 import { UserSettingsStore } from './authorized/user-settings.js';
@@ -72,6 +73,7 @@ export class AuthorizedStore {
   #tokens: TokenStore | undefined;
   #files: FileStore | undefined;
   #licenses: LicenseStore | undefined;
+  #connectionLogs: ConnectionLogStore | undefined;
   #appearance: AppearanceStore | undefined;
   #userSettings: UserSettingsStore | undefined;
   #workspaceSharing: WorkspaceSharingStore | undefined;
@@ -249,5 +251,9 @@ export class AuthorizedStore {
 
   get notifications(): NotificationStore {
     return (this.#notifications ??= new NotificationStore(this.#scope));
+  }
+
+  get connectionLogs(): ConnectionLogStore {
+    return (this.#connectionLogs ??= new ConnectionLogStore(this.#scope));
   }
 }

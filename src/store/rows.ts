@@ -61,3 +61,4 @@ export type { WorkspaceListFilter } from './queries/workspace-lists.js';
 /** A job row as it enters the queue, for the layers that create jobs. */
 export { queuedJob } from './queries/provisioner-jobs.js';
 export type { AuditLogFilter, AuditLogRow, AuditLogWithOrganization, AuditedResourceState } from './queries/audit-logs.js';
+export type { ConnectionLogEnd, ConnectionLogFilter, ConnectionLogRow, ConnectionLogView } from './queries/connection-logs.js';

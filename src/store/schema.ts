@@ -610,6 +610,8 @@ export interface ConnectionLogTable {
   disconnect_reason: string;
   bytes_to_workspace: number;
   bytes_from_workspace: number;
+  /** The replica that relayed it (migration 29); a restarted replica closes what its previous run left open. */
+  replica_id: string;
 }
 
 /** A message of the notification queue, for one user and one method. */

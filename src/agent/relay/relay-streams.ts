@@ -15,8 +15,8 @@ import type { TrafficMeter } from './traffic-meter.js';
 export interface SshAcceptor {
   /** Resolves once connections can be accepted; rejects with the reason the server cannot start. */
   start(): Promise<void>;
-  /** Serves one connection; only after `start` resolved. */
-  accept(stream: Duplex): void;
+  /** Serves one connection; only after `start` resolved. `exited` hears each session's exit status. */
+  accept(stream: Duplex, exited?: (exitStatus: number) => void): void;
 }
 
 /** What the agent's relay streams reach. */
@@ -27,6 +27,8 @@ export interface RelayStreamsOptions {
   readonly ptys: ReconnectingPtys;
   readonly ssh: SshAcceptor;
   readonly meter: TrafficMeter;
+  /** Tells the daemon a session on a stream exited, for its connection log. */
+  readonly reportExit?: (streamId: string, exitStatus: number) => void;
 }
 
 /** How long connecting to a port inside the workspace may take. */
@@ -101,7 +103,7 @@ export class RelayStreams {
       }
       const socket = await this.#dial(streamId);
       sendReady(socket);
-      this.#options.ssh.accept(await asDuplex(socket));
+      this.#options.ssh.accept(await asDuplex(socket), (exitStatus) => this.#options.reportExit?.(streamId, exitStatus));
       return;
     }
     const socket = await this.#dial(streamId);

@@ -28,8 +28,8 @@ export interface AgentSshServerOptions {
 
 /** The agent's SSH server: it never listens itself, the relay hands it one stream per connection. */
 export interface AgentSshServer {
-  /** Serves one SSH connection over the stream until either side closes it. */
-  accept(stream: Duplex): void;
+  /** Serves one SSH connection over the stream until either side closes it; `exited` hears each session's exit status. */
+  accept(stream: Duplex, exited?: (exitStatus: number) => void): void;
   /** Open SSH sessions (shell/exec/subsystem channels) right now, by kind: for the agent's stats. */
   readonly sessionCounts: Readonly<Record<SshSessionKind, number>>;
   /** Ends every connection and session. */
@@ -59,6 +59,7 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
   const { logger } = options;
   const hostKey = options.hostKey ?? generateEd25519KeyPair().privateKey;
   const streams = new Set<Duplex>();
+  const exitListeners = new WeakMap<Duplex, (exitStatus: number) => void>();
   const connections = new Set<{ readonly client: Connection; readonly end: () => void }>();
   const sessions: Record<SshSessionKind, number> = { ssh: 0, vscode: 0, jetbrains: 0 };
   let closed = false;
@@ -68,6 +69,8 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
   server.on('error', (err: Error) => logger.warn({ err: err.message }, 'ssh server error'));
 
   const serveConnection = (client: Connection, info: ClientInfo): void => {
+    // ssh2 keeps the injected stream as the connection's socket: how a connection finds who hears its exits.
+    const exited = exitListeners.get((client as unknown as { _sock?: Duplex })._sock as Duplex);
     const forwarding = new PortForwarding(client, logger);
     const agentForwarding = new AgentForwarding(client, logger);
     const stops = new Set<() => void>();
@@ -129,6 +132,7 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
           logger,
           started,
           forwardAgent: () => agentForwarding.socketPath(),
+          exited,
         });
       });
       client.on('tcpip', (accept, reject, tcpInfo) => forwarding.openDirect(accept, reject, tcpInfo));
@@ -139,12 +143,13 @@ export function createAgentSshServer(options: AgentSshServerOptions): AgentSshSe
   };
 
   return {
-    accept(stream) {
+    accept(stream, exited) {
       if (closed) {
         stream.destroy();
         return;
       }
       streams.add(stream);
+      if (exited) exitListeners.set(stream, exited);
       stream.once('close', () => streams.delete(stream));
       // ssh2 reports stream errors through the connection; this only covers the moments before it listens.
       stream.on('error', () => undefined);

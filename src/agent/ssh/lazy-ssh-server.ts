@@ -38,12 +38,12 @@ export class LazySshServer implements SshAcceptor {
   }
 
   /** Serves one connection; only after {@link start} resolved. */
-  accept(stream: Duplex): void {
+  accept(stream: Duplex, exited?: (exitStatus: number) => void): void {
     if (this.#closed || this.#loaded === undefined) {
       stream.destroy();
       return;
     }
-    this.#loaded.accept(stream);
+    this.#loaded.accept(stream, exited);
   }
 
   close(): void {

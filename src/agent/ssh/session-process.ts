@@ -25,8 +25,8 @@ export interface SessionProcessSpec {
   readonly killGraceMs?: number;
   /** After the process exits, how long its output pipes may stay open before we stop waiting (2 000 ms). */
   readonly pipeGraceMs?: number;
-  /** Called once, after the exit was reported (or the process could not start). */
-  readonly onEnd?: () => void;
+  /** Called once, after the exit was reported (or the process could not start), with the status the client was sent. */
+  readonly onEnd?: (exitStatus: number) => void;
 }
 
 /** A running session process, as the SSH session drives it. */
@@ -89,7 +89,7 @@ export function startSessionProcess(channel: ServerChannel, spec: SessionProcess
       } catch (err) {
         logger.warn({ err: errorMessage(err) }, 'ssh session exit report failed');
       }
-      spec.onEnd?.();
+      spec.onEnd?.(exitStatusOf(code, signal));
     });
   };
 
@@ -251,6 +251,12 @@ function flushed(stream: Writable, channel: ServerChannel): Promise<void> {
     channel.once('close', () => resolve());
     stream.write(Buffer.alloc(0), () => resolve());
   });
+}
+
+/** The status a shell would show for this exit (`$?`): the code, or 128 plus the signal's number. */
+function exitStatusOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (signal) return 128 + (osConstants.signals[signal] ?? 0);
+  return code ?? 255;
 }
 
 function sendExit(channel: ServerChannel, code: number | null, signal: NodeJS.Signals | null): void {

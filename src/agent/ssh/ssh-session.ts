@@ -33,6 +33,8 @@ export interface SshSessionContext {
   readonly started: (kind: SshSessionKind, stop: () => void) => () => void;
   /** The connection's forwarded agent socket, made on first use (`auth-agent-req@openssh.com`). */
   readonly forwardAgent: () => Promise<string>;
+  /** Told the exit status of each shell or command the connection ran, for the connection log. */
+  readonly exited?: ((exitStatus: number) => void) | undefined;
 }
 
 /**
@@ -101,7 +103,10 @@ export function handleSshSession(session: Session, context: SshSessionContext): 
       env,
       ...(pty ? { pty } : {}),
       logger,
-      onEnd: release,
+      onEnd: (exitStatus) => {
+        release();
+        context.exited?.(exitStatus);
+      },
     }));
     running = child;
     const closed = (): void => {

@@ -16,6 +16,7 @@ import { appAnswerHeaders, COVE_COOKIES } from './app-answer-headers.js';
 import { appAccess, appAccessRules, pathAppProblem, signInProblem, viewerOf, type AppViewer } from './app-access.js';
 import { appLabel, appsHost, parseAppLabel, parsePathApp, wildcardMatcher, type AppTarget } from './app-request.js';
 import { resolveApp, type ResolvedApp, type Upstream } from './app-resolve.js';
+import { AppSessions } from './app-sessions.js';
 import { APP_CONNECT_PARAM, APP_SESSION_COOKIE, appSessionCookie, decryptAppConnectKey, withoutCookies } from './app-session-cookie.js';
 import { endToEndHeaders, forwardOverStream, streamDuplex, type UpgradeSide } from './http-over-stream.js';
 
@@ -57,15 +58,19 @@ interface ForwardOptions {
   readonly query: string;
   /** Reached by path, on the deployment's own origin. */
   readonly pathApp: boolean;
+  /** Who is asking, for the connection log. */
+  readonly viewer: AppViewer;
 }
 
 class AppProxy {
   readonly #context: ApiContext;
   readonly matchHost: ((host: string) => string | undefined) | undefined;
   readonly #open = new Set<Duplex>();
+  readonly #sessions: AppSessions;
 
   constructor(context: ApiContext) {
     this.#context = context;
+    this.#sessions = new AppSessions(context);
     this.matchHost = wildcardMatcher(context.values.wildcardAccessUrl);
   }
 
@@ -104,7 +109,7 @@ class AppProxy {
       throw signInProblem(viewer);
     }
     trackAppConnection(this.#context, request, reply, viewer, presentedToken(request), { ...resolved, pathApp: true });
-    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query, pathApp: true });
+    await this.#forward(request, reply, resolved, { rest: parsed.rest, query: parsed.query, pathApp: true, viewer });
     return reply;
   }
 
@@ -156,7 +161,7 @@ class AppProxy {
       return reply.redirect(`${base}/api/v2/applications/auth-redirect?redirect_uri=${encodeURIComponent(appUrl)}`, 307);
     }
     trackAppConnection(this.#context, request, reply, viewer, token, { ...resolved, pathApp: false });
-    await this.#forward(request, reply, resolved, { rest: path, query, pathApp: false });
+    await this.#forward(request, reply, resolved, { rest: path, query, pathApp: false, viewer });
     return reply;
   }
 
@@ -211,13 +216,16 @@ class AppProxy {
     } catch (error) {
       return answerProblem(reply, relayProblem(error, upstream.port, label));
     }
-    const connection = streamDuplex(stream);
+    const upgrade = upgradeSide(request.raw);
+    const logged = this.#sessions.request(request, options.viewer, resolved, upgrade !== undefined);
+    const connection = streamDuplex(stream, { toAgent: logged.toApp, toClient: logged.fromApp });
     reply.hijack();
     // The app decides how long its requests may take to arrive (an upload into an editor can be large).
     stopBodyTimeout(request.raw);
     if (request.raw.socket.destroyed) {
       // The caller left while the stream opened.
       connection.destroy();
+      logged.done(undefined);
       return;
     }
     // Use of a named app counts for insights; a shared port is use of the workspace only.
@@ -225,7 +233,6 @@ class AppProxy {
     else this.#context.usage.record(workspace, request.log);
     this.#open.add(connection);
     connection.once('close', () => this.#open.delete(connection));
-    const upgrade = upgradeSide(request.raw);
     const method = request.raw.method ?? 'GET';
     try {
       await forwardOverStream(
@@ -253,6 +260,8 @@ class AppProxy {
       );
     } finally {
       connection.destroy();
+      // An upgrade the app accepted was answered on the socket, not through the reply.
+      logged.done(reply.raw.headersSent ? reply.raw.statusCode : upgrade ? 101 : undefined);
     }
   }
 
@@ -260,6 +269,7 @@ class AppProxy {
   closeAll(): void {
     for (const connection of this.#open) connection.destroy();
     this.#open.clear();
+    this.#sessions.closeAll();
   }
 }
 

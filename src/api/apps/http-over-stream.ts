@@ -9,7 +9,8 @@ import { isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 import { createWebSocketStream } from 'ws';
-import type { AgentStream } from '../relay/agent-relay.js';
+import { rawBuffer, type AgentStream } from '../relay/agent-relay.js';
+import type { PipeCounters } from '../relay/pipe-sockets.js';
 
 /**
  * One HTTP exchange (or one WebSocket upgrade) carried over a relay stream: the stream is the
@@ -20,13 +21,28 @@ import type { AgentStream } from '../relay/agent-relay.js';
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect']);
 
-/** The relay stream as a byte duplex: what the agent sent before anyone listened comes first. */
-export function streamDuplex(stream: AgentStream): Duplex {
+/**
+ * The relay stream as a byte duplex: what the agent sent before anyone listened comes first.
+ * `counters` hear the bytes each way as they are framed, without slowing them.
+ */
+export function streamDuplex(stream: AgentStream, counters: PipeCounters = {}): Duplex {
   const early = stream.takeEarly();
+  for (const chunk of early) counters.toClient?.(chunk.length);
+  if (counters.toClient) stream.socket.on('message', (data) => counters.toClient?.(rawBuffer(data).length));
+  if (counters.toAgent) countSent(stream.socket, counters.toAgent);
   const duplex = createWebSocketStream(stream.socket);
   for (const chunk of early) duplex.push(chunk);
   stream.socket.resume();
   return duplex;
+}
+
+/** Counts what is sent on a socket: the duplex over it writes through `send`, one chunk a call. */
+function countSent(socket: AgentStream['socket'], count: (bytes: number) => void): void {
+  const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
+  (socket as unknown as { send: (data: unknown, ...rest: unknown[]) => void }).send = (data, ...rest) => {
+    count(Buffer.isBuffer(data) || data instanceof Uint8Array ? data.length : Buffer.byteLength(String(data)));
+    send(data, ...rest);
+  };
 }
 
 /** Request headers minus the hop-by-hop ones and those the `Connection` header names. */

@@ -18,6 +18,8 @@ export interface RelayedStream {
   /** Bytes carried so far, each way. */
   toAgent: number;
   toClient: number;
+  /** The exit status of the session the stream carried, once the agent reported it. */
+  exitCode?: number;
 }
 
 /** What the relay holds right now, for `/debug/coordinator` and `/debug/tailnet`. */
@@ -126,6 +128,11 @@ export class AgentRelay {
     this.#relayed.add(relayed);
     this.totals.streams++;
     return { relayed, done: () => this.#relayed.delete(relayed) };
+  }
+
+  /** The agent reported the exit status of the session a stream of it carries (the last one wins). */
+  reportExit(agentId: string, streamId: string, exitCode: number): void {
+    for (const relayed of this.#relayed) if (relayed.id === streamId && relayed.agentId === agentId) relayed.exitCode = exitCode;
   }
 
   /** The agents connected here and the streams open now. */

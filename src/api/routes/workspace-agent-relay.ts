@@ -25,6 +25,7 @@ import { agentOf } from '../plugins/agent-authentication.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { RelayStreamError } from '../relay/agent-relay.js';
 import { filterListeningPorts } from '../relay/listening-ports-filter.js';
+import { logConnection } from '../relay/log-connection.js';
 import { pipeSockets } from '../relay/pipe-sockets.js';
 import { dialReplica, forwardHttp, RELAYED_HEADER } from '../relay/replica-forward.js';
 import { presentedToken } from '../session-token.js';
@@ -293,16 +294,21 @@ async function relay(
     async (auth) => auth.store.workspaceAgents.authorizeConnect(await auth.store.workspaceAgents.get(found.agent.id)),
     () => agentSide?.terminate(),
   );
+  // Logged where the client connected, which knows its address; the replica it is forwarded to does not log it again.
+  const logged = request.headers[RELAYED_HEADER] === undefined ? logConnection(context, request, found, target) : undefined;
+  let ending = { reason: 'the client disconnected', code: null as number | null };
   try {
     // On another replica the whole exchange, `ready` frame included, comes from there.
     if (request.relayVia !== undefined) {
       const forwarded = await dialReplica(`${request.relayVia}${request.url}`, presentedToken(request));
       agentSide = forwarded.socket;
-      await pipeSockets(socket, forwarded);
+      ending = endingOf(forwarded.socket, ending);
+      await pipeSockets(socket, forwarded, logged?.counters);
       return;
     }
     const stream = await context.relay.openStream(found.agent.id, target);
     agentSide = stream.socket;
+    ending = endingOf(stream.socket, ending);
     if (socket.readyState !== socket.OPEN) {
       stream.socket.resume();
       stream.socket.close(1000, 'the client went away');
@@ -321,22 +327,48 @@ async function relay(
         toAgent: (bytes) => {
           relayed.toAgent += bytes;
           totals.bytesToAgent += bytes;
+          logged?.counters.toAgent(bytes);
         },
         toClient: (bytes) => {
           relayed.toClient += bytes;
           totals.bytesToClient += bytes;
+          logged?.counters.toClient(bytes);
         },
       });
+      // A session's exit status, when the agent reported one for this stream.
+      if (relayed.exitCode !== undefined) ending = { ...ending, code: relayed.exitCode };
     } finally {
       done();
     }
   } catch (error) {
     const code = error instanceof RelayStreamError ? error.code : RelayCloseCode.agentGone;
+    ending = { reason: (error as Error).message, code: null };
     if (socket.readyState !== socket.OPEN) return;
     // Paused, the socket would not read the client's answer to the close until the close timeout.
     socket.resume();
     socket.close(code, (error as Error).message.slice(0, 120));
+  } finally {
+    logged?.connection.close(ending);
   }
+}
+
+/**
+ * How a stream ended, as its agent side closed: the agent's reason when it gave one (a terminal
+ * says its process exited, with the code), else `fallback`. Read when the relay is done with it.
+ */
+function endingOf(
+  agentSide: WebSocket,
+  fallback: { readonly reason: string; readonly code: number | null },
+): { reason: string; code: number | null } {
+  const ending = { ...fallback };
+  agentSide.once('close', (_code, reason) => {
+    const text = reason.toString('utf8');
+    if (text === '') return;
+    ending.reason = text;
+    const exited = /exited with code (\d+)/.exec(text);
+    if (exited) ending.code = Number(exited[1]);
+  });
+  return ending;
 }
 
 /** `key=value` pairs of the containers filter; a 400 naming the first malformed one. */

@@ -87,6 +87,8 @@ export const AgentMessage = Type.Union([
     stage: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('cron')]),
     status: Type.Union([Type.Literal('ok'), Type.Literal('exit_failure'), Type.Literal('timed_out'), Type.Literal('pipes_left_open')]),
   }),
+  /** A session carried by a relay stream (an SSH exec or shell) exited with this status: for the connection log. */
+  Type.Object({ type: Type.Literal('stream_exit'), stream_id: Type.String(), exit_code: Type.Integer() }),
   /** The latest runs of metadata items, at most one per key: the daemon keeps the latest of each. */
   Type.Object({ type: Type.Literal('metadata'), results: Type.Array(AgentMetadataReport, { maxItems: 256 }) }),
   /** The answer to a daemon's `request`: a result, or an error with an HTTP status for the user. */
