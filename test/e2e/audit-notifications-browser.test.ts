@@ -8,10 +8,12 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { CoveClient } from '../../src/sdk/client.js';
 import { accessibilityFaults } from '../helpers/accessibility-basics.js';
+import { startAgentWorkspace, type AgentWorkspace } from '../helpers/agent-workspace.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
+import { cutOpenSockets, openTerminal } from '../helpers/live-sockets.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -27,8 +29,10 @@ describe(
   () => {
     let test: TestDaemon;
     let owner: CoveClient;
+    let ownerToken: string;
     let browser: HeadlessChromium;
     let page: Page;
+    let shell: AgentWorkspace | undefined;
     const home = mkdtempSync(join(tmpdir(), 'cove-e2e-audit-'));
     const pageErrors: string[] = [];
 
@@ -40,6 +44,7 @@ describe(
       await mkdir(SCREENSHOTS, { recursive: true });
       test = await startTestDaemon({ flags: { provisionerDaemons: '1', sessionDurationMs: '720h' } });
       owner = await createOwner(test);
+      ownerToken = (await test.anonymous.login('owner@example.com', STRONG_PASSWORD)).session_token;
       browser = await launchChromium({ width: 1280, height: 800 });
       page = browser.context.pages()[0] ?? (await browser.context.newPage());
       page.setDefaultTimeout(15_000);
@@ -48,9 +53,75 @@ describe(
     });
 
     after(async () => {
+      cutOpenSockets();
+      await shell?.agent.stop();
       await browser?.close();
       await test?.close();
       rmSync(home, { recursive: true, force: true });
+    });
+
+    it('shows a template deletion in the audit log, narrows it by action, and says why a bad filter is refused', async () => {
+      const { template } = await createEchoTemplate(owner, 'doomed', {});
+      await owner.deleteTemplate(template.id);
+
+      await page.getByRole('link', { name: 'Audit', exact: true }).click();
+      await page.waitForURL(`${test.url}/audit`);
+      const deletion = page.locator('tr[data-action="delete"][data-resource-type="template"]');
+      await deletion.waitFor();
+      assert.match(await deletion.innerText(), /owner/);
+      assert.match(await deletion.innerText(), /doomed/);
+      const everything = await page.locator('tr[data-audit-entry]').count();
+      assert.ok(everything > 1, 'the creation is listed too');
+      await accessible('the audit page');
+      await page.screenshot({ path: join(SCREENSHOTS, 'audit-1280.png') });
+
+      await page.getByLabel('Action').selectOption('delete');
+      await page.waitForURL(/\/audit\?q=action%3Adelete$/);
+      const answer = await owner.auditLogs({ q: 'action:delete', limit: 25 });
+      assert.ok(answer.count > 0 && answer.count < everything, `narrowed: ${answer.count} of ${everything}`);
+      await eventually(async () =>
+        assert.equal(await page.locator('.pager-range').innerText(), `1–${answer.audit_logs.length} of ${answer.count}`),
+      );
+      const actions = await page
+        .locator('tr[data-audit-entry]')
+        .evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { getAttribute(name: string): string | null }).getAttribute('data-action')),
+        );
+      assert.equal(actions.length, answer.audit_logs.length);
+      assert.deepEqual([...new Set(actions)], ['delete']);
+
+      await page.getByRole('searchbox', { name: 'Search the audit log' }).fill('action:delete flavour:sweet');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      const refused = page.getByRole('alert');
+      await refused.waitFor();
+      assert.match(await refused.innerText(), /flavour/);
+      assert.equal(await page.locator('tr[data-audit-entry]').count(), 0, 'no stale entries under the error');
+    });
+
+    it('lists a terminal session opened in the workspace on the connection log page', async () => {
+      shell = await startAgentWorkspace({ url: test.url, owner, member: owner, token: 'agent-token-audit-web', home, name: 'shell' });
+      const terminal = await openTerminal(test.url, shell.agentId, ownerToken);
+      await page.goto(`${test.url}/connectionlog`);
+      const row = page.locator('tr[data-type="reconnecting_pty"]');
+      await row.waitFor();
+      const text = await row.innerText();
+      assert.match(text, /owner\/shell/);
+      assert.match(text, /main/);
+      assert.match(text, /ongoing/);
+      await accessible('the connection log page');
+      await page.getByLabel('Type').selectOption('ssh');
+      await page.waitForURL(/\/connectionlog\?q=type%3Assh$/);
+      await page.getByText('No connections match').waitFor();
+      terminal.socket.close();
+      await terminal.closed;
+      // The row's end is written as the relay sees the socket close.
+      await eventually(async () => {
+        const [logged] = (await owner.connectionLogs({ q: 'type:reconnecting_pty' })).connection_logs;
+        assert.ok(logged?.disconnect_time ?? logged?.ssh_info?.disconnect_time, JSON.stringify(logged));
+      });
+      await page.goto(`${test.url}/connectionlog?q=type%3Areconnecting_pty`);
+      await row.waitFor();
+      assert.doesNotMatch(await row.locator('[data-cell="duration"]').innerText(), /ongoing/);
     });
 
     it('raises the bell for a test notification without a reload, and marking it read lowers it', async () => {
