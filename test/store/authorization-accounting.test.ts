@@ -53,6 +53,41 @@ function licenseRow(name: string) {
   return { uuid: newId(), jwt: name, uploaded_at: '2026-01-05T10:00:00.000Z', exp: '2027-01-01T00:00:00.000Z' };
 }
 
+/** A connection log row of a made-up workspace of the default organization. */
+function connectionLogRow(w: World, name: string) {
+  const id = newId();
+  return {
+    id,
+    connect_time: '2026-01-05T10:00:00.000Z',
+    organization_id: defaultOrg(w),
+    workspace_owner_id: w.memberId,
+    workspace_id: newId(),
+    workspace_name: name,
+    agent_name: 'main',
+    type: 'ssh',
+    ip: '127.0.0.1',
+    user_id: w.memberId,
+    user_agent: '',
+    slug_or_port: '',
+    code: null,
+    connection_id: id,
+    disconnect_time: null,
+    disconnect_reason: '',
+    bytes_to_workspace: 0,
+    bytes_from_workspace: 0,
+    replica_id: '',
+  };
+}
+
+/** How a connection of the store's cases ends. */
+const connectionLogEnd = {
+  disconnect_time: '2026-01-05T10:05:00.000Z',
+  disconnect_reason: 'the client disconnected',
+  code: 0,
+  bytes_to_workspace: 10,
+  bytes_from_workspace: 20,
+};
+
 /** Sign-in pacing for the store's cases: two attempts free, then a minute's wait. */
 const pacing = { backoffMs: (failures: number) => (failures >= 2 ? 60_000 : 0), forgetAfterMs: 3_600_000 };
 
@@ -1335,6 +1370,65 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     allowed: async (w) => w.owner.licenses.delete((await w.owner.licenses.insert(licenseRow('doomed-license'))).id),
     denied: async (w) =>
       expectRefused(async () => w.member.licenses.delete((await w.owner.licenses.insert(licenseRow('kept-license'))).id)),
+  },
+  'connectionLogs.open': {
+    allowed: async (w) => system(w, 'connectionLogger').connectionLogs.open(connectionLogRow(w, 'opened')),
+    denied: async (w) => expectRefused(() => w.member.connectionLogs.open(connectionLogRow(w, 'not-opened'))),
+  },
+  'connectionLogs.close': {
+    allowed: async (w) => {
+      const row = connectionLogRow(w, 'closed');
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      assert.equal(await system(w, 'connectionLogger').connectionLogs.close(row.id, connectionLogEnd), true);
+    },
+    denied: async (w) => {
+      const row = connectionLogRow(w, 'kept-open');
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      await expectRefused(() => w.member.connectionLogs.close(row.id, connectionLogEnd));
+    },
+  },
+  'connectionLogs.closeLeftOpen': {
+    allowed: async (w) => {
+      const row = { ...connectionLogRow(w, 'left-open'), replica_id: newId() };
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      assert.equal(
+        await system(w, 'connectionLogger').connectionLogs.closeLeftOpen(row.replica_id, row.connect_time, 'daemon restarted'),
+        1,
+      );
+    },
+    denied: async (w) =>
+      expectRefused(() => w.member.connectionLogs.closeLeftOpen(newId(), '2026-01-05T10:00:00.000Z', 'daemon restarted')),
+  },
+  'connectionLogs.list': {
+    allowed: async (w) => {
+      const row = connectionLogRow(w, 'listed');
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      const page = await w.owner.connectionLogs.list({ workspaceId: row.workspace_id }, { limit: 10, offset: 0 });
+      assert.deepEqual(
+        page.rows.map((listed) => listed.id),
+        [row.id],
+      );
+      assert.equal(page.count, 1);
+    },
+    // A member reads no connection log, not even of their own workspaces.
+    denied: async (w) => expectRefused(() => w.member.connectionLogs.list({}, { limit: 10, offset: 0 })),
+  },
+  'connectionLogs.count': {
+    allowed: async (w) => {
+      const row = connectionLogRow(w, 'counted');
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      assert.equal(await w.owner.connectionLogs.count({ workspaceId: row.workspace_id }), 1);
+    },
+    // Filtered, not refused: the member counts none of the rows there are.
+    denied: async (w) => {
+      const row = connectionLogRow(w, 'uncounted');
+      await system(w, 'connectionLogger').connectionLogs.open(row);
+      assert.equal(await w.member.connectionLogs.count({ workspaceId: row.workspace_id }), 0);
+      await expectRefused(async () => {
+        if ((await w.member.connectionLogs.count({ workspaceId: row.workspace_id })) === 0)
+          throw new NotAuthorizedError('read', 'audit_log');
+      });
+    },
   },
   'licenses.entitlementInputs': {
     allowed: async (w) => assert.ok((await system(w, 'entitlements').licenses.entitlementInputs()).activeUsers >= 1),

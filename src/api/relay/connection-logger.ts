@@ -50,6 +50,8 @@ export const DAEMON_RESTARTED = 'daemon restarted';
  */
 export class ConnectionLogger {
   readonly #pending = new Set<Promise<unknown>>();
+  /** The connections open through this replica, whose bytes so far are only in memory. */
+  readonly #live = new Map<string, LoggedConnection>();
 
   constructor(
     private readonly store: AuthorizedStore,
@@ -99,6 +101,7 @@ export class ConnectionLogger {
       close: (ending) => {
         if (closed) return;
         closed = true;
+        this.#live.delete(id);
         const end = {
           disconnect_time: this.clock.now().toISOString(),
           disconnect_reason: ending.reason.slice(0, 256),
@@ -114,7 +117,13 @@ export class ConnectionLogger {
         );
       },
     };
+    this.#live.set(id, connection);
     return connection;
+  }
+
+  /** An open connection of this replica by its row's id: its bytes and status so far, which its row gets only at the end. */
+  live(id: string): Pick<LoggedConnection, 'bytesToWorkspace' | 'bytesFromWorkspace' | 'code'> | undefined {
+    return this.#live.get(id);
   }
 
   /** Waits for the writes under way. */

@@ -40,7 +40,18 @@ export async function connectionLogRoutes(app: FastifyInstance, context: ApiCont
           { ...search.filter, organizationId },
           { limit: request.query.limit || DEFAULT_LIMIT, offset: request.query.offset ?? 0 },
         );
-        return { connection_logs: toWireConnectionLogs(page), count: page.count };
+        // An open connection's row holds its bytes only once it ends; this replica knows them so far.
+        const rows = page.rows.map((row) => {
+          const live = row.disconnect_time === null ? context.connectionLog.live(row.id) : undefined;
+          if (!live) return row;
+          return {
+            ...row,
+            bytes_to_workspace: live.bytesToWorkspace,
+            bytes_from_workspace: live.bytesFromWorkspace,
+            code: row.code ?? live.code,
+          };
+        });
+        return { connection_logs: toWireConnectionLogs({ ...page, rows }), count: page.count };
       } catch (error) {
         // The log is readable by some only; to the others it is forbidden, not missing.
         if (error instanceof NotAuthorizedError) throw forbidden();
