@@ -18,11 +18,16 @@ import { TemplatePermissionsPage } from './pages/template-permissions.js';
 import { TemplatesPage } from './pages/templates.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
+import { AuditPage } from './pages/audit.js';
+import { ConnectionLogPage } from './pages/connection-log.js';
+import { DeploymentNotificationsPage } from './pages/deployment-notifications.js';
+import { NotificationSettingsPage } from './pages/notification-settings.js';
 import { matchRoute, navigate, useLocation, type Route } from './router.js';
 import { SessionContext } from './session.js';
 import { applyRememberedTheme, applyTheme } from './theme.js';
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
+import './activity.css';
 
 // Before anything renders: the theme this browser last showed, until the user's own is read.
 applyRememberedTheme();
@@ -120,6 +125,14 @@ function Page({ route }: { route: Route }) {
       return <ExternalAuthPage key={route.provider} provider={route.provider} />;
     case 'external-auth-settings':
       return <ExternalAuthSettingsPage />;
+    case 'audit':
+      return <AuditPage />;
+    case 'connection-log':
+      return <ConnectionLogPage />;
+    case 'notification-settings':
+      return <NotificationSettingsPage />;
+    case 'deployment-notifications':
+      return <DeploymentNotificationsPage />;
     default:
       return (
         <section className="page">

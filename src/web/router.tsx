@@ -57,6 +57,10 @@ export type Route =
   | { page: 'group'; organization: string; name: string }
   | { page: 'external-auth'; provider: string }
   | { page: 'external-auth-settings' }
+  | { page: 'audit' }
+  | { page: 'connection-log' }
+  | { page: 'notification-settings' }
+  | { page: 'deployment-notifications' }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -83,6 +87,10 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'groups' && second && third && parts.length === 3) return { page: 'group', organization: second, name: third };
   if (first === 'external-auth' && second && parts.length === 2) return { page: 'external-auth', provider: second };
   if (first === 'settings' && second === 'external-auth' && parts.length === 2) return { page: 'external-auth-settings' };
+  if (first === 'audit' && parts.length === 1) return { page: 'audit' };
+  if (first === 'connectionlog' && parts.length === 1) return { page: 'connection-log' };
+  if (first === 'settings' && second === 'notifications' && parts.length === 2) return { page: 'notification-settings' };
+  if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

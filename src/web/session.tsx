@@ -17,6 +17,11 @@ export function useSession(): Session {
   return session;
 }
 
+/** Whether the user may read the audit and connection logs (owners and auditors). */
+export function mayAudit(user: User): boolean {
+  return user.roles.some((role) => role.name === 'owner' || role.name === 'auditor');
+}
+
 /** Whether the user holds a site role that runs the deployment. */
 export function isOwner(user: User): boolean {
   return user.roles.some((role) => role.name === 'owner' || role.name === 'user-admin');

@@ -46,6 +46,8 @@ export const DASHBOARD_PAGES = [
   '/@*',
   '/external-auth/*',
   '/settings/*',
+  '/audit',
+  '/connectionlog',
 ] as const;
 
 /** Content types of what a dashboard build holds; anything else is served as bytes. */

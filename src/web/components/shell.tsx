@@ -9,7 +9,8 @@ import { ActionStatus, useAction } from './feedback.js';
 import { HelpMenu } from './help-menu.js';
 import { ThemeSwitcher } from './theme-switcher.js';
 import { Link, navigate, type Route } from '../router.js';
-import { isOwner, useSession } from '../session.js';
+import { isOwner, mayAudit, useSession } from '../session.js';
+import { InboxBell } from './inbox-bell.js';
 import { useMayManageGroups } from '../group-permissions.js';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
@@ -27,12 +28,17 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
       ? 'workspaces'
       : route.page === 'group'
         ? 'groups'
-        : route.page;
+        : route.page === 'connection-log'
+          ? 'audit'
+          : route.page === 'deployment-notifications'
+            ? 'deployment'
+            : route.page;
   const nav = [
     { href: '/workspaces', label: 'Workspaces', page: 'workspaces' },
     { href: '/templates', label: 'Templates', page: 'templates' },
     ...(mayManageGroups ? [{ href: '/groups', label: 'Groups', page: 'groups' }] : []),
     ...(isOwner(user) ? [{ href: '/deployment', label: 'Deployment', page: 'deployment' }] : []),
+    ...(mayAudit(user) ? [{ href: '/audit', label: 'Audit', page: 'audit' }] : []),
   ];
   return (
     <div className={route.page === 'terminal' ? 'app app-terminal' : 'app'}>
@@ -65,13 +71,14 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
         <div className="user-menu">
           <HelpMenu />
           <ThemeSwitcher />
+          <InboxBell />
           <span className="user-name" title={user.email}>
             {user.username}
           </span>
           <Link
             className="nav-link"
             href="/settings/external-auth"
-            aria-current={route.page === 'external-auth-settings' ? 'page' : undefined}
+            aria-current={route.page === 'external-auth-settings' || route.page === 'notification-settings' ? 'page' : undefined}
           >
             Account
           </Link>

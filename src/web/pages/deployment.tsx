@@ -4,6 +4,7 @@ import type { AssignableRole, HealthReport, User, UsersResponse } from '../../sd
 import { api } from '../api.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
 import { StatusBadge, Time } from '../components/status.js';
+import { DEPLOYMENT_TABS, SectionTabs } from '../components/section-tabs.js';
 import { isOwner, useSession } from '../session.js';
 
 const SECTIONS: readonly [keyof HealthReport, string][] = [
@@ -36,6 +37,7 @@ export function DeploymentPage() {
   }
   return (
     <section className="page">
+      <SectionTabs label="Deployment" tabs={DEPLOYMENT_TABS} />
       <h1>Deployment</h1>
       <Health />
       <Users />

@@ -14,6 +14,7 @@ import { ActionStatus, Loading, useAction, useLoad } from '../components/feedbac
 import { LinkState, relinkReason } from '../components/link-state.js';
 import { Icon, Time } from '../components/status.js';
 import { externalAuthPagePath, linkStartUrl } from '../external-auth-paths.js';
+import { ACCOUNT_TABS, SectionTabs } from '../components/section-tabs.js';
 import { Link } from '../router.js';
 
 const HERE = '/settings/external-auth';
@@ -26,6 +27,7 @@ export function ExternalAuthSettingsPage() {
   const orphans = links.filter((link) => !providers.some((provider) => provider.id === link.provider_id));
   return (
     <section className="page">
+      <SectionTabs label="Account settings" tabs={ACCOUNT_TABS} />
       <div className="page-header">
         <div>
           <h1>External authentication</h1>

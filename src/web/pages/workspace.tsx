@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { PortShare, Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
 import { BuildLog } from '../components/build-log.js';
+import { ExtendBanner } from '../components/extend-banner.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
 import { ShareButton } from '../components/share-dialog.js';
 import { WorkspaceActionButtons } from '../components/workspace-action-buttons.js';
@@ -29,6 +30,7 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
   return (
     <section className="page">
       <WorkspaceHeader workspace={workspace} />
+      <ExtendBanner workspace={workspace} />
       <div className="workspace-grid">
         <div className="workspace-column">
           <Resources workspace={workspace} appsHost={appsHost ?? ''} />

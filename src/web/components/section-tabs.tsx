@@ -1,0 +1,37 @@
+// Tabs between the pages of one section (the user's settings, the deployment's), as links.
+import { Link, useLocation } from '../router.js';
+
+/** The user's own settings pages. */
+export const ACCOUNT_TABS: readonly SectionTab[] = [
+  { href: '/settings/external-auth', label: 'External authentication' },
+  { href: '/settings/notifications', label: 'Notifications' },
+];
+
+/** The deployment's pages for its owners. */
+export const DEPLOYMENT_TABS: readonly SectionTab[] = [
+  { href: '/deployment', label: 'Overview' },
+  { href: '/deployment/notifications', label: 'Notifications' },
+];
+
+export interface SectionTab {
+  readonly href: string;
+  readonly label: string;
+}
+
+export function SectionTabs({ label, tabs }: { label: string; tabs: readonly SectionTab[] }) {
+  const { pathname } = useLocation();
+  return (
+    <nav className="section-tabs" aria-label={label}>
+      {tabs.map((tab) => (
+        <Link
+          key={tab.href}
+          href={tab.href}
+          className={pathname === tab.href ? 'section-tab active' : 'section-tab'}
+          aria-current={pathname === tab.href ? 'page' : undefined}
+        >
+          {tab.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
