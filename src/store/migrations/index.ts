@@ -25,7 +25,7 @@ import { externalAuthMigration } from './0023-external-auth.js';
 import { dbcryptKeysMigration } from './0024-dbcrypt-keys.js';
 import { auditAndConnectionLogsMigration } from './0025-audit-and-connection-logs.js';
 import { notificationsMigration } from './0026-notifications.js';
-import { connectionLogReplicaMigration } from './0029-connection-log-replica.js';
+import { connectionLogReplicaMigration } from './0027-connection-log-replica.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [

@@ -7,7 +7,7 @@ import type { Migration } from './migration.js';
  * whose connections may still be open.
  */
 export const connectionLogReplicaMigration: Migration = {
-  version: 29,
+  version: 27,
   name: 'connection-log-replica',
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema
