@@ -97,7 +97,9 @@ export async function signInExternalUser(
     ipAddress: request.ipAddress,
     now: request.now,
   });
-  await store.tokens.insert(key.row);
+  // The session and its entry in one transaction: `register` when this sign-in made the account.
+  // The provider's callback answers with a redirect, which the API's hook does not see (a GET).
+  await store.sessions.signIn(key.row, user, { registered: created, statusCode: 307 });
   // Signing in wakes a dormant user.
   await store.users.recordSeen(user.id, {
     last_seen_at: request.now.toISOString(),

@@ -27,6 +27,7 @@ import { signInFailedPage, type SignInLink } from '../sign-in-pages.js';
 import { denyFraming } from '../frame-protection.js';
 import { notifyUserCreated } from '../../domain/notifications/events/user-events.js';
 import { eventNotifier } from '../event-notifier.js';
+import { signInAuditRequest } from '../plugins/audit.js';
 
 /** Paths of the two callbacks, which also start a sign-in when called without a code. */
 export const OIDC_CALLBACK_PATH = '/api/v2/users/oidc/callback';
@@ -148,7 +149,8 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
       const callbackQuery = new URLSearchParams(request.url.split('?')[1] ?? '');
       const identity = await flow.identity(callbackQuery, pending);
       const { token, user, created } = await signInExternalUser(
-        signInStore,
+        // This request's own store: it carries the request's audit facts for the sign-in's entry.
+        context.store.as(SYSTEM_SUBJECTS.externalSignIn, signInAuditRequest(request)),
         { values, defaultOrganizationId: context.identity.defaultOrganization.id },
         identity,
         {
