@@ -297,5 +297,20 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await owner.workspace(workspace.id)).name, 'kept-ws');
       assert.equal((await owner.user(memberId)).status, 'active');
     });
+
+    // Last: it moves the clock past the dormancy threshold for everyone.
+    it('marking idle users dormant writes an entry for each, with no user and the reason', async () => {
+      const idle = await createMember(test, 'idle-user');
+      const idleId = (await idle.user()).id;
+      test.clock.advance(100 * 24 * HOUR);
+      await test.daemon.tasks.userDormancy.runNow();
+      assert.equal((await owner.user(idleId)).status, 'dormant');
+      const [entry, ...more] = (await entries(idleId, 'write')).filter((found) => found.diff['status']);
+      assert.equal(more.length, 0);
+      assert.ok(entry, 'a write of the user that makes them dormant');
+      assert.deepEqual(entry.diff['status'], { old: 'active', new: 'dormant', secret: false });
+      assert.equal(entry.user_id, null);
+      assert.deepEqual(entry.additional_fields, { automatic: 'true', reason: 'dormancy' });
+    });
   });
 }

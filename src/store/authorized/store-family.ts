@@ -7,7 +7,8 @@ import * as users from '../queries/users.js';
 import type { Database } from '../schema.js';
 import type { StoreServices } from '../store-services.js';
 import type { AuditChange, AuditRequest } from '../audit/audit-request.js';
-import { writeAudited } from '../audit/write-audited.js';
+import { auditRow, writeAudited } from '../audit/write-audited.js';
+import { insertAuditLogs } from '../queries/audit-log-batch.js';
 
 /**
  * What every family of one authorizing store shares: the subject, the database view, and the
@@ -41,6 +42,23 @@ export class StoreScope {
       change,
       describe,
     );
+  }
+
+  /**
+   * As {@link audited}, for a change of many resources at once (system work such as marking idle
+   * users dormant): one entry for each change `describe` lists, all in the change's transaction.
+   */
+  auditedEach<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => readonly AuditChange[]): Promise<T> {
+    const run = async (trx: Kysely<Database>): Promise<T> => {
+      const result = await change(trx);
+      const source = { request: this.auditRequest, subject: this.subject, now: this.store.nowIso() };
+      await insertAuditLogs(
+        trx,
+        describe(result).map((described) => auditRow(source, described)),
+      );
+      return result;
+    };
+    return this.db.isTransaction ? run(this.db) : this.db.transaction().execute(run);
   }
 
   // Made on first use: most stores live for one request and never need it.
@@ -134,6 +152,11 @@ export abstract class StoreFamily {
    */
   protected audited<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => AuditChange | undefined): Promise<T> {
     return this.#scope.audited(change, describe);
+  }
+
+  /** One entry for each change of a change of many resources; see StoreScope.auditedEach. */
+  protected auditedEach<T>(change: (db: Kysely<Database>) => Promise<T>, describe: (result: T) => readonly AuditChange[]): Promise<T> {
+    return this.#scope.auditedEach(change, describe);
   }
 
   protected requireOutranks(user: users.UserRow | string, organizationId?: string): Promise<void> {

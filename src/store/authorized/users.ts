@@ -217,10 +217,23 @@ export class UserStore extends StoreFamily {
   /** Marks active users not seen since `cutoff` dormant and returns how many; needs `update` on every user. */
   async markInactiveDormant(cutoff: Date): Promise<number> {
     this.require('update', siteObject('user'));
-    const changed = await users.markUsersDormant(this.db, cutoff.toISOString(), this.store.nowIso());
+    const changed = await this.auditedEach(
+      (trx) => users.markUsersDormant(trx, cutoff.toISOString(), this.store.nowIso()),
+      (rows) =>
+        rows.map((row) => ({
+          resourceType: 'user',
+          action: 'write',
+          resourceId: row.id,
+          resourceTarget: row.username,
+          resourceIcon: row.avatar_url,
+          old: { status: 'active' },
+          new: { status: 'dormant' },
+          additionalFields: { automatic: 'true', reason: 'dormancy' },
+        })),
+    );
     // Cached sessions carry the old status; drop them so the next request sees the new one.
-    if (changed > 0) await this.store.invalidateSessions('*');
-    return changed;
+    if (changed.length > 0) await this.store.invalidateSessions('*');
+    return changed.length;
   }
 
   /**

@@ -74,8 +74,12 @@ export async function updateUser(db: Kysely<Database>, id: string, changes: Upda
   });
 }
 
-/** Marks live active users not seen since `cutoff` as dormant, in their status history too; returns how many changed. */
-export async function markUsersDormant(db: Kysely<Database>, cutoff: string, now: string): Promise<number> {
+/** Marks live active users not seen since `cutoff` as dormant, in their status history too; returns those that changed. */
+export async function markUsersDormant(
+  db: Kysely<Database>,
+  cutoff: string,
+  now: string,
+): Promise<{ readonly id: string; readonly username: string; readonly avatar_url: string }[]> {
   return inTransaction(db, async (trx) => {
     const due = trx.selectFrom('users').where('status', '=', 'active').where('deleted', '=', 0).where('last_seen_at', '<', cutoff);
     await trx
@@ -84,14 +88,14 @@ export async function markUsersDormant(db: Kysely<Database>, cutoff: string, now
       .expression(due.select((eb) => ['id', eb.val(now).as('changed_at'), eb.val('dormant').as('new_status')]))
       .onConflict((oc) => oc.columns(['user_id', 'changed_at']).doUpdateSet({ new_status: 'dormant' }))
       .execute();
-    const result = await trx
+    return trx
       .updateTable('users')
       .set({ status: 'dormant', updated_at: now })
       .where('status', '=', 'active')
       .where('deleted', '=', 0)
       .where('last_seen_at', '<', cutoff)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+      .returning(['id', 'username', 'avatar_url'])
+      .execute();
   });
 }
 
