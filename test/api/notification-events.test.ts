@@ -7,6 +7,8 @@ import type { InboxNotification, Template, Workspace, WorkspaceBuild } from '../
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { TestLicenseIssuer } from '../helpers/licenses.js';
+import { Browser } from '../helpers/browser.js';
+import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-provider.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 const MINUTE = 60_000;
@@ -15,6 +17,7 @@ const HOUR = 60 * MINUTE;
 for (const dialect of TEST_DIALECTS) {
   describe(`the events that queue notifications (${dialect})`, () => {
     let test: TestDaemon;
+    let provider: TestOidcProvider;
     let owner: CoveClient;
     let alice: CoveClient;
     let templateAdmin: CoveClient;
@@ -74,10 +77,20 @@ for (const dialect of TEST_DIALECTS) {
 
     before(async () => {
       const issuer = new TestLicenseIssuer();
+      provider = await startOidcProvider();
       test = await startTestDaemon({
         database: dialect,
-        flags: { provisionerDaemons: '1', sessionDurationMs: '100000h', licensePublicKeys: issuer.trustEntry },
+        flags: {
+          provisionerDaemons: '1',
+          sessionDurationMs: '100000h',
+          licensePublicKeys: issuer.trustEntry,
+          oidcIssuerUrl: provider.issuer,
+          oidcClientId: provider.clientId,
+          oidcClientSecret: provider.clientSecret,
+        },
       });
+      await provider.allowRedirect(`${test.url}/api/v2/users/oidc/callback`);
+      provider.accounts.set('dave-sub', { email: 'dave@example.com', preferredUsername: 'dave', name: 'Dave' });
       owner = await createOwner(test);
       ids['owner'] = (await owner.user()).id;
       // Dormancy is advanced template scheduling: it acts only under a license.
@@ -96,7 +109,10 @@ for (const dialect of TEST_DIALECTS) {
         template_disabled_map: { [NOTIFICATION_KINDS.userAccountCreated.id]: true },
       });
     });
-    after(async () => test.close());
+    after(async () => {
+      await test.close();
+      await provider.close();
+    });
 
     it('warns before the autostop once per deadline, with a link that extends it, then says it stopped', async () => {
       const template = await echoTemplate('timed', {});
@@ -243,6 +259,17 @@ for (const dialect of TEST_DIALECTS) {
       const asCarol = test.anonymous.withToken(session_token);
       assert.match((await one(asCarol, 'yourAccountSuspended')).content, /Your account carol was suspended by uadmin/);
       assert.match((await one(asCarol, 'yourAccountActivated')).content, /Your account carol was activated by uadmin/);
+    });
+
+    it('tells user administrators of an account made at an OIDC sign-in', async () => {
+      const browser = new Browser();
+      const start = await browser.request(`${test.url}/api/v2/users/oidc/callback`);
+      const back = await signInAtProvider(browser, start.location ?? '', 'dave-sub');
+      const final = await browser.request(back.location ?? '');
+      assert.equal(final.status, 307, final.body);
+      const created = (await inbox(userAdmin, 'userAccountCreated', 2)).filter((message) => message.content.includes('dave'));
+      assert.equal(created.length, 1);
+      assert.match(created[0]?.content ?? '', /User account dave was created by oidc/);
     });
 
     it('sends template administrators the failed builds of the week once, per template with failures', async () => {
