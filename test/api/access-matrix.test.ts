@@ -1069,6 +1069,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: only(400, ['owner'], 403),
   },
   'GET /api/v2/licenses': { call: () => ({ path: api('/licenses') }), expect: signedIn(200) },
+  // Owners and auditors read the whole log, organization admins and auditors their organizations'; the others are refused.
+  'GET /api/v2/connectionlog': { call: () => ({ path: api('/connectionlog') }), expect: only(200, ['owner', 'auditor', 'orgAdmin'], 403) },
   'DELETE /api/v2/licenses/:id': { call: () => ({ path: api('/licenses/999') }), expect: only(404, ['owner'], 403) },
   'POST /api/v2/licenses/refresh-entitlements': {
     call: () => ({ path: api('/licenses/refresh-entitlements') }),
