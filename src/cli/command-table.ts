@@ -253,6 +253,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/notifications.js')).notificationsCommand,
   },
   {
+    name: 'audit',
+    summary: 'Read the audit log',
+    load: async () => (await import('./commands/audit.js')).auditCommand,
+  },
+  {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
     // Given the table rather than importing it, which would tie the two files in a circle.

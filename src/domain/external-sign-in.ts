@@ -45,6 +45,7 @@ export async function signInExternalUser(
 ): Promise<{ readonly token: string; readonly user: UserRow }> {
   const provider = PROVIDER_NAMES[identity.loginType];
   refuseControlCharacters(identity);
+  let registered = false;
   let user = (await store.signIn.getUserByLink(identity.loginType, identity.linkedId)) ?? (await userByEmail(store, identity.email));
 
   if (options.convertUserId !== undefined) {
@@ -80,6 +81,7 @@ export async function signInExternalUser(
       });
     }
     user = await createLinkedUser(store, deployment.defaultOrganizationId, identity, request.now);
+    registered = true;
   }
 
   if (user.status === 'suspended') {
@@ -95,7 +97,9 @@ export async function signInExternalUser(
     ipAddress: request.ipAddress,
     now: request.now,
   });
-  await store.tokens.insert(key.row);
+  // The session and its entry in one transaction: `register` when this sign-in made the account.
+  // The provider's callback answers with a redirect, which the API's hook does not see (a GET).
+  await store.sessions.signIn(key.row, user, { registered, statusCode: 307 });
   // Signing in wakes a dormant user.
   await store.users.recordSeen(user.id, {
     last_seen_at: request.now.toISOString(),

@@ -36,10 +36,7 @@ export async function requestOneTimePasscode(
   const hashed = await hashPassword(passcode);
   if (!user || user.login_type !== 'password' || user.status === 'suspended') return;
   const expiresAt = new Date(now.getTime() + ONE_TIME_PASSCODE_VALIDITY_MS);
-  await store.users.update(user.id, 'personal', {
-    hashed_one_time_passcode: hashed,
-    one_time_passcode_expires_at: expiresAt.toISOString(),
-  });
+  await store.signIn.storePasscode(user, hashed, expiresAt.toISOString());
   mailer
     .send({
       to: user.email,

@@ -74,6 +74,7 @@ export async function createFirstUser(
   const userId = row.id;
   const created = await store.users.insertFirst(row, defaultOrganizationId);
   if (!created) throw new HttpProblem(409, 'The initial user has already been created.');
+  await store.signIn.recordRegistration(row);
   return { user_id: userId, organization_id: defaultOrganizationId };
 }
 
@@ -104,7 +105,10 @@ export async function loginWithPassword(
   const known = user !== undefined && (await store.signIn.usedKeyFrom(user.id, request.ipAddress));
   const attempt = await beginSignInAttempt(store, 'password', credentials.email, request.now, known ? request.ipAddress : undefined);
   const matches = await verifyPassword(credentials.password, user?.hashed_password ?? '');
-  if (!user || !matches) throw new HttpProblem(401, 'Incorrect email or password.');
+  if (!user || !matches) {
+    await store.signIn.recordFailedSignIn(user, 401);
+    throw new HttpProblem(401, 'Incorrect email or password.');
+  }
   await attempt.succeeded();
   // Owners keep a way in when password sign-in is off, so a broken identity provider cannot lock
   // the deployment's administrators out.
@@ -117,6 +121,7 @@ export async function loginWithPassword(
     throw new HttpProblem(403, `Incorrect login type, attempting to use "password" but user is of login type "${user.login_type}"`);
   }
   if (user.status === 'suspended') {
+    await store.signIn.recordFailedSignIn(user, 401);
     throw new HttpProblem(401, `Your account is ${user.status}. Contact an admin to reactivate your account.`);
   }
   const key = newApiKey({
@@ -128,7 +133,8 @@ export async function loginWithPassword(
     ipAddress: request.ipAddress,
     now: request.now,
   });
-  await store.tokens.insert(key.row);
+  // The session and its `login` entry, in one transaction.
+  await store.sessions.signIn(key.row, user);
   // Signing in wakes a dormant user.
   await store.users.recordSeen(user.id, {
     last_seen_at: request.now.toISOString(),

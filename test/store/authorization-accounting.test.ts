@@ -548,6 +548,23 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
     },
     denied: async (w) => expectRefused(async () => w.member.signIn.resetPasswordWithPasscode(await w.owner.users.get('me'), 'new-hash')),
   },
+  'signIn.storePasscode': {
+    allowed: async (w) => {
+      const user = await w.owner.users.insert(userRow(w, 'asks-reset'), []);
+      await system(w, 'passwordReset').signIn.storePasscode(user, 'passcode-hash', '2026-01-05T10:20:00.000Z');
+      assert.equal((await w.owner.users.get(user.id)).hashed_one_time_passcode, 'passcode-hash');
+    },
+    denied: async (w) =>
+      expectRefused(async () => w.member.signIn.storePasscode(await w.owner.users.get('me'), 'passcode-hash', '2026-01-05T10:20:00.000Z')),
+  },
+  'signIn.recordFailedSignIn': {
+    allowed: async (w) => system(w, 'passwordSignIn').signIn.recordFailedSignIn(undefined, 401),
+    denied: async (w) => expectRefused(() => w.member.signIn.recordFailedSignIn(undefined, 401)),
+  },
+  'signIn.recordRegistration': {
+    allowed: async (w) => system(w, 'firstUser').signIn.recordRegistration(userRow(w, 'registered')),
+    denied: async (w) => expectRefused(() => w.member.signIn.recordRegistration(userRow(w, 'not-registered'))),
+  },
   'signIn.rehashPassword': {
     allowed: async (w) => {
       const user = await w.owner.users.insert({ ...userRow(w, 'old-hash'), hashed_password: 'old-hash' }, []);
@@ -639,6 +656,26 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       const session = await system(w, 'authenticator').sessions.get(row.id, w.test.clock.now(), subjectOptions);
       assert.ok(session);
       await expectRefused(async () => w.member.sessions.remember(session, w.test.clock.now()));
+    },
+  },
+  'sessions.signIn': {
+    allowed: async (w) => {
+      const user = await w.owner.users.get(w.memberId);
+      await system(w, 'passwordSignIn').sessions.signIn(key(w, w.memberId, 'signed-in'), user);
+    },
+    denied: async (w) => {
+      const user = await w.owner.users.get(w.ownerId);
+      await expectRefused(() => w.member.sessions.signIn(key(w, w.ownerId, 'not-signed-in'), user));
+    },
+  },
+  'sessions.signOut': {
+    allowed: async (w) => {
+      const row = await w.member.tokens.insert(key(w, w.memberId, 'session-out'));
+      await w.member.sessions.signOut(await w.owner.users.get(w.memberId), row.id);
+    },
+    denied: async (w) => {
+      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'session-kept'));
+      await expectRefused(async () => w.member.sessions.signOut(await w.owner.users.get(w.ownerId), row.id));
     },
   },
   'sessions.recordUse': {

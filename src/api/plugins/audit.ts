@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { isUuid, newId } from '../../lib/random.js';
 import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
-import type { AuthorizedStore } from '../../store/authorized-store.js';
+import type { AuditRequest, AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { AUDITED_ROUTES, type AuditedRoute } from './audit-routes.js';
 import { auditRequestOf } from './authentication.js';
@@ -93,4 +93,19 @@ async function complete(
 function transitionOf(body: unknown): string {
   const transition = body !== null && typeof body === 'object' ? (body as { transition?: unknown }).transition : undefined;
   return typeof transition === 'string' && TRANSITIONS.has(transition) ? transition : 'start';
+}
+
+/**
+ * The audit facts of a sign-in, whatever its method: a provider sends the browser back with a GET,
+ * which auditRequestOf leaves out as a read. Nobody is signed in yet; the entry names the user.
+ */
+export function signInAuditRequest(request: FastifyRequest): AuditRequest {
+  request.auditRequest ??= {
+    requestId: request.id,
+    ip: request.ip,
+    userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
+    userId: null,
+    written: [],
+  };
+  return request.auditRequest;
 }

@@ -25,6 +25,7 @@ import { toProblem } from '../problems.js';
 import { readCookie, setSessionCookie } from '../session-token.js';
 import { signInFailedPage, type SignInLink } from '../sign-in-pages.js';
 import { denyFraming } from '../frame-protection.js';
+import { signInAuditRequest } from '../plugins/audit.js';
 
 /** Paths of the two callbacks, which also start a sign-in when called without a code. */
 export const OIDC_CALLBACK_PATH = '/api/v2/users/oidc/callback';
@@ -146,7 +147,8 @@ export async function signInProviderRoutes(app: FastifyInstance, context: ApiCon
       const callbackQuery = new URLSearchParams(request.url.split('?')[1] ?? '');
       const identity = await flow.identity(callbackQuery, pending);
       const { token } = await signInExternalUser(
-        signInStore,
+        // This request's own store: it carries the request's audit facts for the sign-in's entry.
+        context.store.as(SYSTEM_SUBJECTS.externalSignIn, signInAuditRequest(request)),
         { values, defaultOrganizationId: context.identity.defaultOrganization.id },
         identity,
         {

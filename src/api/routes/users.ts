@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { passwordWeakness } from '../../domain/passwords.js';
 import { CONVERT_LOGIN_COOKIE, startLoginConversion } from '../../domain/convert-login.js';
 import { changePasswordWithPasscode, requestOneTimePasscode } from '../../domain/one-time-passcodes.js';
@@ -33,7 +33,7 @@ import type { UserRow } from '../../store/rows.js';
 import type { ApiContext } from '../context.js';
 import { toWireOrganization } from '../convert/organization.js';
 import { toWireUser, toWireUsers } from '../convert/user.js';
-import { authOf, requireAuthentication } from '../plugins/authentication.js';
+import { auditRequestOf, authOf, requireAuthentication } from '../plugins/authentication.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
 import { clearSessionCookie, setSessionCookie } from '../session-token.js';
 import { rateLimitHook } from '../plugins/rate-limit.js';
@@ -50,9 +50,10 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
   const loginLimit = rateLimitHook(context.rateLimits, (limits) => limits.login);
   // Nobody can be signed in before the first user exists, so these run as the first-user subject.
   const firstUser = context.store.as(SYSTEM_SUBJECTS.firstUser);
-  // Whoever signs in or resets a password is anonymous until their secret checks out.
-  const passwordSignIn = context.store.as(SYSTEM_SUBJECTS.passwordSignIn);
-  const passwordReset = context.store.as(SYSTEM_SUBJECTS.passwordReset);
+  // Whoever signs in or resets a password is anonymous until their secret checks out. A store per
+  // request, which carries the request's audit facts for the entries of its sign-in or reset.
+  const anonymous = (request: FastifyRequest, subject: Subject): AuthorizedStore =>
+    context.store.as(subject, auditRequestOf(request, null));
 
   // Asked by sign-in pages and the CLI before anyone is signed in: it shows only what the deployment offers.
 
@@ -66,14 +67,20 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     { schema: { body: CreateFirstUserRequest, response: { 201: CreateFirstUserResponse } } },
     async (request, reply) => {
       if (await firstUser.users.hasFirst()) throw new HttpProblem(409, 'The initial user has already been created.');
-      const created = await createFirstUser(firstUser, context.identity.defaultOrganization.id, request.body, context.store.clock.now());
+      const store = anonymous(request, SYSTEM_SUBJECTS.firstUser);
+      const created = await createFirstUser(store, context.identity.defaultOrganization.id, request.body, context.store.clock.now());
       return reply.code(201).send(created);
     },
   );
 
   api.post('/users/otp/request', { onRequest: loginLimit, schema: { body: RequestOneTimePasscodeRequest } }, async (request, reply) => {
     const delivery = { values: context.values, mailer: context.mailer, log: request.log };
-    await requestOneTimePasscode(passwordReset, delivery, request.body.email, context.store.clock.now());
+    await requestOneTimePasscode(
+      anonymous(request, SYSTEM_SUBJECTS.passwordReset),
+      delivery,
+      request.body.email,
+      context.store.clock.now(),
+    );
     return reply.code(204).send();
   });
 
@@ -81,7 +88,12 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     '/users/otp/change-password',
     { onRequest: loginLimit, schema: { body: ChangePasswordWithPasscodeRequest } },
     async (request, reply) => {
-      await changePasswordWithPasscode(passwordReset, context.values, request.body, context.store.clock.now());
+      await changePasswordWithPasscode(
+        anonymous(request, SYSTEM_SUBJECTS.passwordReset),
+        context.values,
+        request.body,
+        context.store.clock.now(),
+      );
       return reply.code(204).send();
     },
   );
@@ -90,7 +102,7 @@ export async function publicUserRoutes(app: FastifyInstance, context: ApiContext
     '/users/login',
     { onRequest: loginLimit, schema: { body: LoginWithPasswordRequest, response: { 201: LoginWithPasswordResponse } } },
     async (request, reply) => {
-      const token = await loginWithPassword(passwordSignIn, context.values, request.body, {
+      const token = await loginWithPassword(anonymous(request, SYSTEM_SUBJECTS.passwordSignIn), context.values, request.body, {
         ipAddress: request.ip,
         now: context.store.clock.now(),
       });
@@ -110,7 +122,7 @@ export async function authenticatedUserRoutes(app: FastifyInstance, context: Api
   api.post('/users/logout', { schema: { response: { 200: Response } } }, async (request, reply) => {
     const { store, user, apiKey } = authOf(request);
     // Ending one's own session needs no permission beyond holding it: every user may delete their own keys.
-    await store.tokens.signOut(user.id, apiKey.id);
+    await store.sessions.signOut(user, apiKey.id);
     clearSessionCookie(reply);
     return { message: 'Logged out!' };
   });

@@ -4,6 +4,12 @@ import { apiKeyObject, orgMemberObject, siteObject, userObject } from '../../rba
 import * as users from '../queries/users.js';
 import * as externalSignIn from '../queries/external-sign-in.js';
 import * as signInFailures from '../queries/sign-in-failures.js';
+import type { AuditChange } from '../audit/audit-request.js';
+
+/** A change to a user's own account, as its audit entry names it. */
+function userChange(action: string, user: users.UserRow, before: object | undefined, after: object | undefined): AuditChange {
+  return { resourceType: 'user', action, resourceId: user.id, resourceTarget: user.username, userId: user.id, old: before, new: after };
+}
 
 /** Sign-in: passwords, throttling, external links and sign-in state. */
 export class SignInStore extends StoreFamily {
@@ -14,14 +20,80 @@ export class SignInStore extends StoreFamily {
   async resetPasswordWithPasscode(user: users.UserRow, hashedPassword: string): Promise<boolean> {
     this.require('update_personal', userObject(user.id));
     this.require('delete', apiKeyObject(user.id));
-    const reset = await users.resetPasswordWithPasscode(this.db, {
-      userId: user.id,
-      hashedPasscode: user.hashed_one_time_passcode ?? '',
-      hashedPassword,
-      now: this.store.nowIso(),
-    });
+    const reset = await this.audited(
+      (trx) =>
+        users.resetPasswordWithPasscode(trx, {
+          userId: user.id,
+          hashedPasscode: user.hashed_one_time_passcode ?? '',
+          hashedPassword,
+          now: this.store.nowIso(),
+        }),
+      // The hashes only say that the password changed: the entry keeps neither (see audit-diff.ts).
+      (done) =>
+        done
+          ? userChange(
+              'write',
+              user,
+              { hashed_password: user.hashed_password, hashed_one_time_passcode: user.hashed_one_time_passcode },
+              { hashed_password: hashedPassword, hashed_one_time_passcode: null },
+            )
+          : undefined,
+    );
     if (reset) await this.store.invalidateSessions({ userId: user.id });
     return reset;
+  }
+
+  /**
+   * Stores a one-time passcode (its hash) for a user who asked to reset their password, with the
+   * `request_password_reset` entry in the same transaction. Needs `update_personal` on the user.
+   */
+  async storePasscode(user: users.UserRow, hashedPasscode: string, expiresAt: string): Promise<void> {
+    this.require('update_personal', userObject(user.id));
+    await this.audited(
+      (trx) =>
+        users.updateUser(trx, user.id, {
+          hashed_one_time_passcode: hashedPasscode,
+          one_time_passcode_expires_at: expiresAt,
+          updated_at: this.store.nowIso(),
+        }),
+      () =>
+        userChange(
+          'request_password_reset',
+          user,
+          { hashed_one_time_passcode: user.hashed_one_time_passcode, one_time_passcode_expires_at: user.one_time_passcode_expires_at },
+          { hashed_one_time_passcode: hashedPasscode, one_time_passcode_expires_at: expiresAt },
+        ),
+    );
+    await this.store.invalidateSessions({ userId: user.id });
+  }
+
+  /**
+   * Records a refused password sign-in (`login` with the answer's status, 401): of the user the
+   * e-mail names, or of nobody. Changes nothing else; needs `update` on the site's system rows, as
+   * counting the attempt does.
+   */
+  async recordFailedSignIn(user: users.UserRow | undefined, statusCode: number): Promise<void> {
+    this.require('update', siteObject('system'));
+    await this.audited(
+      async () => undefined,
+      () => ({
+        resourceType: 'api_key',
+        action: 'login',
+        resourceId: '',
+        resourceTarget: user?.username ?? '',
+        userId: user?.id ?? null,
+        statusCode,
+      }),
+    );
+  }
+
+  /** Records that the first user registered (the account itself is the users family's); needs `create` on that user. */
+  async recordRegistration(user: users.UserRow): Promise<void> {
+    this.require('create', userObject(user.id));
+    await this.audited(
+      async () => undefined,
+      () => ({ ...userChange('register', user, undefined, { username: user.username, email: user.email }), statusCode: 201 }),
+    );
   }
 
   /**

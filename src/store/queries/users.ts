@@ -116,7 +116,7 @@ export async function resetPasswordWithPasscode(
   db: Kysely<Database>,
   change: { readonly userId: string; readonly hashedPasscode: string; readonly hashedPassword: string; readonly now: string },
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  const run = async (trx: Kysely<Database>): Promise<boolean> => {
     const result = await trx
       .updateTable('users')
       .set({
@@ -132,7 +132,9 @@ export async function resetPasswordWithPasscode(
     if (Number(result.numUpdatedRows) === 0) return false;
     await trx.deleteFrom('api_keys').where('user_id', '=', change.userId).execute();
     return true;
-  });
+  };
+  // Inside a transaction already (an audited write): it joins it.
+  return db.isTransaction ? run(db) : db.transaction().execute(run);
 }
 
 /**
