@@ -75,8 +75,7 @@ export const NOTIFICATIONS_OPTIONS: readonly OptionDefinition<keyof Notification
     kind: 'string',
     default: '',
     secret: true,
-    description:
-      'The key of the HMAC-SHA256 signature of each webhook body, sent as X-Cove-Signature: t=<unix seconds>,v1=<hex of HMAC("<t>.<body>")>.',
+    description: 'The key of the HMAC-SHA256 signature of each webhook body, sent in the X-Cove-Signature header.',
   },
   {
     key: 'notificationsInboxEnabled',
@@ -88,7 +87,7 @@ export const NOTIFICATIONS_OPTIONS: readonly OptionDefinition<keyof Notification
     configPath: ['notifications', 'inbox', 'enabled'],
     kind: 'bool',
     default: 'true',
-    description: 'Also put every notification in the user’s in-app inbox.',
+    description: 'Also put every notification in the in-app inbox of its user.',
   },
   {
     key: 'notificationsMaxSendAttempts',
