@@ -876,6 +876,40 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     expect: only(200, ['owner'], 403),
   },
   'GET /api/v2/regions': { call: () => ({ path: api('/regions') }), expect: signedIn(200) },
+  'GET /api/v2/notifications/templates/system': { call: () => ({ path: api('/notifications/templates/system') }), expect: signedIn(200) },
+  'GET /api/v2/notifications/dispatch-methods': { call: () => ({ path: api('/notifications/dispatch-methods') }), expect: signedIn(200) },
+  'PUT /api/v2/notifications/templates/:notification_template/method': {
+    // Unchanged for the owner (304); the kind's method is the operator's to choose.
+    call: () => ({ path: api('/notifications/templates/c425f63e-716a-4bf4-ae24-78348f706c3f/method'), body: { method: '' } }),
+    expect: only(304, ['owner'], 403),
+  },
+  'GET /api/v2/notifications/settings': { call: () => ({ path: api('/notifications/settings') }), expect: signedIn(200) },
+  'PUT /api/v2/notifications/settings': {
+    call: () => ({ path: api('/notifications/settings'), body: { notifier_paused: false } }),
+    expect: only(304, ['owner'], 403),
+  },
+  'POST /api/v2/notifications/test': { call: () => ({ path: api('/notifications/test') }), expect: only(204, ['owner'], 403) },
+  'GET /api/v2/notifications/messages': { call: () => ({ path: api('/notifications/messages') }), expect: only(200, ['owner'], 404) },
+  'GET /api/v2/users/:user/notifications/preferences': {
+    call: () => ({ path: api('/users/member/notifications/preferences') }),
+    expect: signedIn(404, { member: 200, owner: 200 }),
+  },
+  'PUT /api/v2/users/:user/notifications/preferences': {
+    call: () => ({ path: api('/users/member/notifications/preferences'), body: { template_disabled_map: {} } }),
+    expect: signedIn(403, { member: 200, owner: 200, otherMember: 404 }),
+  },
+  'GET /api/v2/notifications/inbox': { call: () => ({ path: api('/notifications/inbox') }), expect: signedIn(200) },
+  'PUT /api/v2/notifications/inbox/:id/read-status': {
+    // Nobody's notification: not found for everyone.
+    call: () => ({ path: api('/notifications/inbox/0e2e7c6b-1f7b-4f55-9c2b-3d6e3f0a9b11/read-status'), body: { is_read: true } }),
+    expect: signedIn(404),
+  },
+  'PUT /api/v2/notifications/inbox/mark-all-as-read': {
+    call: () => ({ path: api('/notifications/inbox/mark-all-as-read') }),
+    expect: signedIn(204),
+  },
+  // A WebSocket: a plain request is refused.
+  'GET /api/v2/notifications/inbox/watch': { call: () => ({ path: api('/notifications/inbox/watch') }), expect: signedIn(400) },
   // Sharing the member's workspace needs `update` on it: its owner, organization admins, site owners
   // and the `admin` sharer; template admins and the `use` sharer see it and are refused.
   'GET /api/v2/workspaces/:workspace/acl': {

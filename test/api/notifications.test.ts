@@ -7,7 +7,7 @@ import type { GetInboxNotificationResponse } from '../../src/sdk/wire/index.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
-import { createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { capturingLogger, createMember, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TEST_KIND = NOTIFICATION_KINDS.testNotification.id;
 const DELETED_KIND = NOTIFICATION_KINDS.templateDeleted.id;
@@ -19,6 +19,7 @@ for (const dialect of TEST_DIALECTS) {
     let member: CoveClient;
     let ownerId: string;
     let memberId: string;
+    const log = capturingLogger();
 
     /** Sends what is due now, as the fetch timer would. */
     const dispatch = () => test.daemon.tasks.notifications.runNow();
@@ -35,7 +36,7 @@ for (const dialect of TEST_DIALECTS) {
 
     before(async () => {
       // A secret to show it stays one; no SMTP server and no endpoint: the inbox alone delivers.
-      test = await startTestDaemon({ database: dialect, flags: { notificationsWebhookSecret: 'hush-hush' } });
+      test = await startTestDaemon({ database: dialect, flags: { notificationsWebhookSecret: 'hush-hush' }, logger: log.logger });
       owner = await createOwner(test);
       member = await createMember(test, 'member');
       ownerId = (await owner.user('me')).id;
@@ -234,6 +235,18 @@ for (const dialect of TEST_DIALECTS) {
         stop.abort();
         await watching;
       }
+    });
+
+    it('logs nothing above debug about notifications when no method but the inbox is configured', () => {
+      const loud = log
+        .lines()
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((entry) => entry.level > 20 && /notif/i.test(JSON.stringify(entry)));
+      assert.deepEqual(loud, []);
+      assert.ok(
+        log.lines().some((line) => line.includes('notification sent')),
+        'the debug lines are there',
+      );
     });
   });
 }

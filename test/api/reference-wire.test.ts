@@ -355,16 +355,12 @@ describe("answers against the reference client's wire types", () => {
       'oidc.scopes',
     ];
     // Reference settings Cove has no equivalent of (OIDC organization sync, GitHub
-    // device flow, external provisioner daemons, notification delivery tuning, Prometheus collectors,
+    // device flow, external provisioner daemons, SMTP details beyond the Email settings, Prometheus collectors,
     // log filters and Stackdriver, CORS for all): left out rather than sent as invented values.
     const notInCove = [
       'dangerous.allow_all_cors',
       'logging.log_filter',
       'logging.stackdriver',
-      ...['dispatch_timeout', 'fetch_interval', 'inbox', 'lease_count', 'lease_period', 'max_send_attempts', 'method'].map(
-        (name) => `notifications.${name}`,
-      ),
-      ...['retry_interval', 'sync_buffer_size', 'sync_interval', 'webhook'].map((name) => `notifications.${name}`),
       'notifications.email.auth.identity',
       'notifications.email.auth.password_file',
       'notifications.email.hello',
@@ -393,6 +389,7 @@ describe("answers against the reference client's wire types", () => {
       'instance_identity',
       'licenses',
       'logo_url',
+      'notifications.webhook.secret',
       'provisioner.release_dir',
       'relay_url',
       'update_check_url',

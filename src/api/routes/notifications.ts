@@ -66,7 +66,10 @@ export async function notificationRoutes(app: FastifyInstance, context: ApiConte
       }
       const kind = notificationKindById(request.params.notification_template);
       if (!kind) throw new NotFoundError('notification template');
-      const notifications = authOf(request).store.notifications;
+      const { store } = authOf(request);
+      const notifications = store.notifications;
+      // Refused before "unchanged": a member learns nothing by trying.
+      if (!store.can('update', siteObject('notification_template'))) throw forbiddenProblem();
       if (((await notifications.templateMethods()).get(kind.id) ?? '') === method) {
         return reply.code(304).send();
       }
