@@ -181,7 +181,8 @@ describe('notification delivery to real servers on loopback', () => {
     await dispatch();
     assert.equal(receiver.hooks.length, 3, 'sent once: never again after the 200');
     assert.equal(new Set(receiver.hooks.map((hook) => hook.headers['x-cove-notification-id'])).size, 1);
-    const [message] = (await owner.notificationMessages({ limit: 5 })).filter((m) => m.method === 'webhook');
+    const retried = receiver.hooks[0]?.headers['x-cove-notification-id'];
+    const message = (await owner.notificationMessages({ limit: 20 })).find((m) => m.id === retried);
     assert.equal(message?.status, 'sent');
     assert.equal(message?.attempt_count, 3);
     assert.equal(mail.mails.length, mailsBefore + 1, 'the mail went once, at the first try');
@@ -207,6 +208,23 @@ describe('notification delivery to real servers on loopback', () => {
     const table = await cli.run('notifications', 'list', '-c', 'kind,method,status,reason');
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /Test Notification\s+webhook\s+permanent_failure\s+webhook: the endpoint answered 400/);
+  });
+
+  it('pauses, resumes and tests from the command line', async () => {
+    const cli = new CliUser({ COVE_URL: test.url, COVE_SESSION_TOKEN: owner.token ?? '', COVE_SECRET_STORE: 'file' });
+    const paused = await cli.run('notifications', 'pause');
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, /paused/);
+    assert.deepEqual(await owner.notificationsSettings(), { notifier_paused: true });
+    const tested = await cli.run('notifications', 'test', '-o', 'json');
+    assert.equal(tested.code, 0, tested.stderr);
+    assert.deepEqual(JSON.parse(tested.stdout), { sent: true });
+    assert.equal((await owner.notificationMessages({ status: 'pending' })).length, 2, 'by e-mail and by webhook, held while paused');
+    const resumed = await cli.run('notifications', 'resume', '-o', 'json');
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(JSON.parse(resumed.stdout), { notifier_paused: false });
+    await dispatch();
+    assert.equal((await owner.notificationMessages({ status: 'pending' })).length, 0);
   });
 });
 
