@@ -53,6 +53,8 @@ async function complete(
   // Unauthenticated requests (a sign-in, a refused token) made none yet.
   const auditRequest = auditRequestOf(request, request.auth?.user.id ?? null);
   if (!auditRequest) return;
+  // The exports of the entries committed, with the answer's status the entries get below.
+  for (const send of auditRequest.settled?.splice(0) ?? []) send(status);
   const written = auditRequest.written;
   if (written.length > 0) {
     if (status === DEFAULT_STATUS) return;

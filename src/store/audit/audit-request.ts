@@ -16,6 +16,12 @@ export interface AuditRequest {
    * state-changing request that wrote none (one refused or failed before its change).
    */
   readonly written: AuditWritten[];
+  /**
+   * For a request the API's audit hook completes: the exports of its committed entries, waiting
+   * for the answer's status (which the hook also writes to the entries). Absent elsewhere, where
+   * entries are exported as they commit.
+   */
+  readonly settled?: ((status: number) => void)[];
 }
 
 /** An entry a request wrote: enough for the API's hook to correct or complete it. */

@@ -42,10 +42,16 @@ export async function writeAudited<T>(
       await insertAuditLog(trx, row);
       const { eventExport } = source;
       if (eventExport) {
+        // A request's entries leave with the status its answer ends up with, which the hook settles.
+        const settled = source.request?.settled;
+        const send = (): void => {
+          if (settled) settled.push((status) => eventExport.audit({ ...row, status_code: status }));
+          else eventExport.audit(row);
+        };
         const waiting = afterCommit.get(trx);
         // In a transaction someone else opened, whose commit is out of sight: exported as written.
-        if (waiting) waiting.push(() => eventExport.audit(row));
-        else eventExport.audit(row);
+        if (waiting) waiting.push(send);
+        else send();
       }
     }
     return result;

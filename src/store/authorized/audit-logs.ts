@@ -81,6 +81,7 @@ export class AuditLogStore extends StoreFamily {
   async record(row: auditLogs.AuditLogRow): Promise<void> {
     this.#requireWriter();
     await auditLogs.insertAuditLog(this.db, row);
+    this.store.eventExport?.audit(row);
   }
 
   /**
