@@ -4,19 +4,18 @@ import { socketUrl, type Unsubscribe } from './api.js';
 
 /**
  * Hands each new notification of the signed-in user to `onNotification`. A dropped socket is
- * opened again after a pause that grows with each failure; `onReconnect` then says so, since
- * notifications that came while it was down were not pushed and must be read again.
+ * opened again after a pause that grows with each failure. `onOpen` is called each time the socket
+ * opens, the first time too: notifications that came before it was open (while the page loaded,
+ * while it was down) were not pushed and must be read again.
  */
-export function watchInbox(onNotification: (message: GetInboxNotificationResponse) => void, onReconnect: () => void): Unsubscribe {
+export function watchInbox(onNotification: (message: GetInboxNotificationResponse) => void, onOpen: () => void): Unsubscribe {
   let socket: WebSocket | undefined;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let failures = 0;
-  const open = (again: boolean) => {
+  const open = () => {
     socket = new WebSocket(socketUrl('/notifications/inbox/watch'));
-    socket.onopen = () => {
-      if (again) onReconnect();
-    };
+    socket.onopen = () => onOpen();
     socket.onmessage = (event) => {
       failures = 0;
       onNotification(JSON.parse(String(event.data)) as GetInboxNotificationResponse);
@@ -24,10 +23,10 @@ export function watchInbox(onNotification: (message: GetInboxNotificationRespons
     socket.onclose = () => {
       if (stopped) return;
       failures += 1;
-      retry = setTimeout(() => open(true), Math.min(10_000, 250 * 2 ** failures));
+      retry = setTimeout(open, Math.min(10_000, 250 * 2 ** failures));
     };
   };
-  open(false);
+  open();
   return () => {
     stopped = true;
     clearTimeout(retry);

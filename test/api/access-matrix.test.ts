@@ -211,6 +211,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
         ['/@*', '/@admin/dev.main/terminal'],
         ['/external-auth/*', '/external-auth/github'],
         ['/settings/*', '/settings/external-auth'],
+        ['/audit', '/audit'],
+        ['/connectionlog', '/connectionlog'],
       ] as const
     ).map(([route, path]) => [
       `GET ${route}`,

@@ -72,6 +72,8 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   'POST /licenses': of('license', 'create'),
   'DELETE /licenses/:id': of('license', 'delete'),
   'PUT /debug/health/settings': of('health_settings', 'write'),
+  'PUT /notifications/templates/:notification_template/method': of('notification_template', 'write'),
+  'PUT /notifications/settings': of('notifications_settings', 'write'),
 };
 
 /**
@@ -91,6 +93,10 @@ export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
   'POST /external-auth/:externalauth/device': "a step of a provider's device flow",
   'DELETE /external-auth/:externalauth': "unlinks the caller's own provider account",
   'POST /licenses/refresh-entitlements': 'recomputes what the stored licenses entitle, changes nothing stored',
+  'POST /notifications/test': 'sends the caller a test notification; the queue keeps the message',
+  'PUT /users/:user/notifications/preferences': "a user's own choice of what to be told, as the reference leaves it out",
+  'PUT /notifications/inbox/:id/read-status': "marks one of the caller's own notifications read",
+  'PUT /notifications/inbox/mark-all-as-read': "marks the caller's own notifications read",
   'PUT /appearance': 'the deployment appearance has no audit resource type in the reference',
   'POST /organizations/:organization/provisionerkeys': 'provisioner keys have no audit resource type in the reference',
   'DELETE /organizations/:organization/provisionerkeys/:keyName': 'provisioner keys have no audit resource type in the reference',
