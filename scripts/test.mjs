@@ -41,11 +41,17 @@ if (filters.length === 0 && !testsOnly) {
 // The others follow by name. A file missing here only starts later; keep the longest ones listed.
 const SLOW_FILES = [
   ['test/e2e/docker.test.ts', 56],
+  ['test/e2e/connection-log.test.ts', 45],
+  ['test/api/retention.test.ts', 40],
+  ['test/e2e/notification-delivery.test.ts', 35],
   ['test/e2e/dashboard-browser.test.ts', 39],
   ['test/api/access-matrix.test.ts', 32],
   ['test/api/junk-input-sweep.test.ts', 32],
   ['test/e2e/ssh-and-relay.test.ts', 30],
   ['test/e2e/git-external-auth.test.ts', 26],
+  ['test/store/audited-writes.test.ts', 25],
+  ['test/e2e/audit-notifications-browser.test.ts', 22],
+  ['test/api/notification-events.test.ts', 22],
   ['test/e2e/dashboard-external-auth-browser.test.ts', 20],
   ['test/api/external-auth-replicas.test.ts', 15],
   ['test/cli/external-auth-links.test.ts', 12],
