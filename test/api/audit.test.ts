@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { ReferenceTypes } from '../../scripts/reference-types.js';
 import { AUDITED_ROUTES, UNAUDITED_ROUTES } from '../../src/api/plugins/audit-routes.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { AuditLog } from '../../src/sdk/wire/index.js';
+import { referenceMismatches } from '../helpers/reference-shapes.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
@@ -12,38 +11,8 @@ import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
 import { SmtpReceiver } from '../helpers/smtp-receiver.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
-const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-types.json', import.meta.url), 'utf8')) as ReferenceTypes;
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const USER_AGENT = 'audit-test/1.0';
-
-/** Every way `value` differs from the reference's type of that name: missing fields, wrong kinds, unknown fields. */
-function referenceMismatches(value: unknown, typeName: string): string[] {
-  const fields = REFERENCE.objects[typeName];
-  if (!fields) return [`the reference has no type ${typeName}`];
-  const object = value as Record<string, unknown>;
-  const out: string[] = [];
-  for (const field of fields) {
-    if (!(field.name in object)) {
-      if (!field.optional) out.push(`${typeName}.${field.name}: missing`);
-      continue;
-    }
-    const got = object[field.name];
-    if (got === null) {
-      if (!field.type.nullable) out.push(`${typeName}.${field.name}: null`);
-      continue;
-    }
-    const kind = Array.isArray(got) ? 'array' : typeof got;
-    if (field.type.kind !== 'any' && kind !== field.type.kind) out.push(`${typeName}.${field.name}: ${kind}, not ${field.type.kind}`);
-    if (field.type.values && typeof got === 'string' && !field.type.values.includes(got)) {
-      out.push(`${typeName}.${field.name}: "${got}" is not one of the reference's values`);
-    }
-    if (field.type.ref && kind === 'object') out.push(...referenceMismatches(got, field.type.ref));
-  }
-  for (const name of Object.keys(object)) {
-    if (!fields.some((field) => field.name === name)) out.push(`${typeName}.${name}: unknown field`);
-  }
-  return out;
-}
 
 function passcodeIn(mail: string): string {
   const match = /Passcode: ([0-9a-f-]{36})/.exec(mail);

@@ -4,6 +4,7 @@ import { NOTIFICATION_KINDS } from '../../src/domain/notifications/catalogue.js'
 import type { CoveClient } from '../../src/sdk/client.js';
 import { SESSION_TOKEN_HEADER } from '../../src/sdk/client-core.js';
 import type { GetInboxNotificationResponse } from '../../src/sdk/wire/index.js';
+import { referenceMismatches } from '../helpers/reference-shapes.js';
 import { TEST_DIALECTS } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectApiError, rawRequest } from '../helpers/expect-api-error.js';
@@ -163,6 +164,14 @@ for (const dialect of TEST_DIALECTS) {
       const ruby = notifications.find((n) => n.title.includes('ruby'));
       assert.ok(ruby);
       const read = await member.updateInboxNotificationReadStatus(ruby.id, true);
+      // The reference client reads these answers: its own shapes, field for field.
+      assert.deepEqual(referenceMismatches(await member.inboxNotifications(), 'ListInboxNotificationsResponse'), []);
+      assert.deepEqual(referenceMismatches(read, 'UpdateInboxNotificationReadStatusResponse'), []);
+      assert.deepEqual(referenceMismatches(await owner.notificationsSettings(), 'NotificationsSettings'), []);
+      assert.deepEqual(referenceMismatches(await owner.notificationDispatchMethods(), 'NotificationMethodsResponse'), []);
+      for (const kind of await owner.systemNotificationTemplates()) assert.deepEqual(referenceMismatches(kind, 'NotificationTemplate'), []);
+      for (const preference of await member.userNotificationPreferences('me'))
+        assert.deepEqual(referenceMismatches(preference, 'NotificationPreference'), []);
       assert.equal(read.notification.id, ruby.id);
       assert.notEqual(read.notification.read_at, null);
       assert.equal(read.unread_count, 1);

@@ -390,6 +390,7 @@ describe("answers against the reference client's wire types", () => {
       'licenses',
       'logo_url',
       'notifications.webhook.secret',
+      'notifications.autostop_warning',
       'provisioner.release_dir',
       'relay_url',
       'update_check_url',

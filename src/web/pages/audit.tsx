@@ -1,15 +1,12 @@
 // The audit log, for owners and auditors: who did what and when, newest first, filtered with the
 // API's search syntax (menus for resource type, action and dates edit the same search) and paged.
-import { useEffect, useState, type FormEvent } from 'react';
 import type { AuditAction, AuditLogResponse, AuditResourceType } from '../../sdk/wire/index.js';
-import { api } from '../api.js';
 import { AuditEntryRow } from '../components/audit-entry.js';
-import { Loading, useLoad } from '../components/feedback.js';
+import { Loading } from '../components/feedback.js';
 import { Pager } from '../components/pager.js';
-import { Link, navigate, useLocation } from '../router.js';
-import { termValue, withTerm } from '../search-terms.js';
-
-const PAGE_SIZE = 25;
+import { Link } from '../router.js';
+import { termValue } from '../search-terms.js';
+import { LOG_PAGE_SIZE, useSearchedLog } from '../searched-log.js';
 
 const RESOURCE_TYPES = [
   'api_key',
@@ -50,31 +47,8 @@ const ACTIONS = [
 ] as const satisfies readonly AuditAction[];
 
 /** The page's address for a search and an offset. */
-function auditPath(query: string, offset: number): string {
-  const params = new URLSearchParams();
-  if (query.trim() !== '') params.set('q', query.trim());
-  if (offset > 0) params.set('offset', String(offset));
-  const search = params.toString();
-  return `/audit${search ? `?${search}` : ''}`;
-}
-
 export function AuditPage() {
-  const { search } = useLocation();
-  const query = search.get('q') ?? '';
-  const offset = Math.max(0, Number(search.get('offset')) || 0);
-  const [draft, setDraft] = useState(query);
-  useEffect(() => setDraft(query), [query]);
-  const { data, error } = useLoad(
-    () => api<AuditLogResponse>('GET', '/audit', { query: { q: query || undefined, limit: PAGE_SIZE, offset } }),
-    [query, offset],
-  );
-  // A menu applies at once, keeping what the text box holds.
-  const setTerm = (key: string, value: string) => navigate(auditPath(withTerm(draft, key, value), 0));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(auditPath(draft, 0));
-  };
-
+  const { query, offset, draft, setDraft, data, error, setTerm, submit, goToOffset } = useSearchedLog<AuditLogResponse>('/audit', '/audit');
   return (
     <section className="page">
       <div className="page-header">
@@ -170,10 +144,10 @@ export function AuditPage() {
           <Pager
             label="Audit log pages"
             offset={offset}
-            limit={PAGE_SIZE}
+            limit={LOG_PAGE_SIZE}
             shown={data.audit_logs.length}
             count={data.count}
-            onOffset={(next) => navigate(auditPath(query, next))}
+            onOffset={goToOffset}
           />
         </>
       )}

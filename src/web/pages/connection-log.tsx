@@ -1,16 +1,13 @@
 // The connection log, for owners and auditors: every session into a workspace (SSH, terminals,
 // port forwards, apps) with who opened it, from where, how long it lasted and the bytes each way.
-import { useEffect, useState, type FormEvent } from 'react';
 import type { ConnectionLog, ConnectionLogResponse, ConnectionType } from '../../sdk/wire/index.js';
-import { api } from '../api.js';
 import { Avatar } from '../components/audit-entry.js';
-import { Loading, useLoad } from '../components/feedback.js';
+import { Loading } from '../components/feedback.js';
 import { Pager } from '../components/pager.js';
 import { formatDuration, StatusBadge, Time } from '../components/status.js';
-import { Link, navigate, useLocation } from '../router.js';
-import { termValue, withTerm } from '../search-terms.js';
-
-const PAGE_SIZE = 25;
+import { Link } from '../router.js';
+import { termValue } from '../search-terms.js';
+import { LOG_PAGE_SIZE, useSearchedLog } from '../searched-log.js';
 
 const TYPES: readonly [ConnectionType, string][] = [
   ['ssh', 'SSH'],
@@ -21,29 +18,11 @@ const TYPES: readonly [ConnectionType, string][] = [
   ['jetbrains', 'JetBrains'],
 ];
 
-function connectionLogPath(query: string, offset: number): string {
-  const params = new URLSearchParams();
-  if (query.trim() !== '') params.set('q', query.trim());
-  if (offset > 0) params.set('offset', String(offset));
-  const search = params.toString();
-  return `/connectionlog${search ? `?${search}` : ''}`;
-}
-
 export function ConnectionLogPage() {
-  const { search } = useLocation();
-  const query = search.get('q') ?? '';
-  const offset = Math.max(0, Number(search.get('offset')) || 0);
-  const [draft, setDraft] = useState(query);
-  useEffect(() => setDraft(query), [query]);
-  const { data, error } = useLoad(
-    () => api<ConnectionLogResponse>('GET', '/connectionlog', { query: { q: query || undefined, limit: PAGE_SIZE, offset } }),
-    [query, offset],
+  const { query, offset, draft, setDraft, data, error, setTerm, submit, goToOffset } = useSearchedLog<ConnectionLogResponse>(
+    '/connectionlog',
+    '/connectionlog',
   );
-  const setTerm = (key: string, value: string) => navigate(connectionLogPath(withTerm(draft, key, value), 0));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(connectionLogPath(draft, 0));
-  };
   return (
     <section className="page">
       <div className="page-header">
@@ -128,10 +107,10 @@ export function ConnectionLogPage() {
           <Pager
             label="Connection log pages"
             offset={offset}
-            limit={PAGE_SIZE}
+            limit={LOG_PAGE_SIZE}
             shown={data.connection_logs.length}
             count={data.count}
-            onOffset={(next) => navigate(connectionLogPath(query, next))}
+            onOffset={goToOffset}
           />
         </>
       )}
