@@ -17,6 +17,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { stop, waitFor } from '../helpers/child-process.js';
 import { createTestDatabase, NEEDS_POSTGRES, TEST_DIALECTS, type TestDatabase } from '../helpers/databases.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
 import { createMember, createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
@@ -225,6 +226,57 @@ describe('notification delivery to real servers on loopback', () => {
     assert.deepEqual(JSON.parse(resumed.stdout), { notifier_paused: false });
     await dispatch();
     assert.equal((await owner.notificationMessages({ status: 'pending' })).length, 0);
+  });
+});
+
+describe('events mailed to the workspace owner through a real SMTP server', () => {
+  const HOUR = 3_600_000;
+  const mail = new MailServer();
+  let test: TestDaemon;
+  let owner: CoveClient;
+  let member: CoveClient;
+
+  /** The first mail whose subject matches, once it has arrived. */
+  const mailed = (subject: RegExp) =>
+    eventually(async () => {
+      await test.daemon.tasks.notifications.runNow();
+      const found = mail.mails.find((sent) => subject.test(sent.subject ?? ''));
+      assert.ok(found, `no mail "${subject.source}" yet`);
+      return found;
+    });
+
+  before(async () => {
+    const smtp = await mail.listen();
+    test = await startTestDaemon({ flags: { emailSmtpHost: smtp, emailSmtpFrom: 'cove@example.com', provisionerDaemons: '1' } });
+    owner = await createOwner(test);
+    member = await createMember(test, 'member');
+  });
+  after(async () => {
+    await test.close();
+    await mail.close();
+  });
+
+  it('mails the autostop warning with the link that extends it, and a failed build with its error and link', async () => {
+    const { template: timed } = await createEchoTemplate(owner, 'timed', {});
+    const workspace = await member.createWorkspace('me', { name: 'timed', template_id: timed.id, ttl_ms: 2 * HOUR });
+    await member.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
+    test.clock.advance(1.5 * HOUR);
+    await test.daemon.tasks.autostopWarning.runNow();
+    const warning = await mailed(/"timed" will stop at/);
+    assert.deepEqual(warning.envelopeTo, ['member@example.com']);
+    const extend = `${test.url}/@member/timed?extend=1h`;
+    assert.ok(warning.text?.includes(extend), warning.text);
+    assert.ok(String(warning.html).includes(`href="${extend}"`), String(warning.html));
+
+    const { template: broken } = await createEchoTemplate(owner, 'broken', { apply: { start: { error: 'no capacity left' } } });
+    const failing = await member.createWorkspace('me', { name: 'broken', template_id: broken.id });
+    await member.followWorkspaceBuildLogs(failing.latest_build.id, () => undefined);
+    const failed = await mailed(/"broken" start failed/);
+    assert.deepEqual(failed.envelopeTo, ['member@example.com']);
+    assert.match(failed.text ?? '', /no capacity left/);
+    assert.ok(failed.text?.includes(`${test.url}/@member/broken`), failed.text);
+    // The owner of the deployment is told of neither: they are the member's.
+    assert.ok(mail.mails.every((sent) => sent.envelopeTo.includes('member@example.com')));
   });
 });
 
