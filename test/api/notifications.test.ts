@@ -110,6 +110,15 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await owner.inboxNotifications()).notifications.length, before);
 
       await owner.updateNotificationsSettings({ notifier_paused: false });
+      // Pausing and resuming are in the audit log, each with its change (the still clock gives both one time).
+      const changes = (await owner.auditLogs({ q: 'resource_type:notifications_settings action:write' })).audit_logs;
+      const resumed = changes.find((entry) => entry.diff['notifier_paused']?.new === false);
+      assert.deepEqual(resumed?.diff['notifier_paused'], { old: true, new: false, secret: false }, JSON.stringify(changes));
+      assert.ok(
+        changes.some((entry) => entry.diff['notifier_paused']?.new === true),
+        'the pause too',
+      );
+      assert.equal(resumed?.user?.username, 'owner');
       await dispatch();
       const [sent] = await owner.notificationMessages({ limit: 1 });
       assert.equal(sent?.id, queued[0]?.id);

@@ -235,6 +235,15 @@ for (const dialect of TEST_DIALECTS) {
       await owner.renameWorkspace(workspace.id, 'audited-renamed');
       assert.deepEqual((await only(workspace.id, 'write')).diff['name'], { old: 'audited-ws', new: 'audited-renamed', secret: false });
 
+      // An extension is a write of the running build's deadline.
+      assert.ok(first.deadline);
+      await owner.extendWorkspace(workspace.id, new Date(Date.parse(first.deadline) + HOUR).toISOString());
+      const extended = await owner.workspaceBuild(first.id);
+      const extension = await only(first.id, 'write');
+      assert.equal(extension.resource_type, 'workspace_build');
+      assert.deepEqual(extension.diff['deadline'], { old: first.deadline, new: extended.deadline, secret: false });
+      assert.notEqual(extended.deadline, first.deadline);
+
       const stop = await owner.createWorkspaceBuild(workspace.id, { transition: 'stop', reason: 'cli' });
       const stopped = await settled(stop);
       const entry = await only(stop.id, 'stop');

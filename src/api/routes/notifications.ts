@@ -73,7 +73,7 @@ export async function notificationRoutes(app: FastifyInstance, context: ApiConte
       if (((await notifications.templateMethods()).get(kind.id) ?? '') === method) {
         return reply.code(304).send();
       }
-      await notifications.setTemplateMethod(kind.id, method);
+      await notifications.setTemplateMethod(kind.id, method, kind.name);
       return { message: 'Successfully updated notification template method.' };
     },
   );

@@ -93,10 +93,21 @@ export class NotificationStore extends StoreFamily {
     return new Map((await queries.listTemplateMethods(this.db)).map((row) => [row.template_id, row.method]));
   }
 
-  /** Chooses a kind's method (empty: the deployment's); needs update on notification templates. */
-  async setTemplateMethod(templateId: string, method: string): Promise<void> {
+  /** Chooses a kind's method (empty: the deployment's), named `kindName` in the audit log; needs update on notification templates. */
+  async setTemplateMethod(templateId: string, method: string, kindName = templateId): Promise<void> {
     this.require('update', siteObject('notification_template'));
-    await queries.setTemplateMethod(this.db, templateId, method);
+    const before = (await queries.listTemplateMethods(this.db)).find((row) => row.template_id === templateId)?.method ?? '';
+    await this.audited(
+      (trx) => queries.setTemplateMethod(trx, templateId, method),
+      () => ({
+        resourceType: 'notification_template',
+        action: 'write',
+        resourceId: templateId,
+        resourceTarget: kindName,
+        old: { method: before },
+        new: { method },
+      }),
+    );
   }
 
   /** Whether sending is paused; any signed-in user may read it, other subjects need read on the deployment config. */
@@ -108,7 +119,18 @@ export class NotificationStore extends StoreFamily {
   /** Pauses or resumes sending; needs update on the deployment config. */
   async setPaused(paused: boolean): Promise<void> {
     this.require('update', siteObject('deployment_config'));
-    await siteConfig.setSiteValue(this.db, PAUSED_KEY, String(paused));
+    const before = (await siteConfig.getSiteValue(this.db, PAUSED_KEY)) === 'true';
+    await this.audited(
+      (trx) => siteConfig.setSiteValue(trx, PAUSED_KEY, String(paused)),
+      () => ({
+        resourceType: 'notifications_settings',
+        action: 'write',
+        resourceId: '00000000-0000-0000-0000-000000000000',
+        resourceTarget: 'notifications settings',
+        old: { notifier_paused: before },
+        new: { notifier_paused: paused },
+      }),
+    );
   }
 
   /**

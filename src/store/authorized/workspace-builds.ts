@@ -134,7 +134,19 @@ export class WorkspaceBuildStore extends StoreFamily {
   async setDeadline(workspace: workspaces.WorkspaceRow, build: workspaces.WorkspaceBuildRow, deadline: string | null): Promise<void> {
     this.require('update', workspaceRbac(workspace));
     if (build.workspace_id !== workspace.id) throw new NotFoundError('workspace build');
-    await workspaces.setBuildDeadline(this.db, build.id, deadline);
+    await this.audited(
+      (trx) => workspaces.setBuildDeadline(trx, build.id, deadline),
+      () => ({
+        resourceType: 'workspace_build',
+        action: 'write',
+        resourceId: build.id,
+        resourceTarget: workspace.name,
+        organizationId: workspace.organization_id,
+        old: { deadline: build.deadline },
+        new: { deadline },
+        additionalFields: { build_number: String(build.build_number), workspace_name: workspace.name, workspace_id: workspace.id },
+      }),
+    );
   }
 
   /** The agents of a readable workspace's latest build, by name. */
