@@ -157,6 +157,13 @@ const CASES: Readonly<Record<string, RouteCase>> = {
     target: reused,
     call: () => ({ body: { task_notification_alert_dismissed: true } }),
   },
+  'PUT /api/v2/users/:user/notifications/preferences': {
+    scope: 'site',
+    // Owners choose for anyone below them; a user administrator manages accounts, not what they are told.
+    expect: all(403, { owner: 200, ...BLIND }),
+    target: reused,
+    call: () => ({ body: { template_disabled_map: { 'c425f63e-716a-4bf4-ae24-78348f706c3f': false } } }),
+  },
   'PUT /api/v2/users/:user/roles': {
     scope: 'site',
     // The target's own roles again, so that rank is the only reason to refuse: whoever may read a user

@@ -81,6 +81,7 @@ export class NotificationStore extends StoreFamily {
   /** Turns kinds off (true) or on (false) for a user; needs update on the user's preferences. */
   async setPreferences(userId: string, disabled: ReadonlyMap<string, boolean>): Promise<void> {
     this.require('update', ownedBy('notification_preference', userId));
+    await this.requireOutranks(userId);
     await queries.upsertPreferences(this.db, userId, disabled, this.store.nowIso());
   }
 
