@@ -13,6 +13,7 @@ export function InboxBell() {
   const [unread, setUnread] = useState(0);
   const [error, setError] = useState<unknown>();
   const menu = useRef<HTMLDetailsElement>(null);
+  const [open, setOpen] = useState(false);
 
   const load = useCallback(() => {
     api<ListInboxNotificationsResponse>('GET', '/notifications/inbox').then(
@@ -69,7 +70,7 @@ export function InboxBell() {
 
   const label = unread === 0 ? 'Notifications, none unread' : `Notifications, ${unread} unread`;
   return (
-    <details className="inbox" ref={menu}>
+    <details className="inbox" ref={menu} onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary className="button button-quiet inbox-bell" aria-label={label} title={label}>
         <BellIcon />
         {unread > 0 && (
@@ -78,58 +79,61 @@ export function InboxBell() {
           </span>
         )}
       </summary>
-      <div className="inbox-panel" role="region" aria-label="Inbox">
-        <div className="inbox-head">
-          <strong>Inbox</strong>
-          <button
-            type="button"
-            className="button button-quiet"
-            disabled={unread === 0 || markedAll.state === 'pending'}
-            onClick={() => void markAll()}
-          >
-            Mark all read
-          </button>
+      {/* Drawn only while open: the closed panel's names ("Mark … read") are no one's to find. */}
+      {open && (
+        <div className="inbox-panel" role="region" aria-label="Inbox">
+          <div className="inbox-head">
+            <strong>Inbox</strong>
+            <button
+              type="button"
+              className="button button-quiet"
+              disabled={unread === 0 || markedAll.state === 'pending'}
+              onClick={() => void markAll()}
+            >
+              Mark all read
+            </button>
+          </div>
+          {error !== undefined && <ErrorMessage error={error} />}
+          <ActionStatus state={markedOne.state === 'error' ? markedOne : markedAll.state === 'error' ? markedAll : { state: 'idle' }} />
+          {notifications.length === 0 ? (
+            <p className="muted inbox-empty">No notifications.</p>
+          ) : (
+            <ul
+              className="inbox-list"
+              aria-label="Notifications"
+              onClick={(event) => {
+                // Following a notification's link closes the dropdown.
+                if ((event.target as Element).closest('a') && menu.current) menu.current.open = false;
+              }}
+            >
+              {notifications.map((item) => (
+                <li key={item.id} className={item.read_at ? 'inbox-item' : 'inbox-item inbox-unread'} data-notification={item.id}>
+                  <div className="inbox-item-head">
+                    <strong>{item.title}</strong>
+                    <Time iso={item.created_at} />
+                  </div>
+                  {item.content && <p className="inbox-content">{item.content}</p>}
+                  <div className="inline-actions">
+                    {item.actions.map((action) => (
+                      <ActionLink key={action.label + action.url} label={action.label} url={action.url} />
+                    ))}
+                    {!item.read_at && (
+                      <button
+                        type="button"
+                        className="button button-quiet"
+                        onClick={() => void markOne(item.id)}
+                        aria-label={`Mark “${item.title}” read`}
+                      >
+                        Mark read
+                      </button>
+                    )}
+                  </div>
+                </li>
+              ))}
+            </ul>
+          )}
         </div>
-        {error !== undefined && <ErrorMessage error={error} />}
-        <ActionStatus state={markedOne.state === 'error' ? markedOne : markedAll.state === 'error' ? markedAll : { state: 'idle' }} />
-        {notifications.length === 0 ? (
-          <p className="muted inbox-empty">No notifications.</p>
-        ) : (
-          <ul
-            className="inbox-list"
-            aria-label="Notifications"
-            onClick={(event) => {
-              // Following a notification's link closes the dropdown.
-              if ((event.target as Element).closest('a') && menu.current) menu.current.open = false;
-            }}
-          >
-            {notifications.map((item) => (
-              <li key={item.id} className={item.read_at ? 'inbox-item' : 'inbox-item inbox-unread'} data-notification={item.id}>
-                <div className="inbox-item-head">
-                  <strong>{item.title}</strong>
-                  <Time iso={item.created_at} />
-                </div>
-                {item.content && <p className="inbox-content">{item.content}</p>}
-                <div className="inline-actions">
-                  {item.actions.map((action) => (
-                    <ActionLink key={action.label + action.url} label={action.label} url={action.url} />
-                  ))}
-                  {!item.read_at && (
-                    <button
-                      type="button"
-                      className="button button-quiet"
-                      onClick={() => void markOne(item.id)}
-                      aria-label={`Mark “${item.title}” read`}
-                    >
-                      Mark read
-                    </button>
-                  )}
-                </div>
-              </li>
-            ))}
-          </ul>
-        )}
-      </div>
+      )}
     </details>
   );
 }
