@@ -4,7 +4,7 @@ import { SYSTEM_SUBJECTS } from '../../rbac/system-subjects.js';
 import type { AuditRequest, AuthorizedStore } from '../../store/authorized-store.js';
 import type { ApiContext } from '../context.js';
 import { AUDITED_ROUTES, type AuditedRoute } from './audit-routes.js';
-import { auditRequestOf } from './authentication.js';
+import { auditRequestOf, newAuditRequest } from './authentication.js';
 
 const API_PREFIX = '/api/v2';
 const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -102,12 +102,5 @@ function transitionOf(body: unknown): string {
  * which auditRequestOf leaves out as a read. Nobody is signed in yet; the entry names the user.
  */
 export function signInAuditRequest(request: FastifyRequest): AuditRequest {
-  request.auditRequest ??= {
-    requestId: request.id,
-    ip: request.ip,
-    userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
-    userId: null,
-    written: [],
-  };
-  return request.auditRequest;
+  return (request.auditRequest ??= newAuditRequest(request, null));
 }

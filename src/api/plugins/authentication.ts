@@ -29,16 +29,22 @@ declare module 'fastify' {
  */
 export function auditRequestOf(request: FastifyRequest, userId: string | null): AuditRequest | undefined {
   if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return undefined;
-  request.auditRequest ??= {
+  return (request.auditRequest ??= newAuditRequest(request, userId));
+}
+
+/** The audit facts of `request`, whatever its method (a provider's sign-in callback is a GET). */
+export function newAuditRequest(request: FastifyRequest, userId: string | null): AuditRequest {
+  // The API's audit hook completes the state-changing requests of /api/v2 (src/api/plugins/audit.ts):
+  // their entries are exported once it knows the answer's status; others' as they commit.
+  const completedByHook = request.url.startsWith('/api/v2/') && request.method !== 'GET';
+  return {
     requestId: request.id,
     ip: request.ip,
     userAgent: (request.headers['user-agent'] ?? '').slice(0, 256),
     userId,
     written: [],
-    // The API's audit hook completes requests of /api/v2 (src/api/plugins/audit.ts).
-    ...(request.url.startsWith('/api/v2/') ? { settled: [] } : {}),
+    ...(completedByHook ? { settled: [] } : {}),
   };
-  return request.auditRequest;
 }
 
 /**

@@ -1,28 +1,14 @@
 // The help menu of the header: the deployment's support links, opening in a new
 // tab. Links placed in the navbar (`location: navbar`) show beside it instead.
-import { useEffect, useRef } from 'react';
 import type { LinkConfig } from '../../sdk/wire/index.js';
 import { useAppearance } from '../appearance.js';
 import { supportLinks } from '../support-links.js';
 import { SupportIcon } from './support-icon.js';
+import { useDismissedMenu } from './dismissed-menu.js';
 
 export function HelpMenu() {
   const links = supportLinks(useAppearance());
-  const menu = useRef<HTMLDetailsElement>(null);
-  // Closes on a click elsewhere or Escape, as menus do.
-  useEffect(() => {
-    const close = (event: Event) => {
-      const details = menu.current;
-      if (!details?.open) return;
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !details.contains(event.target as Node)) details.open = false;
-    };
-    document.addEventListener('click', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('click', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, []);
+  const menu = useDismissedMenu();
   const inNavbar = links.filter((link) => link.location === 'navbar');
   const inMenu = links.filter((link) => link.location !== 'navbar');
   return (

@@ -1,9 +1,10 @@
 // The header's inbox: a bell with the count of unread notifications, kept live by the inbox's
 // WebSocket, and a dropdown that lists them with their links, to mark one or all read.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import type { InboxNotification, ListInboxNotificationsResponse, UpdateInboxNotificationReadStatusResponse } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
 import { watchInbox } from '../inbox-watch.js';
+import { useDismissedMenu } from './dismissed-menu.js';
 import { Link, isDashboardPath } from '../router.js';
 import { ActionStatus, ErrorMessage, useAction } from './feedback.js';
 import { Time } from './status.js';
@@ -12,7 +13,7 @@ export function InboxBell() {
   const [notifications, setNotifications] = useState<InboxNotification[]>([]);
   const [unread, setUnread] = useState(0);
   const [error, setError] = useState<unknown>();
-  const menu = useRef<HTMLDetailsElement>(null);
+  const menu = useDismissedMenu();
   const [open, setOpen] = useState(false);
 
   const load = useCallback(() => {
@@ -33,21 +34,6 @@ export function InboxBell() {
       setUnread(message.unread_count);
     }, load);
   }, [load]);
-
-  // Closes on a click elsewhere or Escape, as the help menu does.
-  useEffect(() => {
-    const close = (event: Event) => {
-      const details = menu.current;
-      if (!details?.open) return;
-      if (event instanceof KeyboardEvent ? event.key === 'Escape' : !details.contains(event.target as Node)) details.open = false;
-    };
-    document.addEventListener('click', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('click', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, []);
 
   const [markedOne, markOne] = useAction(async (id: string) => {
     const answer = await api<UpdateInboxNotificationReadStatusResponse>(

@@ -46,7 +46,6 @@ const ACTIONS = [
   'close',
 ] as const satisfies readonly AuditAction[];
 
-/** The page's address for a search and an offset. */
 export function AuditPage() {
   const { query, offset, draft, setDraft, data, error, setTerm, submit, goToOffset } = useSearchedLog<AuditLogResponse>('/audit', '/audit');
   return (
