@@ -412,16 +412,6 @@ const CASES: Readonly<Record<string, { allowed(w: World): Promise<unknown>; deni
       await expectRefused(() => w.member.tokens.delete(w.ownerId, row.id));
     },
   },
-  'tokens.signOut': {
-    allowed: async (w) => {
-      const row = await w.member.tokens.insert(key(w, w.memberId, 'signed-out'));
-      await w.member.tokens.signOut(w.memberId, row.id);
-    },
-    denied: async (w) => {
-      const row = await w.owner.tokens.insert(key(w, w.ownerId, 'not-signed-out'));
-      await expectRefused(() => w.member.tokens.signOut(w.ownerId, row.id));
-    },
-  },
   'tokens.list': {
     allowed: async (w) => {
       await w.member.tokens.insert(key(w, w.memberId, 'listed'));

@@ -61,23 +61,6 @@ export class TokenStore extends StoreFamily {
   }
 
   /**
-   * Signs a user out: deletes the key and every key that app hosts were handed for the user (scope
-   * `application_connect`), so that no subdomain app stays signed in after the dashboard is not.
-   */
-  async signOut(userId: string, keyId: string): Promise<void> {
-    const row = await this.get(userId, keyId);
-    this.require('delete', apiKeyObject(row.user_id));
-    await this.requireOutranks(row.user_id);
-    await this.db
-      .deleteFrom('api_keys')
-      .where('user_id', '=', row.user_id)
-      .where((eb) => eb.or([eb('id', '=', row.id), eb('scope', '=', 'application_connect')]))
-      .execute();
-    // By user: the app keys' connections are this user's too, and each is checked again.
-    await this.store.invalidateSessions({ userId: row.user_id });
-  }
-
-  /**
    * Named tokens of one user, or of every user (`all`), with their owners' usernames, filtered in
    * SQL to what the subject may read, newest first; `name` narrows to one token name.
    */
