@@ -209,6 +209,8 @@ export class ListSeeder {
           parameters: '[]',
           presets: '[]',
           external_auth: '[]',
+          declared_description: '',
+          declared_icon: '',
         });
       });
       const created = this.#at(i);

@@ -406,6 +406,8 @@ function importCompletion(jobId: string, result: CompletedImport, now: string): 
       parameters: JSON.stringify(result.parameters),
       presets: JSON.stringify(result.presets.map((preset) => ({ id: newId(), ...preset }))),
       external_auth: JSON.stringify(result.external_auth),
+      declared_description: result.description ?? '',
+      declared_icon: result.icon ?? '',
       updated_at: now,
     },
     resources: [...resourceRows(jobId, 'start', result.start_resources, now), ...resourceRows(jobId, 'stop', result.stop_resources, now)],

@@ -93,6 +93,8 @@ export async function createTemplateVersion(
     archived: 0,
     variables: '[]',
     parameters: '[]',
+    declared_description: '',
+    declared_icon: '',
     presets: '[]',
     external_auth: '[]',
   };

@@ -2,7 +2,7 @@ import { ConflictError, forbiddenProblem, HttpProblem, isNotFoundOrHidden, type 
 import { newId } from '../lib/random.js';
 import type { CreateTemplateRequest, UpdateTemplateMeta } from '../sdk/wire/index.js';
 import type { AuthorizedStore } from '../store/authorized-store.js';
-import type { TemplateRow } from '../store/rows.js';
+import type { TemplateRow, TemplateVersionRow } from '../store/rows.js';
 import { jobStatus } from './provisioner-job-status.js';
 import { nameProblem, ruleDetail } from './names.js';
 import { DEFAULT_MAX_PORT_SHARE_LEVEL } from './port-sharing.js';
@@ -153,8 +153,8 @@ export async function createTemplate(
     organization_id: organizationId,
     name: input.name,
     display_name: input.display_name ?? '',
-    description: input.description ?? '',
-    icon: input.icon ?? '',
+    description: input.description ?? version.version.declared_description,
+    icon: input.icon ?? version.version.declared_icon,
     provisioner: version.job.provisioner,
     active_version_id: version.version.id,
     created_by: store.subject.id,
@@ -194,6 +194,18 @@ function duplicateName(name: string): HttpProblem {
   return new HttpProblem(409, `Template with name "${name}" already exists.`, {
     validations: [{ field: 'name', detail: 'This value is already in use and should be unique.' }],
   });
+}
+
+/**
+ * What a version's template file declares about its template (description, icon), for a version
+ * made active: the file is where a template's author keeps them, so it wins over an earlier edit;
+ * a file that declares neither leaves the template's as they are.
+ */
+export function declaredTemplateFields(version: TemplateVersionRow): { description?: string; icon?: string } {
+  return {
+    ...(version.declared_description ? { description: version.declared_description } : {}),
+    ...(version.declared_icon ? { icon: version.declared_icon } : {}),
+  };
 }
 
 /**

@@ -151,6 +151,8 @@ const version: { readonly [Column in keyof TemplateVersionTable]: true } = {
   parameters: true,
   presets: true,
   external_auth: true,
+  declared_description: true,
+  declared_icon: true,
 };
 
 const file: { readonly [Column in keyof FileTable]: true } = {

@@ -228,6 +228,9 @@ export interface TemplateVersionTable {
   parameters: string;
   presets: string;
   external_auth: string;
+  /** What the template file declares; empty when it declares none. */
+  declared_description: Generated<string>;
+  declared_icon: Generated<string>;
 }
 
 export interface ProvisionerJobTable {

@@ -193,6 +193,35 @@ describe('templates and template versions', () => {
     assert.match(failed.version.job.error ?? '', /template\.yaml:3: parameters\[0\]\.type/);
   });
 
+  it("takes a template's description and icon from its file when made, and from a version made active", async () => {
+    const nativeVersion = async (yaml: string) => {
+      const file = (await owner.uploadFile(await createTar({ 'template.yaml': yaml }))).id;
+      const { version } = await importVersion(owner, await owner.createTemplateVersion('default', { file_id: file }));
+      assert.equal(version.job.status, 'succeeded', version.job.error ?? undefined);
+      return version;
+    };
+    const first = await nativeVersion('description: Rust and a database\nicon: /icon/rust.svg\n');
+    const made = await owner.createTemplate('default', { name: 'declared', template_version_id: first.id });
+    assert.deepEqual([made.description, made.icon], ['Rust and a database', '/icon/rust.svg']);
+    // What the request says wins over the file when the template is made.
+    const asked = await owner.createTemplate('default', {
+      name: 'declared-asked',
+      template_version_id: (await nativeVersion('description: From the file\n')).id,
+      description: 'From the request',
+    });
+    assert.deepEqual([asked.description, asked.icon], ['From the request', '']);
+
+    // A new version declaring a new icon, made active, brings it; the description it leaves out stays.
+    const second = await owner.createTemplateVersion('default', {
+      file_id: (await owner.uploadFile(await createTar({ 'template.yaml': 'icon: /icon/go.svg\n' }))).id,
+      template_id: made.id,
+    });
+    await importVersion(owner, second);
+    await owner.promoteTemplateVersion(made.id, second.id);
+    const promoted = await owner.template(made.id);
+    assert.deepEqual([promoted.description, promoted.icon], ['Rust and a database', '/icon/go.svg']);
+  });
+
   it('promotes, archives and finds versions by name; refuses bad input', async () => {
     const first = await importVersion(
       owner,

@@ -2432,6 +2432,8 @@ async function versionFixture(w: World, store: AuthorizedStore) {
     parameters: '[]',
     presets: '[]',
     external_auth: '[]',
+    declared_description: '',
+    declared_icon: '',
   };
   await store.templateVersions.insert(version, job);
   return { version, job };

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkTzOffset, recentDays } from '../../domain/insights.js';
 import { jobStatus } from '../../domain/provisioner-job-status.js';
-import { createTemplate, parseTemplateSearch, updateTemplateMeta } from '../../domain/templates.js';
+import { createTemplate, declaredTemplateFields, parseTemplateSearch, updateTemplateMeta } from '../../domain/templates.js';
 import { HttpProblem, isNotFoundOrHidden, NotFoundError } from '../../lib/errors.js';
 import {
   CreateTemplateRequest,
@@ -280,7 +280,7 @@ export async function templateRoutes(app: FastifyInstance, context: ApiContext):
         });
       }
       if (found.version.archived) throw new HttpProblem(400, 'The provided template version is archived.');
-      const updated = await store.templates.update(template, { active_version_id: id });
+      const updated = await store.templates.update(template, { active_version_id: id, ...declaredTemplateFields(found.version) });
       if (template.active_version_id !== id) await notifyWorkspacesOutOfDate(eventNotifier(context, request.log), updated, found.version);
       return { message: 'Updated the active template version!' };
     },

@@ -187,6 +187,7 @@ async function runImport(context: StageContext): Promise<wire.CompletedImport> {
     parameters: parsed.parameters.map((parameter) => ({ ...parameter, options: [...parameter.options] })),
     presets: parsed.presets.map((preset) => ({ ...preset, parameters: [...preset.parameters] })),
     external_auth: [...parsed.externalAuth],
+    ...parsed.metadata,
     start_resources: wireResources(start.resources),
     stop_resources: wireResources(stop.resources),
   };

@@ -192,6 +192,9 @@ export const CompletedImport = Type.Object({
   parameters: Type.Array(RichParameter),
   presets: Type.Array(PlannedPreset),
   external_auth: Type.Array(ExternalAuthRequirement),
+  /** The template file's description and icon; absent when it declares none (or from an older daemon). */
+  description: Type.Optional(Type.String()),
+  icon: Type.Optional(Type.String()),
   start_resources: Type.Array(PlannedResource),
   stop_resources: Type.Array(PlannedResource),
 });

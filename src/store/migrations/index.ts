@@ -26,6 +26,7 @@ import { dbcryptKeysMigration } from './0024-dbcrypt-keys.js';
 import { auditAndConnectionLogsMigration } from './0025-audit-and-connection-logs.js';
 import { notificationsMigration } from './0026-notifications.js';
 import { connectionLogReplicaMigration } from './0027-connection-log-replica.js';
+import { templateVersionDeclaredMetadataMigration } from './0028-template-version-declared-metadata.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -56,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   auditAndConnectionLogsMigration,
   notificationsMigration,
   connectionLogReplicaMigration,
+  templateVersionDeclaredMetadataMigration,
 ];
 
 export type { Migration } from './migration.js';
