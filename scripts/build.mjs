@@ -104,6 +104,7 @@ writeFileSync(
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="color-scheme" content="light dark">
     <title>Cove</title>
+    <link rel="icon" href="/icon/cove.svg" type="image/svg+xml">
 ${css}${preloads}    <script type="module" src="${assetUrl(entryPath)}"></script>
   </head>
   <body>

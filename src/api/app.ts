@@ -1,3 +1,4 @@
+import fastifyCompress from '@fastify/compress';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { HttpProblem } from '../lib/errors.js';
@@ -52,7 +53,7 @@ import { signInProviderRoutes } from './routes/sign-in-providers.js';
 import { cliAuthRoutes } from './routes/cli-auth.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { inboxNotificationRoutes } from './routes/inbox-notifications.js';
-import { webDashboardRoutes } from './dashboard/web-dashboard.js';
+import { DashboardPage, isPageLoad, webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
 import { answerClientError, apiServerTimeouts, startBodyTimeout } from './http-timeouts.js';
@@ -160,8 +161,11 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     if (!(await drainRequest(request.raw))) void reply.header('connection', 'close');
     return reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
   });
+  const dashboardPage = new DashboardPage(options.dashboardDirectory);
   app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({ message: 'Route not found.', detail: `${request.method} ${request.url.split('?')[0]}` }),
+    isPageLoad(request)
+      ? dashboardPage.send(reply, 404)
+      : reply.code(404).send({ message: 'Route not found.', detail: `${request.method} ${request.url.split('?')[0]}` }),
   );
   // Callback style: this runs on every answer, and an async hook costs a promise each time.
   app.addHook('onRequest', (request, reply, done) => {
@@ -202,6 +206,15 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
 
   await app.register(
     async (api) => {
+      // The API's JSON answers compressed when over 1 KB (a list page of workspaces is a few hundred
+      // KB of JSON, a tenth of it compressed). Event streams and WebSockets are left alone: a
+      // compressor holds back what it has not filled a block with.
+      await api.register(fastifyCompress, {
+        global: true,
+        threshold: 1024,
+        encodings: ['br', 'gzip'],
+        customTypes: /^application\/json\b/,
+      });
       await api.register(publicGeneralRoutes, context);
       await api.register(publicUserRoutes, context);
       await api.register(signInProviderRoutes, context);
@@ -257,7 +270,7 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
   await app.register(binaryRoutes, context);
   await app.register(cliAuthRoutes, context);
   await app.register(externalAuthCallbackRoutes, context);
-  await app.register(webDashboardRoutes, { dashboardDirectory: options.dashboardDirectory });
+  await app.register(webDashboardRoutes, { page: dashboardPage });
   app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => reply.type('text/plain').send('OK'));
   return app;
 }

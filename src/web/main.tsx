@@ -22,7 +22,8 @@ import { AuditPage } from './pages/audit.js';
 import { ConnectionLogPage } from './pages/connection-log.js';
 import { DeploymentNotificationsPage } from './pages/deployment-notifications.js';
 import { NotificationSettingsPage } from './pages/notification-settings.js';
-import { matchRoute, navigate, useLocation, type Route } from './router.js';
+import { pageTitle } from './page-title.js';
+import { Link, matchRoute, navigate, useLocation, type Route } from './router.js';
 import { SessionContext } from './session.js';
 import { applyRememberedTheme, applyTheme } from './theme.js';
 import '@xterm/xterm/css/xterm.css';
@@ -71,10 +72,10 @@ function App() {
     }
   }, [user, route.page]);
 
-  const name = applicationName(appearance);
+  const title = pageTitle(route, applicationName(appearance));
   useEffect(() => {
-    document.title = name;
-  }, [name]);
+    document.title = title;
+  }, [title]);
 
   if (error) return <ErrorMessage error={error} />;
   if (route.page === 'login')
@@ -137,7 +138,12 @@ function Page({ route }: { route: Route }) {
       return (
         <section className="page">
           <h1>Page not found</h1>
-          <p>Nothing lives at this address.</p>
+          <p>Nothing lives at this address. It may have been moved or deleted, or the link was mistyped.</p>
+          <p>
+            <Link href="/workspaces" className="button button-primary">
+              Go to your workspaces
+            </Link>
+          </p>
         </section>
       );
   }

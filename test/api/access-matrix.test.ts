@@ -221,6 +221,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   ),
   'GET /assets/*': { call: () => ({ path: '/assets/none-00000000.js' }), expect: everyone(404) },
   'GET /icon/:file': { call: () => ({ path: '/icon/terminal.svg', html: true }), expect: everyone(200) },
+  // A redirect to the dashboard's icon, which fetch follows.
+  'GET /favicon.ico': { call: () => ({ path: '/favicon.ico', html: true }), expect: everyone(200) },
   'POST /api/v2/users/logout': {
     call: async (world, subject) => ({ path: api('/users/logout'), token: await world.freshSession(subject) }),
     expect: signedIn(200),

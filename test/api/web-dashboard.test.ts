@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DASHBOARD_CSP, ICON_CSP } from '../../src/api/dashboard/web-dashboard.js';
-import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { SESSION_TOKEN_HEADER } from '../../src/sdk/client-core.js';
+import { createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const INDEX = '<!doctype html><title>fake dashboard</title><script type="module" src="/assets/main-AB12CD34.js"></script>';
 const SCRIPT = 'console.log("the dashboard");';
@@ -190,6 +191,48 @@ describe('the web dashboard', () => {
     const stray = await fetch(`${test.url}/no-such-page`);
     assert.equal(stray.status, 404);
     assert.match(stray.headers.get('content-type') ?? '', /^application\/json/);
+  });
+
+  it('answers an unknown address loaded in a browser with its page, as a 404, so that the page says so', async () => {
+    for (const path of ['/no-such-page', '/settings-typo/account?x=1', '/workspace']) {
+      const answer = await fetch(`${test.url}${path}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      assert.equal(answer.status, 404, path);
+      assert.equal(answer.headers.get('content-type'), 'text/html; charset=utf-8', path);
+      assertDashboardHeaders(answer, path);
+      assert.equal(await answer.text(), INDEX, path);
+    }
+    // A write to an unknown address is never a page.
+    const posted = await fetch(`${test.url}/no-such-page`, { method: 'POST', headers: { accept: 'text/html' } });
+    assert.equal(posted.status, 404);
+    assert.match(posted.headers.get('content-type') ?? '', /^application\/json/);
+  });
+
+  it("answers the favicon browsers ask for with the dashboard's icon", async () => {
+    const favicon = await fetch(`${test.url}/favicon.ico`, { redirect: 'manual' });
+    assert.equal(favicon.status, 301);
+    assert.equal(favicon.headers.get('location'), '/icon/cove.svg');
+    const icon = await fetch(`${test.url}/icon/cove.svg`);
+    assert.equal(icon.status, 200);
+    assert.equal(icon.headers.get('content-type'), 'image/svg+xml');
+  });
+
+  it("compresses the API's JSON answers over 1 KB for clients that take it, and leaves small ones", async () => {
+    const owner = await createOwner(test);
+    const token = { [SESSION_TOKEN_HEADER]: owner.token ?? '' };
+    const plain = await rawGetBytes(test.url, '/api/v2/deployment/config', token);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['content-encoding'], undefined, 'a client that did not ask gets it as it is');
+    assert.ok(plain.body.length > 1024, `the config is ${plain.body.length} bytes`);
+    const brotli = await rawGetBytes(test.url, '/api/v2/deployment/config', { ...token, 'accept-encoding': 'gzip, deflate, br' });
+    assert.equal(brotli.headers['content-encoding'], 'br');
+    assert.ok(brotli.body.length < plain.body.length / 2, `${brotli.body.length} of ${plain.body.length} bytes`);
+    assert.deepEqual(JSON.parse(brotliDecompressSync(brotli.body).toString('utf8')), JSON.parse(plain.body.toString('utf8')));
+    const gzipped = await rawGetBytes(test.url, '/api/v2/deployment/config', { ...token, 'accept-encoding': 'gzip' });
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.deepEqual(JSON.parse(gunzipSync(gzipped.body).toString('utf8')), JSON.parse(plain.body.toString('utf8')));
+    const small = await rawGetBytes(test.url, '/api/v2/buildinfo', { 'accept-encoding': 'br' });
+    assert.ok(small.body.length < 1024);
+    assert.equal(small.headers['content-encoding'], undefined, 'under 1 KB: not worth a compressor');
   });
 });
 

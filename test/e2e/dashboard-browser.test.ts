@@ -250,6 +250,12 @@ presets:
     await row.getByRole('button', { name: 'Unfavorite dev' }).waitFor();
     await screenshots('workspaces');
     await markPage(page);
+    assert.equal(await page.title(), 'Workspaces · Cove');
+    // Escape takes a question back, and the keyboard is where it was.
+    await row.getByRole('button', { name: 'Stop' }).click();
+    await page.keyboard.press('Escape');
+    await row.getByRole('button', { name: 'Yes, stop' }).waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Stop');
     await row.getByRole('button', { name: 'Stop' }).click();
     await row.getByRole('button', { name: 'Yes, stop' }).click();
     await row.locator('[data-status="stopped"]').waitFor({ timeout: 60_000 });
@@ -295,6 +301,22 @@ presets:
       await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/workspaces\/new$/);
+  });
+
+  it('names each page in its tab, and shows a page of its own, with a way back, where nothing lives', async () => {
+    await page.goto(`${url}/templates/shell`);
+    await page.getByRole('cell', { name: /active/ }).waitFor();
+    assert.equal(await page.title(), 'Template shell · Cove');
+    const answer = await page.goto(`${url}/no-such-page`);
+    assert.equal(answer?.status(), 404);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.equal(await page.title(), 'Page not found · Cove');
+    // The tab's icon is the dashboard's, not a 404.
+    const icon = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href);
+    assert.equal((await fetch(icon ?? `${url}/none`)).status, 200);
+    await page.getByRole('link', { name: 'Go to your workspaces' }).click();
+    await page.locator('[data-workspace="dev"]').waitFor();
+    assert.equal(await page.title(), 'Workspaces · Cove');
   });
 
   it('loaded nothing the Content-Security-Policy refused, and threw nothing', () => {

@@ -11,8 +11,42 @@ import { DASHBOARD_INDEX, iconFiles, locateDashboard, type StaticFiles } from '.
 
 /** Options of the dashboard routes. */
 export interface WebDashboardOptions {
-  /** A built dashboard (`index.html` and `assets/`) to serve instead of the one found beside the code; for tests. */
-  readonly dashboardDirectory?: string | undefined;
+  /** The dashboard's page, which the server's not-found answer shares. */
+  readonly page: DashboardPage;
+}
+
+/**
+ * The dashboard's one HTML page, on which the app in the browser draws whichever view the URL
+ * names, with the headers every dashboard answer carries.
+ */
+export class DashboardPage {
+  #files: StaticFiles | undefined;
+
+  /** `directory`: a built dashboard (`index.html` and `assets/`) to serve instead of the one found beside the code; for tests. */
+  constructor(private readonly directory: string | undefined) {}
+
+  /** The build, looked up on first use (not at start), and again while missing, so that a build made later is found. */
+  files(): StaticFiles | undefined {
+    return (this.#files ??= locateDashboard(this.directory));
+  }
+
+  /** Answers with the page: 200 on a dashboard path, 404 where nothing lives (the app shows its not-found view). */
+  async send(reply: FastifyReply, status = 200): Promise<FastifyReply> {
+    void reply.headers(DASHBOARD_HEADERS);
+    const page = await this.files()?.read(DASHBOARD_INDEX);
+    if (page === undefined) return notBuilt(reply);
+    return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  }
+}
+
+/**
+ * Whether an unknown address was asked for by a person in a browser (a page load), who should get
+ * the dashboard's not-found page with a way back rather than the API's JSON.
+ */
+export function isPageLoad(request: FastifyRequest): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (request.url.startsWith('/api/')) return false;
+  return (request.headers.accept ?? '').includes('text/html');
 }
 
 /**
@@ -23,6 +57,12 @@ export interface WebDashboardOptions {
 export const DASHBOARD_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; font-src 'self'; " +
   `connect-src 'self' ws: wss:; ${FRAME_ANCESTORS_NONE}; base-uri 'self'; form-action 'self'; object-src 'none'`;
+/** Every dashboard answer's: the policy forbids framing (frame-ancestors); X-Frame-Options says so to browsers that predate it. */
+const DASHBOARD_HEADERS = {
+  'content-security-policy': DASHBOARD_CSP,
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+} as const;
 /** An icon is an image: it runs nothing and loads nothing, and may style itself. */
 export const ICON_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
@@ -86,26 +126,16 @@ const ICON_CACHE = 'public, max-age=604800';
  * app icons under `/icon/`. Where the build is found: src/api/dashboard/dashboard-files.ts.
  */
 export async function webDashboardRoutes(app: FastifyInstance, options: WebDashboardOptions): Promise<void> {
-  let dashboard: StaticFiles | undefined;
-  // Looked up on first use (not at start), and again while missing, so a build made later is found.
-  const built = (): StaticFiles | undefined => (dashboard ??= locateDashboard(options.dashboardDirectory));
+  const built = (): StaticFiles | undefined => options.page.files();
   const icons = iconFiles();
 
   await app.register(async (pages) => {
     // Set before anything can fail, so that the 404 of an asset carries them too.
     pages.addHook('onRequest', (_request, reply, done) => {
-      // The policy forbids framing (frame-ancestors); X-Frame-Options says so to browsers that predate it.
-      void reply.headers({ 'content-security-policy': DASHBOARD_CSP, 'referrer-policy': 'same-origin', 'x-frame-options': 'DENY' });
+      void reply.headers(DASHBOARD_HEADERS);
       done();
     });
-    for (const path of DASHBOARD_PAGES) {
-      pages.get(path, { schema: { hide: true } }, async (_request, reply) => {
-        const files = built();
-        const page = await files?.read(DASHBOARD_INDEX);
-        if (page === undefined) return notBuilt(reply);
-        return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
-      });
-    }
+    for (const path of DASHBOARD_PAGES) pages.get(path, { schema: { hide: true } }, async (_request, reply) => options.page.send(reply));
     const compressed = new CompressedCopies();
     pages
       .withTypeProvider<TypeBoxTypeProvider>()
@@ -136,7 +166,14 @@ export async function webDashboardRoutes(app: FastifyInstance, options: WebDashb
       if (body === undefined) throw noSuchFile(request.url);
       return reply.type('image/svg+xml').header('cache-control', ICON_CACHE).send(body);
     });
+  // Browsers ask for it on any page they show, the API's included; the page itself links the icon.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(301).header('cache-control', ICON_CACHE).redirect(FAVICON),
+  );
 }
+
+/** The dashboard's tab icon, one of the icons under /icon/. */
+export const FAVICON = '/icon/cove.svg';
 
 /** Text assets, which compress to a fraction of their size; images and fonts are compressed already. */
 const COMPRESSIBLE = new Set(['.js', '.mjs', '.css', '.map', '.json', '.html', '.txt', '.svg']);

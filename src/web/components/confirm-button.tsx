@@ -18,12 +18,18 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
+  const ask = useRef<HTMLButtonElement>(null);
+  const asked = useRef(false);
   useEffect(() => {
     if (asking) confirm.current?.focus();
+    // Back to where the question was asked, so that the keyboard does not lose its place.
+    else if (asked.current) ask.current?.focus();
+    asked.current = asking;
   }, [asking]);
   if (!asking)
     return (
       <button
+        ref={ask}
         type="button"
         className={danger ? 'button button-danger-quiet' : 'button'}
         disabled={disabled}
@@ -33,7 +39,16 @@ export function ConfirmButton({
       </button>
     );
   return (
-    <span className="confirm" role="group" aria-label={question}>
+    <span
+      className="confirm"
+      role="group"
+      aria-label={question}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        event.stopPropagation();
+        setAsking(false);
+      }}
+    >
       <span className="confirm-question">{question}</span>
       <button
         ref={confirm}

@@ -2,6 +2,7 @@
 // message and detail when it did not.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../api.js';
+import { Link } from '../router.js';
 
 /** The state of one action the user started. */
 export type ActionState =
@@ -104,6 +105,16 @@ export function useLoad<T>(
 
 /** What a page shows while its data loads, or why it could not. */
 export function Loading({ error, children }: { error: unknown; children?: ReactNode }) {
+  // A page whose subject is gone (deleted, renamed, or a mistyped link) offers a way on.
+  if (error instanceof ApiError && error.status === 404)
+    return (
+      <>
+        <ErrorMessage error={error} />
+        <p>
+          <Link href="/workspaces">Back to your workspaces</Link>
+        </p>
+      </>
+    );
   if (error) return <ErrorMessage error={error} />;
   return (
     <p className="loading" role="status">
