@@ -6,32 +6,33 @@
 # certificates, a `cove` user (uid and gid 1000) with a writable home and data directory, and
 # /tmp; then `docker import` of that root with the image's settings.
 #
-# Usage: packaging/container-image.sh [--executable FILE] [--tag IMAGE] [--root DIR] [--no-import]
+# Usage: packaging/container-image.sh [--executable FILE] [--tag IMAGE] [--context DIR] [--no-import]
 #   --executable FILE  the single executable to use (default: build one with scripts/package.mjs)
 #   --tag IMAGE        the image's name (default: cove:latest)
-#   --root DIR         assemble the root in DIR and keep it (for packaging/Dockerfile)
-#   --no-import        assemble the root only (with --root)
+#   --context DIR      assemble in DIR and keep it: DIR/rootfs (root's files) and DIR/cove-owned
+#                      (the cove user's directories), the build context of packaging/Dockerfile
+#   --no-import        assemble only (with --context)
 #   --no-docker-cli    leave the docker CLI out
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 executable=''
 tag='cove:latest'
-root=''
+context=''
 import=1
 docker_cli=1
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --executable) executable=$2; shift 2 ;;
     --tag) tag=$2; shift 2 ;;
-    --root) root=$2; shift 2 ;;
+    --context) context=$2; shift 2 ;;
     --no-import) import=0; shift ;;
     --no-docker-cli) docker_cli=0; shift ;;
-    *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
-if [ "$import" = 0 ] && [ -z "$root" ]; then
-  echo "container-image: --no-import needs --root DIR" >&2
+if [ "$import" = 0 ] && [ -z "$context" ]; then
+  echo "container-image: --no-import needs --context DIR" >&2
   exit 2
 fi
 
@@ -42,14 +43,13 @@ if [ -z "$executable" ]; then
   COVE_PACKAGE_OUTPUT="$executable" node scripts/package.mjs
 fi
 [ -x "$executable" ] || { echo "container-image: $executable is not an executable file" >&2; exit 1; }
-if [ -z "$root" ]; then
-  root="$work/root"
-else
-  rm -rf "$root"
-fi
-mkdir -p "$root"/{usr/local/bin,etc/ssl/certs,home/cove,var/lib/cove,tmp,proc,sys,dev}
+[ -n "$context" ] || context="$work/context"
+rm -rf "$context/rootfs" "$context/cove-owned"
+root="$context/rootfs"
+owned="$context/cove-owned"
+mkdir -p "$root"/{usr/local/bin,etc/ssl/certs,home,var/lib,tmp,proc,sys,dev} "$owned"/{home/cove,var/lib/cove}
 chmod 1777 "$root/tmp"
-chmod 0700 "$root/var/lib/cove"
+chmod 0700 "$owned/var/lib/cove"
 cp "$executable" "$root/usr/local/bin/cove"
 chmod 0755 "$root/usr/local/bin/cove"
 
@@ -80,14 +80,14 @@ printf 'root:x:0:\ncove:x:1000:\nnogroup:x:65534:\n' >"$root/etc/group"
 printf 'hosts: files dns\n' >"$root/etc/nsswitch.conf"
 
 if [ "$import" = 0 ]; then
-  echo "container-image: root assembled in $root (own /home/cove and /var/lib/cove by 1000:1000 when you copy it)"
+  echo "container-image: assembled in $context: docker build -f packaging/Dockerfile -t $tag $context"
   exit 0
 fi
 
 # Everything root's but the home and data directories, without needing root to chown: the
 # archive is written with those owners, then the two directories appended as the cove user's.
-tar -C "$root" --numeric-owner --owner=0 --group=0 --exclude=./home/cove --exclude=./var/lib/cove -cf "$work/root.tar" .
-tar -C "$root" --numeric-owner --owner=1000 --group=1000 --no-recursion -rf "$work/root.tar" ./home/cove ./var/lib/cove
+tar -C "$root" --numeric-owner --owner=0 --group=0 -cf "$work/root.tar" .
+tar -C "$owned" --numeric-owner --owner=1000 --group=1000 --no-recursion -rf "$work/root.tar" ./home/cove ./var/lib/cove
 docker import \
   --change 'ENTRYPOINT ["/usr/local/bin/cove"]' \
   --change 'CMD ["serve"]' \
