@@ -173,7 +173,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_DOCKER'] === '1') {
     });
 
     it('keeps the data across a restart of the container', async () => {
-      const restarted = docker('restart', '--time', '20', CONTAINER);
+      const restarted = docker('restart', '-t', '20', CONTAINER);
       assert.equal(restarted.code, 0, restarted.stderr);
       await listening();
       const client = await signIn();
