@@ -39,11 +39,16 @@ export function runUntilSignal(daemon: Daemon, logger: Logger): Promise<void> {
         .finally(() => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          process.off('SIGHUP', reload);
           process.off('unhandledRejection', unhandled);
           logger.info('stopped');
           resolve();
         });
     };
+    // SIGHUP asks for a reload (systemd's ExecReload); what can reload listens for it itself. Without
+    // a listener Node would end the process, so this one only records that it came.
+    const reload = () => logger.info({ signal: 'SIGHUP' }, 'reload requested');
+    process.on('SIGHUP', reload);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });

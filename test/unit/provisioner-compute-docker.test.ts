@@ -141,6 +141,8 @@ describe('docker compute with a stand-in docker CLI', () => {
         '  "volume create") echo "$4" ;;',
         '  "inspect "*) echo "Error: No such object: x" >&2; exit 1 ;;',
         '  "run "*) echo "Unable to find image locally" >&2; echo 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef ;;',
+        '  "create "*) echo 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef ;;',
+        '  "cp "*) [ -z "${FAIL_CP:-}" ] || { echo "Error: copy failed" >&2; exit 1; }; echo ok ;;',
         '  *) echo ok ;;',
         'esac',
         '',
@@ -214,6 +216,34 @@ describe('docker compute with a stand-in docker CLI', () => {
       'version --format {{.Server.Version}}',
       'volume rm --force cove-6f1c2f0e-0000-4000-8000-000000000001-home',
     ]);
+  });
+
+  it('copies the agent executable into the container with COVE_DOCKER_COPY_AGENT=1, mounting nothing', async () => {
+    const docker = await fakeDocker();
+    const executable = join(packageDir, 'bin', 'cove');
+    const compute = createDockerCompute({ agentCommand: [executable, 'agent'], env: { ...docker.env, COVE_DOCKER_COPY_AGENT: '1' } });
+    await compute.start({ resource: SPEC, agents: agentsOf(SPEC, 'token-3'), previous: undefined, context: context('start') });
+    const id = '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+    const calls = (await docker.calls()).filter((call) => /^(create|cp|start|run) /.test(call));
+    assert.equal(calls.length, 3, calls.join('\n'));
+    assert.match(calls[0] ?? '', /^create --init --name cove-\S+-dev --network host /);
+    assert.match(calls[0] ?? '', / --entrypoint \/\.cove-agent ubuntu:24\.04 agent\|token=token-3$/);
+    assert.doesNotMatch(calls[0] ?? '', new RegExp(CONTAINER_HOST_ROOT));
+    assert.equal(calls[1], `cp ${executable} ${id}:/.cove-agent|token=`);
+    assert.equal(calls[2], `start ${id}|token=`);
+
+    const failing = await fakeDocker();
+    const broken = createDockerCompute({
+      agentCommand: [executable, 'agent'],
+      env: { ...failing.env, COVE_DOCKER_COPY_AGENT: '1', FAIL_CP: '1' },
+    });
+    await assert.rejects(
+      broken.start({ resource: SPEC, agents: agentsOf(SPEC, 'token-4'), previous: undefined, context: context('start') }),
+      /docker cp .* failed/,
+    );
+    const after = (await failing.calls()).map((call) => call.split('|')[0]);
+    assert.ok(after.includes(`rm --force --volumes ${id}`), 'the created container is removed');
+    assert.ok(!after.some((call) => call?.startsWith('start ')));
   });
 
   it('replaces the container of a previous build and refuses more than one agent', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ const BinaryParams = Type.Object({ file: Type.String() });
 export async function binaryRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   api.get('/bin/:file', { schema: { params: BinaryParams, hide: true } }, async (request, reply) => {
+    if (request.params.file === CHECKSUMS) return reply.type('text/plain; charset=utf-8').send(await checksums(context.values.releaseDir));
     const release = RELEASE_FILES[request.params.file];
     if (release === undefined) throw notFound(`${request.params.file} is not a file this daemon serves`);
     const path = await releaseFile(context.values.releaseDir, release);
@@ -57,6 +59,42 @@ async function releaseFile(dir: string, release: { readonly file: string; readon
     if (found) return candidate;
   }
   return undefined;
+}
+
+/**
+ * `GET /bin/SHA256SUMS`: `sha256sum -c` lines for the files this daemon serves, by their download
+ * names, so an install script can check what it downloaded. Hashes are kept while a file's size
+ * and time are unchanged: the executables are large.
+ */
+const CHECKSUMS = 'SHA256SUMS';
+const hashes = new Map<string, { readonly stamp: string; readonly sha256: Promise<string> }>();
+
+async function checksums(dir: string): Promise<string> {
+  const lines: string[] = [];
+  for (const [name, release] of Object.entries(RELEASE_FILES)) {
+    const path = await releaseFile(dir, release);
+    if (path === undefined) continue;
+    const { size, mtimeMs } = await stat(path);
+    const stamp = `${size} ${mtimeMs}`;
+    let known = hashes.get(path);
+    if (known?.stamp !== stamp) {
+      known = { stamp, sha256: fileSha256(path) };
+      hashes.set(path, known);
+      known.sha256.catch(() => hashes.delete(path));
+    }
+    lines.push(`${await known.sha256}  ${name}\n`);
+  }
+  return lines.join('');
+}
+
+function fileSha256(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
 }
 
 function notFound(detail: string): HttpProblem {

@@ -42,6 +42,13 @@ interface DockerState {
 
 /** Where the host's agent files appear inside a container: under a prefix, so no image file is hidden. */
 export const CONTAINER_HOST_ROOT = '/opt/cove/host';
+/**
+ * Where the agent executable is copied to when COVE_DOCKER_COPY_AGENT=1. A daemon that runs in a
+ * container itself (the Cove image, with the engine's socket mounted) cannot bind-mount its own
+ * files: the engine would look for them on its host. `docker cp` sends the file through the API
+ * instead, into the root, which every image has (the copy cannot create parent directories).
+ */
+export const COPIED_AGENT_PATH = '/.cove-agent';
 /** One docker CLI call (a pull included) may take this long. */
 const COMMAND_TIMEOUT_MS = 30 * 60_000;
 const QUICK_TIMEOUT_MS = 60_000;
@@ -60,6 +67,7 @@ const LABEL_RESOURCE = 'cove.resource';
  */
 export function createDockerCompute(options: DockerComputeOptions = {}): Compute {
   const docker = createDockerCli(options.env ?? process.env);
+  const copyAgent = (options.env ?? process.env)['COVE_DOCKER_COPY_AGENT'] === '1';
   const stopTimeout = String(options.stopTimeoutSeconds ?? 10);
   return {
     type: 'docker',
@@ -92,11 +100,11 @@ export function createDockerCompute(options: DockerComputeOptions = {}): Compute
           if (await docker.createVolumeIfMissing(volume, labels(context, resource), context))
             state = { ...state, volumes: [...state.volumes, volume] };
         }
-        const id = await docker.run(
-          await runArguments({ resource, agent, command, name, network: options.network ?? 'host', context }),
-          agent?.auth_token ?? '',
-          context,
-        );
+        const request = { resource, agent, command, name, network: options.network ?? 'host', context };
+        const id =
+          copyAgent && agent !== undefined && command !== undefined
+            ? await docker.runWithCopy(await runArguments(request, true), await realExecutablePath(command[0]), agent.auth_token, context)
+            : await docker.run(await runArguments(request, false), agent?.auth_token ?? '', context);
         log(context, 'info', `Started container ${name} (${id.slice(0, 12)}) from ${image}`);
         state = { ...state, container: { id, name, image, token_sha256: tokenHash(agent?.auth_token ?? '') } };
       } catch (error) {
@@ -141,9 +149,7 @@ export async function containerAgentCommand(
   command: readonly [string, ...string[]],
 ): Promise<{ readonly mounts: readonly string[]; readonly entrypoint: string; readonly args: readonly string[] }> {
   const [executable, ...rest] = command;
-  const realExecutable = await realpath(executable).catch(() => {
-    throw new ProvisionerError(`docker compute: the agent command ${executable} does not exist on this host`);
-  });
+  const realExecutable = await realExecutablePath(executable);
   const roots = [realExecutable];
   const args: string[] = [];
   for (const arg of rest) {
@@ -161,6 +167,12 @@ export async function containerAgentCommand(
     entrypoint: CONTAINER_HOST_ROOT + realExecutable,
     args,
   };
+}
+
+async function realExecutablePath(executable: string): Promise<string> {
+  return realpath(executable).catch(() => {
+    throw new ProvisionerError(`docker compute: the agent command ${executable} does not exist on this host`);
+  });
 }
 
 async function packageRoot(file: string): Promise<string> {
@@ -185,10 +197,13 @@ interface RunRequest {
   readonly context: ComputeContext;
 }
 
-/** The arguments of `docker run`, image and command included. */
-async function runArguments(request: RunRequest): Promise<string[]> {
+/**
+ * The arguments of `docker run`, image and command included; with `copy`, those of `docker create`
+ * for a container the agent executable is copied into before it starts.
+ */
+async function runArguments(request: RunRequest, copy: boolean): Promise<string[]> {
   const { resource, agent, context } = request;
-  const args = ['run', '--detach', '--init', '--name', request.name, '--network', request.network];
+  const args = [...(copy ? ['create'] : ['run', '--detach']), '--init', '--name', request.name, '--network', request.network];
   // On the host network a container would otherwise take the host's name; the workspace's tells
   // a shell prompt inside it apart from one on the host.
   args.push('--hostname', containerHostname(context));
@@ -196,7 +211,9 @@ async function runArguments(request: RunRequest): Promise<string[]> {
   for (const volume of resource.volumes ?? []) args.push('--volume', volumeArgument(volume, resource.name));
   for (const [key, value] of Object.entries({ ...resource.env, ...agent?.env })) args.push('--env', `${key}=${value}`);
   if (agent === undefined || request.command === undefined) return [...args, resource.image ?? ''];
-  const inside = await containerAgentCommand(request.command);
+  const inside = copy
+    ? { mounts: [], entrypoint: COPIED_AGENT_PATH, args: request.command.slice(1) }
+    : await containerAgentCommand(request.command);
   for (const mount of inside.mounts) args.push('--volume', mount);
   args.push('--env', `COVE_AGENT_URL=${context.accessUrl}`);
   // Named without a value, docker copies it from the CLI's environment: the token stays off the command line.
@@ -309,6 +326,8 @@ interface DockerCli {
   createVolumeIfMissing(name: string, labels: Readonly<Record<string, string>>, context: ComputeContext): Promise<boolean>;
   /** `docker run -d`; returns the container id. */
   run(args: readonly string[], agentToken: string, context: ComputeContext): Promise<string>;
+  /** `docker create`, `docker cp` of the agent executable into it, `docker start`; returns the container id. */
+  runWithCopy(args: readonly string[], executable: string, agentToken: string, context: ComputeContext): Promise<string>;
 }
 
 function createDockerCli(baseEnv: NodeJS.ProcessEnv): DockerCli {
@@ -368,6 +387,17 @@ function createDockerCli(baseEnv: NodeJS.ProcessEnv): DockerCli {
       const result = await cli.call(args, context, { env: { COVE_AGENT_TOKEN: agentToken }, timeoutMs: COMMAND_TIMEOUT_MS });
       const id = result.stdout.trim().split('\n').pop() ?? '';
       if (!/^[0-9a-f]{12,64}$/.test(id)) throw new ProvisionerError(`docker compute: docker run printed no container id (got "${id}")`);
+      return id;
+    },
+    async runWithCopy(args, executable, agentToken, context) {
+      const id = await cli.run(args, agentToken, context);
+      try {
+        await cli.call(['cp', executable, `${id}:${COPIED_AGENT_PATH}`], context, { timeoutMs: COMMAND_TIMEOUT_MS });
+        await cli.call(['start', id], context);
+      } catch (error) {
+        await cli.removeContainer(id, context).catch(() => undefined);
+        throw error;
+      }
       return id;
     },
   };
