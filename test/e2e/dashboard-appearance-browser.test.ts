@@ -97,7 +97,7 @@ describe(
     });
 
     it('names the deployment in the header and the title, with its logo', async () => {
-      assert.equal(await page.title(), 'Harbor');
+      assert.equal(await page.title(), 'Workspaces · Harbor');
       const brand = page.locator('header .brand');
       assert.equal((await brand.innerText()).trim(), 'Harbor');
       assert.equal(await brand.locator('img.brand-logo').getAttribute('src'), '/icon/docker.svg');
@@ -168,7 +168,7 @@ describe(
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       assert.equal((await page.locator('.auth .brand').innerText()).trim(), 'Harbor');
       assert.equal(await page.locator('.auth .brand img.brand-logo').getAttribute('src'), '/icon/docker.svg');
-      assert.equal(await page.title(), 'Harbor');
+      assert.equal(await page.title(), 'Sign in · Harbor');
     });
 
     it('shows no help menu links when the deployment names none, and its own links as they are', () => {

@@ -255,7 +255,7 @@ presets:
     await row.getByRole('button', { name: 'Stop' }).click();
     await page.keyboard.press('Escape');
     await row.getByRole('button', { name: 'Yes, stop' }).waitFor({ state: 'detached' });
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Stop');
+    assert.equal(await page.evaluate<string | undefined>('document.activeElement?.textContent'), 'Stop');
     await row.getByRole('button', { name: 'Stop' }).click();
     await row.getByRole('button', { name: 'Yes, stop' }).click();
     await row.locator('[data-status="stopped"]').waitFor({ timeout: 60_000 });
@@ -312,7 +312,7 @@ presets:
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     assert.equal(await page.title(), 'Page not found · Cove');
     // The tab's icon is the dashboard's, not a 404.
-    const icon = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href);
+    const icon = await page.evaluate<string | undefined>(`document.querySelector('link[rel="icon"]')?.href`);
     assert.equal((await fetch(icon ?? `${url}/none`)).status, 200);
     await page.getByRole('link', { name: 'Go to your workspaces' }).click();
     await page.locator('[data-workspace="dev"]').waitFor();
