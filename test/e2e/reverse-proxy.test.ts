@@ -124,6 +124,8 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
     let server: ChildProcess | undefined;
     let nginx: ChildProcess | undefined;
     let nginxLog = '';
+    /** The daemon's log: with --verbose, a line per request. */
+    let serverLog = '';
     let database: TestDatabase | undefined;
     let app: Server;
     let appPort = 0;
@@ -171,12 +173,22 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       nginx.stderr?.on('data', (chunk: Buffer) => (nginxLog += chunk.toString('utf8')));
 
       database = await createTestDatabase(RUN_DATABASE);
-      const args = ['serve', '--http-address', `127.0.0.1:${daemonPort}`, '--access-url', proxied, '--data-dir', join(root, 'data')];
+      const args = [
+        'serve',
+        '--http-address',
+        `127.0.0.1:${daemonPort}`,
+        '--access-url',
+        proxied,
+        '--data-dir',
+        join(root, 'data'),
+        '--verbose',
+      ];
       const trust = ['--proxy-trusted-headers', 'X-Forwarded-For', '--proxy-trusted-origins', '127.0.0.1/32', '--provisioner-daemons', '1'];
       server = spawn(COVE, [...args, ...trust, ...serveDatabaseArgs(database)], {
         env: { ...process.env, ...env },
         stdio: ['ignore', 'ignore', 'pipe'],
       });
+      server.stderr?.on('data', (chunk: Buffer) => (serverLog += chunk.toString('utf8')));
       await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
       await eventually(
         () =>
@@ -285,12 +297,14 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       }
     });
 
-    it('serves a path app through the proxy and tells it the client address, not the chain', async () => {
+    it('serves a path app through the proxy, tells it the client address, not the chain, and logs that address', async () => {
       const response = await fetch(`${proxied}/@admin/dev.main/apps/echo/`, {
         headers: { 'Service-Session-Token': token, 'X-Forwarded-For': '10.0.0.9' },
       });
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { forwardedFor: '10.0.0.9' });
+      // The request log names the client too.
+      await eventually(() => assert.match(serverLog, /incoming request.*10\.0\.0\.9|10\.0\.0\.9.*incoming request/), 5_000);
     });
 
     it('gives two clients behind the proxy their own sign-in rate-limit buckets and audit addresses', async () => {
