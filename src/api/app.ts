@@ -9,6 +9,7 @@ import type { PathResources } from './path-resources.js';
 import { drainRequest } from './drain-request.js';
 import { toProblem } from './problems.js';
 import { fastifyLogging } from './request-logger.js';
+import { clientAddressSettler } from './client-address.js';
 import { registerAppProxy } from './apps/app-proxy.js';
 import { refuseWebSocketOutsideScope, registerWebSocketScope } from './websocket-scope.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -97,8 +98,9 @@ export interface AppOptions {
 export async function buildApp(context: ApiContext, options: AppOptions): Promise<FastifyInstance> {
   const timeouts = apiServerTimeouts(context.values);
   const bodyTimeoutMs = context.values.httpBodyTimeoutMs;
+  const settleClientAddress = clientAddressSettler(context.values);
   const app = Fastify({
-    ...fastifyLogging(options.logger, options.logRequests),
+    ...fastifyLogging(options.logger, options.logRequests, settleClientAddress),
     bodyLimit: DEFAULT_BODY_LIMIT,
     // A client that never finishes its headers is answered 408 and cut off (see apiServerTimeouts);
     // bodies are timed per request, below. fastify sets the server's requestTimeout from its own option.
@@ -112,6 +114,13 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
+  // First of all hooks: every later reader of `request.ip` sees the client behind a trusted proxy.
+  if (settleClientAddress) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      settleClientAddress(request);
+      done();
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   registerJsonBodyParser(app);
   const routeList: RouteEntry[] = [];

@@ -94,6 +94,21 @@ export class QuietRequestLogController extends LogController {
   }
 }
 
+/** fastify's own request log, which first settles `request.ip` (it logs before the hooks that would). */
+class AddressedRequestLogController extends LogController {
+  readonly #settle: (request: FastifyRequest) => void;
+
+  constructor(settle: (request: FastifyRequest) => void) {
+    super();
+    this.#settle = settle;
+  }
+
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    this.#settle(request);
+    super.incomingRequest(request, reply);
+  }
+}
+
 /**
  * How fastify logs, on the daemon's `logger`. With `logRequests` (--verbose), each request at info
  * level. Otherwise only warnings and errors reach the log, and fastify is given no logger of its
@@ -104,8 +119,12 @@ export class QuietRequestLogController extends LogController {
 export function fastifyLogging(
   logger: FastifyBaseLogger,
   logRequests: boolean,
+  settleClientAddress?: (request: FastifyRequest) => void,
 ): Pick<FastifyServerOptions, 'loggerInstance' | 'childLoggerFactory' | 'logController'> {
-  if (logRequests) return { loggerInstance: logger, childLoggerFactory: requestLogger };
+  if (logRequests) {
+    const logController = settleClientAddress ? new AddressedRequestLogController(settleClientAddress) : undefined;
+    return { loggerInstance: logger, childLoggerFactory: requestLogger, ...(logController ? { logController } : {}) };
+  }
   const quiet = logger.child({}, { level: 'warn' });
   return {
     childLoggerFactory: (_noLogger, bindings, options) => requestLogger(quiet, bindings, options),

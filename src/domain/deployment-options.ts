@@ -7,6 +7,7 @@ import { checkNotificationOptions } from './options/notifications.js';
 import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
+import { TrustedProxies } from './trusted-proxies.js';
 
 /**
  * Resolves the server settings declared in options/: flags over environment over YAML over
@@ -105,6 +106,7 @@ function checkCombinations(values: DeploymentValues): void {
   }
   checkTokenEncryptionKeys(values.externalTokenEncryptionKeys);
   checkNotificationOptions(values);
+  TrustedProxies.fromOptions(values);
   try {
     idpSyncSettings(values);
   } catch (error) {

@@ -324,8 +324,9 @@ function upstreamHeaders(request: FastifyRequest, upstream: Upstream, upgrade: b
   if (cookie === undefined) delete headers['cookie'];
   else headers['cookie'] = cookie;
   headers['host'] = upstream.host;
-  const forwardedFor = request.headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${request.ip}` : request.ip;
+  // The client as Cove established it (behind a trusted proxy, the one its headers name); a chain
+  // the caller sent is not passed on, so the app cannot be told a made-up address.
+  headers['x-forwarded-for'] = request.ip;
   headers['x-forwarded-host'] = request.headers.host ?? '';
   headers['x-forwarded-proto'] = request.protocol;
   if (

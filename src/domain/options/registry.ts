@@ -13,6 +13,7 @@ import { OAUTH2_OIDC_OPTIONS, type OAuth2OidcValues } from './oauth2-oidc.js';
 import type { OptionDefinition } from './option-types.js';
 import { PROMETHEUS_OPTIONS, type PrometheusValues } from './prometheus.js';
 import { PROVISIONING_OPTIONS, type ProvisioningValues } from './provisioning.js';
+import { PROXY_OPTIONS, type ProxyValues } from './proxy.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitValues } from './rate-limiting.js';
 import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
@@ -44,7 +45,8 @@ export type DeploymentValues = NetworkingValues &
   AppearanceValues &
   ExternalAuthValues &
   NotificationsValues &
-  RetentionValues;
+  RetentionValues &
+  ProxyValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -90,4 +92,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...RETENTION_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
   ...NOTIFICATIONS_OPTIONS,
+  ...PROXY_OPTIONS,
 ];
