@@ -27,6 +27,7 @@ import type { DatabaseTarget } from '../store/database.js';
 import { Store } from '../store/store.js';
 import { installTokenKeys } from '../store/token-keys.js';
 import { IdleMemoryReclaimer } from './idle-memory-reclaimer.js';
+import { snapshotBeforeMigrating } from './pre-migration-snapshot.js';
 import { PeriodicTask } from './periodic-task.js';
 import { createNotifier } from './notifier.js';
 import type { NotificationQueue } from '../domain/notifications/notification-queue.js';
@@ -144,6 +145,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
   if (process.env[WEAK_HASHES_VARIABLE] === '1')
     logger.warn({ variable: WEAK_HASHES_VARIABLE }, 'new password hashes are weak, for tests: unset this variable outside the test suite');
   const replica = loadReplicaIdentity(options.values.dataDir);
+  await snapshotBeforeMigrating(target, logger);
   const store = await Store.open(target, dependencies.clock ?? systemClock);
   let exportWriter: { close(): void } | undefined;
   try {

@@ -20,3 +20,4 @@ export {
   TokenKeysError,
   type TokenRewrapReport,
 } from './dbcrypt.js';
+export { backupDatabase, restoreDatabase, BackupRefusedError, type BackupReport, type RestoreReport } from './database-backup.js';

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { SchemaTooNewError } from '../lib/errors.js';
+import { VERSION } from '../lib/version.js';
 import type { DialectName } from './database.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -18,9 +19,11 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 const PG_MIGRATION_LOCK = 0x636f7665;
 
 /**
- * Brings the schema up to this binary's version, one transaction per migration. Refuses a
- * database that a newer binary has migrated past what this one knows. On PostgreSQL an advisory
- * lock keeps replicas starting together from racing.
+ * Brings the schema up to this binary's version, every pending migration in one transaction: a
+ * migration that fails leaves the database as it was before the first of them. Refuses a database
+ * that a newer binary has migrated past what this one knows. On PostgreSQL an advisory lock keeps
+ * replicas starting together from racing. Records this binary's release as one that has served the
+ * database, so that a later upgrade can name the release it upgraded from.
  */
 export async function migrate(
   db: Kysely<Database>,
@@ -33,6 +36,13 @@ export async function migrate(
     .addColumn('version', 'integer', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('applied_at', 'text', (c) => c.notNull())
+    .execute();
+  // Outside the numbered migrations: an older binary, which knows none of this, leaves it alone.
+  await db.schema
+    .createTable('cove_releases')
+    .ifNotExists()
+    .addColumn('version', 'text', (c) => c.primaryKey())
+    .addColumn('first_started_at', 'text', (c) => c.notNull())
     .execute();
 
   return db.connection().execute(async (conn) => {
@@ -54,17 +64,19 @@ async function applyPending(db: Kysely<Database>, dialect: DialectName, migratio
   const current = Number(row?.version ?? 0);
   if (current > latest) throw new SchemaTooNewError(current, latest);
 
-  const applied: string[] = [];
-  for (const migration of migrations) {
-    if (migration.version <= current) continue;
-    await db.transaction().execute(async (trx) => {
+  const pending = migrations.filter((migration) => migration.version > current);
+  // SQLite and PostgreSQL both change their schema transactionally, so one transaction covers it all.
+  await db.transaction().execute(async (trx) => {
+    for (const migration of pending) {
       await migration.up(trx as unknown as Kysely<unknown>, dialect);
       await trx
         .insertInto('cove_migrations')
         .values({ version: migration.version, name: migration.name, applied_at: new Date().toISOString() })
         .execute();
-    });
-    applied.push(`${migration.version}-${migration.name}`);
-  }
-  return { from: current, to: Math.max(current, latest), applied };
+    }
+    await sql`insert into cove_releases (version, first_started_at) values (${VERSION}, ${new Date().toISOString()}) on conflict (version) do nothing`.execute(
+      trx,
+    );
+  });
+  return { from: current, to: Math.max(current, latest), applied: pending.map((migration) => `${migration.version}-${migration.name}`) };
 }

@@ -4,6 +4,8 @@ import { CliError } from '../cli-error.js';
 import type { CommandSpec } from '../command.js';
 import { createAdminUserCommand } from './server-create-admin-user.js';
 import { dbcryptCommand } from './server-dbcrypt.js';
+import { backupCommand } from './server-backup.js';
+import { restoreCommand } from './server-restore.js';
 
 type DaemonModule = typeof import('../../daemon/index.js');
 
@@ -25,7 +27,7 @@ export const serveCommand: CommandSpec = {
     'COVE_PG_CONNECTION_URL=postgres://cove@db/cove cove serve',
     'cove server create-admin-user --email admin@example.com --username admin',
   ],
-  subcommands: [createAdminUserCommand, dbcryptCommand],
+  subcommands: [createAdminUserCommand, dbcryptCommand, backupCommand, restoreCommand],
   async configure(command: Command) {
     // Commander gives serve its own flags wherever they appear, so in `server create-admin-user
     // --data-dir X` serve takes the database flags: hand them on to the subcommand that uses them.
