@@ -56,6 +56,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { inboxNotificationRoutes } from './routes/inbox-notifications.js';
 import { DashboardPage, isPageLoad, webDashboardRoutes } from './dashboard/web-dashboard.js';
 import { validatorCompiler } from './validation.js';
+import { registerRequestSpans } from './request-spans.js';
 import { registerJsonBodyParser } from './json-body-parser.js';
 import { answerClientError, apiServerTimeouts, startBodyTimeout } from './http-timeouts.js';
 import { ConnectionDrain } from './connection-drain.js';
@@ -195,6 +196,8 @@ export async function buildApp(context: ApiContext, options: AppOptions): Promis
     if ((request.raw as { upgrade?: boolean }).upgrade === true) reply.raw.once('finish', () => request.raw.socket.destroy());
     done();
   });
+
+  if (context.values.traceEnable) registerRequestSpans(app);
 
   if (observer) {
     // Callback style, as above. Requests no route matched share one label, so stray paths cannot

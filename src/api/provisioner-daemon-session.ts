@@ -17,6 +17,7 @@ import {
 import type { ConnectedDaemons } from '../domain/connected-daemons.js';
 import { HttpProblem } from '../lib/errors.js';
 import type { ApiObserver } from './api-observer.js';
+import { JobSpans } from './job-spans.js';
 import { DaemonMessage, type ServerMessage } from '../sdk/wire/index.js';
 
 /** How often a waiting daemon looks for jobs even without a notification (one may be lost). */
@@ -40,6 +41,7 @@ export class ProvisionerDaemonSession {
   readonly #held = new Map<string, { readonly claimed: ClaimedJob; readonly unfollow: () => Promise<void> }>();
   #stopPosted: (() => Promise<void>) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
+  readonly #spans: JobSpans;
 
   constructor(
     private readonly socket: WebSocket,
@@ -53,7 +55,9 @@ export class ProvisionerDaemonSession {
       /** Told of finished jobs, for the metrics; absent when they are off. */
       readonly observer?: ApiObserver | undefined;
     },
-  ) {}
+  ) {
+    this.#spans = new JobSpans(daemon.name);
+  }
 
   /**
    * Registers the daemon and starts serving its messages. Listeners go on the socket before
@@ -108,23 +112,24 @@ export class ProvisionerDaemonSession {
         }
         return;
       case 'update': {
-        const { canceled } = await updateJob(this.protocol, this.daemon, message.job_id, message.logs);
+        const { job_id: jobId, logs } = message;
+        const { canceled } = await this.#spans.step(jobId, 'update', () => updateJob(this.protocol, this.daemon, jobId, logs));
         return this.#send({ type: 'update_ack', job_id: message.job_id, canceled });
       }
-      case 'complete':
+      case 'complete': {
+        const { job_id: jobId, result, logs } = message;
+        const claimed = this.#held.get(jobId)?.claimed;
         this.#announcing(
-          await completeJob(
-            this.protocol,
-            this.daemon,
-            message.job_id,
-            message.result,
-            message.logs,
-            this.#held.get(message.job_id)?.claimed,
-          ),
+          await this.#spans.step(jobId, 'complete', () => completeJob(this.protocol, this.daemon, jobId, result, logs, claimed)),
         );
+        this.#spans.end(jobId, 'complete');
         return this.#acknowledge(message.job_id, message.acquire);
+      }
       case 'fail':
-        this.#announcing(await failJob(this.protocol, this.daemon, message.job_id, message));
+        this.#announcing(
+          await this.#spans.step(message.job_id, 'fail', () => failJob(this.protocol, this.daemon, message.job_id, message)),
+        );
+        this.#spans.end(message.job_id, message.canceled === true ? 'canceled' : 'failed');
         return this.#acknowledge(message.job_id, message.acquire);
     }
   }
@@ -153,6 +158,7 @@ export class ProvisionerDaemonSession {
       while (this.#acquiring && !this.#closed) {
         // The daemon waits for a job until it is sent one or no_job: a look that fails (the database
         // is down) must not end the wait for good, so it is tried again after the poll.
+        const lookedAt = Date.now();
         const acquired = await acquireJob(this.protocol, this.daemon, this.accessUrl).catch((error: unknown) => {
           this.log.warn({ err: error, daemon: this.daemon.name }, 'could not look for a provisioner job; trying again');
           return undefined;
@@ -160,7 +166,8 @@ export class ProvisionerDaemonSession {
         if (acquired) {
           this.#acquiring = false;
           this.#announcing(acquired);
-          const job = acquired.value;
+          const traceMetadata = this.#spans.acquired(acquired.value, lookedAt);
+          const job = Object.keys(traceMetadata).length > 0 ? { ...acquired.value, trace_metadata: traceMetadata } : acquired.value;
           await this.#hold(acquired.claimed);
           this.#send({ type: 'job', job });
           return;
@@ -230,5 +237,6 @@ export class ProvisionerDaemonSession {
     await this.#stopPosted?.();
     for (const { unfollow } of this.#held.values()) await unfollow();
     this.#held.clear();
+    this.#spans.endAll('disconnected');
   }
 }

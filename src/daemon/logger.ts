@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type Logger, type LoggerOptions, type DestinationStream, type StreamEntry } from 'pino';
 import { redactUrl } from '../lib/redact-url.js';
 
 const LEVELS: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const DEBUG_LEVEL = 20;
 const OMIT = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
 
 /** The parts of an HTTP request a log line shows. */
@@ -53,11 +54,53 @@ const PRIVATE: Pick<LoggerOptions, 'serializers' | 'redact' | 'formatters'> = {
   },
 };
 
-/** The daemon's structured logger: JSON lines, or one readable line per entry for people. */
-export function createLogger(options: { readonly json: boolean; readonly verbose: boolean }): Logger {
-  const level = options.verbose ? 'debug' : 'info';
-  if (options.json) return pino({ level, base: undefined, ...PRIVATE }, process.stderr);
-  return pino({ level, base: undefined, ...PRIVATE }, humanStream(process.stderr));
+/** Where the daemon's log lines go, and which. */
+export interface LogOutputs {
+  /** File of readable lines; empty for none. `/dev/stderr` and `/dev/stdout` are the process's own streams. */
+  readonly human: string;
+  /** File of JSON lines; empty for none. */
+  readonly json: string;
+  readonly verbose: boolean;
+  /** Regular expressions a debug line must match to be written; any one implies `verbose`. */
+  readonly filter?: readonly string[];
+}
+
+/** The daemon's structured logger: readable lines, JSON lines, or both to different files. */
+export function createLogger(options: LogOutputs): Logger {
+  const filter = (options.filter ?? []).map((source) => new RegExp(source));
+  const level = options.verbose || filter.length > 0 ? 'debug' : 'info';
+  const streams: StreamEntry[] = [];
+  if (options.human !== '') streams.push({ level, stream: humanStream(destination(options.human)) });
+  if (options.json !== '') streams.push({ level, stream: destination(options.json) });
+  if (streams.length === 0) return silentLogger();
+  return pino(
+    {
+      level,
+      base: undefined,
+      ...PRIVATE,
+      // As the reference's filter: debug lines are kept only when they match; other levels always are.
+      ...(filter.length > 0 ? { hooks: { logMethod: filterDebug(filter) } } : {}),
+    },
+    streams.length === 1 ? streams[0]!.stream : pino.multistream(streams),
+  );
+}
+
+function filterDebug(filter: readonly RegExp[]): NonNullable<NonNullable<LoggerOptions['hooks']>['logMethod']> {
+  return function (this: Logger, args, method, level) {
+    if (level === DEBUG_LEVEL) {
+      const text = args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ');
+      if (!filter.some((pattern) => pattern.test(text))) return;
+    }
+    method.apply(this, args);
+  };
+}
+
+/** The process's own stream for its device path, or the file, appended to and created with its directory. */
+function destination(path: string): DestinationStream {
+  if (path === '/dev/stderr') return process.stderr;
+  if (path === '/dev/stdout') return process.stdout;
+  // Synchronous: the lines of a daemon that stops on an error are all in the file.
+  return pino.destination({ dest: path, mkdir: true, append: true, sync: true });
 }
 
 /** A logger that writes nothing, for tests and benchmarks. */
@@ -65,7 +108,7 @@ export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
 
-function humanStream(out: NodeJS.WritableStream): Writable {
+function humanStream(out: DestinationStream): Writable {
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString('utf8').split('\n')) {

@@ -25,7 +25,7 @@ export { describeDefault } from './options/describe-default.js';
 export { OptionError } from './options/option-error.js';
 export type { OptionDefinition, OptionGroup, ValueSource } from './options/option-types.js';
 export { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
-export { humanLogPath, isUrlSetting, wireValue } from './options/wire-value.js';
+export { isUrlSetting, wireValue } from './options/wire-value.js';
 
 /** What one source says, as raw text, keyed by option key. */
 export type RawValues = Partial<Record<keyof DeploymentValues, string>>;

@@ -6,6 +6,7 @@ import { AgentAuthCache, type AgentAuthInvalidation } from './agent-auth-cache.j
 import { AgentLogWriter } from './agent-log-writer.js';
 import type { AuditRequest } from './audit/audit-request.js';
 import { AuthorizedStore } from './authorized-store.js';
+import { traceQuery } from './query-spans.js';
 import { openDatabase, type DatabaseTarget, type DialectName } from './database.js';
 import type { EventExport } from './event-export.js';
 import { migrate, type MigrationResult } from './migrate.js';
@@ -70,9 +71,10 @@ export class Store implements StoreServices {
   static async open(target: DatabaseTarget, clock: Clock): Promise<Store> {
     // Kysely reports every query's duration; the store passes it on only when someone listens.
     let store: Store | undefined;
-    const { db, urgentDb, dialect } = await openDatabase(target, (event) =>
-      store?.onQueryDuration?.(event.queryDurationMillis, event.level === 'error'),
-    );
+    const { db, urgentDb, dialect } = await openDatabase(target, (event) => {
+      store?.onQueryDuration?.(event.queryDurationMillis, event.level === 'error');
+      traceQuery(event, target.kind);
+    });
     try {
       // Notifications go out through the pool, side by side; the listening connection only listens.
       const notify = async (text: string, values: readonly string[]): Promise<void> => {

@@ -348,6 +348,7 @@ describe("answers against the reference client's wire types", () => {
     const stringArrays = [
       'config_ssh.SSHConfigOptions',
       'derp.server.stun_addresses',
+      'logging.log_filter',
       'oauth2.github.allowed_orgs',
       'oauth2.github.allowed_teams',
       'oidc.email_domain',

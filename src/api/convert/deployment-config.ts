@@ -1,4 +1,4 @@
-import { OPTION_DEFINITIONS, describeDefault, humanLogPath, isUrlSetting, wireValue } from '../../domain/deployment-options.js';
+import { OPTION_DEFINITIONS, describeDefault, isUrlSetting, wireValue } from '../../domain/deployment-options.js';
 import type { DeploymentValues, OptionDefinition, ValueSource } from '../../domain/deployment-options.js';
 import { EMBEDDED_REGION_ID, RELAY_REGION_CODE, RELAY_REGION_NAME } from '../../domain/relay-map.js';
 import type { DeploymentConfig, DeploymentOption } from '../../sdk/wire/index.js';
@@ -40,8 +40,7 @@ export function toWireDeploymentConfig(
     });
   }
   // Not settings here but facts of every deployment, in the groups clients of the reference read:
-  // nothing is reported anywhere, the only relay is the one built into the daemon, and logs that are
-  // not JSON lines are readable lines on the same stream.
+  // nothing is reported anywhere and the only relay is the one built into the daemon.
   config['telemetry'] = { enable: false, trace: false, url: '' };
   // Left out when none is configured, as the reference's `omitempty` does.
   if (values.externalAuthProviders.length > 0) config['external_auth'] = values.externalAuthProviders.map(toWireExternalAuthConfig);
@@ -56,8 +55,11 @@ export function toWireDeploymentConfig(
     },
     config: { url: '', path: '', block_direct: true, force_websockets: true },
   };
-  setPath(config, ['logging', 'human'], humanLogPath(values));
   // Each message's state is written as it changes: nothing is buffered, so nothing waits to be synchronised.
+  // Traces go to the OTLP collector the OTEL_* variables name, with no vendor of their own.
+  setPath(config, ['trace', 'honeycomb_api_key'], '');
+  setPath(config, ['trace', 'capture_logs'], false);
+  setPath(config, ['trace', 'data_dog'], false);
   setPath(config, ['notifications', 'sync_interval'], 0);
   setPath(config, ['notifications', 'sync_buffer_size'], 0);
   return { config, options };

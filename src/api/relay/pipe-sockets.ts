@@ -1,4 +1,5 @@
 import type { RawData, WebSocket } from 'ws';
+import { tracer } from '../../lib/trace-context.js';
 import { rawBuffer, type AgentStream } from './agent-relay.js';
 
 /** Past this many unsent bytes on one side, the other side stops being read until it drains. */
@@ -18,9 +19,16 @@ export interface PipeCounters {
  * text), with backpressure, and a close on either side closes the other with the same code when
  * that code may be sent. Resolves when both are closed.
  */
-export function pipeSockets(client: WebSocket, agent: AgentStream, counters: PipeCounters = {}): Promise<void> {
+export function pipeSockets(
+  client: WebSocket,
+  agent: AgentStream,
+  given: PipeCounters = {},
+  attributes: Readonly<Record<string, string>> = {},
+): Promise<void> {
   const early = agent.takeEarly();
-  const closed = Promise.all([whenClosed(client), whenClosed(agent.socket)]).then(() => undefined);
+  const traced = traceStream(given, attributes);
+  const counters = traced.counters;
+  const closed = Promise.all([whenClosed(client), whenClosed(agent.socket)]).then(traced.end);
   for (const data of early) forward(agent.socket, client, data, true, counters.toClient);
   client.on('message', (data, isBinary) => forward(client, agent.socket, data, isBinary, counters.toAgent));
   agent.socket.on('message', (data, isBinary) => forward(agent.socket, client, data, isBinary, counters.toClient));
@@ -32,6 +40,33 @@ export function pipeSockets(client: WebSocket, agent: AgentStream, counters: Pip
   client.resume();
   if (client.readyState !== client.OPEN) closeWith(agent.socket, 1000, Buffer.from('the client went away'));
   return closed;
+}
+
+/**
+ * A span from the stream's opening to its close, with the bytes each way, child of the request
+ * that opened it. Without tracing the counters are the caller's own, untouched.
+ */
+function traceStream(counters: PipeCounters, attributes: Readonly<Record<string, string>>): { counters: PipeCounters; end: () => void } {
+  const span = tracer.startSpan('relay stream', { attributes });
+  if (!span.isRecording()) return { counters, end: () => undefined };
+  let toAgent = 0;
+  let toClient = 0;
+  return {
+    counters: {
+      toAgent: (bytes) => {
+        toAgent += bytes;
+        counters.toAgent?.(bytes);
+      },
+      toClient: (bytes) => {
+        toClient += bytes;
+        counters.toClient?.(bytes);
+      },
+    },
+    end: () => {
+      span.setAttributes({ 'cove.relay.bytes_to_agent': toAgent, 'cove.relay.bytes_to_client': toClient });
+      span.end();
+    },
+  };
 }
 
 function forward(from: WebSocket, to: WebSocket, data: RawData, isBinary: boolean, count: ((bytes: number) => void) | undefined): void {

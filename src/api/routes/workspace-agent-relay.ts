@@ -323,18 +323,23 @@ async function relay(
     const { relayed, done } = context.relay.track(stream, found.agent.id, target);
     try {
       const { totals } = context.relay;
-      await pipeSockets(socket, stream, {
-        toAgent: (bytes) => {
-          relayed.toAgent += bytes;
-          totals.bytesToAgent += bytes;
-          logged?.counters.toAgent(bytes);
+      await pipeSockets(
+        socket,
+        stream,
+        {
+          toAgent: (bytes) => {
+            relayed.toAgent += bytes;
+            totals.bytesToAgent += bytes;
+            logged?.counters.toAgent(bytes);
+          },
+          toClient: (bytes) => {
+            relayed.toClient += bytes;
+            totals.bytesToClient += bytes;
+            logged?.counters.toClient(bytes);
+          },
         },
-        toClient: (bytes) => {
-          relayed.toClient += bytes;
-          totals.bytesToClient += bytes;
-          logged?.counters.toClient(bytes);
-        },
-      });
+        { 'cove.relay.kind': target.kind, 'cove.agent.id': found.agent.id },
+      );
       // A session's exit status, when the agent reported one for this stream.
       if (relayed.exitCode !== undefined) ending = { ...ending, code: relayed.exitCode };
     } finally {

@@ -65,6 +65,11 @@ const startCommand: CommandSpec = {
       env: 'COVE_CACHE_DIRECTORY',
       description: 'Where jobs unpack templates (default: $COVE_CACHE_DIR or ~/.cache/cove)',
     },
+    {
+      flags: '--trace',
+      env: 'COVE_TRACE_ENABLE',
+      description: "Export traces of the jobs over OTLP/HTTP, to the OTEL_* variables' collector, in the traces of the deployment's jobs",
+    },
   ],
   configure: async (command: Command) => {
     await repeatableOptions([
@@ -107,6 +112,8 @@ const startCommand: CommandSpec = {
     await checkCredentials({ ...identity, provisioners: [...provisioners.keys()] });
     daemonId.save();
 
+    // The SDK loads only when asked for.
+    const tracing = options['trace'] === true ? (await import('../../daemon/tracing.js')).startTracing('cove-provisionerd') : undefined;
     const { startProvisionerDaemon } = await import('../../provisioner/runner/index.js');
     const logger = stderrLogger(context.io);
     const daemon = startProvisionerDaemon({
@@ -120,6 +127,7 @@ const startCommand: CommandSpec = {
       `provisioner daemon "${name}" started; stop it with Ctrl+C`,
     );
     await runUntilStopped(daemon, logger, exitAfterJobs);
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last traces'));
     return 0;
   },
 };

@@ -65,14 +65,25 @@ export const serveCommand: CommandSpec = {
       if (error instanceof daemon.OptionError) throw new CliError(error.message, { hint: 'See "cove serve --help".' });
       throw error;
     }
-    const logger = daemon.createLogger({ json: resolved.values.logJson, verbose: resolved.values.verbose });
+    const { values } = resolved;
+    let logger;
+    try {
+      logger = daemon.createLogger({ human: values.logHuman, json: values.logJson, verbose: values.verbose, filter: values.logFilter });
+    } catch (error) {
+      throw new CliError(`cove serve cannot write its logs: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    logger.debug({ log_human: values.logHuman, log_json: values.logJson, trace: values.traceEnable }, 'starting the daemon');
+    // The SDK loads only when asked for: a daemon without traces pays nothing for them.
+    const tracing = values.traceEnable ? (await import('../../daemon/tracing.js')).startTracing('cove') : undefined;
     let running;
     try {
       running = await daemon.startDaemon(resolved, { logger });
     } catch (error) {
+      await tracing?.shutdown();
       throw new CliError(`cove serve could not start: ${error instanceof Error ? error.message : String(error)}`);
     }
     await daemon.runUntilSignal(running, logger);
+    await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'could not export the last traces'));
     return 0;
   },
 };

@@ -11,7 +11,12 @@ export const INTROSPECTION_GROUP: OptionGroup = {
 export interface IntrospectionValues {
   readonly swaggerEnable: boolean;
   readonly verbose: boolean;
-  readonly logJson: boolean;
+  /** Where JSON log lines go; empty for nowhere. */
+  readonly logJson: string;
+  /** Where readable log lines go; empty for nowhere. */
+  readonly logHuman: string;
+  /** Regular expressions a debug line must match to be written; empty writes them all (with --verbose). */
+  readonly logFilter: readonly string[];
 }
 
 /** The introspection options, in `--help` order. */
@@ -42,15 +47,40 @@ export const INTROSPECTION_OPTIONS: readonly OptionDefinition<keyof Introspectio
     description: 'Log every request and debug details.',
   },
   {
+    key: 'logHuman',
+    name: 'Human Log Location',
+    flag: 'log-human',
+    env: 'COVE_LOGGING_HUMAN',
+    yaml: 'log_human',
+    group: INTROSPECTION_GROUP,
+    configPath: ['logging', 'human'],
+    kind: 'string',
+    default: '/dev/stderr',
+    description: 'Write human-readable log lines to this file; empty for none.',
+  },
+  {
     key: 'logJson',
-    name: 'JSON Logs',
+    name: 'JSON Log Location',
     flag: 'log-json',
-    env: 'COVE_LOG_JSON',
+    env: 'COVE_LOGGING_JSON',
     yaml: 'log_json',
     group: INTROSPECTION_GROUP,
     configPath: ['logging', 'json'],
-    kind: 'bool',
-    default: 'false',
-    description: 'Write logs as JSON lines instead of human-readable text.',
+    kind: 'string',
+    default: '',
+    description: 'Write JSON log lines to this file (/dev/stderr for the standard error), besides the human-readable ones.',
+  },
+  {
+    key: 'logFilter',
+    name: 'Log Filter',
+    flag: 'log-filter',
+    flagShorthand: 'l',
+    env: 'COVE_LOG_FILTER',
+    yaml: 'log_filter',
+    group: INTROSPECTION_GROUP,
+    configPath: ['logging', 'log_filter'],
+    kind: 'string-array',
+    default: '',
+    description: 'Write debug lines only when they match one of these regular expressions (.* for all); implies --verbose.',
   },
 ];

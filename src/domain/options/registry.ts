@@ -19,6 +19,7 @@ import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
+import { TRACING_OPTIONS, type TracingValues } from './tracing.js';
 
 /**
  * Every server setting, declared once, in the file of its group. `cove serve --help`, the
@@ -46,7 +47,8 @@ export type DeploymentValues = NetworkingValues &
   ExternalAuthValues &
   NotificationsValues &
   RetentionValues &
-  ProxyValues;
+  ProxyValues &
+  TracingValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -93,4 +95,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...from(GENERAL_OPTIONS, 'configFile'),
   ...NOTIFICATIONS_OPTIONS,
   ...PROXY_OPTIONS,
+  ...TRACING_OPTIONS,
 ];

@@ -2,20 +2,15 @@ import { msToNs } from '../../lib/duration.js';
 import type { OptionDefinition } from './option-types.js';
 import type { DeploymentValues } from './registry.js';
 
-/** Where the daemon writes its logs, as the reference names a log destination. */
-const STDERR = '/dev/stderr';
-
 /**
  * The value of one option as the deployment config shows it, in the reference's JSON types:
  * durations in nanoseconds, URLs as their text (the reference's URL type marshals to a string),
- * secrets blanked. `--log-json` is a switch here but a log file path in the reference, so JSON
- * logs show as the stream they go to, and no JSON logs as no path.
+ * secrets blanked.
  */
 export function wireValue(option: OptionDefinition<keyof DeploymentValues>, values: DeploymentValues): unknown {
   const value = values[option.key];
   if (option.secret) return option.kind === 'string-array' ? [] : '';
   if (option.kind === 'duration') return msToNs(value as number);
-  if (option.key === 'logJson') return value === true ? STDERR : '';
   // The claim mappings are JSON text on the command line, and objects in the reference's config.
   if (option.key === 'oidcGroupMapping' || option.key === 'oidcUserRoleMapping') return jsonObject(value as string);
   return value;
@@ -36,9 +31,4 @@ function jsonObject(text: string): unknown {
  */
 export function isUrlSetting(option: OptionDefinition<keyof DeploymentValues>): boolean {
   return option.kind === 'url' || option.key === 'wildcardAccessUrl';
-}
-
-/** The reference's human-readable log destination: the stream Cove writes readable lines to. */
-export function humanLogPath(values: DeploymentValues): string {
-  return values.logJson ? '' : STDERR;
 }

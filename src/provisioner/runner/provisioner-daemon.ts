@@ -1,9 +1,11 @@
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { Value } from '@sinclair/typebox/value';
 import type { RawData, WebSocket } from 'ws';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { closeSocket } from '../../lib/close-socket.js';
 import { reconnectLoop, type ReconnectBackoff } from '../../lib/reconnect.js';
 import { StateChanges } from '../../lib/state-changes.js';
+import { contextFromHeaders, tracer } from '../../lib/trace-context.js';
 import { dialProvisionerDaemon, type ProvisionerDaemonIdentity } from '../../sdk/provisioner-daemon-socket.js';
 import { ServerMessage, type AcquiredJob, type DaemonMessage } from '../../sdk/wire/provisioner-protocol.js';
 import type { Provisioner } from '../provisioner.js';
@@ -215,9 +217,22 @@ class ProvisionerDaemon implements ProvisionerDaemonHandle {
     const running: RunningJob = { id: job.job_id, controller: new AbortController() };
     this.#job = running;
     this.#logger.info({ job_id: job.job_id, type: job.type, provisioner: job.provisioner }, 'running provisioner job');
-    void runJob(job, provisioner, this.#jobIo(running.controller.signal))
+    // A child of the daemon's span of the job, whichever process this runs in.
+    const parent = contextFromHeaders(job.trace_metadata);
+    const span = tracer.startSpan(
+      `build ${job.type}`,
+      { kind: SpanKind.CONSUMER, attributes: { 'cove.job.id': job.job_id, 'cove.job.provisioner': job.provisioner } },
+      parent,
+    );
+    void context
+      .with(trace.setSpan(parent, span), () => runJob(job, provisioner, this.#jobIo(running.controller.signal)))
       .catch((error: unknown) => this.#runnerFailed(job, error))
-      .then((report) => this.#jobDone(report));
+      .then((report) => {
+        span.setAttribute('cove.job.outcome', report.type);
+        if (report.type === 'fail') span.setStatus({ code: SpanStatusCode.ERROR, message: report.error });
+        span.end();
+        this.#jobDone(report);
+      });
   }
 
   #jobIo(signal: AbortSignal): JobIo {

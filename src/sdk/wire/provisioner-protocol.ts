@@ -182,6 +182,8 @@ export const AcquiredJob = Type.Object({
   /** The previous build's provisioner state, base64; null for the first build. */
   previous_state_base64: Type.Union([Type.String(), Type.Null()]),
   log_level: Type.String(),
+  /** The job's W3C trace context (`traceparent`, `tracestate`) when the daemon traces, as the reference's `trace_metadata`. */
+  trace_metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type AcquiredJob = Static<typeof AcquiredJob>;
 
