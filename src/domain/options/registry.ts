@@ -18,6 +18,7 @@ import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
+import { TLS_OPTIONS, type TlsValues } from './tls.js';
 
 /**
  * Every server setting, declared once, in the file of its group. `cove serve --help`, the
@@ -44,7 +45,8 @@ export type DeploymentValues = NetworkingValues &
   AppearanceValues &
   ExternalAuthValues &
   NotificationsValues &
-  RetentionValues;
+  RetentionValues &
+  TlsValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -90,4 +92,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...RETENTION_OPTIONS,
   ...from(GENERAL_OPTIONS, 'configFile'),
   ...NOTIFICATIONS_OPTIONS,
+  ...TLS_OPTIONS,
 ];
