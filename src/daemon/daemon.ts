@@ -35,6 +35,7 @@ import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { applyHttpsPolicy } from './https-policy.js';
 import { listenTls } from './tls-listener.js';
+import { loadTlsCertificates } from './tls-certificates.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
 import { HealthChecker } from '../api/health/health-checker.js';
 import { securePrivateFiles } from './private-files.js';
@@ -140,6 +141,8 @@ export function databaseTarget(options: ResolvedOptions): DatabaseTarget {
  */
 export async function startDaemon(options: ResolvedOptions, dependencies: DaemonDependencies): Promise<Daemon> {
   const { logger } = dependencies;
+  // Certificate files are checked before anything opens: a wrong path fails at once, naming its option.
+  if (options.values.tlsEnable) loadTlsCertificates(options.values);
   const target = databaseTarget(options);
   const tightened = securePrivateFiles(options.values.dataDir, target.kind === 'sqlite');
   if (tightened.length > 0) logger.warn({ paths: tightened }, 'made files of the data directory private to their owner');
