@@ -7,7 +7,7 @@ import type { GlobalOptions } from './command.js';
 /**
  * Reads the files of `--client-tls-ca-file`, `--client-tls-cert-file` and `--client-tls-key-file`
  * and makes every connection of this process use them: a deployment whose certificate a private
- * CA signed is trusted (beside the system's CAs), and the client certificate is presented to one
+ * CA signed is trusted (beside the public CAs built in), and the client certificate is presented to one
  * that asks for it. Done before the command runs, so a missing file fails at once, naming its option.
  */
 export function applyClientTls(global: GlobalOptions): void {

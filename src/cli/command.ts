@@ -25,7 +25,7 @@ export interface GlobalOptions {
   readonly globalConfig?: string | undefined;
   /** False under `--no-version-warning`. */
   readonly versionWarning?: boolean | undefined;
-  /** `--client-tls-ca-file`: a CA trusted for the deployment's certificate, beside the system's. */
+  /** `--client-tls-ca-file`: a CA trusted for the deployment's certificate, beside the public ones built in. */
   readonly clientTlsCaFile?: string | undefined;
   /** `--client-tls-cert-file` and `--client-tls-key-file`: the client certificate presented. */
   readonly clientTlsCertFile?: string | undefined;

@@ -46,7 +46,7 @@ export function newProgram(io: CliIo): Command {
     .addOption(
       new Option(
         '--client-tls-ca-file <file>',
-        "PEM certificate of a CA to trust for the deployment's HTTPS, beside the system's (a private CA)",
+        "PEM certificate of a CA to trust for the deployment's HTTPS, beside the public ones built in (a private CA)",
       ).env('COVE_CLIENT_TLS_CA_FILE'),
     )
     .addOption(

@@ -5,7 +5,7 @@
  * uses it without each caller passing it along.
  */
 export interface ClientTls {
-  /** PEM certificates of the authorities trusted, the system's ones included; undefined for the system's alone. */
+  /** PEM certificates of the authorities trusted, the public ones built in included; undefined for those alone. */
   readonly ca?: readonly string[];
   /** PEM client certificate, with its key. */
   readonly cert?: string;
