@@ -347,7 +347,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         logger,
       ),
     };
-    applyHttpsPolicy(app.server, options.values, () => values.accessUrl);
+    applyHttpsPolicy(app.server, options, () => values.accessUrl);
     // An empty --http-address serves HTTPS alone (tls-checks.ts refuses it without --tls-enable).
     const [host, port] = options.values.httpAddress === '' ? ['', 0] : splitHostPort(options.values.httpAddress, '--http-address');
     const httpUrl = host === '' ? await app.ready().then(() => '') : await app.listen({ host, port });

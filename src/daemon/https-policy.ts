@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { DeploymentValues } from '../domain/deployment-options.js';
+import type { ResolvedOptions } from '../domain/deployment-options.js';
 import { hstsHeader } from '../domain/options/tls-checks.js';
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -13,15 +13,18 @@ type RequestListener = (request: IncomingMessage, response: ServerResponse) => v
  * every route, the dashboard's files included, answer the same way. `accessUrl` is read per
  * request: the default one is known only once the port is bound.
  */
-export function applyHttpsPolicy(server: HttpServer, values: DeploymentValues, accessUrl: () => string): void {
+export function applyHttpsPolicy(server: HttpServer, options: ResolvedOptions, accessUrl: () => string): void {
+  const { values } = options;
   const hsts = hstsHeader(values.strictTransportSecurity, values.strictTransportSecurityOptions);
-  if (hsts === '' && !values.redirectToAccessUrl) return;
+  // The deprecated --tls-redirect-http-to-https decides when given, as the reference lets it.
+  const redirect = options.sources.tlsRedirectHttp === 'default' ? values.redirectToAccessUrl : values.tlsRedirectHttp;
+  if (hsts === '' && !redirect) return;
   const wildcard = values.wildcardAccessUrl.replace(/^\*\./, '.').split(':')[0]?.toLowerCase() ?? '';
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const encrypted = (request.socket as Partial<TLSSocket>).encrypted === true;
-    if (values.redirectToAccessUrl) {
+    if (redirect) {
       const target = redirectTarget(request, encrypted, new URL(accessUrl()), wildcard);
       if (target) {
         response.writeHead(307, { location: target, 'content-length': '0' }).end();

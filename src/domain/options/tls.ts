@@ -28,6 +28,9 @@ export interface TlsValues {
   readonly redirectToAccessUrl: boolean;
   readonly strictTransportSecurity: number;
   readonly strictTransportSecurityOptions: readonly string[];
+  readonly tlsRedirectHttp: boolean;
+  readonly tlsClientCertFile: string;
+  readonly tlsClientKeyFile: string;
 }
 
 /** The TLS options, in `--help` order. */
@@ -180,5 +183,46 @@ export const TLS_OPTIONS: readonly OptionDefinition<keyof TlsValues>[] = [
     kind: 'string-array',
     default: '',
     description: 'Added to the Strict-Transport-Security header: "includeSubDomains" and/or "preload". Needs --strict-transport-security.',
+  },
+  {
+    key: 'tlsRedirectHttp',
+    name: 'Redirect HTTP to HTTPS',
+    flag: 'tls-redirect-http-to-https',
+    env: 'COVE_TLS_REDIRECT_HTTP_TO_HTTPS',
+    yaml: 'redirectHTTP',
+    group: TLS_GROUP,
+    configPath: ['tls', 'redirect_http'],
+    kind: 'bool',
+    default: 'true',
+    hidden: true,
+    description: 'Deprecated: use --redirect-to-access-url. When set, it turns that option on or off.',
+  },
+  {
+    key: 'tlsClientCertFile',
+    name: 'TLS Client Cert File',
+    flag: 'tls-client-cert-file',
+    env: 'COVE_TLS_CLIENT_CERT_FILE',
+    yaml: 'clientCertFile',
+    group: TLS_GROUP,
+    configPath: ['tls', 'client_cert_file'],
+    kind: 'string',
+    default: '',
+    hidden: true,
+    description:
+      "Read from the reference's configuration files and shown in the deployment config; the daemon's own requests do not present it.",
+  },
+  {
+    key: 'tlsClientKeyFile',
+    name: 'TLS Client Key File',
+    flag: 'tls-client-key-file',
+    env: 'COVE_TLS_CLIENT_KEY_FILE',
+    yaml: 'clientKeyFile',
+    group: TLS_GROUP,
+    configPath: ['tls', 'client_key_file'],
+    kind: 'string',
+    default: '',
+    hidden: true,
+    description:
+      "Read from the reference's configuration files and shown in the deployment config; the daemon's own requests do not present it.",
   },
 ];
