@@ -1,3 +1,4 @@
+import { clientTlsOptions } from '../sdk/client-tls.js';
 import type { WebSocket } from 'ws';
 
 /**
@@ -16,7 +17,11 @@ export async function dialDaemon(
   const target = new URL(`${url.replace(/\/$/, '')}/api/v2${path}`);
   target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
   for (const [key, value] of Object.entries(query)) target.searchParams.set(key, value);
-  const socket = new WebSocket(target, { headers: { 'Service-Session-Token': token }, perMessageDeflate: false });
+  const socket = new WebSocket(target, {
+    headers: { 'Service-Session-Token': token },
+    perMessageDeflate: false,
+    ...clientTlsOptions(),
+  });
   return new Promise((resolve, reject) => {
     socket.once('open', () => {
       socket.pause();

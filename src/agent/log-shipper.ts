@@ -1,4 +1,5 @@
 import type { AgentLogInput, PatchAgentLogsRequest, PostLogSourceRequest } from '../sdk/wire/agent-protocol.js';
+import { sendHttpRequest } from '../sdk/http-transport.js';
 import type { AgentLogger } from './agent-logger.js';
 import { sleep } from '../lib/reconnect.js';
 import { StateChanges } from '../lib/state-changes.js';
@@ -166,16 +167,15 @@ export class LogShipper {
     return true;
   }
 
-  async #request(method: string, path: string, body: unknown): Promise<Response> {
-    const response = await fetch(`${this.#options.url.replace(/\/$/, '')}${path}`, {
+  async #request(method: string, path: string, body: unknown): Promise<{ readonly ok: boolean; readonly status: number }> {
+    // Through the SDK's transport: it trusts the CA of --client-tls-ca-file, which fetch would not.
+    const answer = await sendHttpRequest(new URL(`${this.#options.url.replace(/\/$/, '')}${path}`), {
       method,
       headers: { 'Service-Session-Token': this.#options.token, 'content-type': 'application/json' },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
+      timeoutMs: 30_000,
     });
-    // The body is not needed; reading it frees the connection for the next request.
-    await response.arrayBuffer().catch(() => undefined);
-    return response;
+    return { ok: answer.status >= 200 && answer.status < 300, status: answer.status };
   }
 }
 

@@ -25,6 +25,11 @@ export interface GlobalOptions {
   readonly globalConfig?: string | undefined;
   /** False under `--no-version-warning`. */
   readonly versionWarning?: boolean | undefined;
+  /** `--client-tls-ca-file`: a CA trusted for the deployment's certificate, beside the public ones built in. */
+  readonly clientTlsCaFile?: string | undefined;
+  /** `--client-tls-cert-file` and `--client-tls-key-file`: the client certificate presented. */
+  readonly clientTlsCertFile?: string | undefined;
+  readonly clientTlsKeyFile?: string | undefined;
 }
 
 /** How long a plain request may take when neither `--request-timeout` nor `COVE_REQUEST_TIMEOUT` says. */

@@ -7,6 +7,7 @@ import { COMMANDS } from './command-table.js';
 import { isGitAskpassCall } from './git-askpass-prompt.js';
 import { processIo, type CliIo } from './io.js';
 import { timedOut } from './request-timeout.js';
+import { tlsFailure } from './tls-failure.js';
 import { validationSentence } from './validation-text.js';
 import { newProgram, registerCommand } from './program.js';
 
@@ -20,6 +21,9 @@ const VALUE_OPTIONS = new Set([
   '--header',
   '--header-command',
   '--global-config',
+  '--client-tls-ca-file',
+  '--client-tls-cert-file',
+  '--client-tls-key-file',
 ]);
 
 /**
@@ -111,6 +115,8 @@ function describeError(error: unknown): ErrorReport {
     return timedOut(error);
   }
   if (error instanceof DeploymentUnreachableError) {
+    const tls = tlsFailure(error.cause);
+    if (tls) return tls;
     return {
       message: `Could not reach the deployment${error.code ? ` (${error.code})` : ''}.`,
       hint: 'Check the URL, and that "cove serve" is running there.',

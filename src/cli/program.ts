@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { Command, Option } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { CommandContext, type CommandSpec, type GlobalOptions } from './command.js';
+import { applyClientTls } from './client-tls-files.js';
 import type { CliIo } from './io.js';
 import { isListOption, listOption, splitCommaList } from './list-options.js';
 import { parseColumnSelection, unknownColumn } from './output.js';
@@ -42,6 +43,18 @@ export function newProgram(io: CliIo): Command {
         'The directory where cove keeps its config and credentials (default: $XDG_CONFIG_HOME/cove, else ~/.config/cove)',
       ).env('COVE_CONFIG_DIR'),
     )
+    .addOption(
+      new Option(
+        '--client-tls-ca-file <file>',
+        "PEM certificate of a CA to trust for the deployment's HTTPS, beside the public ones built in (a private CA)",
+      ).env('COVE_CLIENT_TLS_CA_FILE'),
+    )
+    .addOption(
+      new Option('--client-tls-cert-file <file>', 'PEM client certificate to present to a deployment that asks for one').env(
+        'COVE_CLIENT_TLS_CERT_FILE',
+      ),
+    )
+    .addOption(new Option('--client-tls-key-file <file>', 'PEM key of --client-tls-cert-file').env('COVE_CLIENT_TLS_KEY_FILE'))
     .addOption(
       new Option('--no-version-warning', 'Do not warn when this cove and the deployment run different versions').env(
         'COVE_NO_VERSION_WARNING',
@@ -102,6 +115,7 @@ export async function registerCommand(
       const unknown = columns?.find((name) => !columnNames.includes(name));
       if (unknown !== undefined) throw unknownColumn(unknown, columnNames);
       const context = new CommandContext(io, globalOptions(self.optsWithGlobals<Record<string, unknown>>()), columns);
+      applyClientTls(context.global);
       setExit(await run(context, positional, options));
     });
   }
@@ -118,7 +132,15 @@ function globalOptions(all: Readonly<Record<string, unknown>>): GlobalOptions {
     headerCommand: typeof all['headerCommand'] === 'string' ? all['headerCommand'] : undefined,
     globalConfig: typeof all['globalConfig'] === 'string' && all['globalConfig'] !== '' ? all['globalConfig'] : undefined,
     versionWarning: all['versionWarning'] !== false,
+    clientTlsCaFile: stringOption(all['clientTlsCaFile']),
+    clientTlsCertFile: stringOption(all['clientTlsCertFile']),
+    clientTlsKeyFile: stringOption(all['clientTlsKeyFile']),
   };
+}
+
+/** A text option's value; undefined when absent or empty. */
+function stringOption(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** Adds a repeated option's value to the ones before it. */

@@ -34,6 +34,9 @@ import type { NotificationQueue } from '../domain/notifications/notification-que
 import { openEventExport } from './event-export-writer.js';
 import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
+import { applyHttpsPolicy } from './https-policy.js';
+import { listenTls } from './tls-listener.js';
+import { loadTlsCertificates } from './tls-certificates.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
 import { HealthChecker } from '../api/health/health-checker.js';
 import { securePrivateFiles } from './private-files.js';
@@ -139,6 +142,8 @@ export function databaseTarget(options: ResolvedOptions): DatabaseTarget {
  */
 export async function startDaemon(options: ResolvedOptions, dependencies: DaemonDependencies): Promise<Daemon> {
   const { logger } = dependencies;
+  // Certificate files are checked before anything opens: a wrong path fails at once, naming its option.
+  if (options.values.tlsEnable) loadTlsCertificates(options.values);
   const target = databaseTarget(options);
   const tightened = securePrivateFiles(options.values.dataDir, target.kind === 'sqlite');
   if (tightened.length > 0) logger.warn({ paths: tightened }, 'made files of the data directory private to their owner');
@@ -344,14 +349,20 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         logger,
       ),
     };
-    const [host, port] = splitHostPort(options.values.httpAddress, '--http-address');
-    const address = await app.listen({ host, port });
-    const url = address;
+    applyHttpsPolicy(app.server, options, () => values.accessUrl);
+    // An empty --http-address serves HTTPS alone (tls-checks.ts refuses it without --tls-enable).
+    const [host, port] = options.values.httpAddress === '' ? ['', 0] : splitHostPort(options.values.httpAddress, '--http-address');
+    const httpUrl = host === '' ? await app.ready().then(() => '') : await app.listen({ host, port });
+    const tls = options.values.tlsEnable ? await listenTls(app.server, options.values, logger).catch(closeApp(app)) : undefined;
+    const url = httpUrl || (tls?.url ?? '');
     // With the default access URL and a random port (`:0`), agents must dial the port actually bound.
-    if (options.sources.accessUrl === 'default') values.accessUrl = url;
+    if (options.sources.accessUrl === 'default') values.accessUrl = tls?.url ?? url;
     // Other replicas relay streams to the agents connected here through this address.
     relay.localUrl = options.values.relayUrl || url;
-    logger.info({ url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' }, 'cove is listening');
+    logger.info(
+      { url, tls_url: tls?.url, access_url: values.accessUrl, database: target.kind === 'sqlite' ? target.file : 'postgres' },
+      'cove is listening',
+    );
     const metricsUrl = metrics ? await metrics.listen(options.values.prometheusAddress).catch(closeApp(app)) : '';
     if (metricsUrl) logger.info({ url: `${metricsUrl}/metrics` }, 'serving Prometheus metrics');
     for (const task of Object.values(tasks)) task.start();
@@ -382,7 +393,9 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         const beside = [provisioners.stop(), ...Object.values(tasks).map((task) => task.stop()), stopEntitlementEvents(), metrics?.close()];
         stopEntitlementResume();
         await within(Promise.all(beside), SHUTDOWN_STEPS_MS.beside, 'provisioner daemons, tasks and metrics', logger);
+        const tlsClosed = tls?.close();
         await within(app.close(), SHUTDOWN_STEPS_MS.api, 'the API and its connections', logger);
+        if (tlsClosed) await within(tlsClosed, SHUTDOWN_STEPS_MS.api, 'the HTTPS listener', logger);
         // The ends of the connections the API just closed are written before the database goes.
         await within(
           connectionLog.flush().then(() => store.close()),

@@ -8,6 +8,7 @@ import { OptionError } from './options/option-error.js';
 import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
 import { TrustedProxies } from './trusted-proxies.js';
+import { checkTlsOptions } from './options/tls-checks.js';
 
 /**
  * Resolves the server settings declared in options/: flags over environment over YAML over
@@ -63,7 +64,10 @@ export function resolveOptions(input: {
     values[option.key] = parseValue(option, text, origin);
     sources[option.key] = source;
   }
-  if (values['accessUrl'] === '') values['accessUrl'] = `http://${String(values['httpAddress'])}`;
+  if (values['accessUrl'] === '') {
+    values['accessUrl'] =
+      values['tlsEnable'] === true ? `https://${String(values['tlsAddress'])}` : `http://${String(values['httpAddress'])}`;
+  }
   values['externalAuthProviders'] = readExternalAuthProviders({ env: input.env, yaml: input.yaml });
   checkCombinations(values as unknown as DeploymentValues);
   return {
@@ -107,6 +111,7 @@ function checkCombinations(values: DeploymentValues): void {
   checkTokenEncryptionKeys(values.externalTokenEncryptionKeys);
   checkNotificationOptions(values);
   TrustedProxies.fromOptions(values);
+  checkTlsOptions(values);
   try {
     idpSyncSettings(values);
   } catch (error) {

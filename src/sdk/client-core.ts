@@ -1,3 +1,4 @@
+import { clientTlsOptions } from './client-tls.js';
 import { DeploymentTimeoutError, headerValue, sendHttpRequest } from './http-transport.js';
 import { ApiError } from './api-error.js';
 import type { Response } from './wire/index.js';
@@ -122,6 +123,7 @@ export class ClientCore {
     const socket = new WebSocket(url, {
       headers,
       perMessageDeflate: false,
+      ...clientTlsOptions(),
       ...(this.timeoutMs ? { handshakeTimeout: this.timeoutMs } : {}),
     });
     return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@
 // would pay every time. node:http loads in a few milliseconds.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import { clientTlsOptions } from './client-tls.js';
 
 // Loaded on the first request, with require: the single executable's main script cannot import().
 const require = createRequire(import.meta.url);
@@ -72,7 +73,8 @@ export async function openHttpRequest(url: URL, init: HttpRequest): Promise<Inco
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
     let answer: IncomingMessage | undefined;
-    const outgoing = request(url, { method: init.method, headers, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
+    const tls = url.protocol === 'https:' ? clientTlsOptions() : {};
+    const outgoing = request(url, { method: init.method, headers, ...tls, ...(init.signal ? { signal: init.signal } : {}) }, (response) => {
       answer = response;
       response.once('close', () => clearTimeout(timer));
       resolve(response);

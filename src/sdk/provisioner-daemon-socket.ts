@@ -1,3 +1,4 @@
+import { clientTlsOptions } from './client-tls.js';
 import type { WebSocket } from 'ws';
 import { VERSION } from '../lib/version.js';
 import { PROVISIONER_KEY_HEADER } from './wire/provisioner-protocol.js';
@@ -37,7 +38,7 @@ export async function dialProvisionerDaemon(identity: ProvisionerDaemonIdentity)
   const headers: Record<string, string> = {};
   if (identity.key) headers[PROVISIONER_KEY_HEADER] = identity.key;
   if (identity.sessionToken) headers['service-session-token'] = identity.sessionToken;
-  const socket = new WebSocket(target, { headers, maxPayload: 256 * 1024 * 1024 });
+  const socket = new WebSocket(target, { headers, maxPayload: 256 * 1024 * 1024, ...clientTlsOptions() });
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket));
     socket.once('unexpected-response', (_request, response) => {

@@ -14,6 +14,9 @@ import { OPTION_DEFINITIONS, type DeploymentValues } from '../../src/domain/depl
 /** Options read elsewhere than through their key, each with why. */
 const ALLOWED_UNREAD: Readonly<Partial<Record<keyof DeploymentValues, string>>> = {
   configFile: 'read by `cove serve` from the raw flags before the other options are resolved: it names the YAML file they come from',
+  tlsClientCertFile:
+    "hidden, accepted from the reference's configuration and shown in the deployment config's tls object; the daemon's own outgoing requests present no client certificate",
+  tlsClientKeyFile: 'hidden, the key of --tls-client-cert-file: accepted and shown in the deployment config, not used by the daemon',
 };
 
 const SOURCE_ROOT = join(import.meta.dirname, '..', '..', 'src');

@@ -19,6 +19,7 @@ import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
 import { SESSION_OPTIONS, type SessionValues } from './sessions.js';
 import { SSH_OPTIONS, type SshValues } from './ssh.js';
+import { TLS_OPTIONS, type TlsValues } from './tls.js';
 import { TRACING_OPTIONS, type TracingValues } from './tracing.js';
 
 /**
@@ -48,7 +49,8 @@ export type DeploymentValues = NetworkingValues &
   NotificationsValues &
   RetentionValues &
   ProxyValues &
-  TracingValues;
+  TracingValues &
+  TlsValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -96,4 +98,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...NOTIFICATIONS_OPTIONS,
   ...PROXY_OPTIONS,
   ...TRACING_OPTIONS,
+  ...TLS_OPTIONS,
 ];

@@ -11,6 +11,8 @@ export function wireValue(option: OptionDefinition<keyof DeploymentValues>, valu
   const value = values[option.key];
   if (option.secret) return option.kind === 'string-array' ? [] : '';
   if (option.kind === 'duration') return msToNs(value as number);
+  // The reference's client reads these lists as one comma-separated string.
+  if (option.key === 'tlsCertFiles' || option.key === 'tlsKeyFiles' || option.key === 'tlsCiphers') return (value as string[]).join(',');
   // The claim mappings are JSON text on the command line, and objects in the reference's config.
   if (option.key === 'oidcGroupMapping' || option.key === 'oidcUserRoleMapping') return jsonObject(value as string);
   return value;
