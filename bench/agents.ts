@@ -11,13 +11,15 @@
 //   BENCH_AGENT_WORKSPACES=100 BENCH_AGENTS_PER_WORKSPACE=20 BENCH_AGENT_WINDOW_SECONDS=30
 import { recordFigure } from './summary.js';
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { WebSocket } from 'ws';
+import { SimulatedAgentFleet } from '../src/cli/scaletest/agent-fleet.js';
+import { mapLimit } from '../src/cli/scaletest/map-limit.js';
+import { newSimulatedAgentCounters } from '../src/cli/scaletest/simulated-agent.js';
 import { createTar } from '../src/lib/archive/index.js';
 import { CoveClient } from '../src/sdk/client.js';
 import type { WorkspaceAgent } from '../src/sdk/wire/index.js';
@@ -196,19 +198,7 @@ export function median(values: readonly number[]): number {
   );
 }
 
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const index = next++;
-      if (index >= items.length) return;
-      results[index] = await work(items[index] as T, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+export { mapLimit };
 
 export const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -246,196 +236,27 @@ type FromSimulator =
 
 async function simulate(): Promise<void> {
   const send = (message: FromSimulator): void => void process.send?.(message);
-  let url = '';
-  let stopping = false;
-  const counters = {
-    connectedNow: 0,
-    everConnected: 0,
-    connectFailures: 0,
-    disconnects: 0,
-    reconnects: 0,
-    pingsReceived: 0,
-    daemonErrors: 0,
-    logSourceOk: 0,
-    logSourceFailed: 0,
-    patchOk: 0,
-    patchFailed: 0,
-    statsSent: 0,
-  };
-  const firstDaemonErrors: string[] = [];
-  const patchFailures: Record<string, number> = {};
-  const closeCodes: Record<string, number> = {};
-  let patchLatencies: number[] = [];
-
-  class SimAgent {
-    socket: WebSocket | undefined;
-    sourceId: string | undefined;
-    startedUp = false;
-    timer: NodeJS.Timeout | undefined;
-    backoff = 250;
-    constructor(
-      readonly token: string,
-      readonly active: boolean,
-    ) {}
-
-    /** Connects and resolves once the manifest arrived (or the attempt failed). */
-    connect(): Promise<boolean> {
-      return new Promise((resolvePromise) => {
-        const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/me/rpc`, {
-          headers: { 'Service-Session-Token': this.token },
-          perMessageDeflate: false,
-        });
-        this.socket = socket;
-        let manifest = false;
-        socket.on('ping', () => counters.pingsReceived++);
-        socket.on('message', (data, isBinary) => {
-          if (isBinary) return;
-          const message = JSON.parse(data.toString()) as { type: string; message?: string };
-          if (message.type === 'manifest' && !manifest) {
-            manifest = true;
-            counters.connectedNow++;
-            counters.everConnected++;
-            this.backoff = 250;
-            resolvePromise(true);
-            void this.#afterManifest();
-          } else if (message.type === 'error') {
-            counters.daemonErrors++;
-            if (firstDaemonErrors.length < 5) firstDaemonErrors.push(message.message ?? '');
-          }
-        });
-        socket.once('unexpected-response', (_request, response) => {
-          const key = `http ${response.statusCode}`;
-          closeCodes[key] = (closeCodes[key] ?? 0) + 1;
-          response.resume();
-          socket.terminate();
-        });
-        socket.on('error', () => undefined);
-        socket.once('close', (code) => {
-          closeCodes[String(code)] = (closeCodes[String(code)] ?? 0) + 1;
-          if (manifest) counters.connectedNow--;
-          else {
-            counters.connectFailures++;
-            resolvePromise(false);
-          }
-          if (stopping) return;
-          if (manifest) counters.disconnects++;
-          // Reconnect with backoff, as the real agent does (250 ms to 10 s).
-          const wait = this.backoff;
-          this.backoff = Math.min(this.backoff * 2, 10_000);
-          setTimeout(() => {
-            if (stopping) return;
-            counters.reconnects++;
-            void this.connect();
-          }, wait);
-        });
-      });
-    }
-
-    async #afterManifest(): Promise<void> {
-      if (!this.startedUp) {
-        this.startedUp = true;
-        const now = new Date().toISOString();
-        this.#send({ type: 'startup', version: 'v2.24.0', expanded_directory: '/home/coder', subsystems: [] });
-        this.#send({ type: 'lifecycle', state: 'starting', changed_at: now });
-        this.#send({ type: 'lifecycle', state: 'ready', changed_at: new Date().toISOString() });
-      }
-      if (!this.sourceId) {
-        const id = randomUUID();
-        try {
-          const response = await this.#http('POST', '/workspaceagents/me/log-source', {
-            id,
-            display_name: 'Startup Script',
-            icon: '/emojis/25b6.png',
-          });
-          if (response.status === 201) {
-            this.sourceId = id;
-            counters.logSourceOk++;
-          } else counters.logSourceFailed++;
-        } catch {
-          counters.logSourceFailed++;
-        }
-      }
-      if (!this.timer) {
-        // Spread over the interval so that the agents do not all report at once.
-        this.timer = setTimeout(() => {
-          this.timer = setInterval(() => this.#tick(), STATS_INTERVAL_MS);
-          this.#tick();
-        }, Math.random() * STATS_INTERVAL_MS);
-      }
-    }
-
-    #tick(): void {
-      if (stopping) return;
-      if (this.socket?.readyState === WebSocket.OPEN) {
-        counters.statsSent++;
-        // A quarter of the agents are in use (bytes moved, a session open); the rest are idle.
-        this.#send({
-          type: 'stats',
-          rx_bytes: this.active ? 1000 + Math.floor(Math.random() * 100_000) : 0,
-          tx_bytes: this.active ? 1000 + Math.floor(Math.random() * 100_000) : 0,
-          session_count_ssh: this.active ? 1 : 0,
-          session_count_reconnecting_pty: 0,
-          session_count_vscode: 0,
-          session_count_jetbrains: 0,
-          connection_median_latency_ms: this.active ? 2 + Math.random() * 10 : -1,
-        });
-      }
-      if (!this.sourceId) return;
-      const now = Date.now();
-      const logs = Array.from({ length: 5 }, (_, i) => ({
-        created_at: new Date(now + i).toISOString(),
-        level: 'info',
-        output: `[bench] step ${i + 1}/5: ${randomBytes(12).toString('hex')} done in ${Math.floor(Math.random() * 900)}ms`,
-      }));
-      const started = performance.now();
-      this.#http('PATCH', '/workspaceagents/me/logs', { log_source_id: this.sourceId, logs }).then(
-        (response) => {
-          patchLatencies.push(performance.now() - started);
-          if (response.status === 200) counters.patchOk++;
-          else {
-            counters.patchFailed++;
-            patchFailures[`http ${response.status}`] = (patchFailures[`http ${response.status}`] ?? 0) + 1;
-          }
-        },
-        (error: unknown) => {
-          counters.patchFailed++;
-          const key = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
-          patchFailures[key] = (patchFailures[key] ?? 0) + 1;
-        },
-      );
-    }
-
-    #send(message: unknown): void {
-      if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
-    }
-
-    async #http(method: string, path: string, body: unknown): Promise<{ status: number }> {
-      const response = await fetch(`${url}/api/v2${path}`, {
-        method,
-        headers: { 'Service-Session-Token': this.token, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      });
-      await response.arrayBuffer();
-      return { status: response.status };
-    }
-
-    stop(): void {
-      clearTimeout(this.timer);
-      clearInterval(this.timer);
-      this.socket?.close(1000, 'bench over');
-    }
-  }
-
-  let agents: SimAgent[] = [];
+  let fleet: SimulatedAgentFleet | undefined;
   const report = (): SimulatorReport => {
-    const sorted = [...patchLatencies].sort((a, b) => a - b);
+    const c = fleet?.counters ?? newSimulatedAgentCounters();
+    const sorted = [...c.patchLatencies].sort((a, b) => a - b);
     return {
-      agents: agents.length,
-      ...counters,
-      firstDaemonErrors,
-      patchFailures,
-      closeCodes,
+      agents: fleet?.agents.length ?? 0,
+      connectedNow: c.connectedNow,
+      everConnected: c.everConnected,
+      connectFailures: c.connectFailures,
+      disconnects: c.disconnects,
+      reconnects: c.reconnects,
+      pingsReceived: c.pingsReceived,
+      daemonErrors: c.daemonErrors,
+      firstDaemonErrors: c.firstDaemonErrors,
+      logSourceOk: c.logSourceOk,
+      logSourceFailed: c.logSourceFailed,
+      patchOk: c.patchOk,
+      patchFailed: c.patchFailed,
+      patchFailures: c.patchFailures,
+      statsSent: c.statsSent,
+      closeCodes: c.closeCodes,
       patchP50Ms: percentile(sorted, 50),
       patchP95Ms: percentile(sorted, 95),
     };
@@ -444,26 +265,21 @@ async function simulate(): Promise<void> {
   process.on('disconnect', () => process.exit(0));
   process.on('message', (message: ToSimulator) => {
     if (message.type === 'start') {
-      url = message.url;
-      agents = message.tokens.map((token, i) => new SimAgent(token, i % 4 === 0));
+      // Stats and a batch of log lines every 10 s; a quarter of the agents look busy.
       const started = performance.now();
-      void mapLimit(agents, message.connectConcurrency, (agent) => agent.connect()).then(() =>
-        send({ type: 'connected', ms: performance.now() - started, report: report() }),
-      );
+      const agents = new SimulatedAgentFleet(message.url, message.tokens, { statsIntervalSeconds: STATS_INTERVAL_MS / 1000, logs: true });
+      fleet = agents;
+      void agents
+        .connect(message.connectConcurrency, 0)
+        .then(() => send({ type: 'connected', ms: performance.now() - started, report: report() }));
     } else if (message.type === 'report') {
       send({ type: 'report', report: report() });
-      if (message.resetLatency) patchLatencies = [];
+      if (message.resetLatency && fleet) fleet.counters.patchLatencies = [];
     } else if (message.type === 'stop') {
-      stopping = true;
-      for (const agent of agents) agent.stop();
-      const deadline = Date.now() + 10_000;
-      const wait = (): void => {
-        if (agents.every((a) => !a.socket || a.socket.readyState === WebSocket.CLOSED) || Date.now() > deadline) {
-          send({ type: 'stopped' });
-          setTimeout(() => process.exit(0), 50);
-        } else setTimeout(wait, 50);
-      };
-      wait();
+      void (fleet?.stop() ?? Promise.resolve()).then(() => {
+        send({ type: 'stopped' });
+        setTimeout(() => process.exit(0), 50);
+      });
     }
   });
 }

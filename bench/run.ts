@@ -22,7 +22,10 @@
 //      p95 < 50 ms) and idle RSS (target within 10% of the first); on PostgreSQL too when
 //      COVE_TEST_PG_URL is set (target >= 0.7 x SQLite builds/s) (bench/builds.ts, about 3 minutes
 //      per database).
-// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli,logs,builds picks some of them (default: all, in that order).
+//  10. a team's mixed load (bench/scale.ts): 1,000 workspaces with simulated agents, 100 terminal
+//      streams at 10 KB/s and 50 dashboard users for 60 s (API p95 < 300 ms, echo p95 < 100 ms,
+//      0 errors, RSS < 1 GiB), then a ramp to the knee; on SQLite and on two PostgreSQL replicas.
+// BENCH_ONLY=startup,api,agents,relay,lists,single-file,cli,logs,builds,scale picks some of them (default: all, in that order).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +39,7 @@ import { cliBenchmark } from './cli.js';
 import { listsBenchmark } from './lists.js';
 import { logsBenchmark } from './logs.js';
 import { relayBenchmark } from './relay.js';
+import { scaleBenchmark } from './scale.js';
 import { singleExecutable } from '../test/helpers/single-executable.js';
 import { printSummary, recordFigure } from './summary.js';
 
@@ -179,7 +183,7 @@ async function singleFileBenchmark(): Promise<void> {
 }
 
 const only = new Set(
-  (process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli,logs,builds').split(',').map((name) => name.trim()),
+  (process.env['BENCH_ONLY'] ?? 'startup,api,agents,relay,lists,single-file,cli,logs,builds,scale').split(',').map((name) => name.trim()),
 );
 if (only.has('startup')) startupBenchmark();
 if (only.has('api')) await apiBenchmark();
@@ -190,4 +194,5 @@ if (only.has('single-file')) await singleFileBenchmark();
 if (only.has('cli')) await cliBenchmark(cove);
 if (only.has('logs')) await logsBenchmark();
 if (only.has('builds')) await buildsBenchmark();
+if (only.has('scale')) await scaleBenchmark();
 printSummary();

@@ -258,6 +258,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/audit.js')).auditCommand,
   },
   {
+    name: 'scaletest',
+    summary: 'Load a deployment with users, workspaces, terminal traffic and dashboard users, and measure it',
+    load: async () => (await import('./commands/scaletest.js')).scaletestCommand,
+  },
+  {
     name: 'completion',
     summary: 'Print a shell completion script (bash, zsh or fish)',
     // Given the table rather than importing it, which would tie the two files in a circle.

@@ -71,11 +71,20 @@ async function apply(input: BuildInput): Promise<ApplyResult> {
   resolveVariables(file.parse.variables, input.variableValues);
   const resources = resourcesOf(file, 'apply', input.transition).map((resource) => ({
     ...resource,
-    // A token written in echo.json is kept, so a test can connect a fake agent with it.
-    agents: resource.agents.map((agent) => ({ ...agent, auth_token: agent.auth_token === '' ? randomUUID() : agent.auth_token })),
+    // A token written in echo.json is kept, so a test can connect a fake agent with it; one written
+    // as `${parameter.NAME}` is that build parameter's value, so each workspace of one version can
+    // have its own known token (`cove scaletest --simulated-agents`).
+    agents: resource.agents.map((agent) => ({ ...agent, auth_token: tokenOf(agent.auth_token, input.parameterValues) })),
   }));
   const state = step.state !== undefined ? Buffer.from(step.state, 'utf8') : (input.previousState ?? Buffer.alloc(0));
   return { resources, state };
+}
+
+/** An agent's token: as written, a build parameter's value for `${parameter.NAME}`, or a fresh one when empty. */
+function tokenOf(written: string, parameters: BuildInput['parameterValues']): string {
+  const name = /^\$\{parameter\.([^}]+)\}$/.exec(written)?.[1];
+  const token = name === undefined ? written : (parameters.find((p) => p.name === name)?.value ?? '');
+  return token === '' ? randomUUID() : token;
 }
 
 /** The step for a transition: its own fields over the section's common ones. */
