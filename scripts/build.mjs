@@ -12,12 +12,11 @@
 // Content-Security-Policy allows no inline script or style.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { modulesOutsideFastPart } from './fast-part.mjs';
+import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
 
 /** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
 const FIRST_PAGE_GZIP_LIMIT = 300 * 1024;
@@ -33,34 +32,6 @@ function packagesExternalExcept(names) {
       builder.onResolve({ filter: /^[^./]/ }, (args) =>
         names.some((name) => args.path === name || args.path.startsWith(`${name}/`)) ? undefined : { path: args.path, external: true },
       );
-    },
-  };
-}
-
-/**
- * Node's own modules that are not loaded at every start (child_process, readline, http…) cost a
- * few milliseconds each to load, and the fast part's modules import them all at their top: there,
- * each becomes an object whose properties load the module when first read, so a command loads only
- * the ones it uses (`--version` none of them).
- */
-function lazyBuiltins() {
-  const require = createRequire(import.meta.url);
-  const loadedAtStart = new Set(['node:fs', 'node:path', 'node:url', 'node:util', 'node:events', 'node:buffer', 'node:module']);
-  return {
-    name: 'lazy-builtins',
-    setup(builder) {
-      builder.onResolve({ filter: /^node:/ }, (args) =>
-        loadedAtStart.has(args.path) || args.namespace === 'lazy-builtin' ? undefined : { path: args.path, namespace: 'lazy-builtin' },
-      );
-      builder.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
-        const names = Object.getOwnPropertyNames(require(args.path)).filter((name) => name !== 'default');
-        return {
-          contents:
-            `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
-            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n`,
-          loader: 'js',
-        };
-      });
     },
   };
 }

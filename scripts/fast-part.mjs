@@ -71,3 +71,58 @@ function packageRequirable() {
     return answers.get(name);
   };
 }
+
+/**
+ * Node's own modules that are not loaded at every start (child_process, readline, http…) cost a
+ * few milliseconds each to load, and the CLI's modules import them all at their top: in the fast
+ * part and the single executable's parts, each becomes an object whose properties load the module
+ * when first read, so a command loads only the ones it uses (`--version` none of them).
+ */
+export function lazyBuiltins() {
+  const require = createRequire(import.meta.url);
+  // Modules whose exports are a plain object of functions, classes and constants, read and never
+  // assigned through the import: the stand-in's getters keep their meaning. (A module that is a
+  // function itself, such as node:stream or node:assert, or node:process, whose properties are
+  // assigned, keeps its plain import; so do those loaded at every start anyway.)
+  const lazy = new Set(
+    [
+      'child_process',
+      'crypto',
+      'dgram',
+      'dns',
+      'http',
+      'http2',
+      'https',
+      'net',
+      'os',
+      'perf_hooks',
+      'readline',
+      'sea',
+      'tls',
+      'tty',
+      'v8',
+      'vm',
+      'worker_threads',
+      'zlib',
+    ]
+      .concat(['dns/promises', 'fs/promises', 'readline/promises', 'stream/promises', 'timers/promises'])
+      .map((name) => `node:${name}`),
+  );
+  return {
+    name: 'lazy-builtins',
+    setup(builder) {
+      builder.onResolve({ filter: /^node:/ }, (args) =>
+        lazy.has(args.path) && args.namespace !== 'lazy-builtin' ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+        const names = Object.getOwnPropertyNames(require(args.path)).filter((name) => name !== 'default');
+        return {
+          contents:
+            `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
+            `for (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n`,
+          loader: 'js',
+        };
+      });
+    },
+  };
+}
