@@ -12,8 +12,9 @@
 //      on SQLite and, when COVE_TEST_PG_URL is set, PostgreSQL (bench/lists.ts, a few minutes);
 //   6. `--version` of the single executable (`npm run package`, built once and cached) against
 //      `node -e 0` (target ratio <= 1.5);
-//   7. `cove whoami`, `cove ls` and `cove templates list` against a local daemon, each against
-//      `node -e 0` (bench/cli.ts; target ratio <= 1.8);
+//   7. `cove --version` (target ratio <= 1.3), `cove whoami`, `cove ls` and `cove templates list`
+//      against a local daemon (target ratio <= 1.5), each against `node -e 0` in pairs of runs, for
+//      bin/cove and the single executable (bench/cli.ts);
 //   8. agent log ingest with 100- and 1,000-line batches against a plain batched insert into the
 //      same SQLite file (bench/logs.ts; targets >= 0.25 and >= 0.5);
 //   9. 500 workspaces created and started from an echo template, 20 requests at a time: builds/s

@@ -2,12 +2,21 @@
 // `cove --version` stays close to a bare `node` start. npm packages stay external and load from
 // node_modules (native addons cannot be bundled), except commander, which every command loads.
 //
+// Beside it, the fast part dist/cli-fast.cjs: one CommonJS file with the commands that only talk to
+// a deployment (scripts/fast-part.mjs says which), which bin/cove runs with V8's code cache; the
+// commands it lacks run from the split build above. Its first line carries the hash of the rest, so
+// that a code cache is only ever used for the code it was made from.
+//
 // Then bundles the web dashboard (src/web) for browsers into dist/web: hashed, long-cacheable
 // files under dist/web/assets and an index.html that only references them, since the daemon's
 // Content-Security-Policy allows no inline script or style.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
 
 /** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
 const FIRST_PAGE_GZIP_LIMIT = 300 * 1024;
@@ -27,8 +36,33 @@ function packagesExternalExcept(names) {
   };
 }
 
+/** In the fast part, a module it does not hold is a stand-in whose loading says so (src/cli/fast-entry.ts). */
+function standInsForFullBuild(outside) {
+  return {
+    name: 'stand-ins-for-full-build',
+    setup(builder) {
+      builder.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
+        const resolved = await builder.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { inner: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        const path = relative(process.cwd(), resolved.path);
+        return outside.has(path) ? { path, namespace: 'full-build' } : undefined;
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'full-build' }, () => ({
+        contents: 'throw Object.assign(new Error("this command runs from the full build"), { code: "COVE_NOT_IN_FAST_PART" });',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
+const cli = await build({
   entryPoints: ['src/cli/entry.ts'],
   outdir: 'dist',
   bundle: true,
@@ -42,7 +76,40 @@ await build({
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
   },
   sourcemap: 'linked',
+  metafile: true,
   logLevel: 'warning',
+});
+
+const outsideFastPart = modulesOutsideFastPart(cli.metafile);
+const fast = await build({
+  entryPoints: ['src/cli/fast-entry.ts'],
+  write: false,
+  outfile: 'dist/cli-fast.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  // An import() of a package becomes a require() of it, as scripts/fast-part.mjs checked it can be.
+  supported: { 'dynamic-import': false },
+  plugins: [lazyBuiltins(), packagesExternalExcept(['commander']), standInsForFullBuild(outsideFastPart)],
+  // The fast part is one file in dist/, as the chunks are: what looks for files beside its module finds the same.
+  define: { 'import.meta.url': 'COVE_MODULE_URL' },
+  banner: { js: 'var COVE_MODULE_URL=require("node:url").pathToFileURL(__filename).href;' },
+  metafile: true,
+  logLevel: 'warning',
+});
+const fastCode = fast.outputFiles[0].text;
+const fastHash = createHash('sha256').update(fastCode).digest('hex').slice(0, 32);
+writeFileSync('dist/cli-fast.cjs', `// cove-fast-part ${fastHash}\n${fastCode}`);
+// What it holds, for the test that keeps the daemon out of it.
+writeFileSync('dist/cli-fast.inputs.json', `${JSON.stringify(Object.keys(fast.metafile.inputs).sort(), null, 1)}\n`);
+// The first runs then find the code cache made: a plain command that fails to connect compiles
+// most of what whoami, ls and templates list run (bin/cove writes the cache after its run).
+spawnSync(process.execPath, ['bin/cove', 'whoami', '--url', 'http://127.0.0.1:1', '--token', 'x'], {
+  stdio: 'ignore',
+  env: { ...process.env, COVE_CONFIG_DIR: 'dist/.no-config' },
 });
 
 // The app icons the daemon serves at /icon/ (src/api/dashboard/dashboard-files.ts reads them from

@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const arch = process.arch;
@@ -102,7 +103,7 @@ try {
     outfile: join(work, 'probe.cjs'),
     write: false,
     metafile: true,
-    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
+    plugins: [lazyBuiltins(), nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
   // CommonJS files (commander's own) stay private to the part that has them: the second part
   // reaches them only through an ES module of the main part.
@@ -125,41 +126,89 @@ try {
       loader: 'ts',
     },
     outfile: bundle,
-    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
+    plugins: [lazyBuiltins(), nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
 
-  const lazyBundle = join(work, 'lazy.cjs');
-  const lazy = [...lazyTargets];
+  // The lazily loaded modules split as bin/cove's are (scripts/fast-part.mjs): the plain commands'
+  // into the client part, the daemon, the agent and the rest into the last part.
+  const outside = modulesOutsideFastPart(
+    (
+      await build({
+        entryPoints: [join('src', 'cli', 'entry.ts')],
+        absWorkingDir: root,
+        outdir: join(work, 'split-probe'),
+        bundle: true,
+        splitting: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        write: false,
+        metafile: true,
+        logLevel: 'error',
+        plugins: [packagesExternalExcept(['commander'])],
+      })
+    ).metafile,
+  );
+  const clientTargets = [...lazyTargets].filter((path) => !outside.has(path));
+  const lazy = [...lazyTargets].filter((path) => outside.has(path));
+
+  // The client part exports every ES module it holds, so that the last part shares them.
+  const clientPlugins = [
+    nativeAddonsPlugin(),
+    embeddedHealthViewPlugin(),
+    sharedModulesPlugin(new Map(shared.map((path) => [path, 'mainModule']))),
+  ];
+  const clientSource = 'single-executable-client.ts';
+  const clientProbe = await build({
+    ...common,
+    stdin: {
+      contents: clientTargets.map((path) => `import ${JSON.stringify(`./${path}`)};`).join('\n'),
+      resolveDir: root,
+      sourcefile: clientSource,
+      loader: 'ts',
+    },
+    outfile: join(work, 'client-probe.cjs'),
+    write: false,
+    metafile: true,
+    plugins: clientPlugins,
+  });
+  const clientShared = Object.entries(clientProbe.metafile.inputs)
+    .filter(([path, input]) => input.format === 'esm' && !path.includes(':') && path !== clientSource)
+    .map(([path]) => path);
+  const clientBundle = join(work, 'client.cjs');
   await build({
     ...common,
     stdin: {
-      contents: [
-        ...lazy.map((path, i) => `import * as l${i} from ${JSON.stringify(`./${path}`)};`),
-        `export const modules = { ${lazy.map((path, i) => `${JSON.stringify(path)}: l${i}`).join(', ')} };`,
-      ].join('\n'),
+      contents: lazyModules(clientShared),
+      resolveDir: root,
+      sourcefile: clientSource,
+      loader: 'ts',
+    },
+    outfile: clientBundle,
+    plugins: clientPlugins,
+  });
+
+  const lazyBundle = join(work, 'lazy.cjs');
+  await build({
+    ...common,
+    stdin: {
+      contents: lazyModules(lazy),
       resolveDir: root,
       sourcefile: 'single-executable-lazy.ts',
       loader: 'ts',
     },
     outfile: lazyBundle,
-    plugins: [nativeAddonsPlugin(), embeddedHealthViewPlugin(), sharedModulesPlugin(new Set(shared))],
+    plugins: [
+      lazyBuiltins(),
+      nativeAddonsPlugin(),
+      embeddedHealthViewPlugin(),
+      sharedModulesPlugin(new Map([...shared.map((path) => [path, 'mainModule']), ...clientShared.map((path) => [path, 'clientModule'])])),
+    ],
   });
-  const lazyPart = join(work, 'lazy-part.cjs');
-  writeFileSync(lazyPart, `(function (exports, require, module, __filename, __dirname) {${readFileSync(lazyBundle, 'utf8')}\n})`);
-  // V8's code cache for it, from this same Node, which the executable is a copy of.
-  const lazyCache = join(work, 'lazy-part.cache');
-  run(process.execPath, [
-    '-e',
-    'const fs = require("node:fs"); const { constants, Script } = require("node:vm");' +
-      'const script = new Script(fs.readFileSync(process.argv[1], "utf8"), { filename: "cove-lazy-part.cjs", importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });' +
-      'fs.writeFileSync(process.argv[2], script.createCachedData());',
-    lazyPart,
-    lazyCache,
-  ]);
-  const parts = { 'lazy-part.cjs': lazyPart, 'lazy-part.cache': lazyCache };
+  const parts = { ...partAssets(clientBundle, 'client-part'), ...partAssets(lazyBundle, 'lazy-part') };
   const web = webAssets();
   console.log(
-    `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), second part ${(statSync(lazyPart).size / 1e6).toFixed(1)} MB`,
+    `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), client part ${(statSync(parts['client-part.cjs']).size / 1e3).toFixed(0)} kB (${clientShared.length} modules), last part ${(statSync(parts['lazy-part.cjs']).size / 1e6).toFixed(1)} MB`,
   );
 
   const blob = join(work, 'sea.blob');
@@ -274,8 +323,11 @@ function absentDevtoolsPlugin() {
   };
 }
 
-/** In the second part, a module the main part holds is taken from it, never bundled a second time. */
-function sharedModulesPlugin(shared) {
+/**
+ * In the client and last parts, a module an earlier part holds is taken from it, never bundled a
+ * second time: `holders` maps its source path to the registry's accessor for that part.
+ */
+function sharedModulesPlugin(holders) {
   return {
     name: 'cove-shared-modules',
     setup(builder) {
@@ -289,12 +341,60 @@ function sharedModulesPlugin(shared) {
         });
         if (resolved.errors.length > 0 || resolved.namespace !== 'file') return undefined;
         const path = relative(root, resolved.path);
-        return shared.has(path) ? { path: `${path}${SHIM}`, namespace: 'cove-main' } : undefined;
+        const accessor = holders.get(path);
+        return accessor ? { path: `${path}${SHIM}`, namespace: `cove-${accessor}` } : undefined;
       });
-      builder.onLoad({ filter: /.*/, namespace: 'cove-main' }, (args) => ({
-        contents: `module.exports = globalThis.__coveModules.mainModule(${JSON.stringify(args.path.slice(0, -SHIM.length))});`,
-        loader: 'js',
-      }));
+      for (const accessor of new Set(holders.values())) {
+        builder.onLoad({ filter: /.*/, namespace: `cove-${accessor}` }, (args) => ({
+          contents: `module.exports = globalThis.__coveModules.${accessor}(${JSON.stringify(args.path.slice(0, -SHIM.length))});`,
+          loader: 'js',
+        }));
+      }
+    },
+  };
+}
+
+/**
+ * The source of a part's entry: `modules`, each module's exports by its source path, run (with what
+ * it imports) only when first asked for, so that loading a part runs only what the command uses.
+ */
+function lazyModules(paths) {
+  const getters = paths.map((path) => `  get ${JSON.stringify(path)}() { return require(${JSON.stringify(`./${path}`)}); },`);
+  return `exports.modules = {\n${getters.join('\n')}\n};\n`;
+}
+
+/**
+ * A part as the executable carries it (src/cli/single-executable-modules.ts): the bundle wrapped as
+ * a CommonJS module's function, and V8's code cache for it from this same Node, which the
+ * executable is a copy of. Returns the two assets by name.
+ */
+function partAssets(bundleFile, name) {
+  const script = join(dirname(bundleFile), `${name}.cjs`);
+  writeFileSync(script, `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundleFile, 'utf8')}\n})`);
+  const cache = join(dirname(bundleFile), `${name}.cache`);
+  run(process.execPath, [
+    '-e',
+    'const fs = require("node:fs"); const { constants, Script } = require("node:vm");' +
+      'const script = new Script(fs.readFileSync(process.argv[1], "utf8"), { filename: process.argv[3], importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });' +
+      'fs.writeFileSync(process.argv[2], script.createCachedData());',
+    script,
+    cache,
+    `cove-${name}.cjs`,
+  ]);
+  return { [`${name}.cjs`]: script, [`${name}.cache`]: cache };
+}
+
+/**
+ * Keeps npm packages out of a build, except `names` (as scripts/build.mjs builds bin/cove's code):
+ * the split of the parts is computed on that build.
+ */
+function packagesExternalExcept(names) {
+  return {
+    name: 'packages-external-except',
+    setup(builder) {
+      builder.onResolve({ filter: /^[^./]/ }, (args) =>
+        names.some((name) => args.path === name || args.path.startsWith(`${name}/`)) ? undefined : { path: args.path, external: true },
+      );
     },
   };
 }

@@ -60,7 +60,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   }
 }
 
-function requestedCommand(args: readonly string[]): string | undefined {
+/** The command the arguments ask for (its name or alias), skipping global options and their values. */
+export function requestedCommand(args: readonly string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (VALUE_OPTIONS.has(arg)) i++;

@@ -1,8 +1,10 @@
-// The single executable carries its code in two parts (scripts/package.mjs): the main script with
-// what every start needs (the command table, argument parsing, `--version`), and the rest as an
-// asset compiled only when a command first loads a module of it. Start-up then pays for tens of
-// kilobytes of code, not megabytes. The two parts reach each other's modules through the registry
-// here, so every module exists once, with one state and one identity for `instanceof`.
+// The single executable carries its code in three parts (scripts/package.mjs): the main script with
+// what every start needs (the command table, argument parsing, `--version`); the client part, with
+// the commands that only talk to a deployment (whoami, ls, templates list…); and the rest (the
+// daemon, the agent, ssh…). Both of the latter are assets compiled, with V8's code cache, only when
+// a command first loads a module of them: a plain command pays for a few hundred kilobytes, not
+// megabytes. The parts reach each other's modules through the registry here, so every module exists
+// once, with one state and one identity for `instanceof`.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { getAsset } from 'node:sea';
@@ -11,36 +13,51 @@ import { constants, Script } from 'node:vm';
 /** Where the packaged parts find each other's modules: a module's namespace by its source path. */
 interface ModuleRegistry {
   mainModule(path: string): object;
+  clientModule(path: string): object;
   lazyModule(path: string): object;
 }
 
-/** The asset with the second part: CommonJS wrapped as `(function (exports, require, module, __filename, __dirname) {…})`. */
-export const LAZY_PART_ASSET = 'lazy-part.cjs';
-/** V8's code cache for that script, made by the same Node at packaging time. */
-export const LAZY_PART_CACHE_ASSET = 'lazy-part.cache';
+/**
+ * The assets of a part: CommonJS wrapped as `(function (exports, require, module, __filename, __dirname) {…})`,
+ * exporting `modules` (namespaces by source path), and V8's code cache for it, made by the same Node
+ * at packaging time.
+ */
+interface PartAssets {
+  readonly script: string;
+  readonly cache: string;
+}
+
+/** The client part: the modules of the commands that only talk to a deployment. */
+export const CLIENT_PART: PartAssets = { script: 'client-part.cjs', cache: 'client-part.cache' };
+/** The rest: the daemon, the agent and the commands that need them or large packages. */
+export const LAZY_PART: PartAssets = { script: 'lazy-part.cjs', cache: 'lazy-part.cache' };
 
 /**
- * Makes the main part's modules (`main`, namespaces by source path) available to the second part,
- * and the second part's to the main part, loading it on first use.
+ * Makes the main part's modules (`main`, namespaces by source path) available to the other parts,
+ * and theirs to the main part, loading each on first use.
  */
 export function installModuleRegistry(main: Readonly<Record<string, object>>): void {
+  let client: Readonly<Record<string, object>> | undefined;
   let lazy: Readonly<Record<string, object>> | undefined;
+  const clientModules = () => (client ??= loadPart(CLIENT_PART));
   const registry: ModuleRegistry = {
     mainModule: (path) => asCommonJs(main, path),
-    lazyModule: (path) => asCommonJs((lazy ??= loadLazyPart()), path),
+    clientModule: (path) => asCommonJs(clientModules(), path),
+    // A dynamic import of the main part leads to either part: the small one is asked first.
+    lazyModule: (path) => asCommonJs(path in clientModules() ? clientModules() : (lazy ??= loadPart(LAZY_PART)), path),
   };
   (globalThis as { __coveModules?: ModuleRegistry }).__coveModules = registry;
 }
 
-function loadLazyPart(): Readonly<Record<string, object>> {
-  const script = new Script(getAsset(LAZY_PART_ASSET, 'utf8'), {
-    filename: 'cove-lazy-part.cjs',
-    cachedData: Buffer.from(getAsset(LAZY_PART_CACHE_ASSET)),
+function loadPart(part: PartAssets): Readonly<Record<string, object>> {
+  const script = new Script(getAsset(part.script, 'utf8'), {
+    filename: `cove-${part.script}`,
+    cachedData: Buffer.from(getAsset(part.cache)),
     // Its `import()` calls (an ES module carried as an asset, a configuration file) load as the main script's would.
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (script.cachedDataRejected === true && process.env['COVE_DEBUG_SINGLE_EXECUTABLE']) {
-    console.error('cove: the code cache of the single executable was rejected; starting without it');
+    console.error(`cove: the code cache of the single executable's ${part.script} was rejected; starting without it`);
   }
   const wrapper = script.runInThisContext() as (
     exports: object,

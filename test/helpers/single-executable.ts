@@ -56,6 +56,7 @@ function sourcesHash(): string {
     join(ROOT, 'package-lock.json'),
     join(ROOT, 'package.json'),
     join(ROOT, 'scripts', 'package.mjs'),
+    join(ROOT, 'scripts', 'fast-part.mjs'),
     ...listFiles(join(ROOT, 'src')),
     // The executable carries the dashboard as built (scripts/package.mjs).
     ...(existsSync(join(ROOT, 'dist', 'web')) ? listFiles(join(ROOT, 'dist', 'web')) : []),
