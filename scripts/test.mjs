@@ -40,6 +40,7 @@ if (filters.length === 0 && !testsOnly) {
 // time, a long file started last would run on alone while the other slot has nothing left to do.
 // The others follow by name. A file missing here only starts later; keep the longest ones listed.
 const SLOW_FILES = [
+  ['test/e2e/container-image.test.ts', 59],
   ['test/e2e/docker.test.ts', 56],
   ['test/e2e/connection-log.test.ts', 45],
   ['test/api/retention.test.ts', 40],
@@ -51,6 +52,10 @@ const SLOW_FILES = [
   ['test/e2e/git-external-auth.test.ts', 26],
   ['test/store/audited-writes.test.ts', 25],
   ['test/e2e/audit-notifications-browser.test.ts', 22],
+  ['test/e2e/dashboard-axe-browser.test.ts', 27],
+  ['test/e2e/postgres-backup-restore.test.ts', 20],
+  ['test/e2e/reverse-proxy.test.ts', 17],
+  ['test/e2e/tls.test.ts', 11],
   ['test/api/notification-events.test.ts', 22],
   ['test/e2e/dashboard-external-auth-browser.test.ts', 20],
   ['test/api/external-auth-replicas.test.ts', 15],
