@@ -87,10 +87,24 @@ const onPostgres = process.env.COVE_TEST_DATABASE === 'postgres';
  * Whether a file could run differently on PostgreSQL: a unit test opens no database and starts no
  * daemon, so in the run on PostgreSQL (CI's second, after the SQLite run has run every file) it
  * would only run the same code again, and each file costs its start-up. A unit test that reaches
- * the database helpers or a daemon says so by importing them, and stays.
+ * the database helpers or a daemon says so by importing them, and stays. A file whose every suite
+ * skips there is left out too.
  */
-const differsOnPostgres = (file) =>
-  !file.startsWith(join('test', 'unit')) || /helpers\/(databases|test-daemon|run-cli)\.js/.test(readFileSync(file, 'utf8'));
+const differsOnPostgres = (file) => {
+  const text = readFileSync(file, 'utf8');
+  if (file.startsWith(join('test', 'unit')) && !/helpers\/(databases|test-daemon|run-cli)\.js/.test(text)) return false;
+  return !skippedWholeOnPostgres(text);
+};
+
+/**
+ * Whether every top-level suite of a file skips on PostgreSQL (`skip: THE_SQLITE_RUN_COVERS_IT`, from
+ * test/helpers/databases.ts): such a file would only load its imports there, several seconds of CPU
+ * each for the browser and daemon tests, to skip.
+ */
+function skippedWholeOnPostgres(text) {
+  const starts = [...text.matchAll(/^describe(\.\w+)?\(/gm)].map((match) => match.index);
+  return starts.length > 0 && starts.every((start) => text.slice(start, text.indexOf('=>', start)).includes('THE_SQLITE_RUN_COVERS_IT'));
+}
 const files = testFiles('test')
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .filter((file) => !onPostgres || differsOnPostgres(file))
