@@ -19,7 +19,7 @@ export function recordFigure(figure: Figure): void {
 /** Prints every recorded figure with its target and verdict; nothing when none was recorded. */
 export function printSummary(): void {
   if (figures.length === 0) return;
-  const rows = figures.map((f) => [f.name, f.value, f.target, f.ok === undefined ? '-' : f.ok ? 'ok' : 'BELOW']);
+  const rows = figures.map((f) => [f.name, f.value, f.target, f.ok === undefined ? '-' : f.ok ? 'ok' : 'MISSED']);
   const header = ['figure', 'value', 'target', 'verdict'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ');
