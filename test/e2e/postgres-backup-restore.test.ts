@@ -9,6 +9,7 @@ import { resolveOptions } from '../../src/domain/deployment-options.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { createTestDatabase, NEEDS_POSTGRES } from '../helpers/databases.js';
 import { CliUser } from '../helpers/run-cli.js';
+import { startUserWriteLoad } from '../helpers/user-write-load.js';
 import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 /** A PostgreSQL client program, from the server's installation (not always on PATH). */
@@ -53,32 +54,15 @@ describe(
 
     it('restores every write acknowledged before the dump began, and serves and signs in after', async () => {
       const organization = test.daemon.identity.defaultOrganization.id;
-      const acknowledged: string[] = [];
-      const failures: unknown[] = [];
-      let writing = true;
-      const writer = async (lane: number): Promise<void> => {
-        for (let n = 0; writing; n++) {
-          const username = `w${lane}-${n}`;
-          try {
-            await owner.createUser({ email: `${username}@example.com`, username, login_type: 'none', organization_ids: [organization] });
-            acknowledged.push(username);
-          } catch (error) {
-            failures.push(error);
-            return;
-          }
-        }
-      };
-      const writers = [0, 1, 2, 3].map(writer);
-      while (acknowledged.length < 50 && failures.length === 0) await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(failures, []);
+      const load = await startUserWriteLoad(owner, organization);
+      const { acknowledged, failures } = load;
 
       const beforeDump = [...acknowledged];
       const dump = join(work, 'cove.dump');
       const source = test.database.target.kind === 'postgres' ? test.database.target.url : '';
       const dumped = await run(pgTool('pg_dump'), ['--format=custom', `--file=${dump}`, source]);
       const duringDump = acknowledged.length - beforeDump.length;
-      writing = false;
-      await Promise.all(writers);
+      await load.stop();
       assert.equal(dumped.code, 0, dumped.stderr);
       assert.deepEqual(failures, []);
       assert.ok(duringDump > 0, 'writes went on while pg_dump ran');

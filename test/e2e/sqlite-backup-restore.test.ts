@@ -11,6 +11,7 @@ import { resolveOptions } from '../../src/domain/deployment-options.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { RUN_DATABASE } from '../helpers/databases.js';
 import { CliUser, type CliResult } from '../helpers/run-cli.js';
+import { startUserWriteLoad } from '../helpers/user-write-load.js';
 import { createOwner, startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
@@ -58,33 +59,15 @@ describe(
     });
 
     it('takes a backup under a stream of writes that restores with every write acknowledged before it, and integrity ok', async () => {
-      const acknowledged: string[] = [];
-      let writing = true;
-      const failures: unknown[] = [];
-      // Four writers, each creating users as fast as the daemon answers.
-      const writer = async (lane: number): Promise<void> => {
-        for (let n = 0; writing; n++) {
-          const username = `w${lane}-${n}`;
-          try {
-            await owner.createUser({ email: `${username}@example.com`, username, login_type: 'none', organization_ids: [organization] });
-            acknowledged.push(username);
-          } catch (error) {
-            failures.push(error);
-            return;
-          }
-        }
-      };
-      const writers = [0, 1, 2, 3].map(writer);
-      while (acknowledged.length < 50 && failures.length === 0) await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(failures, []);
+      const load = await startUserWriteLoad(owner, organization);
+      const { acknowledged, failures } = load;
 
       const before = [...acknowledged];
       const output = join(work, 'under-load.db');
       backupFile = output;
       const backup = await coveProcess('server', 'backup', output, '--data-dir', test.database.dataDir, '-o', 'json');
       const duringBackup = acknowledged.length - before.length;
-      writing = false;
-      await Promise.all(writers);
+      await load.stop();
       assert.equal(backup.code, 0, backup.stderr);
       assert.deepEqual(failures, []);
       assert.ok(duringBackup > 0, 'writes went on while the backup ran');
