@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,19 +16,12 @@ import { stop, waitFor } from '../helpers/child-process.js';
 import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+import { freePort } from '../helpers/free-port.js';
 
 const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
 /** What the test's own server answers, through the app and through a forwarded port. */
 const PAYLOAD = Buffer.alloc(200_000, 'p');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> => eventuallyWithin(check, timeoutMs, 200);
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +10,7 @@ import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { singleExecutable } from '../helpers/single-executable.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+import { freePort } from '../helpers/free-port.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** The image workspaces run in (`.ci/run` builds it with scripts/docker-test-image.sh). */
@@ -35,15 +35,6 @@ function engineMissing(): string | undefined {
 function socketPath(): string {
   const host = process.env['DOCKER_HOST'] ?? '';
   return host.startsWith('unix://') ? host.slice('unix://'.length) : '/var/run/docker.sock';
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
-  const address = server.address();
-  await new Promise((resolvePromise) => server.close(resolvePromise));
-  assert.ok(address !== null && typeof address === 'object');
-  return address.port;
 }
 
 const missing = engineMissing();

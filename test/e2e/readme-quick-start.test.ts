@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { freePort } from '../helpers/free-port.js';
 
 // Someone with a fresh clone follows the README: every shell command of its quick start and of its
 // CLI section runs, in order, with bash, in a clone of HEAD, and must succeed. The commands come
@@ -93,16 +94,6 @@ function shellCommands(readme: string, section: string): string[] {
     }
   }
   return commands;
-}
-
-/** A TCP port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise((done) => server.close(done));
-  assert.ok(address && typeof address === 'object');
-  return address.port;
 }
 
 function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 30_000): Promise<string> {

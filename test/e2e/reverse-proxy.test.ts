@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import { stop, waitFor } from '../helpers/child-process.js';
 import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, createTestDatabase, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * `cove serve` behind Debian's nginx on loopback, trusting it (127.0.0.1/32) for X-Forwarded-For:
@@ -27,14 +28,6 @@ const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const NGINX = '/usr/sbin/nginx';
 /** Requests a minute the sign-in route allows one client (LOGIN_RATE_LIMIT). */
 const LOGIN_LIMIT = 60;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const eventually = <T>(check: () => T | Promise<T>, timeoutMs = 30_000): Promise<T> => eventuallyWithin(check, timeoutMs, 100);
 
