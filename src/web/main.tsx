@@ -35,6 +35,11 @@ applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
+const DeploymentSettingsPage = lazy(() =>
+  import('./pages/deployment-settings.js').then((module) => ({ default: module.DeploymentSettingsPage })),
+);
+const HealthPage = lazy(() => import('./pages/health.js').then((module) => ({ default: module.HealthPage })));
+const LicensesPage = lazy(() => import('./pages/licenses.js').then((module) => ({ default: module.LicensesPage })));
 
 function App() {
   const { pathname, search } = useLocation();
@@ -134,6 +139,12 @@ function Page({ route }: { route: Route }) {
       return <NotificationSettingsPage />;
     case 'deployment-notifications':
       return <DeploymentNotificationsPage />;
+    case 'deployment-settings':
+      return <DeploymentSettingsPage />;
+    case 'health':
+      return <HealthPage />;
+    case 'licenses':
+      return <LicensesPage />;
     default:
       return (
         <section className="page">

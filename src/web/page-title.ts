@@ -41,6 +41,12 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'deployment-settings':
+      return 'Deployment settings';
+    case 'health':
+      return 'Health';
+    case 'licenses':
+      return 'Licenses';
     case 'not-found':
       return 'Page not found';
   }

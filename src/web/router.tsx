@@ -61,6 +61,9 @@ export type Route =
   | { page: 'connection-log' }
   | { page: 'notification-settings' }
   | { page: 'deployment-notifications' }
+  | { page: 'deployment-settings' }
+  | { page: 'health' }
+  | { page: 'licenses' }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -91,6 +94,10 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'connectionlog' && parts.length === 1) return { page: 'connection-log' };
   if (first === 'settings' && second === 'notifications' && parts.length === 2) return { page: 'notification-settings' };
   if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
+  if (first === 'deployment' && second === 'settings' && parts.length === 2) return { page: 'deployment-settings' };
+  if (first === 'deployment' && second === 'health' && parts.length === 2) return { page: 'health' };
+  if (first === 'health' && parts.length === 1) return { page: 'health' };
+  if (first === 'deployment' && second === 'licenses' && parts.length === 2) return { page: 'licenses' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

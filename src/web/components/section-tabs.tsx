@@ -11,6 +11,9 @@ export const ACCOUNT_TABS: readonly SectionTab[] = [
 export const DEPLOYMENT_TABS: readonly SectionTab[] = [
   { href: '/deployment', label: 'Overview' },
   { href: '/deployment/notifications', label: 'Notifications' },
+  { href: '/deployment/settings', label: 'Settings' },
+  { href: '/deployment/health', label: 'Health' },
+  { href: '/deployment/licenses', label: 'Licenses' },
 ];
 
 export interface SectionTab {
