@@ -96,7 +96,6 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
   if (first === 'deployment' && second === 'settings' && parts.length === 2) return { page: 'deployment-settings' };
   if (first === 'deployment' && second === 'health' && parts.length === 2) return { page: 'health' };
-  if (first === 'health' && parts.length === 1) return { page: 'health' };
   if (first === 'deployment' && second === 'licenses' && parts.length === 2) return { page: 'licenses' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);

@@ -36,43 +36,45 @@ function Summary() {
   return (
     <section className="card" aria-labelledby="build-title">
       <h2 id="build-title">Build and usage</h2>
-      {!build.data ? (
-        <Loading error={build.error} />
-      ) : (
-        <dl className="facts">
-          <dt>Version</dt>
-          <dd data-fact="version">{build.data.version}</dd>
-          <dt>Deployment ID</dt>
-          <dd>
-            <code>{build.data.deployment_id}</code>
-          </dd>
-          <dt>Access URL</dt>
-          <dd>{build.data.dashboard_url || build.data.external_url}</dd>
-          <dt>Agent API</dt>
-          <dd>{build.data.agent_api_version}</dd>
-          <dt>Provisioner API</dt>
-          <dd>{build.data.provisioner_api_version}</dd>
-        </dl>
-      )}
+      {build.error !== undefined && <Loading error={build.error} />}
       {stats.error !== undefined && <Loading error={stats.error} />}
-      {stats.data && (
-        <dl className="facts" aria-label="Workspaces and sessions">
-          <dt>Workspaces</dt>
-          <dd data-fact="workspaces">
-            {stats.data.workspaces.running} running, {stats.data.workspaces.stopped} stopped, {stats.data.workspaces.building} building,{' '}
-            {stats.data.workspaces.pending} pending, {stats.data.workspaces.failed} failed
-          </dd>
-          <dt>Sessions</dt>
-          <dd>
-            {stats.data.session_count.ssh} SSH, {stats.data.session_count.vscode} VS Code, {stats.data.session_count.jetbrains} JetBrains,{' '}
-            {stats.data.session_count.reconnecting_pty} terminal
-          </dd>
-          <dt>Figures collected</dt>
-          <dd>
-            <Time iso={stats.data.collected_at} />
-          </dd>
-        </dl>
-      )}
+      {!build.data && !stats.data && build.error === undefined && stats.error === undefined && <Loading error={undefined} />}
+      <dl className="facts">
+        {build.data && (
+          <>
+            <dt>Version</dt>
+            <dd data-fact="version">{build.data.version}</dd>
+            <dt>Deployment ID</dt>
+            <dd>
+              <code>{build.data.deployment_id}</code>
+            </dd>
+            <dt>Access URL</dt>
+            <dd>{build.data.dashboard_url || build.data.external_url}</dd>
+            <dt>Agent API</dt>
+            <dd>{build.data.agent_api_version}</dd>
+            <dt>Provisioner API</dt>
+            <dd>{build.data.provisioner_api_version}</dd>
+          </>
+        )}
+        {stats.data && (
+          <>
+            <dt>Workspaces</dt>
+            <dd data-fact="workspaces">
+              {stats.data.workspaces.running} running, {stats.data.workspaces.stopped} stopped, {stats.data.workspaces.building} building,{' '}
+              {stats.data.workspaces.pending} pending, {stats.data.workspaces.failed} failed
+            </dd>
+            <dt>Sessions</dt>
+            <dd>
+              {stats.data.session_count.ssh} SSH, {stats.data.session_count.vscode} VS Code, {stats.data.session_count.jetbrains} JetBrains,{' '}
+              {stats.data.session_count.reconnecting_pty} terminal
+            </dd>
+            <dt>Figures collected</dt>
+            <dd>
+              <Time iso={stats.data.collected_at} />
+            </dd>
+          </>
+        )}
+      </dl>
     </section>
   );
 }
