@@ -35,6 +35,8 @@ applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
+// A build's own page, with its timings chart: opened from the workspace's history, so loaded then.
+const WorkspaceBuildPage = lazy(() => import('./pages/workspace-build.js').then((module) => ({ default: module.WorkspaceBuildPage })));
 
 function App() {
   const { pathname, search } = useLocation();
@@ -134,6 +136,15 @@ function Page({ route }: { route: Route }) {
       return <NotificationSettingsPage />;
     case 'deployment-notifications':
       return <DeploymentNotificationsPage />;
+    case 'workspace-build':
+      return (
+        <WorkspaceBuildPage
+          key={`${route.owner}/${route.workspace}/${route.buildNumber}`}
+          owner={route.owner}
+          name={route.workspace}
+          buildNumber={route.buildNumber}
+        />
+      );
     default:
       return (
         <section className="page">

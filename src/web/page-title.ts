@@ -41,6 +41,8 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'workspace-build':
+      return `Build #${route.buildNumber} of ${route.owner}/${route.workspace}`;
     case 'not-found':
       return 'Page not found';
   }

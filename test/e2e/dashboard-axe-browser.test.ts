@@ -57,6 +57,7 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['notification settings', '/settings/notifications', 'Notification settings · Cove'],
       ['deployment notifications', '/deployment/notifications', 'Notifications · Cove'],
       ['external auth settings', '/settings/external-auth', 'External authentication · Cove'],
+      ['workspace build', '/@owner/dev/builds/1', 'Build #1 of owner/dev · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });
