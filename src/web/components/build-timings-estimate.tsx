@@ -33,7 +33,7 @@ function Estimate({ build, stats }: { build: WorkspaceBuild; stats: TransitionSt
   const elapsed = Math.max(0, now - since);
   const p50 = stats?.P50 ?? undefined;
   const p95 = stats?.P95 ?? undefined;
-  if (!p50) {
+  if (p50 === undefined) {
     return (
       <div className="build-estimate" data-estimate="none" role="status">
         <span className="muted">
@@ -42,8 +42,8 @@ function Estimate({ build, stats }: { build: WorkspaceBuild; stats: TransitionSt
       </div>
     );
   }
-  const fraction = Math.min(elapsed / p50, 0.99);
-  const over = p95 ? elapsed > p95 : elapsed > p50 * 2;
+  const fraction = p50 > 0 ? Math.min(elapsed / p50, 0.99) : 0.99;
+  const over = elapsed > (p95 ?? p50 * 2);
   const text = over
     ? `Taking longer than usual: ${formatDuration(elapsed)} so far, where ${build.transition} builds of this template usually take ${formatDuration(p50)}.`
     : elapsed >= p50

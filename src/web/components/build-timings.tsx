@@ -84,9 +84,12 @@ function Bar({ span, from, total, stage }: { span: Span; from: number; total: nu
   );
 }
 
-/** The chart of one build's timings; `live` reads them again while the build runs. */
-export function BuildTimings({ buildId, status }: { buildId: string; status: string }) {
-  const { data, error } = useLoad(() => api<WorkspaceBuildTimings>('GET', `/workspacebuilds/${buildId}/timings`), [buildId, status]);
+/**
+ * The chart of one build's timings, read again whenever `revision` changes: the build's status,
+ * and its agents' lifecycle states, as their connection and scripts add timings after the build ends.
+ */
+export function BuildTimings({ buildId, revision }: { buildId: string; revision: string }) {
+  const { data, error } = useLoad(() => api<WorkspaceBuildTimings>('GET', `/workspacebuilds/${buildId}/timings`), [buildId, revision]);
   const rows = data ? stageRows(data) : [];
   const from = Math.min(...rows.map((row) => row.start));
   const to = Math.max(...rows.map((row) => row.end));

@@ -62,7 +62,7 @@ function BuildDetails({ workspace, build }: { workspace: Workspace; build: Works
       <BuildEstimate build={build} templateId={workspace.template_id} />
       <div className="workspace-grid">
         <div className="workspace-column">
-          <BuildTimings buildId={build.id} status={build.status} />
+          <BuildTimings buildId={build.id} revision={build.status} />
           <BuildLog key={build.id} path={`/workspacebuilds/${build.id}/logs`} job={job} title={`Log of build #${build.build_number}`} />
         </div>
         <aside className="workspace-column workspace-side">

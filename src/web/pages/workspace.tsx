@@ -41,7 +41,7 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
       <div className="workspace-grid">
         <div className="workspace-column">
           <Resources workspace={workspace} appsHost={appsHost ?? ''} />
-          <BuildTimings buildId={workspace.latest_build.id} status={workspace.latest_build.status} />
+          <BuildTimings buildId={workspace.latest_build.id} revision={timingsRevision(workspace)} />
           <BuildLog
             key={workspace.latest_build.id}
             path={`/workspacebuilds/${workspace.latest_build.id}/logs`}
@@ -57,6 +57,12 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
       </div>
     </section>
   );
+}
+
+/** What changes a build's timings: its status, then its agents connecting and running their scripts. */
+function timingsRevision(workspace: Workspace): string {
+  const agents = workspace.latest_build.resources.flatMap((resource) => resource.agents);
+  return [workspace.latest_build.status, ...agents.map((agent) => `${agent.status}/${agent.lifecycle_state}`)].join(' ');
 }
 
 function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
