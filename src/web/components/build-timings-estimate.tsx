@@ -37,8 +37,21 @@ function Estimate({ build, stats }: { build: WorkspaceBuild; stats: TransitionSt
     return (
       <div className="build-estimate" data-estimate="none" role="status">
         <span className="muted">
-          Running for {formatDuration(elapsed)}. No estimate yet: this template has no finished {build.transition} builds.
+          {build.job.started_at ? `Running for ${formatDuration(elapsed)}.` : 'Waiting for a provisioner.'} No estimate yet: this template
+          has no finished {build.transition} builds.
         </span>
+      </div>
+    );
+  }
+  const usually = `${build.transition} builds of this template usually take ${formatDuration(p50)}${p95 ? ` (up to ${formatDuration(p95)})` : ''}`;
+  // Queued time is not build time (the stats count from a job's start): a queued build has no progress yet.
+  if (!build.job.started_at) {
+    return (
+      <div className="build-estimate" data-estimate="stats">
+        <progress aria-label="Build progress, waiting for a provisioner" />
+        <p className="muted" role="status">
+          Waiting for a provisioner; once one takes it, {usually}.
+        </p>
       </div>
     );
   }
@@ -48,7 +61,7 @@ function Estimate({ build, stats }: { build: WorkspaceBuild; stats: TransitionSt
     ? `Taking longer than usual: ${formatDuration(elapsed)} so far, where ${build.transition} builds of this template usually take ${formatDuration(p50)}.`
     : elapsed >= p50
       ? `Almost done: ${formatDuration(elapsed)} so far; usually ${formatDuration(p50)}${p95 ? `, up to ${formatDuration(p95)}` : ''}.`
-      : `About ${formatDuration(p50 - elapsed)} left; ${build.transition} builds of this template usually take ${formatDuration(p50)}${p95 ? ` (up to ${formatDuration(p95)})` : ''}.`;
+      : `About ${formatDuration(p50 - elapsed)} left; ${usually}.`;
   return (
     <div className={`build-estimate${over ? ' build-estimate-over' : ''}`} data-estimate="stats">
       <progress max={100} value={Math.round(fraction * 100)} aria-label="Build progress, estimated" />

@@ -48,7 +48,8 @@ export function stageRows(timings: WorkspaceBuildTimings): StageRow[] {
     else byStage.set(stage, [span]);
   };
   for (const item of timings.provisioner_timings) {
-    add(item.stage, spanOf(`${item.resource}${item.action ? ` (${item.action})` : ''}`, item.started_at, item.ended_at));
+    const label = item.resource && item.action ? `${item.resource} (${item.action})` : item.resource || item.action || item.source;
+    add(item.stage, spanOf(label, item.started_at, item.ended_at));
   }
   for (const item of timings.agent_connection_timings) add(item.stage, spanOf(item.workspace_agent_name, item.started_at, item.ended_at));
   for (const item of timings.agent_script_timings) {
