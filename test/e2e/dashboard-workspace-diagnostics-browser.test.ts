@@ -150,11 +150,7 @@ describe('the workspace page explains its workspace and its builds', { skip: THE
     const build = await owner.workspaceBuildByNumber('owner', 'dev', 1);
     const lines = (await owner.workspaceBuildLogs(build.id)).map((log) => log.output).filter((output) => output.trim() !== '');
     assert.ok(lines.length > 0, 'the build has a log');
-    await page
-      .getByRole('region', { name: 'Log of build #1' })
-      .getByText(lines.at(-1)!)
-      .first()
-      .waitFor();
+    await page.getByRole('region', { name: 'Log of build #1' }).getByText(lines.at(-1)!).first().waitFor();
     await page.getByRole('table', { name: 'Build timings by stage' }).waitFor();
     await page.getByText('This build used no parameters.').waitFor();
     await screenshot('build-page');
