@@ -91,6 +91,7 @@ describe('the workspace page explains its workspace and its builds', { skip: THE
     if (seen.latest_build.resources[0]?.agents[0]?.lifecycle_state === 'starting') {
       assert.equal(seen.latest_build.status, 'running');
       assert.equal(await header.getAttribute('data-status'), 'starting');
+      assert.equal(await page.locator('.history li').first().locator('.badge').getAttribute('data-status'), 'starting');
     }
     assert.notEqual(await logs.getAttribute('open'), null, 'the log is open while the agent starts');
     await screenshot('startup-log-starting');

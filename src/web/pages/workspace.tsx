@@ -356,7 +356,13 @@ function BuildHistory({ workspace }: { workspace: Workspace }) {
                 #{build.build_number}
               </Link>
               <span className="history-transition">{build.transition}</span>
-              <StatusBadge status={build.status} />
+              {/* The latest build says what the header says; an earlier one, how its job ended (a start
+                  superseded by a stop is no longer "running"). */}
+              {build.id === workspace.latest_build.id ? (
+                <WorkspaceStatusBadge workspace={workspace} />
+              ) : (
+                <StatusBadge status={build.job.status} />
+              )}
               <span className="muted">
                 {build.initiator_name} · <Time iso={build.created_at} />
                 {build.job.started_at && build.job.completed_at && (
