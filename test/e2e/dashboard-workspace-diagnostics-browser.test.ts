@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,13 @@ const FAILING_STOP = {
     stop: { error: 'the stop failed on purpose', logs: [{ level: 'debug', output: 'debug-marker' }, 'stop-marker'] },
   },
 };
+/** axe-core's browser build, put into the page through the debugging protocol (the page's CSP does not govern it). */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** WCAG 2.1 A and AA; serious and critical findings, one line each. */
+const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
+  .then((result) => result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id + ': ' + violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')))`;
 /** Stops never end on their own: the one provisioner stays busy, and builds after it wait in the queue. */
 const HANGING_STOP = { apply: { resources: [{ name: 'box', type: 'echo' }], stop: { hang: true } } };
 
@@ -155,6 +163,28 @@ describe('the workspace page explains its workspace and its builds', { skip: THE
     await page.getByRole('table', { name: 'Build timings by stage' }).waitFor();
     await page.getByText('This build used no parameters.').waitFor();
     await screenshot('build-page');
+  });
+
+  it('passes axe-core with the startup log open, the ports and the timings drawn, in light and dark', async () => {
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      await owner.updateUserAppearance({ theme_preference: theme });
+      for (const path of ['/@owner/dev', '/@owner/dev/builds/1']) {
+        await page.goto(`${test.url}${path}`);
+        await page.getByRole('table', { name: 'Build timings by stage' }).waitFor();
+        if (path === '/@owner/dev') {
+          await page.locator('[data-agent-logs="main"] summary').click();
+          await page.locator('[data-agent-logs="main"]').getByText('late-startup-marker').waitFor();
+          await page.locator(`[data-listening-port="${listenerPort}"]`).waitFor();
+        }
+        await page.locator('.loading').first().waitFor({ state: 'detached' });
+        await page.evaluate(AXE_SOURCE);
+        for (const violation of (await page.evaluate(AXE_RUN)) as string[]) found.push(`${theme} ${path}: ${violation}`);
+        await screenshot(`axe-${theme}-${path === '/@owner/dev' ? 'workspace' : 'build'}`);
+      }
+    }
+    await owner.updateUserAppearance({ theme_preference: 'light' });
+    assert.deepEqual(found, []);
   });
 
   it('retries a failed build with debug logs: the new build keeps the debug lines', async () => {

@@ -114,7 +114,7 @@ export function AgentPorts({ workspace, appsHost }: { workspace: Workspace; apps
                 <button
                   type="button"
                   className="button button-small"
-                  aria-label={`Stop sharing port ${share.port}`}
+                  aria-label={`Unshare port ${share.port}`}
                   onClick={() => void startChange({ agent: share.agent_name, port: share.port, level: null })}
                 >
                   Unshare

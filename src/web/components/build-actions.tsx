@@ -3,6 +3,7 @@
 import { useEffect } from 'react';
 import type { Workspace, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
+import { useSession } from '../session.js';
 import { ActionStatus, useAction, useLoad } from './feedback.js';
 
 /** Whether the signed-in user may ask for debug logs: the server allows it to those who may read the deployment's configuration. */
@@ -49,7 +50,10 @@ export function BuildActions({
   useEffect(() => {
     if (settled) reset();
   }, [build.id, build.status]);
-  const active = build.job.status === 'pending' || build.job.status === 'running';
+  // The server lets a build be canceled when its template allows it, or by a site owner.
+  const siteOwner = useSession().user.roles.some((role) => role.name === 'owner');
+  const mayCancel = workspace.template_allow_user_cancel_workspace_jobs || siteOwner;
+  const active = (build.job.status === 'pending' || build.job.status === 'running') && mayCancel;
   const latest = workspace.latest_build.id === build.id;
   const failed = build.status === 'failed';
   if (!active && !(latest && failed) && action.state === 'idle') return null;
