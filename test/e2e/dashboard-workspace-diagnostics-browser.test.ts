@@ -106,7 +106,8 @@ describe('the workspace page explains its workspace and its builds', { skip: THE
     await logs.getByText('late-startup-marker').waitFor();
     withAgent = await starting;
     await page.locator('h1 .badge[data-status="running"]').waitFor();
-    await logs.locator('summary .badge[data-status="ready"]').waitFor();
+    await page.locator('[data-agent="main"] .agent-head [data-status="ready"]').waitFor();
+    await logs.getByText('2 lines').waitFor();
     const stored = await owner.workspaceAgentLogs(withAgent.agentId);
     assert.ok(
       stored.some((line) => line.output === 'late-startup-marker'),

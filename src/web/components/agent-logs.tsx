@@ -3,7 +3,6 @@
 import { useEffect, useState } from 'react';
 import type { WorkspaceAgent, WorkspaceAgentLog, WorkspaceAgentLogSource } from '../../sdk/wire/index.js';
 import { socketUrl } from '../api.js';
-import { StatusBadge } from './status.js';
 
 /** Lifecycle states in which the startup has not finished, or finished badly: the log is what explains them. */
 const NEEDS_ATTENTION = new Set(['created', 'starting', 'start_timeout', 'start_error']);
@@ -62,7 +61,8 @@ export function AgentLogs({ agent }: { agent: WorkspaceAgent }) {
       onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}
     >
       <summary>
-        <span>Startup logs</span> <StatusBadge status={agent.lifecycle_state} />{' '}
+        <span>Startup logs</span>{' '}
+        {agent.lifecycle_state === 'start_error' && <span className="agent-logs-failed">a startup script failed</span>}{' '}
         <span className="muted">
           {logs.length} line{logs.length === 1 ? '' : 's'}
         </span>
