@@ -207,7 +207,8 @@ function describeBuildJob(job: ProvisionerJobRow, context: JobContext, archive: 
     transition,
     previous_state_base64:
       build.provisioner_state && build.provisioner_state.length > 0 ? Buffer.from(build.provisioner_state).toString('base64') : null,
-    log_level: 'info',
+    // A build that asked for debug logs (`log_level` on its request) keeps the provisioner's debug lines.
+    log_level: parseJson<{ log_level?: string }>(job.input, {}).log_level === 'debug' ? 'debug' : 'info',
   };
 }
 

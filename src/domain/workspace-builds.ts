@@ -298,6 +298,8 @@ export interface BuildRequest {
   /** A delete that destroys nothing: its job is done at once and the workspace gone. */
   readonly orphan: boolean;
   readonly presetId: string | null;
+  /** The provisioner's log level when the build asked for more than info (`debug`); kept in the job's input. */
+  readonly logLevel?: string | undefined;
   /** When the build is made (ISO). */
   readonly at: string;
 }
@@ -314,7 +316,7 @@ export function buildInsert(request: BuildRequest): BuildInsert {
     storage_method: 'file',
     file_id: importJob.file_id,
     initiator_id: request.initiatorId,
-    input: JSON.stringify({ workspace_build_id: buildId }),
+    input: JSON.stringify({ workspace_build_id: buildId, ...(request.logLevel ? { log_level: request.logLevel } : {}) }),
     tags: JSON.stringify(normalizeTags(workspace.owner_id, parseJson<Record<string, string>>(importJob.tags, {}))),
     created_at: at,
     updated_at: at,
@@ -438,6 +440,7 @@ export async function createBuild(
     state: input.orphan ? null : input.state !== undefined ? Buffer.from(input.state, 'base64') : previous.provisioner_state,
     orphan: input.orphan === true,
     presetId: null,
+    logLevel: input.log_level,
     at: now.toISOString(),
   });
   if (transition === 'start') await refuseOverBudget(store, workspace, found.job.id, previous.daily_cost);

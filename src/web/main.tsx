@@ -40,6 +40,8 @@ const DeploymentSettingsPage = lazy(() =>
 );
 const HealthPage = lazy(() => import('./pages/health.js').then((module) => ({ default: module.HealthPage })));
 const LicensesPage = lazy(() => import('./pages/licenses.js').then((module) => ({ default: module.LicensesPage })));
+// A build's own page, with its timings chart: opened from the workspace's history, so loaded then.
+const WorkspaceBuildPage = lazy(() => import('./pages/workspace-build.js').then((module) => ({ default: module.WorkspaceBuildPage })));
 
 function App() {
   const { pathname, search } = useLocation();
@@ -145,6 +147,15 @@ function Page({ route }: { route: Route }) {
       return <HealthPage />;
     case 'licenses':
       return <LicensesPage />;
+    case 'workspace-build':
+      return (
+        <WorkspaceBuildPage
+          key={`${route.owner}/${route.workspace}/${route.buildNumber}`}
+          owner={route.owner}
+          name={route.workspace}
+          buildNumber={route.buildNumber}
+        />
+      );
     default:
       return (
         <section className="page">

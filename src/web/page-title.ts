@@ -47,6 +47,8 @@ function pageName(route: Route): string {
       return 'Health';
     case 'licenses':
       return 'Licenses';
+    case 'workspace-build':
+      return `Build #${route.buildNumber} of ${route.owner}/${route.workspace}`;
     case 'not-found':
       return 'Page not found';
   }

@@ -64,6 +64,7 @@ export type Route =
   | { page: 'deployment-settings' }
   | { page: 'health' }
   | { page: 'licenses' }
+  | { page: 'workspace-build'; owner: string; workspace: string; buildNumber: string }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -100,6 +101,8 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
+    if (third === 'builds' && parts.length === 4 && /^[1-9][0-9]*$/.test(parts[3]!))
+      return { page: 'workspace-build', owner, workspace: second, buildNumber: parts[3]! };
     if (third === 'terminal' && parts.length === 3) {
       const dot = second.indexOf('.');
       return dot < 0

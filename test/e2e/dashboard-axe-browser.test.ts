@@ -60,6 +60,7 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['deployment settings', '/deployment/settings', 'Deployment settings · Cove'],
       ['health', '/deployment/health', 'Health · Cove'],
       ['licenses', '/deployment/licenses', 'Licenses · Cove'],
+      ['workspace build', '/@owner/dev/builds/1', 'Build #1 of owner/dev · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });

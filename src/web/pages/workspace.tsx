@@ -1,9 +1,16 @@
-// One workspace: its state and actions, the latest build's log, resources and agents with their
-// apps, shared ports, schedule and build history, all following the workspace's watch stream.
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import type { PortShare, Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
+// One workspace: its state and actions, the latest build's progress, timings and log, resources and
+// agents with their apps and startup logs, ports, schedule and build history, all following the
+// workspace's watch stream.
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import type { Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
+import { AgentLogs } from '../components/agent-logs.js';
+import { AgentPorts } from '../components/agent-ports.js';
+import { WorkspaceStatusBadge } from '../components/agent-status.js';
+import { BuildActions } from '../components/build-actions.js';
 import { BuildLog } from '../components/build-log.js';
+import { BuildEstimate } from '../components/build-timings-estimate.js';
+import { BuildTimings } from '../components/build-timings.js';
 import { ExtendBanner } from '../components/extend-banner.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
 import { ShareButton } from '../components/share-dialog.js';
@@ -34,6 +41,7 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
       <div className="workspace-grid">
         <div className="workspace-column">
           <Resources workspace={workspace} appsHost={appsHost ?? ''} />
+          <BuildTimings buildId={workspace.latest_build.id} revision={timingsRevision(workspace)} />
           <BuildLog
             key={workspace.latest_build.id}
             path={`/workspacebuilds/${workspace.latest_build.id}/logs`}
@@ -43,7 +51,7 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
         </div>
         <aside className="workspace-column workspace-side">
           <Schedule workspace={workspace} />
-          <SharedPorts workspace={workspace} appsHost={appsHost ?? ''} />
+          <AgentPorts workspace={workspace} appsHost={appsHost ?? ''} />
           <BuildHistory workspace={workspace} />
         </aside>
       </div>
@@ -51,14 +59,28 @@ export function WorkspacePage({ owner, name }: { owner: string; name: string }) 
   );
 }
 
+/** What changes a build's timings: its status, then its agents connecting and running their scripts. */
+function timingsRevision(workspace: Workspace): string {
+  const agents = workspace.latest_build.resources.flatMap((resource) => resource.agents);
+  return [workspace.latest_build.status, ...agents.map((agent) => `${agent.status}/${agent.lifecycle_state}`)].join(' ');
+}
+
 function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
-  const [action, run] = useAction(async (name: WorkspaceAction) => {
+  // The build that was the latest when the action began: its message ("Stopping.") speaks of the
+  // builds it started, and clears once the workspace has moved past it and settled.
+  const actedOn = useRef<string | undefined>(undefined);
+  const [action, run, reset] = useAction(async (name: WorkspaceAction) => {
+    actedOn.current = workspace.latest_build.id;
     const done = await runWorkspaceAction(workspace, name);
     if (name === 'delete') navigate('/workspaces');
     return done;
   });
-  const busy = action.state === 'pending' || isTransitioning(workspace);
   const build = workspace.latest_build;
+  const settled = action.state === 'done' && build.id !== actedOn.current && !isTransitioning(workspace);
+  useEffect(() => {
+    if (settled) reset();
+  }, [settled, reset]);
+  const busy = action.state === 'pending' || isTransitioning(workspace);
   return (
     <div className="page-header workspace-header">
       <div>
@@ -66,7 +88,7 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
           <Link href="/workspaces">Workspaces</Link> / {workspace.owner_name}
         </p>
         <h1>
-          {workspace.name} <StatusBadge status={build.status} />
+          {workspace.name} <WorkspaceStatusBadge workspace={workspace} />
         </h1>
         <p className="muted">
           <Icon src={workspace.template_icon} size={16} /> {workspace.template_display_name || workspace.template_name} ·{' '}
@@ -89,6 +111,8 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
             {build.job.error}
           </p>
         )}
+        <BuildEstimate build={build} templateId={workspace.template_id} />
+        <BuildActions workspace={workspace} build={build} />
       </div>
       <div className="header-actions">
         <WorkspaceActionButtons workspace={workspace} busy={busy} run={run} startClass="button button-primary" />
@@ -190,6 +214,7 @@ function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: st
                   </span>
                 </div>
                 {!agent.health.healthy && agent.health.reason && <p className="muted">{agent.health.reason}</p>}
+                <AgentLogs agent={agent} />
                 {running && (
                   <ul className="app-list">
                     {agent.display_apps.includes('web_terminal') && (
@@ -228,47 +253,6 @@ function Resources({ workspace, appsHost }: { workspace: Workspace; appsHost: st
           </li>
         ))}
       </ul>
-    </section>
-  );
-}
-
-function SharedPorts({ workspace, appsHost }: { workspace: Workspace; appsHost: string }) {
-  const { data, error } = useLoad(() => api<{ shares: PortShare[] }>('GET', `/workspaces/${workspace.id}/port-share`), [workspace.id]);
-  if (!data) return error ? <Loading error={error} /> : null;
-  return (
-    <section className="card" aria-labelledby="ports-title">
-      <h2 id="ports-title">Shared ports</h2>
-      {data.shares.length === 0 ? (
-        <p className="muted">
-          No ports are shared. Share one with <code>cove port share {workspace.name} PORT</code>.
-        </p>
-      ) : (
-        <ul className="plain-list">
-          {data.shares.map((share) => {
-            const label = `${share.port}${share.protocol === 'https' ? 's' : ''}`;
-            const host = appsHost && appsHost.replace('*', `${label}--${share.agent_name}--${workspace.name}--${workspace.owner_name}`);
-            return (
-              <li key={`${share.agent_name}:${share.port}`}>
-                {host ? (
-                  <a href={`${location.protocol}//${host}/`} target="_blank" rel="noreferrer">
-                    {share.agent_name}:{share.port}
-                  </a>
-                ) : (
-                  `${share.agent_name}:${share.port}`
-                )}{' '}
-                <span className="muted">shared with {share.share_level}</span>
-              </li>
-            );
-          })}
-        </ul>
-      )}
-      {!appsHost && data.shares.some((share) => share.share_level !== 'owner') && (
-        <p className="muted app-note" data-note="path-ports">
-          Others cannot open shared ports on this deployment: without subdomain apps they are served by path, on the dashboard&rsquo;s own
-          address, which only the workspace&rsquo;s owner may open. An operator can serve them on subdomains with{' '}
-          <code>--wildcard-access-url</code>.
-        </p>
-      )}
     </section>
   );
 }
@@ -368,9 +352,17 @@ function BuildHistory({ workspace }: { workspace: Workspace }) {
         <ol className="history">
           {data.map((build) => (
             <li key={build.id}>
-              <span className="history-number">#{build.build_number}</span>
+              <Link className="history-number" href={`/@${workspace.owner_name}/${workspace.name}/builds/${build.build_number}`}>
+                #{build.build_number}
+              </Link>
               <span className="history-transition">{build.transition}</span>
-              <StatusBadge status={build.status} />
+              {/* The latest build says what the header says; an earlier one, how its job ended (a start
+                  superseded by a stop is no longer "running"). */}
+              {build.id === workspace.latest_build.id ? (
+                <WorkspaceStatusBadge workspace={workspace} />
+              ) : (
+                <StatusBadge status={build.job.status} />
+              )}
               <span className="muted">
                 {build.initiator_name} · <Time iso={build.created_at} />
                 {build.job.started_at && build.job.completed_at && (
