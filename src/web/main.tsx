@@ -35,6 +35,9 @@ applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
+const WorkspaceSettingsPage = lazy(() =>
+  import('./pages/workspace-settings.js').then((module) => ({ default: module.WorkspaceSettingsPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -134,6 +137,10 @@ function Page({ route }: { route: Route }) {
       return <NotificationSettingsPage />;
     case 'deployment-notifications':
       return <DeploymentNotificationsPage />;
+    case 'workspace-settings':
+      return (
+        <WorkspaceSettingsPage key={`${route.owner}/${route.workspace}`} owner={route.owner} name={route.workspace} section={route.section} />
+      );
     default:
       return (
         <section className="page">

@@ -41,6 +41,8 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'workspace-settings':
+      return `${route.section === 'general' ? 'Settings' : route.section[0]?.toUpperCase() + route.section.slice(1)} of ${route.owner}/${route.workspace}`;
     case 'not-found':
       return 'Page not found';
   }

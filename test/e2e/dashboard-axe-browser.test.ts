@@ -57,6 +57,10 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['notification settings', '/settings/notifications', 'Notification settings · Cove'],
       ['deployment notifications', '/deployment/notifications', 'Notifications · Cove'],
       ['external auth settings', '/settings/external-auth', 'External authentication · Cove'],
+      ['workspace settings', '/@owner/dev/settings', 'Settings of owner/dev · Cove'],
+      ['workspace parameters', '/@owner/dev/settings/parameters', 'Parameters of owner/dev · Cove'],
+      ['workspace schedule', '/@owner/dev/settings/schedule', 'Schedule of owner/dev · Cove'],
+      ['workspace version', '/@owner/dev/settings/version', 'Version of owner/dev · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });
