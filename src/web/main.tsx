@@ -139,7 +139,12 @@ function Page({ route }: { route: Route }) {
       return <DeploymentNotificationsPage />;
     case 'workspace-settings':
       return (
-        <WorkspaceSettingsPage key={`${route.owner}/${route.workspace}`} owner={route.owner} name={route.workspace} section={route.section} />
+        <WorkspaceSettingsPage
+          key={`${route.owner}/${route.workspace}`}
+          owner={route.owner}
+          name={route.workspace}
+          section={route.section}
+        />
       );
     default:
       return (

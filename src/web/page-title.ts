@@ -42,7 +42,7 @@ function pageName(route: Route): string {
     case 'deployment-notifications':
       return 'Notifications';
     case 'workspace-settings':
-      return `${route.section === 'general' ? 'Settings' : route.section[0]?.toUpperCase() + route.section.slice(1)} of ${route.owner}/${route.workspace}`;
+      return `${{ general: 'Settings', parameters: 'Parameters', schedule: 'Schedule', version: 'Version' }[route.section]} of ${route.owner}/${route.workspace}`;
     case 'not-found':
       return 'Page not found';
   }

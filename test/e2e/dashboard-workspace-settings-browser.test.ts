@@ -150,8 +150,11 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
     await page.screenshot({ path: join(SCREENSHOTS, 'parameters-1280.png') });
     await page.getByRole('button', { name: 'Update' }).click();
     await page.getByText(/started with the new values/).waitFor({ timeout: 60_000 });
-    const after = await settled('a start build after the update', (workspace) => workspace.latest_build.transition === 'start' &&
-      workspace.latest_build.build_number > before.latest_build.build_number);
+    const after = await settled(
+      'a start build after the update',
+      (workspace) =>
+        workspace.latest_build.transition === 'start' && workspace.latest_build.build_number > before.latest_build.build_number,
+    );
     assert.equal(after.latest_build.status, 'running');
     const values = await alice.workspaceBuildParameters(after.latest_build.id);
     assert.deepEqual(
@@ -251,10 +254,13 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
     await page.getByRole('button', { name: 'Retry now' }).click();
     await page.getByRole('button', { name: 'Retry now' }).waitFor();
 
-    daemon = await startDaemon(resolveOptions({ flags: { ...flags, allowWorkspaceRenames: 'true', dataDir: test.database.dataDir }, env: {} }), {
-      logger: silentLogger(),
-      clock: test.clock,
-    });
+    daemon = await startDaemon(
+      resolveOptions({ flags: { ...flags, allowWorkspaceRenames: 'true', dataDir: test.database.dataDir }, env: {} }),
+      {
+        logger: silentLogger(),
+        clock: test.clock,
+      },
+    );
     // Back on its own: the streams' and the banner's own retries find the daemon again.
     await banner.waitFor({ state: 'detached', timeout: 30_000 });
     assert.equal(await page.evaluate<string>('document.documentElement.dataset.connection'), 'online');

@@ -11,7 +11,11 @@ const NAME_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/;
 export function GeneralSettings({ workspace }: { workspace: Workspace }) {
   const [name, setName] = useState(workspace.name);
   const problem =
-    name === '' ? 'A name is required.' : !NAME_PATTERN.test(name) || name.length > 32 ? 'Use up to 32 letters, digits and single dashes.' : undefined;
+    name === ''
+      ? 'A name is required.'
+      : !NAME_PATTERN.test(name) || name.length > 32
+        ? 'Use up to 32 letters, digits and single dashes.'
+        : undefined;
   const [rename, startRename] = useAction(async () => {
     await api('PATCH', `/workspaces/${workspace.id}`, { body: { name } });
     navigate(`/@${encodeURIComponent(workspace.owner_name)}/${encodeURIComponent(name)}/settings`, { replace: true });
@@ -42,7 +46,11 @@ export function GeneralSettings({ workspace }: { workspace: Workspace }) {
         </span>
       </label>
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={rename.state === 'pending' || name === workspace.name || !!problem}>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={rename.state === 'pending' || name === workspace.name || !!problem}
+        >
           Save
         </button>
         <ActionStatus state={rename} pending="Renaming…" />

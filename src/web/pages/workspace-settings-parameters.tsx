@@ -135,8 +135,8 @@ function ParameterForm({
       ) : (
         <>
           <p className="muted settings-summary">
-            The values of build #{workspace.latest_build.build_number} ({workspace.latest_build.template_version_name}). Changing one
-            starts a new build. Values marked “cannot be changed later” are fixed for the life of the workspace.
+            The values of build #{workspace.latest_build.build_number} ({workspace.latest_build.template_version_name}). Changing one starts
+            a new build. Values marked “cannot be changed later” are fixed for the life of the workspace.
           </p>
           <ParameterFields
             parameters={parameters}

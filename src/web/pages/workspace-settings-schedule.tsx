@@ -55,7 +55,7 @@ export function formatAutostart(schedule: WeeklySchedule): string {
   if (days.length === 7) field = '*';
   else {
     const parts: string[] = [];
-    for (let index = 0; index < days.length; ) {
+    for (let index = 0; index < days.length;) {
       let end = index;
       while (end + 1 < days.length && days[end + 1] === (days[end] ?? 0) + 1) end++;
       const first = days[index];
@@ -169,7 +169,11 @@ function ScheduleForm({ workspace, template }: { workspace: Workspace; template:
               {DAYS.map((day) => {
                 const allowed = allowedDays.has(day.name);
                 return (
-                  <label key={day.name} className="checkbox" title={allowed ? undefined : 'The template does not allow autostart on this day.'}>
+                  <label
+                    key={day.name}
+                    className="checkbox"
+                    title={allowed ? undefined : 'The template does not allow autostart on this day.'}
+                  >
                     <input
                       type="checkbox"
                       checked={days.includes(day.number)}
@@ -228,7 +232,11 @@ function ScheduleForm({ workspace, template }: { workspace: Workspace; template:
         </p>
       )}
       <div className="form-actions">
-        <button type="submit" className="button button-primary" disabled={save.state === 'pending' || !!problem || (!mayAutostart && !mayAutostop)}>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={save.state === 'pending' || !!problem || (!mayAutostart && !mayAutostop)}
+        >
           Save schedule
         </button>
         <ActionStatus state={save} pending="Saving…" />

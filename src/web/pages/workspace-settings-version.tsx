@@ -53,7 +53,10 @@ function VersionForm({ workspace, versions }: { workspace: Workspace; versions: 
         return `Version ${target?.name ?? ''} needs the values below before it can build.`;
       }
     }
-    const given = prompt?.versionId === versionId ? prompt.parameters.map((parameter) => ({ name: parameter.name, value: values[parameter.name] ?? '' })) : [];
+    const given =
+      prompt?.versionId === versionId
+        ? prompt.parameters.map((parameter) => ({ name: parameter.name, value: values[parameter.name] ?? '' }))
+        : [];
     const started = await rebuildWith(workspace, { template_version_id: versionId, rich_parameter_values: given });
     setPrompt(undefined);
     return `Build #${started.build_number} started on version ${target?.name ?? versionId}.`;
@@ -112,7 +115,13 @@ function VersionForm({ workspace, versions }: { workspace: Workspace; versions: 
       {prompt && prompt.versionId === chosen && (
         <>
           <h3 className="form-section">New parameters</h3>
-          <ParameterFields parameters={prompt.parameters} values={values} setValues={setValues} locked={() => false} showProblems={touched} />
+          <ParameterFields
+            parameters={prompt.parameters}
+            values={values}
+            setValues={setValues}
+            locked={() => false}
+            showProblems={touched}
+          />
         </>
       )}
       <div className="form-actions">
