@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { silentLogger, startDaemon, type Daemon } from '../../src/daemon/index.js';
+import type { AgentHandle } from '../../src/agent/index.js';
 import { resolveOptions } from '../../src/domain/deployment-options.js';
 import { createTar } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
@@ -13,6 +15,7 @@ import type { Template, Workspace } from '../../src/sdk/wire/index.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
+import { startAgentWorkspace } from '../helpers/agent-workspace.js';
 import { freePort } from '../helpers/free-port.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -64,10 +67,16 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
   let browser: HeadlessChromium;
   let page: Page;
   const pageErrors: string[] = [];
+  let agent: AgentHandle | undefined;
+  let agentHome: string | undefined;
 
   /** Stops the serving daemon and starts another on the same port and database, with `extra` flags. */
   const restart = async (extra: Record<string, string> = {}) => {
     await daemon.close();
+    await startAgain(extra);
+  };
+  /** Starts a daemon on the port and database of the stopped one. */
+  const startAgain = async (extra: Record<string, string> = {}) => {
     daemon = await startDaemon(resolveOptions({ flags: { ...flags, ...extra, dataDir: test.database.dataDir }, env: {} }), {
       logger: silentLogger(),
       clock: test.clock,
@@ -104,6 +113,8 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
   });
   after(async () => {
     await browser?.close();
+    await agent?.stop();
+    if (agentHome) await rm(agentHome, { recursive: true, force: true });
     if (daemon !== test?.daemon) {
       await daemon?.close();
       await test?.database.drop();
@@ -270,6 +281,40 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
     await alice.followWorkspaceBuildLogs(stop.id, () => undefined);
     await header.locator('[data-status="stopped"]').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(SCREENSHOTS, 'connection-back-1280.png') });
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it("says the terminal's connection closed, never connected, while the daemon is down, and attaches again on its own", async () => {
+    agentHome = await mkdtemp(join(tmpdir(), 'cove-settings-agent-'));
+    ({ agent } = await startAgentWorkspace({
+      url: test.url,
+      owner,
+      member: alice,
+      token: 'agent-token-for-the-terminal-banner',
+      home: agentHome,
+      name: 'term',
+      templateName: 'with-agent',
+      timing: { reconnect: { initialMs: 200, maxMs: 1_000 } },
+    }));
+    await page.goto(`${test.url}/@alice/term.main/terminal`);
+    const host = page.locator('.terminal-host');
+    await page.locator('.terminal-host[data-connection="connected"]').waitFor({ timeout: 30_000 });
+    const bar = page.locator('.terminal-bar');
+    await bar.locator('[data-status="connected"]').waitFor();
+
+    const down = daemon.close();
+    await page.getByText(/The connection closed/).waitFor({ timeout: 30_000 });
+    // Under the toast, the badge speaks of the terminal's connection, not of the agent's last known state.
+    assert.equal(await bar.locator('[data-status="connected"]').count(), 0);
+    await bar.getByText('connection closed').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'terminal-closed-1280.png') });
+    await down;
+
+    await startAgain({ allowWorkspaceRenames: 'true' });
+    await page.locator('.terminal-host[data-connection="connected"]').waitFor({ timeout: 60_000 });
+    await bar.locator('[data-status="connected"]').waitFor();
+    assert.equal(await page.getByText(/The connection closed/).count(), 0);
+    assert.equal(await host.count(), 1);
     assert.deepEqual(pageErrors, []);
   });
 });
