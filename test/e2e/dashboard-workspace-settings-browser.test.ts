@@ -307,6 +307,13 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
     // Under the toast, the badge speaks of the terminal's connection, not of the agent's last known state.
     assert.equal(await bar.locator('[data-status="connected"]').count(), 0);
     await bar.getByText('connection closed').waitFor();
+    // It is what the page knows now, so it is not marked stale like the rest.
+    assert.equal(
+      await page.evaluate<string>(
+        `getComputedStyle(document.querySelector('.terminal-bar [data-status="disconnected"]'), '::after').content`,
+      ),
+      'none',
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'terminal-closed-1280.png') });
     await down;
 

@@ -95,10 +95,19 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
   );
 }
 
+/** The terminal's own connection, as it is now (never marked stale while the server is out of reach). */
 function TerminalBadge({ connection }: { connection: Connection }) {
-  if (connection === 'connecting') return <StatusBadge status="connecting" />;
-  if (connection === 'exited') return <StatusBadge status="shutdown" label="shell exited" />;
-  return <StatusBadge status="disconnected" label="connection closed" />;
+  return (
+    <span className="live-state">
+      {connection === 'connecting' ? (
+        <StatusBadge status="connecting" />
+      ) : connection === 'exited' ? (
+        <StatusBadge status="shutdown" label="shell exited" />
+      ) : (
+        <StatusBadge status="disconnected" label="connection closed" />
+      )}
+    </span>
+  );
 }
 
 /** The pause before attaching again after `failures` drops in a row. */
@@ -210,7 +219,7 @@ function TerminalView({
           <p>
             {connection === 'exited'
               ? 'The shell exited.'
-              : `The connection closed${closeReason ? `: ${closeReason}` : '.'} Reconnecting on its own…`}
+              : `The connection closed${closeReason ? `: ${closeReason.replace(/\.$/, '')}.` : '.'} Reconnecting on its own…`}
           </p>
           <button type="button" className="button button-primary" onClick={() => startOver(connection === 'exited')}>
             {connection === 'exited' ? 'Start a new shell' : 'Reconnect now'}
