@@ -190,6 +190,12 @@ describe("a workspace's settings and the connection banner", { skip: THE_SQLITE_
     await page.getByRole('button', { name: 'Save schedule' }).click();
     await page.getByText('Schedule saved.').waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'schedule-1280.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(SCREENSHOTS, 'schedule-dark-1280.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: join(SCREENSHOTS, 'schedule-375.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     const saved = await alice.workspace(workspaceId);
     assert.equal(saved.autostart_schedule, 'CRON_TZ=Europe/Berlin 30 8 * * 1,3,5');
     assert.equal(saved.ttl_ms, 3 * 3_600_000);
