@@ -2,6 +2,7 @@
 // carries the session in the `service_session_token` cookie the sign-in sets, so no token is
 // handled here. Typed with the SDK's wire types; the SDK client itself is built on node:http.
 import type { ProvisionerJobLog, Response as WireResponse, Workspace } from '../sdk/wire/index.js';
+import { onRetryConnection, reportConnectionBack, reportConnectionLost } from './connection-state.js';
 
 /** An error answer of the API, with its `message`, `detail` and per-field `validations`. */
 export class ApiError extends Error {
@@ -44,8 +45,11 @@ export async function api<T>(
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     });
   } catch {
+    reportConnectionLost();
     throw new ApiError(0, { message: 'The server could not be reached.', detail: 'Check your connection and that the deployment is up.' });
   }
+  // Any answer, even an error, shows that the server is reachable.
+  reportConnectionBack();
   const text = await response.text();
   if (!response.ok) {
     let body: Partial<WireResponse> = {};
@@ -88,22 +92,38 @@ export function watchWorkspace(id: string, onChange: (workspace: Workspace) => v
   let retry: ReturnType<typeof setTimeout> | undefined;
   let failures = 0;
   const open = () => {
-    socket = new WebSocket(socketUrl(`/workspaces/${encodeURIComponent(id)}/watch-ws`));
-    socket.onmessage = (event) => {
+    clearTimeout(retry);
+    let opened = false;
+    const current = new WebSocket(socketUrl(`/workspaces/${encodeURIComponent(id)}/watch-ws`));
+    socket = current;
+    current.onopen = () => {
+      opened = true;
+      reportConnectionBack();
+    };
+    current.onmessage = (event) => {
       failures = 0;
       const message = JSON.parse(String(event.data)) as { type: string; data?: unknown };
       if (message.type === 'data') onChange(message.data as Workspace);
       else if (message.type === 'error') onError?.((message.data as { message?: string } | undefined)?.message ?? 'The watch failed.');
     };
-    socket.onclose = () => {
-      if (stopped) return;
+    current.onclose = (event) => {
+      if (stopped || socket !== current) return;
+      // A socket that never opened, or one the server did not close in order, means the server is out of reach.
+      if (!opened || event.code !== 1000) reportConnectionLost();
       failures += 1;
       retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
     };
   };
   open();
+  // "Retry now": a stream waiting out its pause opens again at once (a live one is left alone).
+  const stopRetrying = onRetryConnection(() => {
+    if (stopped || socket?.readyState === WebSocket.OPEN || socket?.readyState === WebSocket.CONNECTING) return;
+    failures = 0;
+    open();
+  });
   return () => {
     stopped = true;
+    stopRetrying();
     clearTimeout(retry);
     socket?.close();
   };

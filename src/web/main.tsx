@@ -42,6 +42,9 @@ const HealthPage = lazy(() => import('./pages/health.js').then((module) => ({ de
 const LicensesPage = lazy(() => import('./pages/licenses.js').then((module) => ({ default: module.LicensesPage })));
 // A build's own page, with its timings chart: opened from the workspace's history, so loaded then.
 const WorkspaceBuildPage = lazy(() => import('./pages/workspace-build.js').then((module) => ({ default: module.WorkspaceBuildPage })));
+const WorkspaceSettingsPage = lazy(() =>
+  import('./pages/workspace-settings.js').then((module) => ({ default: module.WorkspaceSettingsPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -154,6 +157,15 @@ function Page({ route }: { route: Route }) {
           owner={route.owner}
           name={route.workspace}
           buildNumber={route.buildNumber}
+        />
+      );
+    case 'workspace-settings':
+      return (
+        <WorkspaceSettingsPage
+          key={`${route.owner}/${route.workspace}`}
+          owner={route.owner}
+          name={route.workspace}
+          section={route.section}
         />
       );
     default:

@@ -49,6 +49,8 @@ function pageName(route: Route): string {
       return 'Licenses';
     case 'workspace-build':
       return `Build #${route.buildNumber} of ${route.owner}/${route.workspace}`;
+    case 'workspace-settings':
+      return `${{ general: 'Settings', parameters: 'Parameters', schedule: 'Schedule', version: 'Version' }[route.section]} of ${route.owner}/${route.workspace}`;
     case 'not-found':
       return 'Page not found';
   }

@@ -65,7 +65,12 @@ export type Route =
   | { page: 'health' }
   | { page: 'licenses' }
   | { page: 'workspace-build'; owner: string; workspace: string; buildNumber: string }
+  | { page: 'workspace-settings'; owner: string; workspace: string; section: WorkspaceSettingsSection }
   | { page: 'not-found' };
+
+/** The sections of a workspace's settings, each at `/@owner/name/settings/<section>` (general at `/settings`). */
+export const WORKSPACE_SETTINGS_SECTIONS = ['general', 'parameters', 'schedule', 'version'] as const;
+export type WorkspaceSettingsSection = (typeof WORKSPACE_SETTINGS_SECTIONS)[number];
 
 /** Which page a path shows. */
 export function matchRoute(pathname: string, search: URLSearchParams): Route {
@@ -103,6 +108,9 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
     if (third === 'builds' && parts.length === 4 && /^[1-9][0-9]*$/.test(parts[3]!))
       return { page: 'workspace-build', owner, workspace: second, buildNumber: parts[3]! };
+    if (third === 'settings' && parts.length === 3) return { page: 'workspace-settings', owner, workspace: second, section: 'general' };
+    const section = WORKSPACE_SETTINGS_SECTIONS.find((candidate) => candidate !== 'general' && candidate === parts[3]);
+    if (third === 'settings' && section && parts.length === 4) return { page: 'workspace-settings', owner, workspace: second, section };
     if (third === 'terminal' && parts.length === 3) {
       const dot = second.indexOf('.');
       return dot < 0

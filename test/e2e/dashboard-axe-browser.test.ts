@@ -61,6 +61,10 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['health', '/deployment/health', 'Health · Cove'],
       ['licenses', '/deployment/licenses', 'Licenses · Cove'],
       ['workspace build', '/@owner/dev/builds/1', 'Build #1 of owner/dev · Cove'],
+      ['workspace settings', '/@owner/dev/settings', 'Settings of owner/dev · Cove'],
+      ['workspace parameters', '/@owner/dev/settings/parameters', 'Parameters of owner/dev · Cove'],
+      ['workspace schedule', '/@owner/dev/settings/schedule', 'Schedule of owner/dev · Cove'],
+      ['workspace version', '/@owner/dev/settings/version', 'Version of owner/dev · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });

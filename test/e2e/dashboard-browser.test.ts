@@ -177,10 +177,13 @@ presets:
       { name: 'disk_gb', value: '30' },
       { name: 'dotfiles', value: 'true' },
     ]);
-    // The schedule saves, and says so.
+    // The schedule saves, and says so (on the settings page the workspace's Schedule card links to).
+    await page.getByRole('link', { name: 'Change the schedule' }).click();
     await page.getByLabel('Stop after (hours without use)').fill('8');
     await page.getByRole('button', { name: 'Save schedule' }).click();
     await page.getByText('Schedule saved.').waitFor();
+    await page.goBack();
+    await page.getByRole('link', { name: 'Change the schedule' }).waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(SCREENSHOTS, 'workspace-dark-1440.png') });
     await page.emulateMedia({ colorScheme: 'light' });

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { api } from '../api.js';
 import { applicationName, useAppearance } from '../appearance.js';
 import { Banners } from './banners.js';
+import { ConnectionBanner } from './connection-banner.js';
 import { BrandMark } from './brand-mark.js';
 import { ActionStatus, useAction } from './feedback.js';
 import { HelpMenu } from './help-menu.js';
@@ -46,6 +47,7 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
         Skip to content
       </a>
       <Banners />
+      <ConnectionBanner />
       <header className="topbar">
         <Link className="brand" href="/workspaces" aria-label={`${name} home`}>
           <BrandMark logoUrl={appearance.logo_url} />

@@ -1,10 +1,12 @@
 // The web terminal: xterm.js over the agent's reconnecting pty WebSocket. The session's id stays
-// in the page URL (`?reconnect=`), so a reload attaches to the same shell and replays its output.
+// in the page URL (`?reconnect=`), so a reload attaches to the same shell and replays its output;
+// a dropped connection attaches again on its own, after a pause that grows with each failure.
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
 import type { UserAppearanceSettings, Workspace, WorkspaceAgent } from '../../sdk/wire/index.js';
 import { api, socketUrl, watchWorkspace } from '../api.js';
+import { onRetryConnection, reportConnectionBack, reportConnectionLost } from '../connection-state.js';
 import { adoptInlineStyles, withInertStyleElements } from '../adopt-inline-styles.js';
 import { Loading } from '../components/feedback.js';
 import { StatusBadge } from '../components/status.js';
@@ -36,6 +38,8 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
   const [error, setError] = useState<unknown>();
   // The user's terminal font, read beside the workspace; without an answer, the default font.
   const [font, setFont] = useState<string>();
+  // The terminal's own connection: the badge says it rather than the agent's while it is not open.
+  const [connection, setConnection] = useState<Connection>('connecting');
   useEffect(() => {
     let current = true;
     api<UserAppearanceSettings>('GET', '/users/me/appearance').then(
@@ -71,7 +75,7 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
           ← {workspace.name}
         </Link>
         <span className="terminal-title">{agent?.name ?? 'no agent'}</span>
-        {agent && <StatusBadge status={agent.status} />}
+        {agent && (ready && connection !== 'connected' ? <TerminalBadge connection={connection} /> : <StatusBadge status={agent.status} />)}
       </div>
       {!agent ? (
         <p className="terminal-message">
@@ -81,7 +85,7 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
           <Link href={`/@${workspace.owner_name}/${workspace.name}`}>Open the workspace</Link> to start it.
         </p>
       ) : ready ? (
-        <TerminalView agentId={agent.id} fontFamily={terminalFontFamily(font)} />
+        <TerminalView agentId={agent.id} fontFamily={terminalFontFamily(font)} onConnection={setConnection} />
       ) : (
         <p className="terminal-message" role="status">
           <span className="spinner" aria-hidden="true" /> Waiting for the agent to connect…
@@ -91,11 +95,41 @@ export function TerminalPage({ owner, name, agent: agentName }: { owner: string;
   );
 }
 
+/** The terminal's own connection, as it is now (never marked stale while the server is out of reach). */
+function TerminalBadge({ connection }: { connection: Connection }) {
+  return (
+    <span className="live-state">
+      {connection === 'connecting' ? (
+        <StatusBadge status="connecting" />
+      ) : connection === 'exited' ? (
+        <StatusBadge status="shutdown" label="shell exited" />
+      ) : (
+        <StatusBadge status="disconnected" label="connection closed" />
+      )}
+    </span>
+  );
+}
+
+/** The pause before attaching again after `failures` drops in a row. */
+function backoff(failures: number): number {
+  return Math.min(15_000, 500 * 2 ** failures);
+}
+
 const DARK = { background: '#0f1419', foreground: '#e6e1cf', cursor: '#f29718', selectionBackground: '#253340' };
 
-function TerminalView({ agentId, fontFamily }: { agentId: string; fontFamily: string }) {
+function TerminalView({
+  agentId,
+  fontFamily,
+  onConnection,
+}: {
+  agentId: string;
+  fontFamily: string;
+  onConnection: (connection: Connection) => void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const [connection, setConnection] = useState<Connection>('connecting');
+  const failures = useRef(0);
+  useEffect(() => onConnection(connection), [connection, onConnection]);
   const [generation, setGeneration] = useState(0);
   const [closeReason, setCloseReason] = useState('');
 
@@ -127,6 +161,8 @@ function TerminalView({ agentId, fontFamily }: { agentId: string; fontFamily: st
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
     };
     socket.onopen = () => {
+      failures.current = 0;
+      reportConnectionBack();
       setConnection('connected');
       send({ width: terminal.cols, height: terminal.rows });
     };
@@ -134,15 +170,28 @@ function TerminalView({ agentId, fontFamily }: { agentId: string; fontFamily: st
       if (typeof event.data === 'string') terminal.write(event.data);
       else terminal.write(new Uint8Array(event.data as ArrayBuffer));
     };
+    let retry: ReturnType<typeof setTimeout> | undefined;
     socket.onclose = (event) => {
       setConnection(event.code === 4000 ? 'exited' : 'disconnected');
       setCloseReason(event.reason);
+      if (event.code === 4000) return;
+      // 1006: closed without a word from the server, which is what a lost network looks like.
+      if (event.code === 1006) reportConnectionLost();
+      failures.current += 1;
+      retry = setTimeout(() => setGeneration((n) => n + 1), backoff(failures.current));
     };
+    const stopRetrying = onRetryConnection(() => {
+      if (socket.readyState !== WebSocket.CLOSED) return;
+      clearTimeout(retry);
+      setGeneration((n) => n + 1);
+    });
     const typed = terminal.onData((data) => send({ data }));
     const resized = terminal.onResize(({ cols, rows }) => send({ width: cols, height: rows }));
     const observer = new ResizeObserver(() => fit.fit());
     observer.observe(element);
     return () => {
+      clearTimeout(retry);
+      stopRetrying();
       observer.disconnect();
       typed.dispose();
       resized.dispose();
@@ -167,9 +216,13 @@ function TerminalView({ agentId, fontFamily }: { agentId: string; fontFamily: st
       <div className="terminal-host" ref={host} data-connection={connection} />
       {(connection === 'disconnected' || connection === 'exited') && (
         <div className="terminal-overlay" role="alert">
-          <p>{connection === 'exited' ? 'The shell exited.' : `The connection closed${closeReason ? `: ${closeReason}` : '.'}`}</p>
+          <p>
+            {connection === 'exited'
+              ? 'The shell exited.'
+              : `The connection closed${closeReason ? `: ${closeReason.replace(/\.$/, '')}.` : '.'} Reconnecting on its own…`}
+          </p>
           <button type="button" className="button button-primary" onClick={() => startOver(connection === 'exited')}>
-            {connection === 'exited' ? 'Start a new shell' : 'Reconnect'}
+            {connection === 'exited' ? 'Start a new shell' : 'Reconnect now'}
           </button>
         </div>
       )}

@@ -1,7 +1,7 @@
 // One workspace: its state and actions, the latest build's progress, timings and log, resources and
 // agents with their apps and startup logs, ports, schedule and build history, all following the
 // workspace's watch stream.
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Workspace, WorkspaceAgent, WorkspaceApp, WorkspaceBuild } from '../../sdk/wire/index.js';
 import { api, watchWorkspace } from '../api.js';
 import { AgentLogs } from '../components/agent-logs.js';
@@ -117,6 +117,9 @@ function WorkspaceHeader({ workspace }: { workspace: Workspace }) {
       <div className="header-actions">
         <WorkspaceActionButtons workspace={workspace} busy={busy} run={run} startClass="button button-primary" />
         <ShareButton workspace={workspace} />
+        <Link className="button" href={`/@${encodeURIComponent(workspace.owner_name)}/${encodeURIComponent(workspace.name)}/settings`}>
+          Settings
+        </Link>
         <ActionStatus state={action} />
       </div>
     </div>
@@ -264,18 +267,7 @@ function Schedule({ workspace }: { workspace: Workspace }) {
     await api('PUT', `/workspaces/${workspace.id}/extend`, { body: { deadline: new Date(from + hours * 3_600_000).toISOString() } });
     return `Extended by ${hours} hour${hours === 1 ? '' : 's'}.`;
   });
-  const [autostart, setAutostart] = useState(workspace.autostart_schedule ?? '');
-  const [ttlHours, setTtlHours] = useState(workspace.ttl_ms ? String(workspace.ttl_ms / 3_600_000) : '');
-  const [save, startSave] = useAction(async () => {
-    await api('PUT', `/workspaces/${workspace.id}/autostart`, { body: { schedule: autostart.trim() || null } });
-    const ttl = ttlHours.trim() === '' ? null : Math.round(Number(ttlHours) * 3_600_000);
-    await api('PUT', `/workspaces/${workspace.id}/ttl`, { body: { ttl_ms: ttl } });
-    return 'Schedule saved.';
-  });
-  const onSave = (event: FormEvent) => {
-    event.preventDefault();
-    void startSave();
-  };
+  const settings = `/@${encodeURIComponent(workspace.owner_name)}/${encodeURIComponent(workspace.name)}/settings/schedule`;
   return (
     <section className="card" aria-labelledby="schedule-title">
       <h2 id="schedule-title">Schedule</h2>
@@ -303,35 +295,34 @@ function Schedule({ workspace }: { workspace: Workspace }) {
           )}
         </div>
       )}
-      <form className="form" onSubmit={onSave} aria-label="Schedule">
-        <label className="field">
-          <span className="field-label">Autostart (cron)</span>
-          <input
-            value={autostart}
-            onChange={(event) => setAutostart(event.target.value)}
-            placeholder="CRON_TZ=Europe/Berlin 30 8 * * 1-5"
-          />
-          <span className="field-hint">Empty: never starts on its own.</span>
-        </label>
-        <label className="field">
-          <span className="field-label">Stop after (hours without use)</span>
-          <input
-            type="number"
-            min={0}
-            step={0.5}
-            inputMode="decimal"
-            value={ttlHours}
-            onChange={(event) => setTtlHours(event.target.value)}
-          />
-          <span className="field-hint">Empty: the template’s default.</span>
-        </label>
-        <div className="inline-actions">
-          <button type="submit" className="button" disabled={save.state === 'pending'}>
-            Save schedule
-          </button>
-          <ActionStatus state={save} pending="Saving…" />
+      <dl className="metadata" data-summary="schedule">
+        <div>
+          <dt>Autostart</dt>
+          <dd>
+            {workspace.autostart_schedule ? (
+              <>
+                {workspace.next_start_at ? (
+                  <>
+                    next <Time iso={workspace.next_start_at} />
+                  </>
+                ) : (
+                  'on'
+                )}{' '}
+                <code className="muted">{workspace.autostart_schedule}</code>
+              </>
+            ) : (
+              'off'
+            )}
+          </dd>
         </div>
-      </form>
+        <div>
+          <dt>Autostop</dt>
+          <dd>{workspace.ttl_ms ? `${formatDuration(workspace.ttl_ms)} after last use` : 'off'}</dd>
+        </div>
+      </dl>
+      <p>
+        <Link href={settings}>Change the schedule</Link>
+      </p>
     </section>
   );
 }
