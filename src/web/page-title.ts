@@ -41,6 +41,18 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'users':
+      return 'Users';
+    case 'user-create':
+      return 'New user';
+    case 'organizations':
+      return 'Organizations';
+    case 'organization':
+      return `Organization ${route.name}`;
+    case 'organization-members':
+      return `Members of ${route.name}`;
+    case 'organization-roles':
+      return `Roles of ${route.name}`;
     case 'not-found':
       return 'Page not found';
   }

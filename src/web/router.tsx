@@ -61,6 +61,12 @@ export type Route =
   | { page: 'connection-log' }
   | { page: 'notification-settings' }
   | { page: 'deployment-notifications' }
+  | { page: 'users' }
+  | { page: 'user-create' }
+  | { page: 'organizations' }
+  | { page: 'organization'; name: string }
+  | { page: 'organization-members'; name: string }
+  | { page: 'organization-roles'; name: string }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -91,6 +97,13 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'connectionlog' && parts.length === 1) return { page: 'connection-log' };
   if (first === 'settings' && second === 'notifications' && parts.length === 2) return { page: 'notification-settings' };
   if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
+  if (first === 'deployment' && second === 'users' && parts.length === 2) return { page: 'users' };
+  if (first === 'deployment' && second === 'users' && third === 'new' && parts.length === 3) return { page: 'user-create' };
+  if (first === 'organizations' && parts.length === 1) return { page: 'organizations' };
+  if (first === 'organizations' && second && parts.length === 2) return { page: 'organization', name: second };
+  if (first === 'organizations' && second && third === 'members' && parts.length === 3)
+    return { page: 'organization-members', name: second };
+  if (first === 'organizations' && second && third === 'roles' && parts.length === 3) return { page: 'organization-roles', name: second };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

@@ -11,6 +11,8 @@ export const ACCOUNT_TABS: readonly SectionTab[] = [
 export const DEPLOYMENT_TABS: readonly SectionTab[] = [
   { href: '/deployment', label: 'Overview' },
   { href: '/deployment/notifications', label: 'Notifications' },
+  { href: '/deployment/users', label: 'Users' },
+  { href: '/organizations', label: 'Organizations' },
 ];
 
 export interface SectionTab {
