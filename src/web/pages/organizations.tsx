@@ -95,9 +95,18 @@ function NewOrganization() {
       <h2>New organization</h2>
       <label className="field">
         <span className="field-label">Name</span>
-        <input name="name" value={name} required autoComplete="off" onChange={(event) => setName(event.target.value)} />
-        <span className="field-hint">Lowercase letters, digits and hyphens; it is part of the organization’s addresses.</span>
+        <input
+          name="name"
+          value={name}
+          required
+          autoComplete="off"
+          aria-describedby="organization-name-hint"
+          onChange={(event) => setName(event.target.value)}
+        />
       </label>
+      <p id="organization-name-hint" className="field-hint">
+        Lowercase letters, digits and hyphens; it is part of the organization’s addresses.
+      </p>
       <label className="field">
         <span className="field-label">
           Display name <span className="required">(optional)</span>

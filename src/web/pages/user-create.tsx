@@ -1,6 +1,6 @@
 // A new user made by an administrator: names, email, how they sign in (a password only for the
 // password type), and the organization they join. The server's objections show by their fields.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { Organization, User } from '../../sdk/wire/index.js';
 import { api, ApiError } from '../api.js';
 import { ErrorMessage, useAction, useLoad } from '../components/feedback.js';
@@ -15,7 +15,7 @@ const LOGIN_TYPES: readonly (readonly [value: string, label: string])[] = [
 ];
 
 /** The fields of the form, by the names the API's validations use. */
-type Field = 'username' | 'email' | 'name' | 'login_type' | 'password' | 'organization_ids';
+type FieldName = 'username' | 'email' | 'name' | 'login_type' | 'password' | 'organization_ids';
 
 export function UserCreatePage() {
   return (
@@ -53,10 +53,11 @@ function UserCreateForm() {
   };
   const error = created.state === 'error' ? created.error : undefined;
   const problems = new Map<string, string>(error instanceof ApiError ? error.validations.map((v) => [v.field, v.detail]) : []);
-  const problemOf = (field: Field) => problems.get(field);
+  const problemOf = (field: FieldName) => problems.get(field);
   // Problems the form has no field for are told above it with the message.
   const unplaced = error instanceof ApiError && error.validations.some((v) => !FIELDS.has(v.field));
-  const described = (field: Field) => ({
+  const described = (field: FieldName) => ({
+    id: `user-${field}`,
     'aria-invalid': problemOf(field) ? true : undefined,
     'aria-describedby': problemOf(field) ? `${field}-problem` : undefined,
   });
@@ -67,8 +68,7 @@ function UserCreateForm() {
       </p>
       <h1>New user</h1>
       <form className="form card" onSubmit={submit} aria-label="New user" noValidate>
-        <label className="field">
-          <span className="field-label">Username</span>
+        <Field field="username" label="Username" problem={problemOf('username')}>
           <input
             name="username"
             value={username}
@@ -77,10 +77,8 @@ function UserCreateForm() {
             onChange={(event) => setUsername(event.target.value)}
             {...described('username')}
           />
-          <FieldProblem field="username" problem={problemOf('username')} />
-        </label>
-        <label className="field">
-          <span className="field-label">Email</span>
+        </Field>
+        <Field field="email" label="Email" problem={problemOf('email')}>
           <input
             name="email"
             type="email"
@@ -90,17 +88,19 @@ function UserCreateForm() {
             onChange={(event) => setEmail(event.target.value)}
             {...described('email')}
           />
-          <FieldProblem field="email" problem={problemOf('email')} />
-        </label>
-        <label className="field">
-          <span className="field-label">
-            Full name <span className="required">(optional)</span>
-          </span>
+        </Field>
+        <Field
+          field="name"
+          label={
+            <>
+              Full name <span className="required">(optional)</span>
+            </>
+          }
+          problem={problemOf('name')}
+        >
           <input name="name" value={name} autoComplete="off" onChange={(event) => setName(event.target.value)} {...described('name')} />
-          <FieldProblem field="name" problem={problemOf('name')} />
-        </label>
-        <label className="field">
-          <span className="field-label">Login type</span>
+        </Field>
+        <Field field="login_type" label="Login type" problem={problemOf('login_type')}>
           <select name="login_type" value={loginType} onChange={(event) => setLoginType(event.target.value)} {...described('login_type')}>
             {LOGIN_TYPES.map(([value, label]) => (
               <option key={value} value={value}>
@@ -108,11 +108,9 @@ function UserCreateForm() {
               </option>
             ))}
           </select>
-          <FieldProblem field="login_type" problem={problemOf('login_type')} />
-        </label>
+        </Field>
         {loginType === 'password' && (
-          <label className="field">
-            <span className="field-label">Password</span>
+          <Field field="password" label="Password" problem={problemOf('password')}>
             <input
               name="password"
               type="password"
@@ -122,11 +120,9 @@ function UserCreateForm() {
               onChange={(event) => setPassword(event.target.value)}
               {...described('password')}
             />
-            <FieldProblem field="password" problem={problemOf('password')} />
-          </label>
+          </Field>
         )}
-        <label className="field">
-          <span className="field-label">Organization</span>
+        <Field field="organization_ids" label="Organization" problem={problemOf('organization_ids')}>
           <select
             name="organization"
             value={organization}
@@ -140,8 +136,7 @@ function UserCreateForm() {
               </option>
             ))}
           </select>
-          <FieldProblem field="organization_ids" problem={problemOf('organization_ids')} />
-        </label>
+        </Field>
         {error !== undefined && (problems.size === 0 || unplaced ? <ErrorMessage error={error} /> : <FormProblem error={error} />)}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={created.state === 'pending'}>
@@ -156,14 +151,32 @@ function UserCreateForm() {
   );
 }
 
-const FIELDS: ReadonlySet<string> = new Set<Field>(['username', 'email', 'name', 'login_type', 'password', 'organization_ids']);
+const FIELDS: ReadonlySet<string> = new Set<FieldName>(['username', 'email', 'name', 'login_type', 'password', 'organization_ids']);
 
-function FieldProblem({ field, problem }: { field: Field; problem: string | undefined }) {
-  if (!problem) return null;
+/** A control with its label, and below them what the server found wrong with it. */
+function Field({
+  field,
+  label,
+  problem,
+  children,
+}: {
+  field: FieldName;
+  label: ReactNode;
+  problem: string | undefined;
+  children: ReactNode;
+}) {
   return (
-    <span id={`${field}-problem`} className="field-problem">
-      {problem}
-    </span>
+    <div className="field">
+      <label className="field-label" htmlFor={`user-${field}`}>
+        {label}
+      </label>
+      {children}
+      {problem && (
+        <span id={`${field}-problem`} className="field-problem">
+          {problem}
+        </span>
+      )}
+    </div>
   );
 }
 
