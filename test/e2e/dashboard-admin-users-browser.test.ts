@@ -252,7 +252,7 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
     await page.getByRole('navigation', { name: 'Organization' }).getByRole('link', { name: 'Members' }).click();
     await page.waitForURL(`${test.url}/organizations/research/members`);
     const add = page.getByRole('form', { name: 'Add member' });
-    await add.getByLabel('Username or email').fill('alice');
+    await add.getByLabel('Username').fill('alice');
     await add.getByRole('button', { name: 'Add member' }).click();
     await add.getByText('Added alice.').waitFor();
     const members = page.getByRole('table', { name: 'Members' });

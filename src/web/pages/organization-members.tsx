@@ -65,7 +65,7 @@ function Members({ name }: { name: string }) {
       <h1>Members</h1>
       <form className="filter" onSubmit={submit} aria-label="Add member">
         <label className="field field-inline">
-          <span className="field-label">Username or email</span>
+          <span className="field-label">Username</span>
           <input name="username" value={username} required autoComplete="off" onChange={(event) => setUsername(event.target.value)} />
         </label>
         <button type="submit" className="button button-primary">

@@ -142,7 +142,7 @@ function RoleEditor({
   };
   const title = role ? `Edit ${role.name}` : 'New custom role';
   return (
-    <form className="form card" onSubmit={submit} aria-label={title}>
+    <form className="form card admin-card" onSubmit={submit} aria-label={title}>
       <h2>{title}</h2>
       <label className="field">
         <span className="field-label">Name</span>

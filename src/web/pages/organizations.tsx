@@ -91,7 +91,7 @@ function NewOrganization() {
     void create();
   };
   return (
-    <form className="form card" onSubmit={submit} aria-label="New organization">
+    <form className="form card admin-card" onSubmit={submit} aria-label="New organization">
       <h2>New organization</h2>
       <label className="field">
         <span className="field-label">Name</span>
