@@ -336,6 +336,23 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
     await shot('member-not-allowed');
   });
 
+  it('opens the users page to a user admin, who may not make organizations', async () => {
+    await owner.setSiteRoles('carol', ['user-admin']);
+    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.waitForURL(/\/login/);
+    await signInWithPassword(page, test.url, 'carol@example.com', STRONG_PASSWORD);
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deployment' }).click();
+    await page.getByRole('navigation', { name: 'Deployment' }).getByRole('link', { name: 'Users' }).click();
+    await page
+      .getByRole('navigation', { name: 'User pages' })
+      .getByText(/^1–25 of /)
+      .waitFor();
+    await page.getByRole('navigation', { name: 'Deployment' }).getByRole('link', { name: 'Organizations' }).click();
+    await page.getByRole('table', { name: 'Organizations' }).getByRole('link', { name: 'Cove Team', exact: true }).waitFor();
+    assert.equal(await page.getByRole('form', { name: 'New organization' }).count(), 0);
+  });
+
   it('answers each new page’s address with the dashboard, so that a reload or a shared link opens it', async () => {
     for (const path of [
       '/deployment/users',
