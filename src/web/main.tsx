@@ -45,6 +45,17 @@ const WorkspaceBuildPage = lazy(() => import('./pages/workspace-build.js').then(
 const WorkspaceSettingsPage = lazy(() =>
   import('./pages/workspace-settings.js').then((module) => ({ default: module.WorkspaceSettingsPage })),
 );
+// The administration of users and organizations, for the few who run the deployment.
+const UsersPage = lazy(() => import('./pages/users.js').then((module) => ({ default: module.UsersPage })));
+const UserCreatePage = lazy(() => import('./pages/user-create.js').then((module) => ({ default: module.UserCreatePage })));
+const OrganizationsPage = lazy(() => import('./pages/organizations.js').then((module) => ({ default: module.OrganizationsPage })));
+const OrganizationPage = lazy(() => import('./pages/organization.js').then((module) => ({ default: module.OrganizationPage })));
+const OrganizationMembersPage = lazy(() =>
+  import('./pages/organization-members.js').then((module) => ({ default: module.OrganizationMembersPage })),
+);
+const OrganizationRolesPage = lazy(() =>
+  import('./pages/organization-roles.js').then((module) => ({ default: module.OrganizationRolesPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -168,6 +179,18 @@ function Page({ route }: { route: Route }) {
           section={route.section}
         />
       );
+    case 'users':
+      return <UsersPage />;
+    case 'user-create':
+      return <UserCreatePage />;
+    case 'organizations':
+      return <OrganizationsPage />;
+    case 'organization':
+      return <OrganizationPage key={route.name} name={route.name} />;
+    case 'organization-members':
+      return <OrganizationMembersPage key={route.name} name={route.name} />;
+    case 'organization-roles':
+      return <OrganizationRolesPage key={route.name} name={route.name} />;
     default:
       return (
         <section className="page">

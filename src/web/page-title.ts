@@ -51,6 +51,18 @@ function pageName(route: Route): string {
       return `Build #${route.buildNumber} of ${route.owner}/${route.workspace}`;
     case 'workspace-settings':
       return `${{ general: 'Settings', parameters: 'Parameters', schedule: 'Schedule', version: 'Version' }[route.section]} of ${route.owner}/${route.workspace}`;
+    case 'users':
+      return 'Users';
+    case 'user-create':
+      return 'New user';
+    case 'organizations':
+      return 'Organizations';
+    case 'organization':
+      return `Organization ${route.name}`;
+    case 'organization-members':
+      return `Members of ${route.name}`;
+    case 'organization-roles':
+      return `Roles of ${route.name}`;
     case 'not-found':
       return 'Page not found';
   }

@@ -66,6 +66,12 @@ export type Route =
   | { page: 'licenses' }
   | { page: 'workspace-build'; owner: string; workspace: string; buildNumber: string }
   | { page: 'workspace-settings'; owner: string; workspace: string; section: WorkspaceSettingsSection }
+  | { page: 'users' }
+  | { page: 'user-create' }
+  | { page: 'organizations' }
+  | { page: 'organization'; name: string }
+  | { page: 'organization-members'; name: string }
+  | { page: 'organization-roles'; name: string }
   | { page: 'not-found' };
 
 /** The sections of a workspace's settings, each at `/@owner/name/settings/<section>` (general at `/settings`). */
@@ -103,6 +109,13 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'deployment' && second === 'settings' && parts.length === 2) return { page: 'deployment-settings' };
   if (first === 'deployment' && second === 'health' && parts.length === 2) return { page: 'health' };
   if (first === 'deployment' && second === 'licenses' && parts.length === 2) return { page: 'licenses' };
+  if (first === 'deployment' && second === 'users' && parts.length === 2) return { page: 'users' };
+  if (first === 'deployment' && second === 'users' && third === 'new' && parts.length === 3) return { page: 'user-create' };
+  if (first === 'organizations' && parts.length === 1) return { page: 'organizations' };
+  if (first === 'organizations' && second && parts.length === 2) return { page: 'organization', name: second };
+  if (first === 'organizations' && second && third === 'members' && parts.length === 3)
+    return { page: 'organization-members', name: second };
+  if (first === 'organizations' && second && third === 'roles' && parts.length === 3) return { page: 'organization-roles', name: second };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

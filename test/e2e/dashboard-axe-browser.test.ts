@@ -65,6 +65,12 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['workspace parameters', '/@owner/dev/settings/parameters', 'Parameters of owner/dev · Cove'],
       ['workspace schedule', '/@owner/dev/settings/schedule', 'Schedule of owner/dev · Cove'],
       ['workspace version', '/@owner/dev/settings/version', 'Version of owner/dev · Cove'],
+      ['users', '/deployment/users', 'Users · Cove'],
+      ['new user', '/deployment/users/new', 'New user · Cove'],
+      ['organizations', '/organizations', 'Organizations · Cove'],
+      ['organization', '/organizations/cove', 'Organization cove · Cove'],
+      ['organization members', '/organizations/cove/members', 'Members of cove · Cove'],
+      ['organization roles', '/organizations/cove/roles', 'Roles of cove · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });

@@ -88,6 +88,8 @@ export const DASHBOARD_PAGES = [
   '/settings/*',
   '/audit',
   '/connectionlog',
+  '/organizations',
+  '/organizations/*',
 ] as const;
 
 /** Content types of what a dashboard build holds; anything else is served as bytes. */

@@ -14,6 +14,8 @@ export const DEPLOYMENT_TABS: readonly SectionTab[] = [
   { href: '/deployment/settings', label: 'Settings' },
   { href: '/deployment/health', label: 'Health' },
   { href: '/deployment/licenses', label: 'Licenses' },
+  { href: '/deployment/users', label: 'Users' },
+  { href: '/organizations', label: 'Organizations' },
 ];
 
 export interface SectionTab {
