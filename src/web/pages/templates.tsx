@@ -12,6 +12,9 @@ export function TemplatesPage() {
     <section className="page">
       <div className="page-header">
         <h1>Templates</h1>
+        <Link href="/templates/new" className="button button-primary">
+          New template
+        </Link>
       </div>
       {!data ? (
         <Loading error={error} />
