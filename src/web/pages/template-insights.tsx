@@ -22,16 +22,14 @@ export function TemplateInsightsPage({ name }: { name: string }) {
 }
 
 /**
- * The report's range in UTC: from midnight six days ago to the start of this hour, as the API
- * takes it (a start at midnight; an end at midnight or a whole hour of today, never in the future).
+ * The report's range in UTC: from midnight six days ago to the end of this hour, as the API takes
+ * it (a start at midnight; an end at midnight or a whole hour of today, at most the next one).
  */
 function lastWeek(now = Date.now()): { start_time: string; end_time: string } {
-  const hour = Math.floor(now / HOUR_MS) * HOUR_MS;
-  const today = Math.floor(now / DAY_MS) * DAY_MS;
-  // At midnight itself the hour is the start of today, which would make an empty day: end there.
-  const start = today - (DAYS - 1) * DAY_MS - (hour === today ? DAY_MS : 0);
+  const end = Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS;
+  const start = Math.floor(now / DAY_MS) * DAY_MS - (DAYS - 1) * DAY_MS;
   const text = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
-  return { start_time: text(start), end_time: text(hour) };
+  return { start_time: text(start), end_time: text(end) };
 }
 
 /** A day as a short label: "Nov 24". */

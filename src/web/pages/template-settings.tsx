@@ -17,7 +17,7 @@ export function TemplateSettingsPage({ name }: { name: string }) {
   if (!data) return <TemplateLoading name={name} error={error} />;
   return (
     <TemplateFrame template={data}>
-      <SettingsForm key={data.updated_at} template={data} onSaved={setData} />
+      <SettingsForm template={data} onSaved={setData} />
       <DeleteTemplate template={data} />
     </TemplateFrame>
   );
