@@ -13,7 +13,7 @@ import { browserMissing, launchChromium, type HeadlessChromium, signInWithPasswo
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { expectApiError } from '../helpers/expect-api-error.js';
-import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/templates');
@@ -244,5 +244,18 @@ describe('template management in a real browser', { skip: THE_SQLITE_RUN_COVERS_
     await expectApiError(owner.templateByName('default', 'from-example'), 404);
     assert.equal((await uploaded()).name, 'uploaded');
     assert.deepEqual(pageErrors, []);
+  });
+
+  it('offers a new template only to those who may make one', async () => {
+    await page.goto(`${test.url}/templates`);
+    await page.getByRole('link', { name: 'New template' }).waitFor();
+    await createMember(test, 'alice');
+    await browser.context.clearCookies();
+    await signInWithPassword(page, test.url, 'alice@example.com', STRONG_PASSWORD);
+    await page.goto(`${test.url}/templates`);
+    await page.getByRole('heading', { name: 'Templates', level: 1 }).waitFor();
+    // The answer to the permission check has come back before the link is looked for.
+    await page.waitForLoadState('networkidle');
+    assert.equal(await page.getByRole('link', { name: 'New template' }).count(), 0);
   });
 });
