@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { createTar } from '../../src/lib/archive/index.js';
+import { createTar, tarToZip } from '../../src/lib/archive/index.js';
 import type { CoveClient } from '../../src/sdk/client.js';
 import type { Template, TemplateExample, TemplateVersion } from '../../src/sdk/wire/index.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
@@ -115,7 +115,9 @@ describe('template management in a real browser', { skip: THE_SQLITE_RUN_COVERS_
     const broken = {
       parse: { error: 'the template declares no compute', logs: [{ level: 'error', output: 'reading the template files' }] },
     };
-    await page.locator('input[type="file"]').setInputFiles(await archive('broken.tar', { 'echo.json': JSON.stringify(broken) }));
+    // A zip this time: the server turns it into the tar that the import reads.
+    const zip = await tarToZip(await createTar({ 'echo.json': JSON.stringify(broken) }));
+    await page.locator('input[type="file"]').setInputFiles(await archive('broken.zip', zip));
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByText('The import failed').waitFor();
     await page.locator('.build-log').getByText('reading the template files').waitFor();
