@@ -169,3 +169,31 @@ export function untilStatus(id: string, statuses: readonly string[], signal?: Ab
     });
   });
 }
+
+/**
+ * Uploads a template archive (`POST /files`) as it is on disk and returns the file's id. A zip is
+ * sent as one, and the server turns it into the tar that builds read.
+ */
+export async function uploadArchive(file: Blob & { readonly name?: string }): Promise<string> {
+  const zip = file.type === 'application/zip' || /\.zip$/i.test(file.name ?? '');
+  let response: globalThis.Response;
+  try {
+    response = await fetch(apiUrl('/files'), {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', 'content-type': zip ? 'application/zip' : 'application/x-tar' },
+      body: file,
+    });
+  } catch {
+    throw new ApiError(0, { message: 'The server could not be reached.', detail: 'Check your connection and that the deployment is up.' });
+  }
+  const text = await response.text();
+  let body: Partial<WireResponse & { hash: string }> = {};
+  try {
+    body = JSON.parse(text) as WireResponse & { hash: string };
+  } catch {
+    body = { message: `The server answered ${response.status} ${response.statusText}.` };
+  }
+  if (!response.ok || !body.hash) throw new ApiError(response.status, body);
+  return body.hash;
+}

@@ -56,6 +56,17 @@ const OrganizationMembersPage = lazy(() =>
 const OrganizationRolesPage = lazy(() =>
   import('./pages/organization-roles.js').then((module) => ({ default: module.OrganizationRolesPage })),
 );
+// Managing templates is for their admins, rarely opened: each page loads when first shown.
+const TemplateCreatePage = lazy(() => import('./pages/template-create.js').then((module) => ({ default: module.TemplateCreatePage })));
+const TemplateVersionsPage = lazy(() =>
+  import('./pages/template-versions.js').then((module) => ({ default: module.TemplateVersionsPage })),
+);
+const TemplateSettingsPage = lazy(() =>
+  import('./pages/template-settings.js').then((module) => ({ default: module.TemplateSettingsPage })),
+);
+const TemplateInsightsPage = lazy(() =>
+  import('./pages/template-insights.js').then((module) => ({ default: module.TemplateInsightsPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -135,6 +146,14 @@ function Page({ route }: { route: Route }) {
       return <TemplatePage key={route.name} name={route.name} />;
     case 'template-permissions':
       return <TemplatePermissionsPage key={route.name} name={route.name} />;
+    case 'template-new':
+      return <TemplateCreatePage />;
+    case 'template-versions':
+      return <TemplateVersionsPage key={route.name} name={route.name} />;
+    case 'template-settings':
+      return <TemplateSettingsPage key={route.name} name={route.name} />;
+    case 'template-insights':
+      return <TemplateInsightsPage key={route.name} name={route.name} />;
     case 'deployment':
       return <DeploymentPage />;
     case 'idp-sync-preview':

@@ -21,6 +21,14 @@ function pageName(route: Route): string {
       return `Template ${route.name}`;
     case 'template-permissions':
       return `Permissions of ${route.name}`;
+    case 'template-new':
+      return 'New template';
+    case 'template-versions':
+      return `Versions of ${route.name}`;
+    case 'template-settings':
+      return `Settings of ${route.name}`;
+    case 'template-insights':
+      return `Insights of ${route.name}`;
     case 'deployment':
       return 'Deployment';
     case 'idp-sync-preview':

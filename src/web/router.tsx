@@ -51,6 +51,10 @@ export type Route =
   | { page: 'templates' }
   | { page: 'template'; name: string }
   | { page: 'template-permissions'; name: string }
+  | { page: 'template-new' }
+  | { page: 'template-versions'; name: string }
+  | { page: 'template-settings'; name: string }
+  | { page: 'template-insights'; name: string }
   | { page: 'deployment' }
   | { page: 'idp-sync-preview'; user: string | undefined }
   | { page: 'groups' }
@@ -91,6 +95,10 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'workspaces' && second === 'new' && parts.length === 2)
     return { page: 'create', template: search.get('template') ?? undefined };
   if (first === 'templates' && parts.length === 1) return { page: 'templates' };
+  if (first === 'templates' && second === 'new' && parts.length === 2) return { page: 'template-new' };
+  if (first === 'templates' && second && third === 'versions' && parts.length === 3) return { page: 'template-versions', name: second };
+  if (first === 'templates' && second && third === 'settings' && parts.length === 3) return { page: 'template-settings', name: second };
+  if (first === 'templates' && second && third === 'insights' && parts.length === 3) return { page: 'template-insights', name: second };
   if (first === 'templates' && second && parts.length === 2) return { page: 'template', name: second };
   if (first === 'templates' && second && third === 'workspace' && parts.length === 3) return { page: 'create', template: second };
   if (first === 'templates' && second && third === 'permissions' && parts.length === 3)

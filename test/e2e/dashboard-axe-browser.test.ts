@@ -71,6 +71,10 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['organization', '/organizations/cove', 'Organization cove · Cove'],
       ['organization members', '/organizations/cove/members', 'Members of cove · Cove'],
       ['organization roles', '/organizations/cove/roles', 'Roles of cove · Cove'],
+      ['new template', '/templates/new', 'New template · Cove'],
+      ['template versions', '/templates/axe/versions', 'Versions of axe · Cove'],
+      ['template settings', '/templates/axe/settings', 'Settings of axe · Cove'],
+      ['template insights', '/templates/axe/insights', 'Insights of axe · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });

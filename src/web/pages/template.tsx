@@ -1,67 +1,36 @@
-// One template: what it is, its versions (which one is active), how long builds take, and how
-// to push a new version.
+// One template at a glance: its newest versions (which one is active), how long builds take, and
+// how to push a new version. The other tabs manage it.
 import type { Template, TemplateVersion } from '../../sdk/wire/index.js';
 import { api } from '../api.js';
 import { CopyCommand } from '../components/copy-command.js';
 import { Loading, useLoad } from '../components/feedback.js';
-import { formatDuration, Icon, StatusBadge, Time } from '../components/status.js';
+import { formatDuration, StatusBadge, Time } from '../components/status.js';
+import { TemplateFrame, TemplateLoading, templatePath, useTemplate } from '../components/template-frame.js';
 import { Link } from '../router.js';
-import { useSession } from '../session.js';
+
+/** How many of the newest versions the summary lists; the Versions tab has them all. */
+const RECENT_VERSIONS = 5;
 
 export function TemplatePage({ name }: { name: string }) {
-  const { user } = useSession();
-  const organization = user.organization_ids[0] ?? 'default';
-  // By name within the user's organization, which finds deprecated templates too.
-  const { data, error } = useLoad(
-    () => api<Template>('GET', `/organizations/${organization}/templates/${encodeURIComponent(name)}`),
-    [organization, name],
-  );
-  if (!data) {
-    return (
-      <section className="page">
-        <p className="breadcrumb">
-          <Link href="/templates">Templates</Link> / {name}
-        </p>
-        <Loading error={error} />
-      </section>
-    );
-  }
+  const { data, error } = useTemplate(name);
+  if (!data) return <TemplateLoading name={name} error={error} />;
   return <TemplateDetails template={data} />;
 }
 
 function TemplateDetails({ template }: { template: Template }) {
   const versions = useLoad(() => api<TemplateVersion[]>('GET', `/templates/${template.id}/versions`), [template.id]);
   const stats = Object.entries(template.build_time_stats).filter(([, { P50 }]) => P50 != null);
+  const recent = versions.data ? [...versions.data].reverse().slice(0, RECENT_VERSIONS) : [];
   return (
-    <section className="page">
-      <p className="breadcrumb">
-        <Link href="/templates">Templates</Link> / {template.name}
-      </p>
-      <div className="page-header">
-        <div className="template-summary">
-          <Icon src={template.icon} size={40} />
-          <div>
-            <h1>{template.display_name || template.name}</h1>
-            <p className="muted">{template.description || 'No description.'}</p>
-          </div>
-        </div>
-        <div className="header-actions">
-          <Link href={`/templates/${encodeURIComponent(template.name)}/permissions`} className="button">
-            Permissions
-          </Link>
-          <Link href={`/templates/${encodeURIComponent(template.name)}/workspace`} className="button button-primary">
-            Create workspace
-          </Link>
-        </div>
-      </div>
-      {template.deprecated && (
-        <div className="notice notice-warn">
-          <strong>Deprecated.</strong> {template.deprecation_message}
-        </div>
-      )}
+    <TemplateFrame template={template}>
       <div className="workspace-grid">
         <section className="card" aria-labelledby="versions-title">
-          <h2 id="versions-title">Versions</h2>
+          <div className="card-header">
+            <h2 id="versions-title">Recent versions</h2>
+            <Link href={templatePath(template.name, 'versions')} className="button">
+              All versions
+            </Link>
+          </div>
           {!versions.data ? (
             <Loading error={versions.error} />
           ) : (
@@ -77,7 +46,7 @@ function TemplateDetails({ template }: { template: Template }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {[...versions.data].reverse().map((version) => (
+                  {recent.map((version) => (
                     <tr key={version.id}>
                       <td>
                         <strong>{version.name}</strong>
@@ -123,6 +92,6 @@ function TemplateDetails({ template }: { template: Template }) {
           </section>
         </aside>
       </div>
-    </section>
+    </TemplateFrame>
   );
 }

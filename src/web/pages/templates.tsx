@@ -6,12 +6,25 @@ import { CopyCommand } from '../components/copy-command.js';
 import { formatDuration, Icon } from '../components/status.js';
 import { Link } from '../router.js';
 
+/** The check that asks whether the user may make templates in some organization. */
+const MAY_CREATE = { create: { action: 'create', object: { resource_type: 'template', any_org: true } } };
+
 export function TemplatesPage() {
   const { data, error } = useLoad(() => api<Template[]>('GET', '/templates'), []);
+  // Only those who may make templates are offered to; the server refuses the others anyway.
+  const mayCreate = useLoad(
+    () => api<Record<string, boolean>>('POST', '/authcheck', { body: { checks: MAY_CREATE } }).then((answer) => answer['create'] === true),
+    [],
+  );
   return (
     <section className="page">
       <div className="page-header">
         <h1>Templates</h1>
+        {mayCreate.data && (
+          <Link href="/templates/new" className="button button-primary">
+            New template
+          </Link>
+        )}
       </div>
       {!data ? (
         <Loading error={error} />
