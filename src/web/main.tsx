@@ -35,6 +35,11 @@ applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
+// The template version pages bring CodeMirror: loaded only when a version's files are opened.
+const TemplateVersionPage = lazy(() => import('./pages/template-version.js').then((module) => ({ default: module.TemplateVersionPage })));
+const TemplateVersionEditorPage = lazy(() =>
+  import('./pages/template-version-editor.js').then((module) => ({ default: module.TemplateVersionEditorPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -134,6 +139,10 @@ function Page({ route }: { route: Route }) {
       return <NotificationSettingsPage />;
     case 'deployment-notifications':
       return <DeploymentNotificationsPage />;
+    case 'template-version':
+      return <TemplateVersionPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
+    case 'template-version-editor':
+      return <TemplateVersionEditorPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
     default:
       return (
         <section className="page">

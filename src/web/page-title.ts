@@ -41,6 +41,10 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'template-version':
+      return `Version ${route.version} of ${route.template}`;
+    case 'template-version-editor':
+      return `Editing ${route.template}`;
     case 'not-found':
       return 'Page not found';
   }

@@ -61,6 +61,8 @@ export type Route =
   | { page: 'connection-log' }
   | { page: 'notification-settings' }
   | { page: 'deployment-notifications' }
+  | { page: 'template-version'; template: string; version: string }
+  | { page: 'template-version-editor'; template: string; version: string }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -91,6 +93,10 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'connectionlog' && parts.length === 1) return { page: 'connection-log' };
   if (first === 'settings' && second === 'notifications' && parts.length === 2) return { page: 'notification-settings' };
   if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
+  if (first === 'templates' && second && third === 'versions' && parts[3] && parts.length === 4)
+    return { page: 'template-version', template: second, version: parts[3] };
+  if (first === 'templates' && second && third === 'versions' && parts[3] && parts[4] === 'edit' && parts.length === 5)
+    return { page: 'template-version-editor', template: second, version: parts[3] };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
