@@ -191,7 +191,8 @@ export function bytesOf(text: string): Uint8Array {
 export function writeTemplateArchive(files: readonly TemplateFile[]): Uint8Array {
   const blocks: Uint8Array[] = [];
   const directories = new Set<string>();
-  const mtime = Math.floor(Date.now() / 1000);
+  // A fixed time, as the CLI's archives have: the same files give the same bytes, which the server stores once.
+  const mtime = 0;
   for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) {
     const parts = file.path.split('/');
     for (let depth = 1; depth < parts.length; depth++) {
