@@ -79,6 +79,13 @@ describe('the template version pages and editor in a real browser', { skip: THE_
     assert.doesNotMatch(await editorText(), /typed/);
     // Highlighted by its name: the shell mode marks the echo built-in.
     assert.ok((await page.locator('.code-editor .cm-content [class*="tok-"]').count()) > 0, 'the shell script is highlighted');
+    // By keyboard: Tab leaves the viewer (it does not indent), and Enter on a file's button opens it.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('!document.activeElement || !document.activeElement.closest(".code-editor")'), true);
+    await page.getByRole('navigation', { name: 'Files' }).getByRole('button', { name: 'README.md' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'README.md', exact: true }).waitFor();
+    assert.match(await editorText(), /A template to edit\./);
     await page.screenshot({ path: join(SCREENSHOTS, 'version.png'), fullPage: true });
   });
 
@@ -186,9 +193,14 @@ describe('the template version pages and editor in a real browser', { skip: THE_
     const { id } = await owner.uploadFile(await createTar({ 'echo.json': '{}', 'big.bin': randomBytes(11 * 1024 * 1024) }));
     const big = await owner.createTemplateVersion('default', { template_id: template.id, file_id: id, name: 'too-big' });
     await owner.followTemplateVersionLogs(big.id, () => undefined);
-    // Not a click away from an editor with changes: a fresh load.
-    page.once('dialog', (dialog) => void dialog.accept());
+    // Loading another page over the editor's unpublished changes asks first (the browser's own question).
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.type());
+      void dialog.accept();
+    });
     await page.goto(`${test.url}/templates/edited/versions/too-big`);
+    assert.deepEqual(asked, ['beforeunload']);
     await page.getByRole('heading', { name: 'Version too-big', level: 1 }).waitFor();
     await page.getByRole('alert').filter({ hasText: 'more than the 10 MiB the dashboard opens' }).waitFor();
     assert.equal(await page.locator('.code-editor').count(), 0);

@@ -52,7 +52,9 @@ export function TemplateVersionEditorPage({ template, version }: { template: str
   );
 }
 
-/** Warns before the page is left (closed, reloaded, or a link followed) while `dirty` holds. */
+const LEAVE_QUESTION = 'Your changes are not published. Leave the editor and lose them?';
+
+/** Warns before the page is left (closed, reloaded, or a link of the page followed) while `dirty` holds. */
 function useLeaveWarning(dirty: boolean): { current: boolean } {
   const warn = useRef(dirty);
   warn.current = dirty;
@@ -67,7 +69,7 @@ function useLeaveWarning(dirty: boolean): { current: boolean } {
       if (!warn.current || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
       const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
       if (!link || (link.getAttribute('target') ?? '_self') !== '_self') return;
-      if (!window.confirm('Your changes are not published. Leave the editor and lose them?')) {
+      if (!window.confirm(LEAVE_QUESTION)) {
         event.preventDefault();
         event.stopPropagation();
       }
