@@ -29,6 +29,8 @@ describe('the template version pages and editor in a real browser', { skip: THE_
   let browser: HeadlessChromium;
   let page: Page;
   const pageErrors: string[] = [];
+  /** What the console said about refused scripts or styles: CodeMirror's styles must arrive without inline style elements. */
+  const policyViolations: string[] = [];
 
   /** The text of the open CodeMirror editor. */
   const editorText = () => page.locator('.code-editor .cm-content').innerText();
@@ -57,6 +59,9 @@ describe('the template version pages and editor in a real browser', { skip: THE_
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(20_000);
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) policyViolations.push(message.text());
+    });
     await signInWithPassword(page, test.url, 'owner@example.com', STRONG_PASSWORD);
   });
 
@@ -73,6 +78,8 @@ describe('the template version pages and editor in a real browser', { skip: THE_
     await page.getByRole('heading', { name: 'scripts/start.sh' }).waitFor();
     assert.match(await editorText(), /echo starting up/);
     assert.equal(await page.locator('.code-editor .cm-content').getAttribute('aria-readonly'), 'true');
+    // CodeMirror's own layout applies (its base theme puts the line numbers beside the text, not above it).
+    assert.equal(await page.evaluate('getComputedStyle(document.querySelector(".code-editor .cm-editor")).display'), 'flex');
     // Typing into the viewer changes nothing.
     await page.locator('.code-editor .cm-content').click();
     await page.keyboard.type('typed');
@@ -205,5 +212,6 @@ describe('the template version pages and editor in a real browser', { skip: THE_
     await page.getByRole('alert').filter({ hasText: 'more than the 10 MiB the dashboard opens' }).waitFor();
     assert.equal(await page.locator('.code-editor').count(), 0);
     assert.deepEqual(pageErrors, []);
+    assert.deepEqual(policyViolations, []);
   });
 });
