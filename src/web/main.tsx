@@ -67,6 +67,11 @@ const TemplateSettingsPage = lazy(() =>
 const TemplateInsightsPage = lazy(() =>
   import('./pages/template-insights.js').then((module) => ({ default: module.TemplateInsightsPage })),
 );
+// The template version pages bring CodeMirror: loaded only when a version's files are opened.
+const TemplateVersionPage = lazy(() => import('./pages/template-version.js').then((module) => ({ default: module.TemplateVersionPage })));
+const TemplateVersionEditorPage = lazy(() =>
+  import('./pages/template-version-editor.js').then((module) => ({ default: module.TemplateVersionEditorPage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -210,6 +215,10 @@ function Page({ route }: { route: Route }) {
       return <OrganizationMembersPage key={route.name} name={route.name} />;
     case 'organization-roles':
       return <OrganizationRolesPage key={route.name} name={route.name} />;
+    case 'template-version':
+      return <TemplateVersionPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
+    case 'template-version-editor':
+      return <TemplateVersionEditorPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
     default:
       return (
         <section className="page">

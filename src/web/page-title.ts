@@ -71,6 +71,10 @@ function pageName(route: Route): string {
       return `Members of ${route.name}`;
     case 'organization-roles':
       return `Roles of ${route.name}`;
+    case 'template-version':
+      return `Version ${route.version} of ${route.template}`;
+    case 'template-version-editor':
+      return `Editing ${route.template}`;
     case 'not-found':
       return 'Page not found';
   }

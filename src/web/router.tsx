@@ -76,6 +76,8 @@ export type Route =
   | { page: 'organization'; name: string }
   | { page: 'organization-members'; name: string }
   | { page: 'organization-roles'; name: string }
+  | { page: 'template-version'; template: string; version: string }
+  | { page: 'template-version-editor'; template: string; version: string }
   | { page: 'not-found' };
 
 /** The sections of a workspace's settings, each at `/@owner/name/settings/<section>` (general at `/settings`). */
@@ -124,6 +126,10 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'organizations' && second && third === 'members' && parts.length === 3)
     return { page: 'organization-members', name: second };
   if (first === 'organizations' && second && third === 'roles' && parts.length === 3) return { page: 'organization-roles', name: second };
+  if (first === 'templates' && second && third === 'versions' && parts[3] && parts.length === 4)
+    return { page: 'template-version', template: second, version: parts[3] };
+  if (first === 'templates' && second && third === 'versions' && parts[3] && parts[4] === 'edit' && parts.length === 5)
+    return { page: 'template-version-editor', template: second, version: parts[3] };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

@@ -37,6 +37,7 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
     owner = await createOwner(test);
     const { template } = await createEchoTemplate(owner, 'axe', {}, { settings: { description: 'A template to look at' } });
+    const axeVersion = (await owner.templateVersion(template.active_version_id)).name;
     const workspace = await owner.createWorkspace('me', { name: 'dev', template_id: template.id });
     await owner.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
     await owner.createGroup('default', { name: 'readers' });
@@ -75,6 +76,8 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['template versions', '/templates/axe/versions', 'Versions of axe · Cove'],
       ['template settings', '/templates/axe/settings', 'Settings of axe · Cove'],
       ['template insights', '/templates/axe/insights', 'Insights of axe · Cove'],
+      ['template version', `/templates/axe/versions/${axeVersion}`, `Version ${axeVersion} of axe · Cove`],
+      ['template editor', `/templates/axe/versions/${axeVersion}/edit`, 'Editing axe · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });
