@@ -35,6 +35,19 @@ applyRememberedTheme();
 
 // The terminal brings xterm.js, the largest part of the dashboard: loaded only when opened.
 const TerminalPage = lazy(() => import('./pages/terminal.js').then((module) => ({ default: module.TerminalPage })));
+// The user's own settings pages, each loaded when first opened.
+const SettingsAccountPage = lazy(() => import('./pages/settings-account.js').then((module) => ({ default: module.SettingsAccountPage })));
+const SettingsSecurityPage = lazy(() =>
+  import('./pages/settings-security.js').then((module) => ({ default: module.SettingsSecurityPage })),
+);
+const SettingsAppearancePage = lazy(() =>
+  import('./pages/settings-appearance.js').then((module) => ({ default: module.SettingsAppearancePage })),
+);
+const SettingsTokensPage = lazy(() => import('./pages/settings-tokens.js').then((module) => ({ default: module.SettingsTokensPage })));
+const SettingsSshKeysPage = lazy(() => import('./pages/settings-ssh-keys.js').then((module) => ({ default: module.SettingsSshKeysPage })));
+const SettingsSchedulePage = lazy(() =>
+  import('./pages/settings-schedule.js').then((module) => ({ default: module.SettingsSchedulePage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -134,6 +147,18 @@ function Page({ route }: { route: Route }) {
       return <NotificationSettingsPage />;
     case 'deployment-notifications':
       return <DeploymentNotificationsPage />;
+    case 'settings-account':
+      return <SettingsAccountPage />;
+    case 'settings-security':
+      return <SettingsSecurityPage />;
+    case 'settings-appearance':
+      return <SettingsAppearancePage />;
+    case 'settings-tokens':
+      return <SettingsTokensPage />;
+    case 'settings-ssh-keys':
+      return <SettingsSshKeysPage />;
+    case 'settings-schedule':
+      return <SettingsSchedulePage />;
     default:
       return (
         <section className="page">

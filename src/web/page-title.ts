@@ -41,6 +41,18 @@ function pageName(route: Route): string {
       return 'Notification settings';
     case 'deployment-notifications':
       return 'Notifications';
+    case 'settings-account':
+      return 'Account';
+    case 'settings-security':
+      return 'Security';
+    case 'settings-appearance':
+      return 'Appearance';
+    case 'settings-tokens':
+      return 'Tokens';
+    case 'settings-ssh-keys':
+      return 'SSH keys';
+    case 'settings-schedule':
+      return 'Schedule';
     case 'not-found':
       return 'Page not found';
   }

@@ -61,6 +61,12 @@ export type Route =
   | { page: 'connection-log' }
   | { page: 'notification-settings' }
   | { page: 'deployment-notifications' }
+  | { page: 'settings-account' }
+  | { page: 'settings-security' }
+  | { page: 'settings-appearance' }
+  | { page: 'settings-tokens' }
+  | { page: 'settings-ssh-keys' }
+  | { page: 'settings-schedule' }
   | { page: 'not-found' };
 
 /** Which page a path shows. */
@@ -91,6 +97,13 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
   if (first === 'connectionlog' && parts.length === 1) return { page: 'connection-log' };
   if (first === 'settings' && second === 'notifications' && parts.length === 2) return { page: 'notification-settings' };
   if (first === 'deployment' && second === 'notifications' && parts.length === 2) return { page: 'deployment-notifications' };
+  if (first === 'settings' && parts.length === 1) return { page: 'settings-account' };
+  if (first === 'settings' && second === 'account' && parts.length === 2) return { page: 'settings-account' };
+  if (first === 'settings' && second === 'security' && parts.length === 2) return { page: 'settings-security' };
+  if (first === 'settings' && second === 'appearance' && parts.length === 2) return { page: 'settings-appearance' };
+  if (first === 'settings' && second === 'tokens' && parts.length === 2) return { page: 'settings-tokens' };
+  if (first === 'settings' && second === 'ssh-keys' && parts.length === 2) return { page: 'settings-ssh-keys' };
+  if (first === 'settings' && second === 'schedule' && parts.length === 2) return { page: 'settings-schedule' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };
