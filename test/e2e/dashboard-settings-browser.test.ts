@@ -31,6 +31,7 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
 // what is done there is read back through the API.
 describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
   let test: TestDaemon;
+  let owner: CoveClient;
   let alice: CoveClient;
   let aliceToken: string;
   let browser: HeadlessChromium;
@@ -51,7 +52,7 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
   before(async () => {
     assert.ok(existsSync(join(ROOT, 'dist/web/index.html')), 'the dashboard is built (node scripts/build.mjs)');
     test = await startTestDaemon();
-    await createOwner(test);
+    owner = await createOwner(test);
     await createMember(test, 'alice');
     aliceToken = (await test.anonymous.login(EMAIL, STRONG_PASSWORD)).session_token;
     alice = test.anonymous.withToken(aliceToken);
@@ -258,6 +259,25 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
     const { session_token } = await test.anonymous.login(EMAIL, NEW_PASSWORD);
     assert.equal((await test.anonymous.withToken(session_token).user()).username, 'alice');
     await assert.rejects(test.anonymous.login(EMAIL, STRONG_PASSWORD));
+  });
+
+  it('tells a user who signs in without a password that there is none to change', async () => {
+    await owner.createUser({
+      email: 'bob@example.com',
+      username: 'bob',
+      login_type: 'none',
+      user_status: 'active',
+      organization_ids: ['00000000-0000-0000-0000-000000000000'],
+    });
+    // No password to sign in with: the dashboard is given a session the owner made for bob.
+    const { key } = await owner.createSessionKey('bob');
+    await browser.context.addCookies([{ name: 'service_session_token', value: key, url: test.url }]);
+    await page.goto(`${test.url}/settings/security`);
+    await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
+    await page.getByText(/used through API tokens alone, so it has no password to change/).waitFor();
+    assert.equal(await page.getByLabel('Current password').count(), 0);
+    await screenshot('security-no-password');
+    await browser.context.clearCookies();
   });
 
   it('signs out from the user menu', async () => {

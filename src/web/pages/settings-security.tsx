@@ -41,11 +41,7 @@ export function SettingsSecurityPage() {
       <section className="page">
         <SettingsHeader title="Security">Your password.</SettingsHeader>
         <div className="card">
-          <p>
-            You sign in with{' '}
-            {user.login_type === 'oidc' ? 'OpenID Connect' : user.login_type === 'github' ? 'GitHub' : `“${user.login_type}”`}, not a
-            password, so there is no password to change here. Your sign-in provider manages your credentials.
-          </p>
+          <p>{withoutPassword(user.login_type)}</p>
         </div>
       </section>
     );
@@ -131,4 +127,12 @@ function PasswordField({
       )}
     </div>
   );
+}
+
+/** Why an account that does not sign in with a password has none to change. */
+function withoutPassword(loginType: string): string {
+  if (loginType === 'oidc' || loginType === 'github')
+    return `You sign in with ${loginType === 'oidc' ? 'OpenID Connect' : 'GitHub'}, not a password, so there is no password to change here: your sign-in provider manages your credentials.`;
+  if (loginType === 'none') return 'Your account does not sign in: it is used through API tokens alone, so it has no password to change.';
+  return `You sign in by “${loginType}”, not a password, so there is no password to change here.`;
 }
