@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { SESSION_TOKEN_HEADER, type CoveClient } from '../../src/sdk/client.js';
+import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createMember, STRONG_PASSWORD, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
@@ -232,22 +232,26 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
     await screenshot('ssh-keys');
   });
 
-  it('shows the quiet hours, or says the deployment does not offer them', async () => {
+  it('sets the quiet hours through the form, and the API reads them back', async () => {
     await openFromMenu('Schedule', '/settings/schedule', 'Schedule · Cove');
-    const served = await fetch(`${test.url}/api/v2/users/me/quiet-hours`, { headers: { [SESSION_TOKEN_HEADER]: aliceToken } });
-    if (served.status === 404) {
-      await page.getByText('This deployment does not offer quiet hours').waitFor();
-      await screenshot('schedule');
-      return;
-    }
+    // Nothing chosen yet: the form shows the deployment default.
+    await page.getByText('The deployment’s default schedule, until you choose one.').waitFor();
+    assert.equal(await page.getByLabel('Start of quiet hours').inputValue(), '00:00');
     await page.getByLabel('Start of quiet hours').fill('03:30');
-    await page.getByLabel('Timezone').selectOption('UTC');
+    await page.getByLabel('Timezone').selectOption('Europe/Berlin');
     await page.getByRole('button', { name: 'Save quiet hours' }).click();
     await page.getByText('Quiet hours saved.').waitFor();
-    const stored = (await (
-      await fetch(`${test.url}/api/v2/users/me/quiet-hours`, { headers: { [SESSION_TOKEN_HEADER]: aliceToken } })
-    ).json()) as { time: string; timezone: string };
-    assert.deepEqual([stored.time, stored.timezone], ['03:30', 'UTC']);
+    const stored = await alice.userQuietHoursSchedule();
+    assert.deepEqual(
+      [stored.raw_schedule, stored.user_set, stored.time, stored.timezone],
+      ['CRON_TZ=Europe/Berlin 30 3 * * *', true, '03:30', 'Europe/Berlin'],
+    );
+    await page.getByText('You chose this schedule.').waitFor();
+    // A fresh load shows what was stored, not what the form last held.
+    await page.reload();
+    await page.getByText('You chose this schedule.').waitFor();
+    assert.equal(await page.getByLabel('Start of quiet hours').inputValue(), '03:30');
+    assert.equal(await page.getByLabel('Timezone').inputValue(), 'Europe/Berlin');
     await screenshot('schedule');
   });
 
@@ -310,5 +314,45 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     assert.deepEqual(pageErrors, []);
+  });
+});
+
+// A deployment started with `--allow-custom-quiet-hours=false`: the page shows the default and
+// offers nothing to change.
+describe("the dashboard's quiet hours when users may not choose them", { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
+  let test: TestDaemon;
+  let browser: HeadlessChromium;
+  let page: Page;
+
+  before(async () => {
+    assert.ok(existsSync(join(ROOT, 'dist/web/index.html')), 'the dashboard is built (node scripts/build.mjs)');
+    test = await startTestDaemon({
+      flags: { allowCustomQuietHours: 'false', defaultQuietHoursSchedule: 'CRON_TZ=America/Chicago 0 4 * * *' },
+    });
+    await createOwner(test);
+    await createMember(test, 'alice');
+    browser = await launchChromium({ width: 1280, height: 800 });
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.setDefaultTimeout(15_000);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await signInWithPassword(page, test.url, EMAIL, STRONG_PASSWORD);
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await test?.close();
+  });
+
+  it('shows the deployment schedule, locked, with no way to save', async () => {
+    await page.goto(`${test.url}/settings/schedule`);
+    await page.getByRole('heading', { level: 1, name: 'Schedule' }).waitFor();
+    await page.getByText("This deployment sets everyone's quiet hours; you cannot change yours.").waitFor();
+    assert.equal(await page.getByLabel('Start of quiet hours').inputValue(), '04:00');
+    assert.equal(await page.getByLabel('Start of quiet hours').isDisabled(), true);
+    assert.equal(await page.getByLabel('Timezone').inputValue(), 'America/Chicago');
+    assert.equal(await page.getByLabel('Timezone').isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Save quiet hours' }).count(), 0);
+    await page.screenshot({ path: join(SCREENSHOTS, 'schedule-locked.png'), fullPage: true });
   });
 });
