@@ -863,7 +863,7 @@ const MATRIX: Readonly<Record<string, Entry>> = {
   'GET /api/v2/users/:user/quiet-hours': {
     call: () => ({ path: api('/users/member/quiet-hours') }),
     // As the reference serves it: whoever may see the user may see when their workspaces may stop.
-    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200 }),
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200, orgAdmin: 200, auditor: 200, templateAdmin: 200 }),
   },
   'PUT /api/v2/users/:user/quiet-hours': {
     call: () => ({ path: api('/users/member/quiet-hours'), body: { schedule: 'CRON_TZ=UTC 0 2 * * *' } }),

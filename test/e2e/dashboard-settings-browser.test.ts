@@ -348,6 +348,7 @@ describe("the dashboard's quiet hours when users may not choose them", { skip: T
     await page.goto(`${test.url}/settings/schedule`);
     await page.getByRole('heading', { level: 1, name: 'Schedule' }).waitFor();
     await page.getByText("This deployment sets everyone's quiet hours; you cannot change yours.").waitFor();
+    await page.getByText('The deployment’s schedule.').waitFor();
     assert.equal(await page.getByLabel('Start of quiet hours').inputValue(), '04:00');
     assert.equal(await page.getByLabel('Start of quiet hours').isDisabled(), true);
     assert.equal(await page.getByLabel('Timezone').inputValue(), 'America/Chicago');

@@ -1,5 +1,5 @@
 // The user's quiet hours (`/users/me/quiet-hours`): the time of day, in their timezone, at which
-// workspaces that must restart are restarted. Chosen as a time and a timezone; the API keeps it
+// a template's autostop requirement stops their workspaces. Chosen as a time and a timezone; the API keeps it
 // as a daily cron schedule.
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api.js';
@@ -35,8 +35,7 @@ export function SettingsSchedulePage() {
   );
   const header = (
     <SettingsHeader title="Schedule">
-      Your quiet hours: when workspaces that must be restarted (for a template update, say) are restarted, so that it happens while you are
-      not working.
+      Your quiet hours: when workspaces whose template requires a regular stop are stopped, so that it happens while you are not working.
     </SettingsHeader>
   );
   if (!loaded.data)
@@ -117,7 +116,11 @@ function QuietHoursForm({ schedule, onSaved }: { schedule: QuietHoursSchedule; o
         </select>
       </div>
       <p className="field-hint">
-        {schedule.user_set ? 'You chose this schedule.' : 'The deployment’s default schedule, until you choose one.'}
+        {schedule.user_set
+          ? 'You chose this schedule.'
+          : locked
+            ? 'The deployment’s schedule.'
+            : 'The deployment’s default schedule, until you choose one.'}
         {schedule.next && (
           <>
             {' '}
