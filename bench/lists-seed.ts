@@ -165,6 +165,7 @@ export class ListSeeder {
         status: USER_STATUS[i % 50] ?? 'active',
         rbac_roles: JSON.stringify(SITE_ROLES[i % 50] ?? []),
         theme_preference: '',
+        quiet_hours_schedule: '',
         hashed_one_time_passcode: null,
         one_time_passcode_expires_at: null,
         deleted: isDeleted(i) ? 1 : 0,

@@ -9,6 +9,7 @@ import type { OptionDefinition, ValueSource } from './options/option-types.js';
 import { OPTION_DEFINITIONS, type DeploymentValues } from './options/registry.js';
 import { TrustedProxies } from './trusted-proxies.js';
 import { checkTlsOptions } from './options/tls-checks.js';
+import { checkQuietHoursOptions } from './options/quiet-hours.js';
 
 /**
  * Resolves the server settings declared in options/: flags over environment over YAML over
@@ -112,6 +113,7 @@ function checkCombinations(values: DeploymentValues): void {
   checkNotificationOptions(values);
   TrustedProxies.fromOptions(values);
   checkTlsOptions(values);
+  checkQuietHoursOptions(values);
   try {
     idpSyncSettings(values);
   } catch (error) {

@@ -29,7 +29,7 @@ import type {
 import { jobEventsChannel, type JobEvent } from './provisioner-events.js';
 import { workspaceEventsChannel } from './workspace-events.js';
 import { queuedStartOverBudget } from './workspace-quota.js';
-import { computeDeadlines } from './schedule/index.js';
+import { computeDeadlines, effectiveQuietHours, type QuietHoursSettings } from './schedule/index.js';
 import type { ProvisionerTags } from './provisioner-tags.js';
 
 /**
@@ -49,6 +49,8 @@ export interface JobProtocol {
   readonly clock: Clock;
   /** The licensed features in effect: advanced template scheduling shapes a start's deadlines. */
   readonly features: EnabledFeatures;
+  /** The deployment's quiet hours; without them every owner has the built-in default. */
+  readonly quietHours?: QuietHoursSettings;
   /** The ids of the deployment's external auth providers: an import naming another is refused. */
   readonly externalAuthProviderIds?: readonly string[];
   /** Told, without waiting, of each job whose end was recorded here (its notifications go out from there). */
@@ -319,7 +321,7 @@ export async function completeJob(
         ? importCompletion(jobId, result, now)
         : result.type === 'template_version_dry_run'
           ? { now, resources: resourceRows(jobId, 'start', result.resources, now), agents: [] }
-          : buildCompletion(jobId, context, result, now, protocol.features)),
+          : buildCompletion(jobId, context, result, now, protocol)),
       logs: logRows(logs),
     });
     const expected = { workerId: daemon.id, ...deadlineInputs(context) };
@@ -421,7 +423,7 @@ function buildCompletion(
   context: JobContext | undefined,
   result: CompletedBuild,
   now: string,
-  features: EnabledFeatures,
+  protocol: Pick<JobProtocol, 'features' | 'quietHours'>,
 ): JobCompletion {
   const build = context?.build?.row;
   // A build that is gone leaves nothing to record but the job's end.
@@ -445,7 +447,7 @@ function buildCompletion(
       ready_at: null,
     })),
   );
-  const deadlines = build.transition === 'start' ? startDeadlines(context, new Date(now), features) : {};
+  const deadlines = build.transition === 'start' ? startDeadlines(context, new Date(now), protocol) : {};
   return {
     now,
     resources: rows,
@@ -468,12 +470,12 @@ function buildCompletion(
 function startDeadlines(
   context: JobContext | undefined,
   now: Date,
-  features: EnabledFeatures,
+  protocol: Pick<JobProtocol, 'features' | 'quietHours'>,
 ): { deadline?: string | null; max_deadline?: string | null } {
   const workspace = context?.build?.workspace;
   const stored = context?.build?.template;
   if (!workspace || !stored) return {};
-  const template = scheduleInEffect(stored, features);
+  const template = scheduleInEffect(stored, protocol.features);
   let deadlines: { deadline: Date | null; maxDeadline: Date | null };
   try {
     deadlines = computeDeadlines({
@@ -484,6 +486,9 @@ function startDeadlines(
       autostartSchedule: workspace.autostart_schedule,
       autostartDays: template.autostart_requirement_days,
       autostopRequirement: { daysBitmap: template.autostop_requirement_days, weeks: template.autostop_requirement_weeks },
+      ...(protocol.quietHours && {
+        userQuietHours: effectiveQuietHours(protocol.quietHours, context.build?.ownerQuietHours ?? '').schedule.text,
+      }),
     });
   } catch {
     // A schedule that yields no future time leaves the workspace without an automatic stop.

@@ -24,6 +24,7 @@ export function newUserRow(fields: NewUserFields, now: Date): UserRow {
     avatar_url: '',
     rbac_roles: '[]',
     theme_preference: '',
+    quiet_hours_schedule: '',
     hashed_one_time_passcode: null,
     one_time_passcode_expires_at: null,
     deleted: 0,

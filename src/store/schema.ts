@@ -121,6 +121,8 @@ export interface UserTable {
   /** JSON array of stored site role names; the implicit `member` is never stored. */
   rbac_roles: string;
   theme_preference: string;
+  /** The user's own daily quiet-hours cron; empty when the deployment default applies. */
+  quiet_hours_schedule: Generated<string>;
   hashed_one_time_passcode: string | null;
   one_time_passcode_expires_at: string | null;
   deleted: number;

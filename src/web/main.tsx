@@ -72,6 +72,19 @@ const TemplateVersionPage = lazy(() => import('./pages/template-version.js').the
 const TemplateVersionEditorPage = lazy(() =>
   import('./pages/template-version-editor.js').then((module) => ({ default: module.TemplateVersionEditorPage })),
 );
+// The user's own settings pages, each loaded when first opened.
+const SettingsAccountPage = lazy(() => import('./pages/settings-account.js').then((module) => ({ default: module.SettingsAccountPage })));
+const SettingsSecurityPage = lazy(() =>
+  import('./pages/settings-security.js').then((module) => ({ default: module.SettingsSecurityPage })),
+);
+const SettingsAppearancePage = lazy(() =>
+  import('./pages/settings-appearance.js').then((module) => ({ default: module.SettingsAppearancePage })),
+);
+const SettingsTokensPage = lazy(() => import('./pages/settings-tokens.js').then((module) => ({ default: module.SettingsTokensPage })));
+const SettingsSshKeysPage = lazy(() => import('./pages/settings-ssh-keys.js').then((module) => ({ default: module.SettingsSshKeysPage })));
+const SettingsSchedulePage = lazy(() =>
+  import('./pages/settings-schedule.js').then((module) => ({ default: module.SettingsSchedulePage })),
+);
 
 function App() {
   const { pathname, search } = useLocation();
@@ -219,6 +232,18 @@ function Page({ route }: { route: Route }) {
       return <TemplateVersionPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
     case 'template-version-editor':
       return <TemplateVersionEditorPage key={`${route.template}/${route.version}`} template={route.template} version={route.version} />;
+    case 'settings-account':
+      return <SettingsAccountPage />;
+    case 'settings-security':
+      return <SettingsSecurityPage />;
+    case 'settings-appearance':
+      return <SettingsAppearancePage />;
+    case 'settings-tokens':
+      return <SettingsTokensPage />;
+    case 'settings-ssh-keys':
+      return <SettingsSshKeysPage />;
+    case 'settings-schedule':
+      return <SettingsSchedulePage />;
     default:
       return (
         <section className="page">

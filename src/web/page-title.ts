@@ -75,6 +75,18 @@ function pageName(route: Route): string {
       return `Version ${route.version} of ${route.template}`;
     case 'template-version-editor':
       return `Editing ${route.template}`;
+    case 'settings-account':
+      return 'Account';
+    case 'settings-security':
+      return 'Security';
+    case 'settings-appearance':
+      return 'Appearance';
+    case 'settings-tokens':
+      return 'Tokens';
+    case 'settings-ssh-keys':
+      return 'SSH keys';
+    case 'settings-schedule':
+      return 'Schedule';
     case 'not-found':
       return 'Page not found';
   }

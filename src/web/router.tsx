@@ -78,6 +78,12 @@ export type Route =
   | { page: 'organization-roles'; name: string }
   | { page: 'template-version'; template: string; version: string }
   | { page: 'template-version-editor'; template: string; version: string }
+  | { page: 'settings-account' }
+  | { page: 'settings-security' }
+  | { page: 'settings-appearance' }
+  | { page: 'settings-tokens' }
+  | { page: 'settings-ssh-keys' }
+  | { page: 'settings-schedule' }
   | { page: 'not-found' };
 
 /** The sections of a workspace's settings, each at `/@owner/name/settings/<section>` (general at `/settings`). */
@@ -130,6 +136,13 @@ export function matchRoute(pathname: string, search: URLSearchParams): Route {
     return { page: 'template-version', template: second, version: parts[3] };
   if (first === 'templates' && second && third === 'versions' && parts[3] && parts[4] === 'edit' && parts.length === 5)
     return { page: 'template-version-editor', template: second, version: parts[3] };
+  if (first === 'settings' && parts.length === 1) return { page: 'settings-account' };
+  if (first === 'settings' && second === 'account' && parts.length === 2) return { page: 'settings-account' };
+  if (first === 'settings' && second === 'security' && parts.length === 2) return { page: 'settings-security' };
+  if (first === 'settings' && second === 'appearance' && parts.length === 2) return { page: 'settings-appearance' };
+  if (first === 'settings' && second === 'tokens' && parts.length === 2) return { page: 'settings-tokens' };
+  if (first === 'settings' && second === 'ssh-keys' && parts.length === 2) return { page: 'settings-ssh-keys' };
+  if (first === 'settings' && second === 'schedule' && parts.length === 2) return { page: 'settings-schedule' };
   if (first?.startsWith('@') && first.length > 1 && second) {
     const owner = first.slice(1);
     if (parts.length === 2) return { page: 'workspace', owner, workspace: second };

@@ -860,6 +860,15 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     call: () => ({ path: api('/users/member/preferences'), body: { task_notification_alert_dismissed: false } }),
     expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
   },
+  'GET /api/v2/users/:user/quiet-hours': {
+    call: () => ({ path: api('/users/member/quiet-hours') }),
+    // As the reference serves it: whoever may see the user may see when their workspaces may stop.
+    expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200, orgAdmin: 200, auditor: 200, templateAdmin: 200 }),
+  },
+  'PUT /api/v2/users/:user/quiet-hours': {
+    call: () => ({ path: api('/users/member/quiet-hours'), body: { schedule: 'CRON_TZ=UTC 0 2 * * *' } }),
+    expect: signedIn(403, { member: 200, owner: 200, userAdmin: 200, otherMember: 404 }),
+  },
   'GET /api/v2/users/:user/autofill-parameters': {
     call: (world) => ({ path: api(`/users/member/autofill-parameters?template_id=${world.template.id}`) }),
     expect: signedIn(404, { member: 200, owner: 200, userAdmin: 200, ...team(404, 404, 404) }),

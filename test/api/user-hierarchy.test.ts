@@ -157,6 +157,12 @@ const CASES: Readonly<Record<string, RouteCase>> = {
     target: reused,
     call: () => ({ body: { task_notification_alert_dismissed: true } }),
   },
+  'PUT /api/v2/users/:user/quiet-hours': {
+    scope: 'site',
+    expect: all(403, { owner: 200, userAdmin: 200, ...BLIND }),
+    target: reused,
+    call: () => ({ body: { schedule: 'CRON_TZ=UTC 0 2 * * *' } }),
+  },
   'PUT /api/v2/users/:user/notifications/preferences': {
     scope: 'site',
     // Owners choose for anyone below them; a user administrator manages accounts, not what they are told.
@@ -350,6 +356,7 @@ async function buildWorld(test: TestDaemon): Promise<World> {
         status: 'active',
         rbac_roles: JSON.stringify(ROLES[kind].site),
         theme_preference: '',
+        quiet_hours_schedule: '',
         hashed_one_time_passcode: null,
         one_time_passcode_expires_at: null,
         deleted: 0,

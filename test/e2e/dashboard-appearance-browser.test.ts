@@ -164,7 +164,8 @@ describe(
     });
 
     it('names the deployment on the sign-in page too, after signing out', async () => {
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.locator('.account-menu-button').click();
+      await page.getByRole('menuitem', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       assert.equal((await page.locator('.auth .brand').innerText()).trim(), 'Harbor');
       assert.equal(await page.locator('.auth .brand img.brand-logo').getAttribute('src'), '/icon/docker.svg');

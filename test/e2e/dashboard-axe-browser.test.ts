@@ -78,6 +78,12 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       ['template insights', '/templates/axe/insights', 'Insights of axe · Cove'],
       ['template version', `/templates/axe/versions/${axeVersion}`, `Version ${axeVersion} of axe · Cove`],
       ['template editor', `/templates/axe/versions/${axeVersion}/edit`, 'Editing axe · Cove'],
+      ['account settings', '/settings/account', 'Account · Cove'],
+      ['security settings', '/settings/security', 'Security · Cove'],
+      ['appearance settings', '/settings/appearance', 'Appearance · Cove'],
+      ['token settings', '/settings/tokens', 'Tokens · Cove'],
+      ['ssh key settings', '/settings/ssh-keys', 'SSH keys · Cove'],
+      ['schedule settings', '/settings/schedule', 'Schedule · Cove'],
       ['not found', '/no-such-page', 'Page not found · Cove'],
     ];
     browser = await launchChromium({ width: 1280, height: 800 });

@@ -225,7 +225,8 @@ presets:
 
   it('signs a signed-out browser in on the way to an app and lands on the app', async () => {
     await page.goto(`${url}/workspaces`);
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('.account-menu-button').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     const appUrl = `${url}/@admin/dev.main/apps/hello/`;
     await page.goto(appUrl);

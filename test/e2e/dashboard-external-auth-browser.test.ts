@@ -117,7 +117,8 @@ describe('external auth in the dashboard, in a real browser', { skip: THE_SQLITE
   });
 
   it('lists the link with its expiry on the account page, and unlinks it', async () => {
-    await page.getByRole('link', { name: 'Account' }).click();
+    await page.locator('.account-menu-button').click();
+    await page.getByRole('menuitem', { name: 'External auth' }).click();
     await page.waitForURL(`${test.url}/settings/external-auth`);
     const row = page.getByRole('row', { name: 'Forge' });
     await row.getByText('as octocat').waitFor();

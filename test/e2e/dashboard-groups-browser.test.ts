@@ -97,7 +97,8 @@ describe('the dashboard manages groups', { skip: THE_SQLITE_RUN_COVERS_IT || bro
   });
 
   it('shows a member no Groups link and no forms', async () => {
-    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.locator('.account-menu-button').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     await signIn('alice@example.com');
     assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Groups' }).count(), 0);

@@ -106,6 +106,7 @@ export async function createMember(test: TestDaemon, username: string): Promise<
       status: 'active',
       rbac_roles: '[]',
       theme_preference: '',
+      quiet_hours_schedule: '',
       hashed_one_time_passcode: null,
       one_time_passcode_expires_at: null,
       deleted: 0,

@@ -2358,6 +2358,7 @@ function userRow(w: World, username: string) {
     status: 'active',
     rbac_roles: '[]',
     theme_preference: '',
+    quiet_hours_schedule: '',
     hashed_one_time_passcode: null,
     one_time_passcode_expires_at: null,
     deleted: 0,

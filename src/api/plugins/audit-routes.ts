@@ -26,6 +26,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditedRoute>> = {
   'PUT /users/:user/status/suspend': user('write'),
   'PUT /users/:user/appearance': user('write'),
   'PUT /users/:user/preferences': user('write'),
+  'PUT /users/:user/quiet-hours': user('write'),
   'POST /users/otp/change-password': user('write'),
   'PUT /users/:user/gitsshkey': of('git_ssh_key', 'write'),
   'POST /users/:user/keys': of('api_key', 'create'),

@@ -93,6 +93,7 @@ async function serveRoute(app: FastifyInstance, context: ApiContext): Promise<vo
         pubsub: context.store.pubsub,
         clock: context.store.clock,
         features: context.store.features,
+        quietHours: { defaultSchedule: context.values.defaultQuietHoursSchedule, allowUserCustom: context.values.allowCustomQuietHours },
         externalAuthProviderIds: context.values.externalAuthProviders.map((provider) => provider.id),
         // A build that failed, stopped or deleted a workspace on its own is news to its owner.
         jobFinished: (jobId: string) => void notifyBuildFinished(notifier, jobId),

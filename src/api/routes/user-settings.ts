@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { quietHoursProblem, quietHoursSummary, type QuietHoursSettings } from '../../domain/schedule/index.js';
 import { HttpProblem } from '../../lib/errors.js';
 import { isUuid } from '../../lib/random.js';
 import {
@@ -10,6 +11,8 @@ import {
   UserAppearanceSettings,
   UserParameter,
   UserPreferenceSettings,
+  UserQuietHoursScheduleResponse,
+  UpdateUserQuietHoursScheduleRequest,
 } from '../../sdk/wire/index.js';
 import type { ApiContext } from '../context.js';
 import { loadPathResources, pathResource } from '../path-resources.js';
@@ -18,7 +21,10 @@ import { UserParam } from './users.js';
 
 const AutofillQuery = Type.Object({ template_id: Type.Optional(Type.String()) });
 
-/** `GET`/`PUT /users/{user}/appearance` and `/users/{user}/preferences`: what a user chose for their dashboard. */
+/**
+ * `GET`/`PUT /users/{user}/appearance`, `/users/{user}/preferences` and `/users/{user}/quiet-hours`:
+ * what a user chose for their dashboard and for when their workspaces may be stopped.
+ */
 export async function userSettingsRoutes(app: FastifyInstance, context: ApiContext): Promise<void> {
   requireAuthentication(app, context);
   loadPathResources(app);
@@ -55,6 +61,53 @@ export async function userSettingsRoutes(app: FastifyInstance, context: ApiConte
     '/users/:user/preferences',
     { schema: { params: UserParam, body: UpdateUserPreferenceSettingsRequest, response: { 200: UserPreferenceSettings } } },
     async (request) => authOf(request).store.userSettings.setPreferences(pathResource(request, 'user').id, request.body),
+  );
+
+  const quietHours: QuietHoursSettings = {
+    defaultSchedule: context.values.defaultQuietHoursSchedule,
+    allowUserCustom: context.values.allowCustomQuietHours,
+  };
+  const answerQuietHours = (stored: string): UserQuietHoursScheduleResponse => {
+    const summary = quietHoursSummary(quietHours, stored, context.store.clock.now());
+    return {
+      raw_schedule: summary.rawSchedule,
+      user_set: summary.userSet,
+      user_can_set: summary.userCanSet,
+      time: summary.time,
+      timezone: summary.timezone,
+      next: summary.next.toISOString(),
+    };
+  };
+
+  api.get(
+    '/users/:user/quiet-hours',
+    { schema: { params: UserParam, response: { 200: UserQuietHoursScheduleResponse } } },
+    async (request) => answerQuietHours(pathResource(request, 'user').quiet_hours_schedule),
+  );
+
+  api.put(
+    '/users/:user/quiet-hours',
+    { schema: { params: UserParam, body: UpdateUserQuietHoursScheduleRequest, response: { 200: UserQuietHoursScheduleResponse } } },
+    async (request) => {
+      if (!quietHours.allowUserCustom) {
+        throw new HttpProblem(403, 'This deployment does not let users set their own quiet hours.', {
+          detail: 'Everyone has the default schedule (--allow-custom-quiet-hours is false).',
+        });
+      }
+      const schedule = request.body.schedule.trim();
+      const problem = schedule === '' ? undefined : quietHoursProblem(schedule);
+      if (problem) {
+        throw new HttpProblem(400, 'Invalid quiet hours schedule.', {
+          validations: [{ field: 'schedule', detail: `parse daily schedule "${schedule}": ${problem.detail}` }],
+          ...(problem.part === 'timezone' && { detail: 'The schedule names a timezone that does not exist.' }),
+        });
+      }
+      // Stored empty, a reset follows the deployment default wherever it moves later.
+      const updated = await authOf(request).store.users.update(pathResource(request, 'user').id, 'personal', {
+        quiet_hours_schedule: schedule,
+      });
+      return answerQuietHours(updated.quiet_hours_schedule);
+    },
   );
 
   // The create form starts from the values the user gave this template's parameters last time.

@@ -14,6 +14,7 @@ import type { OptionDefinition } from './option-types.js';
 import { PROMETHEUS_OPTIONS, type PrometheusValues } from './prometheus.js';
 import { PROVISIONING_OPTIONS, type ProvisioningValues } from './provisioning.js';
 import { PROXY_OPTIONS, type ProxyValues } from './proxy.js';
+import { QUIET_HOURS_OPTIONS, type QuietHoursValues } from './quiet-hours.js';
 import { RATE_LIMIT_OPTIONS, type RateLimitValues } from './rate-limiting.js';
 import { RETENTION_OPTIONS, type RetentionValues } from './retention.js';
 import { SECURITY_OPTIONS, type SecurityValues } from './security.js';
@@ -50,7 +51,8 @@ export type DeploymentValues = NetworkingValues &
   RetentionValues &
   ProxyValues &
   TracingValues &
-  TlsValues;
+  TlsValues &
+  QuietHoursValues;
 
 /** The options of `options` before the one of `key`: the first run of a group the list splits. */
 function before<Key extends string>(options: readonly OptionDefinition<Key>[], key: Key): readonly OptionDefinition<Key>[] {
@@ -99,4 +101,5 @@ export const OPTION_DEFINITIONS: readonly OptionDefinition<keyof DeploymentValue
   ...PROXY_OPTIONS,
   ...TRACING_OPTIONS,
   ...TLS_OPTIONS,
+  ...QUIET_HOURS_OPTIONS,
 ];

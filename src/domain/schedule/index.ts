@@ -41,3 +41,12 @@ export {
   type LifecycleJobStatus,
   type LifecycleRule,
 } from './lifecycle-decisions.js';
+export {
+  effectiveQuietHours,
+  parseQuietHoursSchedule,
+  quietHoursProblem,
+  quietHoursSummary,
+  type QuietHoursProblem,
+  type QuietHoursSettings,
+  type QuietHoursSummary,
+} from './quiet-hours.js';

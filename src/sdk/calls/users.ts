@@ -20,6 +20,8 @@ import type {
   UserAppearanceSettings,
   UserParameter,
   UserPreferenceSettings,
+  UserQuietHoursScheduleResponse,
+  UpdateUserQuietHoursScheduleRequest,
 } from '../wire/index.js';
 
 /**
@@ -146,6 +148,16 @@ export abstract class UsersCalls extends ClientCore {
 
   updateUserPreferences(settings: UserPreferenceSettings, user = 'me'): Promise<UserPreferenceSettings> {
     return this.request('PUT', `/users/${encodeURIComponent(user)}/preferences`, { body: settings });
+  }
+
+  /** The user's quiet hours: when their template-required workspace stops happen. */
+  userQuietHoursSchedule(user = 'me'): Promise<UserQuietHoursScheduleResponse> {
+    return this.request('GET', `/users/${encodeURIComponent(user)}/quiet-hours`);
+  }
+
+  /** Sets the user's quiet hours; an empty schedule goes back to the deployment default. */
+  updateUserQuietHoursSchedule(request: UpdateUserQuietHoursScheduleRequest, user = 'me'): Promise<UserQuietHoursScheduleResponse> {
+    return this.request('PUT', `/users/${encodeURIComponent(user)}/quiet-hours`, { body: request });
   }
 
   /** The values the user last gave the template's parameters, for a create form to start from. */

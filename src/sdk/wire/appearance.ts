@@ -64,3 +64,29 @@ export const UpdateAppearanceConfig = Type.Object({
   announcement_banners: Type.Optional(Type.Array(BannerConfig)),
 });
 export type UpdateAppearanceConfig = Static<typeof UpdateAppearanceConfig>;
+
+/**
+ * A user's quiet hours (`GET/PUT /users/{user}/quiet-hours`): the daily time at which a template's
+ * autostop requirement may stop their workspaces.
+ */
+export const UserQuietHoursScheduleResponse = Type.Object({
+  /** The schedule in effect, as a cron text: the user's own, or the deployment default. */
+  raw_schedule: Type.String(),
+  /** Whether the user chose this schedule (false: the deployment default applies). */
+  user_set: Type.Boolean(),
+  /** Whether the deployment lets users choose their own. */
+  user_can_set: Type.Boolean(),
+  /** `HH:mm`, 24-hour, in `timezone`. */
+  time: Type.String(),
+  /** The schedule's zone, `UTC` when it names none. */
+  timezone: Type.String(),
+  /** When the quiet hours next start. */
+  next: Type.String(),
+});
+export type UserQuietHoursScheduleResponse = Static<typeof UserQuietHoursScheduleResponse>;
+
+export const UpdateUserQuietHoursScheduleRequest = Type.Object({
+  /** A daily cron text, `[CRON_TZ=<zone>] <minute> <hour> * * *`; empty goes back to the default. */
+  schedule: Type.String(),
+});
+export type UpdateUserQuietHoursScheduleRequest = Static<typeof UpdateUserQuietHoursScheduleRequest>;

@@ -27,6 +27,7 @@ import { auditAndConnectionLogsMigration } from './0025-audit-and-connection-log
 import { notificationsMigration } from './0026-notifications.js';
 import { connectionLogReplicaMigration } from './0027-connection-log-replica.js';
 import { templateVersionDeclaredMetadataMigration } from './0028-template-version-declared-metadata.js';
+import { userQuietHoursMigration } from './0029-user-quiet-hours.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   notificationsMigration,
   connectionLogReplicaMigration,
   templateVersionDeclaredMetadataMigration,
+  userQuietHoursMigration,
 ];
 
 export type { Migration } from './migration.js';

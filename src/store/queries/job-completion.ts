@@ -29,6 +29,8 @@ export interface JobContext {
     readonly ownerUsername: string | undefined;
     readonly template: TemplateRow | undefined;
     readonly versionVariables: string | undefined;
+    /** The owner's own quiet-hours schedule, empty when they chose none: it bounds a start's max deadline. */
+    readonly ownerQuietHours?: string | undefined;
   };
 }
 
@@ -83,8 +85,9 @@ function contextColumns(purpose: JobContextPurpose) {
   const { job, build, workspace, template, file } = joined;
   return purpose === 'run'
     ? sql`${job.columns}, ${file.columns}, ${build.columns}, ${workspace.columns}, ${template.columns},
-        "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables"`
-    : sql`${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}`;
+        "iu"."username" as "initiator_username", "u"."username" as "owner_username", "v"."variables" as "version_variables",
+        "u"."quiet_hours_schedule" as "owner_quiet_hours"`
+    : sql`${job.columns}, ${build.columns}, ${workspace.columns}, ${template.columns}, "u"."quiet_hours_schedule" as "owner_quiet_hours"`;
 }
 
 function contextJoins(purpose: JobContextPurpose) {
@@ -98,6 +101,7 @@ function contextJoins(purpose: JobContextPurpose) {
         left join "templates" as "t" on "t"."id" = "w"."template_id"`
     : sql`left join "workspace_builds" as "b" on "b"."job_id" = "j"."id"
         left join "workspaces" as "w" on "w"."id" = "b"."workspace_id"
+        left join "users" as "u" on "u"."id" = "w"."owner_id" and "u"."deleted" = 0
         left join "templates" as "t" on "t"."id" = "w"."template_id"`;
 }
 
@@ -116,6 +120,7 @@ function splitJobWithContext(row: Readonly<Record<string, unknown>>): JobWithCon
         ownerUsername: named('owner_username'),
         template: template.take(row),
         versionVariables: named('version_variables'),
+        ownerQuietHours: named('owner_quiet_hours'),
       },
     }),
   };

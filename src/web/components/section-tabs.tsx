@@ -3,6 +3,12 @@ import { Link, useLocation } from '../router.js';
 
 /** The user's own settings pages. */
 export const ACCOUNT_TABS: readonly SectionTab[] = [
+  { href: '/settings/account', label: 'Account' },
+  { href: '/settings/security', label: 'Security' },
+  { href: '/settings/appearance', label: 'Appearance' },
+  { href: '/settings/tokens', label: 'Tokens' },
+  { href: '/settings/ssh-keys', label: 'SSH keys' },
+  { href: '/settings/schedule', label: 'Schedule' },
   { href: '/settings/external-auth', label: 'External authentication' },
   { href: '/settings/notifications', label: 'Notifications' },
 ];

@@ -13,6 +13,7 @@ import { Link, navigate, type Route } from '../router.js';
 import { isOwner, mayAudit, useSession } from '../session.js';
 import { InboxBell } from './inbox-bell.js';
 import { useMayManageGroups } from '../group-permissions.js';
+import { UserMenu } from './user-menu.js';
 
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
   const { user, refresh } = useSession();
@@ -74,19 +75,7 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
           <HelpMenu />
           <ThemeSwitcher />
           <InboxBell />
-          <span className="user-name" title={user.email}>
-            {user.username}
-          </span>
-          <Link
-            className="nav-link"
-            href="/settings/external-auth"
-            aria-current={route.page === 'external-auth-settings' || route.page === 'notification-settings' ? 'page' : undefined}
-          >
-            Account
-          </Link>
-          <button type="button" className="button button-quiet" onClick={() => void startSignOut()} disabled={signOut.state === 'pending'}>
-            Sign out
-          </button>
+          <UserMenu onSignOut={() => void startSignOut()} signingOut={signOut.state === 'pending'} />
           {signOut.state === 'error' && <ActionStatus state={signOut} />}
         </div>
       </header>
