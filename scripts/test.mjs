@@ -1,13 +1,15 @@
-// Runs every test file under test/ with node's test runner through tsx. Node 20 neither expands
-// globs nor discovers .ts files, so the list is made here. Extra arguments filter by path; a run of
-// the whole suite first type-checks, lints and checks formatting, so none of them can be skipped,
-// except by `--tests-only`: for a second run of the same tree (CI's run on PostgreSQL, with
-// COVE_TEST_DATABASE=postgres), whose checks the first run has made.
+// Runs every test file under test/ with node's test runner, on the sources compiled once to
+// JavaScript (scripts/test-tree.mjs). Node 20 neither expands globs nor discovers .ts files, so the
+// list is made here. Extra arguments filter by path; a run of the whole suite first type-checks,
+// lints and checks formatting, so none of them can be skipped, except by `--tests-only`: for a
+// second run of the same tree (CI's run on PostgreSQL, with COVE_TEST_DATABASE=postgres), whose
+// checks the first run has made.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledPath, writeTestTree } from './test-tree.mjs';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -120,13 +122,19 @@ if (onPostgres)
 const runId = randomBytes(4).toString('hex');
 // A file still running after 15 minutes (a whole pass takes about four) is failed by name and ended,
 // rather than stalling the run until CI's own limit ends it with nothing said.
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=900000', ...files], {
-  stdio: 'inherit',
-  // Weak password hashes (src/domain/passwords.ts): at the real cost, hashing took most of the suite's time.
-  env: { ...process.env, COVE_SECRET_STORE: 'file', COVE_TEST_RUN_ID: runId, COVE_TEST_WEAK_PASSWORD_HASHES: '1' },
-});
+const tree = await writeTestTree(runId);
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-timeout=900000', ...files.map((file) => compiledPath(tree, file))],
+  {
+    stdio: 'inherit',
+    // Weak password hashes (src/domain/passwords.ts): at the real cost, hashing took most of the suite's time.
+    env: { ...process.env, COVE_SECRET_STORE: 'file', COVE_TEST_RUN_ID: runId, COVE_TEST_WEAK_PASSWORD_HASHES: '1' },
+  },
+);
 // The migrated SQLite file this run's test databases were copied from (test/helpers/databases.ts).
 rmSync(join(tmpdir(), `cove-test-template-${runId}`), { recursive: true, force: true });
+rmSync(tree, { recursive: true, force: true });
 const leftBehind = await dropLeftDatabases(runId);
 const status = result.status ?? 1;
 process.exit(status !== 0 ? status : leftBehind > 0 ? 1 : 0);

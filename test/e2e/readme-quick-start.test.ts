@@ -3,18 +3,18 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { freePort } from '../helpers/free-port.js';
+import { REPOSITORY_ROOT } from '../helpers/repository-root.js';
 
 // Someone with a fresh clone follows the README: every shell command of its quick start and of its
 // CLI section runs, in order, with bash, in a clone of HEAD, and must succeed. The commands come
 // from the README itself, so the test follows it as it changes; the few that cannot run as written
 // in a test are listed below with the reason and what runs instead.
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = REPOSITORY_ROOT;
 
 /** The README sections whose shell blocks are run, in this order. */
 const SECTIONS = ['Quick start', 'Using the CLI'];

@@ -3,13 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { REPOSITORY_ROOT } from '../helpers/repository-root.js';
 
 // README.md and docs/*.md travel with the repository: whatever they point at must be in it. They
 // point two ways: Markdown links, relative to the page, and paths written as code (`src/cli/main.ts`,
 // `docs/apps.md`), relative to the repository root.
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = REPOSITORY_ROOT;
 
 /** Files of the repository: tracked ones and new ones not ignored, as a clone would have them once committed. */
 const FILES: ReadonlySet<string> = new Set(

@@ -1,0 +1,10 @@
+import { realpathSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The repository's own directory, also when the tests run from the compiled mirror
+ * (scripts/test-tree.mjs), whose top-level entries link to the repository's: the mirror serves
+ * reading files, but git must be asked in the real checkout.
+ */
+export const REPOSITORY_ROOT = dirname(realpathSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')));
