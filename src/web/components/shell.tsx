@@ -15,6 +15,36 @@ import { InboxBell } from './inbox-bell.js';
 import { useMayManageGroups } from '../group-permissions.js';
 import { UserMenu } from './user-menu.js';
 
+/** The main navigation's entry that a page belongs under, where it is not the page's own. */
+const NAV_SECTIONS: Partial<Record<Route['page'], string>> = {
+  create: 'workspaces',
+  workspace: 'workspaces',
+  'workspace-build': 'workspaces',
+  'workspace-settings': 'workspaces',
+  terminal: 'workspaces',
+  template: 'templates',
+  'template-new': 'templates',
+  'template-versions': 'templates',
+  'template-version': 'templates',
+  'template-version-editor': 'templates',
+  'template-settings': 'templates',
+  'template-insights': 'templates',
+  'template-permissions': 'templates',
+  group: 'groups',
+  'connection-log': 'audit',
+  'deployment-notifications': 'deployment',
+  'deployment-settings': 'deployment',
+  health: 'deployment',
+  licenses: 'deployment',
+  'idp-sync-preview': 'deployment',
+  users: 'deployment',
+  'user-create': 'deployment',
+  organizations: 'deployment',
+  organization: 'deployment',
+  'organization-members': 'deployment',
+  'organization-roles': 'deployment',
+};
+
 export function Shell({ route, children }: { route: Route; children: ReactNode }) {
   const { user, refresh } = useSession();
   const appearance = useAppearance();
@@ -25,16 +55,7 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
     await refresh();
   });
   const mayManageGroups = useMayManageGroups();
-  const section =
-    route.page === 'create' || route.page === 'workspace' || route.page === 'terminal'
-      ? 'workspaces'
-      : route.page === 'group'
-        ? 'groups'
-        : route.page === 'connection-log'
-          ? 'audit'
-          : route.page === 'deployment-notifications'
-            ? 'deployment'
-            : route.page;
+  const section = NAV_SECTIONS[route.page] ?? route.page;
   const nav = [
     { href: '/workspaces', label: 'Workspaces', page: 'workspaces' },
     { href: '/templates', label: 'Templates', page: 'templates' },
@@ -60,9 +81,7 @@ export function Shell({ route, children }: { route: Route; children: ReactNode }
               <li key={item.href}>
                 <Link
                   href={item.href}
-                  className={
-                    section === item.page || (item.page === 'templates' && route.page === 'template') ? 'nav-link active' : 'nav-link'
-                  }
+                  className={section === item.page ? 'nav-link active' : 'nav-link'}
                   aria-current={section === item.page ? 'page' : undefined}
                 >
                   {item.label}
