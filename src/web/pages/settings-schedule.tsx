@@ -2,37 +2,14 @@
 // a template's autostop requirement stops their workspaces. Chosen as a time and a timezone; the API keeps it
 // as a daily cron schedule.
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api.js';
+import type { UserQuietHoursScheduleResponse as QuietHoursSchedule } from '../../sdk/wire/index.js';
+import { api } from '../api.js';
 import { ActionStatus, Loading, useAction, useLoad } from '../components/feedback.js';
 import { Time } from '../components/status.js';
 import { SettingsHeader } from './settings-header.js';
 
-/** The quiet-hours schedule as the API answers it. */
-interface QuietHoursSchedule {
-  readonly raw_schedule: string;
-  readonly user_set: boolean;
-  readonly user_can_set: boolean;
-  /** `HH:MM`, in `timezone`. */
-  readonly time: string;
-  readonly timezone: string;
-  readonly next: string;
-}
-
-/** What the page loads: the schedule, or that this deployment does not serve quiet hours. */
-type Loaded = { readonly served: true; readonly schedule: QuietHoursSchedule } | { readonly served: false };
-
 export function SettingsSchedulePage() {
-  const loaded = useLoad<Loaded>(
-    () =>
-      api<QuietHoursSchedule>('GET', '/users/me/quiet-hours').then(
-        (schedule) => ({ served: true, schedule }),
-        (error: unknown) => {
-          if (error instanceof ApiError && error.status === 404) return { served: false };
-          throw error;
-        },
-      ),
-    [],
-  );
+  const loaded = useLoad(() => api<QuietHoursSchedule>('GET', '/users/me/quiet-hours'), []);
   const header = (
     <SettingsHeader title="Schedule">
       Your quiet hours: when workspaces whose template requires a regular stop are stopped, so that it happens while you are not working.
@@ -45,19 +22,10 @@ export function SettingsSchedulePage() {
         <Loading error={loaded.error} />
       </section>
     );
-  if (!loaded.data.served)
-    return (
-      <section className="page">
-        {header}
-        <div className="notice notice-warn">
-          <p>This deployment does not offer quiet hours: it has no schedule for you to set.</p>
-        </div>
-      </section>
-    );
   return (
     <section className="page">
       {header}
-      <QuietHoursForm schedule={loaded.data.schedule} onSaved={(schedule) => loaded.setData({ served: true, schedule })} />
+      <QuietHoursForm schedule={loaded.data} onSaved={loaded.setData} />
     </section>
   );
 }
