@@ -213,6 +213,8 @@ const MATRIX: Readonly<Record<string, Entry>> = {
         ['/settings/*', '/settings/external-auth'],
         ['/audit', '/audit'],
         ['/connectionlog', '/connectionlog'],
+        ['/organizations', '/organizations'],
+        ['/organizations/*', '/organizations/cove/members'],
       ] as const
     ).map(([route, path]) => [
       `GET ${route}`,
