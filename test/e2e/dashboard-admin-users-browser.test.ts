@@ -323,7 +323,8 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
   });
 
   it('shows a member neither the link nor the pages', async () => {
-    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.locator('.account-menu-button').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     await signInWithPassword(page, test.url, 'alice@example.com', STRONG_PASSWORD);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
@@ -338,7 +339,8 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
 
   it('opens the users page to a user admin, who may not make organizations', async () => {
     await owner.setSiteRoles('carol', ['user-admin']);
-    await page.getByRole('button', { name: /Sign out/ }).click();
+    await page.locator('.account-menu-button').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     await signInWithPassword(page, test.url, 'carol@example.com', STRONG_PASSWORD);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
