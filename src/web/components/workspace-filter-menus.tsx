@@ -9,12 +9,26 @@ const STATUSES = ['running', 'stopped', 'starting', 'stopping', 'pending', 'fail
 /** Owners a menu lists; anyone else is still reached by typing `owner:`. */
 const OWNER_LIMIT = 100;
 
-export function WorkspaceFilterMenus({ query, setTerm }: { query: string; setTerm: (key: string, value: string) => void }) {
-  const templates = useLoad(() => api<Template[]>('GET', '/templates'), []);
+const NONE = Promise.resolve(undefined);
+
+export function WorkspaceFilterMenus({
+  query,
+  setTerm,
+  ready,
+}: {
+  query: string;
+  setTerm: (key: string, value: string) => void;
+  /** Whether to read the menus' choices: only once the list has been read, so they do not hold it up. */
+  ready: boolean;
+}) {
+  const templates = useLoad(() => (ready ? api<Template[]>('GET', '/templates') : NONE), [ready]);
   // Only users the viewer may read come back; a viewer who sees nobody else gets no owner menu.
   const users = useLoad(
-    () => api<UsersResponse>('GET', '/users', { query: { limit: OWNER_LIMIT } }).catch(() => ({ users: [] as User[], count: 0 })),
-    [],
+    () =>
+      ready
+        ? api<UsersResponse>('GET', '/users', { query: { limit: OWNER_LIMIT } }).catch(() => ({ users: [] as User[], count: 0 }))
+        : NONE,
+    [ready],
   );
   const status = termValue(query, 'status');
   const template = termValue(query, 'template');

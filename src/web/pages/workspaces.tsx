@@ -23,10 +23,17 @@ export function WorkspacesPage() {
   const offset = (page - 1) * WORKSPACE_PAGE_SIZE;
   const [draft, setDraft] = useState(query);
   useEffect(() => setDraft(query), [query]);
-  const { data, error, reload } = useLoad(
-    () => api<WorkspacesResponse>('GET', '/workspaces', { query: { q: query, limit: WORKSPACE_PAGE_SIZE, offset } }),
+  const key = `${offset} ${query}`;
+  const loaded = useLoad(
+    async () => ({
+      key,
+      answer: await api<WorkspacesResponse>('GET', '/workspaces', { query: { q: query, limit: WORKSPACE_PAGE_SIZE, offset } }),
+    }),
     [query, offset],
   );
+  const { error, reload } = loaded;
+  // Rows read for another search or page are not shown as if they matched this one.
+  const data = loaded.data?.key === key ? loaded.data.answer : undefined;
   const rows = useLiveRows(data?.workspaces, reload);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => setSelected(new Set()), [query, offset]);
@@ -69,15 +76,18 @@ export function WorkspacesPage() {
             value={draft}
             onChange={(event) => setDraft(event.target.value)}
             placeholder="owner:me status:running template:name"
-            aria-describedby="filter-hint"
+            aria-describedby={error !== undefined ? 'filter-error filter-hint' : 'filter-hint'}
             aria-invalid={error !== undefined}
-            aria-errormessage={error !== undefined ? 'filter-error' : undefined}
           />
         </label>
         <button type="submit" className="button">
           Filter
         </button>
-        <WorkspaceFilterMenus query={query} setTerm={(key, value) => go(withTerm(draft, key, value), 1)} />
+        <WorkspaceFilterMenus
+          query={query}
+          setTerm={(key, value) => go(withTerm(draft, key, value), 1)}
+          ready={loaded.data !== undefined || error !== undefined}
+        />
         <p id="filter-hint" className="field-hint">
           Search terms: <code>owner:</code>, <code>name:</code>, <code>status:</code>, <code>template:</code>, <code>outdated:true</code>,{' '}
           <code>favorite:true</code>, or a bare word for the name.
