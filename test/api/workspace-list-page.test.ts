@@ -157,4 +157,34 @@ describe('the workspace list page: order and one live stream', () => {
     await eventually(() => assert.ok(mine.latest(id('aaa')) && mine.latest(id('ccc'))));
     await mine.close();
   });
+
+  it('refuses the session cookie from another origin, and closes when the session ends', async () => {
+    const foreign = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(wsUrl(`ids=${id('aaa')}`), {
+        headers: { cookie: `service_session_token=${alice.token ?? ''}`, origin: 'https://attacker.example' },
+      });
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.on('open', () => {
+        socket.close();
+        reject(new Error('the upgrade was accepted'));
+      });
+      socket.on('error', () => undefined);
+    });
+    assert.equal(foreign, 403);
+
+    const bob = await createMember(test, 'bob');
+    const socket = new WebSocket(wsUrl(`ids=${id('aaa')}`), { headers: { 'Service-Session-Token': alice.token ?? '' } });
+    const opened = once(socket, 'open');
+    const bobs = new WebSocket(wsUrl(`ids=${id('aaa')}`), { headers: { 'Service-Session-Token': bob.token ?? '' } });
+    const bobRefused = new Promise<number>((resolve) =>
+      bobs.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0)),
+    );
+    bobs.on('error', () => undefined);
+    assert.equal(await bobRefused, 404, "bob may not read alice's workspace");
+    await opened;
+    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+    await alice.logout();
+    const [code] = await closed;
+    assert.equal(code, 4401, 'signing out ends the stream');
+  });
 });
