@@ -203,7 +203,7 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
     assert.deepEqual(pageErrors, []);
   });
 
-  it('filters through the status menu, and shows the API refusing a bad filter without stale rows', async () => {
+  it('filters through the status menu, starts a whole page at once, and shows the API refusing a bad filter without stale rows', async () => {
     await page.goto(`${test.url}/workspaces`);
     await page.locator('table[aria-label="Workspaces"] tbody tr').first().waitFor();
     await page.getByLabel('Status').selectOption('stopped');
@@ -221,6 +221,18 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
       statuses.every((status) => status === 'stopped'),
       JSON.stringify(statuses),
     );
+
+    // Select all on the page, then start them all: the confirmation names how many.
+    const shown = await rowNames();
+    const before = new Map((await allMine()).map((w) => [w.id, w.latest_build.id]));
+    await page.getByRole('checkbox', { name: 'Select all workspaces on this page' }).check();
+    const batch = page.getByRole('region', { name: 'Selected workspaces' });
+    await batch.getByRole('button', { name: 'Start', exact: true }).click();
+    await batch.getByRole('button', { name: `Yes, start ${shown.length} workspaces` }).click();
+    await batch.getByText(`Started ${shown.length} of ${shown.length} workspaces.`).waitFor();
+    const started = (await allMine()).filter((w) => before.get(w.id) !== w.latest_build.id);
+    assert.deepEqual(started.map((w) => w.name).sort(), [...shown].sort(), 'exactly the rows of the page got a new build');
+    for (const workspace of started) assert.equal(workspace.latest_build.transition, 'start', `${workspace.name} got a start build`);
 
     await page.getByRole('searchbox').fill('owner:me status:bogus');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
