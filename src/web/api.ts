@@ -130,6 +130,51 @@ export function watchWorkspace(id: string, onChange: (workspace: Workspace) => v
 }
 
 /**
+ * Follows a page of workspaces over one list stream (`/workspaces/watch-ws?ids=`): `onChange` gets
+ * each of them on connect and after every change of it. A dropped stream is opened again after a
+ * pause; a refused one (say, a workspace deleted meanwhile) is told to `onError` and not retried.
+ */
+export function watchWorkspaces(
+  ids: readonly string[],
+  onChange: (workspace: Workspace) => void,
+  onError?: (message: string, workspaceId?: string) => void,
+): Unsubscribe {
+  let socket: WebSocket | undefined;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
+  const open = () => {
+    let opened = false;
+    socket = new WebSocket(socketUrl('/workspaces/watch-ws', { ids: ids.join(',') }));
+    socket.onopen = () => {
+      opened = true;
+    };
+    socket.onmessage = (event) => {
+      failures = 0;
+      const message = JSON.parse(String(event.data)) as { type: string; workspace_id?: string; data?: unknown };
+      if (message.type === 'data') onChange(message.data as Workspace);
+      else if (message.type === 'error')
+        onError?.((message.data as { message?: string } | undefined)?.message ?? 'The watch failed.', message.workspace_id);
+    };
+    socket.onclose = () => {
+      if (stopped) return;
+      if (!opened) {
+        onError?.('Could not follow these workspaces live.');
+        return;
+      }
+      failures += 1;
+      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
+    };
+  };
+  if (ids.length > 0) open();
+  return () => {
+    stopped = true;
+    clearTimeout(retry);
+    socket?.close();
+  };
+}
+
+/**
  * Follows a provisioner job's logs over the logs WebSocket of a build or template version: the
  * lines after `after`, then each new one; `onEnd` once the job is over and the server closed.
  */

@@ -670,6 +670,11 @@ const MATRIX: Readonly<Record<string, Entry>> = {
     // Not a WebSocket upgrade.
     expect: memberWorkspaceReaders(400),
   },
+  'GET /api/v2/workspaces/watch-ws': {
+    call: (world) => ({ path: api(`/workspaces/watch-ws?ids=${world.memberWorkspace.id}`) }),
+    // Not a WebSocket upgrade; each id is read first, so those who may not read it get the 404.
+    expect: memberWorkspaceReaders(400),
+  },
   'PUT /api/v2/workspaces/:workspace/autostart': {
     call: (world) => ({ path: api(`/workspaces/${world.memberWorkspace.id}/autostart`), body: { schedule: null } }),
     expect: memberWorkspaceUpdaters(204),

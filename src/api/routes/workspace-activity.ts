@@ -20,6 +20,7 @@ import { sseStart, sseWriteJson, SSE_PING_MS } from '../server-sent-events.js';
 import { authOf, requireAuthentication } from '../plugins/authentication.js';
 import { answerWorkspaces } from '../workspace-answers.js';
 import { WorkspaceWatchHub } from '../workspace-watch-hub.js';
+import { workspaceListWatchRoute } from '../workspace-list-watch.js';
 
 const WorkspaceParam = Type.Object({ workspace: Type.String({ format: 'uuid' }) });
 const UsageBody = Type.Object({ agent_id: Type.Optional(Type.String()), app_name: Type.Optional(Type.String()) });
@@ -205,6 +206,8 @@ export async function workspaceActivityRoutes(app: FastifyInstance, context: Api
       (stop) => request.raw.on('close', stop),
     );
   });
+
+  workspaceListWatchRoute(app, context, watches);
 
   httpOrWebSocketRoute(app, {
     url: '/workspaces/:workspace/watch-ws',

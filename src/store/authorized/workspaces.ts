@@ -68,8 +68,8 @@ export class WorkspaceStore extends StoreFamily {
   }
 
   /**
-   * One page of the live workspaces the subject may read that pass the filter, by owner then name,
-   * and how many pass in all: filtered, counted and paged in SQL.
+   * One page of the live workspaces the subject may read that pass the filter (the subject's
+   * favorites first, then running ones, then by owner and name), and how many pass in all: filtered, counted and paged in SQL.
    */
   async list(query: {
     readonly filter: workspaceLists.WorkspaceListFilter;
@@ -86,7 +86,7 @@ export class WorkspaceStore extends StoreFamily {
     return workspaceLists.listWorkspacePage(this.db, this.store.dialect, {
       allowed: (eb) => eb.or([allowedRows(eb, allowed, { org: 'w.organization_id', owner: 'w.owner_id' }), shared]),
       filter: query.filter,
-      page: { now: this.store.clock.now(), limit: query.limit, offset: query.offset },
+      page: { now: this.store.clock.now(), limit: query.limit, offset: query.offset, requesterId: this.subject.id },
     });
   }
 

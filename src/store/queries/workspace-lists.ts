@@ -29,13 +29,16 @@ export interface WorkspacePage {
   readonly now: Date;
   readonly limit: number;
   readonly offset: number;
+  /** Who asks: their own favorites come first. */
+  readonly requesterId: string;
 }
 
 type Scope = ExpressionBuilder<Database & { w: Database['workspaces'] }, 'w'>;
 
 /**
- * Live workspaces that pass `allowed` (the subject's list filter) and `filter`, by owner then
- * name: one page of them and how many there are in all. The status is on the workspace row;
+ * Live workspaces that pass `allowed` (the subject's list filter) and `filter`: one page of them
+ * and how many there are in all. The order is the reference's: the requester's own favorites,
+ * then running workspaces, then by owner username and name, each without regard to case. The status is on the workspace row;
  * outdatedness and agent status are read from the latest build and its agents in SQL, so only the
  * page's rows leave the database.
  */
@@ -72,7 +75,7 @@ export async function listWorkspacePage(
     )
     .select((eb) => eb.fn.countAll().as('count'))
     .executeTakeFirst();
-  // The page walks workspaces in order (an index on owner and name) and stops once it is full.
+  // Sorting reads every match; the match count already visits them all.
   let rows = live
     .$if(byBuild.length > 0, (qb) =>
       qb.where(
@@ -80,8 +83,11 @@ export async function listWorkspacePage(
       ),
     )
     .selectAll('w')
-    .orderBy('w.owner_id')
-    .orderBy('w.name');
+    .orderBy(sql`case when w.owner_id = ${page.requesterId} and w.favorite = 1 then 0 else 1 end`)
+    .orderBy(sql`case when w.latest_build_status = 'running' then 0 else 1 end`)
+    .orderBy(sql`(select lower(ou.username) from users ou where ou.id = w.owner_id)`)
+    .orderBy(sql`lower(w.name)`)
+    .orderBy('w.id');
   if (page.limit > 0) rows = rows.limit(page.limit);
   // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
   if (page.offset > 0) rows = rows.$if(page.limit <= 0 && dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
