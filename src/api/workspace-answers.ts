@@ -154,7 +154,7 @@ export async function answerWorkspaces(
     const template = page.details.templates.get(workspace.template_id);
     const latestBuild = build && answerBuild(build, workspace, page);
     if (!latestBuild || !template) return [];
-    return [wireWorkspace(context, workspace, page.details, template, latestBuild, now)];
+    return [wireWorkspace(context, workspace, page.details, template, latestBuild, { now, requesterId: store.subject.id })];
   });
 }
 
@@ -165,7 +165,7 @@ function wireWorkspace(
   details: WorkspaceDetails,
   template: TemplateRow,
   latestBuild: WorkspaceBuild,
-  now: Date,
+  view: { readonly now: Date; readonly requesterId: string },
 ): Workspace {
   return toWireWorkspace(workspace, {
     owner: details.users.get(workspace.owner_id),
@@ -174,7 +174,7 @@ function wireWorkspace(
     latestBuild,
     latestAppStatus: details.latestAppStatuses.get(workspace.id),
     allowRenames: context.values.allowWorkspaceRenames,
-    now,
+    ...view,
   });
 }
 
@@ -201,7 +201,10 @@ export async function answerCreatedWorkspace(
   const details: WorkspaceDetails = { ...known, organizationNames: new Map([[organization.id, organization.name]]) };
   const latestBuild = answerBuild(build, workspace, { ...page, details });
   if (!latestBuild) throw new NotFoundError('workspace build');
-  return wireWorkspace(context, workspace, details, template, latestBuild, context.store.clock.now());
+  return wireWorkspace(context, workspace, details, template, latestBuild, {
+    now: context.store.clock.now(),
+    requesterId: store.subject.id,
+  });
 }
 
 /**

@@ -117,6 +117,11 @@ describe('the workspace list page: order and one live stream', () => {
       ['aaa', 'alpha'],
       'a page is a slice of the same order',
     );
+    // A star is its owner's: another who reads the workspace sees none (the reference's rule).
+    assert.equal(all.workspaces.find((w) => w.name === 'ccc')?.favorite, false, "alice's star is not the owner's");
+    assert.equal((await owner.workspace(id('ccc'))).favorite, false, 'nor when the owner reads the workspace alone');
+    assert.equal((await alice.workspace(id('ccc'))).favorite, true, 'alice sees her own star');
+    assert.equal(all.workspaces.find((w) => w.name === 'zeta')?.favorite, true);
     const running = await owner.workspaces({ q: 'owner:me status:running' });
     assert.deepEqual(
       running.workspaces.map((w) => w.name),

@@ -437,9 +437,14 @@ describe('workspace watch streams', () => {
     await alice.favoriteWorkspace(workspace.id);
     await eventually(() =>
       assert.ok(
-        all().every((list) => list.at(-1)?.favorite === true),
-        'every stream sees the change',
+        [...seen, aliceSocket.workspaces()].every((list) => list.at(-1)?.favorite === true),
+        "every one of alice's streams sees the change",
       ),
+    );
+    // The star is alice's own: the site owner's stream never shows it.
+    assert.ok(
+      ownerSocket.workspaces().every((w) => !w.favorite),
+      "the owner's stream shows no star",
     );
 
     const before = aliceSocket.messages.length;

@@ -12,6 +12,8 @@ export interface WorkspaceRelations {
   readonly latestAppStatus: AppStatusRow | undefined;
   readonly allowRenames: boolean;
   readonly now: Date;
+  /** Who asks: a workspace is a favorite only to its owner, who marked it. */
+  readonly requesterId: string;
 }
 
 /** A workspace row as the API shows it. */
@@ -49,7 +51,7 @@ export function toWireWorkspace(workspace: WorkspaceRow, related: WorkspaceRelat
     health: { healthy: failing.length === 0, failing_agents: failing },
     automatic_updates: workspace.automatic_updates,
     allow_renames: related.allowRenames,
-    favorite: workspace.favorite === 1,
+    favorite: workspace.favorite === 1 && workspace.owner_id === related.requesterId,
     next_start_at: nextStart(workspace, template, related.now),
   };
 }
