@@ -30,6 +30,7 @@ import { build } from 'esbuild';
 import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const packageVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const arch = process.arch;
 if (process.platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) {
   console.error(`npm run package builds for linux-x64 and linux-arm64 only (this is ${process.platform}-${arch})`);
@@ -126,6 +127,17 @@ try {
       loader: 'ts',
     },
     outfile: bundle,
+    // `cove --version` alone is answered before the main part's modules are set up (the script is
+    // CommonJS, so its top level may return), as bin/cove answers it.
+    banner: {
+      js: [
+        `if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {`,
+        `  process.stdout.write(${JSON.stringify(`${packageVersion}\n`)});`,
+        `  return;`,
+        `}`,
+        common.banner.js,
+      ].join('\n'),
+    },
     plugins: [lazyBuiltins(), nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
 

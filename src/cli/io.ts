@@ -8,7 +8,22 @@ export interface CliIo {
   readonly interrupt?: AbortSignal;
 }
 
-/** The process's own streams and environment. */
+/**
+ * The process's own streams and environment. The streams are made on first use: Node builds each
+ * one when first asked for, and stdin read from a file or /dev/null (a script's, CI's) brings in
+ * the fs streams and their promise API, which most commands never need.
+ */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env };
+  return {
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+  };
 }
