@@ -28,6 +28,15 @@ import { SessionContext } from './session.js';
 import { applyRememberedTheme, applyTheme } from './theme.js';
 import '@xterm/xterm/css/xterm.css';
 import './styles.css';
+// Each area's own rules, after the shared ones, in the order they were written.
+import './styles/deployment-admin.css';
+import './styles/workspace-diagnostics.css';
+import './styles/workspace-settings.css';
+import './styles/users-admin.css';
+import './styles/templates.css';
+import './styles/template-editor.css';
+import './styles/account-settings.css';
+import './styles/workspaces-list.css';
 import './activity.css';
 
 // Before anything renders: the theme this browser last showed, until the user's own is read.
