@@ -98,25 +98,41 @@ describe('the workspace list page: order and one live stream', () => {
     await test.close();
   });
 
-  it("lists the requester's favorites first, then running workspaces, then by owner and name", async () => {
+  it("lists the requester's favorites first, then by owner and name, a page at a time", async () => {
     const all = await owner.workspaces();
-    // Alice's favorite is hers alone: for the owner it is just a stopped workspace.
+    // The owner's favorites first; then everyone's by owner and name (alice's favorite is hers
+    // alone: for the owner it is one more workspace).
+    const rest = ['alpha', 'beta', 'aaa', 'ccc']
+      .map((name) => made.get(name)!)
+      .sort((a, b) => (a.owner_id === b.owner_id ? (a.name < b.name ? -1 : 1) : a.owner_id < b.owner_id ? -1 : 1))
+      .map((w) => w.name);
+    const order = ['gamma', 'zeta', ...rest];
     assert.deepEqual(
-      all.workspaces.map((w) => `${w.owner_name}/${w.name}`),
-      ['owner/gamma', 'owner/zeta', 'alice/aaa', 'owner/alpha', 'alice/ccc', 'owner/beta'],
+      all.workspaces.map((w) => w.name),
+      order,
     );
     assert.deepEqual(
       (await alice.workspaces()).workspaces.map((w) => w.name),
       ['ccc', 'aaa'],
       "alice's favorite comes first for her",
     );
-    const page = await owner.workspaces({ limit: 2, offset: 2 });
-    assert.equal(page.count, 6);
-    assert.deepEqual(
-      page.workspaces.map((w) => w.name),
-      ['aaa', 'alpha'],
-      'a page is a slice of the same order',
-    );
+    // Pages are slices of the same order, within the favorites, across their end, and past it.
+    for (const [offset, limit] of [
+      [0, 1],
+      [1, 2],
+      [2, 2],
+      [3, 2],
+      [5, 4],
+      [6, 2],
+    ] as const) {
+      const page = await owner.workspaces({ limit, offset });
+      assert.equal(page.count, 6);
+      assert.deepEqual(
+        page.workspaces.map((w) => w.name),
+        order.slice(offset, offset + limit),
+        `offset ${offset}, limit ${limit}`,
+      );
+    }
     // A star is its owner's: another who reads the workspace sees none (the reference's rule).
     assert.equal(all.workspaces.find((w) => w.name === 'ccc')?.favorite, false, "alice's star is not the owner's");
     assert.equal((await owner.workspace(id('ccc'))).favorite, false, 'nor when the owner reads the workspace alone');

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../database.js';
 import type { Database } from '../schema.js';
 import type { WorkspaceRow } from './workspaces.js';
@@ -36,11 +36,10 @@ export interface WorkspacePage {
 type Scope = ExpressionBuilder<Database & { w: Database['workspaces'] }, 'w'>;
 
 /**
- * Live workspaces that pass `allowed` (the subject's list filter) and `filter`: one page of them
- * and how many there are in all. The order is the reference's: the requester's own favorites,
- * then running workspaces, then by owner username and name, each without regard to case. The status is on the workspace row;
- * outdatedness and agent status are read from the latest build and its agents in SQL, so only the
- * page's rows leave the database.
+ * Live workspaces that pass `allowed` (the subject's list filter) and `filter`: one page of them,
+ * the requester's own favorites first, then by owner and name, and how many there are in all. The
+ * status is on the workspace row; outdatedness and agent status are read from the latest build and
+ * its agents in SQL, so only the page's rows leave the database.
  */
 export async function listWorkspacePage(
   db: Kysely<Database>,
@@ -75,23 +74,51 @@ export async function listWorkspacePage(
     )
     .select((eb) => eb.fn.countAll().as('count'))
     .executeTakeFirst();
-  // Sorting reads every match; the match count already visits them all.
-  let rows = live
+  const matching = live
     .$if(byBuild.length > 0, (qb) =>
       qb.where(
         sql<SqlBool>`exists (select 1 from workspace_builds lb join provisioner_jobs lj on lj.id = lb.job_id where lb.workspace_id = w.id and ${latestMatches})`,
       ),
     )
-    .selectAll('w')
-    .orderBy(sql`case when w.owner_id = ${page.requesterId} and w.favorite = 1 then 0 else 1 end`)
-    .orderBy(sql`case when w.latest_build_status = 'running' then 0 else 1 end`)
-    .orderBy(sql`(select lower(ou.username) from users ou where ou.id = w.owner_id)`)
-    .orderBy(sql`lower(w.name)`)
-    .orderBy('w.id');
-  if (page.limit > 0) rows = rows.limit(page.limit);
+    .selectAll('w');
+  // The requester's own favorites come first, then everyone's workspaces by owner and name. Each
+  // part walks an index in its order (owner and name) and stops once the page is full, so a page
+  // costs what it holds (and its offset), not the whole list: one ORDER BY over both keys would
+  // sort every match.
+  const isFavorite = (eb: Scope) => eb.and([eb('w.owner_id', '=', page.requesterId), eb('w.favorite', '=', 1)]);
+  const end = page.limit > 0 ? page.offset + page.limit : undefined;
+  const favorites = await inOrder(matching.where(isFavorite), dialect, { limit: end, offset: 0 }).execute();
+  // Fewer favorites than the page's end: all of them were read, and the rest follow them.
+  const favoriteCount = end === undefined || favorites.length < end ? favorites.length : undefined;
+  const rows = favorites.slice(page.offset, end);
+  if (favoriteCount !== undefined && (end === undefined || rows.length < page.limit)) {
+    const others = await inOrder(
+      matching.where((eb) => eb.not(isFavorite(eb))),
+      dialect,
+      {
+        limit: end === undefined ? undefined : page.limit - rows.length,
+        offset: Math.max(0, page.offset - favoriteCount),
+      },
+    ).execute();
+    rows.push(...others);
+  }
+  return { rows, count: Number(counted?.count ?? 0) };
+}
+
+/** A list's rows by owner and name (the live workspaces' index), from `offset`, at most `limit` of them. */
+function inOrder<Q extends SelectQueryBuilder<Database & { w: Database['workspaces'] }, 'w', WorkspaceRow>>(
+  rows: Q,
+  dialect: DialectName,
+  window: { readonly limit: number | undefined; readonly offset: number },
+): Q {
+  let ordered = rows.orderBy('w.owner_id').orderBy('w.name') as Q;
+  if (window.limit !== undefined) ordered = ordered.limit(window.limit) as Q;
   // SQLite accepts OFFSET only after a LIMIT; -1 there means no limit.
-  if (page.offset > 0) rows = rows.$if(page.limit <= 0 && dialect === 'sqlite', (qb) => qb.limit(-1)).offset(page.offset);
-  return { rows: await rows.execute(), count: Number(counted?.count ?? 0) };
+  if (window.offset > 0) {
+    if (window.limit === undefined && dialect === 'sqlite') ordered = ordered.limit(-1) as Q;
+    ordered = ordered.offset(window.offset) as Q;
+  }
+  return ordered;
 }
 
 function conditions(eb: Scope, filter: WorkspaceListFilter): Expression<SqlBool>[] {
