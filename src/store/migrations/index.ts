@@ -28,6 +28,7 @@ import { notificationsMigration } from './0026-notifications.js';
 import { connectionLogReplicaMigration } from './0027-connection-log-replica.js';
 import { templateVersionDeclaredMetadataMigration } from './0028-template-version-declared-metadata.js';
 import { userQuietHoursMigration } from './0029-user-quiet-hours.js';
+import { workspaceFavoritesIndexMigration } from './0030-workspace-favorites-index.js';
 
 /** Every migration this binary knows, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -60,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = [
   connectionLogReplicaMigration,
   templateVersionDeclaredMetadataMigration,
   userQuietHoursMigration,
+  workspaceFavoritesIndexMigration,
 ];
 
 export type { Migration } from './migration.js';
