@@ -176,7 +176,10 @@ export function watchWorkspaces(
 
 /**
  * Follows a provisioner job's logs over the logs WebSocket of a build or template version: the
- * lines after `after`, then each new one; `onEnd` once the job is over and the server closed.
+ * lines so far (after `after`, when given), then each new one, until the job ends. A stream that
+ * drops before then (the server restarting, the network gone) is opened again after a pause from
+ * the last line it delivered, so nothing is shown twice or missed. A stream the server refuses
+ * (never opened, or closed with a code of 4000 and up) ends with the reason.
  */
 export function followJobLogs(
   path: string,
@@ -184,15 +187,50 @@ export function followJobLogs(
   onEnd: (error?: string) => void,
   after?: number,
 ): Unsubscribe {
+  let socket: WebSocket | undefined;
   let stopped = false;
-  const socket = new WebSocket(socketUrl(path, { follow: true, after }));
-  socket.onmessage = (event) => onLog(JSON.parse(String(event.data)) as ProvisionerJobLog);
-  socket.onclose = (event) => {
-    if (!stopped) onEnd(event.code === 1000 ? undefined : event.reason || `The log stream closed (${event.code}).`);
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let failures = 0;
+  let last = after;
+  // Only a stream that worked is followed again: one refused from the start (a build that is not
+  // there, or not the reader's) ends at once, as before.
+  let everOpened = false;
+  const open = () => {
+    clearTimeout(retry);
+    let opened = false;
+    const current = new WebSocket(socketUrl(path, { follow: true, after: last }));
+    socket = current;
+    current.onopen = () => {
+      opened = true;
+      everOpened = true;
+      reportConnectionBack();
+    };
+    current.onmessage = (event) => {
+      failures = 0;
+      const log = JSON.parse(String(event.data)) as ProvisionerJobLog;
+      last = log.id;
+      onLog(log);
+    };
+    current.onclose = (event) => {
+      if (stopped || socket !== current) return;
+      if (event.code === 1000) return onEnd();
+      if (event.code >= 4000 || !everOpened) return onEnd(event.reason || `The log stream closed (${event.code}).`);
+      if (!opened || event.code === 1006 || event.code === 1001) reportConnectionLost();
+      failures += 1;
+      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
+    };
   };
+  open();
+  const stopRetrying = onRetryConnection(() => {
+    if (stopped || socket?.readyState === WebSocket.OPEN || socket?.readyState === WebSocket.CONNECTING) return;
+    failures = 0;
+    open();
+  });
   return () => {
     stopped = true;
-    socket.close();
+    stopRetrying();
+    clearTimeout(retry);
+    socket?.close();
   };
 }
 

@@ -13,6 +13,7 @@ import type { Workspace } from '../../src/sdk/wire/index.js';
 import { ListSeeder } from '../../bench/lists-seed.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -248,6 +249,59 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
     assert.equal(await page.getByRole('searchbox').getAttribute('aria-invalid'), 'true');
     await page.screenshot({ path: join(SCREENSHOTS, 'bad-filter.png'), fullPage: true });
     assert.deepEqual(await axeViolations(), [], 'the refused filter passes axe');
+    assert.deepEqual(pageErrors, []);
+  });
+  it('updates outdated workspaces to the active version and deletes others in a batch, each read back through the API', async () => {
+    // Four workspaces of a template of their own, then a new active version: all four outdated.
+    const { template } = await createEchoTemplate(owner, 'batch-template', {});
+    const made: Workspace[] = [];
+    for (const name of ['batch-a', 'batch-b', 'batch-c', 'batch-d']) {
+      const workspace = await owner.createWorkspace('me', { name, template_id: template.id });
+      await owner.followWorkspaceBuildLogs(workspace.latest_build.id, () => undefined);
+      made.push(workspace);
+    }
+    const { id: fileId } = await owner.uploadFile(await createTar({ 'echo.json': '{}', 'README.md': 'v2' }));
+    const next = await owner.createTemplateVersion('default', { file_id: fileId, template_id: template.id });
+    await owner.followTemplateVersionLogs(next.id, () => undefined);
+    await owner.promoteTemplateVersion(template.id, next.id);
+
+    await page.goto(`${test.url}/workspaces?q=${encodeURIComponent('owner:me name:batch-')}`);
+    await page.locator('tbody tr[data-workspace="batch-d"]').waitFor();
+    assert.deepEqual(await rowNames(), ['batch-a', 'batch-b', 'batch-c', 'batch-d']);
+    const batch = page.getByRole('region', { name: 'Selected workspaces' });
+    for (const name of ['batch-a', 'batch-b']) await page.getByRole('checkbox', { name: `Select owner/${name}`, exact: true }).check();
+    await batch.getByRole('button', { name: 'Update', exact: true }).click();
+    await batch.getByRole('button', { name: 'Yes, update 2 workspaces' }).click();
+    await batch.getByText('Updated 2 of 2 workspaces.').waitFor({ timeout: 60_000 });
+    for (const workspace of made.slice(0, 2)) {
+      const now = await owner.workspace(workspace.id);
+      assert.equal(now.latest_build.template_version_id, next.id, `${workspace.name} builds the active version`);
+      assert.equal(now.latest_build.transition, 'start');
+      assert.equal(now.outdated, false);
+    }
+    for (const workspace of made.slice(2))
+      assert.equal((await owner.workspace(workspace.id)).outdated, true, `${workspace.name} was left alone`);
+
+    await page.locator('tbody tr[data-workspace="batch-d"]').waitFor();
+    for (const name of ['batch-c', 'batch-d']) await page.getByRole('checkbox', { name: `Select owner/${name}`, exact: true }).check();
+    await batch.getByRole('button', { name: 'Delete', exact: true }).click();
+    // Escape takes the question back: nothing is deleted.
+    await page.keyboard.press('Escape');
+    assert.equal((await owner.workspace(made[2]!.id)).latest_build.transition, 'start');
+    await batch.getByRole('button', { name: 'Delete', exact: true }).click();
+    await batch.getByRole('button', { name: 'Yes, delete 2 workspaces' }).click();
+    await batch.getByText('Deleted 2 of 2 workspaces.').waitFor({ timeout: 60_000 });
+    for (const workspace of made.slice(2)) {
+      const build = (await owner.workspace(workspace.id)).latest_build;
+      assert.equal(build.transition, 'delete', `${workspace.name} got a delete build`);
+      await owner.followWorkspaceBuildLogs(build.id, () => undefined);
+    }
+    const left = await owner.workspaces({ q: 'owner:me name:batch-' });
+    assert.deepEqual(
+      left.workspaces.map((w) => w.name),
+      ['batch-a', 'batch-b'],
+      'the deleted ones are gone from the list',
+    );
     assert.deepEqual(pageErrors, []);
   });
 });
