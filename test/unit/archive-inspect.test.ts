@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createGzip, gzipSync } from 'node:zlib';
 import { Parser, create as createWithTarPackage } from 'tar';
-import { ArchiveError, createTar, inspectTar, type ArchiveErrorReason } from '../../src/lib/archive/index.js';
+import { ArchiveError, createTar, inspectTar, readTar, type ArchiveErrorReason } from '../../src/lib/archive/index.js';
 
 interface RawEntry {
   readonly name: string;
@@ -105,6 +106,27 @@ describe('inspectTar: valid archives', () => {
         ['pax/ünïcode.txt', 3],
       ],
     );
+  });
+
+  it('reads a file whose own name field ends in "/" by its pax path, as GNU tar does, not as a directory', async () => {
+    // A writer that cuts a long path to 100 bytes may cut it after a slash. Read as a directory,
+    // the file's data would be taken for the next header: what this server saw and what tar
+    // extracts would differ.
+    const path = `${'deep/'.repeat(30)}file.tf`;
+    const smuggled = tarHeader({ name: 'smuggled.sh', content: 'echo hi' });
+    const content = Buffer.concat([smuggled, Buffer.from('echo hi'.padEnd(512, '\0'))]).toString('latin1');
+    const tar = rawTar([
+      { name: 'PaxHeader/long', type: 'x', content: paxRecord('path', path) },
+      { name: path.slice(0, 100), content },
+    ]);
+    assert.ok(path.slice(0, 100).endsWith('/'), 'the cut name ends in a slash');
+    const members = await readTar(tar);
+    assert.deepEqual(
+      members.map((member) => [member.entry.path, member.entry.type, member.data.length]),
+      [[path, 'file', 1024]],
+    );
+    const listed = spawnSync('tar', ['-t'], { input: tar, encoding: 'utf8' });
+    assert.equal(listed.stdout, `${path}\n`, 'GNU tar reads the same single file');
   });
 
   it('reads archives written by the tar package, gzipped or not', async () => {

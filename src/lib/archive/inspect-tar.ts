@@ -230,8 +230,8 @@ class TarReader {
       this.finished = true;
       return;
     }
-    const header = decodeHeader(block, this.#offset);
     const overrides = this.#overrides;
+    const header = decodeHeader(block, this.#offset, overrides);
     const meta = META_TYPES.has(header.type);
     const dataSize = header.type === 'Directory' ? 0 : meta ? header.size : (overrides.size ?? header.size);
     this.#commit(BLOCK + Math.ceil(dataSize / BLOCK) * BLOCK);
@@ -280,11 +280,16 @@ function applyMeta(overrides: Overrides, header: RawHeader, data: Buffer): Overr
   }
 }
 
-/** tar's Header decodes the block (checksum, octal and base-256 numbers, the ustar prefix). */
-function decodeHeader(block: Buffer, offset: number): RawHeader {
+/**
+ * tar's Header decodes the block (checksum, octal and base-256 numbers, the ustar prefix), with the
+ * extended header before it applied as other tar readers apply it: a file whose own name field ends
+ * in `/` (a writer's cut of a long path) is the file its extended path names, not a directory whose
+ * data would then be read as headers.
+ */
+function decodeHeader(block: Buffer, offset: number, extended: Overrides): RawHeader {
   let header: Header;
   try {
-    header = new Header(block);
+    header = new Header(block, 0, { ...extended });
   } catch {
     throw new ArchiveError('corrupt', undefined, `is not a valid tar: unreadable header at byte ${offset}`);
   }
