@@ -44,7 +44,7 @@ describe("the dashboard's template archives", () => {
 
   it('writes a tar the server accepts and reads back the same, long paths and modes included', async () => {
     const encoder = new TextEncoder();
-    const written = writeTemplateArchive([
+    const written = await writeTemplateArchive([
       { path: 'echo.json', data: encoder.encode('{}'), mode: 0o644 },
       { path: 'scripts/start.sh', data: encoder.encode('#!/bin/sh\necho é\n'), mode: 0o755 },
       { path: `${'a'.repeat(60)}/${'b'.repeat(90)}.txt`, data: encoder.encode('split into prefix and name'), mode: 0o600 },
@@ -67,7 +67,7 @@ describe("the dashboard's template archives", () => {
     );
     assert.ok(members.some((member) => member.entry.type === 'directory' && member.entry.path === 'scripts'));
     // The same files give the same bytes.
-    assert.deepEqual(writeTemplateArchive((await readTemplateArchive(written)).files), written);
+    assert.deepEqual(await writeTemplateArchive((await readTemplateArchive(written)).files), written);
   });
 
   it('refuses archives over the size or file limits, and tells binary from text', async () => {

@@ -26,12 +26,12 @@ export function BuildPanel({
   /** Counts the edits so far; a build of an older count is out of date. */
   revision: number;
   /** The edited files as a tar; throws when they cannot be packed. */
-  pack: () => Uint8Array;
+  pack: () => Promise<Uint8Array>;
   onPublished: (name: string) => void;
 }) {
   const [build, setBuild] = useState<Build>();
   const [state, start] = useAction(async () => {
-    const tar = pack();
+    const tar = await pack();
     const fileId = await uploadTar(tar);
     const version = await api<TemplateVersion>('POST', `/organizations/${encodeURIComponent(loaded.organization)}/templateversions`, {
       body: { template_id: loaded.template.id, storage_method: 'file', file_id: fileId, tags: loaded.version.job.tags },

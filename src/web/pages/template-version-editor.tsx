@@ -104,9 +104,9 @@ function Editor({ loaded, archive }: { loaded: LoadedVersion; archive: TemplateA
     setDirty(true);
   }, []);
 
-  const pack = useCallback((): Uint8Array => {
+  const pack = useCallback(async (): Promise<Uint8Array> => {
     if (files.length > MAX_ARCHIVE_FILES) throw new ArchiveRefused(`A template built here holds at most ${MAX_ARCHIVE_FILES} files.`);
-    const tar = writeTemplateArchive(
+    const tar = await writeTemplateArchive(
       files.map((candidate) => ({
         path: candidate.path,
         mode: candidate.mode,
