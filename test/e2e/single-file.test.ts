@@ -12,7 +12,6 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -148,30 +147,6 @@ describe('the single executable, alone in an empty directory on a machine withou
     const ssh = run('ssh', 'dev', '--', 'echo', 'hello');
     assert.equal(ssh.code, 0, ssh.stderr);
     assert.equal(ssh.stdout, 'hello\n');
-  });
-
-  it('keeps a code cache of what a plain command ran, starts from it, and replaces one that does not fit', () => {
-    const cache = join(env.HOME, '.cache', 'cove', VERSION);
-    const saved = () => readdirSync(cache).filter((name) => /^client-part\.cjs\.[0-9a-f]{32}\.v8cache$/.test(name));
-    const debug = (...args: string[]) =>
-      spawnSync(cove, args, { cwd: root, env: { ...env, COVE_DEBUG_SINGLE_EXECUTABLE: '1' }, encoding: 'utf8', timeout: 120_000 });
-    const first = debug('whoami');
-    assert.equal(first.status, 0, first.stderr);
-    assert.equal(saved().length, 1, 'one code cache for the client part');
-    const file = join(cache, saved()[0] ?? '');
-    const made = readFileSync(file);
-    const again = debug('whoami');
-    assert.equal(again.status, 0, again.stderr);
-    assert.equal(again.stdout, first.stdout);
-    assert.doesNotMatch(again.stderr, /rejected/, 'the saved cache was taken');
-    assert.deepEqual(readFileSync(file), made, 'a cache that was taken is left as it is');
-    // Bytes that are no code cache of this part: refused by V8, the command runs, and the file is made again.
-    writeFileSync(file, Buffer.alloc(made.length, 7));
-    const refused = debug('whoami');
-    assert.equal(refused.status, 0, refused.stderr);
-    assert.equal(refused.stdout, first.stdout);
-    assert.match(refused.stderr, /client-part\.cjs was rejected/);
-    assert.notDeepEqual(readFileSync(file), Buffer.alloc(made.length, 7), 'the refused cache was replaced');
   });
 
   it('opens a terminal in the workspace, through node-pty loaded from the cache', () => {
