@@ -31,8 +31,6 @@ import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const packageVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-/** What the main part's bundle holds where the parts' keys go, until they are known. */
-const PART_KEYS_PLACEHOLDER = '__COVE_PART_KEYS__';
 const arch = process.arch;
 if (process.platform !== 'linux' || (arch !== 'x64' && arch !== 'arm64')) {
   console.error(`npm run package builds for linux-x64 and linux-arm64 only (this is ${process.platform}-${arch})`);
@@ -90,8 +88,6 @@ try {
     absWorkingDir: root,
     define: {
       COVE_NATIVE_ADDONS: JSON.stringify(hashes),
-      // The parts' content hashes, known only once they are built: filled into the main part then.
-      COVE_PART_KEYS: PART_KEYS_PLACEHOLDER,
       // Nothing in a bundle has a module file; what asks for one gets the executable's.
       'import.meta.url': 'COVE_MODULE_URL',
     },
@@ -222,17 +218,6 @@ try {
     ],
   });
   const parts = { ...partAssets(clientBundle, 'client-part'), ...partAssets(lazyBundle, 'lazy-part') };
-  // Each part's content names the code cache a run of the executable keeps for it
-  // (src/cli/single-executable-modules.ts).
-  const partKeys = Object.fromEntries(
-    ['client-part.cjs', 'lazy-part.cjs'].map((name) => [
-      name,
-      createHash('sha256').update(readFileSync(parts[name])).digest('hex').slice(0, 32),
-    ]),
-  );
-  const mainSource = readFileSync(bundle, 'utf8');
-  if (!mainSource.includes(PART_KEYS_PLACEHOLDER)) throw new Error('the main part does not read the parts’ keys');
-  writeFileSync(bundle, mainSource.replaceAll(PART_KEYS_PLACEHOLDER, JSON.stringify(partKeys)));
   const web = webAssets();
   console.log(
     `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), client part ${(statSync(parts['client-part.cjs']).size / 1e3).toFixed(0)} kB (${clientShared.length} modules), last part ${(statSync(parts['lazy-part.cjs']).size / 1e6).toFixed(1)} MB`,

@@ -5,15 +5,10 @@
 // a command first loads a module of them: a plain command pays for a few hundred kilobytes, not
 // megabytes. The parts reach each other's modules through the registry here, so every module exists
 // once, with one state and one identity for `instanceof`.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { getAsset } from 'node:sea';
 import { constants, Script } from 'node:vm';
-import { privateCacheDirectory } from '../lib/native-addons.js';
-
-/** Filled in by `npm run package`: each part's script asset and a hash of its content. */
-declare const COVE_PART_KEYS: Readonly<Record<string, string>>;
 
 /** Where the packaged parts find each other's modules: a module's namespace by its source path. */
 interface ModuleRegistry {
@@ -55,21 +50,14 @@ export function installModuleRegistry(main: Readonly<Record<string, object>>): v
 }
 
 function loadPart(part: PartAssets): Readonly<Record<string, object>> {
-  const saved = savedCacheFile(part);
-  const savedData = saved === undefined ? undefined : readSaved(saved);
   const script = new Script(getAsset(part.script, 'utf8'), {
     filename: `cove-${part.script}`,
-    cachedData: savedData ?? Buffer.from(getAsset(part.cache)),
+    cachedData: Buffer.from(getAsset(part.cache)),
     // Its `import()` calls (an ES module carried as an asset, a configuration file) load as the main script's would.
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (script.cachedDataRejected === true && process.env['COVE_DEBUG_SINGLE_EXECUTABLE']) {
     console.error(`cove: the code cache of the single executable's ${part.script} was rejected; starting without it`);
-  }
-  // The packaged cache holds only the part's top level: the functions a command runs are compiled
-  // as it runs them. A cache made after a run holds those too, and the next run starts from it.
-  if (saved !== undefined && (savedData === undefined || script.cachedDataRejected === true)) {
-    process.once('beforeExit', () => saveCache(saved, script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (
     exports: object,
@@ -94,38 +82,4 @@ function asCommonJs(modules: Readonly<Record<string, object>>, path: string): ob
   const exports: Record<string, unknown> = { __esModule: true };
   for (const key of Object.keys(namespace)) Object.defineProperty(exports, key, { enumerable: true, get: () => namespace[key] });
   return exports;
-}
-
-/**
- * Where a run's code cache of `part` is kept: beside the native addons, named for the part's content
- * (V8 checks a cache only against the length of its source, so another build's must never be found).
- * Undefined where there is no cache directory to use.
- */
-function savedCacheFile(part: PartAssets): string | undefined {
-  const key = COVE_PART_KEYS[part.script];
-  if (key === undefined) return undefined;
-  try {
-    return join(privateCacheDirectory(), `${part.script}.${key}.v8cache`);
-  } catch {
-    return undefined;
-  }
-}
-
-function readSaved(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written beside and renamed into place, so that a run that reads it meanwhile sees a whole file or none. */
-function saveCache(file: string, data: Buffer): void {
-  try {
-    const partial = `${file}.${process.pid}.tmp`;
-    writeFileSync(partial, data, { mode: 0o600 });
-    renameSync(partial, file);
-  } catch {
-    // A read-only or full cache directory: the next run compiles as this one did.
-  }
 }

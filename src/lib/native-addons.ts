@@ -44,18 +44,14 @@ export function loadNativeAddon(name: string): unknown {
 export function extractAsset(name: string): string {
   const expected = COVE_NATIVE_ADDONS[name];
   if (expected === undefined) throw new Error(`${name} is not part of this executable`);
-  const file = join(privateCacheDirectory(), name);
+  const dir = privateDirectory(nativeAddonDirectory());
+  const file = join(dir, name);
   if (fileHash(file) !== expected) {
     writeAtomically(file, new Uint8Array(getAsset(name)));
     const written = fileHash(file);
     if (written !== expected) throw new Error(`${file}: sha256 ${written ?? 'unreadable'} after writing, expected ${expected}`);
   }
   return file;
-}
-
-/** The cache directory of this version ({@link nativeAddonDirectory}), made private to the user. */
-export function privateCacheDirectory(): string {
-  return privateDirectory(nativeAddonDirectory());
 }
 
 /** Creates the directory 0700 and refuses one that another user owns or others may write to. */
