@@ -2,7 +2,8 @@
 // carries the session in the `service_session_token` cookie the sign-in sets, so no token is
 // handled here. Typed with the SDK's wire types; the SDK client itself is built on node:http.
 import type { ProvisionerJobLog, Response as WireResponse, Workspace } from '../sdk/wire/index.js';
-import { onRetryConnection, reportConnectionBack, reportConnectionLost } from './connection-state.js';
+import { reportConnectionBack, reportConnectionLost } from './connection-state.js';
+import { reconnectingSocket } from './reconnecting-socket.js';
 
 /** An error answer of the API, with its `message`, `detail` and per-field `validations`. */
 export class ApiError extends Error {
@@ -87,46 +88,15 @@ export type Unsubscribe = () => void;
  * every change. A dropped stream is opened again after a pause (the server pushes; nothing polls).
  */
 export function watchWorkspace(id: string, onChange: (workspace: Workspace) => void, onError?: (message: string) => void): Unsubscribe {
-  let socket: WebSocket | undefined;
-  let stopped = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  let failures = 0;
-  const open = () => {
-    clearTimeout(retry);
-    let opened = false;
-    const current = new WebSocket(socketUrl(`/workspaces/${encodeURIComponent(id)}/watch-ws`));
-    socket = current;
-    current.onopen = () => {
-      opened = true;
-      reportConnectionBack();
-    };
-    current.onmessage = (event) => {
-      failures = 0;
-      const message = JSON.parse(String(event.data)) as { type: string; data?: unknown };
+  return reconnectingSocket({
+    url: () => socketUrl(`/workspaces/${encodeURIComponent(id)}/watch-ws`),
+    onMessage: (data) => {
+      const message = JSON.parse(data) as { type: string; data?: unknown };
       if (message.type === 'data') onChange(message.data as Workspace);
       else if (message.type === 'error') onError?.((message.data as { message?: string } | undefined)?.message ?? 'The watch failed.');
-    };
-    current.onclose = (event) => {
-      if (stopped || socket !== current) return;
-      // A socket that never opened, or one the server did not close in order, means the server is out of reach.
-      if (!opened || event.code !== 1000) reportConnectionLost();
-      failures += 1;
-      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
-    };
-  };
-  open();
-  // "Retry now": a stream waiting out its pause opens again at once (a live one is left alone).
-  const stopRetrying = onRetryConnection(() => {
-    if (stopped || socket?.readyState === WebSocket.OPEN || socket?.readyState === WebSocket.CONNECTING) return;
-    failures = 0;
-    open();
+    },
+    onClose: () => 'reconnect',
   });
-  return () => {
-    stopped = true;
-    stopRetrying();
-    clearTimeout(retry);
-    socket?.close();
-  };
 }
 
 /**
@@ -139,39 +109,21 @@ export function watchWorkspaces(
   onChange: (workspace: Workspace) => void,
   onError?: (message: string, workspaceId?: string) => void,
 ): Unsubscribe {
-  let socket: WebSocket | undefined;
-  let stopped = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  let failures = 0;
-  const open = () => {
-    let opened = false;
-    socket = new WebSocket(socketUrl('/workspaces/watch-ws', { ids: ids.join(',') }));
-    socket.onopen = () => {
-      opened = true;
-    };
-    socket.onmessage = (event) => {
-      failures = 0;
-      const message = JSON.parse(String(event.data)) as { type: string; workspace_id?: string; data?: unknown };
+  if (ids.length === 0) return () => undefined;
+  return reconnectingSocket({
+    url: () => socketUrl('/workspaces/watch-ws', { ids: ids.join(',') }),
+    onMessage: (data) => {
+      const message = JSON.parse(data) as { type: string; workspace_id?: string; data?: unknown };
       if (message.type === 'data') onChange(message.data as Workspace);
       else if (message.type === 'error')
         onError?.((message.data as { message?: string } | undefined)?.message ?? 'The watch failed.', message.workspace_id);
-    };
-    socket.onclose = () => {
-      if (stopped) return;
-      if (!opened) {
-        onError?.('Could not follow these workspaces live.');
-        return;
-      }
-      failures += 1;
-      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
-    };
-  };
-  if (ids.length > 0) open();
-  return () => {
-    stopped = true;
-    clearTimeout(retry);
-    socket?.close();
-  };
+    },
+    onClose: (_event, opened) => {
+      if (opened) return 'reconnect';
+      onError?.('Could not follow these workspaces live.');
+      return 'stop';
+    },
+  });
 }
 
 /**
@@ -187,51 +139,28 @@ export function followJobLogs(
   onEnd: (error?: string) => void,
   after?: number,
 ): Unsubscribe {
-  let socket: WebSocket | undefined;
-  let stopped = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
-  let failures = 0;
   let last = after;
-  // Only a stream that worked is followed again: one refused from the start (a build that is not
-  // there, or not the reader's) ends at once, as before.
-  let everOpened = false;
-  const open = () => {
-    clearTimeout(retry);
-    let opened = false;
-    const current = new WebSocket(socketUrl(path, { follow: true, after: last }));
-    socket = current;
-    current.onopen = () => {
-      opened = true;
-      everOpened = true;
-      reportConnectionBack();
-    };
-    current.onmessage = (event) => {
-      failures = 0;
-      const log = JSON.parse(String(event.data)) as ProvisionerJobLog;
+  return reconnectingSocket({
+    url: () => socketUrl(path, { follow: true, after: last }),
+    onMessage: (data) => {
+      const log = JSON.parse(data) as ProvisionerJobLog;
       last = log.id;
       onLog(log);
-    };
-    current.onclose = (event) => {
-      if (stopped || socket !== current) return;
-      if (event.code === 1000) return onEnd();
-      if (event.code >= 4000 || !everOpened) return onEnd(event.reason || `The log stream closed (${event.code}).`);
-      if (!opened || event.code === 1006 || event.code === 1001) reportConnectionLost();
-      failures += 1;
-      retry = setTimeout(open, Math.min(10_000, 500 * 2 ** failures));
-    };
-  };
-  open();
-  const stopRetrying = onRetryConnection(() => {
-    if (stopped || socket?.readyState === WebSocket.OPEN || socket?.readyState === WebSocket.CONNECTING) return;
-    failures = 0;
-    open();
+    },
+    onClose: (event, _opened, everOpened) => {
+      if (event.code === 1000) {
+        onEnd();
+        return 'stop';
+      }
+      // Only a stream that worked is followed again: one refused from the start (a build that is
+      // not there, or not the reader's) or by the server's own code ends at once.
+      if (event.code >= 4000 || !everOpened) {
+        onEnd(event.reason || `The log stream closed (${event.code}).`);
+        return 'stop';
+      }
+      return 'reconnect';
+    },
   });
-  return () => {
-    stopped = true;
-    stopRetrying();
-    clearTimeout(retry);
-    socket?.close();
-  };
 }
 
 /** Resolves once a workspace's latest build is in one of `statuses` (followed live). */
