@@ -28,6 +28,8 @@ export type WatchedWorkspaceReader<Memo> = (
 
 /** Most workspaces read together in one re-read. */
 const MAX_BATCH = 100;
+/** How long a watcher waits before its subscription or its read is tried again after a failure. */
+const RETRY_MS = 1000;
 
 /** What the hub needs: the events, how to read a workspace, and who counts the streams. */
 export interface WorkspaceWatchHubOptions<Memo> {
@@ -108,6 +110,29 @@ export class WorkspaceWatchHub<Memo> {
    * Returns the function that stops it; the last stop of a group ends its subscription.
    */
   watch(workspaceId: string, store: AuthorizedStore, send: WatchSend): () => void {
+    let stopped = false;
+    let current: (() => void) | undefined;
+    const attempt = (): void => {
+      current = this.#join(workspaceId, store, send, () => {
+        // The subscription failed (the database's notifications are down, say during an outage):
+        // the watcher was told, and is joined again shortly rather than left without updates.
+        const failed = current;
+        setTimeout(() => {
+          if (stopped) return;
+          failed?.();
+          attempt();
+        }, RETRY_MS).unref();
+      });
+    };
+    attempt();
+    return () => {
+      stopped = true;
+      current?.();
+    };
+  }
+
+  /** One attempt at {@link watch}: `onRefused` is told when its subscription could not be made. */
+  #join(workspaceId: string, store: AuthorizedStore, send: WatchSend, onRefused: () => void): () => void {
     const subject = subjectKey(store.subject);
     const key = `${workspaceId} ${subject}`;
     const group = this.#groups.get(key) ?? this.#open(key, workspaceId, subject, store);
@@ -120,6 +145,7 @@ export class WorkspaceWatchHub<Memo> {
       if (stopped) return;
       if (!unsubscribe) {
         deliver([watcher], 'error', { message: 'Could not watch the workspace.' });
+        onRefused();
         return;
       }
       group.watchers.add(watcher);
@@ -215,9 +241,16 @@ export class WorkspaceWatchHub<Memo> {
         else if (!answers.has(group.workspaceId)) deliver(to, 'error', { message: 'The workspace is gone.' }, group.watchers);
       });
     } catch {
-      groups.forEach((group, index) =>
-        deliver(recipients[index] ?? [], 'error', { message: 'Could not read the workspace.' }, group.watchers),
-      );
+      groups.forEach((group, index) => {
+        const those = recipients[index] ?? [];
+        deliver(those, 'error', { message: 'Could not read the workspace.' }, group.watchers);
+        // The database did not answer: those watchers are sent the state once it does, not only
+        // after the workspace's next event.
+        setTimeout(() => {
+          for (const watcher of those) if (group.watchers.has(watcher)) group.fresh.add(watcher);
+          if (group.fresh.size > 0 && this.#groups.get(group.key) === group) this.#pump(group);
+        }, RETRY_MS).unref();
+      });
     } finally {
       for (const group of groups) {
         group.reading = false;

@@ -65,4 +65,47 @@ describe('workspace watch hub', () => {
     await settle();
     assert.deepEqual(reads, [['running', 'settled']]);
   });
+
+  it('joins a watcher again when the subscription failed, and sends it the state once it holds', async () => {
+    const memory = new MemoryPubSub();
+    let refusals = 1;
+    // A database whose notifications are down for the first subscription only.
+    const pubsub = {
+      publish: (channel: string, payload: string) => memory.publish(channel, payload),
+      subscribe: (channel: string, listener: Parameters<MemoryPubSub['subscribe']>[1]) =>
+        refusals-- > 0 ? Promise.reject(new Error('the database is away')) : memory.subscribe(channel, listener),
+      onResume: () => memory.onResume(),
+      close: () => memory.close(),
+    };
+    const { read } = recordingReader(kinds);
+    const hub = new WorkspaceWatchHub<string>({ pubsub, read });
+    const sent: string[] = [];
+    const stop = hub.watch('settled', aliceStore, (event, json) => sent.push(`${event} ${json}`));
+    await settle();
+    assert.deepEqual(sent, ['error {"message":"Could not watch the workspace."}']);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await settle();
+    assert.deepEqual(sent.slice(1), ['data {"id":"settled"}'], 'the state, once subscribed');
+    await memory.publish(workspaceEventsChannel('settled'), 'build');
+    await settle();
+    assert.equal(sent.length, 3, 'and each change after');
+    stop();
+  });
+
+  it('reads a watcher again after a read failed, without waiting for a change', async () => {
+    let failures = 1;
+    const read: WatchedWorkspaceReader<string> = async (_store, ids) => {
+      if (failures-- > 0) throw new Error('the database is away');
+      return { answers: new Map(ids.map((id) => [id, { id } as unknown as Workspace])), refused: new Set(), memos: new Map() };
+    };
+    const hub = new WorkspaceWatchHub<string>({ pubsub: new MemoryPubSub(), read });
+    const sent: string[] = [];
+    const stop = hub.watch('settled', aliceStore, (event, json) => sent.push(`${event} ${json}`));
+    await settle();
+    assert.deepEqual(sent, ['error {"message":"Could not read the workspace."}']);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await settle();
+    assert.deepEqual(sent.slice(1), ['data {"id":"settled"}']);
+    stop();
+  });
 });
