@@ -190,12 +190,26 @@ export class ProvisionerDaemonSession {
     }
   }
 
-  /** Keeps what a job's claim read, and follows the job's events so a cancel reaches the daemon at once. */
+  /**
+   * Keeps what a job's claim read, and follows the job's events so a cancel reaches the daemon at
+   * once. The job is claimed already: a subscription that fails (the notification connection is
+   * down, as just after a database outage) must not keep it from the daemon, which would then wait
+   * for it while nobody runs it. Without one, a cancel still reaches the daemon in the answer to
+   * its next heartbeat.
+   */
   async #hold(claimed: ClaimedJob): Promise<void> {
     const jobId = claimed.job.id;
-    const unfollow = await this.protocol.pubsub.subscribe(jobEventsChannel(jobId), (event) => {
-      if (event === 'canceled') this.#send({ type: 'cancel', job_id: jobId });
-    });
+    const unfollow = await this.protocol.pubsub
+      .subscribe(jobEventsChannel(jobId), (event) => {
+        if (event === 'canceled') this.#send({ type: 'cancel', job_id: jobId });
+      })
+      .catch((error: unknown) => {
+        this.log.warn(
+          { err: error, daemon: this.daemon.name, job_id: jobId },
+          'could not follow a job for cancels; its heartbeats will carry them',
+        );
+        return async () => undefined;
+      });
     this.#held.set(jobId, { claimed, unfollow });
   }
 

@@ -25,6 +25,9 @@ const FIRST_RETRY_MS = 100;
 /** The longest wait between tries: a database that is back is listened to again within this. */
 const MAX_RETRY_MS = 2_000;
 
+/** The listening connection's application_name, as pg_stat_activity shows it. */
+export const LISTENER_APPLICATION_NAME = 'cove notifications';
+
 /** Idle time after which TCP keep-alive probes check that the server is still there. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
@@ -227,7 +230,14 @@ export class PostgresPubSub implements PubSub {
     const { default: pgModule } = await import('pg');
     // Keep-alive probes notice a server that vanished without closing the connection (a host gone,
     // a network cut), where nothing else would: this connection only waits for notifications.
-    const open = () => new pgModule.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS });
+    // Named, so that an operator reading pg_stat_activity can tell it from the pool's connections.
+    const open = () =>
+      new pgModule.Client({
+        connectionString: url,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+        application_name: LISTENER_APPLICATION_NAME,
+      });
     const client = open();
     // Failures while connecting come through connect(); this only keeps a late one from ending the process.
     client.on('error', () => undefined);

@@ -175,7 +175,8 @@ describe('bin/cove serve through PostgreSQL outages', { skip }, () => {
           const now = (await admin.workspace(workspace.id)).latest_build;
           assert.ok(
             watch.workspaces.some((w) => w.latest_build.id === build.id && w.latest_build.status === done),
-            `outage ${outage}: the second replica's watch saw ${seen.join(', ')}; the build is ${now.id === build.id ? 'new' : 'old'} ${now.status}`,
+            `outage ${outage}: the second replica's watch saw ${seen.join(', ')}; the build is ${now.id === build.id ? 'new' : 'old'} ${now.status}\n` +
+              `the first replica's log ends with:\n${first.log().split('\n').slice(-40).join('\n')}`,
           );
         },
         10_000,
