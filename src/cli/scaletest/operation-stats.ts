@@ -86,10 +86,11 @@ export class OperationStats {
   /** One row over every operation whose name passes `include`. */
   combined(name: string, include: (operation: string) => boolean): OperationSummary {
     const seconds = Math.max((performance.now() - this.#startedAt) / 1000, 1e-3);
-    const latencies: number[] = [];
+    let latencies: number[] = [];
     let errors = 0;
     const messages: string[] = [];
-    for (const [operation, list] of this.#latencies) if (include(operation)) latencies.push(...list);
+    // concat, not push(...list): a long run's hundreds of thousands of echoes overflow the arguments' stack.
+    for (const [operation, list] of this.#latencies) if (include(operation)) latencies = latencies.concat(list);
     for (const [operation, count] of this.#errorCounts) if (include(operation)) errors += count;
     for (const [operation, list] of this.#errors) if (include(operation)) messages.push(...list);
     return summarize(name, latencies, errors, seconds, messages.slice(0, KEPT_ERRORS));
