@@ -57,6 +57,8 @@ interface WindowResult {
   readonly echoes: number;
   readonly rssPeak: number;
   readonly cpuPercent: number;
+  /** This process's CPU over the window, in percent of a core: where it nears 100 %, the load generator is what saturates. */
+  readonly loadCpuPercent: number;
 }
 
 export async function scaleBenchmark(): Promise<void> {
@@ -127,7 +129,7 @@ async function runScale(deployment: Deployment): Promise<void> {
     const result = await loadWindow(deployment, created.workspaces, users, STREAMS, USERS, SECONDS);
     const verdict = (ok: boolean): string => (ok ? 'ok' : 'MISSED');
     console.log(
-      `scale (${label}): ${USERS} dashboard users, ${STREAMS} streams at 10 KB/s, ${connected} agents for ${SECONDS} s: API p95 ${result.apiP95.toFixed(1)} ms (${result.requests} requests), echo p95 ${result.echoP95.toFixed(1)} ms (${result.echoes} echoes), ${result.errors} errors${result.firstErrors.length ? ` (${result.firstErrors.join(' | ')})` : ''}, daemon RSS peak ${mib(result.rssPeak)}, CPU ${result.cpuPercent.toFixed(0)}% of a core`,
+      `scale (${label}): ${USERS} dashboard users, ${STREAMS} streams at 10 KB/s, ${connected} agents for ${SECONDS} s: API p95 ${result.apiP95.toFixed(1)} ms (${result.requests} requests), echo p95 ${result.echoP95.toFixed(1)} ms (${result.echoes} echoes), ${result.errors} errors${result.firstErrors.length ? ` (${result.firstErrors.join(' | ')})` : ''}, daemon RSS peak ${mib(result.rssPeak)}, daemon CPU ${result.cpuPercent.toFixed(0)}% of a core, load generator CPU ${result.loadCpuPercent.toFixed(0)}%`,
     );
     recordFigure({
       name: `scale (${label}): API p95`,
@@ -161,7 +163,7 @@ async function runScale(deployment: Deployment): Promise<void> {
       people *= 2;
       const ramp = await loadWindow(deployment, created.workspaces, users, streams, people, RAMP_SECONDS);
       console.log(
-        `scale (${label}) ramp ${step}: ${people} users, ${Math.min(streams, created.workspaces.length)} streams: API p95 ${ramp.apiP95.toFixed(1)} ms, echo p95 ${ramp.echoP95.toFixed(1)} ms, ${ramp.errors} errors, RSS ${mib(ramp.rssPeak)}, CPU ${ramp.cpuPercent.toFixed(0)}%`,
+        `scale (${label}) ramp ${step}: ${people} users, ${Math.min(streams, created.workspaces.length)} streams: API p95 ${ramp.apiP95.toFixed(1)} ms, echo p95 ${ramp.echoP95.toFixed(1)} ms, ${ramp.errors} errors${ramp.firstErrors.length ? ` (${ramp.firstErrors.join(' | ')})` : ''}, RSS ${mib(ramp.rssPeak)}, daemon CPU ${ramp.cpuPercent.toFixed(0)}%, load generator CPU ${ramp.loadCpuPercent.toFixed(0)}%`,
       );
       if (ramp.apiP95 > API_P95_TARGET_MS) knee = `${people} users, ${Math.min(streams, created.workspaces.length)} streams`;
     }
@@ -205,6 +207,7 @@ async function loadWindow(
   const cpu0 = daemons.map((d) => procSample(d.pid)?.cpuSeconds ?? 0);
   const sampler = setInterval(() => rss.push(...daemons.map((d) => procSample(d.pid)?.rssBytes ?? 0)), 1000);
   const started = performance.now();
+  const ownCpu = process.cpuUsage();
   try {
     await Promise.all([
       // Streams through the last replica: with two, an agent held by the other is reached across them.
@@ -221,6 +224,7 @@ async function loadWindow(
     clearInterval(sampler);
   }
   const wall = (performance.now() - started) / 1000;
+  const own = process.cpuUsage(ownCpu);
   const cpuSeconds = daemons.reduce((sum, d, i) => sum + (procSample(d.pid)?.cpuSeconds ?? 0) - (cpu0[i] ?? 0), 0);
   const api = stats.combined('api', (op) => op.startsWith('GET '));
   const echo = stats.combined('echo', (op) => op === ECHO_OPERATION || op.startsWith('open '));
@@ -234,5 +238,6 @@ async function loadWindow(
     echoes: echo.count,
     rssPeak: Math.max(0, ...rss),
     cpuPercent: (cpuSeconds / wall) * 100,
+    loadCpuPercent: ((own.user + own.system) / 1e6 / wall) * 100,
   };
 }

@@ -10,13 +10,12 @@
 // Then bundles the web dashboard (src/web) for browsers into dist/web: hashed, long-cacheable
 // files under dist/web/assets and an index.html that only references them, since the daemon's
 // Content-Security-Policy allows no inline script or style.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
+import { lazyBuiltins, modulesOutsideFastPart, standInsForFullBuild, warmFastPartCache } from './fast-part.mjs';
 
 /** The most the dashboard's first page may load, in gzip bytes: its entry chunk and static imports. */
 const FIRST_PAGE_GZIP_LIMIT = 300 * 1024;
@@ -32,31 +31,6 @@ function packagesExternalExcept(names) {
       builder.onResolve({ filter: /^[^./]/ }, (args) =>
         names.some((name) => args.path === name || args.path.startsWith(`${name}/`)) ? undefined : { path: args.path, external: true },
       );
-    },
-  };
-}
-
-/** In the fast part, a module it does not hold is a stand-in whose loading says so (src/cli/fast-entry.ts). */
-function standInsForFullBuild(outside) {
-  return {
-    name: 'stand-ins-for-full-build',
-    setup(builder) {
-      builder.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
-        const resolved = await builder.resolve(args.path, {
-          kind: args.kind,
-          importer: args.importer,
-          resolveDir: args.resolveDir,
-          pluginData: { inner: true },
-        });
-        if (resolved.errors.length > 0 || resolved.external) return undefined;
-        const path = relative(process.cwd(), resolved.path);
-        return outside.has(path) ? { path, namespace: 'full-build' } : undefined;
-      });
-      builder.onLoad({ filter: /.*/, namespace: 'full-build' }, () => ({
-        contents: 'throw Object.assign(new Error("this command runs from the full build"), { code: "COVE_NOT_IN_FAST_PART" });',
-        loader: 'js',
-      }));
     },
   };
 }
@@ -93,7 +67,7 @@ const fast = await build({
   legalComments: 'none',
   // An import() of a package becomes a require() of it, as scripts/fast-part.mjs checked it can be.
   supported: { 'dynamic-import': false },
-  plugins: [lazyBuiltins(), packagesExternalExcept(['commander']), standInsForFullBuild(outsideFastPart)],
+  plugins: [lazyBuiltins(), packagesExternalExcept(['commander']), standInsForFullBuild(outsideFastPart, process.cwd())],
   // The fast part is one file in dist/, as the chunks are: what looks for files beside its module finds the same.
   define: { 'import.meta.url': 'COVE_MODULE_URL' },
   banner: { js: 'var COVE_MODULE_URL=require("node:url").pathToFileURL(__filename).href;' },
@@ -105,11 +79,13 @@ const fastHash = createHash('sha256').update(fastCode).digest('hex').slice(0, 32
 writeFileSync('dist/cli-fast.cjs', `// cove-fast-part ${fastHash}\n${fastCode}`);
 // What it holds, for the test that keeps the daemon out of it.
 writeFileSync('dist/cli-fast.inputs.json', `${JSON.stringify(Object.keys(fast.metafile.inputs).sort(), null, 1)}\n`);
-// The first runs then find the code cache made: a plain command that fails to connect compiles
-// most of what whoami, ls and templates list run (bin/cove writes the cache after its run).
-spawnSync(process.execPath, ['bin/cove', 'whoami', '--url', 'http://127.0.0.1:1', '--token', 'x'], {
-  stdio: 'ignore',
-  env: { ...process.env, COVE_CONFIG_DIR: 'dist/.no-config' },
+// The first runs then find the code cache made, from runs of the plain commands; it is named and
+// wrapped as bin/cove names and wraps the part (bin/cove makes one itself only when it finds none).
+warmFastPartCache({
+  source: `(function (exports, require, module, __filename, __dirname) {${readFileSync('dist/cli-fast.cjs', 'utf8')}\n})`,
+  cache: `dist/cli-fast-${fastHash}.cache`,
+  filename: resolve('dist/cli-fast.cjs'),
+  requireFrom: resolve('dist/cli-fast.cjs'),
 });
 
 // The app icons the daemon serves at /icon/ (src/api/dashboard/dashboard-files.ts reads them from

@@ -2,7 +2,11 @@
 // (whoami, ls, templates list…) runs, kept apart from the daemon, the agent and the terminal views
 // so that such a command reads, compiles and runs only tens of kilobytes. Used by scripts/build.mjs
 // (bin/cove's fast part) and scripts/package.mjs (the single executable's client part).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 
 /**
  * The most of our own source a lazily loaded module may reach (itself and all it imports,
@@ -125,4 +129,80 @@ export function lazyBuiltins() {
       });
     },
   };
+}
+
+/**
+ * In the fast part, a module it does not hold is a stand-in whose loading says so (src/cli/fast-entry.ts).
+ * `outside` holds paths relative to `root`.
+ */
+export function standInsForFullBuild(outside, root) {
+  return {
+    name: 'stand-ins-for-full-build',
+    setup(builder) {
+      builder.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
+        const resolved = await builder.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { inner: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        const path = relative(root, resolved.path);
+        return outside.has(path) ? { path, namespace: 'full-build' } : undefined;
+      });
+      builder.onLoad({ filter: /.*/, namespace: 'full-build' }, () => ({
+        contents: 'throw Object.assign(new Error("this command runs from the full build"), { code: "COVE_NOT_IN_FAST_PART" });',
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** The plain commands a fast part's code cache is made from: their runs compile most of what each runs. */
+const WARMING_COMMANDS = [['whoami'], ['ls'], ['templates', 'list']];
+
+/**
+ * Makes a fast part's code cache by running it, in this same Node: each of the plain commands
+ * against a closed port, which fails once it has parsed its arguments, read its configuration and
+ * made its request. V8 then has the functions those runs compiled, not only the top level (as a
+ * cache made at compile time would), and a plain command compiles next to nothing.
+ *
+ * `source` is the part as it is run, wrapped as `(function (exports, require, module, __filename, __dirname) {…})`;
+ * `requireFrom` is the file its require() resolves from; `cache` is written.
+ */
+export function warmFastPartCache({ source, cache, filename, requireFrom }) {
+  const work = mkdtempSync(join(tmpdir(), 'cove-warm-cache-'));
+  try {
+    const script = join(work, 'part.cjs');
+    writeFileSync(script, source);
+    const program = [
+      'const fs = require("node:fs"); const { createRequire } = require("node:module"); const { dirname } = require("node:path");',
+      'const { constants, Script } = require("node:vm");',
+      'const [scriptFile, cacheFile, filename, requireFrom, commands] = process.argv.slice(1);',
+      'const script = new Script(fs.readFileSync(scriptFile, "utf8"), { filename, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });',
+      'const module = { exports: {} };',
+      'script.runInThisContext()(module.exports, createRequire(requireFrom), module, requireFrom, dirname(requireFrom));',
+      '(async () => {',
+      '  for (const command of JSON.parse(commands)) {',
+      '    const argv = [process.execPath, "cove", ...command, "--url", "http://127.0.0.1:1", "--token", "x"];',
+      '    const ran = await module.exports.runFast(argv, async () => undefined);',
+      '    if (ran !== "fast") throw new Error(`${command.join(" ")} is not in the fast part`);',
+      '  }',
+      '  process.once("beforeExit", () => fs.writeFileSync(cacheFile, script.createCachedData()));',
+      '})();',
+    ].join('\n');
+    rmSync(cache, { force: true });
+    const result = spawnSync(process.execPath, ['-e', program, script, cache, filename, requireFrom, JSON.stringify(WARMING_COMMANDS)], {
+      env: { ...process.env, COVE_CONFIG_DIR: join(work, 'config'), NO_COLOR: '1' },
+      encoding: 'utf8',
+    });
+    // Each command fails to connect, as meant; anything else is a broken part.
+    const refused = (result.stderr ?? '').match(/ECONNREFUSED/g)?.length ?? 0;
+    if (refused !== WARMING_COMMANDS.length || !existsSync(cache) || statSync(cache).size === 0) {
+      throw new Error(`making the fast part's code cache failed:\n${result.stdout}${result.stderr}`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { lazyBuiltins, modulesOutsideFastPart } from './fast-part.mjs';
+import { lazyBuiltins, modulesOutsideFastPart, standInsForFullBuild, warmFastPartCache } from './fast-part.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const packageVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
@@ -112,7 +112,7 @@ try {
     .filter(([path, input]) => input.format === 'esm' && !path.includes(':'))
     .map(([path]) => path);
 
-  const bundle = join(work, 'cove.cjs');
+  const bundle = join(work, 'main.cjs');
   await build({
     ...common,
     stdin: {
@@ -127,17 +127,6 @@ try {
       loader: 'ts',
     },
     outfile: bundle,
-    // `cove --version` alone is answered before the main part's modules are set up (the script is
-    // CommonJS, so its top level may return), as bin/cove answers it.
-    banner: {
-      js: [
-        `if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {`,
-        `  process.stdout.write(${JSON.stringify(`${packageVersion}\n`)});`,
-        `  return;`,
-        `}`,
-        common.banner.js,
-      ].join('\n'),
-    },
     plugins: [lazyBuiltins(), nativeAddonsPlugin(), embeddedHealthViewPlugin(), lazyImportsPlugin(lazyTargets)],
   });
 
@@ -217,10 +206,55 @@ try {
       sharedModulesPlugin(new Map([...shared.map((path) => [path, 'mainModule']), ...clientShared.map((path) => [path, 'clientModule'])])),
     ],
   });
-  const parts = { ...partAssets(clientBundle, 'client-part'), ...partAssets(lazyBundle, 'lazy-part') };
+  // The fast part: the plain commands whole, as bin/cove's dist/cli-fast.cjs, with every package
+  // bundled; a command it lacks is a stand-in that sends the run to the full CLI.
+  const fastBundle = join(work, 'fast.cjs');
+  await build({
+    ...common,
+    entryPoints: [join('src', 'cli', 'fast-entry.ts')],
+    outfile: fastBundle,
+    // An import() becomes a require() of the bundled module, as scripts/fast-part.mjs checked it can be.
+    supported: { 'dynamic-import': false },
+    plugins: [lazyBuiltins(), nativeAddonsPlugin(), embeddedHealthViewPlugin(), standInsForFullBuild(outside, root)],
+  });
+  const fastPart = partAssets(fastBundle, 'fast-part');
+  warmFastPartCache({
+    source: readFileSync(fastPart['fast-part.cjs'], 'utf8'),
+    cache: fastPart['fast-part.cache'],
+    filename: 'cove-fast-part.cjs',
+    requireFrom: process.execPath,
+  });
+
+  // The main script holds only the choice between the fast part and the full CLI.
+  const start = join(work, 'cove.cjs');
+  await build({
+    ...common,
+    entryPoints: [join('src', 'cli', 'single-executable-start.ts')],
+    outfile: start,
+    // `cove --version` alone is answered before any part is read (the script is CommonJS, so its
+    // top level may return), as bin/cove answers it.
+    banner: {
+      js: [
+        `if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {`,
+        `  process.stdout.write(${JSON.stringify(`${packageVersion}\n`)});`,
+        `  return;`,
+        `}`,
+      ].join('\n'),
+    },
+    plugins: [lazyBuiltins()],
+  });
+
+  const parts = {
+    ...fastPart,
+    ...partAssets(bundle, 'main-part'),
+    ...partAssets(clientBundle, 'client-part'),
+    ...partAssets(lazyBundle, 'lazy-part'),
+  };
   const web = webAssets();
+  const kB = (name) => `${(statSync(parts[name]).size / 1e3).toFixed(0)} kB`;
   console.log(
-    `main part ${(statSync(bundle).size / 1e3).toFixed(0)} kB (${shared.length} modules), client part ${(statSync(parts['client-part.cjs']).size / 1e3).toFixed(0)} kB (${clientShared.length} modules), last part ${(statSync(parts['lazy-part.cjs']).size / 1e6).toFixed(1)} MB`,
+    `main script ${(statSync(start).size / 1e3).toFixed(1)} kB, fast part ${kB('fast-part.cjs')} (code cache ${kB('fast-part.cache')}); ` +
+      `full CLI: main part ${kB('main-part.cjs')} (${shared.length} modules), client part ${kB('client-part.cjs')} (${clientShared.length} modules), last part ${(statSync(parts['lazy-part.cjs']).size / 1e6).toFixed(1)} MB`,
   );
 
   const blob = join(work, 'sea.blob');
@@ -228,7 +262,7 @@ try {
   writeFileSync(
     config,
     JSON.stringify(
-      { main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { ...addons, ...parts, ...web } },
+      { main: start, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { ...addons, ...parts, ...web } },
       null,
       2,
     ),

@@ -1,10 +1,13 @@
-// The single executable carries its code in three parts (scripts/package.mjs): the main script with
-// what every start needs (the command table, argument parsing, `--version`); the client part, with
-// the commands that only talk to a deployment (whoami, ls, templates list…); and the rest (the
-// daemon, the agent, ssh…). Both of the latter are assets compiled, with V8's code cache, only when
-// a command first loads a module of them: a plain command pays for a few hundred kilobytes, not
-// megabytes. The parts reach each other's modules through the registry here, so every module exists
-// once, with one state and one identity for `instanceof`.
+// The single executable carries its code as assets (scripts/package.mjs), each compiled with V8's
+// code cache only when needed. Its main script (src/cli/single-executable-start.ts) runs the fast
+// part, one bundle of the commands that only talk to a deployment (whoami, ls, templates list…) as
+// bin/cove's dist/cli-fast.cjs is, whose cache was made by running a command: a plain command
+// compiles next to nothing. Any other command runs from the full CLI instead, decided before
+// anything runs, in three parts: the main part with what every command needs (the command table,
+// argument parsing); the client part, with the plain commands; and the rest (the daemon, the agent,
+// ssh…), loaded when a command first needs a module of them. These three reach each other's
+// modules through the registry here, so every module exists once, with one state and one identity
+// for `instanceof`.
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { getAsset } from 'node:sea';
@@ -27,6 +30,10 @@ interface PartAssets {
   readonly cache: string;
 }
 
+/** The fast part: the plain commands, whole (src/cli/fast-entry.ts), with a code cache made by running one. */
+export const FAST_PART: PartAssets = { script: 'fast-part.cjs', cache: 'fast-part.cache' };
+/** The full CLI's main part: what every command needs; it runs the command line when loaded (src/cli/single-executable-entry.ts). */
+export const MAIN_PART: PartAssets = { script: 'main-part.cjs', cache: 'main-part.cache' };
 /** The client part: the modules of the commands that only talk to a deployment. */
 export const CLIENT_PART: PartAssets = { script: 'client-part.cjs', cache: 'client-part.cache' };
 /** The rest: the daemon, the agent and the commands that need them or large packages. */
@@ -50,14 +57,22 @@ export function installModuleRegistry(main: Readonly<Record<string, object>>): v
 }
 
 function loadPart(part: PartAssets): Readonly<Record<string, object>> {
+  return (runPart(part) as { modules?: Record<string, object> }).modules ?? {};
+}
+
+/** Compiles a part with its code cache and runs it; returns what it exports. */
+export function runPart(part: PartAssets): unknown {
   const script = new Script(getAsset(part.script, 'utf8'), {
     filename: `cove-${part.script}`,
     cachedData: Buffer.from(getAsset(part.cache)),
     // Its `import()` calls (an ES module carried as an asset, a configuration file) load as the main script's would.
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  if (script.cachedDataRejected === true && process.env['COVE_DEBUG_SINGLE_EXECUTABLE']) {
-    console.error(`cove: the code cache of the single executable's ${part.script} was rejected; starting without it`);
+  // Which parts a command loads, and whether their caches served: what start-up costs depend on.
+  if (process.env['COVE_DEBUG_SINGLE_EXECUTABLE']) {
+    console.error(
+      `cove: loading ${part.script}, ${script.cachedDataRejected === true ? 'its code cache rejected' : 'with its code cache'}`,
+    );
   }
   const wrapper = script.runInThisContext() as (
     exports: object,
@@ -66,10 +81,10 @@ function loadPart(part: PartAssets): Readonly<Record<string, object>> {
     filename: string,
     dirname: string,
   ) => void;
-  const module = { exports: {} as { modules?: Record<string, object> } };
+  const module = { exports: {} };
   // As in the main script, the executable stands for the module file.
   wrapper(module.exports, createRequire(process.execPath), module, process.execPath, dirname(process.execPath));
-  return module.exports.modules ?? {};
+  return module.exports;
 }
 
 /**

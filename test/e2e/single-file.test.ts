@@ -97,6 +97,29 @@ describe('the single executable, alone in an empty directory on a machine withou
     assert.equal(version.stdout.trim(), VERSION);
   });
 
+  it('runs a plain command from its fast part alone, with the code cache it carries; any other from the full CLI', () => {
+    const loaded = (...args: string[]) => {
+      const result = spawnSync(cove, args, { cwd: root, env: { ...env, COVE_DEBUG_SINGLE_EXECUTABLE: '1' }, encoding: 'utf8' });
+      return result.stderr
+        .split('\n')
+        .filter((line) => line.startsWith('cove: loading '))
+        .map((line) => line.slice('cove: loading '.length));
+    };
+    for (const command of [['whoami'], ['ls'], ['templates', 'list']])
+      assert.deepEqual(
+        loaded(...command, '--url', 'http://127.0.0.1:1', '--token', 'x'),
+        ['fast-part.cjs, with its code cache'],
+        command.join(' '),
+      );
+    assert.deepEqual(loaded('serve', '--help'), [
+      'fast-part.cjs, with its code cache',
+      'main-part.cjs, with its code cache',
+      // A module of the full CLI is looked for in the client part first.
+      'client-part.cjs, with its code cache',
+      'lazy-part.cjs, with its code cache',
+    ]);
+  });
+
   const servesWith =
     RUN_DATABASE === 'postgres'
       ? 'PostgreSQL, no database file of its own'
