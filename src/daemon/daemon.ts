@@ -36,6 +36,7 @@ import { SHUTDOWN_STEPS_MS, within } from './graceful-shutdown.js';
 import { splitHostPort } from './host-port.js';
 import { applyHttpsPolicy } from './https-policy.js';
 import { listenTls } from './tls-listener.js';
+import { listenBacklog } from './listen-backlog.js';
 import { loadTlsCertificates } from './tls-certificates.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './prometheus-metrics.js';
 import { HealthChecker } from '../api/health/health-checker.js';
@@ -352,7 +353,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
     applyHttpsPolicy(app.server, options, () => values.accessUrl);
     // An empty --http-address serves HTTPS alone (tls-checks.ts refuses it without --tls-enable).
     const [host, port] = options.values.httpAddress === '' ? ['', 0] : splitHostPort(options.values.httpAddress, '--http-address');
-    const httpUrl = host === '' ? await app.ready().then(() => '') : await app.listen({ host, port });
+    const httpUrl = host === '' ? await app.ready().then(() => '') : await app.listen({ host, port, backlog: listenBacklog() });
     const tls = options.values.tlsEnable ? await listenTls(app.server, options.values, logger).catch(closeApp(app)) : undefined;
     const url = httpUrl || (tls?.url ?? '');
     // With the default access URL and a random port (`:0`), agents must dial the port actually bound.

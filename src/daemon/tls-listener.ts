@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { DeploymentValues } from '../domain/deployment-options.js';
 import { splitHostPort } from './host-port.js';
 import { certificateFor, loadTlsCertificates, type TlsCertificates } from './tls-certificates.js';
+import { listenBacklog } from './listen-backlog.js';
 
 /** The daemon's HTTPS listener. */
 export interface TlsListener {
@@ -48,7 +49,7 @@ export async function listenTls(httpServer: HttpServer, values: DeploymentValues
   const [host, port] = splitHostPort(values.tlsAddress, '--tls-address');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ host, port }, () => {
+    server.listen({ host, port, backlog: listenBacklog() }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -45,7 +45,9 @@ export class SessionStore extends StoreFamily {
    * stored now. Undefined when the key or its live user does not exist. Needs read on both.
    */
   async get(keyId: string, now: Date, options: SubjectOptions): Promise<CachedSession | undefined> {
-    return this.getCached(keyId, now) ?? this.#authorizedSession(await this.#loadSession(keyId, options));
+    return (
+      this.getCached(keyId, now) ?? this.#authorizedSession(await this.store.sessions.load(keyId, () => this.#loadSession(keyId, options)))
+    );
   }
 
   /**
