@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { openAgentStream } from '../../sdk/agent-streams.js';
-import type { CoveClient } from '../../sdk/client.js';
+import { SESSION_TOKEN_HEADER, type CoveClient } from '../../sdk/client.js';
 import type { Workspace, WorkspaceAgent } from '../../sdk/wire/index.js';
 
 /** How traffic reaches a workspace: its terminal (the default), SSH, or one of its apps. */
@@ -42,15 +42,20 @@ async function openTerminal(client: CoveClient, agent: WorkspaceAgent): Promise<
   return socketConnection(socket, (text) => JSON.stringify({ data: text }));
 }
 
-/** An app by its path-based URL (`/@owner/workspace.agent/apps/slug/`), over a WebSocket that the app is to echo. */
+/**
+ * An app by its path-based URL (`/@owner/workspace.agent/apps/slug/`), over a WebSocket that the app
+ * is to echo, as the workspace's owner: as people use their own apps, and because the deployment
+ * keeps others out of an app shared with its owner alone, site owners included.
+ */
 async function openApp(client: CoveClient, workspace: Workspace, agent: WorkspaceAgent, slug: string): Promise<TrafficConnection> {
   const { WebSocket } = await import('ws');
+  const { key } = await client.createSessionKey(workspace.owner_id);
   const url = new URL(
     `/@${encodeURIComponent(workspace.owner_name)}/${encodeURIComponent(workspace.name)}.${encodeURIComponent(agent.name)}/apps/${encodeURIComponent(slug)}/`,
     client.url,
   );
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(url, { headers: { 'Coder-Session-Token': client.token ?? '' }, perMessageDeflate: false });
+  const socket = new WebSocket(url, { headers: { [SESSION_TOKEN_HEADER]: key }, perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (_request, response) => {
@@ -91,7 +96,8 @@ async function openSsh(client: CoveClient, agent: WorkspaceAgent): Promise<Traff
   const channel = await new Promise<import('ssh2').ClientChannel>((resolve, reject) => {
     ssh.once('error', reject);
     ssh.once('ready', () =>
-      ssh.exec(ECHO_COMMAND, { pty: { rows: 24, cols: 80, term: 'xterm' } }, (error, opened) => (error ? reject(error) : resolve(opened))),
+      // No terminal: one echo, cat's (a terminal would echo each line as typed too).
+      ssh.exec(ECHO_COMMAND, (error, opened) => (error ? reject(error) : resolve(opened))),
     );
     // The daemon authorized this user for this workspace; the agent's host key is fresh at each start.
     ssh.connect({ sock: stream, username: 'cove', hostVerifier: () => true, readyTimeout: 30_000 });

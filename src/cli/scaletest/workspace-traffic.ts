@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { CoveClient } from '../../sdk/client.js';
+import { CliError } from '../cli-error.js';
 import type { Workspace } from '../../sdk/wire/index.js';
 import { abortableSleep as sleep } from './abortable-sleep.js';
 import { mapLimit } from './map-limit.js';
@@ -46,18 +47,28 @@ export async function runWorkspaceTraffic(
   stats: OperationStats,
   totals: TrafficTotals,
 ): Promise<void> {
+  const opening = `open ${options.mode.kind === 'pty' ? 'terminal' : options.mode.kind}`;
+  let firstFailure = '';
   const opened = await mapLimit(workspaces, options.concurrency, async (workspace) => {
     try {
-      const connection = await stats.time(`open ${options.mode.kind === 'pty' ? 'terminal' : options.mode.kind}`, () =>
-        openTrafficConnection(client, workspace, options.mode),
-      );
+      const connection = await stats.time(opening, () => openTrafficConnection(client, workspace, options.mode));
       totals.connections++;
       return connection;
-    } catch {
+    } catch (error) {
+      firstFailure ||= `${workspace.owner_name}/${workspace.name}: ${(error as Error).message}`;
       return undefined;
     }
   });
   const connections = opened.filter((c): c is TrafficConnection => c !== undefined);
+  // Nothing to measure: a figure of no traffic at all would read as a success.
+  if (connections.length === 0 && workspaces.length > 0) {
+    throw new CliError(`None of the ${workspaces.length} connections opened (${firstFailure}).`, {
+      hint:
+        options.mode.kind === 'app'
+          ? `Check that every workspace of the run has the app "${options.mode.app}" and that it is up.`
+          : 'Check that the workspaces are running and their agents connected ("cove ls").',
+    });
+  }
   const runs = connections.map((connection, index) => drive(connection, index, options, stats, totals));
   await Promise.all(runs);
 }
