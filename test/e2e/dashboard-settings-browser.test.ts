@@ -159,8 +159,10 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
       'the theme is stored',
     );
     assert.equal(await page.evaluate<string | undefined>('document.documentElement.dataset.theme'), 'dark');
-    // The header's switcher shows the same choice.
-    assert.equal(await page.locator('.theme-switcher select').inputValue(), 'dark');
+    // The header's switcher shows the same choice, once the session's user is read again after the save.
+    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('.theme-switcher select')?.value === 'dark', undefined, {
+      timeout: 5000,
+    });
     await page.getByLabel('Terminal font').selectOption({ label: 'Fira Code' });
     await page.getByText('Terminal font: Fira Code.').waitFor();
     assert.deepEqual(await alice.userAppearance(), { theme_preference: 'dark', terminal_font: 'fira-code' });
@@ -187,7 +189,9 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByRole('heading', { name: 'Token ci-runner created' }).waitFor();
     const secret = (await page.locator('.token-secret code').innerText()).trim();
-    await page.locator('.token-secret').getByRole('button', { name: /^Copy/ }).click();
+    // The button is named for what it copies: the secret is not read out, nor left in an attribute.
+    await page.locator('.token-secret').getByRole('button', { name: 'Copy the token', exact: true }).click();
+    assert.equal(await page.locator(`[aria-label*="${secret.slice(-12)}"]`).count(), 0);
     await page.locator('.token-secret').getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), secret);
     await screenshot('tokens-created');

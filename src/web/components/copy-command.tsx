@@ -1,7 +1,11 @@
-// A command to run, with a button that copies it.
+// A command to run, or a secret shown once, with a button that copies it.
 import { useState } from 'react';
 
-export function CopyCommand({ command }: { command: string }) {
+/**
+ * `label` names the button for a screen reader when the text is not a command to read out: a
+ * token's secret or a key is named ("Copy the token"), never spoken or left in an attribute.
+ */
+export function CopyCommand({ command, label }: { command: string; label?: string }) {
   const [copied, setCopied] = useState<'yes' | 'no' | undefined>();
   const copy = () =>
     navigator.clipboard.writeText(command).then(
@@ -11,7 +15,7 @@ export function CopyCommand({ command }: { command: string }) {
   return (
     <div className="copy-command">
       <code>{command}</code>
-      <button type="button" className="button button-quiet" onClick={() => void copy()} aria-label={`Copy: ${command}`}>
+      <button type="button" className="button button-quiet" onClick={() => void copy()} aria-label={label ?? `Copy: ${command}`}>
         {copied === 'yes' ? 'Copied' : 'Copy'}
       </button>
       <span className="visually-hidden" role="status">

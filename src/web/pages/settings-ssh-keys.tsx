@@ -22,7 +22,7 @@ export function SettingsSshKeysPage() {
       {key.data ? (
         <div className="card">
           <h2>Public key</h2>
-          <CopyCommand command={key.data.public_key.trim()} />
+          <CopyCommand command={key.data.public_key.trim()} label="Copy the public key" />
           <p className="field-hint">
             Made <Time iso={key.data.updated_at} />.
           </p>

@@ -45,7 +45,7 @@ export function SettingsTokensPage() {
         <div className="card token-secret" role="status">
           <h2>Token {secret.name} created</h2>
           <p>Copy it now: it is shown only this once.</p>
-          <CopyCommand command={secret.key} />
+          <CopyCommand command={secret.key} label="Copy the token" />
           <div className="form-actions">
             <button type="button" className="button button-quiet" onClick={() => setSecret(undefined)}>
               Done, hide it
