@@ -160,9 +160,7 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
     );
     assert.equal(await page.evaluate<string | undefined>('document.documentElement.dataset.theme'), 'dark');
     // The header's switcher shows the same choice, once the session's user is read again after the save.
-    await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('.theme-switcher select')?.value === 'dark', undefined, {
-      timeout: 5000,
-    });
+    await page.waitForFunction("document.querySelector('.theme-switcher select')?.value === 'dark'", undefined, { timeout: 5000 });
     await page.getByLabel('Terminal font').selectOption({ label: 'Fira Code' });
     await page.getByText('Terminal font: Fira Code.').waitFor();
     assert.deepEqual(await alice.userAppearance(), { theme_preference: 'dark', terminal_font: 'fira-code' });
