@@ -140,14 +140,8 @@ export function standInsForFullBuild(outside, root) {
     name: 'stand-ins-for-full-build',
     setup(builder) {
       builder.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
-        const resolved = await builder.resolve(args.path, {
-          kind: args.kind,
-          importer: args.importer,
-          resolveDir: args.resolveDir,
-          pluginData: { inner: true },
-        });
-        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        const resolved = await resolvedDynamicImport(builder, args);
+        if (resolved === undefined) return undefined;
         const path = relative(root, resolved.path);
         return outside.has(path) ? { path, namespace: 'full-build' } : undefined;
       });
@@ -205,4 +199,20 @@ export function warmFastPartCache({ source, cache, filename, requireFrom }) {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * For an esbuild plugin's onResolve: where a dynamic import of our own source leads, as esbuild
+ * would resolve it without the plugin; undefined for any other import, or one of a package.
+ */
+export async function resolvedDynamicImport(builder, args) {
+  if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
+  const resolved = await builder.resolve(args.path, {
+    kind: args.kind,
+    importer: args.importer,
+    resolveDir: args.resolveDir,
+    pluginData: { inner: true },
+  });
+  if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined;
+  return resolved;
 }

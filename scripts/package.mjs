@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { lazyBuiltins, modulesOutsideFastPart, standInsForFullBuild, warmFastPartCache } from './fast-part.mjs';
+import { lazyBuiltins, modulesOutsideFastPart, resolvedDynamicImport, standInsForFullBuild, warmFastPartCache } from './fast-part.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const packageVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
@@ -335,14 +335,8 @@ function lazyImportsPlugin(targets) {
     name: 'cove-lazy-imports',
     setup(builder) {
       builder.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.kind !== 'dynamic-import' || args.pluginData?.inner) return undefined;
-        const resolved = await builder.resolve(args.path, {
-          kind: args.kind,
-          importer: args.importer,
-          resolveDir: args.resolveDir,
-          pluginData: { inner: true },
-        });
-        if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') return undefined;
+        const resolved = await resolvedDynamicImport(builder, args);
+        if (resolved === undefined) return undefined;
         const path = relative(root, resolved.path);
         targets.add(path);
         return { path: `${path}${SHIM}`, namespace: 'cove-lazy' };
