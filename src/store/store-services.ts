@@ -7,6 +7,7 @@ import type { EventExport } from './event-export.js';
 import type { Database } from './schema.js';
 import type { SessionCache } from './session-cache.js';
 import type { TokenCipher } from './token-cipher.js';
+import type { TemplateStatisticsCache } from './template-statistics-cache.js';
 
 /** Whose sessions an invalidation names: one key, every key of one user, or (`*`) everyone's. */
 export type SessionInvalidation = { readonly keyId?: string; readonly userId?: string } | '*';
@@ -23,6 +24,7 @@ export interface StoreServices {
   readonly dialect: DialectName;
   readonly clock: Clock;
   readonly sessions: SessionCache;
+  readonly templateStatistics: TemplateStatisticsCache;
   readonly agentAuths: AgentAuthCache;
   readonly agentLogWriter: AgentLogWriter;
   /** Seals OAuth tokens before they are written and opens them after they are read. */

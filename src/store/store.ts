@@ -14,6 +14,7 @@ import { PostgresPubSub } from './pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from './pubsub.js';
 import type { Database } from './schema.js';
 import { SessionCache } from './session-cache.js';
+import { TemplateStatisticsCache } from './template-statistics-cache.js';
 import type { SessionInvalidation, StoreServices } from './store-services.js';
 import { PLAINTEXT_TOKENS, type TokenCipher } from './token-cipher.js';
 
@@ -44,6 +45,8 @@ export class Store implements StoreServices {
   readonly pubsub: PubSub;
   readonly clock: Clock;
   readonly sessions = new SessionCache(SESSION_CACHE_TTL_MS);
+  /** Templates' use figures for their answers, dropped when this replica changes them (see TemplateStatisticsCache). */
+  readonly templateStatistics = new TemplateStatisticsCache();
   readonly agentAuths = new AgentAuthCache(AGENT_AUTH_CACHE_TTL_MS);
   /** Writes agents' log batches for the authorizing store, which checks them first; raw like `db`. */
   readonly agentLogWriter: AgentLogWriter;

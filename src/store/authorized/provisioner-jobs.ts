@@ -190,7 +190,12 @@ export class ProvisionerJobStore extends StoreFamily {
         const values = { ...expected.workspace?.values, dormant_at: workspace.dormant_at };
         authorizedOn = { ...expected, workspace: { id: workspace.id, values } };
       }
-      const store = () => jobCompletion.storeJobCompletion(db, this.store.dialect, job.id, completion, authorizedOn);
+      const store = async () => {
+        const stored = await jobCompletion.storeJobCompletion(db, this.store.dialect, job.id, completion, authorizedOn);
+        // A finished build is one more build time, and a delete one user fewer, for the template's figures.
+        if (stored && workspace) this.store.templateStatistics.invalidate(workspace.template_id);
+        return stored;
+      };
       // A finished build decides whose agents are current. An import's agents are not any
       // workspace's, but a token names its newest agent, which they may now be.
       const target = completion.build ? { workspaceId: completion.build.workspaceId } : completion.agents.length > 0 ? '*' : undefined;

@@ -81,7 +81,7 @@ export class TemplateStore extends StoreFamily {
   async relations(rows: readonly templates.TemplateRow[]): Promise<templates.TemplateRelations> {
     for (const row of rows) this.require('read', templateRbac(row));
     const since = new Date(this.store.clock.now().getTime() - 30 * 24 * 3_600_000).toISOString();
-    return templates.templateRelations(this.db, rows, since);
+    return templates.templateRelations(this.db, rows, since, this.store.templateStatistics);
   }
 
   /** Whether a live workspace uses a readable template (one must not delete it then). */

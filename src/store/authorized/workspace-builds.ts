@@ -52,7 +52,7 @@ export class WorkspaceBuildStore extends StoreFamily {
     const read = this.can('read', workspaceRbac(workspace));
     // A new latest build (or an orphan delete) ends the agents of the one before.
     let ownerName = '';
-    return this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
+    const reads = await this.store.changingAgentAuths({ workspaceId: workspace.id }, () =>
       withConflicts(() =>
         this.audited(
           async (trx) => {
@@ -68,6 +68,9 @@ export class WorkspaceBuildStore extends StoreFamily {
         ),
       ),
     );
+    // An orphan delete ends the workspace at once: one user fewer for the template's figures.
+    if (insert.build.transition === 'delete') this.store.templateStatistics.invalidate(workspace.template_id);
+    return reads;
   }
 
   /**

@@ -124,12 +124,15 @@ export class WorkspaceStore extends StoreFamily {
     // The workspace runs as its owner, with their git SSH key: making one for someone acts as them.
     await this.requireOutranks(row.owner_id, row.organization_id);
     const readQueue = this.can('read', workspaceRbac(row));
-    return withConflicts(() =>
+    const queue = await withConflicts(() =>
       this.audited(
         (trx) => workspaces.insertWorkspace(trx, this.store.dialect, row, first, readQueue),
         () => workspaceChange('create', undefined, row, { build_reason: first.build.reason }),
       ),
     );
+    // Perhaps one more user of the template.
+    this.store.templateStatistics.invalidate(row.template_id);
+    return queue;
   }
 
   /** Throws NotAuthorizedError unless the subject may act on the workspace. */

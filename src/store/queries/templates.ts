@@ -4,6 +4,7 @@ import { joined } from '../joined-rows.js';
 import type { OrganizationRow } from './organizations.js';
 import type { ProvisionerJobRow } from './provisioner-jobs.js';
 import type { Database, TemplateTable, TemplateVersionTable } from '../schema.js';
+import type { TemplateStatistics, TemplateStatisticsCache } from '../template-statistics-cache.js';
 
 export type TemplateRow = Selectable<TemplateTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionTable>;
@@ -122,15 +123,42 @@ export interface TemplateRelations {
   readonly buildDurations: ReadonlyMap<string, ReadonlyMap<string, readonly number[]>>;
 }
 
-/** The related rows of some templates, in four queries whatever their number. */
-export async function templateRelations(db: Kysely<Database>, rows: readonly TemplateRow[], since: string): Promise<TemplateRelations> {
+/**
+ * The related rows of some templates, in at most four queries whatever their number. The use
+ * figures come from `statistics` where it has them fresh; those computed are given back to it.
+ */
+export async function templateRelations(
+  db: Kysely<Database>,
+  rows: readonly TemplateRow[],
+  since: string,
+  statistics?: TemplateStatisticsCache,
+): Promise<TemplateRelations> {
   const ids = rows.map((row) => row.id);
   const orgIds = [...new Set(rows.map((row) => row.organization_id))];
   const creatorIds = [...new Set(rows.map((row) => row.created_by))];
   if (ids.length === 0) return { organizations: new Map(), creatorNames: new Map(), activeUsers: new Map(), buildDurations: new Map() };
-  const [organizations, creators, owners, builds] = await Promise.all([
+  const known = statistics?.fresh(ids) ?? new Map<string, TemplateStatistics>();
+  const missing = ids.filter((id) => !known.has(id));
+  const begun = statistics?.begin() ?? 0;
+  const [organizations, creators, computed] = await Promise.all([
     db.selectFrom('organizations').select(['id', 'name', 'display_name', 'icon']).where('id', 'in', orgIds).execute(),
     db.selectFrom('users').select(['id', 'username']).where('id', 'in', creatorIds).execute(),
+    templateStatistics(db, missing, since),
+  ]);
+  statistics?.keep(computed, begun);
+  const all = new Map([...known, ...computed]);
+  return {
+    organizations: new Map(organizations.map((org) => [org.id, org])),
+    creatorNames: new Map(creators.map((user) => [user.id, user.username])),
+    activeUsers: new Map([...all].map(([id, figures]) => [id, figures.activeUsers])),
+    buildDurations: new Map([...all].map(([id, figures]) => [id, figures.buildDurations])),
+  };
+}
+
+/** The use figures of `ids`, in two queries (none without ids): an entry for every id, empty when unused. */
+async function templateStatistics(db: Kysely<Database>, ids: readonly string[], since: string): Promise<Map<string, TemplateStatistics>> {
+  if (ids.length === 0) return new Map();
+  const [owners, builds] = await Promise.all([
     db
       .selectFrom('workspaces')
       .select(['template_id', (eb) => eb.fn.count<number | string>('owner_id').distinct().as('owners')])
@@ -155,21 +183,19 @@ export async function templateRelations(db: Kysely<Database>, rows: readonly Tem
       .where('j.error', '=', '')
       .execute(),
   ]);
-  const buildDurations = new Map<string, Map<string, number[]>>();
+  const activeUsers = new Map(owners.map((row) => [row.template_id, Number(row.owners)]));
+  const durations = new Map<string, Map<string, number[]>>();
   for (const build of builds) {
     if (!build.started_at || !build.completed_at) continue;
-    let byTransition = buildDurations.get(build.template_id);
-    if (!byTransition) buildDurations.set(build.template_id, (byTransition = new Map()));
-    let durations = byTransition.get(build.transition);
-    if (!durations) byTransition.set(build.transition, (durations = []));
-    durations.push(Date.parse(build.completed_at) - Date.parse(build.started_at));
+    let byTransition = durations.get(build.template_id);
+    if (!byTransition) durations.set(build.template_id, (byTransition = new Map()));
+    let list = byTransition.get(build.transition);
+    if (!list) byTransition.set(build.transition, (list = []));
+    list.push(Date.parse(build.completed_at) - Date.parse(build.started_at));
   }
-  return {
-    organizations: new Map(organizations.map((org) => [org.id, org])),
-    creatorNames: new Map(creators.map((user) => [user.id, user.username])),
-    activeUsers: new Map(owners.map((row) => [row.template_id, Number(row.owners)])),
-    buildDurations,
-  };
+  return new Map(
+    ids.map((id) => [id, { activeUsers: activeUsers.get(id) ?? 0, buildDurations: durations.get(id) ?? new Map<string, number[]>() }]),
+  );
 }
 
 /** Whether any live workspace uses the template. */
