@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The most of our own source a lazily loaded module may reach (itself and all it imports,
@@ -170,24 +171,9 @@ export function warmFastPartCache({ source, cache, filename, requireFrom }) {
   try {
     const script = join(work, 'part.cjs');
     writeFileSync(script, source);
-    const program = [
-      'const fs = require("node:fs"); const { createRequire } = require("node:module"); const { dirname } = require("node:path");',
-      'const { constants, Script } = require("node:vm");',
-      'const [scriptFile, cacheFile, filename, requireFrom, commands] = process.argv.slice(1);',
-      'const script = new Script(fs.readFileSync(scriptFile, "utf8"), { filename, importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });',
-      'const module = { exports: {} };',
-      'script.runInThisContext()(module.exports, createRequire(requireFrom), module, requireFrom, dirname(requireFrom));',
-      '(async () => {',
-      '  for (const command of JSON.parse(commands)) {',
-      '    const argv = [process.execPath, "cove", ...command, "--url", "http://127.0.0.1:1", "--token", "x"];',
-      '    const ran = await module.exports.runFast(argv, async () => undefined);',
-      '    if (ran !== "fast") throw new Error(`${command.join(" ")} is not in the fast part`);',
-      '  }',
-      '  process.once("beforeExit", () => fs.writeFileSync(cacheFile, script.createCachedData()));',
-      '})();',
-    ].join('\n');
     rmSync(cache, { force: true });
-    const result = spawnSync(process.execPath, ['-e', program, script, cache, filename, requireFrom, JSON.stringify(WARMING_COMMANDS)], {
+    const warm = fileURLToPath(new URL('warm-fast-part.cjs', import.meta.url));
+    const result = spawnSync(process.execPath, [warm, script, cache, filename, requireFrom, JSON.stringify(WARMING_COMMANDS)], {
       env: { ...process.env, COVE_CONFIG_DIR: join(work, 'config'), NO_COLOR: '1' },
       encoding: 'utf8',
     });

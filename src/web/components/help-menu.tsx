@@ -19,7 +19,7 @@ export function HelpMenu() {
       {inMenu.length > 0 && (
         <details className="help-menu" ref={menu}>
           <summary className="button button-quiet">Help</summary>
-          <ul className="help-menu-list" aria-label="Help">
+          <ul className="menu-panel help-menu-list" aria-label="Help">
             {inMenu.map((link) => (
               <li key={link.name + link.target}>
                 <SupportLink link={link} className="help-menu-link" />

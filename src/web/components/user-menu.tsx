@@ -125,7 +125,7 @@ export function UserMenu({ onSignOut, signingOut }: { onSignOut: () => void; sig
         <ul
           ref={menu}
           id={menuId}
-          className="account-menu-list"
+          className="menu-panel account-menu-list"
           role="menu"
           aria-label={`Account of ${user.username}`}
           onKeyDown={onMenuKey}
