@@ -1,4 +1,4 @@
-import { startDaemon, silentLogger, type Daemon } from '../../src/daemon/index.js';
+import { startDaemon, type Daemon } from '../../src/daemon/index.js';
 import { resolveOptions, type RawValues } from '../../src/domain/deployment-options.js';
 import { pino, type Logger } from 'pino';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -6,6 +6,7 @@ import { hashPassword } from '../../src/domain/passwords.js';
 import { newId } from '../../src/lib/random.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import { createTestDatabase, RUN_DATABASE, type TestDatabase } from './databases.js';
+import { stallReportLogger } from './stall-report.js';
 
 /** A real daemon on a random loopback port, with its own database and a clock the test moves. */
 export interface TestDaemon {
@@ -46,11 +47,13 @@ export async function startTestDaemon(
     ...options.flags,
   };
   let daemon: Daemon;
+  // Unless the test reads the log itself, the last lines are kept for a stall report.
+  const kept = stallReportLogger();
   try {
     // Inside: settings a test expects to be refused must not leave their database behind.
     const resolved = resolveOptions({ flags, env: options.env ?? {} });
     daemon = await startDaemon(resolved, {
-      logger: options.logger ?? silentLogger(),
+      logger: options.logger ?? kept.logger,
       clock,
       ...(options.dashboardDirectory !== undefined ? { dashboardDirectory: options.dashboardDirectory } : {}),
     });
@@ -58,6 +61,7 @@ export async function startTestDaemon(
     await database.drop();
     throw error;
   }
+  const unwatch = kept.watch(daemon);
   return {
     daemon,
     url: daemon.url,
@@ -65,6 +69,7 @@ export async function startTestDaemon(
     database,
     anonymous: new CoveClient({ url: daemon.url }),
     close: async () => {
+      unwatch();
       await daemon.close();
       await database.drop();
     },
