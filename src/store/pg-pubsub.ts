@@ -32,6 +32,13 @@ export const LISTENER_APPLICATION_NAME = 'cove notifications';
 const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
+ * How long opening the listening connection may take, as for the pool's: a subscriber waiting for
+ * a try to a server that does not answer (a network cut) is answered 503 then, not after TCP's
+ * own timeout of minutes.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * LISTEN/NOTIFY over one dedicated connection, so that several `serve` replicas sharing a
  * database see each other's events.
  *
@@ -65,7 +72,7 @@ export class PostgresPubSub implements PubSub {
   #reconnecting: Promise<void> | undefined;
   /** Ends the reconnection's current wait early, while it waits. */
   #retryNow: (() => void) | undefined;
-  /** Told, after the reconnection's next try, whether it listens again. */
+  /** Told, after the next try to begin, whether it listens again. */
   readonly #attemptWaiters: ((listening: boolean) => void)[] = [];
   #closed = false;
   readonly #resumeListeners = new Set<() => void>();
@@ -135,23 +142,29 @@ export class PostgresPubSub implements PubSub {
 
   /**
    * Opens a new listening connection until one works, waiting longer between tries up to
-   * MAX_RETRY_MS (a subscriber that cannot wait cuts a wait short: see #tryNow); then tells the
-   * resume listeners.
+   * MAX_RETRY_MS; then tells the resume listeners. A subscriber that cannot wait (see #tryNow) cuts
+   * a wait short, and one that comes while a try is under way has the next try at once: the try
+   * under way began before it asked, maybe before the database was back.
    */
   async #reconnect(): Promise<void> {
     for (let delay = FIRST_RETRY_MS; !this.#closed; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        timer.unref();
-        this.#retryNow = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#retryNow = undefined;
+      if (this.#attemptWaiters.length === 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          timer.unref();
+          this.#retryNow = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#retryNow = undefined;
+      }
+      const askedBefore = this.#attemptWaiters.splice(0);
       const listening = !this.#closed && (await this.#attempt());
-      for (const settle of this.#attemptWaiters.splice(0)) settle(listening);
+      for (const settle of askedBefore) settle(listening);
       if (!listening) continue;
+      // Those who asked during a try that worked subscribe on the connection it opened.
+      for (const settle of this.#attemptWaiters.splice(0)) settle(true);
       for (const listener of this.#resumeListeners) {
         try {
           listener();
@@ -204,8 +217,8 @@ export class PostgresPubSub implements PubSub {
 
   /**
    * While the listening connection is down: tries to open it now rather than at the end of the
-   * current wait, and resolves once it listens again, or fails as a lost connection would when
-   * this try fails too. A subscriber so gets its subscription as soon as the database is back,
+   * current wait (or, when a try is under way, right after it), and resolves once it listens
+   * again, or fails as a lost connection would when this try fails too. A subscriber so gets its subscription as soon as the database is back,
    * and a 503 (see databaseFailure) while it is not.
    */
   #tryNow(): Promise<void> {
@@ -224,9 +237,14 @@ export class PostgresPubSub implements PubSub {
 
   /**
    * Connects the dedicated listening connection, and takes this replica's place among those
-   * listening to the database. `recountMs` is how often it counts the others again.
+   * listening to the database. `recountMs` is how often it counts the others again;
+   * `connectTimeoutMs`, how long opening the connection may take (CONNECT_TIMEOUT_MS).
    */
-  static async connect(url: string, notify?: NotifyThroughPool, options: { readonly recountMs?: number } = {}): Promise<PostgresPubSub> {
+  static async connect(
+    url: string,
+    notify?: NotifyThroughPool,
+    options: { readonly recountMs?: number; readonly connectTimeoutMs?: number } = {},
+  ): Promise<PostgresPubSub> {
     const { default: pgModule } = await import('pg');
     // Keep-alive probes notice a server that vanished without closing the connection (a host gone,
     // a network cut), where nothing else would: this connection only waits for notifications.
@@ -236,6 +254,7 @@ export class PostgresPubSub implements PubSub {
         connectionString: url,
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+        connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
         application_name: LISTENER_APPLICATION_NAME,
       });
     const client = open();

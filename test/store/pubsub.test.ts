@@ -5,6 +5,7 @@ import { PostgresPubSub } from '../../src/store/pg-pubsub.js';
 import { MemoryPubSub, type PubSub } from '../../src/store/pubsub.js';
 import { createTestDatabase, NEEDS_POSTGRES, PG_URL } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { startCuttableProxy } from '../helpers/cuttable-proxy.js';
 
 function nextMessage(pubsub: PubSub, channel: string): Promise<{ payload: Promise<string>; stop: () => Promise<void> }> {
   let resolve: (value: string) => void = () => undefined;
@@ -182,6 +183,70 @@ describe('pubsub', () => {
       await first.close();
       await pool.end();
       await database.drop();
+    }
+  });
+});
+
+describe('the listening connection through a network cut', { skip: NEEDS_POSTGRES }, () => {
+  /** A pubsub that reaches its own database through a proxy the test cuts, and a direct one beside it. */
+  async function throughProxy(connectTimeoutMs?: number) {
+    const database = await createTestDatabase('postgres');
+    const direct = new URL(database.target.kind === 'postgres' ? database.target.url : '');
+    const proxy = await startCuttableProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const pubsub = await PostgresPubSub.connect(proxied.toString(), undefined, connectTimeoutMs === undefined ? {} : { connectTimeoutMs });
+    return {
+      direct: direct.toString(),
+      proxy,
+      pubsub,
+      close: async () => {
+        await pubsub.close();
+        await proxy.close();
+        await database.drop();
+      },
+    };
+  }
+
+  it('answers a subscriber 08006 once its tries time out, not after TCP gives up', async () => {
+    const world = await throughProxy(300);
+    try {
+      world.proxy.cut();
+      await eventually(() => assert.ok(world.proxy.held > 0, 'a try to open the connection again is under way'));
+      const asked = Date.now();
+      await assert.rejects(
+        world.pubsub.subscribe('job:during', () => undefined),
+        (error: { code?: string }) => error.code === '08006',
+      );
+      // The try under way, then one begun after the subscriber asked: two timeouts at most.
+      assert.ok(Date.now() - asked < 2_000, `answered after ${Date.now() - asked} ms`);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('gives a subscriber who comes during a try begun before the database was back a try of its own', async () => {
+    const world = await throughProxy();
+    try {
+      world.proxy.cut();
+      await eventually(() => assert.ok(world.proxy.held > 0, 'a try to open the connection again is under way'));
+      world.proxy.restore();
+      let heard: (payload: string) => void = () => undefined;
+      const message = new Promise<string>((resolve) => (heard = resolve));
+      const subscribing = world.pubsub.subscribe('job:after', (payload) => heard(payload));
+      // The try that began during the cut fails only now, after the subscriber asked.
+      world.proxy.dropHeld();
+      const stop = await subscribing;
+      const publisher = await PostgresPubSub.connect(world.direct);
+      try {
+        await publisher.publish('job:after', 'back');
+        assert.equal(await message, 'back');
+      } finally {
+        await publisher.close();
+        await stop();
+      }
+    } finally {
+      await world.close();
     }
   });
 });
