@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -10,15 +9,10 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createMember, createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { seriousAxeViolations } from '../helpers/axe-check.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/admin-users');
-/** axe-core's browser build, for the parts of these pages that only open on a click. */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-  .then((result) => result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id + ': ' + violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')))`;
 /** Users made through the API before the browser opens: more than one page of the list (25). */
 const SEEDED = 30;
 
@@ -34,12 +28,6 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
 
   async function shot(name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  /** What axe-core finds serious or critical on the page as it is drawn now. */
-  async function axeViolations(): Promise<string[]> {
-    if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE_SOURCE);
-    return (await page.evaluate(AXE_RUN)) as string[];
   }
 
   /** The users table's row of one user, found by their email. */
@@ -156,7 +144,7 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
       ['template-admin'],
     );
     await shot('user-manage');
-    assert.deepEqual(await axeViolations(), []);
+    assert.deepEqual(await seriousAxeViolations(page), []);
   });
 
   it('suspends only after asking: Escape keeps the user active, confirming suspends them', async () => {
@@ -165,7 +153,7 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
     const question = page.getByRole('group', { name: /^Suspend bob\?/ });
     await question.waitFor();
     await shot('suspend-question');
-    assert.deepEqual(await axeViolations(), []);
+    assert.deepEqual(await seriousAxeViolations(page), []);
     await page.keyboard.press('Escape');
     await question.waitFor({ state: 'detached' });
     assert.equal((await owner.user('bob')).status, 'active');
@@ -298,7 +286,7 @@ describe('the dashboard administers users and organizations', { skip: THE_SQLITE
     await editor.getByRole('checkbox', { name: 'Templates: read' }).check();
     await editor.getByRole('checkbox', { name: 'Workspaces: read' }).check();
     await shot('custom-role-editor');
-    assert.deepEqual(await axeViolations(), []);
+    assert.deepEqual(await seriousAxeViolations(page), []);
     await editor.getByRole('button', { name: 'Create role' }).click();
     await editor.waitFor({ state: 'detached' });
     await page

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -11,17 +10,10 @@ import { browserMissing, launchChromium, type HeadlessChromium, signInWithPasswo
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { seriousAxeViolations } from '../helpers/axe-check.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/axe');
-/** axe-core's browser build: evaluated in the page through the debugging protocol, which the page's CSP does not govern. */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** What the pages are held to: WCAG 2.1 A and AA. */
-const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-  .then((result) => result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.impact + ' ' + violation.id + ' (' + violation.nodes.length + '): ' + violation.help + ': ' +
-      violation.nodes.slice(0, 3).map((node) => node.target.join(' ') + ' ' + (node.failureSummary || '').replace(/\\s+/g, ' ').slice(0, 160)).join(' | ')))`;
 
 // Every page of the dashboard, in the light and the dark theme, through axe-core in a real
 // Chromium: a serious or critical WCAG 2.1 AA violation (contrast, names, roles) fails the test.
@@ -108,7 +100,6 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
     await page.goto(`${test.url}/workspaces`);
     await page.locator('h1').first().waitFor();
     assert.equal(await page.evaluate<string | null>('document.documentElement.dataset.theme'), theme);
-    await page.evaluate(AXE_SOURCE);
     const found: string[] = [];
     for (const [name, path, title] of pages) {
       await page.evaluate(`history.pushState(null, '', ${JSON.stringify(path)}); window.dispatchEvent(new Event('cove:navigated'))`);
@@ -119,7 +110,7 @@ describe('every dashboard page passes axe-core in light and dark', { skip: THE_S
       }
       // Data still loading is drawn as a spinner; axe looks at the page as a person reads it.
       await page.locator('.loading').first().waitFor({ state: 'detached' });
-      for (const violation of (await page.evaluate(AXE_RUN)) as string[]) found.push(`${theme} ${name} (${path}): ${violation}`);
+      for (const violation of await seriousAxeViolations(page, { detailed: true })) found.push(`${theme} ${name} (${path}): ${violation}`);
       await page.screenshot({ path: join(SCREENSHOTS, `${theme}-${name.replaceAll(' ', '-')}.png`) });
     }
     return found;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -10,18 +9,12 @@ import type { CoveClient } from '../../src/sdk/client.js';
 import { browserMissing, launchChromium, type HeadlessChromium, signInWithPassword } from '../helpers/chromium.js';
 import { createMember, STRONG_PASSWORD, createOwner, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { seriousAxeViolations } from '../helpers/axe-check.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/settings');
 const EMAIL = 'alice@example.com';
 const NEW_PASSWORD = 'Another-Strong-Passphrase-42';
-/** axe-core's browser build, evaluated through the debugging protocol (the page's CSP does not govern it). */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** WCAG 2.1 AA's serious and critical violations, as the axe test holds every page to them. */
-const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-  .then((result) => result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id + ': ' + violation.nodes.map((node) => node.target.join(' ')).join(' | ')))`;
 
 /** Polls `read` until `accept` takes its value (the page saves in the background), and gives that value. */
 async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
@@ -130,8 +123,7 @@ describe("the dashboard's account settings", { skip: THE_SQLITE_RUN_COVERS_IT ||
       await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
       await page.locator('.account-menu-button').click();
       await page.getByRole('menu').waitFor();
-      await page.evaluate(AXE_SOURCE);
-      assert.deepEqual(await page.evaluate<string[]>(AXE_RUN), [], `${theme} theme`);
+      assert.deepEqual(await seriousAxeViolations(page), [], `${theme} theme`);
       await screenshot(`user-menu-${theme}`);
       await page.keyboard.press('Escape');
     }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +15,7 @@ import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { seriousAxeViolations } from '../helpers/axe-check.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/workspace');
@@ -30,13 +30,6 @@ const FAILING_STOP = {
     stop: { error: 'the stop failed on purpose', logs: [{ level: 'debug', output: 'debug-marker' }, 'stop-marker'] },
   },
 };
-/** axe-core's browser build, put into the page through the debugging protocol (the page's CSP does not govern it). */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** WCAG 2.1 A and AA; serious and critical findings, one line each. */
-const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-  .then((result) => result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id + ': ' + violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')))`;
 /** Stops never end on their own: the one provisioner stays busy, and builds after it wait in the queue. */
 const HANGING_STOP = { apply: { resources: [{ name: 'box', type: 'echo' }], stop: { hang: true } } };
 
@@ -179,8 +172,7 @@ describe('the workspace page explains its workspace and its builds', { skip: THE
           await page.locator(`[data-listening-port="${listenerPort}"]`).waitFor();
         }
         await page.locator('.loading').first().waitFor({ state: 'detached' });
-        await page.evaluate(AXE_SOURCE);
-        for (const violation of (await page.evaluate(AXE_RUN)) as string[]) found.push(`${theme} ${path}: ${violation}`);
+        for (const violation of await seriousAxeViolations(page)) found.push(`${theme} ${path}: ${violation}`);
         await screenshot(`axe-${theme}-${path === '/@owner/dev' ? 'workspace' : 'build'}`);
       }
     }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,16 +15,10 @@ import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { createEchoTemplate } from '../helpers/echo-template.js';
 import { eventually } from '../helpers/eventually.js';
 import { createOwner, STRONG_PASSWORD, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
+import { seriousAxeViolations } from '../helpers/axe-check.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard/list');
-/** axe-core's browser build, evaluated through the debugging protocol (the page's CSP does not govern it). */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** Serious and critical WCAG 2.1 AA violations on the page as it is. */
-const AXE_RUN = `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] })
-  .then((result) => result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id + ': ' + violation.nodes.slice(0, 3).map((node) => node.target.join(' ')).join(' | ')))`;
 const SEEDED = 300;
 const PAGE_SIZE = 25;
 
@@ -70,10 +63,6 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
     page.evaluate(
       `[...document.querySelectorAll(${JSON.stringify(selector)})].map((node) => node.getAttribute(${JSON.stringify(name)}) ?? '')`,
     ) as Promise<string[]>;
-  const axeViolations = async (): Promise<string[]> => {
-    if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(AXE_SOURCE);
-    return (await page.evaluate(AXE_RUN)) as string[];
-  };
   const sockets = () => page.evaluate(SOCKETS) as Promise<{ open: string[]; made: string[] }>;
   const listSockets = (paths: readonly string[]) => paths.filter((path) => path.startsWith('/api/v2/workspaces/'));
 
@@ -191,12 +180,12 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
     assert.equal(chosen.length, 10, 'ten running rows on the first page');
     const batch = page.getByRole('region', { name: 'Selected workspaces' });
     assert.match(await batch.innerText(), /10 workspaces selected/);
-    assert.deepEqual(await axeViolations(), [], 'the table with a selection passes axe');
+    assert.deepEqual(await seriousAxeViolations(page), [], 'the table with a selection passes axe');
     await batch.getByRole('button', { name: 'Stop', exact: true }).click();
     await batch.getByRole('button', { name: 'Yes, stop 10 workspaces' }).click();
     await batch.getByText('Stopped 10 of 10 workspaces.').waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'batch-stopped.png'), fullPage: true });
-    assert.deepEqual(await axeViolations(), [], 'the batch report passes axe');
+    assert.deepEqual(await seriousAxeViolations(page), [], 'the batch report passes axe');
 
     const after = await allMine();
     const changed = after.filter((w) => before.get(w.id) !== w.latest_build.id);
@@ -249,7 +238,7 @@ describe('the workspaces list with hundreds of rows', { skip: THE_SQLITE_RUN_COV
     assert.equal(await page.locator('table[aria-label="Workspaces"]').count(), 0, 'no rows of the search before it');
     assert.equal(await page.getByRole('searchbox').getAttribute('aria-invalid'), 'true');
     await page.screenshot({ path: join(SCREENSHOTS, 'bad-filter.png'), fullPage: true });
-    assert.deepEqual(await axeViolations(), [], 'the refused filter passes axe');
+    assert.deepEqual(await seriousAxeViolations(page), [], 'the refused filter passes axe');
     assert.deepEqual(pageErrors, []);
   });
   it('updates outdated workspaces to the active version and deletes others in a batch, each read back through the API', async () => {
