@@ -1,24 +1,21 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { ApiError } from '../../src/sdk/api-error.js';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { ConnectionLog } from '../../src/sdk/wire/index.js';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { freePort } from '../helpers/free-port.js';
+import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
 /** What the test's own server answers, through the app and through a forwarded port. */
 const PAYLOAD = Buffer.alloc(200_000, 'p');
@@ -31,14 +28,10 @@ describe(
   'the connection log records terminals, SSH, forwarded ports and apps through the relay',
   { skip: THE_SQLITE_RUN_COVERS_IT },
   () => {
-    const root = mkdtempSync(join(tmpdir(), 'cove-e2e-connlog-'));
-    const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
-    const cove = (...args: string[]) => {
-      const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
-      return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-    };
-    let server: ChildProcess;
-    let database: TestDatabase | undefined;
+    const user = new TerminalUser('connlog');
+    const { root, env } = user;
+    const cove = (...args: string[]) => user.cove(...args);
+    let serve: ServeProcess | undefined;
     let app: Server;
     let appPort = 0;
     let url = '';
@@ -56,42 +49,18 @@ describe(
       });
 
     before(async () => {
-      mkdirSync(env.HOME, { recursive: true });
       app = createHttpServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'application/octet-stream' });
         response.end(PAYLOAD);
       });
       await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
       appPort = (app.address() as AddressInfo).port;
-      database = await createTestDatabase(RUN_DATABASE);
-      const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
-      server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-      const login = cove(
-        'login',
-        url,
-        '--first-user-email',
-        'admin@example.com',
-        '--first-user-username',
-        'admin',
-        '--first-user-password',
-        STRONG_PASSWORD,
-      );
-      assert.equal(login.code, 0, login.stderr);
-      token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
+      serve = await user.serve();
+      url = serve.url;
+      user.signUpFirstUser(url);
+      token = user.savedToken(url);
       client = new CoveClient({ url, token });
-      assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
-      const templateFile = join(root, 't', 'template.yaml');
-      writeFileSync(
-        templateFile,
-        readFileSync(templateFile, 'utf8').replace(
-          /^( +)display_apps: .*$/m,
-          (line, indent: string) => `${line}\n${indent}apps:\n${indent}  - slug: payload\n${indent}    url: http://127.0.0.1:${appPort}`,
-        ),
-      );
+      user.initLocalShellTemplate('t', { slug: 'payload', url: `http://127.0.0.1:${appPort}` });
       assert.equal(cove('templates', 'push', 't', '-y').code, 0);
       const create = cove('create', 'dev', '--template', 't', '-y');
       assert.equal(create.code, 0, create.stderr);
@@ -103,10 +72,9 @@ describe(
     });
 
     after(async () => {
-      await stop(server);
-      await database?.drop();
+      await serve?.close();
       await new Promise((r) => app.close(r));
-      rmSync(root, { recursive: true, force: true });
+      user.remove();
     });
 
     it('logs a web terminal: ongoing while open, then its bytes, end and exit code', async () => {
@@ -178,7 +146,7 @@ describe(
 
     it('logs a forwarded port with the bytes it carried', async () => {
       const local = await freePort();
-      const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${appPort}`], {
+      const forward = spawn(COVE_BIN, ['port-forward', 'dev', '--tcp', `${local}:${appPort}`], {
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { stop, waitFor } from '../helpers/child-process.js';
 import { browserMissing, launchChromium, type HeadlessChromium } from '../helpers/chromium.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const COVE = join(ROOT, 'bin/cove');
 const SCREENSHOTS = join(ROOT, 'test-output/dashboard');
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
@@ -23,13 +20,10 @@ const EMAIL = 'admin@example.com';
 // The person's daily path through the dashboard, in a real Chromium against `cove serve` with its
 // built-in provisioner: the local-shell example really runs an agent process on this machine.
 describe('the web dashboard in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT || browserMissing() }, () => {
-  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-web-'));
-  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
-  const cove = (...args: string[]) => {
-    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
-    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-  };
-  let server: ChildProcess;
+  const user = new TerminalUser('web');
+  const { root } = user;
+  const cove = (...args: string[]) => user.cove(...args);
+  let serve: ServeProcess | undefined;
   let app: Server;
   let browser: HeadlessChromium;
   let page: Page;
@@ -50,15 +44,11 @@ describe('the web dashboard in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT
   };
 
   before(async () => {
-    mkdirSync(env.HOME, { recursive: true });
     mkdirSync(SCREENSHOTS, { recursive: true });
     app = createServer((_request, response) => response.end('<!doctype html><title>hello app</title><p id="greeting">hello-from-app</p>'));
     await new Promise<void>((done) => app.listen(0, '127.0.0.1', done));
-    server = spawn(COVE, ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
+    serve = await user.serve();
+    url = serve.url;
     browser = await launchChromium(WIDE);
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.setDefaultTimeout(30_000);
@@ -72,9 +62,9 @@ describe('the web dashboard in a real browser', { skip: THE_SQLITE_RUN_COVERS_IT
     // If a step failed half-way, the workspace's agent process still runs: deleting stops it.
     if (url) cove('delete', 'dev', '-y');
     await browser?.close();
-    await stop(server);
+    await serve?.close();
     app?.close();
-    rmSync(root, { recursive: true, force: true });
+    user.remove();
   });
 
   it('creates the first user through the sign-in page and lands where it was going', async () => {

@@ -1,21 +1,21 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
 import { CoveClient } from '../../src/sdk/client.js';
 import type { AuditLog, ConnectionLog } from '../../src/sdk/wire/index.js';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, createTestDatabase, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { freePort } from '../helpers/free-port.js';
+import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 /**
  * `cove serve` behind Debian's nginx on loopback, trusting it (127.0.0.1/32) for X-Forwarded-For:
@@ -24,7 +24,6 @@ import { freePort } from '../helpers/free-port.js';
  * (127.0.0.2) is recorded with that address, whatever X-Forwarded-For it sends.
  */
 
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const NGINX = '/usr/sbin/nginx';
 /** Requests a minute the sign-in route allows one client (LOGIN_RATE_LIMIT). */
 const LOGIN_LIMIT = 60;
@@ -108,18 +107,12 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
   });
 } else {
   describe('cove serve behind nginx, trusting its X-Forwarded-For', { skip: THE_SQLITE_RUN_COVERS_IT || missing }, () => {
-    const root = mkdtempSync(join(tmpdir(), 'cove-e2e-proxy-'));
-    const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
-    const cove = (...args: string[]) => {
-      const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
-      return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-    };
-    let server: ChildProcess | undefined;
+    const user = new TerminalUser('proxy');
+    const { root, env } = user;
+    const cove = (...args: string[]) => user.cove(...args);
+    let serve: ServeProcess | undefined;
     let nginx: ChildProcess | undefined;
     let nginxLog = '';
-    /** The daemon's log: with --verbose, a line per request. */
-    let serverLog = '';
-    let database: TestDatabase | undefined;
     let app: Server;
     let appPort = 0;
     /** The daemon itself, and the proxy in front of it: the access URL. */
@@ -144,7 +137,6 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       });
 
     before(async () => {
-      mkdirSync(env.HOME, { recursive: true });
       for (const name of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(root, 'nginx', name), { recursive: true });
       // The workspace's app answers with the client address it was told.
       app = createHttpServer((request, response) => {
@@ -165,24 +157,9 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       });
       nginx.stderr?.on('data', (chunk: Buffer) => (nginxLog += chunk.toString('utf8')));
 
-      database = await createTestDatabase(RUN_DATABASE);
-      const args = [
-        'serve',
-        '--http-address',
-        `127.0.0.1:${daemonPort}`,
-        '--access-url',
-        proxied,
-        '--data-dir',
-        join(root, 'data'),
-        '--verbose',
-      ];
-      const trust = ['--proxy-trusted-headers', 'X-Forwarded-For', '--proxy-trusted-origins', '127.0.0.1/32', '--provisioner-daemons', '1'];
-      server = spawn(COVE, [...args, ...trust, ...serveDatabaseArgs(database)], {
-        env: { ...process.env, ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      server.stderr?.on('data', (chunk: Buffer) => (serverLog += chunk.toString('utf8')));
-      await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
+      // With --verbose, the daemon logs a line per request.
+      const trust = ['--proxy-trusted-headers', 'X-Forwarded-For', '--proxy-trusted-origins', '127.0.0.1/32'];
+      serve = await user.serve({ httpAddress: `127.0.0.1:${daemonPort}`, flags: ['--access-url', proxied, '--verbose', ...trust] });
       await eventually(
         () =>
           new Promise<void>((ok, fail) => {
@@ -195,29 +172,10 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
         10_000,
       );
 
-      const login = cove(
-        'login',
-        proxied,
-        '--first-user-email',
-        'admin@example.com',
-        '--first-user-username',
-        'admin',
-        '--first-user-password',
-        STRONG_PASSWORD,
-      );
-      assert.equal(login.code, 0, login.stderr);
-      token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[proxied] ?? '';
-      assert.notEqual(token, '', 'the CLI kept a session for the proxied URL');
+      user.signUpFirstUser(proxied);
+      token = user.savedToken(proxied);
       client = new CoveClient({ url: proxied, token });
-      assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
-      const templateFile = join(root, 't', 'template.yaml');
-      writeFileSync(
-        templateFile,
-        readFileSync(templateFile, 'utf8').replace(
-          /^( +)display_apps: .*$/m,
-          (line, indent: string) => `${line}\n${indent}apps:\n${indent}  - slug: echo\n${indent}    url: http://127.0.0.1:${appPort}`,
-        ),
-      );
+      user.initLocalShellTemplate('t', { slug: 'echo', url: `http://127.0.0.1:${appPort}` });
       const pushed = cove('templates', 'push', 't', '-y');
       assert.equal(pushed.code, 0, pushed.stderr);
       const create = cove('create', 'dev', '--template', 't', '-y');
@@ -232,11 +190,10 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
     });
 
     after(async () => {
-      await stop(server);
+      await serve?.close();
       await stop(nginx);
-      await database?.drop();
       await new Promise((r) => app.close(r));
-      rmSync(root, { recursive: true, force: true });
+      user.remove();
     });
 
     it('serves the API through the proxy, and records the sign-in with the client address', async () => {
@@ -276,7 +233,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       assert.equal(hello.code, 0);
 
       const local = await freePort();
-      const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${appPort}`], {
+      const forward = spawn(COVE_BIN, ['port-forward', 'dev', '--tcp', `${local}:${appPort}`], {
         env: { ...process.env, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -297,7 +254,7 @@ if (missing !== undefined && process.env['COVE_REQUIRE_NGINX'] === '1') {
       assert.equal(response.status, 200);
       assert.deepEqual(await response.json(), { forwardedFor: '10.0.0.9' });
       // The request log names the client too.
-      await eventually(() => assert.match(serverLog, /incoming request.*10\.0\.0\.9|10\.0\.0\.9.*incoming request/), 5_000);
+      await eventually(() => assert.match(serve?.log() ?? '', /incoming request.*10\.0\.0\.9|10\.0\.0\.9.*incoming request/), 5_000);
     });
 
     it('gives two clients behind the proxy their own sign-in rate-limit buckets and audit addresses', async () => {

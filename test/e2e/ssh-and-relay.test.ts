@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { RUN_DATABASE, THE_SQLITE_RUN_COVERS_IT, type TestDatabase, createTestDatabase, serveDatabaseArgs } from '../helpers/databases.js';
+import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
+import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { freePort } from '../helpers/free-port.js';
 
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
 const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
 
 /** The CLI and processes are slow to poll: wait longer, less often. */
@@ -23,45 +20,23 @@ type ShownAgent = { id: string; name: string; status: string; lifecycle_state: s
 type Shown = { health: { healthy: boolean; failing_agents: string[] }; latest_build: { resources: { agents: ShownAgent[] }[] } };
 
 describe('terminals, SSH and port forwarding into a local-shell workspace with bin/cove', { skip: THE_SQLITE_RUN_COVERS_IT }, () => {
-  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-ssh-'));
-  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
-  const cove = (...args: string[]) => {
-    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
-    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-  };
+  const user = new TerminalUser('ssh');
+  const { root, env } = user;
+  const cove = (...args: string[]) => user.cove(...args);
   const shown = () => JSON.parse(cove('show', 'dev', '-o', 'json').stdout) as Shown;
   const agentOf = () => {
     const agent = shown().latest_build.resources.flatMap((r) => r.agents)[0];
     assert.ok(agent, 'the workspace has an agent');
     return agent;
   };
-  let server: ChildProcess;
-  let database: TestDatabase | undefined;
+  let serve: ServeProcess | undefined;
   let url = '';
   const children: ChildProcess[] = [];
 
   before(async () => {
-    mkdirSync(env.HOME, { recursive: true });
-    database = await createTestDatabase(RUN_DATABASE);
-    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
-    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-    assert.equal(
-      cove(
-        'login',
-        url,
-        '--first-user-email',
-        'admin@example.com',
-        '--first-user-username',
-        'admin',
-        '--first-user-password',
-        STRONG_PASSWORD,
-      ).code,
-      0,
-    );
+    serve = await user.serve();
+    url = serve.url;
+    user.signUpFirstUser(url);
     assert.equal(cove('templates', 'init', '--id', 'local-shell', 't').code, 0);
     assert.equal(cove('templates', 'push', 't', '-y').code, 0);
     const create = cove('create', 'dev', '--template', 't', '-y');
@@ -75,9 +50,8 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   after(async () => {
     for (const child of children) await stop(child);
     cove('delete', 'dev', '-y');
-    await stop(server);
-    await database?.drop();
-    rmSync(root, { recursive: true, force: true });
+    await serve?.close();
+    user.remove();
   });
 
   it('runs commands over SSH through the relay, with their output and exit codes', () => {
@@ -97,7 +71,7 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   it('gives an interactive shell with a terminal, and its exit code', async () => {
     // A real terminal on our side: cove sees a TTY and asks the agent for a PTY.
     const { spawn: spawnPty } = await import('node-pty');
-    const terminal = spawnPty(process.execPath, [COVE, 'ssh', 'dev'], {
+    const terminal = spawnPty(process.execPath, [COVE_BIN, 'ssh', 'dev'], {
       cols: 100,
       rows: 30,
       env: { ...process.env, ...env, TERM: 'xterm-256color' } as Record<string, string>,
@@ -154,12 +128,12 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   it('forwards a local port to a server started in the workspace', async () => {
     const remote = await freePort();
     const local = await freePort();
-    const http = spawn(COVE, ['ssh', 'dev', '--', `exec python3 -m http.server ${remote} --bind 127.0.0.1`], {
+    const http = spawn(COVE_BIN, ['ssh', 'dev', '--', `exec python3 -m http.server ${remote} --bind 127.0.0.1`], {
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.push(http);
-    const forward = spawn(COVE, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], {
+    const forward = spawn(COVE_BIN, ['port-forward', 'dev', '--tcp', `${local}:${remote}`], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -180,7 +154,7 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
   });
 
   it('echoes a typed command in the web terminal', async () => {
-    const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
+    const token = user.savedToken(url);
     const socket = new WebSocket(
       `${url.replace(/^http/, 'ws')}/api/v2/workspaceagents/${agentOf().id}/pty?reconnect=${randomUUID()}&width=80&height=24`,
       {
@@ -211,7 +185,7 @@ describe('terminals, SSH and port forwarding into a local-shell workspace with b
     assert.match(cove('stop', 'dev').stdout, /is stopped/);
     const stopped = JSON.parse(cove('--url', url, 'show', 'dev', '-o', 'json').stdout) as Shown;
     assert.equal(stopped.latest_build.resources.flatMap((r) => r.agents).length, 0);
-    const token = (JSON.parse(readFileSync(join(env.COVE_CONFIG_DIR, 'credentials.json'), 'utf8')) as Record<string, string>)[url] ?? '';
+    const token = user.savedToken(url);
     const old = (await (
       await fetch(`${url}/api/v2/workspaceagents/${running.id}`, { headers: { 'Service-Session-Token': token } })
     ).json()) as ShownAgent;

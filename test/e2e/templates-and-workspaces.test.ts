@@ -1,58 +1,31 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from '../helpers/databases.js';
-import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
-
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 describe('templates, provisioners and workspaces with bin/cove', () => {
-  const root = mkdtempSync(join(tmpdir(), 'cove-e2e-tw-'));
-  // The local-shell example puts workspaces under the home directory of the provisioner's user.
-  const env = { COVE_CONFIG_DIR: join(root, 'config'), COVE_SECRET_STORE: 'file', HOME: join(root, 'home') };
-  const cove = (...args: string[]) => {
-    const result = spawnSync(COVE, args, { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000, cwd: root });
-    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-  };
-  let server: ChildProcess;
-  let database: TestDatabase | undefined;
+  const user = new TerminalUser('tw');
+  const { root, env } = user;
+  const cove = (...args: string[]) => user.cove(...args);
+  let serve: ServeProcess | undefined;
   let provisioner: ChildProcess | undefined;
   let url = '';
 
   before(async () => {
-    mkdirSync(env.HOME, { recursive: true });
-    database = await createTestDatabase(RUN_DATABASE);
-    const args = ['serve', '--http-address', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--provisioner-daemons', '1'];
-    server = spawn(COVE, [...args, ...serveDatabaseArgs(database)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    url = await waitFor(server, 'stderr', /cove is listening url=(\S+)/, 'cove serve');
-    const login = cove(
-      'login',
-      url,
-      '--first-user-email',
-      'admin@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    serve = await user.serve();
+    url = serve.url;
+    user.signUpFirstUser(url);
   });
 
   after(async () => {
     // If a test failed half-way, its workspace's agent process is still running: deleting stops it.
     cove('delete', 'dev', '-y');
     await stop(provisioner);
-    await stop(server);
-    await database?.drop();
-    rmSync(root, { recursive: true, force: true });
+    await serve?.close();
+    user.remove();
   });
 
   it('pushes the local-shell example with live logs, then creates a workspace whose agent gets ready, stops, starts and deletes it', () => {
@@ -104,7 +77,7 @@ describe('templates, provisioners and workspaces with bin/cove', () => {
     const created = cove('provisioner', 'keys', 'create', 'gpu', '--tag', 'pool=gpu', '-o', 'json');
     assert.equal(created.code, 0, created.stderr);
     const { key } = JSON.parse(created.stdout) as { key: string };
-    provisioner = spawn(COVE, ['--url', url, 'provisioner', 'start', '--key', key, '--name', 'gpu-box'], {
+    provisioner = spawn(COVE_BIN, ['--url', url, 'provisioner', 'start', '--key', key, '--name', 'gpu-box'], {
       env: { ...process.env, ...env, COVE_CONFIG_DIR: join(root, 'provisioner-config') },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
