@@ -11,17 +11,7 @@ describe('cove users and cove organizations', () => {
   const admin = new CliUser();
   before(async () => {
     test = await startTestDaemon();
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
   });
   after(async () => test.close());
 

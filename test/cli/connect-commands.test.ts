@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { silentLogger, startAgent, type AgentHandle } from '../../src/agent/index.js';
 import { eventually } from '../helpers/eventually.js';
 import { CliUser } from '../helpers/run-cli.js';
-import { startTestDaemon, STRONG_PASSWORD, type TestDaemon } from '../helpers/test-daemon.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 const TOKEN = 'agent-token-for-the-connect-commands';
 
@@ -43,21 +43,7 @@ describe('cove ssh, config-ssh, ping and open, in-process against a real agent',
   before(async () => {
     mkdirSync(home, { recursive: true });
     test = await startTestDaemon({ flags: { provisionerDaemons: '1' } });
-    assert.equal(
-      (
-        await admin.run(
-          'login',
-          test.url,
-          '--first-user-email',
-          'a@example.com',
-          '--first-user-username',
-          'admin',
-          '--first-user-password',
-          STRONG_PASSWORD,
-        )
-      ).code,
-      0,
-    );
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     // A start script that blocks login: `cove ssh` must wait for it before running anything.
     const echo = {
       apply: {

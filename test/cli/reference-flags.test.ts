@@ -53,17 +53,7 @@ describe('reference-compatible flags and script output', () => {
 
   before(async () => {
     test = await startTestDaemon({ flags: { provisionerDaemons: '2' } });
-    const login = await admin.run(
-      'login',
-      test.url,
-      '--first-user-email',
-      'a@example.com',
-      '--first-user-username',
-      'admin',
-      '--first-user-password',
-      STRONG_PASSWORD,
-    );
-    assert.equal(login.code, 0, login.stderr);
+    await admin.signUpFirstUser(test.url, { email: 'a@example.com', username: 'admin' });
     mkdirSync(join(work, 'echo'));
     writeFileSync(join(work, 'echo', 'echo.json'), JSON.stringify(ECHO));
     assert.equal((await admin.run('templates', 'push', join(work, 'echo'), '-y')).code, 0);
