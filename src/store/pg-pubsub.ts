@@ -218,8 +218,8 @@ export class PostgresPubSub implements PubSub {
   /**
    * While the listening connection is down: tries to open it now rather than at the end of the
    * current wait (or, when a try is under way, right after it), and resolves once it listens
-   * again, or fails as a lost connection would when this try fails too. A subscriber so gets its subscription as soon as the database is back,
-   * and a 503 (see databaseFailure) while it is not.
+   * again, or fails as a lost connection would when this try fails too. A subscriber so gets its
+   * subscription as soon as the database is back, and a 503 (see databaseFailure) while it is not.
    */
   #tryNow(): Promise<void> {
     return new Promise((resolve, reject) => {
