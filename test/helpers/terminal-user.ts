@@ -40,11 +40,6 @@ export class TerminalUser {
     return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
   }
 
-  /** Starts a long-running `bin/cove` command (port-forward, ssh) in the user's directory. */
-  spawn(...args: string[]): ChildProcess {
-    return spawn(COVE_BIN, args, { env: { ...process.env, ...this.env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
-  }
-
   /** Signs up the deployment's first user with `cove login` and its first-user flags; fails the test unless that worked. */
   signUpFirstUser(url: string, user: { readonly email: string; readonly username: string } = FIRST_USER): void {
     const flags = ['--first-user-email', user.email, '--first-user-username', user.username, '--first-user-password', STRONG_PASSWORD];
