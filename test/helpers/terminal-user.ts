@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stop, waitFor } from './child-process.js';
 import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from './databases.js';
+import { lastLines, watchForStall } from './stall-report.js';
 import { STRONG_PASSWORD } from './test-daemon.js';
 
 /** The checkout's `bin/cove`, as a user runs it. */
@@ -73,7 +74,13 @@ export class TerminalUser {
       await database.drop();
       throw error;
     });
-    return { url, process: child, database, log: () => log, close: async () => closeServe(child, database) };
+    const unwatch = watchForStall({ name: `bin/cove serve ${url}`, lines: () => lastLines(log) });
+    const close = async (): Promise<void> => {
+      unwatch();
+      await stop(child);
+      await database.drop();
+    };
+    return { url, process: child, database, log: () => log, close };
   }
 
   /**
@@ -113,9 +120,4 @@ export interface ServeProcess {
   log(): string;
   /** Stops it (SIGTERM, waiting for its exit) and drops its database. */
   close(): Promise<void>;
-}
-
-async function closeServe(child: ChildProcess, database: TestDatabase): Promise<void> {
-  await stop(child);
-  await database.drop();
 }
