@@ -129,6 +129,8 @@ export interface DaemonDependencies {
   readonly clock?: Clock;
   /** A built web dashboard to serve instead of the one found beside the code (tests). */
   readonly dashboardDirectory?: string;
+  /** Logs each request as --verbose does, without showing it in the deployment's values (tests keep the lines for a stall report). */
+  readonly logRequests?: boolean;
 }
 
 /** Where the settings say the database is. */
@@ -243,7 +245,7 @@ export async function startDaemon(options: ResolvedOptions, dependencies: Daemon
         notifications: notifier.queue,
         connectionLog,
       },
-      { logger, logRequests: options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
+      { logger, logRequests: dependencies.logRequests ?? options.values.verbose, dashboardDirectory: dependencies.dashboardDirectory },
     );
     // Real time, not the daemon's clock: it compares CPU used with time passed.
     const reclaimer = new IdleMemoryReclaimer(performance.now());

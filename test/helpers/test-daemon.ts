@@ -54,6 +54,8 @@ export async function startTestDaemon(
     const resolved = resolveOptions({ flags, env: options.env ?? {} });
     daemon = await startDaemon(resolved, {
       logger: options.logger ?? kept.logger,
+      // The kept lines say which requests were last, and which never ended.
+      ...(options.logger ? {} : { logRequests: true }),
       clock,
       ...(options.dashboardDirectory !== undefined ? { dashboardDirectory: options.dashboardDirectory } : {}),
     });
