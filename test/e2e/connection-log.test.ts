@@ -14,7 +14,8 @@ import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { freePort } from '../helpers/free-port.js';
-import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
+import { COVE_BIN } from '../helpers/repository-root.js';
+import { TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 const HAS_OPENSSH = spawnSync('ssh', ['-V']).status === 0;
 /** What the test's own server answers, through the app and through a forwarded port. */

@@ -15,7 +15,8 @@ import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { STRONG_PASSWORD } from '../helpers/test-daemon.js';
 import { freePort } from '../helpers/free-port.js';
-import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
+import { COVE_BIN } from '../helpers/repository-root.js';
+import { TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 /**
  * `cove serve` behind Debian's nginx on loopback, trusting it (127.0.0.1/32) for X-Forwarded-For:

@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import { stop, waitFor } from '../helpers/child-process.js';
 import { THE_SQLITE_RUN_COVERS_IT } from '../helpers/databases.js';
-import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
+import { COVE_BIN } from '../helpers/repository-root.js';
+import { TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 import { freePort } from '../helpers/free-port.js';
 

@@ -4,7 +4,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stop, waitFor } from '../helpers/child-process.js';
-import { COVE_BIN, TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
+import { COVE_BIN } from '../helpers/repository-root.js';
+import { TerminalUser, type ServeProcess } from '../helpers/terminal-user.js';
 
 describe('templates, provisioners and workspaces with bin/cove', () => {
   const user = new TerminalUser('tw');

@@ -1,8 +1,5 @@
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pty from 'node-pty';
-
-const COVE = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+import { COVE_BIN } from './repository-root.js';
 
 /**
  * bin/cove on a terminal of its own, with `configDir` as its configuration (and `extraEnv` added to
@@ -18,7 +15,7 @@ export class CliTerminal {
   constructor(configDir: string, args: readonly string[], extraEnv: Readonly<Record<string, string>> = {}) {
     const { CI: _ci, ...rest } = process.env;
     const env = { ...rest, COVE_CONFIG_DIR: configDir, COVE_SECRET_STORE: 'file', ...extraEnv };
-    this.#terminal = pty.spawn(COVE, [...args], { cols: 120, rows: 30, env });
+    this.#terminal = pty.spawn(COVE_BIN, [...args], { cols: 120, rows: 30, env });
     this.#terminal.onData((data) => (this.#output += data));
     this.exited = new Promise((resolvePromise) => this.#terminal.onExit(({ exitCode }) => resolvePromise(exitCode)));
   }

@@ -8,3 +8,6 @@ import { fileURLToPath } from 'node:url';
  * reading files, but git must be asked in the real checkout.
  */
 export const REPOSITORY_ROOT = dirname(realpathSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')));
+
+/** `bin/cove`, as a user runs it (beside the compiled tests, in the mirror, a link to the repository's). */
+export const COVE_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');

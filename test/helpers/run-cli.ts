@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { STRONG_PASSWORD } from './test-daemon.js';
+import { firstUserFlags } from './test-daemon.js';
 
 /** What one in-process CLI run printed and returned. */
 export interface CliResult {
@@ -45,8 +45,7 @@ export class CliUser {
    * password), and throws unless that succeeded: the set-up most CLI suites start with.
    */
   async signUpFirstUser(url: string, user: { readonly email: string; readonly username: string }): Promise<void> {
-    const flags = ['--first-user-email', user.email, '--first-user-username', user.username, '--first-user-password', STRONG_PASSWORD];
-    const result = await this.run('login', url, ...flags);
+    const result = await this.run('login', url, ...firstUserFlags(user));
     if (result.code !== 0) throw new Error(`cove login ${url} failed (${result.code}): ${result.stderr}${result.stdout}`);
   }
 

@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { stop, waitFor } from './child-process.js';
 import { createTestDatabase, RUN_DATABASE, serveDatabaseArgs, type TestDatabase } from './databases.js';
+import { COVE_BIN } from './repository-root.js';
 import { lastLines, watchForStall } from './stall-report.js';
-import { STRONG_PASSWORD } from './test-daemon.js';
-
-/** The checkout's `bin/cove`, as a user runs it. */
-export const COVE_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/cove');
+import { firstUserFlags } from './test-daemon.js';
 
 /** What one run of `bin/cove` printed, and its exit code (-1 when it did not exit by itself). */
 export interface CoveRun {
@@ -43,8 +40,7 @@ export class TerminalUser {
 
   /** Signs up the deployment's first user with `cove login` and its first-user flags; fails the test unless that worked. */
   signUpFirstUser(url: string, user: { readonly email: string; readonly username: string } = FIRST_USER): void {
-    const flags = ['--first-user-email', user.email, '--first-user-username', user.username, '--first-user-password', STRONG_PASSWORD];
-    const login = this.cove('login', url, ...flags);
+    const login = this.cove('login', url, ...firstUserFlags(user));
     assert.equal(login.code, 0, login.stderr);
   }
 

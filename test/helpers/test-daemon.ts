@@ -22,6 +22,11 @@ export interface TestDaemon {
 /** A strong password that passes the strength rules. */
 export const STRONG_PASSWORD = 'Correct-Horse-Battery-9';
 
+/** `cove login`'s flags that sign up the deployment's first user, with STRONG_PASSWORD. */
+export function firstUserFlags(user: { readonly email: string; readonly username: string }): string[] {
+  return ['--first-user-email', user.email, '--first-user-username', user.username, '--first-user-password', STRONG_PASSWORD];
+}
+
 /**
  * Starts the daemon in-process on 127.0.0.1:0. The database is a fresh SQLite file unless the test
  * asks for PostgreSQL (or COVE_TEST_DATABASE=postgres runs every daemon test there).
